@@ -1,0 +1,62 @@
+package io.kvrouter.config;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of Dynamo's TCP request plane, client and call-home listener ({@code DYN_TCP_*}).
+ *
+ * @param maxMessageSize largest frame accepted or sent, in bytes ({@code DYN_TCP_MAX_MESSAGE_SIZE})
+ * @param requestTimeout how long to wait for a worker's acknowledgement ({@code
+ *     DYN_TCP_REQUEST_TIMEOUT})
+ * @param poolSize most connections kept open to one worker address ({@code DYN_TCP_POOL_SIZE})
+ * @param connectTimeout how long to wait for a connection to open ({@code DYN_TCP_CONNECT_TIMEOUT})
+ * @param responseStreamHost where the call-home listener binds ({@code
+ *     DYN_TCP_RESPONSE_STREAM_HOST})
+ * @param responseStreamPort the call-home listener's port, 0 for any free port ({@code
+ *     DYN_TCP_RESPONSE_STREAM_PORT})
+ * @param responseStreamAdvertiseHost the host workers are told to call back; {@code null} means the
+ *     local address of the connection the request went out on, which the worker can always reach
+ *     ({@code DYN_TCP_RESPONSE_STREAM_ADVERTISE_HOST})
+ */
+public record TcpConfig(
+    int maxMessageSize,
+    Duration requestTimeout,
+    int poolSize,
+    Duration connectTimeout,
+    String responseStreamHost,
+    int responseStreamPort,
+    String responseStreamAdvertiseHost) {
+
+  public static final int DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024;
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
+  public static final int DEFAULT_POOL_SIZE = 100;
+  public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
+  public TcpConfig {
+    if (maxMessageSize < 1024) {
+      throw new IllegalArgumentException("maxMessageSize must be at least 1024 bytes");
+    }
+    Objects.requireNonNull(requestTimeout, "requestTimeout");
+    Objects.requireNonNull(connectTimeout, "connectTimeout");
+    Objects.requireNonNull(responseStreamHost, "responseStreamHost");
+    if (poolSize < 1) {
+      throw new IllegalArgumentException("poolSize must be at least 1");
+    }
+    if (responseStreamPort < 0 || responseStreamPort > 65535) {
+      throw new IllegalArgumentException("responseStreamPort out of range");
+    }
+  }
+
+  /** Dynamo's defaults, with the call-home listener on {@code host} and a free port. */
+  public static TcpConfig defaults(String host) {
+    return new TcpConfig(
+        DEFAULT_MAX_MESSAGE_SIZE,
+        DEFAULT_REQUEST_TIMEOUT,
+        DEFAULT_POOL_SIZE,
+        DEFAULT_CONNECT_TIMEOUT,
+        host,
+        0,
+        null);
+  }
+}

@@ -1,0 +1,92 @@
+package io.kvrouter.protocol;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A tokenized request as the frontend sends it to a worker: Dynamo's {@code PreprocessedRequest}
+ * (lib/llm/src/protocols/common/preprocessor.rs). Field names are the wire names; absent optional
+ * fields are omitted from the JSON.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record PreprocessedRequest(
+    @JsonProperty("model") String model,
+    @JsonProperty("token_ids") int[] tokenIds,
+    @JsonProperty("stop_conditions") StopConditions stopConditions,
+    @JsonProperty("sampling_options") SamplingOptions samplingOptions,
+    @JsonProperty("output_options") OutputOptions outputOptions,
+    @JsonProperty("eos_token_ids") List<Integer> eosTokenIds,
+    @JsonProperty("annotations") List<String> annotations) {
+
+  public PreprocessedRequest {
+    Objects.requireNonNull(model, "model");
+    Objects.requireNonNull(tokenIds, "tokenIds");
+    stopConditions = stopConditions == null ? StopConditions.NONE : stopConditions;
+    samplingOptions = samplingOptions == null ? SamplingOptions.DEFAULT : samplingOptions;
+    outputOptions = outputOptions == null ? OutputOptions.DEFAULT : outputOptions;
+    eosTokenIds = eosTokenIds == null ? List.of() : List.copyOf(eosTokenIds);
+    annotations = annotations == null ? List.of() : List.copyOf(annotations);
+  }
+
+  /** When to stop generating; every field is optional. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record StopConditions(
+      @JsonProperty("max_tokens") Integer maxTokens,
+      @JsonProperty("stop") List<String> stop,
+      @JsonProperty("stop_token_ids") List<Integer> stopTokenIds,
+      @JsonProperty("min_tokens") Integer minTokens,
+      @JsonProperty("ignore_eos") Boolean ignoreEos) {
+    public static final StopConditions NONE = new StopConditions(null, null, null, null, null);
+  }
+
+  /** How to sample; every field is optional and the engine's default applies when absent. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record SamplingOptions(
+      @JsonProperty("n") Integer n,
+      @JsonProperty("seed") Long seed,
+      @JsonProperty("temperature") Double temperature,
+      @JsonProperty("top_p") Double topP,
+      @JsonProperty("top_k") Integer topK,
+      @JsonProperty("min_p") Double minP,
+      @JsonProperty("presence_penalty") Double presencePenalty,
+      @JsonProperty("frequency_penalty") Double frequencyPenalty,
+      @JsonProperty("repetition_penalty") Double repetitionPenalty) {
+    public static final SamplingOptions DEFAULT =
+        new SamplingOptions(null, null, null, null, null, null, null, null, null);
+  }
+
+  /** What the engine should return besides token ids. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record OutputOptions(
+      @JsonProperty("logprobs") Integer logprobs,
+      @JsonProperty("skip_special_tokens") Boolean skipSpecialTokens) {
+    public static final OutputOptions DEFAULT = new OutputOptions(null, null);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof PreprocessedRequest r
+        && model.equals(r.model)
+        && java.util.Arrays.equals(tokenIds, r.tokenIds)
+        && stopConditions.equals(r.stopConditions)
+        && samplingOptions.equals(r.samplingOptions)
+        && outputOptions.equals(r.outputOptions)
+        && eosTokenIds.equals(r.eosTokenIds)
+        && annotations.equals(r.annotations);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(
+        model, java.util.Arrays.hashCode(tokenIds), stopConditions, samplingOptions,
+        outputOptions, eosTokenIds, annotations);
+  }
+
+  @Override
+  public String toString() {
+    return "PreprocessedRequest[model=" + model + ", tokens=" + tokenIds.length
+        + ", stop=" + stopConditions + ", sampling=" + samplingOptions + "]";
+  }
+}

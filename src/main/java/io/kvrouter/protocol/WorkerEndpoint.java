@@ -1,0 +1,27 @@
+package io.kvrouter.protocol;
+
+import java.util.Objects;
+
+/**
+ * Where a worker serves the request plane: {@code host:port} plus the opaque routing path that
+ * Dynamo puts after the first {@code /} of an instance's TCP address.
+ */
+public record WorkerEndpoint(String workerId, String host, int port, String path) {
+
+  /** The path Dynamo's classic workers register their generate endpoint under. */
+  public static final String DEFAULT_PATH = "generate";
+
+  public WorkerEndpoint {
+    Objects.requireNonNull(workerId, "workerId");
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(path, "path");
+    if (port < 1 || port > 65535) {
+      throw new IllegalArgumentException("port out of range: " + port);
+    }
+  }
+
+  /** {@code host:port/path}, the form Dynamo publishes in discovery. */
+  public String address() {
+    return host + ":" + port + "/" + path;
+  }
+}
