@@ -1,0 +1,161 @@
+package io.kvrouter.app;
+
+import io.kvrouter.config.ConfigException;
+import io.kvrouter.config.ConfigLoader;
+import io.kvrouter.config.RouterConfig;
+import io.kvrouter.config.Setting;
+import io.kvrouter.config.Settings;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * The command line of {@code router.jar}. The router's options are generated from {@link
+ * Settings}, so {@code --help}, variables and the YAML file always agree; picocli parses them as
+ * raw strings and {@link ConfigLoader} applies precedence and validation.
+ */
+public final class Cli {
+  /** Exit code for invalid usage or configuration, as picocli uses. */
+  public static final int USAGE_ERROR = 2;
+
+  private Cli() {}
+
+  /**
+   * Runs the command. Returns the exit code when the process should exit now, or empty when a
+   * server was started and keeps the process alive.
+   */
+  public static OptionalInt run(String[] args, Map<String, String> env) {
+    return run(args, env, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
+  }
+
+  static OptionalInt run(String[] args, Map<String, String> env, PrintWriter out, PrintWriter err) {
+    CommandLine commandLine = new CommandLine(routerSpec());
+    commandLine.addSubcommand("worker", new WorkerCommand());
+    commandLine.setOut(out);
+    commandLine.setErr(err);
+    ParseResult parsed;
+    try {
+      parsed = commandLine.parseArgs(args);
+    } catch (ParameterException e) {
+      err.println("error: " + e.getMessage());
+      err.println("Run with --help to see every option.");
+      return OptionalInt.of(USAGE_ERROR);
+    }
+    Integer helpExit = CommandLine.executeHelpRequest(parsed);
+    if (helpExit != null) {
+      return OptionalInt.of(helpExit);
+    }
+    if (parsed.hasSubcommand()) {
+      return ((WorkerCommand) parsed.subcommand().commandSpec().userObject()).run(env);
+    }
+    RouterConfig config;
+    try {
+      config = ConfigLoader.load(flags(parsed), env, configFile(parsed));
+    } catch (ConfigException e) {
+      err.println("error: " + e.getMessage());
+      return OptionalInt.of(USAGE_ERROR);
+    }
+    return startRouter(config, err);
+  }
+
+  private static OptionalInt startRouter(RouterConfig config, PrintWriter err) {
+    RouterApplication app;
+    try {
+      app =
+          RouterApplication.start(config, RouterApplication.defaultVertxOptions())
+              .toCompletionStage()
+              .toCompletableFuture()
+              .get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      err.println("error: the router could not start: " + cause.getMessage());
+      return OptionalInt.of(1);
+    }
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> app.stop().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join(),
+                "kvrouter-shutdown"));
+    return OptionalInt.empty();
+  }
+
+  static CommandSpec routerSpec() {
+    CommandSpec spec = CommandSpec.create().name("java -jar router.jar");
+    spec.mixinStandardHelpOptions(true);
+    spec.version("kvrouter " + version());
+    spec.usageMessage()
+        .description(
+            "KV-aware router and OpenAI-compatible frontend for LLM inference workers.",
+            "Each option can also be set by its environment variable or in the YAML file of"
+                + " --config (key = option name without dashes).",
+            "Precedence: option > environment variable > file > default.")
+        .footerHeading("%nCommands:%n")
+        .footer("  worker   Run one simulated worker (java -jar router.jar worker --help).");
+    for (Setting<?> setting : Settings.ALL) {
+      spec.addOption(
+          OptionSpec.builder(setting.flag())
+              .paramLabel(setting.paramLabel())
+              .description(describe(setting))
+              .type(setting.repeatable() ? List.class : String.class)
+              .auxiliaryTypes(String.class)
+              .arity("1")
+              .build());
+    }
+    spec.addOption(
+        OptionSpec.builder("--config")
+            .paramLabel("FILE")
+            .description("YAML file of settings (see config/router.yaml).")
+            .type(String.class)
+            .arity("1")
+            .build());
+    return spec;
+  }
+
+  private static String describe(Setting<?> setting) {
+    StringBuilder text = new StringBuilder(setting.description());
+    if (setting.envVar() != null) {
+      text.append(" Env: ").append(setting.envVar()).append('.');
+    }
+    if (setting.defaultValue() != null) {
+      text.append(" Default: ").append(setting.defaultValue()).append('.');
+    }
+    text.append(" Valid: ").append(setting.expected()).append('.');
+    return text.toString();
+  }
+
+  private static Map<String, List<String>> flags(ParseResult parsed) {
+    Map<String, List<String>> flags = new HashMap<>();
+    for (OptionSpec option : parsed.matchedOptions()) {
+      String name = option.longestName().substring(2);
+      Object value = option.getValue();
+      List<String> values = new ArrayList<>();
+      if (value instanceof List<?> list) {
+        list.forEach(v -> values.add(String.valueOf(v)));
+      } else if (value != null) {
+        values.add(String.valueOf(value));
+      }
+      flags.put(name, values);
+    }
+    return flags;
+  }
+
+  private static Path configFile(ParseResult parsed) {
+    String file = parsed.matchedOptionValue("--config", null);
+    return file == null ? null : Path.of(file);
+  }
+
+  private static String version() {
+    String version = Cli.class.getPackage().getImplementationVersion();
+    return version == null ? "development build" : version;
+  }
+}

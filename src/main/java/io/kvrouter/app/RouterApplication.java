@@ -1,0 +1,179 @@
+package io.kvrouter.app;
+
+import io.kvrouter.config.RouterConfig;
+import io.kvrouter.frontend.HttpFrontend;
+import io.kvrouter.metrics.Metrics;
+import io.kvrouter.preprocess.ModelAssets;
+import io.kvrouter.preprocess.Preprocessor;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.routing.Router;
+import io.kvrouter.routing.Routers;
+import io.kvrouter.routing.WorkerStatus;
+import io.kvrouter.sim.SimulatedEngine;
+import io.kvrouter.transport.RequestPlane;
+import io.kvrouter.transport.tcp.TcpTransport;
+import io.kvrouter.transport.tcp.WorkerServer;
+import io.micrometer.core.instrument.Tags;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The composition root of a router process: loads the model, starts the in-process simulated
+ * workers if asked for, and wires request plane, router, preprocessor and HTTP frontend.
+ */
+public final class RouterApplication {
+  private static final Logger log = LoggerFactory.getLogger(RouterApplication.class);
+
+  private final Vertx vertx;
+  private final RequestPlane plane;
+  private final Router router;
+  private final List<WorkerServer> mockServers;
+  private final List<SimulatedEngine> mockEngines;
+  private final int httpPort;
+
+  private RouterApplication(
+      Vertx vertx,
+      RequestPlane plane,
+      Router router,
+      List<WorkerServer> mockServers,
+      List<SimulatedEngine> mockEngines,
+      int httpPort) {
+    this.vertx = vertx;
+    this.plane = plane;
+    this.router = router;
+    this.mockServers = mockServers;
+    this.mockEngines = mockEngines;
+    this.httpPort = httpPort;
+  }
+
+  /**
+   * Starts a router. The model files are read on the calling thread (start-up, not an event
+   * loop); everything else is asynchronous.
+   */
+  public static Future<RouterApplication> start(RouterConfig config, VertxOptions vertxOptions) {
+    ModelAssets assets = loadModel(config);
+    Vertx vertx = Vertx.vertx(vertxOptions);
+    Metrics metrics = new Metrics();
+    String model = config.model().servedName();
+    List<SimulatedEngine> engines = new ArrayList<>();
+    List<Future<WorkerServer>> servers = new ArrayList<>();
+    for (int i = 1; i <= config.mockWorkers().count(); i++) {
+      SimulatedEngine engine =
+          new SimulatedEngine(
+              vertx,
+              new SimulatedEngine.Options(
+                  WorkerVocabulary.of(assets),
+                  config.mockWorkers().timeToFirstToken(),
+                  config.mockWorkers().interTokenLatency()),
+              metrics.registry(),
+              Tags.of("model", model, "worker", "mock-" + i));
+      engines.add(engine);
+      servers.add(
+          TcpTransport.server(
+              vertx, "127.0.0.1", 0, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), config.tcp()));
+    }
+    return Future.all(servers)
+        .compose(
+            started -> {
+              List<WorkerServer> mockServers = started.list();
+              List<WorkerEndpoint> endpoints = new ArrayList<>();
+              config
+                  .workers()
+                  .forEach(w -> endpoints.add(new WorkerEndpoint(w.id(), w.host(), w.port(), w.path())));
+              for (int i = 0; i < mockServers.size(); i++) {
+                endpoints.add(
+                    new WorkerEndpoint(
+                        "mock-" + (i + 1), "127.0.0.1", mockServers.get(i).port(),
+                        WorkerEndpoint.DEFAULT_PATH));
+              }
+              RequestPlane plane = TcpTransport.client(vertx, config.tcp());
+              Router router = Routers.create(config.routerMode(), endpoints, plane, vertx);
+              HttpFrontend frontend =
+                  new HttpFrontend(
+                      new Preprocessor(vertx, assets, model, router),
+                      metrics,
+                      config.http(),
+                      config.model().kvCacheBlockSize());
+              List<FrontendVerticle> verticles = new ArrayList<>();
+              return router
+                  .start()
+                  .compose(
+                      v ->
+                          vertx.deployVerticle(
+                              () -> {
+                                FrontendVerticle verticle =
+                                    new FrontendVerticle(frontend, config.http());
+                                synchronized (verticles) {
+                                  verticles.add(verticle);
+                                }
+                                return verticle;
+                              },
+                              new DeploymentOptions()
+                                  .setInstances(vertxOptions.getEventLoopPoolSize())))
+                  .map(
+                      id -> {
+                        int port = verticles.get(0).port();
+                        log.info(
+                            "kvrouter serving model {} on http://{}:{} with {} worker(s), router"
+                                + " mode {}",
+                            model, config.http().host(), port, endpoints.size(),
+                            config.routerMode().configName());
+                        return new RouterApplication(
+                            vertx, plane, router, mockServers, engines, port);
+                      });
+            })
+        .onFailure(failure -> vertx.close());
+  }
+
+  /** Default Vert.x options: one event loop per core. */
+  public static VertxOptions defaultVertxOptions() {
+    return new VertxOptions().setEventLoopPoolSize(Runtime.getRuntime().availableProcessors());
+  }
+
+  private static ModelAssets loadModel(RouterConfig config) {
+    if (config.model().path() == null) {
+      return ModelAssets.demo();
+    }
+    try {
+      return ModelAssets.load(config.model().path());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The port the HTTP server listens on. */
+  public int httpPort() {
+    return httpPort;
+  }
+
+  Vertx vertx() {
+    return vertx;
+  }
+
+  /** What the router knows about each worker now. */
+  public List<WorkerStatus> routerWorkers() {
+    return router.workers();
+  }
+
+  /** The simulated workers started in this process, in order. */
+  public List<SimulatedEngine> mockEngines() {
+    return mockEngines;
+  }
+
+  public Future<Void> stop() {
+    router.close();
+    List<Future<Void>> closing = new ArrayList<>();
+    closing.add(plane.close());
+    mockServers.forEach(server -> closing.add(server.close()));
+    return Future.join(closing).transform(ar -> vertx.close());
+  }
+}

@@ -1,0 +1,179 @@
+package io.kvrouter.app;
+
+import io.kvrouter.config.TcpConfig;
+import io.kvrouter.metrics.Metrics;
+import io.kvrouter.preprocess.ModelAssets;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.sim.SimulatedEngine;
+import io.kvrouter.transport.tcp.TcpTransport;
+import io.kvrouter.transport.tcp.WorkerServer;
+import io.micrometer.core.instrument.Tags;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code router.jar worker}: one simulated worker as its own process, serving Dynamo's TCP request
+ * plane, and optionally Prometheus metrics and health on a system port, as Dynamo workers do.
+ */
+@Command(
+    name = "worker",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Run one simulated worker that serves Dynamo's TCP request plane on --port.",
+      "The router reaches it with --worker id=w1,address=HOST:PORT."
+    })
+final class WorkerCommand {
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--host",
+      paramLabel = "HOST",
+      defaultValue = "${env:DYN_TCP_RPC_HOST:-0.0.0.0}",
+      description = "Address to listen on. Env: DYN_TCP_RPC_HOST. Default: ${DEFAULT-VALUE}.")
+  String host;
+
+  @Option(
+      names = "--port",
+      paramLabel = "PORT",
+      defaultValue = "${env:DYN_TCP_RPC_PORT}",
+      description = "Request-plane port (0 picks a free port). Env: DYN_TCP_RPC_PORT. Required.")
+  Integer port;
+
+  @Option(
+      names = "--model-name",
+      paramLabel = "NAME",
+      required = true,
+      description = "Name of the model this worker serves (labels its metrics).")
+  String modelName;
+
+  @Option(
+      names = "--model-path",
+      paramLabel = "DIR",
+      description =
+          "Hugging Face model folder; output is drawn from its tokenizer's vocabulary. Without"
+              + " it, output is demo-tokenizer text.")
+  Path modelPath;
+
+  @Option(
+      names = "--ttft-ms",
+      paramLabel = "MS",
+      defaultValue = "50",
+      description = "Time to first token in milliseconds. Default: ${DEFAULT-VALUE}.")
+  int ttftMs;
+
+  @Option(
+      names = "--itl-ms",
+      paramLabel = "MS",
+      defaultValue = "10",
+      description = "Delay between tokens in milliseconds. Default: ${DEFAULT-VALUE}.")
+  int itlMs;
+
+  @Option(
+      names = "--system-port",
+      paramLabel = "PORT",
+      defaultValue = "${env:DYN_SYSTEM_PORT}",
+      description =
+          "Serve /metrics (dynamo_component_*) and /health over HTTP on this port."
+              + " Env: DYN_SYSTEM_PORT. Off by default.")
+  Integer systemPort;
+
+  OptionalInt run(Map<String, String> env) {
+    PrintWriter err = spec.commandLine().getErr();
+    String problem = validate();
+    if (problem != null) {
+      err.println("error: " + problem);
+      return OptionalInt.of(Cli.USAGE_ERROR);
+    }
+    ModelAssets assets;
+    try {
+      assets = modelPath == null ? ModelAssets.demo() : ModelAssets.load(modelPath);
+    } catch (Exception e) {
+      err.println("error: cannot load --model-path " + modelPath + ": " + e.getMessage());
+      return OptionalInt.of(Cli.USAGE_ERROR);
+    }
+    Vertx vertx = Vertx.vertx();
+    Metrics metrics = new Metrics();
+    SimulatedEngine engine =
+        new SimulatedEngine(
+            vertx,
+            new SimulatedEngine.Options(
+                WorkerVocabulary.of(assets), Duration.ofMillis(ttftMs), Duration.ofMillis(itlMs)),
+            metrics.registry(),
+            Tags.of("model", modelName));
+    Future<WorkerServer> server =
+        TcpTransport.server(
+            vertx, host, port, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), TcpConfig.defaults(host));
+    Future<?> system = systemPort == null ? Future.succeededFuture() : serveSystemPort(vertx, metrics, engine);
+    try {
+      WorkerServer started =
+          Future.all(server, system).map(v -> server.result()).toCompletionStage()
+              .toCompletableFuture().get(30, TimeUnit.SECONDS);
+      spec.commandLine().getOut().printf(
+          "kvrouter worker ready: model %s on tcp://%s:%d/%s%n",
+          modelName, host, started.port(), WorkerEndpoint.DEFAULT_PATH);
+      spec.commandLine().getOut().flush();
+      Runtime.getRuntime().addShutdownHook(new Thread(
+          () -> started.close().transform(v -> vertx.close())
+              .toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join(),
+          "kvrouter-worker-shutdown"));
+      return OptionalInt.empty();
+    } catch (Exception e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      err.println("error: the worker could not start: " + cause.getMessage());
+      vertx.close();
+      return OptionalInt.of(1);
+    }
+  }
+
+  private String validate() {
+    if (port == null) {
+      return "--port is required (or set DYN_TCP_RPC_PORT)";
+    }
+    if (port < 0 || port > 65535) {
+      return "Invalid value '" + port + "' for --port: expected an integer from 0 to 65535";
+    }
+    if (systemPort != null && (systemPort < 0 || systemPort > 65535)) {
+      return "Invalid value '" + systemPort + "' for --system-port: expected 0 to 65535";
+    }
+    if (ttftMs < 0 || itlMs < 0) {
+      return "--ttft-ms and --itl-ms must be 0 or more";
+    }
+    if (modelPath != null && !Files.isDirectory(modelPath)) {
+      return "Invalid value '" + modelPath + "' for --model-path: not a directory";
+    }
+    return null;
+  }
+
+  private Future<?> serveSystemPort(Vertx vertx, Metrics metrics, SimulatedEngine engine) {
+    return vertx
+        .createHttpServer()
+        .requestHandler(
+            request -> {
+              switch (request.path()) {
+                case "/metrics" -> request.response()
+                    .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
+                    .end(metrics.scrape());
+                case "/health" -> request.response()
+                    .putHeader("content-type", "application/json")
+                    .end(new JsonObject().put("status", "ready")
+                        .put("active_requests", engine.activeRequests()).encode());
+                default -> request.response().setStatusCode(404).end();
+              }
+            })
+        .listen(systemPort, host)
+        .onSuccess(s -> spec.commandLine().getOut().printf(
+            "kvrouter worker system port: http://%s:%d%n", host, s.actualPort()));
+  }
+}

@@ -1,0 +1,171 @@
+package io.kvrouter.config;
+
+import static io.kvrouter.config.Settings.*;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Builds a {@link RouterConfig} from its sources. For each setting the first source that has it
+ * wins: command-line flag, then environment variable, then the YAML file, then the default. A
+ * value that does not parse fails with a {@link ConfigException} naming the setting, where the
+ * value came from and what is valid; nothing falls back silently.
+ */
+public final class ConfigLoader {
+  private final Map<String, List<String>> flags;
+  private final Map<String, String> env;
+  private final Map<String, Object> file;
+  private final String fileName;
+
+  private ConfigLoader(
+      Map<String, List<String>> flags, Map<String, String> env, Map<String, Object> file,
+      String fileName) {
+    this.flags = flags;
+    this.env = env;
+    this.file = file;
+    this.fileName = fileName;
+  }
+
+  /**
+   * @param flags raw flag values by setting name (as given on the command line)
+   * @param env the process environment
+   * @param configFile the YAML file of {@code --config}, or {@code null}
+   */
+  public static RouterConfig load(
+      Map<String, List<String>> flags, Map<String, String> env, Path configFile) {
+    Map<String, Object> file = configFile == null ? Map.of() : readYaml(configFile);
+    String fileName = configFile == null ? null : configFile.toString();
+    return new ConfigLoader(flags, env, file, fileName).build();
+  }
+
+  private RouterConfig build() {
+    String httpHost = value(HTTP_HOST);
+    HttpConfig http =
+        new HttpConfig(httpHost, value(HTTP_PORT), value(HTTP_BODY_LIMIT_MB) * 1024L * 1024L);
+    String responseStreamHost = value(TCP_RESPONSE_STREAM_HOST);
+    TcpConfig tcp =
+        new TcpConfig(
+            value(TCP_MAX_MESSAGE_SIZE),
+            value(TCP_REQUEST_TIMEOUT),
+            value(TCP_POOL_SIZE),
+            value(TCP_CONNECT_TIMEOUT),
+            responseStreamHost == null ? httpHost : responseStreamHost,
+            value(TCP_RESPONSE_STREAM_PORT),
+            value(TCP_RESPONSE_STREAM_ADVERTISE_HOST));
+    List<WorkerSpec> workers = values(WORKER);
+    MockWorkerConfig mock =
+        new MockWorkerConfig(value(MOCK_WORKERS), value(MOCK_TTFT_MS), value(MOCK_ITL_MS));
+    if (workers.isEmpty() && mock.count() == 0) {
+      throw new ConfigException(
+          "No workers: give --worker id=ID,address=HOST:PORT (once per worker) or"
+              + " --mock-workers N");
+    }
+    Set<String> ids = new HashSet<>();
+    for (WorkerSpec worker : workers) {
+      if (!ids.add(worker.id())) {
+        throw new ConfigException("Duplicate worker id '" + worker.id() + "' in --worker");
+      }
+    }
+    Path modelPath = value(MODEL_PATH);
+    String servedName = value(SERVED_MODEL_NAME);
+    if (servedName == null) {
+      servedName =
+          modelPath == null
+              ? ModelConfig.DEMO_MODEL_NAME
+              : modelPath.toAbsolutePath().normalize().getFileName().toString();
+    }
+    ModelConfig model = new ModelConfig(modelPath, servedName, value(KV_CACHE_BLOCK_SIZE));
+    return new RouterConfig(
+        http, value(ROUTER_MODE), value(REQUEST_PLANE), tcp, workers, mock, model);
+  }
+
+  /** The single value of {@code setting}, or {@code null} when no source has it. */
+  private <T> T value(Setting<T> setting) {
+    List<T> all = values(setting);
+    return all.isEmpty() ? null : all.get(all.size() - 1);
+  }
+
+  private <T> List<T> values(Setting<T> setting) {
+    List<String> fromFlags = flags.get(setting.name());
+    if (fromFlags != null && !fromFlags.isEmpty()) {
+      return parseAll(setting, fromFlags, "from " + setting.flag());
+    }
+    if (setting.envVar() != null && env.containsKey(setting.envVar())) {
+      return parseAll(setting, List.of(env.get(setting.envVar())), "from " + setting.envVar());
+    }
+    if (file.containsKey(setting.name())) {
+      return parseAll(setting, fileValues(setting), "from " + setting.name() + " in " + fileName);
+    }
+    if (setting.defaultValue() != null) {
+      return parseAll(setting, List.of(setting.defaultValue()), "default");
+    }
+    return List.of();
+  }
+
+  private <T> List<T> parseAll(Setting<T> setting, List<String> raws, String source) {
+    List<T> parsed = new ArrayList<>(raws.size());
+    for (String raw : raws) {
+      try {
+        parsed.add(setting.parse(raw));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(
+            "Invalid value '" + raw + "' for " + setting.flag() + " (" + source + "): "
+                + e.getMessage() + "; expected " + setting.expected());
+      }
+    }
+    return parsed;
+  }
+
+  private List<String> fileValues(Setting<?> setting) {
+    Object raw = file.get(setting.name());
+    if (raw instanceof List<?> list) {
+      if (!setting.repeatable()) {
+        throw new ConfigException(
+            setting.name() + " in " + fileName + " takes one value, not a list");
+      }
+      return list.stream().map(ConfigLoader::yamlScalar).collect(Collectors.toList());
+    }
+    return List.of(yamlScalar(raw));
+  }
+
+  /** A YAML value as the raw string a flag would carry; a map becomes {@code k=v,k=v}. */
+  private static String yamlScalar(Object value) {
+    if (value instanceof Map<?, ?> map) {
+      return map.entrySet().stream()
+          .map(e -> e.getKey() + "=" + e.getValue())
+          .collect(Collectors.joining(","));
+    }
+    return String.valueOf(value);
+  }
+
+  private static Map<String, Object> readYaml(Path path) {
+    Map<String, Object> values;
+    try {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> read = new ObjectMapper(new YAMLFactory()).readValue(path.toFile(), Map.class);
+      values = read == null ? Map.of() : new LinkedHashMap<>(read);
+    } catch (IOException e) {
+      throw new ConfigException("Cannot read config file " + path + ": " + e.getMessage());
+    }
+    Set<String> known =
+        Settings.ALL.stream().map(Setting::name).collect(Collectors.toCollection(HashSet::new));
+    for (String key : values.keySet()) {
+      if (!known.contains(key)) {
+        throw new ConfigException(
+            "Unknown key '" + key + "' in " + path + "; known keys: "
+                + Settings.ALL.stream().map(Setting::name).collect(Collectors.joining(", ")));
+      }
+    }
+    values.values().removeIf(v -> v == null);
+    return values;
+  }
+}

@@ -1,0 +1,25 @@
+package io.kvrouter.config;
+
+import java.util.List;
+import java.util.Objects;
+
+/** The whole, validated configuration of a router process. */
+public record RouterConfig(
+    HttpConfig http,
+    RouterMode routerMode,
+    RequestPlaneKind requestPlane,
+    TcpConfig tcp,
+    List<WorkerSpec> workers,
+    MockWorkerConfig mockWorkers,
+    ModelConfig model) {
+
+  public RouterConfig {
+    Objects.requireNonNull(http, "http");
+    Objects.requireNonNull(routerMode, "routerMode");
+    Objects.requireNonNull(requestPlane, "requestPlane");
+    Objects.requireNonNull(tcp, "tcp");
+    Objects.requireNonNull(mockWorkers, "mockWorkers");
+    Objects.requireNonNull(model, "model");
+    workers = List.copyOf(workers);
+  }
+}

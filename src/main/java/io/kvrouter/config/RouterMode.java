@@ -1,0 +1,18 @@
+package io.kvrouter.config;
+
+/** How the router picks a worker for each request ({@code --router-mode}). */
+public enum RouterMode implements Named {
+  ROUND_ROBIN("round-robin"),
+  RANDOM("random");
+
+  private final String configName;
+
+  RouterMode(String configName) {
+    this.configName = configName;
+  }
+
+  @Override
+  public String configName() {
+    return configName;
+  }
+}

@@ -1,0 +1,42 @@
+package io.kvrouter.config;
+
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * One configuration setting: its flag and YAML key ({@code name}), its environment variable, its
+ * default, and how a raw string becomes a typed value.
+ *
+ * @param name the flag without its leading dashes, also the key in the YAML file
+ * @param envVar the environment variable ({@code DYN_*} where Dynamo has one), or {@code null}
+ * @param defaultValue the raw default, or {@code null} when the setting is optional
+ * @param expected what a valid value looks like, for help and error messages
+ * @param repeatable whether the setting may be given several times (a list)
+ */
+public record Setting<T>(
+    String name,
+    String envVar,
+    String paramLabel,
+    String description,
+    String defaultValue,
+    String expected,
+    boolean repeatable,
+    Function<String, T> parser) {
+
+  public Setting {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(description, "description");
+    Objects.requireNonNull(expected, "expected");
+    Objects.requireNonNull(parser, "parser");
+  }
+
+  /** The flag as typed on the command line. */
+  public String flag() {
+    return "--" + name;
+  }
+
+  /** Converts {@code raw}; throws {@link IllegalArgumentException} when it is not valid. */
+  public T parse(String raw) {
+    return parser.apply(raw.trim());
+  }
+}

@@ -1,0 +1,129 @@
+package io.kvrouter.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Every setting of the router, in the order {@code --help} and {@code config/router.yaml} show
+ * them. Names and variables follow {@code python -m dynamo.frontend} where Dynamo has the setting.
+ */
+public final class Settings {
+  private Settings() {}
+
+  public static final Setting<String> HTTP_HOST =
+      new Setting<>("http-host", "DYN_HTTP_HOST", "HOST",
+          "Address the OpenAI HTTP server listens on.",
+          "0.0.0.0", "a host name or IP address", false, Parsers::nonEmpty);
+
+  public static final Setting<Integer> HTTP_PORT =
+      new Setting<>("http-port", "DYN_HTTP_PORT", "PORT",
+          "Port of the OpenAI HTTP server.",
+          "8000", "an integer from 0 to 65535 (0 picks a free port)", false,
+          Parsers.ints(0, 65535));
+
+  public static final Setting<Integer> HTTP_BODY_LIMIT_MB =
+      new Setting<>("http-body-limit-mb", "DYN_HTTP_BODY_LIMIT_MB", "MB",
+          "Largest request body accepted, in MiB; larger bodies get 413.",
+          "45", "an integer from 1 to 1024", false, Parsers.ints(1, 1024));
+
+  public static final Setting<RouterMode> ROUTER_MODE =
+      new Setting<>("router-mode", "DYN_ROUTER_MODE", "MODE",
+          "How a worker is picked for each request.",
+          "round-robin", Parsers.oneOf(RouterMode.class), false,
+          Parsers.named(RouterMode.class));
+
+  public static final Setting<RequestPlaneKind> REQUEST_PLANE =
+      new Setting<>("request-plane", "DYN_REQUEST_PLANE", "PLANE",
+          "Transport that carries requests to workers (Dynamo's TCP request plane).",
+          "tcp", Parsers.oneOf(RequestPlaneKind.class), false,
+          Parsers.named(RequestPlaneKind.class));
+
+  public static final Setting<WorkerSpec> WORKER =
+      new Setting<>("worker", null, "SPEC",
+          "A worker serving Dynamo's TCP request plane, e.g. id=w1,address=127.0.0.1:9001;"
+              + " the address may end in /PATH (default /generate). Repeat for each worker.",
+          null, WorkerSpec.EXPECTED, true, WorkerSpec::parse);
+
+  public static final Setting<Integer> MOCK_WORKERS =
+      new Setting<>("mock-workers", null, "N",
+          "Start N simulated workers inside this process, each serving the TCP request plane"
+              + " on its own loopback port.",
+          "0", "an integer from 0 to 64", false, Parsers.ints(0, 64));
+
+  public static final Setting<Duration> MOCK_TTFT_MS =
+      new Setting<>("mock-ttft-ms", null, "MS",
+          "Time to first token of the simulated workers, in milliseconds.",
+          "50", "an integer from 0 to 600000", false, Parsers::millis);
+
+  public static final Setting<Duration> MOCK_ITL_MS =
+      new Setting<>("mock-itl-ms", null, "MS",
+          "Delay between tokens of the simulated workers, in milliseconds.",
+          "10", "an integer from 0 to 600000", false, Parsers::millis);
+
+  public static final Setting<Path> MODEL_PATH =
+      new Setting<>("model-path", "DYN_MODEL_PATH", "DIR",
+          "Hugging Face model folder: its tokenizer.json and the chat_template of"
+              + " tokenizer_config.json are used. Without it the demo tokenizer (UTF-8 bytes"
+              + " as token ids) and a plain ChatML template are used.",
+          null, "an existing directory", false, Parsers::directory);
+
+  public static final Setting<String> SERVED_MODEL_NAME =
+      new Setting<>("served-model-name", "DYN_SERVED_MODEL_NAME", "NAME",
+          "Model name clients use; defaults to the model folder's name, or mock-model.",
+          null, "a non-empty string", false, Parsers::nonEmpty);
+
+  public static final Setting<Integer> KV_CACHE_BLOCK_SIZE =
+      new Setting<>("kv-cache-block-size", "DYN_KV_CACHE_BLOCK_SIZE", "TOKENS",
+          "Tokens per KV cache block of the workers; exported as"
+              + " dynamo_frontend_model_kv_cache_block_size.",
+          "16", "an integer from 1 to 1024", false, Parsers.ints(1, 1024));
+
+  public static final Setting<Integer> TCP_MAX_MESSAGE_SIZE =
+      new Setting<>("tcp-max-message-size", "DYN_TCP_MAX_MESSAGE_SIZE", "BYTES",
+          "Largest request-plane frame sent or accepted; a larger one closes the connection.",
+          String.valueOf(TcpConfig.DEFAULT_MAX_MESSAGE_SIZE),
+          "an integer from 1024 to 1073741824", false, Parsers.ints(1024, 1 << 30));
+
+  public static final Setting<Duration> TCP_REQUEST_TIMEOUT =
+      new Setting<>("tcp-request-timeout", "DYN_TCP_REQUEST_TIMEOUT", "SECONDS",
+          "How long to wait for a worker to acknowledge a request.",
+          "5", "a number of seconds above 0", false, Parsers::seconds);
+
+  public static final Setting<Integer> TCP_POOL_SIZE =
+      new Setting<>("tcp-pool-size", "DYN_TCP_POOL_SIZE", "N",
+          "Most request-plane connections kept open to one worker.",
+          "100", "an integer from 1 to 10000", false, Parsers.ints(1, 10_000));
+
+  public static final Setting<Duration> TCP_CONNECT_TIMEOUT =
+      new Setting<>("tcp-connect-timeout", "DYN_TCP_CONNECT_TIMEOUT", "SECONDS",
+          "How long to wait for a connection to a worker to open.",
+          "5", "a number of seconds above 0", false, Parsers::seconds);
+
+  public static final Setting<String> TCP_RESPONSE_STREAM_HOST =
+      new Setting<>("tcp-response-stream-host", "DYN_TCP_RESPONSE_STREAM_HOST", "HOST",
+          "Address of the listener workers call back to stream responses; defaults to"
+              + " --http-host.",
+          null, "a host name or IP address", false, Parsers::nonEmpty);
+
+  public static final Setting<Integer> TCP_RESPONSE_STREAM_PORT =
+      new Setting<>("tcp-response-stream-port", "DYN_TCP_RESPONSE_STREAM_PORT", "PORT",
+          "Port of the response-stream listener (0 picks a free port).",
+          "0", "an integer from 0 to 65535", false, Parsers.ints(0, 65535));
+
+  public static final Setting<String> TCP_RESPONSE_STREAM_ADVERTISE_HOST =
+      new Setting<>("tcp-response-stream-advertise-host",
+          "DYN_TCP_RESPONSE_STREAM_ADVERTISE_HOST", "HOST",
+          "Host workers are told to call back; defaults to the local address of the"
+              + " connection the request was sent on.",
+          null, "a host name or IP address", false, Parsers::nonEmpty);
+
+  /** All settings, in help order. */
+  public static final List<Setting<?>> ALL =
+      List.of(
+          HTTP_HOST, HTTP_PORT, HTTP_BODY_LIMIT_MB, ROUTER_MODE, REQUEST_PLANE, WORKER,
+          MOCK_WORKERS, MOCK_TTFT_MS, MOCK_ITL_MS, MODEL_PATH, SERVED_MODEL_NAME,
+          KV_CACHE_BLOCK_SIZE, TCP_MAX_MESSAGE_SIZE, TCP_REQUEST_TIMEOUT, TCP_POOL_SIZE,
+          TCP_CONNECT_TIMEOUT, TCP_RESPONSE_STREAM_HOST, TCP_RESPONSE_STREAM_PORT,
+          TCP_RESPONSE_STREAM_ADVERTISE_HOST);
+}

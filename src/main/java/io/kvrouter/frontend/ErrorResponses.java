@@ -1,0 +1,72 @@
+package io.kvrouter.frontend;
+
+import io.kvrouter.protocol.InvalidRequestException;
+import io.kvrouter.protocol.ModelNotFoundException;
+import io.kvrouter.protocol.NoWorkerAvailableException;
+import io.kvrouter.protocol.RequestCancelledException;
+import io.kvrouter.protocol.WorkerStreamException;
+import io.kvrouter.protocol.WorkerUnavailableException;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place failures become HTTP: an OpenAI error body {@code
+ * {"error":{"message","type","param","code"}}} that every OpenAI SDK parses, with the status the
+ * failure deserves.
+ */
+final class ErrorResponses {
+  private static final Logger log = LoggerFactory.getLogger(ErrorResponses.class);
+
+  private ErrorResponses() {}
+
+  /** An HTTP error: status, OpenAI error type and code, message and offending parameter. */
+  record ApiError(int status, String type, String code, String message, String param) {
+    JsonObject body() {
+      return new JsonObject()
+          .put(
+              "error",
+              new JsonObject()
+                  .put("message", message)
+                  .put("type", type)
+                  .put("param", param)
+                  .put("code", code));
+    }
+  }
+
+  static ApiError of(Throwable failure) {
+    if (failure instanceof InvalidRequestException e) {
+      return new ApiError(400, "invalid_request_error", null, e.getMessage(), e.param());
+    }
+    if (failure instanceof ModelNotFoundException e) {
+      return new ApiError(404, "invalid_request_error", "model_not_found", e.getMessage(), "model");
+    }
+    if (failure instanceof NoWorkerAvailableException
+        || failure instanceof WorkerUnavailableException) {
+      return new ApiError(503, "service_unavailable", null, failure.getMessage(), null);
+    }
+    if (failure instanceof WorkerStreamException e) {
+      return new ApiError(502, "server_error", "worker_error", e.getMessage(), null);
+    }
+    if (failure instanceof RequestCancelledException e) {
+      return new ApiError(499, "cancelled", null, e.getMessage(), null);
+    }
+    log.error("unexpected failure", failure);
+    return new ApiError(500, "server_error", null, "Internal server error", null);
+  }
+
+  static ApiError invalidBody(String message) {
+    return new ApiError(400, "invalid_request_error", null, message, null);
+  }
+
+  static void send(HttpServerResponse response, ApiError error) {
+    if (response.headWritten() || response.closed()) {
+      return;
+    }
+    response
+        .setStatusCode(error.status())
+        .putHeader("content-type", "application/json")
+        .end(error.body().toBuffer());
+  }
+}

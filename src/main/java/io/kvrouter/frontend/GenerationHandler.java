@@ -1,0 +1,100 @@
+package io.kvrouter.frontend;
+
+import io.kvrouter.frontend.openai.OpenAiRequest;
+import io.kvrouter.frontend.openai.ResponseFormat;
+import io.kvrouter.preprocess.Generation;
+import io.kvrouter.preprocess.Preprocessor;
+import io.kvrouter.preprocess.Prompt;
+import io.kvrouter.protocol.ModelNotFoundException;
+import io.vertx.core.Handler;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * Serves one OpenAI generation endpoint: parses and validates the body, starts the generation and
+ * hands it to a streaming (SSE) or unary responder.
+ */
+final class GenerationHandler implements Handler<RoutingContext> {
+  private final Preprocessor preprocessor;
+  private final FrontendMetrics metrics;
+  private final String endpoint;
+  private final ResponseFormat format;
+  private final Function<JsonObject, OpenAiRequest> parser;
+
+  GenerationHandler(
+      Preprocessor preprocessor,
+      FrontendMetrics metrics,
+      String endpoint,
+      ResponseFormat format,
+      Function<JsonObject, OpenAiRequest> parser) {
+    this.preprocessor = preprocessor;
+    this.metrics = metrics;
+    this.endpoint = endpoint;
+    this.format = format;
+    this.parser = parser;
+  }
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    JsonObject body;
+    try {
+      body = parseBody(ctx);
+    } catch (IllegalArgumentException e) {
+      ErrorResponses.send(ctx.response(), ErrorResponses.invalidBody(e.getMessage()));
+      return;
+    }
+    OpenAiRequest request;
+    try {
+      request = parser.apply(body);
+      if (!request.model().equals(preprocessor.modelName())) {
+        throw new ModelNotFoundException(request.model());
+      }
+    } catch (RuntimeException e) {
+      ErrorResponses.send(ctx.response(), ErrorResponses.of(e));
+      return;
+    }
+    String requestId = UUID.randomUUID().toString();
+    FrontendMetrics.RequestTracker tracker = metrics.start(endpoint, request.stream());
+    ResponseFormat.Header header =
+        format.header(requestId, System.currentTimeMillis() / 1000, request.model());
+    preprocessor
+        .generate(request.toGeneration(requestId))
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                tracker.finish(false);
+                ErrorResponses.send(ctx.response(), ErrorResponses.of(ar.cause()));
+                return;
+              }
+              Generation generation = ar.result();
+              tracker.promptTokens(generation.promptTokens());
+              String echo = request.echo() ? ((Prompt.Text) request.prompt()).text() : "";
+              Responder responder =
+                  request.stream()
+                      ? new SseResponder(
+                          ctx.response(), format, header, request, echo, generation, tracker)
+                      : new UnaryResponder(
+                          ctx.response(), format, header, echo, generation, tracker);
+              responder.start();
+            });
+  }
+
+  private static JsonObject parseBody(RoutingContext ctx) {
+    if (ctx.body() == null || ctx.body().length() == 0) {
+      throw new IllegalArgumentException("The request body is empty; expected a JSON object");
+    }
+    Object json;
+    try {
+      json = ctx.body().buffer().toJsonValue();
+    } catch (DecodeException e) {
+      throw new IllegalArgumentException("The request body is not valid JSON: " + e.getMessage());
+    }
+    if (!(json instanceof JsonObject object)) {
+      throw new IllegalArgumentException("The request body must be a JSON object");
+    }
+    return object;
+  }
+}

@@ -1,0 +1,109 @@
+package io.kvrouter.frontend;
+
+import io.kvrouter.config.HttpConfig;
+import io.kvrouter.frontend.openai.OpenAiRequests;
+import io.kvrouter.frontend.openai.ResponseFormat;
+import io.kvrouter.metrics.Metrics;
+import io.kvrouter.preprocess.Preprocessor;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+/**
+ * The OpenAI-compatible HTTP API: chat completions, completions, models, health, liveness and
+ * Prometheus metrics. Every error, including unknown routes and oversized bodies, is an OpenAI
+ * error body.
+ */
+public final class HttpFrontend {
+  private final Preprocessor preprocessor;
+  private final Metrics metrics;
+  private final FrontendMetrics frontendMetrics;
+  private final HttpConfig config;
+  private final long createdEpochSeconds = System.currentTimeMillis() / 1000;
+
+  public HttpFrontend(
+      Preprocessor preprocessor, Metrics metrics, HttpConfig config, int kvCacheBlockSize) {
+    this.preprocessor = preprocessor;
+    this.metrics = metrics;
+    this.config = config;
+    this.frontendMetrics = new FrontendMetrics(metrics, preprocessor.modelName(), kvCacheBlockSize);
+  }
+
+  /** A request router for one HTTP server; call once per server (one per event loop). */
+  public Router router(Vertx vertx) {
+    Router router = Router.router(vertx);
+    BodyHandler body =
+        BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes()).setHandleFileUploads(false);
+    router
+        .post("/v1/chat/completions")
+        .handler(body)
+        .handler(
+            new GenerationHandler(
+                preprocessor, frontendMetrics, "chat_completions", ResponseFormat.CHAT,
+                OpenAiRequests::chat));
+    router
+        .post("/v1/completions")
+        .handler(body)
+        .handler(
+            new GenerationHandler(
+                preprocessor, frontendMetrics, "completions", ResponseFormat.COMPLETION,
+                OpenAiRequests::completion));
+    router.get("/v1/models").handler(this::models);
+    router.get("/health").handler(this::health);
+    router.get("/live").handler(ctx -> json(ctx, 200, new JsonObject().put("status", "live")));
+    router.get("/metrics").handler(this::metrics);
+    router.route().last().handler(ctx -> fail(ctx, 404, "not_found",
+        "No route for " + ctx.request().method() + " " + ctx.request().path()));
+    router.errorHandler(413, ctx -> fail(ctx, 413, "request_too_large",
+        "The request body is larger than " + config.bodyLimitBytes() + " bytes"));
+    router.errorHandler(405, ctx -> fail(ctx, 405, "method_not_allowed",
+        ctx.request().method() + " is not allowed on " + ctx.request().path()));
+    router.errorHandler(500, ctx -> ErrorResponses.send(ctx.response(),
+        ErrorResponses.of(ctx.failure() == null ? new IllegalStateException() : ctx.failure())));
+    return router;
+  }
+
+  private void models(RoutingContext ctx) {
+    JsonObject model =
+        new JsonObject()
+            .put("id", preprocessor.modelName())
+            .put("object", "model")
+            .put("created", createdEpochSeconds)
+            .put("owned_by", "kvrouter");
+    json(ctx, 200, new JsonObject().put("object", "list").put("data", new JsonArray().add(model)));
+  }
+
+  private void health(RoutingContext ctx) {
+    if (preprocessor.ready()) {
+      json(ctx, 200, new JsonObject()
+          .put("status", "healthy")
+          .put("models", new JsonArray().add(preprocessor.modelName())));
+    } else {
+      json(ctx, 503, new JsonObject()
+          .put("status", "unhealthy")
+          .put("message", "No healthy worker serves " + preprocessor.modelName()));
+    }
+  }
+
+  private void metrics(RoutingContext ctx) {
+    ctx.response()
+        .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
+        .end(metrics.scrape());
+  }
+
+  private static void json(RoutingContext ctx, int status, JsonObject body) {
+    ctx.response()
+        .setStatusCode(status)
+        .putHeader("content-type", "application/json")
+        .end(body.toBuffer());
+  }
+
+  private static void fail(RoutingContext ctx, int status, String code, String message) {
+    ErrorResponses.send(
+        ctx.response(),
+        new ErrorResponses.ApiError(status, "invalid_request_error", code, message, null));
+  }
+}

@@ -1,0 +1,54 @@
+package io.kvrouter.frontend;
+
+import io.kvrouter.preprocess.Generation;
+import io.kvrouter.protocol.RequestCancelledException;
+import io.vertx.core.http.HttpServerResponse;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Writes one generation to an HTTP response. A client that goes away before the end cancels the
+ * generation, which stops the request at its worker.
+ */
+abstract class Responder implements Generation.Listener {
+  final HttpServerResponse response;
+  final Generation generation;
+  final FrontendMetrics.RequestTracker tracker;
+  private final AtomicBoolean ended = new AtomicBoolean();
+
+  Responder(
+      HttpServerResponse response, Generation generation, FrontendMetrics.RequestTracker tracker) {
+    this.response = response;
+    this.generation = generation;
+    this.tracker = tracker;
+  }
+
+  void start() {
+    response.closeHandler(
+        v -> {
+          if (ended.compareAndSet(false, true)) {
+            tracker.disconnected();
+            tracker.finish(false);
+            generation.cancel();
+          }
+        });
+    generation.subscribe(this);
+  }
+
+  /** Marks the response ended; returns false if it already was (e.g. the client left). */
+  boolean end() {
+    return ended.compareAndSet(false, true);
+  }
+
+  @Override
+  public void onError(Throwable error) {
+    if (error instanceof RequestCancelledException && ended.get()) {
+      return;
+    }
+    if (end()) {
+      tracker.finish(false);
+      writeError(ErrorResponses.of(error));
+    }
+  }
+
+  abstract void writeError(ErrorResponses.ApiError error);
+}

@@ -1,0 +1,95 @@
+package io.kvrouter.frontend;
+
+import io.kvrouter.frontend.openai.OpenAiRequest;
+import io.kvrouter.frontend.openai.ResponseFormat;
+import io.kvrouter.preprocess.Generation;
+import io.kvrouter.protocol.FinishReason;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * Streams a generation as server-sent events: one {@code data: <chunk>} event per piece of text,
+ * a last chunk with the finish reason, a usage chunk when {@code stream_options.include_usage} is
+ * set, and {@code data: [DONE]}. An echoed prompt leads the first chunk. A slow client pauses the generation (and so the worker's stream)
+ * until its socket drains.
+ */
+final class SseResponder extends Responder {
+  private static final Buffer DONE = Buffer.buffer("data: [DONE]\n\n");
+
+  private final ResponseFormat format;
+  private final ResponseFormat.Header header;
+  private final boolean includeUsage;
+  private boolean first = true;
+  private String echo;
+
+  SseResponder(
+      HttpServerResponse response,
+      ResponseFormat format,
+      ResponseFormat.Header header,
+      OpenAiRequest request,
+      String echo,
+      Generation generation,
+      FrontendMetrics.RequestTracker tracker) {
+    super(response, generation, tracker);
+    this.format = format;
+    this.header = header;
+    this.includeUsage = request.includeUsage();
+    this.echo = echo;
+  }
+
+  @Override
+  void start() {
+    response
+        .setChunked(true)
+        .putHeader("content-type", "text/event-stream")
+        .putHeader("cache-control", "no-cache");
+    response.drainHandler(v -> generation.resume());
+    super.start();
+  }
+
+  @Override
+  public void onDelta(String text, int newTokens) {
+    tracker.tokens(newTokens);
+    if (text.isEmpty() && !first) {
+      return;
+    }
+    write(format.chunk(header, echo + text, first, null));
+    first = false;
+    echo = "";
+    if (response.writeQueueFull()) {
+      generation.pause();
+    }
+  }
+
+  @Override
+  public void onFinish(FinishReason reason, int completionTokens) {
+    if (!end()) {
+      return;
+    }
+    write(format.chunk(header, echo, first, reason.openAiName()));
+    if (includeUsage) {
+      write(format.usageChunk(
+          header, ResponseFormat.usage(generation.promptTokens(), completionTokens)));
+    }
+    response.end(DONE);
+    tracker.finish(true);
+  }
+
+  @Override
+  void writeError(ErrorResponses.ApiError error) {
+    if (!response.headWritten()) {
+      ErrorResponses.send(response, error);
+      return;
+    }
+    // Mid-stream: OpenAI SDKs raise an API error for a data event that carries "error".
+    write(error.body());
+    response.end();
+  }
+
+  private void write(JsonObject chunk) {
+    Buffer event = Buffer.buffer(256).appendString("data: ");
+    event.appendBuffer(chunk.toBuffer()).appendString("\n\n");
+    response.write(event);
+  }
+}

@@ -1,0 +1,158 @@
+package io.kvrouter.frontend.openai;
+
+import io.kvrouter.protocol.InvalidRequestException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Typed reads of request fields that fail with a 400 naming the field and the expected type,
+ * instead of a {@code ClassCastException}. A JSON {@code null} counts as absent.
+ */
+final class JsonFields {
+  private final JsonObject json;
+
+  JsonFields(JsonObject json) {
+    this.json = json;
+  }
+
+  /** Rejects any field not in {@code known}, naming it. */
+  void rejectUnknown(Set<String> known) {
+    for (String name : json.fieldNames()) {
+      if (!known.contains(name)) {
+        throw new InvalidRequestException(
+            "Unrecognized request argument supplied: " + name, name);
+      }
+    }
+  }
+
+  boolean has(String name) {
+    return json.getValue(name) != null;
+  }
+
+  String string(String name) {
+    Object value = json.getValue(name);
+    if (value == null) {
+      throw new InvalidRequestException("'" + name + "' is required", name);
+    }
+    if (!(value instanceof String s)) {
+      throw typeError(name, "a string");
+    }
+    return s;
+  }
+
+  Boolean bool(String name) {
+    Object value = json.getValue(name);
+    if (value == null || value instanceof Boolean) {
+      return (Boolean) value;
+    }
+    throw typeError(name, "a boolean");
+  }
+
+  boolean bool(String name, boolean fallback) {
+    Boolean value = bool(name);
+    return value == null ? fallback : value;
+  }
+
+  Double number(String name, double min, double max) {
+    Object value = json.getValue(name);
+    if (value == null) {
+      return null;
+    }
+    if (!(value instanceof Number n)) {
+      throw typeError(name, "a number");
+    }
+    double d = n.doubleValue();
+    if (!(d >= min && d <= max)) {
+      throw new InvalidRequestException(
+          "Validation: '" + name + "' must be between " + fmt(min) + " and " + fmt(max)
+              + ", got " + value, name);
+    }
+    return d;
+  }
+
+  Integer integer(String name, long min, long max) {
+    Long value = longValue(name, min, max);
+    return value == null ? null : value.intValue();
+  }
+
+  Long longValue(String name, long min, long max) {
+    Object value = json.getValue(name);
+    if (value == null) {
+      return null;
+    }
+    if (!(value instanceof Integer || value instanceof Long)) {
+      throw typeError(name, "an integer");
+    }
+    long l = ((Number) value).longValue();
+    if (l < min || l > max) {
+      throw new InvalidRequestException(
+          "Validation: '" + name + "' must be between " + min + " and " + max + ", got " + l,
+          name);
+    }
+    return l;
+  }
+
+  JsonObject object(String name) {
+    Object value = json.getValue(name);
+    if (value == null || value instanceof JsonObject) {
+      return (JsonObject) value;
+    }
+    throw typeError(name, "an object");
+  }
+
+  JsonArray array(String name) {
+    Object value = json.getValue(name);
+    if (value == null || value instanceof JsonArray) {
+      return (JsonArray) value;
+    }
+    throw typeError(name, "an array");
+  }
+
+  /** A string or an array of strings (OpenAI's {@code stop}), as a list. */
+  List<String> stringOrStrings(String name) {
+    Object value = json.getValue(name);
+    if (value == null) {
+      return List.of();
+    }
+    if (value instanceof String s) {
+      return List.of(s);
+    }
+    if (value instanceof JsonArray array) {
+      List<String> out = new ArrayList<>(array.size());
+      for (Object item : array) {
+        if (!(item instanceof String s)) {
+          throw typeError(name, "a string or an array of strings");
+        }
+        out.add(s);
+      }
+      return out;
+    }
+    throw typeError(name, "a string or an array of strings");
+  }
+
+  List<Integer> integers(String name) {
+    JsonArray array = array(name);
+    if (array == null) {
+      return List.of();
+    }
+    List<Integer> out = new ArrayList<>(array.size());
+    for (Object item : array) {
+      if (!(item instanceof Integer i) || i < 0) {
+        throw typeError(name, "an array of non-negative integers");
+      }
+      out.add(i);
+    }
+    return out;
+  }
+
+  static InvalidRequestException typeError(String name, String expected) {
+    return new InvalidRequestException("'" + name + "' must be " + expected, name);
+  }
+
+  private static String fmt(double d) {
+    return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
+  }
+}

@@ -1,0 +1,32 @@
+package io.kvrouter.metrics;
+
+/**
+ * Metric names, identical to Dynamo's so existing dashboards work. Counter names omit the
+ * {@code _total} suffix that the Prometheus registry appends.
+ */
+public final class MetricNames {
+  private MetricNames() {}
+
+  public static final String FRONTEND_PREFIX = "dynamo_frontend_";
+
+  public static final String REQUESTS = FRONTEND_PREFIX + "requests";
+  public static final String INFLIGHT_REQUESTS = FRONTEND_PREFIX + "inflight_requests";
+  public static final String DISCONNECTED_CLIENTS = FRONTEND_PREFIX + "disconnected_clients";
+  public static final String TIME_TO_FIRST_TOKEN =
+      FRONTEND_PREFIX + "time_to_first_token_seconds";
+  public static final String INTER_TOKEN_LATENCY =
+      FRONTEND_PREFIX + "inter_token_latency_seconds";
+  public static final String INPUT_SEQUENCE_TOKENS = FRONTEND_PREFIX + "input_sequence_tokens";
+  public static final String OUTPUT_SEQUENCE_TOKENS = FRONTEND_PREFIX + "output_sequence_tokens";
+  public static final String REQUEST_DURATION = FRONTEND_PREFIX + "request_duration_seconds";
+  public static final String OUTPUT_TOKENS = FRONTEND_PREFIX + "output_tokens";
+  public static final String MODEL_KV_CACHE_BLOCK_SIZE =
+      FRONTEND_PREFIX + "model_kv_cache_block_size";
+
+  public static final String COMPONENT_PREFIX = "dynamo_component_";
+  public static final String COMPONENT_REQUESTS = COMPONENT_PREFIX + "requests";
+  public static final String COMPONENT_INFLIGHT_REQUESTS = COMPONENT_PREFIX + "inflight_requests";
+  /** Ours: requests a simulated worker stopped because the frontend cancelled them. */
+  public static final String COMPONENT_CANCELLED_REQUESTS =
+      "kvrouter_worker_cancelled_requests";
+}

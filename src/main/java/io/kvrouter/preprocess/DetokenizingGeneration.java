@@ -1,0 +1,135 @@
+package io.kvrouter.preprocess;
+
+import io.kvrouter.preprocess.tokenizer.IncrementalDetokenizer;
+import io.kvrouter.preprocess.tokenizer.Tokenizer;
+import io.kvrouter.protocol.EngineOutput;
+import io.kvrouter.protocol.FinishReason;
+import io.kvrouter.protocol.ResponseStream;
+import java.util.List;
+
+/**
+ * Turns a worker's token stream into text: incremental detokenization, stop strings, stop token
+ * ids and {@code max_tokens}. The worker normally enforces the last two itself; checking them here
+ * too means a worker that overshoots cannot make the client see more than it asked for. When the
+ * router ends a generation early (a stop string matched), it cancels the request at the worker.
+ */
+final class DetokenizingGeneration implements Generation, ResponseStream.Subscriber {
+  private final ResponseStream stream;
+  private final IncrementalDetokenizer detokenizer;
+  private final StopStringMatcher stopStrings;
+  private final List<Integer> stopTokenIds;
+  private final int maxTokens;
+  private final int promptTokens;
+
+  private Listener listener;
+  private int completionTokens;
+  private boolean finished;
+
+  DetokenizingGeneration(
+      ResponseStream stream, Tokenizer tokenizer, GenerationRequest request, int promptTokens) {
+    this.stream = stream;
+    this.detokenizer = new IncrementalDetokenizer(tokenizer, true);
+    this.stopStrings = new StopStringMatcher(request.stop());
+    this.stopTokenIds = request.stopTokenIds();
+    this.maxTokens = request.maxTokens() == null ? Integer.MAX_VALUE : request.maxTokens();
+    this.promptTokens = promptTokens;
+  }
+
+  @Override
+  public int promptTokens() {
+    return promptTokens;
+  }
+
+  @Override
+  public void subscribe(Listener listener) {
+    this.listener = listener;
+    stream.subscribe(this);
+  }
+
+  @Override
+  public void pause() {
+    stream.pause();
+  }
+
+  @Override
+  public void resume() {
+    stream.resume();
+  }
+
+  @Override
+  public void cancel() {
+    stream.cancel();
+  }
+
+  @Override
+  public void onOutput(EngineOutput output) {
+    if (finished) {
+      return;
+    }
+    int[] ids = output.tokenIds();
+    FinishReason ownReason = null;
+    int accepted = 0;
+    while (accepted < ids.length && ownReason == null) {
+      if (stopTokenIds.contains(ids[accepted])) {
+        ownReason = FinishReason.STOP;
+      } else {
+        accepted++;
+        if (completionTokens + accepted >= maxTokens && output.finishReason() == null) {
+          ownReason = FinishReason.LENGTH;
+        }
+      }
+    }
+    completionTokens += accepted;
+    String text = stopStrings.accept(detokenizer.add(ids, 0, accepted));
+    if (stopStrings.matched()) {
+      finish(text, accepted, FinishReason.STOP, true);
+    } else if (ownReason != null) {
+      finish(text + flush(), accepted, stopStrings.matched() ? FinishReason.STOP : ownReason, true);
+    } else if (output.finishReason() != null) {
+      String rest = flush();
+      finish(text + rest, accepted,
+          stopStrings.matched() ? FinishReason.STOP : output.finishReason(), false);
+    } else {
+      listener.onDelta(text, accepted);
+    }
+  }
+
+  /** The text still held back by the detokenizer and the stop-string matcher. */
+  private String flush() {
+    String rest = stopStrings.accept(detokenizer.finish());
+    return stopStrings.matched() ? rest : rest + stopStrings.finish();
+  }
+
+  /**
+   * Delivers the last text and the finish. {@code stopWorker} is set when the router ends the
+   * generation before the worker did (stop string, stop token, max_tokens), so the worker is told
+   * to stop and free the request.
+   */
+  private void finish(String text, int newTokens, FinishReason reason, boolean stopWorker) {
+    finished = true;
+    if (!text.isEmpty() || newTokens > 0) {
+      listener.onDelta(text, newTokens);
+    }
+    listener.onFinish(reason, completionTokens);
+    if (stopWorker) {
+      stream.cancel();
+    }
+  }
+
+  @Override
+  public void onComplete() {
+    if (!finished) {
+      // The stream ended without a finish reason on its last output.
+      String rest = flush();
+      finish(rest, 0, FinishReason.STOP, false);
+    }
+  }
+
+  @Override
+  public void onError(Throwable error) {
+    if (!finished) {
+      finished = true;
+      listener.onError(error);
+    }
+  }
+}

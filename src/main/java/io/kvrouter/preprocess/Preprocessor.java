@@ -1,0 +1,94 @@
+package io.kvrouter.preprocess;
+
+import io.kvrouter.preprocess.tokenizer.Tokenizer;
+import io.kvrouter.protocol.InvalidRequestException;
+import io.kvrouter.protocol.PreprocessedRequest;
+import io.kvrouter.protocol.PreprocessedRequest.StopConditions;
+import io.kvrouter.routing.Router;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+
+/**
+ * The path from a generation request to text: renders the chat template, tokenizes, hands the
+ * token ids to the router, and turns the worker's token stream back into text.
+ *
+ * <p>The demo tokenizer costs microseconds and runs on the caller's event loop; a real model's
+ * template and tokenizer run on a worker thread so long prompts never hold an event loop.
+ */
+public final class Preprocessor {
+  private final Vertx vertx;
+  private final ModelAssets assets;
+  private final String modelName;
+  private final Router router;
+  private final boolean preprocessInline;
+
+  public Preprocessor(Vertx vertx, ModelAssets assets, String modelName, Router router) {
+    this.vertx = vertx;
+    this.assets = assets;
+    this.modelName = modelName;
+    this.router = router;
+    this.preprocessInline = assets.tokenizer() == Tokenizer.bytes();
+  }
+
+  /** The model name clients request. */
+  public String modelName() {
+    return modelName;
+  }
+
+  /** Whether any worker can take requests now. */
+  public boolean ready() {
+    return router.hasHealthyWorker();
+  }
+
+  /**
+   * Starts a generation. Fails with {@link InvalidRequestException} when the prompt cannot be
+   * rendered or is empty, and with the router's failures when no worker takes it.
+   */
+  public Future<Generation> generate(GenerationRequest request) {
+    Future<int[]> tokens =
+        preprocessInline
+            ? Future.succeededFuture(tokenize(request.prompt()))
+            : vertx.executeBlocking(() -> tokenize(request.prompt()), false);
+    return tokens.compose(ids -> route(request, ids));
+  }
+
+  private Future<Generation> route(GenerationRequest request, int[] promptIds) {
+    PreprocessedRequest preprocessed =
+        new PreprocessedRequest(
+            modelName,
+            promptIds,
+            new StopConditions(
+                request.maxTokens(),
+                request.stop().isEmpty() ? null : request.stop(),
+                request.stopTokenIds().isEmpty() ? null : request.stopTokenIds(),
+                request.minTokens(),
+                request.ignoreEos() ? Boolean.TRUE : null),
+            request.sampling(),
+            null,
+            assets.eosTokenIds(),
+            null);
+    return router
+        .generate(request.requestId(), preprocessed)
+        .map(stream -> new DetokenizingGeneration(stream, assets.tokenizer(), request, promptIds.length));
+  }
+
+  private int[] tokenize(Prompt prompt) {
+    String text =
+        prompt instanceof Prompt.Chat chat ? renderChat(chat) : ((Prompt.Text) prompt).text();
+    int[] ids = assets.tokenizer().encode(text);
+    if (ids.length == 0) {
+      throw new InvalidRequestException("The prompt is empty", "prompt");
+    }
+    return ids;
+  }
+
+  private String renderChat(Prompt.Chat chat) {
+    try {
+      return assets.chatTemplate().render(chat.messages(), chat.addGenerationPrompt());
+    } catch (RuntimeException e) {
+      throw new InvalidRequestException(
+          "The chat template of " + modelName + " cannot render these messages: " + e.getMessage(),
+          "messages");
+    }
+  }
+}

@@ -1,0 +1,5 @@
+/**
+ * Chat templates ({@link io.kvrouter.preprocess.template.ChatTemplate}: the demo ChatML template
+ * and Hugging Face Jinja templates through Jinjava). Pure and synchronous: no Vert.x, no Netty.
+ */
+package io.kvrouter.preprocess.template;

@@ -1,0 +1,86 @@
+package io.kvrouter.preprocess.tokenizer;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Turns text into token ids and back, exactly as the model's own tokenizer does.
+ *
+ * <p>Contract shared by every implementation:
+ *
+ * <ul>
+ *   <li>{@link #encode} never truncates and adds nothing by itself (no BOS, no EOS): the chat
+ *       template or the caller decides what goes into the prompt. Special tokens written in the
+ *       text (for example {@code <|im_start|>}) are recognized and encoded as their single ids.
+ *   <li>{@link #decode} works on a range of an array, so callers such as {@link
+ *       IncrementalDetokenizer} can decode a small window of a long sequence without copying it.
+ *       Byte sequences that are not valid UTF-8 decode to U+FFFD.
+ *   <li>Implementations are immutable after construction and safe to use from many threads at
+ *       once.
+ * </ul>
+ *
+ * <p>Pure and synchronous: no Vert.x, no Netty. Encoding a long prompt costs CPU in proportion
+ * to its length; callers on an event loop should move large inputs to a worker thread.
+ */
+public interface Tokenizer extends AutoCloseable {
+
+  /** Encodes {@code text} into token ids, without truncation and without adding any token. */
+  int[] encode(String text);
+
+  /**
+   * Decodes {@code ids[from, to)} into text.
+   *
+   * @param skipSpecialTokens when true, special tokens (for example {@code <|im_end|>}) are left
+   *     out of the text
+   * @throws IndexOutOfBoundsException when the range is not inside {@code ids}
+   * @throws IllegalArgumentException when an id is outside {@code [0, vocabularySize())}
+   */
+  String decode(int[] ids, int from, int to, boolean skipSpecialTokens);
+
+  /** Decodes all of {@code ids}, keeping special tokens. */
+  default String decode(int[] ids) {
+    return decode(ids, 0, ids.length, false);
+  }
+
+  /** Decodes all of {@code ids}. */
+  default String decode(int[] ids, boolean skipSpecialTokens) {
+    return decode(ids, 0, ids.length, skipSpecialTokens);
+  }
+
+  /** True when {@code id} is a special token (one that {@code skipSpecialTokens} leaves out). */
+  boolean isSpecial(int id);
+
+  /**
+   * The id of the token whose string is exactly {@code token} (for example {@code "<|im_end|>"}),
+   * used to resolve the eos and bos tokens named in {@code tokenizer_config.json}.
+   */
+  Optional<Integer> tokenId(String token);
+
+  /** The number of ids this tokenizer can produce: every id is in {@code [0, vocabularySize())}. */
+  int vocabularySize();
+
+  /** Releases native resources, if any. Using the tokenizer after closing it is an error. */
+  @Override
+  default void close() {}
+
+  /**
+   * The demo tokenizer: ids are the UTF-8 bytes (0 to 255) of the text. It has no special
+   * tokens.
+   */
+  static Tokenizer bytes() {
+    return ByteTokenizer.INSTANCE;
+  }
+
+  /**
+   * Loads a Hugging Face {@code tokenizer.json} (the Rust {@code tokenizers} library through
+   * DJL's bundled native binding; works offline).
+   *
+   * @param tokenizerJson the path of a {@code tokenizer.json} file
+   * @throws IOException when the file is missing, unreadable or not a valid tokenizer; the
+   *     message names the file
+   */
+  static Tokenizer huggingFace(Path tokenizerJson) throws IOException {
+    return HfTokenizer.load(tokenizerJson);
+  }
+}

@@ -1,0 +1,134 @@
+package io.kvrouter.routing;
+
+import io.kvrouter.protocol.EngineOutput;
+import io.kvrouter.protocol.PreprocessedRequest;
+import io.kvrouter.protocol.RequestCancelledException;
+import io.kvrouter.protocol.ResponseStream;
+import java.util.Set;
+
+/**
+ * The stream the caller sees for one routed request. While the worker has produced nothing, a
+ * failure sends the request on to the next healthy worker and the caller's subscriber is attached
+ * to the new stream, so it never sees the failure. Once output has flowed, failures pass through.
+ */
+final class FailoverStream implements ResponseStream, ResponseStream.Subscriber {
+  private final PushRouter router;
+  private final String requestId;
+  private final PreprocessedRequest request;
+  private final Set<String> tried;
+
+  private PushRouter.Attempt current;
+  private Subscriber downstream;
+  private boolean producedOutput;
+  private boolean paused;
+  private boolean cancelled;
+
+  FailoverStream(
+      PushRouter router,
+      String requestId,
+      PreprocessedRequest request,
+      Set<String> tried,
+      PushRouter.Attempt first) {
+    this.router = router;
+    this.requestId = requestId;
+    this.request = request;
+    this.tried = tried;
+    this.current = first;
+  }
+
+  @Override
+  public void subscribe(Subscriber subscriber) {
+    ResponseStream stream;
+    synchronized (this) {
+      if (downstream != null) {
+        throw new IllegalStateException("already subscribed");
+      }
+      downstream = subscriber;
+      stream = current.stream();
+    }
+    stream.subscribe(this);
+  }
+
+  @Override
+  public void pause() {
+    ResponseStream stream;
+    synchronized (this) {
+      paused = true;
+      stream = current.stream();
+    }
+    stream.pause();
+  }
+
+  @Override
+  public void resume() {
+    ResponseStream stream;
+    synchronized (this) {
+      paused = false;
+      stream = current.stream();
+    }
+    stream.resume();
+  }
+
+  @Override
+  public void cancel() {
+    ResponseStream stream;
+    synchronized (this) {
+      cancelled = true;
+      stream = current.stream();
+    }
+    stream.cancel();
+  }
+
+  @Override
+  public void onOutput(EngineOutput output) {
+    synchronized (this) {
+      producedOutput = true;
+    }
+    downstream.onOutput(output);
+  }
+
+  @Override
+  public void onComplete() {
+    router.released(current.worker());
+    downstream.onComplete();
+  }
+
+  @Override
+  public void onError(Throwable error) {
+    PushRouter.Attempt failed;
+    boolean retry;
+    synchronized (this) {
+      failed = current;
+      retry = !producedOutput && !cancelled && !(error instanceof RequestCancelledException);
+    }
+    router.released(failed.worker());
+    if (!retry) {
+      downstream.onError(error);
+      return;
+    }
+    router.failedBeforeOutput(failed.worker(), error);
+    router
+        .dispatch(requestId, request, tried, error)
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                downstream.onError(ar.cause());
+                return;
+              }
+              boolean cancelNow;
+              boolean pauseNow;
+              synchronized (this) {
+                current = ar.result();
+                cancelNow = cancelled;
+                pauseNow = paused;
+              }
+              if (pauseNow) {
+                ar.result().stream().pause();
+              }
+              ar.result().stream().subscribe(this);
+              if (cancelNow) {
+                ar.result().stream().cancel();
+              }
+            });
+  }
+}

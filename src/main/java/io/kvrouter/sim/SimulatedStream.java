@@ -1,0 +1,141 @@
+package io.kvrouter.sim;
+
+import io.kvrouter.protocol.EngineOutput;
+import io.kvrouter.protocol.PreprocessedRequest;
+import io.kvrouter.protocol.RequestCancelledException;
+import io.kvrouter.protocol.ResponseStream;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+
+/**
+ * One request in a {@link SimulatedEngine}, paced by Vert.x timers on the context that created it.
+ * All state is touched only on that context.
+ */
+final class SimulatedStream implements ResponseStream {
+  private final Vertx vertx;
+  private final Context context;
+  private final SimulatedEngine.Options options;
+  private final TokenSequence tokens;
+  private final SimulatedEngine engine;
+
+  private Subscriber subscriber;
+  private boolean paused;
+  private boolean stepPending;
+  private boolean ended;
+  private boolean cancelledBeforeStart;
+  private long timer = -1;
+
+  SimulatedStream(
+      Vertx vertx,
+      SimulatedEngine.Options options,
+      PreprocessedRequest request,
+      SimulatedEngine engine) {
+    this.vertx = vertx;
+    this.context = vertx.getOrCreateContext();
+    this.options = options;
+    this.tokens = new TokenSequence(request, options.vocabulary());
+    this.engine = engine;
+  }
+
+  @Override
+  public void subscribe(Subscriber subscriber) {
+    onContext(
+        () -> {
+          if (this.subscriber != null) {
+            throw new IllegalStateException("already subscribed");
+          }
+          this.subscriber = subscriber;
+          engine.started();
+          if (cancelledBeforeStart) {
+            cancelNow();
+          } else {
+            schedule(options.timeToFirstToken().toMillis());
+          }
+        });
+  }
+
+  @Override
+  public void pause() {
+    onContext(() -> paused = true);
+  }
+
+  @Override
+  public void resume() {
+    onContext(
+        () -> {
+          paused = false;
+          if (stepPending) {
+            stepPending = false;
+            step();
+          }
+        });
+  }
+
+  @Override
+  public void cancel() {
+    onContext(
+        () -> {
+          if (subscriber == null) {
+            cancelledBeforeStart = true;
+          } else {
+            cancelNow();
+          }
+        });
+  }
+
+  private void cancelNow() {
+    if (ended) {
+      return;
+    }
+    ended = true;
+    if (timer >= 0) {
+      vertx.cancelTimer(timer);
+    }
+    engine.ended(true);
+    subscriber.onError(new RequestCancelledException("request cancelled"));
+  }
+
+  private void schedule(long delayMillis) {
+    if (delayMillis <= 0) {
+      context.runOnContext(v -> step());
+    } else {
+      timer = vertx.setTimer(delayMillis, t -> {
+        timer = -1;
+        step();
+      });
+    }
+  }
+
+  /** Emits the next token, or, with no delay between tokens, every token until paused. */
+  private void step() {
+    boolean burst = options.interTokenLatency().isZero();
+    do {
+      if (ended) {
+        return;
+      }
+      if (paused) {
+        stepPending = true;
+        return;
+      }
+      TokenSequence.Step next = tokens.next();
+      int[] ids = next.token() < 0 ? new int[0] : new int[] {next.token()};
+      if (next.finish() != null) {
+        ended = true;
+        engine.ended(false);
+        subscriber.onOutput(EngineOutput.finished(next.finish(), ids));
+        subscriber.onComplete();
+        return;
+      }
+      subscriber.onOutput(EngineOutput.tokens(ids));
+    } while (burst);
+    schedule(options.interTokenLatency().toMillis());
+  }
+
+  private void onContext(Runnable action) {
+    if (Vertx.currentContext() == context) {
+      action.run();
+    } else {
+      context.runOnContext(v -> action.run());
+    }
+  }
+}

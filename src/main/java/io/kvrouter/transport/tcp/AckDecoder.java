@@ -1,0 +1,77 @@
+package io.kvrouter.transport.tcp;
+
+import io.vertx.core.buffer.Buffer;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
+
+/**
+ * Decodes {@link Ack}s from fragments of a request-plane connection: a length state, then a text
+ * state. A length over the configured maximum throws {@link TcpCodecException} before its bytes
+ * are buffered.
+ */
+final class AckDecoder {
+
+  private enum State {
+    LENGTH,
+    TEXT,
+    FAILED
+  }
+
+  private final int maxMessageSize;
+  private final InboundBytes in = new InboundBytes();
+  private State state = State.LENGTH;
+  private int textLength;
+
+  AckDecoder(int maxMessageSize) {
+    this.maxMessageSize = maxMessageSize;
+  }
+
+  /** Appends {@code chunk} and hands every ack it completes to {@code out}, in order. */
+  void decode(Buffer chunk, Consumer<Ack> out) {
+    if (state == State.FAILED) {
+      throw new TcpCodecException("ack decoder failed earlier");
+    }
+    in.append(chunk);
+    try {
+      while (decodeStep(out)) {
+        // each step consumed a whole state; loop until one is incomplete
+      }
+    } catch (TcpCodecException e) {
+      state = State.FAILED;
+      throw e;
+    }
+    in.discardReadBytes();
+  }
+
+  private boolean decodeStep(Consumer<Ack> out) {
+    return switch (state) {
+      case LENGTH -> decodeLength();
+      case TEXT -> decodeText(out);
+      case FAILED -> false;
+    };
+  }
+
+  private boolean decodeLength() {
+    if (in.readable() < 4) {
+      return false;
+    }
+    long length = in.readUnsignedInt();
+    if (4 + length > maxMessageSize) {
+      throw new TcpCodecException(
+          "ack of " + length + " bytes exceeds the limit of " + maxMessageSize + " bytes");
+    }
+    textLength = (int) length;
+    state = State.TEXT;
+    return true;
+  }
+
+  private boolean decodeText(Consumer<Ack> out) {
+    if (in.readable() < textLength) {
+      return false;
+    }
+    String text = new String(in.readBytes(textLength), StandardCharsets.UTF_8);
+    state = State.LENGTH;
+    out.accept(text.isEmpty() ? Ack.ACCEPTED : Ack.rejected(text));
+    return true;
+  }
+}

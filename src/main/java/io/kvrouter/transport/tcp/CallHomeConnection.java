@@ -1,0 +1,140 @@
+package io.kvrouter.transport.tcp;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetSocket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection a worker opened to the call-home listener, up to the point where its response
+ * stream opens: the handshake names the pending call, the prologue settles it, and from then on
+ * the frames belong to a {@link CallHomeStream}. Runs on the socket's event loop.
+ */
+final class CallHomeConnection {
+  private static final Logger LOG = LoggerFactory.getLogger(CallHomeConnection.class);
+
+  /** How long a worker may take to identify itself after connecting (Dynamo waits 10 s). */
+  static final long HANDSHAKE_TIMEOUT_MS = 10_000;
+
+  private enum State {
+    HANDSHAKE,
+    PROLOGUE,
+    STREAMING,
+    CLOSED
+  }
+
+  private final Vertx vertx;
+  private final NetSocket socket;
+  private final CallHomeListener listener;
+  private final TwoPartDecoder decoder;
+  private final CallHomeFrames frames;
+  private State state = State.HANDSHAKE;
+  private PendingCall call;
+  private CallHomeStream stream;
+  private long handshakeTimer;
+
+  CallHomeConnection(Vertx vertx, NetSocket socket, CallHomeListener listener, int maxMessageSize) {
+    this.vertx = vertx;
+    this.socket = socket;
+    this.listener = listener;
+    this.decoder = new TwoPartDecoder(maxMessageSize);
+    this.frames = new CallHomeFrames(maxMessageSize);
+  }
+
+  void start() {
+    handshakeTimer =
+        vertx.setTimer(
+            HANDSHAKE_TIMEOUT_MS,
+            id -> {
+              if (state == State.HANDSHAKE) {
+                LOG.warn("no call-home handshake from {} within {} ms", socket.remoteAddress(),
+                    HANDSHAKE_TIMEOUT_MS);
+                state = State.CLOSED;
+                socket.close();
+              }
+            });
+    socket.handler(this::onData);
+    socket.closeHandler(v -> onClosed());
+    socket.exceptionHandler(e -> LOG.debug("call-home connection {}: {}", socket.remoteAddress(), e.toString()));
+  }
+
+  private void onData(Buffer chunk) {
+    try {
+      decoder.decode(chunk, this::onFrame);
+    } catch (TcpCodecException e) {
+      LOG.warn("closing call-home connection from {}: {}", socket.remoteAddress(), e.getMessage());
+      abort(e.getMessage());
+    }
+  }
+
+  private void onFrame(TwoPartMessage frame) {
+    switch (state) {
+      case HANDSHAKE -> onHandshake(frame);
+      case PROLOGUE -> onPrologue(frame);
+      case STREAMING -> stream.onFrame(frame);
+      case CLOSED -> {
+        // the connection is being torn down; later frames in the same read are dropped
+      }
+    }
+  }
+
+  private void onHandshake(TwoPartMessage frame) {
+    vertx.cancelTimer(handshakeTimer);
+    CallHomeHandshake handshake = WireJson.read(headerOnly(frame, "handshake"), CallHomeHandshake.class, "handshake");
+    if (!ResponseStreamInfo.RESPONSE.equals(handshake.streamType()) || handshake.subject() == null) {
+      throw new TcpCodecException("unsupported call-home handshake " + handshake);
+    }
+    call = listener.claim(handshake.subject());
+    if (call == null || !call.attach(socket)) {
+      // the request already failed (timeout, rejection, shutdown): closing tells the worker to stop
+      LOG.debug("call-home for unknown or settled subject {}", handshake.subject());
+      state = State.CLOSED;
+      socket.close();
+      return;
+    }
+    state = State.PROLOGUE;
+  }
+
+  private void onPrologue(TwoPartMessage frame) {
+    StreamPrologue prologue = WireJson.read(headerOnly(frame, "prologue"), StreamPrologue.class, "prologue");
+    if (!prologue.ok()) {
+      state = State.CLOSED;
+      call.fail("worker failed before streaming: " + prologue.error(), null);
+      return;
+    }
+    state = State.STREAMING;
+    stream = new CallHomeStream(Vertx.currentContext(), socket, frames, call.worker(), call.requestId());
+    if (!call.open(stream)) {
+      stream.cancel();
+    }
+  }
+
+  private void onClosed() {
+    vertx.cancelTimer(handshakeTimer);
+    State was = state;
+    state = State.CLOSED;
+    if (was == State.PROLOGUE) {
+      call.fail("call-home connection closed before the prologue", null);
+    } else if (was == State.STREAMING) {
+      stream.onSocketClosed();
+    }
+  }
+
+  private void abort(String reason) {
+    State was = state;
+    state = State.CLOSED;
+    switch (was) {
+      case PROLOGUE -> call.fail("malformed response stream: " + reason, null);
+      case STREAMING -> stream.onProtocolError(reason);
+      default -> socket.close();
+    }
+  }
+
+  private static Buffer headerOnly(TwoPartMessage frame, String what) {
+    if (!frame.hasHeader() || frame.hasBody()) {
+      throw new TcpCodecException("expected a header-only " + what + " frame");
+    }
+    return frame.header();
+  }
+}

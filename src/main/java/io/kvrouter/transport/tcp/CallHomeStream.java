@@ -1,0 +1,225 @@
+package io.kvrouter.transport.tcp;
+
+import io.kvrouter.protocol.EngineOutput;
+import io.kvrouter.protocol.RequestCancelledException;
+import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerStreamException;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.NetSocket;
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The frontend's view of one response stream, read from the worker's call-home socket after a
+ * good prologue. Decoded events wait in a queue until the subscriber takes them; the socket is
+ * paused while nobody is subscribed or the subscriber has paused, so TCP flow control reaches the
+ * worker. Every callback runs on the socket's event loop; the public methods hop onto it.
+ *
+ * <p>Endings: {@code complete_final} completes; an error item or a stream that stops without
+ * {@code complete_final} fails with {@link WorkerStreamException}; {@link #cancel()} writes {@code
+ * "kill"}, closes the socket and fails with {@link RequestCancelledException}. After the ending is
+ * queued the socket keeps being read (and discarded) until the worker's sentinel, then closed.
+ */
+final class CallHomeStream implements ResponseStream {
+  private static final Logger LOG = LoggerFactory.getLogger(CallHomeStream.class);
+  private static final Object COMPLETE = new Object();
+
+  private final Context context;
+  private final NetSocket socket;
+  private final CallHomeFrames frames;
+  private final WorkerEndpoint worker;
+  private final String requestId;
+  private final AtomicReference<Subscriber> subscriber = new AtomicReference<>();
+  /** Outputs, then at most one ending: {@link #COMPLETE} or a {@link Throwable}. */
+  private final ArrayDeque<Object> events = new ArrayDeque<>();
+  private boolean ended;
+  private boolean paused;
+  private boolean delivering;
+  private boolean reading = true;
+  private boolean completeFinal;
+  private boolean closing;
+
+  CallHomeStream(
+      Context context, NetSocket socket, CallHomeFrames frames, WorkerEndpoint worker, String requestId) {
+    this.context = context;
+    this.socket = socket;
+    this.frames = frames;
+    this.worker = worker;
+    this.requestId = requestId;
+    updateFlow();
+  }
+
+  @Override
+  public void subscribe(Subscriber s) {
+    Objects.requireNonNull(s, "subscriber");
+    if (!subscriber.compareAndSet(null, s)) {
+      throw new IllegalStateException("response stream of request " + requestId + " already subscribed");
+    }
+    onContext(this::drain);
+  }
+
+  @Override
+  public void pause() {
+    onContext(() -> {
+      paused = true;
+      updateFlow();
+    });
+  }
+
+  @Override
+  public void resume() {
+    onContext(() -> {
+      paused = false;
+      drain();
+    });
+  }
+
+  @Override
+  public void cancel() {
+    onContext(() -> {
+      if (!ended) {
+        events.clear();
+        end(new RequestCancelledException("request " + requestId + " cancelled"));
+        killAndClose();
+      }
+      drain();
+    });
+  }
+
+  /** A frame that followed the prologue. Throws {@link TcpCodecException} if it is malformed. */
+  void onFrame(TwoPartMessage frame) {
+    if (frame.hasHeader()) {
+      ControlMessage control = WireJson.read(frame.header(), ControlMessage.class, "control message");
+      if (control != ControlMessage.SENTINEL || frame.hasBody()) {
+        throw new TcpCodecException("unexpected control message " + control + " from the worker");
+      }
+      onSentinel();
+    } else if (frame.hasBody()) {
+      onEnvelope(WireJson.read(frame.body(), ResponseEnvelope.class, "response item"));
+    }
+    drain();
+  }
+
+  void onSocketClosed() {
+    closing = true;
+    if (!completeFinal) {
+      end(brokenOff());
+    }
+    drain();
+  }
+
+  void onProtocolError(String reason) {
+    end(new WorkerStreamException(
+        "worker " + worker.workerId() + " sent a malformed response stream: " + reason, null));
+    killAndClose();
+    drain();
+  }
+
+  private void onEnvelope(ResponseEnvelope envelope) {
+    if (completeFinal) {
+      LOG.warn("worker {} sent an item after complete_final for request {}; ignored",
+          worker.workerId(), requestId);
+      return;
+    }
+    StreamItem item = envelope.data();
+    if (item != null && item.isError()) {
+      end(new WorkerStreamException(
+          "worker " + worker.workerId() + " failed: " + item.errorMessage(), null));
+    } else if (item != null && item.data() != null) {
+      if (!ended) {
+        events.add(item.data());
+      }
+    } else if (item == null && !envelope.completeFinal()) {
+      end(new WorkerStreamException(
+          "worker " + worker.workerId() + " sent an empty response item", null));
+    }
+    if (envelope.completeFinal()) {
+      completeFinal = true;
+      end(COMPLETE);
+    }
+  }
+
+  private void onSentinel() {
+    if (!completeFinal) {
+      end(brokenOff());
+    }
+    closing = true;
+    socket.close();
+  }
+
+  private WorkerStreamException brokenOff() {
+    return new WorkerStreamException(
+        "stream from worker " + worker.workerId() + " ended before generation completed", null);
+  }
+
+  private void end(Object ending) {
+    if (!ended) {
+      ended = true;
+      events.add(ending);
+    }
+  }
+
+  private void killAndClose() {
+    if (!closing) {
+      closing = true;
+      socket.write(frames.control(ControlMessage.KILL));
+      socket.close();
+    }
+  }
+
+  private void drain() {
+    if (delivering) {
+      return; // a callback called back into the stream; the outer loop continues
+    }
+    Subscriber s = subscriber.get();
+    delivering = true;
+    try {
+      while (s != null && !events.isEmpty() && (!paused || !(events.peek() instanceof EngineOutput))) {
+        Object event = events.poll();
+        try {
+          if (event instanceof EngineOutput output) {
+            s.onOutput(output);
+          } else if (event == COMPLETE) {
+            s.onComplete();
+          } else {
+            s.onError((Throwable) event);
+          }
+        } catch (RuntimeException e) {
+          LOG.error("subscriber of request {} failed; cancelling the stream", requestId, e);
+          events.clear();
+          ended = true;
+          killAndClose();
+        }
+      }
+    } finally {
+      delivering = false;
+    }
+    updateFlow();
+  }
+
+  /** Reads while someone consumes, or after the ending to drain the socket up to the sentinel. */
+  private void updateFlow() {
+    boolean wanted = ended || (subscriber.get() != null && !paused);
+    if (wanted != reading && !closing) {
+      reading = wanted;
+      if (wanted) {
+        socket.resume();
+      } else {
+        socket.pause();
+      }
+    }
+  }
+
+  private void onContext(Runnable action) {
+    if (Vertx.currentContext() == context) {
+      action.run();
+    } else {
+      context.runOnContext(v -> action.run());
+    }
+  }
+}

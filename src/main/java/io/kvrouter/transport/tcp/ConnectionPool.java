@@ -1,0 +1,57 @@
+package io.kvrouter.transport.tcp;
+
+import io.kvrouter.config.TcpConfig;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.NetClient;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The connections to one worker address, at most {@code poolSize}. A request goes to the least
+ * loaded connection; a new one opens only while every existing connection has requests awaiting
+ * their ack, so an idle worker costs one connection and a busy one pipelines over up to {@code
+ * poolSize}. Confined to the event loop of the request plane's context.
+ */
+final class ConnectionPool {
+  private final Vertx vertx;
+  private final NetClient client;
+  private final HostAndPort address;
+  private final TcpConfig config;
+  private final List<RequestConnection> connections = new ArrayList<>();
+
+  ConnectionPool(Vertx vertx, NetClient client, HostAndPort address, TcpConfig config) {
+    this.vertx = vertx;
+    this.client = client;
+    this.address = address;
+    this.config = config;
+  }
+
+  /** The connection the next request should use, opening one if the pool may grow. */
+  RequestConnection pick() {
+    RequestConnection best = null;
+    for (RequestConnection connection : connections) {
+      if (best == null || connection.load() < best.load()) {
+        best = connection;
+      }
+    }
+    if (best == null || (best.load() > 0 && connections.size() < config.poolSize())) {
+      best = RequestConnection.open(vertx, client, address, config, connections::remove);
+      connections.add(best);
+    }
+    return best;
+  }
+
+  /** An open connection if there is one, otherwise the one {@link #pick()} chooses. */
+  RequestConnection pickForProbe() {
+    for (RequestConnection connection : connections) {
+      if (connection.isOpen()) {
+        return connection;
+      }
+    }
+    return pick();
+  }
+
+  void close() {
+    List.copyOf(connections).forEach(RequestConnection::close);
+  }
+}

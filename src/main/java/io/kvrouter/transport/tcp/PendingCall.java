@@ -1,0 +1,91 @@
+package io.kvrouter.transport.tcp;
+
+import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerUnavailableException;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.net.NetSocket;
+import java.util.function.Consumer;
+
+/**
+ * A request sent (or about to be) whose response stream has not opened yet: from registration of
+ * its call-home subject to the worker's prologue. The request connection (ack, timeout, close)
+ * and the call-home listener (handshake, prologue) race to settle it from different event loops,
+ * so its few state changes are synchronized; the first to settle wins and the others are no-ops.
+ */
+final class PendingCall {
+  private final String subject;
+  private final WorkerEndpoint worker;
+  private final String requestId;
+  private final Consumer<PendingCall> unregister;
+  private final Promise<ResponseStream> promise = Promise.promise();
+  private NetSocket callHome;
+  private boolean settled;
+
+  PendingCall(
+      String subject, WorkerEndpoint worker, String requestId, Consumer<PendingCall> unregister) {
+    this.subject = subject;
+    this.worker = worker;
+    this.requestId = requestId;
+    this.unregister = unregister;
+  }
+
+  String subject() {
+    return subject;
+  }
+
+  WorkerEndpoint worker() {
+    return worker;
+  }
+
+  String requestId() {
+    return requestId;
+  }
+
+  Future<ResponseStream> future() {
+    return promise.future();
+  }
+
+  /** Binds the worker's call-home socket; {@code false} if the call already failed. */
+  synchronized boolean attach(NetSocket socket) {
+    if (settled) {
+      return false;
+    }
+    callHome = socket;
+    return true;
+  }
+
+  /** Hands over the open stream; {@code false} if the call already failed. */
+  boolean open(ResponseStream stream) {
+    synchronized (this) {
+      if (settled) {
+        return false;
+      }
+      settled = true;
+    }
+    promise.complete(stream);
+    return true;
+  }
+
+  /** Fails the call as a worker that did not take the request; closes its call-home socket. */
+  void fail(String message, Throwable cause) {
+    fail(new WorkerUnavailableException(worker.workerId(), message, cause));
+  }
+
+  void fail(Throwable failure) {
+    NetSocket socket;
+    synchronized (this) {
+      if (settled) {
+        return;
+      }
+      settled = true;
+      socket = callHome;
+    }
+    unregister.accept(this);
+    if (socket != null) {
+      socket.close();
+    }
+    promise.fail(failure);
+  }
+}

@@ -1,0 +1,45 @@
+package io.kvrouter.transport.tcp;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+
+/**
+ * The header of a request's TwoPart envelope: Dynamo's {@code RequestControlMessage}. It tells the
+ * worker the request id and where to call home.
+ *
+ * <pre>
+ * {"id":"r1","request_type":"single_in","response_type":"many_out",
+ *  "connection_info":{"transport":"tcp_server","info":"{\"address\":\"10.0.0.5:40001\",...}"}}
+ * </pre>
+ *
+ * <p>{@code info} is a JSON document serialized into a string ({@link ResponseStreamInfo}).
+ * {@code payload_codec} is absent in what this package sends, which every Dynamo worker reads as
+ * JSON; a worker here accepts only {@code json} or no codec. Later fields ({@code metadata}, {@code
+ * frontend_send_ts_ns}, {@code request_stream_connection_info}) are ignored.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonPropertyOrder({"id", "request_type", "response_type", "payload_codec", "connection_info"})
+record RequestControlMessage(
+    @JsonProperty("id") String id,
+    @JsonProperty("request_type") String requestType,
+    @JsonProperty("response_type") String responseType,
+    @JsonProperty("payload_codec") String payloadCodec,
+    @JsonProperty("connection_info") ConnectionInfo connectionInfo) {
+
+  static final String SINGLE_IN = "single_in";
+  static final String MANY_OUT = "many_out";
+  static final String JSON_CODEC = "json";
+  static final String TCP_SERVER = "tcp_server";
+
+  /** The header of a single-request, streamed-response call answered over a TCP call-home. */
+  static RequestControlMessage singleInManyOut(String id, ResponseStreamInfo callHome) {
+    return new RequestControlMessage(
+        id, SINGLE_IN, MANY_OUT, null, new ConnectionInfo(TCP_SERVER, callHome.toJson()));
+  }
+
+  /** Which response transport to use, and its own connection details as a JSON string. */
+  @JsonPropertyOrder({"transport", "info"})
+  record ConnectionInfo(
+      @JsonProperty("transport") String transport, @JsonProperty("info") String info) {}
+}

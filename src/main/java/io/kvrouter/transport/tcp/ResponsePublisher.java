@@ -1,0 +1,211 @@
+package io.kvrouter.transport.tcp;
+
+import io.kvrouter.protocol.EngineOutput;
+import io.kvrouter.protocol.InferenceEngine;
+import io.kvrouter.protocol.ResponseStream;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetSocket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker's half of one call-home: dials the frontend, identifies the stream, runs the engine
+ * and writes its outputs. The prologue waits for the engine's first signal, so an engine that
+ * fails before producing anything fails the prologue (the frontend may retry elsewhere) instead of
+ * failing a stream that has started.
+ *
+ * <pre>
+ * handshake, [engine first signal] prologue, item*, complete_final, sentinel, [wait for FIN]
+ * </pre>
+ *
+ * <p>The engine is paused while the socket's write queue is full and resumed when it drains. A
+ * {@code "stop"} or {@code "kill"} from the frontend, or the socket closing before the end,
+ * cancels the engine stream; nothing more is written after a cancel, not even the sentinel.
+ * Engine callbacks may come from any thread and are moved onto the socket's event loop, in order.
+ */
+final class ResponsePublisher {
+  private static final Logger LOG = LoggerFactory.getLogger(ResponsePublisher.class);
+
+  /** How long to wait for the frontend to close after the last frame (Dynamo waits 10 s). */
+  static final long LINGER_MS = 10_000;
+
+  private final Vertx vertx;
+  private final NetClient client;
+  private final InferenceEngine engine;
+  private final InboundRequest request;
+  private final CallHomeFrames frames;
+  private final TwoPartDecoder controlDecoder;
+  private Context context;
+  private NetSocket socket;
+  private ResponseStream engineStream;
+  private boolean prologueSent;
+  private boolean finished;
+  private boolean enginePaused;
+  private long lingerTimer = -1;
+
+  ResponsePublisher(
+      Vertx vertx, NetClient client, InferenceEngine engine, InboundRequest request, CallHomeFrames frames) {
+    this.vertx = vertx;
+    this.client = client;
+    this.engine = engine;
+    this.request = request;
+    this.frames = frames;
+    // control frames are a few bytes; anything large is not a control frame
+    this.controlDecoder = new TwoPartDecoder(64 * 1024);
+  }
+
+  void start() {
+    client
+        .connect(request.callHome().port(), request.callHome().host())
+        .onComplete(
+            ar -> {
+              if (ar.succeeded()) {
+                connected(ar.result());
+              } else {
+                LOG.warn("request {}: cannot call home to {}: {}", request.requestId(),
+                    request.callHome(), ar.cause().getMessage());
+              }
+            });
+  }
+
+  private void connected(NetSocket connected) {
+    socket = connected;
+    context = Vertx.currentContext();
+    socket.handler(this::onControlBytes);
+    socket.closeHandler(v -> onClosed());
+    socket.drainHandler(v -> onDrain());
+    socket.exceptionHandler(e -> LOG.debug("call-home of request {}: {}", request.requestId(), e.toString()));
+    socket.write(frames.handshake(request.subject()));
+    try {
+      engineStream = engine.generate(request.requestId(), request.request());
+    } catch (RuntimeException e) {
+      fail(e);
+      return;
+    }
+    engineStream.subscribe(
+        new ResponseStream.Subscriber() {
+          @Override
+          public void onOutput(EngineOutput output) {
+            context.runOnContext(v -> emit(output));
+          }
+
+          @Override
+          public void onComplete() {
+            context.runOnContext(v -> complete());
+          }
+
+          @Override
+          public void onError(Throwable error) {
+            context.runOnContext(v -> fail(error));
+          }
+        });
+  }
+
+  private void emit(EngineOutput output) {
+    if (finished) {
+      return;
+    }
+    sendPrologueOnce();
+    write(frames.item(StreamItem.of(output)));
+    if (!enginePaused && socket.writeQueueFull()) {
+      enginePaused = true;
+      engineStream.pause();
+    }
+  }
+
+  private void complete() {
+    if (finished) {
+      return;
+    }
+    sendPrologueOnce();
+    write(frames.completeFinal());
+    write(frames.control(ControlMessage.SENTINEL));
+    finish();
+  }
+
+  private void fail(Throwable error) {
+    if (finished) {
+      return;
+    }
+    String message = error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage();
+    if (!prologueSent) {
+      prologueSent = true;
+      write(frames.prologue(new StreamPrologue(message)));
+    } else {
+      write(frames.item(StreamItem.failure(message)));
+      write(frames.completeFinal());
+      write(frames.control(ControlMessage.SENTINEL));
+    }
+    finish();
+  }
+
+  private void sendPrologueOnce() {
+    if (!prologueSent) {
+      prologueSent = true;
+      write(frames.prologue(StreamPrologue.OK));
+    }
+  }
+
+  private void write(Buffer frame) {
+    socket.write(frame);
+  }
+
+  /** Nothing more to write: the frontend closes the socket; close it ourselves if it does not. */
+  private void finish() {
+    finished = true;
+    if (lingerTimer < 0) {
+      lingerTimer = vertx.setTimer(LINGER_MS, id -> socket.close());
+    }
+  }
+
+  private void onControlBytes(Buffer chunk) {
+    try {
+      controlDecoder.decode(chunk, this::onControl);
+    } catch (TcpCodecException e) {
+      LOG.warn("request {}: malformed control frame from the frontend: {}", request.requestId(), e.getMessage());
+      cancelEngine();
+      socket.close();
+    }
+  }
+
+  private void onControl(TwoPartMessage frame) {
+    if (!frame.hasHeader()) {
+      throw new TcpCodecException("expected a header-only control frame");
+    }
+    ControlMessage control = WireJson.read(frame.header(), ControlMessage.class, "control message");
+    if (control == ControlMessage.SENTINEL) {
+      throw new TcpCodecException("a frontend does not send the sentinel");
+    }
+    LOG.debug("request {}: {} from the frontend", request.requestId(), control.wireName());
+    cancelEngine();
+    finish();
+  }
+
+  private void onDrain() {
+    if (enginePaused && !finished) {
+      enginePaused = false;
+      engineStream.resume();
+    }
+  }
+
+  private void onClosed() {
+    if (lingerTimer >= 0) {
+      vertx.cancelTimer(lingerTimer);
+    }
+    if (!finished) {
+      LOG.debug("request {}: the frontend closed the response stream early", request.requestId());
+      cancelEngine();
+    }
+  }
+
+  private void cancelEngine() {
+    boolean running = !finished;
+    finished = true;
+    if (running && engineStream != null) {
+      engineStream.cancel();
+    }
+  }
+}

@@ -1,0 +1,180 @@
+package io.kvrouter.transport.tcp;
+
+import io.kvrouter.config.TcpConfig;
+import io.kvrouter.protocol.PreprocessedRequest;
+import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerUnavailableException;
+import io.kvrouter.transport.RequestPlane;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetClientOptions;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * The frontend side of Dynamo's TCP request plane (see the package Javadoc for the pinned
+ * version). Requests go out on per-worker connection pools; responses come back through one
+ * call-home listener. Pools live on one Vert.x context, so the public methods hop onto it; each
+ * response stream runs on the event loop of its own call-home socket.
+ */
+final class TcpRequestPlane implements RequestPlane {
+  private static final Set<String> WILDCARD_HOSTS = Set.of("0.0.0.0", "::", "[::]", "");
+
+  private final Vertx vertx;
+  private final TcpConfig config;
+  private final Context context;
+  private final NetClient client;
+  private final CallHomeListener callHome;
+  private final Map<HostAndPort, ConnectionPool> pools = new HashMap<>();
+  private boolean closed;
+
+  TcpRequestPlane(Vertx vertx, TcpConfig config) {
+    this.vertx = vertx;
+    this.config = config;
+    this.context = vertx.getOrCreateContext();
+    this.client =
+        vertx.createNetClient(
+            new NetClientOptions()
+                .setTcpNoDelay(true)
+                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
+    this.callHome = new CallHomeListener(vertx, config);
+  }
+
+  @Override
+  public Future<ResponseStream> send(
+      WorkerEndpoint worker, String requestId, PreprocessedRequest request) {
+    PendingCall call = callHome.register(worker, requestId);
+    afterBind(() -> dispatch(call, request), failure -> call.fail(failure));
+    return call.future();
+  }
+
+  @Override
+  public Future<Void> probe(WorkerEndpoint worker) {
+    Promise<Void> probed = Promise.promise();
+    afterBind(
+        () -> {
+          if (closed) {
+            probed.fail(new WorkerUnavailableException(worker.workerId(), "request plane closed", null));
+            return;
+          }
+          pool(worker)
+              .pickForProbe()
+              .whenOpen()
+              .onComplete(
+                  open -> {
+                    if (open.succeeded()) {
+                      probed.complete();
+                    } else {
+                      probed.fail(new WorkerUnavailableException(
+                          worker.workerId(),
+                          "cannot connect to " + endpoint(worker) + ": " + open.cause().getMessage(),
+                          open.cause()));
+                    }
+                  });
+        },
+        probed::fail);
+    return probed.future();
+  }
+
+  @Override
+  public Future<Void> close() {
+    Promise<Void> done = Promise.promise();
+    onContext(() -> {
+      closed = true;
+      List.copyOf(pools.values()).forEach(ConnectionPool::close);
+      pools.clear();
+      Future.join(callHome.close(), client.close()).<Void>mapEmpty().onComplete(done);
+    });
+    return done.future();
+  }
+
+  private void dispatch(PendingCall call, PreprocessedRequest request) {
+    if (closed) {
+      call.fail("request plane closed", null);
+      return;
+    }
+    Buffer body = WireJson.write(request);
+    WorkerEndpoint worker = call.worker();
+    pool(worker).pick().submit(call, localHost -> frame(call, body, localHost));
+  }
+
+  /** The request frame for {@code call}, telling the worker where to call home. */
+  private Buffer frame(PendingCall call, Buffer body, String localHost) {
+    ResponseStreamInfo info =
+        new ResponseStreamInfo(
+            new HostAndPort(callHomeHost(localHost), callHome.port()).toString(),
+            call.subject(),
+            call.requestId(),
+            ResponseStreamInfo.RESPONSE);
+    Buffer header = WireJson.write(RequestControlMessage.singleInManyOut(call.requestId(), info));
+    Buffer payload =
+        TwoPartEncoder.encode(new TwoPartMessage(header, body), config.maxMessageSize());
+    return RequestFrameEncoder.encode(
+        new RequestFrame(call.worker().path(), Map.of("request-id", call.requestId()), payload),
+        config.maxMessageSize());
+  }
+
+  /**
+   * The host workers are told to call back: the configured advertise host; else the listener's
+   * own host when it is bound to one address; else the local address of the connection the
+   * request leaves on, which the worker can reach since it is talking to it.
+   */
+  private String callHomeHost(String localHost) {
+    if (config.responseStreamAdvertiseHost() != null) {
+      return config.responseStreamAdvertiseHost();
+    }
+    if (!WILDCARD_HOSTS.contains(config.responseStreamHost())) {
+      return config.responseStreamHost();
+    }
+    return localHost;
+  }
+
+  private ConnectionPool pool(WorkerEndpoint worker) {
+    return pools.computeIfAbsent(
+        endpoint(worker), address -> new ConnectionPool(vertx, client, address, config));
+  }
+
+  private static HostAndPort endpoint(WorkerEndpoint worker) {
+    return new HostAndPort(worker.host(), worker.port());
+  }
+
+  /**
+   * Runs {@code action} on the context once the call-home listener is bound. A listener that
+   * cannot bind is a local misconfiguration, not a worker fault, so it fails with {@link
+   * IllegalStateException}.
+   */
+  private void afterBind(Runnable action, Consumer<Throwable> failed) {
+    Future<?> bound = callHome.listening();
+    if (bound.succeeded()) {
+      onContext(action);
+      return;
+    }
+    bound.onComplete(
+        ar -> {
+          if (ar.succeeded()) {
+            onContext(action);
+          } else {
+            failed.accept(new IllegalStateException(
+                "the call-home listener cannot bind " + config.responseStreamHost() + ":"
+                    + config.responseStreamPort() + ": " + ar.cause().getMessage(),
+                ar.cause()));
+          }
+        });
+  }
+
+  private void onContext(Runnable action) {
+    if (Vertx.currentContext() == context) {
+      action.run();
+    } else {
+      context.runOnContext(v -> action.run());
+    }
+  }
+}

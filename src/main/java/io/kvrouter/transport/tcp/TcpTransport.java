@@ -1,0 +1,36 @@
+package io.kvrouter.transport.tcp;
+
+import io.kvrouter.config.TcpConfig;
+import io.kvrouter.protocol.InferenceEngine;
+import io.kvrouter.transport.RequestPlane;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.Map;
+
+/**
+ * Entry points of Dynamo's classic TCP request plane for the composition root: the frontend's
+ * client and a worker-side server. See the package Javadoc for the pinned Dynamo version.
+ */
+public final class TcpTransport {
+
+  private TcpTransport() {}
+
+  /**
+   * A request plane that sends requests to workers over pooled TCP connections and receives
+   * their responses on a call-home listener bound to {@code config.responseStreamHost()} and
+   * {@code responseStreamPort()}. The listener binds in the background; if it cannot, every send
+   * and probe fails with an {@link IllegalStateException} that says why.
+   */
+  public static RequestPlane client(Vertx vertx, TcpConfig config) {
+    return new TcpRequestPlane(vertx, config);
+  }
+
+  /**
+   * Serves {@code engines} to Dynamo-compatible frontends on {@code host:port} (0 for a free
+   * port), routing each request by its path, e.g. {@code generate}.
+   */
+  public static Future<WorkerServer> server(
+      Vertx vertx, String host, int port, Map<String, InferenceEngine> engines, TcpConfig config) {
+    return TcpWorkerServer.start(vertx, host, port, engines, config);
+  }
+}

@@ -1,0 +1,64 @@
+package io.kvrouter.transport.tcp;
+
+import io.kvrouter.config.TcpConfig;
+import io.kvrouter.protocol.InferenceEngine;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetClientOptions;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The worker side of Dynamo's TCP request plane (see the package Javadoc for the pinned version):
+ * accepts request frames, acknowledges each, and streams every accepted request's outputs back
+ * over a call-home connection to the frontend.
+ */
+final class TcpWorkerServer implements WorkerServer {
+  private final NetServer server;
+  private final NetClient callHomeClient;
+  private final AtomicInteger acceptedConnections = new AtomicInteger();
+
+  private TcpWorkerServer(NetServer server, NetClient callHomeClient) {
+    this.server = server;
+    this.callHomeClient = callHomeClient;
+  }
+
+  static Future<WorkerServer> start(
+      Vertx vertx, String host, int port, Map<String, InferenceEngine> engines, TcpConfig config) {
+    Map<String, InferenceEngine> byPath = Map.copyOf(engines);
+    NetClient callHomeClient =
+        vertx.createNetClient(
+            new NetClientOptions()
+                .setTcpNoDelay(true)
+                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
+    NetServer server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true));
+    TcpWorkerServer worker = new TcpWorkerServer(server, callHomeClient);
+    server.connectHandler(
+        socket -> {
+          worker.acceptedConnections.incrementAndGet();
+          new WorkerConnection(vertx, socket, byPath, callHomeClient, config).start();
+        });
+    return server
+        .listen(port, host)
+        .<WorkerServer>map(bound -> worker)
+        .onFailure(failure -> callHomeClient.close());
+  }
+
+  @Override
+  public int port() {
+    return server.actualPort();
+  }
+
+  /** How many request-plane connections frontends have opened so far. */
+  int acceptedConnections() {
+    return acceptedConnections.get();
+  }
+
+  @Override
+  public Future<Void> close() {
+    return Future.join(server.close(), callHomeClient.close()).mapEmpty();
+  }
+}

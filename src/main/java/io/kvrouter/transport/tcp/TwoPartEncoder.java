@@ -1,0 +1,25 @@
+package io.kvrouter.transport.tcp;
+
+import io.vertx.core.buffer.Buffer;
+
+/** Encodes a {@link TwoPartMessage} into one buffer with a zero checksum. */
+final class TwoPartEncoder {
+
+  private TwoPartEncoder() {}
+
+  static Buffer encode(TwoPartMessage message, int maxMessageSize) {
+    int header = message.header().length();
+    int body = message.body().length();
+    long total = (long) TwoPartMessage.PREFIX_BYTES + header + body;
+    if (total > maxMessageSize) {
+      throw new TcpCodecException(
+          "TwoPart frame of " + total + " bytes exceeds the limit of " + maxMessageSize + " bytes");
+    }
+    return Buffer.buffer((int) total)
+        .appendLong(header)
+        .appendLong(body)
+        .appendLong(0L)
+        .appendBuffer(message.header())
+        .appendBuffer(message.body());
+  }
+}

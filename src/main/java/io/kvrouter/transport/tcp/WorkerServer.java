@@ -1,0 +1,13 @@
+package io.kvrouter.transport.tcp;
+
+import io.vertx.core.Future;
+
+/** A running worker-side TCP request-plane server. */
+public interface WorkerServer {
+
+  /** The port it listens on: the one the OS chose when asked for port 0. */
+  int port();
+
+  /** Stops listening and closes every connection; engine streams still running are cancelled. */
+  Future<Void> close();
+}

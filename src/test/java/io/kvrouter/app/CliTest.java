@@ -1,0 +1,74 @@
+package io.kvrouter.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvrouter.config.Setting;
+import io.kvrouter.config.Settings;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Map;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+
+class CliTest {
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private OptionalInt run(Map<String, String> env, String... args) {
+    return Cli.run(args, env, new PrintWriter(out, true), new PrintWriter(err, true));
+  }
+
+  @Test
+  void help_listsEveryOptionWithItsVariable() {
+    assertThat(run(Map.of(), "--help")).hasValue(0);
+    String help = out.toString();
+    for (Setting<?> setting : Settings.ALL) {
+      assertThat(help).contains(setting.flag());
+      if (setting.envVar() != null) {
+        assertThat(help).contains(setting.envVar());
+      }
+    }
+    assertThat(help).contains("--config").contains("worker");
+  }
+
+  @Test
+  void invalidFlag_exitsTwoNamingSettingAndValidValues() {
+    assertThat(run(Map.of(), "--mock-workers", "1", "--router-mode", "kv")).hasValue(2);
+    assertThat(err.toString())
+        .contains("--router-mode")
+        .contains("'kv'")
+        .contains("round-robin, random");
+  }
+
+  @Test
+  void invalidVariable_exitsTwoNamingTheVariable() {
+    assertThat(run(Map.of("DYN_HTTP_PORT", "eighty"), "--mock-workers", "1")).hasValue(2);
+    assertThat(err.toString()).contains("DYN_HTTP_PORT").contains("--http-port");
+  }
+
+  @Test
+  void unknownOption_exitsTwo() {
+    assertThat(run(Map.of(), "--no-such-option")).hasValue(2);
+    assertThat(err.toString()).contains("--no-such-option");
+  }
+
+  @Test
+  void missingConfigFile_exitsTwo() {
+    assertThat(run(Map.of(), "--config", "/no/such/file.yaml")).hasValue(2);
+    assertThat(err.toString()).contains("/no/such/file.yaml");
+  }
+
+  @Test
+  void worker_requiresPortAndValidatesIt() {
+    assertThat(run(Map.of(), "worker", "--model-name", "m")).hasValue(2);
+    assertThat(err.toString()).contains("--port is required");
+    assertThat(run(Map.of(), "worker", "--model-name", "m", "--port", "99999")).hasValue(2);
+    assertThat(err.toString()).contains("--port").contains("0 to 65535");
+  }
+
+  @Test
+  void workerHelp_explainsOptions() {
+    assertThat(run(Map.of(), "worker", "--help")).hasValue(0);
+    assertThat(out.toString()).contains("--ttft-ms").contains("--itl-ms").contains("DYN_TCP_RPC_PORT");
+  }
+}

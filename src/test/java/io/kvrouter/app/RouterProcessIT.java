@@ -1,0 +1,80 @@
+package io.kvrouter.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvrouter.testing.WorkerProcess;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** {@code java -jar target/router.jar} as a user runs it: the README's demo and its exit codes. */
+class RouterProcessIT {
+
+  @Test
+  void readmeDemo_mockWorkersServeAStreamedChat() throws Exception {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      port = socket.getLocalPort();
+    }
+    Process router =
+        new ProcessBuilder(
+                WorkerProcess.javaBinary(), "-jar", WorkerProcess.routerJar().toString(),
+                "--mock-workers", "2", "--http-host", "127.0.0.1", "--http-port", String.valueOf(port))
+            .redirectErrorStream(true)
+            .start();
+    try {
+      BufferedReader log =
+          new BufferedReader(new InputStreamReader(router.getInputStream(), StandardCharsets.UTF_8));
+      String line;
+      while ((line = log.readLine()) != null && !line.contains("kvrouter serving model")) {
+        // wait for the start-up line
+      }
+      assertThat(line).as("router did not start").isNotNull().contains("2 worker(s)");
+
+      HttpResponse<java.util.stream.Stream<String>> response =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+                      .header("content-type", "application/json")
+                      .POST(HttpRequest.BodyPublishers.ofString(
+                          "{\"model\":\"mock-model\",\"stream\":true,"
+                              + "\"messages\":[{\"role\":\"user\",\"content\":\"Hello!\"}]}"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofLines());
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(response.headers().firstValue("content-type")).hasValue("text/event-stream");
+      List<String> events =
+          response.body().filter(l -> l.startsWith("data: ")).collect(Collectors.toList());
+      assertThat(events.get(0)).contains("\"object\":\"chat.completion.chunk\"").contains("\"role\":\"assistant\"");
+      assertThat(events.get(events.size() - 2)).contains("\"finish_reason\":\"stop\"");
+      assertThat(events.get(events.size() - 1)).isEqualTo("data: [DONE]");
+      assertThat(events.size()).isGreaterThan(10);
+    } finally {
+      router.destroy();
+      assertThat(router.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  @Test
+  void invalidSetting_exitsTwoWithAMessageNamingIt() throws Exception {
+    Process process =
+        new ProcessBuilder(
+                WorkerProcess.javaBinary(), "-jar", WorkerProcess.routerJar().toString(),
+                "--mock-workers", "1", "--router-mode", "kv")
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).isEqualTo(2);
+    assertThat(out).contains("--router-mode").contains("round-robin, random");
+  }
+}

@@ -1,0 +1,150 @@
+package io.kvrouter.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+  private static final Map<String, List<String>> ONE_MOCK = Map.of("mock-workers", List.of("1"));
+
+  @TempDir Path dir;
+
+  @Test
+  void defaults_matchDynamo() {
+    RouterConfig config = ConfigLoader.load(ONE_MOCK, Map.of(), null);
+    assertThat(config.http().host()).isEqualTo("0.0.0.0");
+    assertThat(config.http().port()).isEqualTo(8000);
+    assertThat(config.http().bodyLimitBytes()).isEqualTo(45L * 1024 * 1024);
+    assertThat(config.routerMode()).isEqualTo(RouterMode.ROUND_ROBIN);
+    assertThat(config.requestPlane()).isEqualTo(RequestPlaneKind.TCP);
+    assertThat(config.tcp().poolSize()).isEqualTo(100);
+    assertThat(config.tcp().requestTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(config.tcp().maxMessageSize()).isEqualTo(32 * 1024 * 1024);
+    assertThat(config.tcp().responseStreamHost()).isEqualTo("0.0.0.0");
+    assertThat(config.model().servedName()).isEqualTo("mock-model");
+  }
+
+  @Test
+  void precedence_flagBeatsEnvBeatsFileBeatsDefault() throws IOException {
+    Path file = write("http-port: 7001\nrouter-mode: random\nhttp-host: 10.0.0.1\nmock-workers: 1\n");
+    Map<String, String> env = Map.of("DYN_HTTP_PORT", "7002", "DYN_ROUTER_MODE", "round-robin");
+    Map<String, List<String>> flags = Map.of("http-port", List.of("7003"));
+
+    RouterConfig config = ConfigLoader.load(flags, env, file);
+
+    assertThat(config.http().port()).isEqualTo(7003);
+    assertThat(config.routerMode()).isEqualTo(RouterMode.ROUND_ROBIN);
+    assertThat(config.http().host()).isEqualTo("10.0.0.1");
+    assertThat(config.tcp().responseStreamHost()).isEqualTo("10.0.0.1");
+    assertThat(config.mockWorkers().count()).isEqualTo(1);
+    assertThat(config.tcp().poolSize()).isEqualTo(100);
+  }
+
+  @Test
+  void invalidValue_namesSettingSourceAndValidValues() {
+    assertThatThrownBy(
+            () -> ConfigLoader.load(ONE_MOCK, Map.of("DYN_ROUTER_MODE", "kv"), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("'kv'")
+        .hasMessageContaining("--router-mode")
+        .hasMessageContaining("DYN_ROUTER_MODE")
+        .hasMessageContaining("round-robin, random");
+    assertThatThrownBy(
+            () -> ConfigLoader.load(
+                Map.of("http-port", List.of("70000"), "mock-workers", List.of("1")), Map.of(), null))
+        .hasMessageContaining("--http-port")
+        .hasMessageContaining("0 to 65535");
+    assertThatThrownBy(
+            () -> ConfigLoader.load(ONE_MOCK, Map.of("DYN_TCP_REQUEST_TIMEOUT", "soon"), null))
+        .hasMessageContaining("--tcp-request-timeout")
+        .hasMessageContaining("seconds");
+  }
+
+  @Test
+  void workers_parsedFromFlagsAndFileInBothForms() throws IOException {
+    Path file =
+        write("worker:\n  - id=a,address=10.0.0.5:9001\n  - id: b\n    address: '[::1]:9002/7f/generate'\n");
+    RouterConfig config = ConfigLoader.load(Map.of(), Map.of(), file);
+    assertThat(config.workers())
+        .containsExactly(
+            new WorkerSpec("a", "10.0.0.5", 9001, "generate"),
+            new WorkerSpec("b", "::1", 9002, "7f/generate"));
+
+    RouterConfig fromFlags =
+        ConfigLoader.load(Map.of("worker", List.of("id=c,address=h:1")), Map.of(), file);
+    assertThat(fromFlags.workers()).extracting(WorkerSpec::id).containsExactly("c");
+  }
+
+  @Test
+  void badWorker_isRejectedWithTheExpectedForm() {
+    for (String bad : List.of("id=a", "address=h:1", "id=a,address=h", "id=a,address=h:1,zone=x")) {
+      assertThatThrownBy(() -> ConfigLoader.load(Map.of("worker", List.of(bad)), Map.of(), null))
+          .as(bad)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("--worker")
+          .hasMessageContaining("id=ID,address=HOST:PORT");
+    }
+    assertThatThrownBy(
+            () -> ConfigLoader.load(
+                Map.of("worker", List.of("id=a,address=h:1", "id=a,address=h:2")), Map.of(), null))
+        .hasMessageContaining("Duplicate worker id 'a'");
+  }
+
+  @Test
+  void noWorkers_isAnError() {
+    assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--mock-workers");
+  }
+
+  @Test
+  void unknownFileKey_isRejected() throws IOException {
+    Path file = write("mock-workers: 1\nhttp_port: 9\n");
+    assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of(), file))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("Unknown key 'http_port'");
+  }
+
+  @Test
+  void servedModelName_defaultsToModelFolderName() throws IOException {
+    Path model = Files.createDirectory(dir.resolve("Qwen3-0.6B"));
+    RouterConfig config =
+        ConfigLoader.load(
+            Map.of("mock-workers", List.of("1"), "model-path", List.of(model.toString())),
+            Map.of(),
+            null);
+    assertThat(config.model().servedName()).isEqualTo("Qwen3-0.6B");
+  }
+
+  /** config/router.yaml documents every setting, and its example values are all valid. */
+  @Test
+  void exampleFile_documentsEverySettingWithValidValues() throws IOException {
+    List<String> lines = Files.readAllLines(Path.of("config/router.yaml"));
+    for (Setting<?> setting : Settings.ALL) {
+      assertThat(lines).as(setting.name()).anyMatch(l -> l.startsWith("# " + setting.name() + ":"));
+    }
+    Path model = Files.createDirectory(dir.resolve("model"));
+    String uncommented =
+        lines.stream()
+            .filter(l -> l.matches("^# ([a-z-]+:.*|  .*)$"))
+            .map(l -> l.substring(2))
+            .map(l -> l.startsWith("model-path:") ? "model-path: " + model : l)
+            .collect(Collectors.joining("\n"));
+    RouterConfig config = ConfigLoader.load(Map.of(), Map.of(), write(uncommented));
+    assertThat(config.workers()).hasSize(2);
+    assertThat(config.tcp().responseStreamAdvertiseHost()).isEqualTo("10.0.0.2");
+  }
+
+  private Path write(String yaml) throws IOException {
+    return Files.writeString(Files.createTempFile(dir, "router", ".yaml"), yaml);
+  }
+}

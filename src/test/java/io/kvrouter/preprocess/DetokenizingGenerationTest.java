@@ -1,0 +1,139 @@
+package io.kvrouter.preprocess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvrouter.preprocess.tokenizer.Tokenizer;
+import io.kvrouter.protocol.EngineOutput;
+import io.kvrouter.protocol.FinishReason;
+import io.kvrouter.protocol.ResponseStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class DetokenizingGenerationTest {
+
+  /** A worker stream that delivers the given outputs when subscribed and records cancel(). */
+  private static final class ScriptedStream implements ResponseStream {
+    private final List<EngineOutput> outputs;
+    boolean cancelled;
+
+    ScriptedStream(List<EngineOutput> outputs) {
+      this.outputs = outputs;
+    }
+
+    @Override
+    public void subscribe(Subscriber subscriber) {
+      for (EngineOutput output : outputs) {
+        subscriber.onOutput(output);
+      }
+      subscriber.onComplete();
+    }
+
+    @Override
+    public void pause() {}
+
+    @Override
+    public void resume() {}
+
+    @Override
+    public void cancel() {
+      cancelled = true;
+    }
+  }
+
+  private static final class Recorder implements Generation.Listener {
+    final List<String> deltas = new ArrayList<>();
+    int tokens;
+    FinishReason finish;
+    int completionTokens = -1;
+
+    @Override
+    public void onDelta(String text, int newTokens) {
+      deltas.add(text);
+      tokens += newTokens;
+    }
+
+    @Override
+    public void onFinish(FinishReason reason, int completionTokens) {
+      this.finish = reason;
+      this.completionTokens = completionTokens;
+    }
+
+    @Override
+    public void onError(Throwable error) {
+      throw new AssertionError(error);
+    }
+
+    String text() {
+      return String.join("", deltas);
+    }
+  }
+
+  /** One output per UTF-8 byte of {@code text} (the demo tokenizer), the last with {@code end}. */
+  private static List<EngineOutput> bytes(String text, FinishReason end) {
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    List<EngineOutput> outputs = new ArrayList<>();
+    for (int i = 0; i < bytes.length; i++) {
+      int id = bytes[i] & 0xff;
+      outputs.add(i == bytes.length - 1 && end != null
+          ? EngineOutput.finished(end, id) : EngineOutput.tokens(id));
+    }
+    return outputs;
+  }
+
+  private static Recorder run(ScriptedStream stream, Integer maxTokens, List<String> stop,
+      List<Integer> stopIds) {
+    GenerationRequest request =
+        new GenerationRequest("r", new Prompt.Text("p"), maxTokens, stop, stopIds, null, false, null);
+    Recorder recorder = new Recorder();
+    new DetokenizingGeneration(stream, Tokenizer.bytes(), request, 1).subscribe(recorder);
+    return recorder;
+  }
+
+  @Test
+  void multiByteCharacters_neverArriveBroken() {
+    ScriptedStream stream = new ScriptedStream(bytes("héllo 你好 🙂!", FinishReason.EOS));
+    Recorder result = run(stream, null, null, null);
+    assertThat(result.text()).isEqualTo("héllo 你好 🙂!");
+    assertThat(result.deltas).noneMatch(d -> d.contains("\uFFFD"));
+    assertThat(result.finish).isEqualTo(FinishReason.EOS);
+    assertThat(result.completionTokens).isEqualTo("héllo 你好 🙂!".getBytes(StandardCharsets.UTF_8).length);
+    assertThat(stream.cancelled).isFalse();
+  }
+
+  @Test
+  void stopString_splitAcrossTokens_endsTheGenerationAndStopsTheWorker() {
+    ScriptedStream stream = new ScriptedStream(bytes("one two STOP three", null));
+    Recorder result = run(stream, null, List.of("STOP"), null);
+    assertThat(result.text()).isEqualTo("one two ");
+    assertThat(result.finish).isEqualTo(FinishReason.STOP);
+    assertThat(stream.cancelled).isTrue();
+  }
+
+  @Test
+  void heldBackPrefix_isReleasedWhenItIsNotAStop() {
+    ScriptedStream stream = new ScriptedStream(bytes("abc ST", FinishReason.LENGTH));
+    Recorder result = run(stream, null, List.of("STOP"), null);
+    assertThat(result.text()).isEqualTo("abc ST");
+    assertThat(result.finish).isEqualTo(FinishReason.LENGTH);
+  }
+
+  @Test
+  void maxTokens_isEnforcedEvenIfTheWorkerOvershoots() {
+    ScriptedStream stream = new ScriptedStream(bytes("abcdefghij", FinishReason.LENGTH));
+    Recorder result = run(stream, 4, null, null);
+    assertThat(result.text()).isEqualTo("abcd");
+    assertThat(result.completionTokens).isEqualTo(4);
+    assertThat(result.finish).isEqualTo(FinishReason.LENGTH);
+    assertThat(stream.cancelled).isTrue();
+  }
+
+  @Test
+  void stopTokenId_endsBeforeTheToken() {
+    ScriptedStream stream = new ScriptedStream(bytes("ab cd", FinishReason.EOS));
+    Recorder result = run(stream, null, null, List.of((int) ' '));
+    assertThat(result.text()).isEqualTo("ab");
+    assertThat(result.finish).isEqualTo(FinishReason.STOP);
+  }
+}

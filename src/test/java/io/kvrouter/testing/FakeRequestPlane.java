@@ -1,0 +1,111 @@
+package io.kvrouter.testing;
+
+import io.kvrouter.protocol.EngineOutput;
+import io.kvrouter.protocol.FinishReason;
+import io.kvrouter.protocol.PreprocessedRequest;
+import io.kvrouter.protocol.RequestCancelledException;
+import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerStreamException;
+import io.kvrouter.protocol.WorkerUnavailableException;
+import io.kvrouter.transport.RequestPlane;
+import io.vertx.core.Future;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A {@link RequestPlane} whose workers are scripted per worker id: each can be down (refuses
+ * connections), fail its stream before any output, or answer with its id as the only token.
+ * Records every send.
+ */
+public final class FakeRequestPlane implements RequestPlane {
+
+  public enum Behaviour {
+    ANSWER,
+    UNREACHABLE,
+    FAIL_BEFORE_OUTPUT,
+    FAIL_AFTER_OUTPUT
+  }
+
+  private final Map<String, Behaviour> behaviours = new ConcurrentHashMap<>();
+  public final List<String> sends = new CopyOnWriteArrayList<>();
+  public final List<String> probes = new CopyOnWriteArrayList<>();
+  public final List<String> cancels = new CopyOnWriteArrayList<>();
+
+  public FakeRequestPlane set(String workerId, Behaviour behaviour) {
+    behaviours.put(workerId, behaviour);
+    return this;
+  }
+
+  private Behaviour behaviour(String workerId) {
+    return behaviours.getOrDefault(workerId, Behaviour.ANSWER);
+  }
+
+  @Override
+  public Future<ResponseStream> send(
+      WorkerEndpoint worker, String requestId, PreprocessedRequest request) {
+    sends.add(worker.workerId());
+    Behaviour behaviour = behaviour(worker.workerId());
+    if (behaviour == Behaviour.UNREACHABLE) {
+      return Future.failedFuture(
+          new WorkerUnavailableException(worker.workerId(), "connection refused", null));
+    }
+    return Future.succeededFuture(new ScriptedStream(worker.workerId(), behaviour));
+  }
+
+  @Override
+  public Future<Void> probe(WorkerEndpoint worker) {
+    probes.add(worker.workerId());
+    return behaviour(worker.workerId()) == Behaviour.UNREACHABLE
+        ? Future.failedFuture(new WorkerUnavailableException(worker.workerId(), "refused", null))
+        : Future.succeededFuture();
+  }
+
+  @Override
+  public Future<Void> close() {
+    return Future.succeededFuture();
+  }
+
+  /** Worker ids are numbers in these tests' answers: {@code w7} answers token 7. */
+  private final class ScriptedStream implements ResponseStream {
+    private final String workerId;
+    private final Behaviour behaviour;
+    private Subscriber subscriber;
+
+    ScriptedStream(String workerId, Behaviour behaviour) {
+      this.workerId = workerId;
+      this.behaviour = behaviour;
+    }
+
+    @Override
+    public void subscribe(Subscriber subscriber) {
+      this.subscriber = subscriber;
+      int token = Integer.parseInt(workerId.substring(1));
+      switch (behaviour) {
+        case FAIL_BEFORE_OUTPUT -> subscriber.onError(new WorkerStreamException("died", null));
+        case FAIL_AFTER_OUTPUT -> {
+          subscriber.onOutput(EngineOutput.tokens(token));
+          subscriber.onError(new WorkerStreamException("died mid-stream", null));
+        }
+        default -> {
+          subscriber.onOutput(EngineOutput.finished(FinishReason.EOS, token));
+          subscriber.onComplete();
+        }
+      }
+    }
+
+    @Override
+    public void pause() {}
+
+    @Override
+    public void resume() {}
+
+    @Override
+    public void cancel() {
+      cancels.add(workerId);
+      subscriber.onError(new RequestCancelledException("cancelled"));
+    }
+  }
+}

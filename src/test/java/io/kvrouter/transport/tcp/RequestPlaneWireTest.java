@@ -1,0 +1,222 @@
+package io.kvrouter.transport.tcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvrouter.config.TcpConfig;
+import io.kvrouter.protocol.RequestCancelledException;
+import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerStreamException;
+import io.kvrouter.protocol.WorkerUnavailableException;
+import io.kvrouter.transport.RequestPlane;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetSocket;
+import io.vertx.junit5.VertxExtension;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The request plane against a hand-written worker that misbehaves on purpose. */
+@ExtendWith(VertxExtension.class)
+class RequestPlaneWireTest {
+  private Vertx vertx;
+  private RequestPlane plane;
+
+  @BeforeEach
+  void setUp(Vertx vertx) {
+    this.vertx = vertx;
+    this.plane = TcpTransport.client(vertx, new TcpConfig(
+        TcpConfig.DEFAULT_MAX_MESSAGE_SIZE, Duration.ofMillis(300), 2, Duration.ofSeconds(5),
+        "127.0.0.1", 0, null));
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    Await.result(plane.close());
+  }
+
+  @Test
+  void sendsTheDocumentedRequest() throws Exception {
+    CompletableFuture<InboundRequest> received = new CompletableFuture<>();
+    WorkerEndpoint worker = worker((socket, request) -> {
+      received.complete(request);
+      RawPeers.ack(socket, Ack.rejected("Server overloaded: worker at capacity"));
+    });
+
+    Await.failure(plane.send(worker, "req-42", TcpEndToEndTest.request(7)));
+
+    InboundRequest request = received.get(20, TimeUnit.SECONDS);
+    assertThat(request.requestId()).isEqualTo("req-42");
+    assertThat(request.callHome().host()).isEqualTo("127.0.0.1");
+    assertThat(request.subject()).isNotBlank();
+    assertThat(request.request()).isEqualTo(TcpEndToEndTest.request(7));
+  }
+
+  @Test
+  void rejectionTextReachesTheCaller() throws Exception {
+    WorkerEndpoint worker = worker((socket, request) ->
+        RawPeers.ack(socket, Ack.rejected("Server overloaded: worker at capacity")));
+
+    assertThat(Await.failure(plane.send(worker, "r1", TcpEndToEndTest.request(1))))
+        .isInstanceOf(WorkerUnavailableException.class)
+        .hasMessageContaining("Server overloaded: worker at capacity");
+  }
+
+  @Test
+  void missingAckTimesOut() throws Exception {
+    WorkerEndpoint worker = worker((socket, request) -> {});
+
+    assertThat(Await.failure(plane.send(worker, "r1", TcpEndToEndTest.request(1))))
+        .isInstanceOf(WorkerUnavailableException.class)
+        .hasMessageContaining("no acknowledgement");
+  }
+
+  @Test
+  void lateAckStillLinesUpWithItsRequest() throws Exception {
+    CompletableFuture<NetSocket> first = new CompletableFuture<>();
+    WorkerEndpoint worker = worker((socket, request) -> {
+      if (request.requestId().equals("slow")) {
+        first.complete(socket);
+      } else {
+        RawPeers.ack(socket, Ack.rejected("Server unavailable: second"));
+      }
+    });
+
+    assertThat(Await.failure(plane.send(worker, "slow", TcpEndToEndTest.request(1))))
+        .hasMessageContaining("no acknowledgement");
+    RawPeers.ack(first.get(20, TimeUnit.SECONDS), Ack.rejected("Server unavailable: first"));
+
+    assertThat(Await.failure(plane.send(worker, "next", TcpEndToEndTest.request(1))))
+        .hasMessageContaining("Server unavailable: second");
+  }
+
+  @Test
+  void workerDroppingTheConnectionAfterAckingFailsTheRequest() throws Exception {
+    WorkerEndpoint worker = worker((socket, request) -> {
+      RawPeers.ack(socket, Ack.ACCEPTED);
+      socket.close();
+    });
+
+    assertThat(Await.failure(plane.send(worker, "r1", TcpEndToEndTest.request(1))))
+        .isInstanceOf(WorkerUnavailableException.class)
+        .hasMessageContaining("closed");
+  }
+
+  @Test
+  void errorPrologueFailsTheSend() throws Exception {
+    WorkerEndpoint worker = acceptAndCallHome(callHome -> callHome.write(Golden.load("prologue_error.hex")));
+
+    assertThat(Await.failure(plane.send(worker, "r1", TcpEndToEndTest.request(1))))
+        .isInstanceOf(WorkerUnavailableException.class)
+        .hasMessageContaining("engine exploded");
+  }
+
+  @Test
+  void streamWithoutCompleteFinalFails() throws Exception {
+    WorkerEndpoint worker = acceptAndCallHome(callHome -> {
+      callHome.write(Golden.load("prologue_ok.hex"));
+      callHome.write(Golden.load("data_item.hex"));
+      callHome.close();
+    });
+
+    Collector collector = subscribe(worker);
+
+    assertThat(collector.awaitError())
+        .isInstanceOf(WorkerStreamException.class)
+        .hasMessageContaining("ended before generation completed");
+    assertThat(Collector.tokens(collector.outputs)).containsExactly(11, 12);
+  }
+
+  @Test
+  void sentinelWithoutCompleteFinalFails() throws Exception {
+    WorkerEndpoint worker = acceptAndCallHome(callHome -> callHome.write(Buffer.buffer()
+        .appendBuffer(Golden.load("prologue_ok.hex"))
+        .appendBuffer(Golden.load("data_item.hex"))
+        .appendBuffer(Golden.load("sentinel.hex"))));
+
+    assertThat(subscribe(worker).awaitError()).isInstanceOf(WorkerStreamException.class);
+  }
+
+  @Test
+  void legacyErrorItemFailsTheStream() throws Exception {
+    WorkerEndpoint worker = acceptAndCallHome(callHome -> callHome.write(Buffer.buffer()
+        .appendBuffer(Golden.load("prologue_ok.hex"))
+        .appendBuffer(Golden.load("data_item.hex"))
+        .appendBuffer(Golden.load("error_item_legacy.hex"))
+        .appendBuffer(Golden.load("complete_final.hex"))
+        .appendBuffer(Golden.load("sentinel.hex"))));
+
+    Collector collector = subscribe(worker);
+
+    assertThat(collector.awaitError())
+        .isInstanceOf(WorkerStreamException.class)
+        .hasMessageContaining("engine exploded");
+    assertThat(Collector.tokens(collector.outputs)).containsExactly(11, 12);
+  }
+
+  @Test
+  void completeStreamFromGoldenFramesClosesAfterTheSentinel() throws Exception {
+    CompletableFuture<Void> closedByFrontend = new CompletableFuture<>();
+    WorkerEndpoint worker = acceptAndCallHome(callHome -> {
+      callHome.closeHandler(v -> closedByFrontend.complete(null));
+      callHome.write(Buffer.buffer()
+          .appendBuffer(Golden.load("prologue_ok.hex"))
+          .appendBuffer(Golden.load("data_item.hex"))
+          .appendBuffer(Golden.load("data_item_finished.hex"))
+          .appendBuffer(Golden.load("complete_final.hex"))
+          .appendBuffer(Golden.load("sentinel.hex")));
+    });
+
+    Collector collector = subscribe(worker);
+
+    assertThat(Collector.tokens(collector.await())).containsExactly(11, 12, 13);
+    closedByFrontend.get(20, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void cancelSendsKillOnTheCallHomeSocket() throws Exception {
+    CompletableFuture<TwoPartMessage> received = new CompletableFuture<>();
+    WorkerEndpoint worker = acceptAndCallHome(callHome -> {
+      TwoPartDecoder decoder = new TwoPartDecoder(RawPeers.MAX);
+      callHome.handler(chunk -> decoder.decode(chunk, received::complete));
+      callHome.write(Golden.load("prologue_ok.hex"));
+    });
+    ResponseStream stream = Await.result(plane.send(worker, "r1", TcpEndToEndTest.request(1)));
+    Collector collector = new Collector();
+    stream.subscribe(collector);
+
+    stream.cancel();
+
+    assertThat(received.get(20, TimeUnit.SECONDS))
+        .isEqualTo(TwoPartDecoder.decodeWhole(Golden.load("kill.hex"), RawPeers.MAX));
+    assertThat(collector.awaitError()).isInstanceOf(RequestCancelledException.class);
+  }
+
+  private Collector subscribe(WorkerEndpoint worker) throws Exception {
+    ResponseStream stream = Await.result(plane.send(worker, "r1", TcpEndToEndTest.request(1)));
+    Collector collector = new Collector();
+    stream.subscribe(collector);
+    return collector;
+  }
+
+  /** A worker that accepts, calls home, sends the handshake and then runs {@code script}. */
+  private WorkerEndpoint acceptAndCallHome(Consumer<NetSocket> script) throws Exception {
+    return worker((socket, request) -> {
+      RawPeers.ack(socket, Ack.ACCEPTED);
+      RawPeers.callHome(vertx, request).onSuccess(script::accept);
+    });
+  }
+
+  private WorkerEndpoint worker(BiConsumer<NetSocket, InboundRequest> script) throws Exception {
+    NetServer server = Await.result(RawPeers.worker(vertx, script));
+    return new WorkerEndpoint("raw", "127.0.0.1", server.actualPort(), "generate");
+  }
+}
