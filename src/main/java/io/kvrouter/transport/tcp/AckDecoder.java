@@ -6,8 +6,8 @@ import java.util.function.Consumer;
 
 /**
  * Decodes {@link Ack}s from fragments of a request-plane connection: a length state, then a text
- * state. A length over the configured maximum throws {@link TcpCodecException} before its bytes
- * are buffered.
+ * state. A length over the configured maximum throws {@link TcpCodecException} before its bytes are
+ * buffered.
  */
 final class AckDecoder {
 

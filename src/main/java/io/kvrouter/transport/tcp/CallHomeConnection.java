@@ -8,8 +8,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One connection a worker opened to the call-home listener, up to the point where its response
- * stream opens: the handshake names the pending call, the prologue settles it, and from then on
- * the frames belong to a {@link CallHomeStream}. Runs on the socket's event loop.
+ * stream opens: the handshake names the pending call, the prologue settles it, and from then on the
+ * frames belong to a {@link CallHomeStream}. Runs on the socket's event loop.
  */
 final class CallHomeConnection {
   private static final Logger LOG = LoggerFactory.getLogger(CallHomeConnection.class);
@@ -48,7 +48,9 @@ final class CallHomeConnection {
             HANDSHAKE_TIMEOUT_MS,
             id -> {
               if (state == State.HANDSHAKE) {
-                LOG.warn("no call-home handshake from {} within {} ms", socket.remoteAddress(),
+                LOG.warn(
+                    "no call-home handshake from {} within {} ms",
+                    socket.remoteAddress(),
                     HANDSHAKE_TIMEOUT_MS);
                 state = State.CLOSED;
                 socket.close();
@@ -56,7 +58,8 @@ final class CallHomeConnection {
             });
     socket.handler(this::onData);
     socket.closeHandler(v -> onClosed());
-    socket.exceptionHandler(e -> LOG.debug("call-home connection {}: {}", socket.remoteAddress(), e.toString()));
+    socket.exceptionHandler(
+        e -> LOG.debug("call-home connection {}: {}", socket.remoteAddress(), e.toString()));
   }
 
   private void onData(Buffer chunk) {
@@ -81,8 +84,10 @@ final class CallHomeConnection {
 
   private void onHandshake(TwoPartMessage frame) {
     vertx.cancelTimer(handshakeTimer);
-    CallHomeHandshake handshake = WireJson.read(headerOnly(frame, "handshake"), CallHomeHandshake.class, "handshake");
-    if (!ResponseStreamInfo.RESPONSE.equals(handshake.streamType()) || handshake.subject() == null) {
+    CallHomeHandshake handshake =
+        WireJson.read(headerOnly(frame, "handshake"), CallHomeHandshake.class, "handshake");
+    if (!ResponseStreamInfo.RESPONSE.equals(handshake.streamType())
+        || handshake.subject() == null) {
       throw new TcpCodecException("unsupported call-home handshake " + handshake);
     }
     call = listener.claim(handshake.subject());
@@ -97,14 +102,16 @@ final class CallHomeConnection {
   }
 
   private void onPrologue(TwoPartMessage frame) {
-    StreamPrologue prologue = WireJson.read(headerOnly(frame, "prologue"), StreamPrologue.class, "prologue");
+    StreamPrologue prologue =
+        WireJson.read(headerOnly(frame, "prologue"), StreamPrologue.class, "prologue");
     if (!prologue.ok()) {
       state = State.CLOSED;
       call.fail("worker failed before streaming: " + prologue.error(), null);
       return;
     }
     state = State.STREAMING;
-    stream = new CallHomeStream(Vertx.currentContext(), socket, frames, call.worker(), call.requestId());
+    stream =
+        new CallHomeStream(Vertx.currentContext(), socket, frames, call.worker(), call.requestId());
     if (!call.open(stream)) {
       stream.cancel();
     }

@@ -3,8 +3,8 @@ package io.kvrouter.transport.tcp;
 import io.vertx.core.buffer.Buffer;
 
 /**
- * Builds the encoded frames of a call-home connection, each one TwoPart buffer: header-only for
- * the handshake, the prologue and control messages, body-only for data.
+ * Builds the encoded frames of a call-home connection, each one TwoPart buffer: header-only for the
+ * handshake, the prologue and control messages, body-only for data.
  */
 final class CallHomeFrames {
   private final int maxMessageSize;

@@ -12,8 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
- * The frontend's call-home listener ({@code DYN_TCP_RESPONSE_STREAM_HOST/PORT}): workers dial it
- * to stream responses back. It keeps the calls waiting for a worker to call home, by subject.
+ * The frontend's call-home listener ({@code DYN_TCP_RESPONSE_STREAM_HOST/PORT}): workers dial it to
+ * stream responses back. It keeps the calls waiting for a worker to call home, by subject.
  */
 final class CallHomeListener {
   private final NetServer server;
@@ -56,6 +56,7 @@ final class CallHomeListener {
     return server
         .close()
         .onComplete(
-            done -> List.copyOf(waiting.values()).forEach(c -> c.fail("request plane closed", null)));
+            done ->
+                List.copyOf(waiting.values()).forEach(c -> c.fail("request plane closed", null)));
   }
 }

@@ -15,13 +15,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The frontend's view of one response stream, read from the worker's call-home socket after a
- * good prologue. Decoded events wait in a queue until the subscriber takes them; the socket is
- * paused while nobody is subscribed or the subscriber has paused, so TCP flow control reaches the
- * worker. Every callback runs on the socket's event loop; the public methods hop onto it.
+ * The frontend's view of one response stream, read from the worker's call-home socket after a good
+ * prologue. Decoded events wait in a queue until the subscriber takes them; the socket is paused
+ * while nobody is subscribed or the subscriber has paused, so TCP flow control reaches the worker.
+ * Every callback runs on the socket's event loop; the public methods hop onto it.
  *
- * <p>Endings: {@code complete_final} completes; an error item or a stream that stops without
- * {@code complete_final} fails with {@link WorkerStreamException}; {@link #cancel()} writes {@code
+ * <p>Endings: {@code complete_final} completes; an error item or a stream that stops without {@code
+ * complete_final} fails with {@link WorkerStreamException}; {@link #cancel()} writes {@code
  * "kill"}, closes the socket and fails with {@link RequestCancelledException}. After the ending is
  * queued the socket keeps being read (and discarded) until the worker's sentinel, then closed.
  */
@@ -35,8 +35,10 @@ final class CallHomeStream implements ResponseStream {
   private final WorkerEndpoint worker;
   private final String requestId;
   private final AtomicReference<Subscriber> subscriber = new AtomicReference<>();
+
   /** Outputs, then at most one ending: {@link #COMPLETE} or a {@link Throwable}. */
   private final ArrayDeque<Object> events = new ArrayDeque<>();
+
   private boolean ended;
   private boolean paused;
   private boolean delivering;
@@ -45,7 +47,11 @@ final class CallHomeStream implements ResponseStream {
   private boolean closing;
 
   CallHomeStream(
-      Context context, NetSocket socket, CallHomeFrames frames, WorkerEndpoint worker, String requestId) {
+      Context context,
+      NetSocket socket,
+      CallHomeFrames frames,
+      WorkerEndpoint worker,
+      String requestId) {
     this.context = context;
     this.socket = socket;
     this.frames = frames;
@@ -58,43 +64,48 @@ final class CallHomeStream implements ResponseStream {
   public void subscribe(Subscriber s) {
     Objects.requireNonNull(s, "subscriber");
     if (!subscriber.compareAndSet(null, s)) {
-      throw new IllegalStateException("response stream of request " + requestId + " already subscribed");
+      throw new IllegalStateException(
+          "response stream of request " + requestId + " already subscribed");
     }
     onContext(this::drain);
   }
 
   @Override
   public void pause() {
-    onContext(() -> {
-      paused = true;
-      updateFlow();
-    });
+    onContext(
+        () -> {
+          paused = true;
+          updateFlow();
+        });
   }
 
   @Override
   public void resume() {
-    onContext(() -> {
-      paused = false;
-      drain();
-    });
+    onContext(
+        () -> {
+          paused = false;
+          drain();
+        });
   }
 
   @Override
   public void cancel() {
-    onContext(() -> {
-      if (!ended) {
-        events.clear();
-        end(new RequestCancelledException("request " + requestId + " cancelled"));
-        killAndClose();
-      }
-      drain();
-    });
+    onContext(
+        () -> {
+          if (!ended) {
+            events.clear();
+            end(new RequestCancelledException("request " + requestId + " cancelled"));
+            killAndClose();
+          }
+          drain();
+        });
   }
 
   /** A frame that followed the prologue. Throws {@link TcpCodecException} if it is malformed. */
   void onFrame(TwoPartMessage frame) {
     if (frame.hasHeader()) {
-      ControlMessage control = WireJson.read(frame.header(), ControlMessage.class, "control message");
+      ControlMessage control =
+          WireJson.read(frame.header(), ControlMessage.class, "control message");
       if (control != ControlMessage.SENTINEL || frame.hasBody()) {
         throw new TcpCodecException("unexpected control message " + control + " from the worker");
       }
@@ -114,29 +125,34 @@ final class CallHomeStream implements ResponseStream {
   }
 
   void onProtocolError(String reason) {
-    end(new WorkerStreamException(
-        "worker " + worker.workerId() + " sent a malformed response stream: " + reason, null));
+    end(
+        new WorkerStreamException(
+            "worker " + worker.workerId() + " sent a malformed response stream: " + reason, null));
     killAndClose();
     drain();
   }
 
   private void onEnvelope(ResponseEnvelope envelope) {
     if (completeFinal) {
-      LOG.warn("worker {} sent an item after complete_final for request {}; ignored",
-          worker.workerId(), requestId);
+      LOG.warn(
+          "worker {} sent an item after complete_final for request {}; ignored",
+          worker.workerId(),
+          requestId);
       return;
     }
     StreamItem item = envelope.data();
     if (item != null && item.isError()) {
-      end(new WorkerStreamException(
-          "worker " + worker.workerId() + " failed: " + item.errorMessage(), null));
+      end(
+          new WorkerStreamException(
+              "worker " + worker.workerId() + " failed: " + item.errorMessage(), null));
     } else if (item != null && item.data() != null) {
       if (!ended) {
         events.add(item.data());
       }
     } else if (item == null && !envelope.completeFinal()) {
-      end(new WorkerStreamException(
-          "worker " + worker.workerId() + " sent an empty response item", null));
+      end(
+          new WorkerStreamException(
+              "worker " + worker.workerId() + " sent an empty response item", null));
     }
     if (envelope.completeFinal()) {
       completeFinal = true;
@@ -179,7 +195,9 @@ final class CallHomeStream implements ResponseStream {
     Subscriber s = subscriber.get();
     delivering = true;
     try {
-      while (s != null && !events.isEmpty() && (!paused || !(events.peek() instanceof EngineOutput))) {
+      while (s != null
+          && !events.isEmpty()
+          && (!paused || !(events.peek() instanceof EngineOutput))) {
         Object event = events.poll();
         try {
           if (event instanceof EngineOutput output) {

@@ -1,8 +1,6 @@
 package io.kvrouter.transport.tcp;
 
-/**
- * A TCP address as Dynamo writes it: {@code host:port}, with IPv6 literals in brackets.
- */
+/** A TCP address as Dynamo writes it: {@code host:port}, with IPv6 literals in brackets. */
 record HostAndPort(String host, int port) {
 
   static HostAndPort parse(String address) {

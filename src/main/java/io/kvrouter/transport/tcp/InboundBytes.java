@@ -3,9 +3,9 @@ package io.kvrouter.transport.tcp;
 import io.vertx.core.buffer.Buffer;
 
 /**
- * Bytes received on a connection and not yet decoded: the input side shared by the frame
- * decoders. Reads advance a cursor; {@link #discardReadBytes()} drops what has been consumed so a
- * long-lived connection does not accumulate its history.
+ * Bytes received on a connection and not yet decoded: the input side shared by the frame decoders.
+ * Reads advance a cursor; {@link #discardReadBytes()} drops what has been consumed so a long-lived
+ * connection does not accumulate its history.
  */
 final class InboundBytes {
   private Buffer buffer = Buffer.buffer();
@@ -53,7 +53,10 @@ final class InboundBytes {
     if (readIndex == 0) {
       return;
     }
-    buffer = readIndex == buffer.length() ? Buffer.buffer() : buffer.getBuffer(readIndex, buffer.length());
+    buffer =
+        readIndex == buffer.length()
+            ? Buffer.buffer()
+            : buffer.getBuffer(readIndex, buffer.length());
     readIndex = 0;
   }
 }

@@ -4,9 +4,9 @@ import io.kvrouter.protocol.PreprocessedRequest;
 import io.vertx.core.buffer.Buffer;
 
 /**
- * A request as a worker takes it off the wire: the TwoPart payload of a request frame, its
- * control header checked for what this worker can serve (a single request answered by a stream
- * over a TCP call-home, JSON body) and its body parsed.
+ * A request as a worker takes it off the wire: the TwoPart payload of a request frame, its control
+ * header checked for what this worker can serve (a single request answered by a stream over a TCP
+ * call-home, JSON body) and its body parsed.
  *
  * @param requestId the frontend's request id, also the engine's
  * @param callHome where to dial back
@@ -22,28 +22,39 @@ record InboundRequest(
     RequestControlMessage control =
         WireJson.read(envelope.header(), RequestControlMessage.class, "request control message");
     require(control.id() != null && !control.id().isEmpty(), "no request id");
-    require(RequestControlMessage.SINGLE_IN.equals(control.requestType()),
+    require(
+        RequestControlMessage.SINGLE_IN.equals(control.requestType()),
         "unsupported request_type " + control.requestType());
-    require(RequestControlMessage.MANY_OUT.equals(control.responseType()),
+    require(
+        RequestControlMessage.MANY_OUT.equals(control.responseType()),
         "unsupported response_type " + control.responseType());
-    require(control.payloadCodec() == null || RequestControlMessage.JSON_CODEC.equals(control.payloadCodec()),
+    require(
+        control.payloadCodec() == null
+            || RequestControlMessage.JSON_CODEC.equals(control.payloadCodec()),
         "unsupported payload_codec " + control.payloadCodec());
-    require(control.connectionInfo() != null
+    require(
+        control.connectionInfo() != null
             && RequestControlMessage.TCP_SERVER.equals(control.connectionInfo().transport()),
         "unsupported response transport "
             + (control.connectionInfo() == null ? null : control.connectionInfo().transport()));
     ResponseStreamInfo info = ResponseStreamInfo.fromJson(control.connectionInfo().info());
-    require(ResponseStreamInfo.RESPONSE.equals(info.streamType()), "unsupported stream_type " + info.streamType());
-    require(control.id().equals(info.context()), "connection context " + info.context()
-        + " does not match request id " + control.id());
-    require(info.subject() != null && info.address() != null, "connection info without subject or address");
+    require(
+        ResponseStreamInfo.RESPONSE.equals(info.streamType()),
+        "unsupported stream_type " + info.streamType());
+    require(
+        control.id().equals(info.context()),
+        "connection context " + info.context() + " does not match request id " + control.id());
+    require(
+        info.subject() != null && info.address() != null,
+        "connection info without subject or address");
     HostAndPort callHome;
     try {
       callHome = HostAndPort.parse(info.address());
     } catch (IllegalArgumentException e) {
       throw new TcpCodecException(e.getMessage(), e);
     }
-    PreprocessedRequest request = WireJson.read(envelope.body(), PreprocessedRequest.class, "request body");
+    PreprocessedRequest request =
+        WireJson.read(envelope.body(), PreprocessedRequest.class, "request body");
     return new InboundRequest(control.id(), callHome, info.subject(), request);
   }
 

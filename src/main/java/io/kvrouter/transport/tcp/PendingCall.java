@@ -10,9 +10,9 @@ import java.util.function.Consumer;
 
 /**
  * A request sent (or about to be) whose response stream has not opened yet: from registration of
- * its call-home subject to the worker's prologue. The request connection (ack, timeout, close)
- * and the call-home listener (handshake, prologue) race to settle it from different event loops,
- * so its few state changes are synchronized; the first to settle wins and the others are no-ops.
+ * its call-home subject to the worker's prologue. The request connection (ack, timeout, close) and
+ * the call-home listener (handshake, prologue) race to settle it from different event loops, so its
+ * few state changes are synchronized; the first to settle wins and the others are no-ops.
  */
 final class PendingCall {
   private final String subject;

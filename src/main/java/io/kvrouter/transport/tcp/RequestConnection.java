@@ -19,12 +19,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One pooled request-plane connection to a worker. Requests are pipelined: each is written as
- * soon as it is submitted (or once the connection opens), and the acks that come back are matched
- * to them in order. A request waits {@code requestTimeout} for its ack; one that times out keeps
- * its place in the queue so the late ack still lines up. When the connection closes, every request
- * on it that has no response stream yet fails: a worker that dropped the connection is not going
- * to call home. Confined to the event loop of the request plane's context.
+ * One pooled request-plane connection to a worker. Requests are pipelined: each is written as soon
+ * as it is submitted (or once the connection opens), and the acks that come back are matched to
+ * them in order. A request waits {@code requestTimeout} for its ack; one that times out keeps its
+ * place in the queue so the late ack still lines up. When the connection closes, every request on
+ * it that has no response stream yet fails: a worker that dropped the connection is not going to
+ * call home. Confined to the event loop of the request plane's context.
  */
 final class RequestConnection {
   private static final Logger LOG = LoggerFactory.getLogger(RequestConnection.class);
@@ -40,8 +40,10 @@ final class RequestConnection {
   private final AckDecoder decoder;
   private final ArrayDeque<Submission> beforeOpen = new ArrayDeque<>();
   private final ArrayDeque<AwaitingAck> awaitingAck = new ArrayDeque<>();
+
   /** Acked calls whose worker has not opened the response stream yet; settled from any thread. */
   private final Set<PendingCall> awaitingCallHome = ConcurrentHashMap.newKeySet();
+
   private final Promise<Void> open = Promise.promise();
   private NetSocket socket;
   private boolean closed;
@@ -57,7 +59,10 @@ final class RequestConnection {
 
   /** Starts connecting; requests submitted meanwhile are written once the connection opens. */
   static RequestConnection open(
-      Vertx vertx, NetClient client, HostAndPort address, TcpConfig config,
+      Vertx vertx,
+      NetClient client,
+      HostAndPort address,
+      TcpConfig config,
       Consumer<RequestConnection> onClosed) {
     RequestConnection connection = new RequestConnection(vertx, address, config, onClosed);
     client
@@ -118,7 +123,8 @@ final class RequestConnection {
     socket = opened;
     socket.handler(this::onData);
     socket.closeHandler(v -> closed("connection to " + address + " closed", null));
-    socket.exceptionHandler(e -> LOG.debug("request-plane connection to {}: {}", address, e.toString()));
+    socket.exceptionHandler(
+        e -> LOG.debug("request-plane connection to {}: {}", address, e.toString()));
     while (!beforeOpen.isEmpty()) {
       write(beforeOpen.poll());
     }
@@ -143,7 +149,9 @@ final class RequestConnection {
     long timer =
         vertx.setTimer(
             timeoutMs,
-            id -> call.fail("no acknowledgement from " + address + " within " + timeoutMs + " ms", null));
+            id ->
+                call.fail(
+                    "no acknowledgement from " + address + " within " + timeoutMs + " ms", null));
     awaitingAck.add(new AwaitingAck(call, timer));
     socket.write(frame);
   }
@@ -179,10 +187,11 @@ final class RequestConnection {
     closed = true;
     List<PendingCall> failing = new ArrayList<>(awaitingCallHome);
     beforeOpen.forEach(s -> failing.add(s.call()));
-    awaitingAck.forEach(a -> {
-      vertx.cancelTimer(a.timer());
-      failing.add(a.call());
-    });
+    awaitingAck.forEach(
+        a -> {
+          vertx.cancelTimer(a.timer());
+          failing.add(a.call());
+        });
     beforeOpen.clear();
     awaitingAck.clear();
     awaitingCallHome.clear();

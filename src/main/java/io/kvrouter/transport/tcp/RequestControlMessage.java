@@ -13,9 +13,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  *  "connection_info":{"transport":"tcp_server","info":"{\"address\":\"10.0.0.5:40001\",...}"}}
  * </pre>
  *
- * <p>{@code info} is a JSON document serialized into a string ({@link ResponseStreamInfo}).
- * {@code payload_codec} is absent in what this package sends, which every Dynamo worker reads as
- * JSON; a worker here accepts only {@code json} or no codec. Later fields ({@code metadata}, {@code
+ * <p>{@code info} is a JSON document serialized into a string ({@link ResponseStreamInfo}). {@code
+ * payload_codec} is absent in what this package sends, which every Dynamo worker reads as JSON; a
+ * worker here accepts only {@code json} or no codec. Later fields ({@code metadata}, {@code
  * frontend_send_ts_ns}, {@code request_stream_connection_info}) are ignored.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)

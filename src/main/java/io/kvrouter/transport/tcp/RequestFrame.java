@@ -15,7 +15,7 @@ import java.util.Map;
  * +--------+----------------+--------+--------------------+--------+------------------+
  *
  * e.g. path "generate", headers {"request-id":"r1"}, 60-byte payload:
- * 00 08 | 67 65 6e 65 72 61 74 65 | 00 11 | 7b 22 .. 7d | 00 00 00 3c | ..60 bytes..
+ * 00 08 | 67 65 6e 65 72 61 74 65 | 00 13 | 7b 22 .. 7d | 00 00 00 3c | ..60 bytes..
  * </pre>
  *
  * <p>The whole frame, prefixes included, must fit in {@code DYN_TCP_MAX_MESSAGE_SIZE}. A headers

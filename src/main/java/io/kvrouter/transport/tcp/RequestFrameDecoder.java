@@ -15,9 +15,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decodes {@link RequestFrame}s from fragments of a request-plane connection. A state machine:
- * each state reads one field and returns {@code false} while its bytes have not all arrived. A
- * path length outside 1..1024 or a frame larger than the configured maximum throws {@link
+ * Decodes {@link RequestFrame}s from fragments of a request-plane connection. A state machine: each
+ * state reads one field and returns {@code false} while its bytes have not all arrived. A path
+ * length outside 1..1024 or a frame larger than the configured maximum throws {@link
  * TcpCodecException} as soon as its length field is read, before its bytes are buffered.
  *
  * <p>Malformed headers are dropped rather than fatal, as Dynamo's worker does: they only carry
@@ -86,7 +86,11 @@ final class RequestFrameDecoder {
     pathLength = in.readUnsignedShort();
     if (pathLength < 1 || pathLength > RequestFrame.MAX_PATH_LENGTH) {
       throw new TcpCodecException(
-          "invalid endpoint path length " + pathLength + " (1.." + RequestFrame.MAX_PATH_LENGTH + ")");
+          "invalid endpoint path length "
+              + pathLength
+              + " (1.."
+              + RequestFrame.MAX_PATH_LENGTH
+              + ")");
     }
     state = State.PATH;
     return true;
@@ -171,11 +175,12 @@ final class RequestFrameDecoder {
     try {
       Map<String, Object> raw = WireJson.MAPPER.readValue(json, HEADERS_TYPE);
       Map<String, String> headers = new LinkedHashMap<>();
-      raw.forEach((key, value) -> {
-        if (value instanceof String text) {
-          headers.put(key, text);
-        }
-      });
+      raw.forEach(
+          (key, value) -> {
+            if (value instanceof String text) {
+              headers.put(key, text);
+            }
+          });
       return Collections.unmodifiableMap(headers);
     } catch (IOException | RuntimeException e) {
       LOG.debug("ignoring malformed request headers: {}", e.getMessage());

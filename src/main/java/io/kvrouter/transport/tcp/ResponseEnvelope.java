@@ -17,8 +17,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"data", "complete_final"})
 record ResponseEnvelope(
-    @JsonProperty("data") StreamItem data,
-    @JsonProperty("complete_final") boolean completeFinal) {
+    @JsonProperty("data") StreamItem data, @JsonProperty("complete_final") boolean completeFinal) {
 
   static final ResponseEnvelope COMPLETE_FINAL = new ResponseEnvelope(null, true);
 

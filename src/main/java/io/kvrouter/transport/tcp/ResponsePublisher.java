@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The worker's half of one call-home: dials the frontend, identifies the stream, runs the engine
- * and writes its outputs. The prologue waits for the engine's first signal, so an engine that
- * fails before producing anything fails the prologue (the frontend may retry elsewhere) instead of
+ * and writes its outputs. The prologue waits for the engine's first signal, so an engine that fails
+ * before producing anything fails the prologue (the frontend may retry elsewhere) instead of
  * failing a stream that has started.
  *
  * <pre>
@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <p>The engine is paused while the socket's write queue is full and resumed when it drains. A
- * {@code "stop"} or {@code "kill"} from the frontend, or the socket closing before the end,
- * cancels the engine stream; nothing more is written after a cancel, not even the sentinel.
- * Engine callbacks may come from any thread and are moved onto the socket's event loop, in order.
+ * {@code "stop"} or {@code "kill"} from the frontend, or the socket closing before the end, cancels
+ * the engine stream; nothing more is written after a cancel, not even the sentinel. Engine
+ * callbacks may come from any thread and are moved onto the socket's event loop, in order.
  */
 final class ResponsePublisher {
   private static final Logger LOG = LoggerFactory.getLogger(ResponsePublisher.class);
@@ -47,7 +47,11 @@ final class ResponsePublisher {
   private long lingerTimer = -1;
 
   ResponsePublisher(
-      Vertx vertx, NetClient client, InferenceEngine engine, InboundRequest request, CallHomeFrames frames) {
+      Vertx vertx,
+      NetClient client,
+      InferenceEngine engine,
+      InboundRequest request,
+      CallHomeFrames frames) {
     this.vertx = vertx;
     this.client = client;
     this.engine = engine;
@@ -65,8 +69,11 @@ final class ResponsePublisher {
               if (ar.succeeded()) {
                 connected(ar.result());
               } else {
-                LOG.warn("request {}: cannot call home to {}: {}", request.requestId(),
-                    request.callHome(), ar.cause().getMessage());
+                LOG.warn(
+                    "request {}: cannot call home to {}: {}",
+                    request.requestId(),
+                    request.callHome(),
+                    ar.cause().getMessage());
               }
             });
   }
@@ -77,7 +84,8 @@ final class ResponsePublisher {
     socket.handler(this::onControlBytes);
     socket.closeHandler(v -> onClosed());
     socket.drainHandler(v -> onDrain());
-    socket.exceptionHandler(e -> LOG.debug("call-home of request {}: {}", request.requestId(), e.toString()));
+    socket.exceptionHandler(
+        e -> LOG.debug("call-home of request {}: {}", request.requestId(), e.toString()));
     socket.write(frames.handshake(request.subject()));
     try {
       engineStream = engine.generate(request.requestId(), request.request());
@@ -130,7 +138,8 @@ final class ResponsePublisher {
     if (finished) {
       return;
     }
-    String message = error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage();
+    String message =
+        error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage();
     if (!prologueSent) {
       prologueSent = true;
       write(frames.prologue(new StreamPrologue(message)));
@@ -165,7 +174,10 @@ final class ResponsePublisher {
     try {
       controlDecoder.decode(chunk, this::onControl);
     } catch (TcpCodecException e) {
-      LOG.warn("request {}: malformed control frame from the frontend: {}", request.requestId(), e.getMessage());
+      LOG.warn(
+          "request {}: malformed control frame from the frontend: {}",
+          request.requestId(),
+          e.getMessage());
       cancelEngine();
       socket.close();
     }

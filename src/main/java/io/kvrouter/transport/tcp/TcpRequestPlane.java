@@ -20,10 +20,10 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * The frontend side of Dynamo's TCP request plane (see the package Javadoc for the pinned
- * version). Requests go out on per-worker connection pools; responses come back through one
- * call-home listener. Pools live on one Vert.x context, so the public methods hop onto it; each
- * response stream runs on the event loop of its own call-home socket.
+ * The frontend side of Dynamo's TCP request plane (see the package Javadoc for the pinned version).
+ * Requests go out on per-worker connection pools; responses come back through one call-home
+ * listener. Pools live on one Vert.x context, so the public methods hop onto it; each response
+ * stream runs on the event loop of its own call-home socket.
  */
 final class TcpRequestPlane implements RequestPlane {
   private static final Set<String> WILDCARD_HOSTS = Set.of("0.0.0.0", "::", "[::]", "");
@@ -44,7 +44,8 @@ final class TcpRequestPlane implements RequestPlane {
         vertx.createNetClient(
             new NetClientOptions()
                 .setTcpNoDelay(true)
-                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
+                .setConnectTimeout(
+                    (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
     this.callHome = new CallHomeListener(vertx, config);
   }
 
@@ -62,7 +63,8 @@ final class TcpRequestPlane implements RequestPlane {
     afterBind(
         () -> {
           if (closed) {
-            probed.fail(new WorkerUnavailableException(worker.workerId(), "request plane closed", null));
+            probed.fail(
+                new WorkerUnavailableException(worker.workerId(), "request plane closed", null));
             return;
           }
           pool(worker)
@@ -73,10 +75,14 @@ final class TcpRequestPlane implements RequestPlane {
                     if (open.succeeded()) {
                       probed.complete();
                     } else {
-                      probed.fail(new WorkerUnavailableException(
-                          worker.workerId(),
-                          "cannot connect to " + endpoint(worker) + ": " + open.cause().getMessage(),
-                          open.cause()));
+                      probed.fail(
+                          new WorkerUnavailableException(
+                              worker.workerId(),
+                              "cannot connect to "
+                                  + endpoint(worker)
+                                  + ": "
+                                  + open.cause().getMessage(),
+                              open.cause()));
                     }
                   });
         },
@@ -87,12 +93,13 @@ final class TcpRequestPlane implements RequestPlane {
   @Override
   public Future<Void> close() {
     Promise<Void> done = Promise.promise();
-    onContext(() -> {
-      closed = true;
-      List.copyOf(pools.values()).forEach(ConnectionPool::close);
-      pools.clear();
-      Future.join(callHome.close(), client.close()).<Void>mapEmpty().onComplete(done);
-    });
+    onContext(
+        () -> {
+          closed = true;
+          List.copyOf(pools.values()).forEach(ConnectionPool::close);
+          pools.clear();
+          Future.join(callHome.close(), client.close()).<Void>mapEmpty().onComplete(done);
+        });
     return done.future();
   }
 
@@ -123,9 +130,9 @@ final class TcpRequestPlane implements RequestPlane {
   }
 
   /**
-   * The host workers are told to call back: the configured advertise host; else the listener's
-   * own host when it is bound to one address; else the local address of the connection the
-   * request leaves on, which the worker can reach since it is talking to it.
+   * The host workers are told to call back: the configured advertise host; else the listener's own
+   * host when it is bound to one address; else the local address of the connection the request
+   * leaves on, which the worker can reach since it is talking to it.
    */
   private String callHomeHost(String localHost) {
     if (config.responseStreamAdvertiseHost() != null) {
@@ -147,8 +154,8 @@ final class TcpRequestPlane implements RequestPlane {
   }
 
   /**
-   * Runs {@code action} on the context once the call-home listener is bound. A listener that
-   * cannot bind is a local misconfiguration, not a worker fault, so it fails with {@link
+   * Runs {@code action} on the context once the call-home listener is bound. A listener that cannot
+   * bind is a local misconfiguration, not a worker fault, so it fails with {@link
    * IllegalStateException}.
    */
   private void afterBind(Runnable action, Consumer<Throwable> failed) {
@@ -162,10 +169,15 @@ final class TcpRequestPlane implements RequestPlane {
           if (ar.succeeded()) {
             onContext(action);
           } else {
-            failed.accept(new IllegalStateException(
-                "the call-home listener cannot bind " + config.responseStreamHost() + ":"
-                    + config.responseStreamPort() + ": " + ar.cause().getMessage(),
-                ar.cause()));
+            failed.accept(
+                new IllegalStateException(
+                    "the call-home listener cannot bind "
+                        + config.responseStreamHost()
+                        + ":"
+                        + config.responseStreamPort()
+                        + ": "
+                        + ar.cause().getMessage(),
+                    ar.cause()));
           }
         });
   }

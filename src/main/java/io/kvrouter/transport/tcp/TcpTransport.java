@@ -16,18 +16,18 @@ public final class TcpTransport {
   private TcpTransport() {}
 
   /**
-   * A request plane that sends requests to workers over pooled TCP connections and receives
-   * their responses on a call-home listener bound to {@code config.responseStreamHost()} and
-   * {@code responseStreamPort()}. The listener binds in the background; if it cannot, every send
-   * and probe fails with an {@link IllegalStateException} that says why.
+   * A request plane that sends requests to workers over pooled TCP connections and receives their
+   * responses on a call-home listener bound to {@code config.responseStreamHost()} and {@code
+   * responseStreamPort()}. The listener binds in the background; if it cannot, every send and probe
+   * fails with an {@link IllegalStateException} that says why.
    */
   public static RequestPlane client(Vertx vertx, TcpConfig config) {
     return new TcpRequestPlane(vertx, config);
   }
 
   /**
-   * Serves {@code engines} to Dynamo-compatible frontends on {@code host:port} (0 for a free
-   * port), routing each request by its path, e.g. {@code generate}.
+   * Serves {@code engines} to Dynamo-compatible frontends on {@code host:port} (0 for a free port),
+   * routing each request by its path, e.g. {@code generate}.
    */
   public static Future<WorkerServer> server(
       Vertx vertx, String host, int port, Map<String, InferenceEngine> engines, TcpConfig config) {

@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The worker side of Dynamo's TCP request plane (see the package Javadoc for the pinned version):
- * accepts request frames, acknowledges each, and streams every accepted request's outputs back
- * over a call-home connection to the frontend.
+ * accepts request frames, acknowledges each, and streams every accepted request's outputs back over
+ * a call-home connection to the frontend.
  */
 final class TcpWorkerServer implements WorkerServer {
   private final NetServer server;
@@ -33,7 +33,8 @@ final class TcpWorkerServer implements WorkerServer {
         vertx.createNetClient(
             new NetClientOptions()
                 .setTcpNoDelay(true)
-                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
+                .setConnectTimeout(
+                    (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
     NetServer server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true));
     TcpWorkerServer worker = new TcpWorkerServer(server, callHomeClient);
     server.connectHandler(

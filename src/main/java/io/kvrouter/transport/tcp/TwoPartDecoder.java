@@ -35,7 +35,8 @@ final class TwoPartDecoder {
     List<TwoPartMessage> messages = new ArrayList<>(1);
     decoder.decode(frame, messages::add);
     if (messages.size() != 1 || decoder.state != State.PREFIX || decoder.in.readable() != 0) {
-      throw new TcpCodecException("expected exactly one TwoPart frame in " + frame.length() + " bytes");
+      throw new TcpCodecException(
+          "expected exactly one TwoPart frame in " + frame.length() + " bytes");
     }
     return messages.get(0);
   }
@@ -73,11 +74,18 @@ final class TwoPartDecoder {
     long body = in.readLong();
     in.readLong(); // checksum, ignored as Dynamo's release builds do
     // u64 lengths at or above 2^63 read as negative longs: too large either way
-    if (header < 0 || body < 0 || header > maxMessageSize || body > maxMessageSize
+    if (header < 0
+        || body < 0
+        || header > maxMessageSize
+        || body > maxMessageSize
         || TwoPartMessage.PREFIX_BYTES + header + body > maxMessageSize) {
       throw new TcpCodecException(
-          "TwoPart frame with header " + Long.toUnsignedString(header) + " and body "
-              + Long.toUnsignedString(body) + " bytes exceeds the limit of " + maxMessageSize
+          "TwoPart frame with header "
+              + Long.toUnsignedString(header)
+              + " and body "
+              + Long.toUnsignedString(body)
+              + " bytes exceeds the limit of "
+              + maxMessageSize
               + " bytes");
     }
     headerLength = (int) header;

@@ -3,9 +3,9 @@ package io.kvrouter.transport.tcp;
 import io.vertx.core.buffer.Buffer;
 
 /**
- * Dynamo's TwoPart envelope: an optional header and an optional body behind a fixed 24-byte
- * prefix of three big-endian u64 values. It wraps the request payload (control header + request
- * body) and every frame of a call-home stream (see the package Javadoc for the pinned version).
+ * Dynamo's TwoPart envelope: an optional header and an optional body behind a fixed 24-byte prefix
+ * of three big-endian u64 values. It wraps the request payload (control header + request body) and
+ * every frame of a call-home stream (see the package Javadoc for the pinned version).
  *
  * <pre>
  * +---------------+---------------+---------------+---------------+---------------+
@@ -18,9 +18,9 @@ import io.vertx.core.buffer.Buffer;
  * </pre>
  *
  * <p>The checksum: Dynamo's release builds write 0; its debug builds write the xxh3-64 of header
- * plus body and verify it only when it is non-zero, and only in debug builds. This package writes
- * 0 and ignores whatever arrives, as a release build does. The whole frame, prefix included, must
- * fit in {@code DYN_TCP_MAX_MESSAGE_SIZE}.
+ * plus body and verify it only when it is non-zero, and only in debug builds. This package writes 0
+ * and ignores whatever arrives, as a release build does. The whole frame, prefix included, must fit
+ * in {@code DYN_TCP_MAX_MESSAGE_SIZE}.
  */
 record TwoPartMessage(Buffer header, Buffer body) {
 

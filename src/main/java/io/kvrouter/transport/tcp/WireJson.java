@@ -61,7 +61,8 @@ final class WireJson {
   }
 
   private static TcpCodecException malformed(String what, IOException e) {
-    String detail = e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.getMessage();
+    String detail =
+        e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.getMessage();
     return new TcpCodecException("malformed " + what + ": " + detail, e);
   }
 

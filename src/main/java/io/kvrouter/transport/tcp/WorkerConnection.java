@@ -11,11 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One request-plane connection on the worker: decodes request frames and writes exactly one ack
- * per frame, in arrival order. The request is checked completely (path, envelope, control header,
- * body) before it is acknowledged, so a refused request gets a rejection instead of a stream that
- * never opens. A frame that breaks the wire format or the size limit gets a {@code Read error}
- * reply and the connection is closed, as Dynamo's worker does. Runs on the socket's event loop.
+ * One request-plane connection on the worker: decodes request frames and writes exactly one ack per
+ * frame, in arrival order. The request is checked completely (path, envelope, control header, body)
+ * before it is acknowledged, so a refused request gets a rejection instead of a stream that never
+ * opens. A frame that breaks the wire format or the size limit gets a {@code Read error} reply and
+ * the connection is closed, as Dynamo's worker does. Runs on the socket's event loop.
  */
 final class WorkerConnection {
   private static final Logger LOG = LoggerFactory.getLogger(WorkerConnection.class);
@@ -29,7 +29,10 @@ final class WorkerConnection {
   private final CallHomeFrames frames;
 
   WorkerConnection(
-      Vertx vertx, NetSocket socket, Map<String, InferenceEngine> engines, NetClient callHomeClient,
+      Vertx vertx,
+      NetSocket socket,
+      Map<String, InferenceEngine> engines,
+      NetClient callHomeClient,
       TcpConfig config) {
     this.vertx = vertx;
     this.socket = socket;
@@ -42,14 +45,16 @@ final class WorkerConnection {
 
   void start() {
     socket.handler(this::onData);
-    socket.exceptionHandler(e -> LOG.debug("request-plane connection {}: {}", socket.remoteAddress(), e.toString()));
+    socket.exceptionHandler(
+        e -> LOG.debug("request-plane connection {}: {}", socket.remoteAddress(), e.toString()));
   }
 
   private void onData(Buffer chunk) {
     try {
       decoder.decode(chunk, this::onRequest);
     } catch (TcpCodecException e) {
-      LOG.warn("closing request-plane connection from {}: {}", socket.remoteAddress(), e.getMessage());
+      LOG.warn(
+          "closing request-plane connection from {}: {}", socket.remoteAddress(), e.getMessage());
       socket.write(AckEncoder.encode(Ack.rejected("Read error: " + e.getMessage())));
       socket.close();
     }

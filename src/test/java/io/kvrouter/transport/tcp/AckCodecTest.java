@@ -23,7 +23,8 @@ class AckCodecTest {
   @Test
   void encodesTheGoldenAcks() {
     assertThat(AckEncoder.encode(Ack.ACCEPTED)).isEqualTo(Golden.load("ack_accepted.hex"));
-    assertThat(AckEncoder.encode(Ack.rejected(OVERLOADED))).isEqualTo(Golden.load("ack_rejected.hex"));
+    assertThat(AckEncoder.encode(Ack.rejected(OVERLOADED)))
+        .isEqualTo(Golden.load("ack_rejected.hex"));
   }
 
   @Test

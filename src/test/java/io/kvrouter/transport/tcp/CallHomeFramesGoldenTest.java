@@ -9,9 +9,9 @@ import io.vertx.core.buffer.Buffer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every frame of a call-home connection against its golden fixture: the fixture equals the
- * layout written by hand from the spec, the encoder produces the fixture, and decoding the
- * fixture gives back the message.
+ * Every frame of a call-home connection against its golden fixture: the fixture equals the layout
+ * written by hand from the spec, the encoder produces the fixture, and decoding the fixture gives
+ * back the message.
  */
 class CallHomeFramesGoldenTest {
   private static final int MAX = TcpConfig.DEFAULT_MAX_MESSAGE_SIZE;
@@ -28,9 +28,11 @@ class CallHomeFramesGoldenTest {
 
   @Test
   void prologueOk() {
-    Buffer golden = checkHeaderOnly("prologue_ok.hex", "{\"error\":null}", frames.prologue(StreamPrologue.OK));
+    Buffer golden =
+        checkHeaderOnly("prologue_ok.hex", "{\"error\":null}", frames.prologue(StreamPrologue.OK));
 
-    StreamPrologue prologue = WireJson.read(decode(golden).header(), StreamPrologue.class, "prologue");
+    StreamPrologue prologue =
+        WireJson.read(decode(golden).header(), StreamPrologue.class, "prologue");
     assertThat(prologue.ok()).isTrue();
   }
 
@@ -38,7 +40,8 @@ class CallHomeFramesGoldenTest {
   void prologueError() {
     Buffer golden =
         checkHeaderOnly(
-            "prologue_error.hex", "{\"error\":\"engine exploded\"}",
+            "prologue_error.hex",
+            "{\"error\":\"engine exploded\"}",
             frames.prologue(new StreamPrologue("engine exploded")));
 
     assertThat(WireJson.read(decode(golden).header(), StreamPrologue.class, "prologue"))
@@ -47,8 +50,10 @@ class CallHomeFramesGoldenTest {
 
   @Test
   void prologueWithATypedErrorStillDecodes() {
-    Buffer json = Buffer.buffer("{\"error\":\"bad\",\"typed_error\":{\"error_type\":\"InvalidArgument\"}}");
-    assertThat(WireJson.read(json, StreamPrologue.class, "prologue")).isEqualTo(new StreamPrologue("bad"));
+    Buffer json =
+        Buffer.buffer("{\"error\":\"bad\",\"typed_error\":{\"error_type\":\"InvalidArgument\"}}");
+    assertThat(WireJson.read(json, StreamPrologue.class, "prologue"))
+        .isEqualTo(new StreamPrologue("bad"));
   }
 
   @Test
@@ -56,7 +61,8 @@ class CallHomeFramesGoldenTest {
     EngineOutput output = EngineOutput.tokens(11, 12);
     Buffer golden =
         checkBodyOnly(
-            "data_item.hex", "{\"data\":{\"data\":{\"token_ids\":[11,12]}},\"complete_final\":false}",
+            "data_item.hex",
+            "{\"data\":{\"data\":{\"token_ids\":[11,12]}},\"complete_final\":false}",
             frames.item(StreamItem.of(output)));
 
     assertThat(envelope(golden)).isEqualTo(ResponseEnvelope.of(StreamItem.of(output)));
@@ -72,6 +78,20 @@ class CallHomeFramesGoldenTest {
             frames.item(StreamItem.of(output)));
 
     assertThat(envelope(golden).data().data()).isEqualTo(output);
+  }
+
+  @Test
+  void dynamoEngineOutputWithExtraAndNullFieldsDecodes() {
+    String json =
+        "{\"data\":{\"data\":{\"token_ids\":[5],\"tokens\":null,\"text\":null,"
+            + "\"cum_log_probs\":null,\"log_probs\":null,\"top_logprobs\":null,"
+            + "\"finish_reason\":null,\"index\":null,\"extra_args\":null}},"
+            + "\"complete_final\":false}";
+
+    ResponseEnvelope envelope = WireJson.read(Buffer.buffer(json), ResponseEnvelope.class, "item");
+
+    assertThat(envelope.data().data()).isEqualTo(EngineOutput.tokens(5));
+    assertThat(envelope.data().isError()).isFalse();
   }
 
   @Test
@@ -91,7 +111,9 @@ class CallHomeFramesGoldenTest {
 
   @Test
   void legacyErrorItemDecodes() {
-    String json = "{\"data\":{\"event\":\"error\",\"comment\":[\"engine exploded\"]},\"complete_final\":false}";
+    String json =
+        "{\"data\":{\"event\":\"error\",\"comment\":[\"engine"
+            + " exploded\"]},\"complete_final\":false}";
     Buffer golden = Golden.load("error_item_legacy.hex");
     assertThat(golden).isEqualTo(Golden.twoPart("", json));
 
@@ -103,7 +125,8 @@ class CallHomeFramesGoldenTest {
 
   @Test
   void completeFinal() {
-    Buffer golden = checkBodyOnly("complete_final.hex", "{\"complete_final\":true}", frames.completeFinal());
+    Buffer golden =
+        checkBodyOnly("complete_final.hex", "{\"complete_final\":true}", frames.completeFinal());
 
     assertThat(envelope(golden)).isEqualTo(ResponseEnvelope.COMPLETE_FINAL);
   }
@@ -125,7 +148,8 @@ class CallHomeFramesGoldenTest {
 
   private void checkControl(String fixture, String json, ControlMessage message) {
     Buffer golden = checkHeaderOnly(fixture, json, frames.control(message));
-    assertThat(WireJson.read(decode(golden).header(), ControlMessage.class, "control")).isEqualTo(message);
+    assertThat(WireJson.read(decode(golden).header(), ControlMessage.class, "control"))
+        .isEqualTo(message);
   }
 
   /** Fixture == hand layout == encoder output, for a header-only frame. */

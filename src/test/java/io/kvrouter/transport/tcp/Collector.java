@@ -67,11 +67,12 @@ final class Collector implements ResponseStream.Subscriber {
 
   static int[] tokens(List<EngineOutput> outputs) {
     List<Integer> all = new ArrayList<>();
-    outputs.forEach(o -> {
-      for (int t : o.tokenIds()) {
-        all.add(t);
-      }
-    });
+    outputs.forEach(
+        o -> {
+          for (int t : o.tokenIds()) {
+            all.add(t);
+          }
+        });
     return all.stream().mapToInt(Integer::intValue).toArray();
   }
 

@@ -10,9 +10,9 @@ import java.util.Random;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * The decoders give the same frames however the input is cut: whole, one byte at a time, and at
@@ -35,8 +35,15 @@ class FragmentedDecodingTest {
 
   @Test
   void callHomeSequence() {
-    Buffer stream = concat("handshake.hex", "prologue_ok.hex", "data_item.hex", "data_item_finished.hex",
-        "error_item.hex", "complete_final.hex", "sentinel.hex");
+    Buffer stream =
+        concat(
+            "handshake.hex",
+            "prologue_ok.hex",
+            "data_item.hex",
+            "data_item_finished.hex",
+            "error_item.hex",
+            "complete_final.hex",
+            "sentinel.hex");
     checkAllCuts(stream, 7, this::twoPartDecoder);
   }
 
@@ -47,12 +54,16 @@ class FragmentedDecodingTest {
 
   @Test
   void pipelinedRequestFrames() {
-    checkAllCuts(concat("request_frame.hex", "request_frame.hex", "request_frame.hex"), 3, this::requestDecoder);
+    checkAllCuts(
+        concat("request_frame.hex", "request_frame.hex", "request_frame.hex"),
+        3,
+        this::requestDecoder);
   }
 
   @Test
   void acks() {
-    checkAllCuts(concat("ack_accepted.hex", "ack_rejected.hex", "ack_accepted.hex"), 3, this::ackDecoder);
+    checkAllCuts(
+        concat("ack_accepted.hex", "ack_rejected.hex", "ack_accepted.hex"), 3, this::ackDecoder);
   }
 
   private BiConsumer<Buffer, Consumer<Object>> twoPartDecoder() {
@@ -93,7 +104,8 @@ class FragmentedDecodingTest {
     }
   }
 
-  private static List<Object> feed(Buffer input, List<Integer> sizes, BiConsumer<Buffer, Consumer<Object>> decoder) {
+  private static List<Object> feed(
+      Buffer input, List<Integer> sizes, BiConsumer<Buffer, Consumer<Object>> decoder) {
     List<Object> out = new ArrayList<>();
     int offset = 0;
     for (int size : sizes) {

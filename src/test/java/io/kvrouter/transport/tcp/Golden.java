@@ -7,9 +7,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Golden byte fixtures of the wire format ({@code src/test/resources/golden/tcp/*.hex}: hex
- * bytes, {@code #} starts a comment) and helpers to lay the same bytes out field by field in a
- * test, independently of the encoders under test.
+ * Golden byte fixtures of the wire format ({@code src/test/resources/golden/tcp/*.hex}: hex bytes,
+ * {@code #} starts a comment) and helpers to lay the same bytes out field by field in a test,
+ * independently of the encoders under test.
  */
 final class Golden {
 

@@ -29,8 +29,12 @@ final class RawPeers {
         .connectHandler(
             socket -> {
               RequestFrameDecoder decoder = new RequestFrameDecoder(MAX);
-              socket.handler(chunk -> decoder.decode(chunk,
-                  frame -> script.accept(socket, InboundRequest.parse(frame.payload(), MAX))));
+              socket.handler(
+                  chunk ->
+                      decoder.decode(
+                          chunk,
+                          frame ->
+                              script.accept(socket, InboundRequest.parse(frame.payload(), MAX))));
             })
         .listen(0, "127.0.0.1");
   }

@@ -34,11 +34,13 @@ class RequestFrameCodecTest {
   void encodesTheGoldenFrame() {
     Buffer payload =
         TwoPartEncoder.encode(
-            new TwoPartMessage(WireJson.write(WireSamples.control()), WireJson.write(WireSamples.request())),
+            new TwoPartMessage(
+                WireJson.write(WireSamples.control()), WireJson.write(WireSamples.request())),
             MAX);
     Buffer frame =
         RequestFrameEncoder.encode(
-            new RequestFrame("generate", Map.of("request-id", WireSamples.REQUEST_ID), payload), MAX);
+            new RequestFrame("generate", Map.of("request-id", WireSamples.REQUEST_ID), payload),
+            MAX);
 
     assertThat(payload).isEqualTo(Golden.load("two_part_request.hex"));
     assertThat(frame).isEqualTo(Golden.load("request_frame.hex"));
@@ -64,7 +66,8 @@ class RequestFrameCodecTest {
   @Test
   void controlHeaderDecodesToTheMessage() {
     RequestControlMessage control =
-        WireJson.read(Buffer.buffer(WireSamples.CONTROL_JSON), RequestControlMessage.class, "control");
+        WireJson.read(
+            Buffer.buffer(WireSamples.CONTROL_JSON), RequestControlMessage.class, "control");
     assertThat(control).isEqualTo(WireSamples.control());
     assertThat(ResponseStreamInfo.fromJson(control.connectionInfo().info()))
         .isEqualTo(new ResponseStreamInfo("127.0.0.1:40001", "subj-7", "req-42", "response"));
@@ -101,7 +104,8 @@ class RequestFrameCodecTest {
 
   @Test
   void encoderWritesEmptyHeadersAsAnEmptyObject() {
-    Buffer frame = RequestFrameEncoder.encode(new RequestFrame("g", Map.of(), Buffer.buffer("x")), MAX);
+    Buffer frame =
+        RequestFrameEncoder.encode(new RequestFrame("g", Map.of(), Buffer.buffer("x")), MAX);
     assertThat(frame).isEqualTo(bytes(u16(1), utf8("g"), u16(2), utf8("{}"), u32(1), utf8("x")));
   }
 

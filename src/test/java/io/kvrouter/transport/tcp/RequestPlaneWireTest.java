@@ -33,9 +33,7 @@ class RequestPlaneWireTest {
   @BeforeEach
   void setUp(Vertx vertx) {
     this.vertx = vertx;
-    this.plane = TcpTransport.client(vertx, new TcpConfig(
-        TcpConfig.DEFAULT_MAX_MESSAGE_SIZE, Duration.ofMillis(300), 2, Duration.ofSeconds(5),
-        "127.0.0.1", 0, null));
+    this.plane = plane(Duration.ofSeconds(5), 2);
   }
 
   @AfterEach
@@ -43,13 +41,28 @@ class RequestPlaneWireTest {
     Await.result(plane.close());
   }
 
+  private RequestPlane plane(Duration ackTimeout, int poolSize) {
+    return TcpTransport.client(
+        vertx,
+        new TcpConfig(
+            TcpConfig.DEFAULT_MAX_MESSAGE_SIZE,
+            ackTimeout,
+            poolSize,
+            Duration.ofSeconds(5),
+            "127.0.0.1",
+            0,
+            null));
+  }
+
   @Test
   void sendsTheDocumentedRequest() throws Exception {
     CompletableFuture<InboundRequest> received = new CompletableFuture<>();
-    WorkerEndpoint worker = worker((socket, request) -> {
-      received.complete(request);
-      RawPeers.ack(socket, Ack.rejected("Server overloaded: worker at capacity"));
-    });
+    WorkerEndpoint worker =
+        worker(
+            (socket, request) -> {
+              received.complete(request);
+              RawPeers.ack(socket, Ack.rejected("Server overloaded: worker at capacity"));
+            });
 
     Await.failure(plane.send(worker, "req-42", TcpEndToEndTest.request(7)));
 
@@ -61,9 +74,38 @@ class RequestPlaneWireTest {
   }
 
   @Test
+  void advertisesTheConfiguredCallHomeHost() throws Exception {
+    Await.result(plane.close());
+    plane =
+        TcpTransport.client(
+            vertx,
+            new TcpConfig(
+                TcpConfig.DEFAULT_MAX_MESSAGE_SIZE,
+                Duration.ofSeconds(5),
+                2,
+                Duration.ofSeconds(5),
+                "127.0.0.1",
+                0,
+                "localhost"));
+    CompletableFuture<InboundRequest> received = new CompletableFuture<>();
+    WorkerEndpoint worker =
+        worker(
+            (socket, request) -> {
+              received.complete(request);
+              RawPeers.ack(socket, Ack.rejected("Server unavailable: test"));
+            });
+
+    Await.failure(plane.send(worker, "r1", TcpEndToEndTest.request(1)));
+
+    assertThat(received.get(20, TimeUnit.SECONDS).callHome().host()).isEqualTo("localhost");
+  }
+
+  @Test
   void rejectionTextReachesTheCaller() throws Exception {
-    WorkerEndpoint worker = worker((socket, request) ->
-        RawPeers.ack(socket, Ack.rejected("Server overloaded: worker at capacity")));
+    WorkerEndpoint worker =
+        worker(
+            (socket, request) ->
+                RawPeers.ack(socket, Ack.rejected("Server overloaded: worker at capacity")));
 
     assertThat(Await.failure(plane.send(worker, "r1", TcpEndToEndTest.request(1))))
         .isInstanceOf(WorkerUnavailableException.class)
@@ -73,6 +115,8 @@ class RequestPlaneWireTest {
   @Test
   void missingAckTimesOut() throws Exception {
     WorkerEndpoint worker = worker((socket, request) -> {});
+    Await.result(plane.close());
+    plane = plane(Duration.ofMillis(300), 2);
 
     assertThat(Await.failure(plane.send(worker, "r1", TcpEndToEndTest.request(1))))
         .isInstanceOf(WorkerUnavailableException.class)
@@ -81,29 +125,34 @@ class RequestPlaneWireTest {
 
   @Test
   void lateAckStillLinesUpWithItsRequest() throws Exception {
-    CompletableFuture<NetSocket> first = new CompletableFuture<>();
-    WorkerEndpoint worker = worker((socket, request) -> {
-      if (request.requestId().equals("slow")) {
-        first.complete(socket);
-      } else {
-        RawPeers.ack(socket, Ack.rejected("Server unavailable: second"));
-      }
-    });
+    Await.result(plane.close());
+    plane = plane(Duration.ofMillis(300), 1);
+    // one connection, so both requests wait for their acks on it
+    WorkerEndpoint worker =
+        worker(
+            (socket, request) -> {
+              if (request.requestId().equals("next")) {
+                // both acks go out now, in request order: the late one for "slow", then the one for
+                // "next"
+                RawPeers.ack(socket, Ack.rejected("Server unavailable: first"));
+                RawPeers.ack(socket, Ack.rejected("Server unavailable: second"));
+              }
+            });
 
     assertThat(Await.failure(plane.send(worker, "slow", TcpEndToEndTest.request(1))))
         .hasMessageContaining("no acknowledgement");
-    RawPeers.ack(first.get(20, TimeUnit.SECONDS), Ack.rejected("Server unavailable: first"));
-
     assertThat(Await.failure(plane.send(worker, "next", TcpEndToEndTest.request(1))))
         .hasMessageContaining("Server unavailable: second");
   }
 
   @Test
   void workerDroppingTheConnectionAfterAckingFailsTheRequest() throws Exception {
-    WorkerEndpoint worker = worker((socket, request) -> {
-      RawPeers.ack(socket, Ack.ACCEPTED);
-      socket.close();
-    });
+    WorkerEndpoint worker =
+        worker(
+            (socket, request) -> {
+              RawPeers.ack(socket, Ack.ACCEPTED);
+              socket.close();
+            });
 
     assertThat(Await.failure(plane.send(worker, "r1", TcpEndToEndTest.request(1))))
         .isInstanceOf(WorkerUnavailableException.class)
@@ -112,7 +161,8 @@ class RequestPlaneWireTest {
 
   @Test
   void errorPrologueFailsTheSend() throws Exception {
-    WorkerEndpoint worker = acceptAndCallHome(callHome -> callHome.write(Golden.load("prologue_error.hex")));
+    WorkerEndpoint worker =
+        acceptAndCallHome(callHome -> callHome.write(Golden.load("prologue_error.hex")));
 
     assertThat(Await.failure(plane.send(worker, "r1", TcpEndToEndTest.request(1))))
         .isInstanceOf(WorkerUnavailableException.class)
@@ -121,11 +171,13 @@ class RequestPlaneWireTest {
 
   @Test
   void streamWithoutCompleteFinalFails() throws Exception {
-    WorkerEndpoint worker = acceptAndCallHome(callHome -> {
-      callHome.write(Golden.load("prologue_ok.hex"));
-      callHome.write(Golden.load("data_item.hex"));
-      callHome.close();
-    });
+    WorkerEndpoint worker =
+        acceptAndCallHome(
+            callHome -> {
+              callHome.write(Golden.load("prologue_ok.hex"));
+              callHome.write(Golden.load("data_item.hex"));
+              callHome.close();
+            });
 
     Collector collector = subscribe(worker);
 
@@ -137,22 +189,30 @@ class RequestPlaneWireTest {
 
   @Test
   void sentinelWithoutCompleteFinalFails() throws Exception {
-    WorkerEndpoint worker = acceptAndCallHome(callHome -> callHome.write(Buffer.buffer()
-        .appendBuffer(Golden.load("prologue_ok.hex"))
-        .appendBuffer(Golden.load("data_item.hex"))
-        .appendBuffer(Golden.load("sentinel.hex"))));
+    WorkerEndpoint worker =
+        acceptAndCallHome(
+            callHome ->
+                callHome.write(
+                    Buffer.buffer()
+                        .appendBuffer(Golden.load("prologue_ok.hex"))
+                        .appendBuffer(Golden.load("data_item.hex"))
+                        .appendBuffer(Golden.load("sentinel.hex"))));
 
     assertThat(subscribe(worker).awaitError()).isInstanceOf(WorkerStreamException.class);
   }
 
   @Test
   void legacyErrorItemFailsTheStream() throws Exception {
-    WorkerEndpoint worker = acceptAndCallHome(callHome -> callHome.write(Buffer.buffer()
-        .appendBuffer(Golden.load("prologue_ok.hex"))
-        .appendBuffer(Golden.load("data_item.hex"))
-        .appendBuffer(Golden.load("error_item_legacy.hex"))
-        .appendBuffer(Golden.load("complete_final.hex"))
-        .appendBuffer(Golden.load("sentinel.hex"))));
+    WorkerEndpoint worker =
+        acceptAndCallHome(
+            callHome ->
+                callHome.write(
+                    Buffer.buffer()
+                        .appendBuffer(Golden.load("prologue_ok.hex"))
+                        .appendBuffer(Golden.load("data_item.hex"))
+                        .appendBuffer(Golden.load("error_item_legacy.hex"))
+                        .appendBuffer(Golden.load("complete_final.hex"))
+                        .appendBuffer(Golden.load("sentinel.hex"))));
 
     Collector collector = subscribe(worker);
 
@@ -165,15 +225,18 @@ class RequestPlaneWireTest {
   @Test
   void completeStreamFromGoldenFramesClosesAfterTheSentinel() throws Exception {
     CompletableFuture<Void> closedByFrontend = new CompletableFuture<>();
-    WorkerEndpoint worker = acceptAndCallHome(callHome -> {
-      callHome.closeHandler(v -> closedByFrontend.complete(null));
-      callHome.write(Buffer.buffer()
-          .appendBuffer(Golden.load("prologue_ok.hex"))
-          .appendBuffer(Golden.load("data_item.hex"))
-          .appendBuffer(Golden.load("data_item_finished.hex"))
-          .appendBuffer(Golden.load("complete_final.hex"))
-          .appendBuffer(Golden.load("sentinel.hex")));
-    });
+    WorkerEndpoint worker =
+        acceptAndCallHome(
+            callHome -> {
+              callHome.closeHandler(v -> closedByFrontend.complete(null));
+              callHome.write(
+                  Buffer.buffer()
+                      .appendBuffer(Golden.load("prologue_ok.hex"))
+                      .appendBuffer(Golden.load("data_item.hex"))
+                      .appendBuffer(Golden.load("data_item_finished.hex"))
+                      .appendBuffer(Golden.load("complete_final.hex"))
+                      .appendBuffer(Golden.load("sentinel.hex")));
+            });
 
     Collector collector = subscribe(worker);
 
@@ -184,11 +247,13 @@ class RequestPlaneWireTest {
   @Test
   void cancelSendsKillOnTheCallHomeSocket() throws Exception {
     CompletableFuture<TwoPartMessage> received = new CompletableFuture<>();
-    WorkerEndpoint worker = acceptAndCallHome(callHome -> {
-      TwoPartDecoder decoder = new TwoPartDecoder(RawPeers.MAX);
-      callHome.handler(chunk -> decoder.decode(chunk, received::complete));
-      callHome.write(Golden.load("prologue_ok.hex"));
-    });
+    WorkerEndpoint worker =
+        acceptAndCallHome(
+            callHome -> {
+              TwoPartDecoder decoder = new TwoPartDecoder(RawPeers.MAX);
+              callHome.handler(chunk -> decoder.decode(chunk, received::complete));
+              callHome.write(Golden.load("prologue_ok.hex"));
+            });
     ResponseStream stream = Await.result(plane.send(worker, "r1", TcpEndToEndTest.request(1)));
     Collector collector = new Collector();
     stream.subscribe(collector);
@@ -209,10 +274,11 @@ class RequestPlaneWireTest {
 
   /** A worker that accepts, calls home, sends the handshake and then runs {@code script}. */
   private WorkerEndpoint acceptAndCallHome(Consumer<NetSocket> script) throws Exception {
-    return worker((socket, request) -> {
-      RawPeers.ack(socket, Ack.ACCEPTED);
-      RawPeers.callHome(vertx, request).onSuccess(script::accept);
-    });
+    return worker(
+        (socket, request) -> {
+          RawPeers.ack(socket, Ack.ACCEPTED);
+          RawPeers.callHome(vertx, request).onSuccess(script::accept);
+        });
   }
 
   private WorkerEndpoint worker(BiConsumer<NetSocket, InboundRequest> script) throws Exception {

@@ -97,7 +97,8 @@ final class ScriptedEngine implements InferenceEngine {
       }
       boolean last = index == outputs - 1;
       int token = firstToken * 1000 + index;
-      subscriber.onOutput(last ? EngineOutput.finished(FinishReason.LENGTH, token) : EngineOutput.tokens(token));
+      subscriber.onOutput(
+          last ? EngineOutput.finished(FinishReason.LENGTH, token) : EngineOutput.tokens(token));
       run.emitted = index + 1;
       if (last) {
         stopped = true;

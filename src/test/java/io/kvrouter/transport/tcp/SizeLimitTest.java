@@ -15,9 +15,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * A length field over the limit fails as soon as the field itself is complete: the test feeds
- * only the prefix, so a decoder that waited for (or allocated) the announced bytes would not
- * throw.
+ * A length field over the limit fails as soon as the field itself is complete: the test feeds only
+ * the prefix, so a decoder that waited for (or allocated) the announced bytes would not throw.
  */
 class SizeLimitTest {
   private static final int MAX = 1024;
@@ -40,7 +39,9 @@ class SizeLimitTest {
         .decode(bytes(u16(1), utf8("g"), u16(0), u32(payload), new byte[payload]), frames::add);
     assertThat(frames).hasSize(1);
     assertThatThrownBy(
-            () -> new RequestFrameDecoder(MAX).decode(bytes(u16(1), utf8("g"), u16(0), u32(payload + 1)), f -> {}))
+            () ->
+                new RequestFrameDecoder(MAX)
+                    .decode(bytes(u16(1), utf8("g"), u16(0), u32(payload + 1)), f -> {}))
         .isInstanceOf(TcpCodecException.class);
   }
 
@@ -53,13 +54,16 @@ class SizeLimitTest {
 
   @Test
   void twoPartLengthsOverTheLimit() {
-    assertThatThrownBy(() -> new TwoPartDecoder(MAX).decode(bytes(u64(1000), u64(1000), u64(0)), m -> {}))
+    assertThatThrownBy(
+            () -> new TwoPartDecoder(MAX).decode(bytes(u64(1000), u64(1000), u64(0)), m -> {}))
         .isInstanceOf(TcpCodecException.class)
         .hasMessageContaining("exceeds the limit of 1024");
     // 2^63 and above would wrap to a negative int or long
-    assertThatThrownBy(() -> new TwoPartDecoder(MAX).decode(bytes(u64(-1L), u64(0), u64(0)), m -> {}))
+    assertThatThrownBy(
+            () -> new TwoPartDecoder(MAX).decode(bytes(u64(-1L), u64(0), u64(0)), m -> {}))
         .isInstanceOf(TcpCodecException.class);
-    assertThatThrownBy(() -> new TwoPartDecoder(MAX).decode(bytes(u64(0), u64(1L << 40), u64(0)), m -> {}))
+    assertThatThrownBy(
+            () -> new TwoPartDecoder(MAX).decode(bytes(u64(0), u64(1L << 40), u64(0)), m -> {}))
         .isInstanceOf(TcpCodecException.class);
   }
 

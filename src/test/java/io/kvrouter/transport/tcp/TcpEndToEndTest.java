@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -81,21 +82,25 @@ class TcpEndToEndTest {
     for (int i = 1; i <= requests; i++) {
       Collector collector = new Collector();
       results.add(collector.done);
-      plane.send(worker, "req-" + i, request(i))
+      plane
+          .send(worker, "req-" + i, request(i))
           .onSuccess(stream -> stream.subscribe(collector))
           .onFailure(collector.done::completeExceptionally);
     }
 
     for (int i = 1; i <= requests; i++) {
       List<EngineOutput> outputs = results.get(i - 1).get(20, TimeUnit.SECONDS);
-      assertThat(Collector.tokens(outputs)).as("request %d", i).containsExactly(ScriptedEngine.expectedTokens(i, 4));
+      assertThat(Collector.tokens(outputs))
+          .as("request %d", i)
+          .containsExactly(ScriptedEngine.expectedTokens(i, 4));
     }
     assertThat(server.acceptedConnections()).isBetween(1, 2);
   }
 
   @Test
   void unknownPathIsRejectedAsUnavailable() throws Exception {
-    WorkerEndpoint known = startWorker(new ScriptedEngine(vertx, 1, 0, ScriptedEngine.Failure.NONE));
+    WorkerEndpoint known =
+        startWorker(new ScriptedEngine(vertx, 1, 0, ScriptedEngine.Failure.NONE));
     WorkerEndpoint unknown = new WorkerEndpoint("w1", known.host(), known.port(), "nope");
 
     Throwable failure = Await.failure(client(100).send(unknown, "r1", request(1)));
@@ -115,18 +120,27 @@ class TcpEndToEndTest {
     WorkerEndpoint dead = new WorkerEndpoint("dead", "127.0.0.1", port, "generate");
     RequestPlane plane = client(100);
 
-    assertThat(Await.failure(plane.send(dead, "r1", request(1)))).isInstanceOf(WorkerUnavailableException.class);
+    assertThat(Await.failure(plane.send(dead, "r1", request(1))))
+        .isInstanceOf(WorkerUnavailableException.class);
     assertThat(Await.failure(plane.probe(dead))).isInstanceOf(WorkerUnavailableException.class);
   }
 
   @Test
   void probeOpensAConnection() throws Exception {
-    TcpWorkerServer server = startServer(Map.of("generate", new ScriptedEngine(vertx, 1, 0, ScriptedEngine.Failure.NONE)));
+    TcpWorkerServer server =
+        startServer(
+            Map.of("generate", new ScriptedEngine(vertx, 1, 0, ScriptedEngine.Failure.NONE)));
     RequestPlane plane = client(100);
     WorkerEndpoint worker = new WorkerEndpoint("w1", "127.0.0.1", server.port(), "generate");
 
     Await.result(plane.probe(worker));
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> server.acceptedConnections() == 1);
     Await.result(plane.probe(worker));
+    Collector collector = new Collector();
+    Await.result(plane.send(worker, "r1", request(1))).subscribe(collector);
+    collector.await();
 
     assertThat(server.acceptedConnections()).isEqualTo(1);
   }
@@ -150,31 +164,38 @@ class TcpEndToEndTest {
 
   @Test
   void engineFailureBeforeAnyOutputFailsTheSend() throws Exception {
-    WorkerEndpoint worker = startWorker(new ScriptedEngine(vertx, 3, 0, ScriptedEngine.Failure.BEFORE_FIRST_OUTPUT));
+    WorkerEndpoint worker =
+        startWorker(new ScriptedEngine(vertx, 3, 0, ScriptedEngine.Failure.BEFORE_FIRST_OUTPUT));
 
     Throwable failure = Await.failure(client(100).send(worker, "r1", request(1)));
 
-    assertThat(failure).isInstanceOf(WorkerUnavailableException.class).hasMessageContaining("engine exploded");
+    assertThat(failure)
+        .isInstanceOf(WorkerUnavailableException.class)
+        .hasMessageContaining("engine exploded");
   }
 
   @Test
   void engineFailureAfterAnOutputFailsTheStream() throws Exception {
-    WorkerEndpoint worker = startWorker(new ScriptedEngine(vertx, 3, 0, ScriptedEngine.Failure.AFTER_FIRST_OUTPUT));
+    WorkerEndpoint worker =
+        startWorker(new ScriptedEngine(vertx, 3, 0, ScriptedEngine.Failure.AFTER_FIRST_OUTPUT));
     ResponseStream stream = Await.result(client(100).send(worker, "r1", request(2)));
     Collector collector = new Collector();
     stream.subscribe(collector);
 
     Throwable failure = collector.awaitError();
 
-    assertThat(failure).isInstanceOf(WorkerStreamException.class).hasMessageContaining("engine exploded mid-stream");
+    assertThat(failure)
+        .isInstanceOf(WorkerStreamException.class)
+        .hasMessageContaining("engine exploded mid-stream");
     assertThat(Collector.tokens(collector.outputs)).containsExactly(2000);
   }
 
   @Test
   void engineThatThrowsFromGenerateFailsTheSend() throws Exception {
-    InferenceEngine broken = (id, request) -> {
-      throw new IllegalArgumentException("model not loaded");
-    };
+    InferenceEngine broken =
+        (id, request) -> {
+          throw new IllegalArgumentException("model not loaded");
+        };
     TcpWorkerServer server = startServer(Map.of("generate", broken));
     WorkerEndpoint worker = new WorkerEndpoint("w1", "127.0.0.1", server.port(), "generate");
 
@@ -188,18 +209,24 @@ class TcpEndToEndTest {
     ScriptedEngine engine = new ScriptedEngine(vertx, 20, 0, ScriptedEngine.Failure.NONE);
     WorkerEndpoint worker = startWorker(engine);
     ResponseStream stream = Await.result(client(100).send(worker, "r1", request(4)));
-    Collector collector = new Collector(output -> {
-      if (output.tokenIds()[0] == 4000) {
-        stream.pause();
-      }
-    });
+    CompletableFuture<Void> paused = new CompletableFuture<>();
+    Collector collector =
+        new Collector(
+            output -> {
+              if (output.tokenIds()[0] == 4000) {
+                stream.pause();
+                paused.complete(null);
+              }
+            });
     stream.subscribe(collector);
+    paused.get(20, TimeUnit.SECONDS);
     engine.run("r1").finished.get(20, TimeUnit.SECONDS);
 
     assertThat(collector.count()).isEqualTo(1);
     stream.resume();
 
-    assertThat(Collector.tokens(collector.await())).containsExactly(ScriptedEngine.expectedTokens(4, 20));
+    assertThat(Collector.tokens(collector.await()))
+        .containsExactly(ScriptedEngine.expectedTokens(4, 20));
   }
 
   @Test
@@ -217,14 +244,37 @@ class TcpEndToEndTest {
 
     assertThat(collector.awaitError()).isInstanceOf(WorkerStreamException.class);
     engine.run("r1").cancelled.get(20, TimeUnit.SECONDS);
-    assertThat(Await.failure(plane.send(worker, "r2", request(5)))).isInstanceOf(WorkerUnavailableException.class);
+    assertThat(Await.failure(plane.send(worker, "r2", request(5))))
+        .isInstanceOf(WorkerUnavailableException.class);
+  }
+
+  @Test
+  void closingTheWorkerServerCancelsItsEngineStreams() throws Exception {
+    ScriptedEngine engine = new ScriptedEngine(vertx, 10_000, 5, ScriptedEngine.Failure.NONE);
+    TcpWorkerServer server = startServer(Map.of("generate", engine));
+    servers.remove(server);
+    WorkerEndpoint worker = new WorkerEndpoint("w1", "127.0.0.1", server.port(), "generate");
+    ResponseStream stream = Await.result(client(100).send(worker, "r1", request(6)));
+    CompletableFuture<Void> firstOutput = new CompletableFuture<>();
+    Collector collector = new Collector(output -> firstOutput.complete(null));
+    stream.subscribe(collector);
+    firstOutput.get(20, TimeUnit.SECONDS);
+
+    Await.result(server.close());
+
+    engine.run("r1").cancelled.get(20, TimeUnit.SECONDS);
+    assertThat(collector.awaitError()).isInstanceOf(WorkerStreamException.class);
   }
 
   @Test
   void requestTooLargeForAFrameIsTheClientsFault() throws Exception {
-    WorkerEndpoint worker = startWorker(new ScriptedEngine(vertx, 1, 0, ScriptedEngine.Failure.NONE));
-    RequestPlane plane = TcpTransport.client(vertx, new TcpConfig(
-        2048, Duration.ofSeconds(5), 4, Duration.ofSeconds(5), "127.0.0.1", 0, null));
+    WorkerEndpoint worker =
+        startWorker(new ScriptedEngine(vertx, 1, 0, ScriptedEngine.Failure.NONE));
+    RequestPlane plane =
+        TcpTransport.client(
+            vertx,
+            new TcpConfig(
+                2048, Duration.ofSeconds(5), 4, Duration.ofSeconds(5), "127.0.0.1", 0, null));
     planes.add(plane);
 
     Throwable failure = Await.failure(plane.send(worker, "r1", request(1, new int[1000])));
@@ -234,10 +284,19 @@ class TcpEndToEndTest {
 
   @Test
   void busyListenerPortFailsEverySendWithTheReason() throws Exception {
-    try (ServerSocket taken = new ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
-      RequestPlane plane = TcpTransport.client(vertx, new TcpConfig(
-          TcpConfig.DEFAULT_MAX_MESSAGE_SIZE, Duration.ofSeconds(5), 4, Duration.ofSeconds(5),
-          "127.0.0.1", taken.getLocalPort(), null));
+    try (ServerSocket taken =
+        new ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+      RequestPlane plane =
+          TcpTransport.client(
+              vertx,
+              new TcpConfig(
+                  TcpConfig.DEFAULT_MAX_MESSAGE_SIZE,
+                  Duration.ofSeconds(5),
+                  4,
+                  Duration.ofSeconds(5),
+                  "127.0.0.1",
+                  taken.getLocalPort(),
+                  null));
       planes.add(plane);
       WorkerEndpoint worker = new WorkerEndpoint("w1", "127.0.0.1", 1, "generate");
 
@@ -267,8 +326,13 @@ class TcpEndToEndTest {
 
   static TcpConfig config(int poolSize) {
     return new TcpConfig(
-        TcpConfig.DEFAULT_MAX_MESSAGE_SIZE, Duration.ofSeconds(5), poolSize, Duration.ofSeconds(5),
-        "127.0.0.1", 0, null);
+        TcpConfig.DEFAULT_MAX_MESSAGE_SIZE,
+        Duration.ofSeconds(5),
+        poolSize,
+        Duration.ofSeconds(5),
+        "127.0.0.1",
+        0,
+        null);
   }
 
   static PreprocessedRequest request(int firstToken) {

@@ -18,7 +18,8 @@ class TwoPartCodecTest {
   @Test
   void encodesAndDecodesTheGoldenEnvelope() {
     TwoPartMessage message =
-        new TwoPartMessage(Buffer.buffer(WireSamples.CONTROL_JSON), Buffer.buffer(WireSamples.BODY_JSON));
+        new TwoPartMessage(
+            Buffer.buffer(WireSamples.CONTROL_JSON), Buffer.buffer(WireSamples.BODY_JSON));
     Buffer golden = Golden.load("two_part_request.hex");
 
     assertThat(TwoPartEncoder.encode(message, MAX)).isEqualTo(golden);
@@ -47,19 +48,23 @@ class TwoPartCodecTest {
     Buffer trailing = golden.copy().appendByte((byte) 0);
     Buffer truncated = golden.getBuffer(0, golden.length() - 1);
 
-    assertThatThrownBy(() -> TwoPartDecoder.decodeWhole(trailing, MAX)).isInstanceOf(TcpCodecException.class);
-    assertThatThrownBy(() -> TwoPartDecoder.decodeWhole(truncated, MAX)).isInstanceOf(TcpCodecException.class);
+    assertThatThrownBy(() -> TwoPartDecoder.decodeWhole(trailing, MAX))
+        .isInstanceOf(TcpCodecException.class);
+    assertThatThrownBy(() -> TwoPartDecoder.decodeWhole(truncated, MAX))
+        .isInstanceOf(TcpCodecException.class);
   }
 
   @Test
   void decodesConsecutiveFramesInOrder() {
-    Buffer stream = Golden.load("handshake.hex").copy().appendBuffer(Golden.load("prologue_ok.hex"));
+    Buffer stream =
+        Golden.load("handshake.hex").copy().appendBuffer(Golden.load("prologue_ok.hex"));
     List<TwoPartMessage> frames = new ArrayList<>();
 
     new TwoPartDecoder(MAX).decode(stream, frames::add);
 
     assertThat(frames)
         .extracting(f -> f.header().toString())
-        .containsExactly("{\"subject\":\"subj-7\",\"stream_type\":\"response\"}", "{\"error\":null}");
+        .containsExactly(
+            "{\"subject\":\"subj-7\",\"stream_type\":\"response\"}", "{\"error\":null}");
   }
 }

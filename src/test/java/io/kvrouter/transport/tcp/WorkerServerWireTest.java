@@ -47,18 +47,24 @@ class WorkerServerWireTest {
     connection.socket.write(requestFrame("generate", "req-42", "subj-7", frontend.address()));
 
     assertThat(connection.nextAck()).isEqualTo(Ack.ACCEPTED);
-    assertThat(frontend.next()).isEqualTo(TwoPartMessage.headerOnly(
-        Buffer.buffer("{\"subject\":\"subj-7\",\"stream_type\":\"response\"}")));
-    assertThat(frontend.next()).isEqualTo(TwoPartMessage.headerOnly(Buffer.buffer("{\"error\":null}")));
+    assertThat(frontend.next())
+        .isEqualTo(
+            TwoPartMessage.headerOnly(
+                Buffer.buffer("{\"subject\":\"subj-7\",\"stream_type\":\"response\"}")));
+    assertThat(frontend.next())
+        .isEqualTo(TwoPartMessage.headerOnly(Buffer.buffer("{\"error\":null}")));
     for (int i = 0; i < 3; i++) {
-      EngineOutput expected = i == 2
-          ? EngineOutput.finished(FinishReason.LENGTH, 7000 + i)
-          : EngineOutput.tokens(7000 + i);
+      EngineOutput expected =
+          i == 2
+              ? EngineOutput.finished(FinishReason.LENGTH, 7000 + i)
+              : EngineOutput.tokens(7000 + i);
       assertThat(item(frontend.next())).isEqualTo(ResponseEnvelope.of(StreamItem.of(expected)));
     }
-    assertThat(frontend.next()).isEqualTo(TwoPartMessage.bodyOnly(Buffer.buffer("{\"complete_final\":true}")));
+    assertThat(frontend.next())
+        .isEqualTo(TwoPartMessage.bodyOnly(Buffer.buffer("{\"complete_final\":true}")));
     assertThat(frontend.next()).isEqualTo(TwoPartMessage.headerOnly(Buffer.buffer("\"sentinel\"")));
-    assertThat(engine.run("req-42").request.get(5, TimeUnit.SECONDS).tokenIds()).containsExactly(7, 1, 2);
+    assertThat(engine.run("req-42").request.get(5, TimeUnit.SECONDS).tokenIds())
+        .containsExactly(7, 1, 2);
   }
 
   @Test
@@ -66,17 +72,21 @@ class WorkerServerWireTest {
     ScriptedEngine engine = new ScriptedEngine(vertx, 1, 0, ScriptedEngine.Failure.NONE);
     RawPeers.Frontend frontend = RawPeers.Frontend.listen(vertx);
     Connection connection = connect(startServer(engine, TcpConfig.DEFAULT_MAX_MESSAGE_SIZE));
-    Buffer badPayload = RequestFrameEncoder.encode(
-        new RequestFrame("generate", Map.of(), Buffer.buffer("not a TwoPart frame")), RawPeers.MAX);
+    Buffer badPayload =
+        RequestFrameEncoder.encode(
+            new RequestFrame("generate", Map.of(), Buffer.buffer("not a TwoPart frame")),
+            RawPeers.MAX);
     Buffer badPath = bytes(u16(2), new byte[] {(byte) 0xC3, (byte) 0x28}, u16(0), u32(0));
 
-    connection.socket.write(Buffer.buffer()
-        .appendBuffer(requestFrame("nope", "a", "s1", frontend.address()))
-        .appendBuffer(requestFrame("generate", "b", "s2", frontend.address()))
-        .appendBuffer(badPayload)
-        .appendBuffer(badPath));
+    connection.socket.write(
+        Buffer.buffer()
+            .appendBuffer(requestFrame("nope", "a", "s1", frontend.address()))
+            .appendBuffer(requestFrame("generate", "b", "s2", frontend.address()))
+            .appendBuffer(badPayload)
+            .appendBuffer(badPath));
 
-    assertThat(connection.nextAck()).isEqualTo(Ack.rejected("Server unavailable: unknown endpoint nope"));
+    assertThat(connection.nextAck())
+        .isEqualTo(Ack.rejected("Server unavailable: unknown endpoint nope"));
     assertThat(connection.nextAck()).isEqualTo(Ack.ACCEPTED);
     assertThat(connection.nextAck().rejection()).startsWith("Server unavailable: invalid request:");
     assertThat(connection.nextAck()).isEqualTo(Ack.rejected("Invalid endpoint path"));
@@ -99,7 +109,9 @@ class WorkerServerWireTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = ControlMessage.class, names = {"STOP", "KILL"})
+  @EnumSource(
+      value = ControlMessage.class,
+      names = {"STOP", "KILL"})
   void controlMessageCancelsTheEngine(ControlMessage control) throws Exception {
     ScriptedEngine engine = new ScriptedEngine(vertx, 10_000, 5, ScriptedEngine.Failure.NONE);
     RawPeers.Frontend frontend = RawPeers.Frontend.listen(vertx);
@@ -124,7 +136,9 @@ class WorkerServerWireTest {
 
     offender.socket.write(bytes(u16(8), utf8("generate"), u16(0), u32(4096)));
 
-    assertThat(offender.nextAck().rejection()).startsWith("Read error:").contains("exceeds the limit of 1024");
+    assertThat(offender.nextAck().rejection())
+        .startsWith("Read error:")
+        .contains("exceeds the limit of 1024");
     offender.closed.get(20, TimeUnit.SECONDS);
 
     RawPeers.Frontend frontend = RawPeers.Frontend.listen(vertx);
@@ -132,10 +146,17 @@ class WorkerServerWireTest {
     assertThat(healthy.nextAck()).isEqualTo(Ack.ACCEPTED);
     engine.run("r1").finished.get(20, TimeUnit.SECONDS);
 
-    RequestPlane plane = TcpTransport.client(vertx, new TcpConfig(
-        1024, Duration.ofSeconds(5), 2, Duration.ofSeconds(5), "127.0.0.1", 0, null));
-    ResponseStream stream = Await.result(plane.send(
-        new WorkerEndpoint("w1", "127.0.0.1", server.port(), "generate"), "r2", TcpEndToEndTest.request(9)));
+    RequestPlane plane =
+        TcpTransport.client(
+            vertx,
+            new TcpConfig(
+                1024, Duration.ofSeconds(5), 2, Duration.ofSeconds(5), "127.0.0.1", 0, null));
+    ResponseStream stream =
+        Await.result(
+            plane.send(
+                new WorkerEndpoint("w1", "127.0.0.1", server.port(), "generate"),
+                "r2",
+                TcpEndToEndTest.request(9)));
     Collector collector = new Collector();
     stream.subscribe(collector);
     assertThat(Collector.tokens(collector.await())).containsExactly(9000, 9001);
@@ -143,9 +164,12 @@ class WorkerServerWireTest {
   }
 
   private TcpWorkerServer startServer(ScriptedEngine engine, int maxMessageSize) throws Exception {
-    TcpConfig config = new TcpConfig(maxMessageSize, Duration.ofSeconds(5), 2, Duration.ofSeconds(5), "127.0.0.1", 0, null);
-    return (TcpWorkerServer) Await.result(
-        TcpTransport.server(vertx, "127.0.0.1", 0, Map.of("generate", engine), config));
+    TcpConfig config =
+        new TcpConfig(
+            maxMessageSize, Duration.ofSeconds(5), 2, Duration.ofSeconds(5), "127.0.0.1", 0, null);
+    return (TcpWorkerServer)
+        Await.result(
+            TcpTransport.server(vertx, "127.0.0.1", 0, Map.of("generate", engine), config));
   }
 
   private Connection connect(TcpWorkerServer server) throws Exception {
@@ -157,12 +181,18 @@ class WorkerServerWireTest {
     return connection;
   }
 
-  private static Buffer requestFrame(String path, String requestId, String subject, String callHome) {
-    RequestControlMessage control = RequestControlMessage.singleInManyOut(
-        requestId, new ResponseStreamInfo(callHome, subject, requestId, ResponseStreamInfo.RESPONSE));
-    Buffer payload = TwoPartEncoder.encode(
-        new TwoPartMessage(WireJson.write(control), WireJson.write(TcpEndToEndTest.request(7))), RawPeers.MAX);
-    return RequestFrameEncoder.encode(new RequestFrame(path, Map.of("request-id", requestId), payload), RawPeers.MAX);
+  private static Buffer requestFrame(
+      String path, String requestId, String subject, String callHome) {
+    RequestControlMessage control =
+        RequestControlMessage.singleInManyOut(
+            requestId,
+            new ResponseStreamInfo(callHome, subject, requestId, ResponseStreamInfo.RESPONSE));
+    Buffer payload =
+        TwoPartEncoder.encode(
+            new TwoPartMessage(WireJson.write(control), WireJson.write(TcpEndToEndTest.request(7))),
+            RawPeers.MAX);
+    return RequestFrameEncoder.encode(
+        new RequestFrame(path, Map.of("request-id", requestId), payload), RawPeers.MAX);
   }
 
   private static ResponseEnvelope item(TwoPartMessage frame) {
