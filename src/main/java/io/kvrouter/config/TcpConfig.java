@@ -18,6 +18,8 @@ import java.util.Objects;
  * @param responseStreamAdvertiseHost the host workers are told to call back; {@code null} means the
  *     local address of the connection the request went out on, which the worker can always reach
  *     ({@code DYN_TCP_RESPONSE_STREAM_ADVERTISE_HOST})
+ * @param callHomeTimeout how long a worker that accepted a request has to call back before the
+ *     request counts as failed at that worker (Dynamo's frontend waits 10 s for the handshake)
  */
 public record TcpConfig(
     int maxMessageSize,
@@ -26,12 +28,14 @@ public record TcpConfig(
     Duration connectTimeout,
     String responseStreamHost,
     int responseStreamPort,
-    String responseStreamAdvertiseHost) {
+    String responseStreamAdvertiseHost,
+    Duration callHomeTimeout) {
 
   public static final int DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024;
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
   public static final int DEFAULT_POOL_SIZE = 100;
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_CALL_HOME_TIMEOUT = Duration.ofSeconds(10);
 
   public TcpConfig {
     if (maxMessageSize < 1024) {
@@ -40,12 +44,34 @@ public record TcpConfig(
     Objects.requireNonNull(requestTimeout, "requestTimeout");
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     Objects.requireNonNull(responseStreamHost, "responseStreamHost");
+    Objects.requireNonNull(callHomeTimeout, "callHomeTimeout");
     if (poolSize < 1) {
       throw new IllegalArgumentException("poolSize must be at least 1");
     }
     if (responseStreamPort < 0 || responseStreamPort > 65535) {
       throw new IllegalArgumentException("responseStreamPort out of range");
     }
+  }
+
+  /** Settings with Dynamo's 10 s call-home timeout. */
+  public TcpConfig(
+      int maxMessageSize,
+      Duration requestTimeout,
+      int poolSize,
+      Duration connectTimeout,
+      String responseStreamHost,
+      int responseStreamPort,
+      String responseStreamAdvertiseHost) {
+    this(
+        maxMessageSize, requestTimeout, poolSize, connectTimeout, responseStreamHost,
+        responseStreamPort, responseStreamAdvertiseHost, DEFAULT_CALL_HOME_TIMEOUT);
+  }
+
+  /** The same settings with another call-home timeout. */
+  public TcpConfig withCallHomeTimeout(Duration timeout) {
+    return new TcpConfig(
+        maxMessageSize, requestTimeout, poolSize, connectTimeout, responseStreamHost,
+        responseStreamPort, responseStreamAdvertiseHost, timeout);
   }
 
   /** Dynamo's defaults, with the call-home listener on {@code host} and a free port. */

@@ -7,6 +7,7 @@ import io.kvrouter.preprocess.Preprocessor;
 import io.kvrouter.preprocess.Prompt;
 import io.kvrouter.protocol.ModelNotFoundException;
 import io.vertx.core.Handler;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
@@ -83,12 +84,13 @@ final class GenerationHandler implements Handler<RoutingContext> {
   }
 
   private static JsonObject parseBody(RoutingContext ctx) {
-    if (ctx.body() == null || ctx.body().length() == 0) {
+    Buffer buffer = ctx.body() == null ? null : ctx.body().buffer();
+    if (buffer == null || buffer.length() == 0) {
       throw new IllegalArgumentException("The request body is empty; expected a JSON object");
     }
     Object json;
     try {
-      json = ctx.body().buffer().toJsonValue();
+      json = buffer.toJsonValue();
     } catch (DecodeException e) {
       throw new IllegalArgumentException("The request body is not valid JSON: " + e.getMessage());
     }

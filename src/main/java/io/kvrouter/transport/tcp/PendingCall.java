@@ -56,6 +56,11 @@ final class PendingCall {
     return true;
   }
 
+  /** Whether the worker's call-home socket has arrived (its handshake named this call). */
+  synchronized boolean calledHome() {
+    return callHome != null;
+  }
+
   /** Hands over the open stream; {@code false} if the call already failed. */
   boolean open(ResponseStream stream) {
     synchronized (this) {

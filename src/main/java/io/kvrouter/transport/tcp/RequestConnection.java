@@ -174,7 +174,24 @@ final class RequestConnection {
     PendingCall call = waiting.call();
     if (ack.accepted()) {
       awaitingCallHome.add(call);
-      call.future().onComplete(done -> awaitingCallHome.remove(call));
+      // A worker that accepted the request but never calls back must not leave it waiting.
+      long callHomeTimer =
+          vertx.setTimer(
+              config.callHomeTimeout().toMillis(),
+              t -> {
+                if (!call.calledHome()) {
+                  call.fail(
+                      "worker accepted the request but did not call back within "
+                          + config.callHomeTimeout().toMillis() + " ms",
+                      null);
+                }
+              });
+      call.future()
+          .onComplete(
+              done -> {
+                awaitingCallHome.remove(call);
+                vertx.cancelTimer(callHomeTimer);
+              });
     } else {
       call.fail("worker rejected the request: " + ack.rejection(), null);
     }

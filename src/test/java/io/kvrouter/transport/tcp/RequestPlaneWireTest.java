@@ -124,6 +124,20 @@ class RequestPlaneWireTest {
   }
 
   @Test
+  void workerThatAcksButNeverCallsBack_failsAfterTheCallHomeTimeout() throws Exception {
+    WorkerEndpoint worker = worker((socket, request) -> RawPeers.ack(socket, Ack.ACCEPTED));
+    Await.result(plane.close());
+    plane =
+        TcpTransport.client(
+            vertx,
+            TcpConfig.defaults("127.0.0.1").withCallHomeTimeout(Duration.ofMillis(300)));
+
+    assertThat(Await.failure(plane.send(worker, "r1", TcpEndToEndTest.request(1))))
+        .isInstanceOf(WorkerUnavailableException.class)
+        .hasMessageContaining("did not call back within 300 ms");
+  }
+
+  @Test
   void lateAckStillLinesUpWithItsRequest() throws Exception {
     Await.result(plane.close());
     plane = plane(Duration.ofMillis(300), 1);
