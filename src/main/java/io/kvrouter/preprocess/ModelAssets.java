@@ -71,8 +71,8 @@ public record ModelAssets(
    *   <li>{@code tokenizer.json}: required.
    *   <li>{@code tokenizer_config.json}: optional. Its {@code chat_template} is a string or a list
    *       of {@code {name, template}} (the one named "default" is used); {@code bos_token} and
-   *       {@code eos_token} are strings or objects with a {@code content} field. Without a
-   *       template there, {@code chat_template.jinja} beside it is used if present.
+   *       {@code eos_token} are strings or objects with a {@code content} field. Without a template
+   *       there, {@code chat_template.jinja} beside it is used if present.
    *   <li>{@code generation_config.json}: optional; its {@code eos_token_id} is an int or a list.
    * </ul>
    *
@@ -94,9 +94,10 @@ public record ModelAssets(
           null,
           "the model folder has no " + TOKENIZER_FILE + " (required)");
     }
-    String name = modelDir.toAbsolutePath().normalize().getFileName() == null
-        ? modelDir.toString()
-        : modelDir.toAbsolutePath().normalize().getFileName().toString();
+    String name =
+        modelDir.toAbsolutePath().normalize().getFileName() == null
+            ? modelDir.toString()
+            : modelDir.toAbsolutePath().normalize().getFileName().toString();
 
     Path configFile = modelDir.resolve(TOKENIZER_CONFIG_FILE);
     JsonNode config = Files.isRegularFile(configFile) ? readJson(configFile) : null;

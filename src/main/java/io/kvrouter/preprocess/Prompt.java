@@ -1,6 +1,6 @@
 package io.kvrouter.preprocess;
 
-import io.kvrouter.preprocess.template.ChatMessage;
+import io.kvrouter.preprocess.ChatMessage;
 import java.util.List;
 import java.util.Objects;
 

@@ -9,15 +9,15 @@ import java.util.Optional;
  * Finds stop strings in a stream of generated text (one instance per stream; not thread-safe).
  *
  * <p>Each {@link #accept} returns the text that is safe to emit now. A suffix that could still
- * become a stop string once more text arrives is held back, so a stop string split across chunks
- * is still caught. When a stop string appears, the text before it is returned, the stop string
- * and everything after it are dropped, and {@link #matched()} turns true: the generation must end
+ * become a stop string once more text arrives is held back, so a stop string split across chunks is
+ * still caught. When a stop string appears, the text before it is returned, the stop string and
+ * everything after it are dropped, and {@link #matched()} turns true: the generation must end
  * there. {@link #finish()} releases the held-back text at the end of a stream that did not stop.
  *
- * <p>Generation stops as soon as a stop string has been generated: of all occurrences, the one
- * that ends first wins (if several end at the same place, the longest). This does not depend on
- * how the text is cut into chunks. Cost per chunk: O(chunk + L) searches per stop string, where L
- * is the longest stop string; the held text is always shorter than L.
+ * <p>Generation stops as soon as a stop string has been generated: of all occurrences, the one that
+ * ends first wins (if several end at the same place, the longest). This does not depend on how the
+ * text is cut into chunks. Cost per chunk: O(chunk + L) searches per stop string, where L is the
+ * longest stop string; the held text is always shorter than L.
  */
 public final class StopStringMatcher {
 
@@ -45,8 +45,8 @@ public final class StopStringMatcher {
   }
 
   /**
-   * Feeds the next chunk of text; returns what can be emitted now (possibly empty). After a
-   * match, returns "" for every further chunk.
+   * Feeds the next chunk of text; returns what can be emitted now (possibly empty). After a match,
+   * returns "" for every further chunk.
    */
   public String accept(String chunk) {
     Objects.requireNonNull(chunk, "chunk");
@@ -124,8 +124,8 @@ public final class StopStringMatcher {
   }
 
   /**
-   * Ends the stream: returns the held-back text (it turned out not to be a stop string), or ""
-   * when a stop string matched.
+   * Ends the stream: returns the held-back text (it turned out not to be a stop string), or "" when
+   * a stop string matched.
    */
   public String finish() {
     String out = matchedStop != null ? "" : held.toString();

@@ -3,7 +3,7 @@ package io.kvrouter.preprocess;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kvrouter.preprocess.template.ChatMessage;
+import io.kvrouter.preprocess.ChatMessage;
 import io.kvrouter.preprocess.template.ChatTemplateException;
 import io.kvrouter.preprocess.tokenizer.Tokenizer;
 import java.io.IOException;
@@ -51,7 +51,8 @@ class ModelAssetsTest {
   void generationConfigEosIdsComeFirstAndAreMergedWithTheTokenizerEos(@TempDir Path tmp)
       throws IOException {
     Path dir = copyOf("llama3", tmp.resolve("Llama-3-Instruct"));
-    Files.writeString(dir.resolve("generation_config.json"), "{\"eos_token_id\": [128009, 128001]}");
+    Files.writeString(
+        dir.resolve("generation_config.json"), "{\"eos_token_id\": [128009, 128001]}");
     try (ModelAssets assets = ModelAssets.load(dir)) {
       assertThat(assets.name()).isEqualTo("Llama-3-Instruct");
       assertThat(assets.eosTokenIds()).containsExactly(128009, 128001);
@@ -76,10 +77,10 @@ class ModelAssetsTest {
     Path dir = copyOf("qwen3", tmp.resolve("m"));
     Files.writeString(
         dir.resolve("tokenizer_config.json"),
-        "{\"eos_token\": {\"content\": \"<|endoftext|>\", \"special\": true},"
-            + " \"bos_token\": {\"content\": \"<|im_start|>\"},"
-            + " \"chat_template\": [{\"name\": \"tool_use\", \"template\": \"TOOLS\"},"
-            + " {\"name\": \"default\", \"template\": \"{{ bos_token }}{{ messages[0].content }}{{ eos_token }}\"}]}");
+        "{\"eos_token\": {\"content\": \"<|endoftext|>\", \"special\": true}, \"bos_token\":"
+            + " {\"content\": \"<|im_start|>\"}, \"chat_template\": [{\"name\": \"tool_use\","
+            + " \"template\": \"TOOLS\"}, {\"name\": \"default\", \"template\": \"{{ bos_token }}{{"
+            + " messages[0].content }}{{ eos_token }}\"}]}");
     try (ModelAssets assets = ModelAssets.load(dir)) {
       assertThat(assets.eosTokenIds()).containsExactly(151643);
       assertThat(assets.chatTemplate().render(List.of(ChatMessage.user("x")), true))

@@ -64,8 +64,21 @@ class StopStringMatcherTest {
             List.of());
     List<String> texts =
         List.of(
-            "xxabcxx", "aaab", "ababab", "aaaab", "abcabc", "xyz", "ab", "a", "",
-            "line\n\nnext", "END", "EN", "x🙂x🙂", "aabaab", "text\nEND\n\n");
+            "xxabcxx",
+            "aaab",
+            "ababab",
+            "aaaab",
+            "abcabc",
+            "xyz",
+            "ab",
+            "a",
+            "",
+            "line\n\nnext",
+            "END",
+            "EN",
+            "x🙂x🙂",
+            "aabaab",
+            "text\nEND\n\n");
     int checked = 0;
     for (List<String> stops : stopSets) {
       for (String text : texts) {

@@ -6,9 +6,8 @@ import java.nio.file.Path;
 /**
  * The real model folders the preprocess tests load, fetched by {@code scripts/fetch-test-models}
  * (Maven runs it in generate-test-resources). The folder is the {@code KVROUTER_TEST_MODELS}
- * environment variable when set (the script honours it too), else the {@code
- * kvrouter.test.models} system property set by the pom, else {@code
- * ~/.cache/kvrouter/models}.
+ * environment variable when set (the script honours it too), else the {@code kvrouter.test.models}
+ * system property set by the pom, else {@code ~/.cache/kvrouter/models}.
  */
 public final class TestModels {
   private TestModels() {}

@@ -1,7 +1,7 @@
 package io.kvrouter.frontend.openai;
 
 import io.kvrouter.preprocess.Prompt;
-import io.kvrouter.preprocess.template.ChatMessage;
+import io.kvrouter.preprocess.ChatMessage;
 import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.PreprocessedRequest.SamplingOptions;
 import io.vertx.core.json.JsonArray;

@@ -1,5 +1,6 @@
 package io.kvrouter.preprocess.template;
 
+import io.kvrouter.preprocess.ChatMessage;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;

@@ -1,15 +1,16 @@
 package io.kvrouter.preprocess.template;
 
+import io.kvrouter.preprocess.ChatMessage;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Renders a chat conversation into the prompt text the model was trained on.
  *
- * <p>Implementations are immutable and safe to use from many threads. Rendering is CPU work
- * (pure and synchronous, no Vert.x or Netty). A conversation the template cannot render raises
- * {@link ChatTemplateException} with a message that says what failed; a template never silently
- * produces a different prompt.
+ * <p>Implementations are immutable and safe to use from many threads. Rendering is CPU work (pure
+ * and synchronous, no Vert.x or Netty). A conversation the template cannot render raises {@link
+ * ChatTemplateException} with a message that says what failed; a template never silently produces a
+ * different prompt.
  */
 public interface ChatTemplate {
 

@@ -1,8 +1,8 @@
 package io.kvrouter.preprocess.template;
 
 /**
- * A chat template could not render a conversation. The message says what failed (the template's
- * own {@code raise_exception} message, the Jinja error and its line, or that the model has no
+ * A chat template could not render a conversation. The message says what failed (the template's own
+ * {@code raise_exception} message, the Jinja error and its line, or that the model has no
  * template), and {@link #reason()} says whose fault it is.
  */
 public final class ChatTemplateException extends RuntimeException {
@@ -38,7 +38,10 @@ public final class ChatTemplateException extends RuntimeException {
     return reason;
   }
 
-  /** True when the request, not the server, is at fault ({@link Reason#REJECTED} or {@link Reason#MISSING}). */
+  /**
+   * True when the request, not the server, is at fault ({@link Reason#REJECTED} or {@link
+   * Reason#MISSING}).
+   */
   public boolean isClientError() {
     return reason != Reason.FAILED;
   }

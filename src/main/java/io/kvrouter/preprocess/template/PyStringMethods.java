@@ -11,17 +11,26 @@ import jinjava.javax.el.ELContext;
 import jinjava.javax.el.ELResolver;
 
 /**
- * Python {@code str} methods that chat templates call ({@code content.startswith('<tool_')},
- * {@code content.split('</think>')[-1].lstrip('\n')}, ...), which Jinjava does not have since its
- * strings are {@code java.lang.String}. Sits in front of Jinjava's own resolver and handles only
- * these method names on strings.
+ * Python {@code str} methods that chat templates call ({@code content.startswith('<tool_')}, {@code
+ * content.split('</think>')[-1].lstrip('\n')}, ...), which Jinjava does not have since its strings
+ * are {@code java.lang.String}. Sits in front of Jinjava's own resolver and handles only these
+ * method names on strings.
  */
 final class PyStringMethods extends ELResolver {
 
   private static final Set<String> METHODS =
       Set.of(
-          "startswith", "endswith", "strip", "lstrip", "rstrip", "split", "upper", "lower",
-          "replace", "title", "capitalize");
+          "startswith",
+          "endswith",
+          "strip",
+          "lstrip",
+          "rstrip",
+          "split",
+          "upper",
+          "lower",
+          "replace",
+          "title",
+          "capitalize");
 
   @Override
   public Object invoke(
@@ -86,7 +95,9 @@ final class PyStringMethods extends ELResolver {
   }
 
   private static boolean strippable(char c, String chars) {
-    return chars == null ? Character.isWhitespace(c) || Character.isSpaceChar(c) : chars.indexOf(c) >= 0;
+    return chars == null
+        ? Character.isWhitespace(c) || Character.isSpaceChar(c)
+        : chars.indexOf(c) >= 0;
   }
 
   static String lstrip(String s, String chars) {

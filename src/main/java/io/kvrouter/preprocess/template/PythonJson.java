@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Serializes template values the way Python's {@code json.dumps} does, which is what Hugging
- * Face's {@code tojson} filter calls ({@code ensure_ascii=False} by default): {@code ", "} and
- * {@code ": "} separators, insertion-ordered keys, Python's escapes.
+ * Serializes template values the way Python's {@code json.dumps} does, which is what Hugging Face's
+ * {@code tojson} filter calls ({@code ensure_ascii=False} by default): {@code ", "} and {@code ":
+ * "} separators, insertion-ordered keys, Python's escapes.
  */
 final class PythonJson {
 

@@ -7,9 +7,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The demo tokenizer: one token per UTF-8 byte, ids 0 to 255, no special tokens. Decoding turns
- * the bytes back into text and replaces malformed sequences with U+FFFD. Stateless, so safe from
- * any thread.
+ * The demo tokenizer: one token per UTF-8 byte, ids 0 to 255, no special tokens. Decoding turns the
+ * bytes back into text and replaces malformed sequences with U+FFFD. Stateless, so safe from any
+ * thread.
  */
 final class ByteTokenizer implements Tokenizer {
 

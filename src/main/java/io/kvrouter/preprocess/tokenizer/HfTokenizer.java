@@ -14,26 +14,28 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * A Hugging Face {@code tokenizer.json} tokenizer: the Rust {@code tokenizers} crate through DJL's
  * JNI binding ({@code ai.djl.huggingface:tokenizers}, whose jar bundles the native library, so it
  * works offline).
  *
- * <p>Options: {@code addSpecialTokens=false} (the chat template writes every special token
- * itself), {@code truncation=false} (DJL otherwise truncates to 512 tokens), {@code
- * padding=false}. The tokenizer is created from the {@code tokenizer.json} file alone, so DJL
- * applies none of the Python-side extras it would read from {@code tokenizer_config.json}
- * ({@code clean_up_tokenization_spaces}, {@code add_prefix_space}, lower-casing): what comes out
- * is exactly what the Rust library produces, as in Dynamo's frontend.
+ * <p>Options: {@code addSpecialTokens=false} (the chat template writes every special token itself),
+ * {@code truncation=false} (DJL otherwise truncates to 512 tokens), {@code padding=false}. The
+ * tokenizer is created from the {@code tokenizer.json} file alone, so DJL applies none of the
+ * Python-side extras it would read from {@code tokenizer_config.json} ({@code
+ * clean_up_tokenization_spaces}, {@code add_prefix_space}, lower-casing): what comes out is exactly
+ * what the Rust library produces, as in Dynamo's frontend.
  *
  * <p><b>Thread safety.</b> One instance is shared by all threads. DJL's {@code encode} and {@code
  * decode} keep no per-call state on the Java side (they read final configuration fields and pass
- * the native handle) and call the Rust {@code Tokenizer::encode}/{@code decode}, which take
- * {@code &self} ({@code Tokenizer} is {@code Send + Sync}; the BPE merge cache sits behind a
- * lock). The only mutating native calls (truncation and padding setup) happen once inside {@code
+ * the native handle) and call the Rust {@code Tokenizer::encode}/{@code decode}, which take {@code
+ * &self} ({@code Tokenizer} is {@code Send + Sync}; the BPE merge cache sits behind a lock). The
+ * only mutating native calls (truncation and padding setup) happen once inside {@code
  * HuggingFaceTokenizer.newInstance}, before the instance is published. {@code
- * HfTokenizerTest#concurrentEncodeAndDecodeMatchSingleThreaded} exercises this.
+ * HfTokenizerTest#concurrentEncodeAndDecodeMatchSingleThreaded} exercises this. {@link #close()}
+ * waits for calls in flight; calls after it throw {@link IllegalStateException}.
  *
  * <p><b>Network.</b> DJL's factory calls a telemetry "call home" (it probes the EC2 metadata
  * address). This class sets the system properties {@code ai.djl.offline=true} and {@code
@@ -66,6 +68,15 @@ final class HfTokenizer implements Tokenizer {
   private final BitSet special;
   private final Map<String, Optional<Integer>> vocabLookups = new ConcurrentHashMap<>();
 
+  /**
+   * Guards the native handle: encode/decode hold the read lock (they run concurrently), close takes
+   * the write lock, so closing waits for calls in flight and later calls fail cleanly instead of
+   * using freed native memory (which crashes the JVM).
+   */
+  private final ReentrantReadWriteLock handleLock = new ReentrantReadWriteLock();
+
+  private boolean closed; // guarded by handleLock
+
   private HfTokenizer(
       Path source,
       HuggingFaceTokenizer delegate,
@@ -90,7 +101,10 @@ final class HfTokenizer implements Tokenizer {
       meta = Metadata.read(tokenizerJson);
     } catch (IOException | RuntimeException e) {
       throw new IOException(
-          "Cannot read tokenizer " + tokenizerJson + ": not a valid tokenizer.json (" + e.getMessage()
+          "Cannot read tokenizer "
+              + tokenizerJson
+              + ": not a valid tokenizer.json ("
+              + e.getMessage()
               + ")",
           e);
     }
@@ -107,7 +121,14 @@ final class HfTokenizer implements Tokenizer {
   @Override
   public int[] encode(String text) {
     Objects.requireNonNull(text, "text");
-    long[] ids = delegate.encode(text, false, false).getIds();
+    long[] ids;
+    handleLock.readLock().lock();
+    try {
+      ensureOpen();
+      ids = delegate.encode(text, false, false).getIds();
+    } finally {
+      handleLock.readLock().unlock();
+    }
     int[] out = new int[ids.length];
     for (int i = 0; i < ids.length; i++) {
       out[i] = (int) ids[i];
@@ -127,7 +148,19 @@ final class HfTokenizer implements Tokenizer {
       }
       window[i - from] = id;
     }
-    return delegate.decode(window, skipSpecialTokens);
+    handleLock.readLock().lock();
+    try {
+      ensureOpen();
+      return delegate.decode(window, skipSpecialTokens);
+    } finally {
+      handleLock.readLock().unlock();
+    }
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("tokenizer " + source + " is closed");
+    }
   }
 
   @Override
@@ -161,7 +194,15 @@ final class HfTokenizer implements Tokenizer {
 
   @Override
   public void close() {
-    delegate.close();
+    handleLock.writeLock().lock();
+    try {
+      if (!closed) {
+        closed = true;
+        delegate.close();
+      }
+    } finally {
+      handleLock.writeLock().unlock();
+    }
   }
 
   @Override

@@ -4,17 +4,17 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * Turns a stream of generated token ids into a stream of text, one chunk at a time, for one
- * request (not thread-safe: one instance per stream).
+ * Turns a stream of generated token ids into a stream of text, one chunk at a time, for one request
+ * (not thread-safe: one instance per stream).
  *
  * <p>It follows the prefix-window technique of Hugging Face's {@code DecodeStream}, vLLM and TGI:
  * every step decodes a small window of ids that starts a few already-emitted ids back, and emits
- * what the decoded window has beyond the text already emitted. The left context keeps decoder
- * rules that look at neighbours (SentencePiece's leading-space handling, byte-fallback tokens)
- * giving the same text as a full decode. A multi-byte UTF-8 character whose bytes are not all
- * there yet decodes to U+FFFD at the end of the window; that tail is held back until the character
- * is complete, while the complete text before it is emitted at once. {@link #finish()} flushes what
- * is left.
+ * what the decoded window has beyond the text already emitted. The left context keeps decoder rules
+ * that look at neighbours (SentencePiece's leading-space handling, byte-fallback tokens) giving the
+ * same text as a full decode. A multi-byte UTF-8 character whose bytes are not all there yet
+ * decodes to U+FFFD at the end of the window; that tail is held back until the character is
+ * complete, while the complete text before it is emitted at once. {@link #finish()} flushes what is
+ * left.
  *
  * <pre>
  *   ids:  ... emitted, out of the window ... | context | ... held ... |
@@ -25,12 +25,12 @@ import java.util.Objects;
  * window start follows it at most {@link #MAX_PREFIX_TOKENS} ids behind.
  *
  * <p>Guarantee: for valid UTF-8 output, the concatenation of everything returned equals {@code
- * tokenizer.decode(allIds, skipSpecialTokens)}, however the ids are cut into chunks. Cost per
- * step: a few decodes of at most {@link #MAX_PREFIX_TOKENS} + {@link #MAX_HELD_TOKENS} ids plus
- * the new chunk, independent of how long the output already is. To keep that bound, when more
- * than {@link #MAX_HELD_TOKENS} ids pass without any id boundary where the text is complete (the
- * model really produced invalid UTF-8, which a full decode shows as U+FFFD too), the replacement
- * characters are emitted as they are.
+ * tokenizer.decode(allIds, skipSpecialTokens)}, however the ids are cut into chunks. Cost per step:
+ * a few decodes of at most {@link #MAX_PREFIX_TOKENS} + {@link #MAX_HELD_TOKENS} ids plus the new
+ * chunk, independent of how long the output already is. To keep that bound, when more than {@link
+ * #MAX_HELD_TOKENS} ids pass without any id boundary where the text is complete (the model really
+ * produced invalid UTF-8, which a full decode shows as U+FFFD too), the replacement characters are
+ * emitted as they are.
  */
 public final class IncrementalDetokenizer {
 

@@ -16,12 +16,11 @@ import java.util.Optional;
  *   <li>{@link #decode} works on a range of an array, so callers such as {@link
  *       IncrementalDetokenizer} can decode a small window of a long sequence without copying it.
  *       Byte sequences that are not valid UTF-8 decode to U+FFFD.
- *   <li>Implementations are immutable after construction and safe to use from many threads at
- *       once.
+ *   <li>Implementations are immutable after construction and safe to use from many threads at once.
  * </ul>
  *
- * <p>Pure and synchronous: no Vert.x, no Netty. Encoding a long prompt costs CPU in proportion
- * to its length; callers on an event loop should move large inputs to a worker thread.
+ * <p>Pure and synchronous: no Vert.x, no Netty. Encoding a long prompt costs CPU in proportion to
+ * its length; callers on an event loop should move large inputs to a worker thread.
  */
 public interface Tokenizer extends AutoCloseable {
 
@@ -65,20 +64,19 @@ public interface Tokenizer extends AutoCloseable {
   default void close() {}
 
   /**
-   * The demo tokenizer: ids are the UTF-8 bytes (0 to 255) of the text. It has no special
-   * tokens.
+   * The demo tokenizer: ids are the UTF-8 bytes (0 to 255) of the text. It has no special tokens.
    */
   static Tokenizer bytes() {
     return ByteTokenizer.INSTANCE;
   }
 
   /**
-   * Loads a Hugging Face {@code tokenizer.json} (the Rust {@code tokenizers} library through
-   * DJL's bundled native binding; works offline).
+   * Loads a Hugging Face {@code tokenizer.json} (the Rust {@code tokenizers} library through DJL's
+   * bundled native binding; works offline).
    *
    * @param tokenizerJson the path of a {@code tokenizer.json} file
-   * @throws IOException when the file is missing, unreadable or not a valid tokenizer; the
-   *     message names the file
+   * @throws IOException when the file is missing, unreadable or not a valid tokenizer; the message
+   *     names the file
    */
   static Tokenizer huggingFace(Path tokenizerJson) throws IOException {
     return HfTokenizer.load(tokenizerJson);

@@ -1,5 +1,6 @@
 package io.kvrouter.preprocess.template;
 
+import io.kvrouter.preprocess.ChatMessage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;

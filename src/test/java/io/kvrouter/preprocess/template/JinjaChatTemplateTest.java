@@ -1,5 +1,6 @@
 package io.kvrouter.preprocess.template;
 
+import io.kvrouter.preprocess.ChatMessage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -21,8 +22,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Compares Jinjava renderings of the real Llama 3 and Qwen3 chat templates with goldens rendered
- * by Python's jinja2 under Hugging Face's settings ({@code golden/templates/render_goldens.py}).
+ * Compares Jinjava renderings of the real Llama 3 and Qwen3 chat templates with goldens rendered by
+ * Python's jinja2 under Hugging Face's settings ({@code golden/templates/render_goldens.py}).
  */
 class JinjaChatTemplateTest {
 
@@ -71,8 +72,7 @@ class JinjaChatTemplateTest {
             "{% for m in messages %}{% if m.role == 'system' and not loop.first %}"
                 + "{{ raise_exception('System message must be first') }}{% endif %}"
                 + "{{ m.content }}{% endfor %}",
-            null,
-            null);
+            null, null);
     assertThat(t.render(List.of(ChatMessage.system("a"), ChatMessage.user("b")), true))
         .isEqualTo("ab");
     assertThatThrownBy(
@@ -86,8 +86,9 @@ class JinjaChatTemplateTest {
   @Test
   void brokenTemplatesFailWithTheJinjaError() {
     assertThatThrownBy(
-            () -> ChatTemplate.jinja("{% for m in messages %}{{ m.content }}", null, null)
-                .render(List.of(ChatMessage.user("x")), true))
+            () ->
+                ChatTemplate.jinja("{% for m in messages %}{{ m.content }}", null, null)
+                    .render(List.of(ChatMessage.user("x")), true))
         .isInstanceOfSatisfying(
             ChatTemplateException.class,
             e -> assertThat(e.reason()).isEqualTo(ChatTemplateException.Reason.FAILED))
@@ -95,8 +96,9 @@ class JinjaChatTemplateTest {
         .hasMessageContaining("endfor");
     // an unsupported method is an error, not a silently different prompt
     assertThatThrownBy(
-            () -> ChatTemplate.jinja("{{ messages[0].content.zfill(5) }}", null, null)
-                .render(List.of(ChatMessage.user("x")), true))
+            () ->
+                ChatTemplate.jinja("{{ messages[0].content.zfill(5) }}", null, null)
+                    .render(List.of(ChatMessage.user("x")), true))
         .isInstanceOf(ChatTemplateException.class)
         .hasMessageContaining("zfill");
     assertThatThrownBy(() -> ChatTemplate.jinja("  ", null, null))
@@ -108,11 +110,11 @@ class JinjaChatTemplateTest {
   void variablesAndPythonStyleToJson() {
     ChatTemplate t =
         ChatTemplate.jinja(
-            "{{ bos_token }}|{{ eos_token }}|{{ 1 if add_generation_prompt else 0 }}|{{ tools | tojson }}|"
-                + "{{ messages[0] | tojson }}|{{ tools | tojson(indent=2) }}|{{ missing }}|"
-                + "{% if enable_thinking is defined and enable_thinking is false %}nothink{% endif %}",
-            "<s>",
-            "</s>");
+            "{{ bos_token }}|{{ eos_token }}|{{ 1 if add_generation_prompt else 0 }}|{{ tools |"
+                + " tojson }}|{{ messages[0] | tojson }}|{{ tools | tojson(indent=2) }}|{{ missing"
+                + " }}|{% if enable_thinking is defined and enable_thinking is false %}nothink{%"
+                + " endif %}",
+            "<s>", "</s>");
     Map<String, Object> tool = new LinkedHashMap<>();
     tool.put("name", "f");
     tool.put("args", List.of(1, 2.5, true));
@@ -122,22 +124,31 @@ class JinjaChatTemplateTest {
     vars.put("enable_thinking", false);
     assertThat(t.render(List.of(ChatMessage.user("ü")), true, vars))
         .isEqualTo(
-            "<s>|</s>|1|[{\"name\": \"f\", \"args\": [1, 2.5, true], \"q\": \"say \\\"héllo\\\"\\n\"}]|"
-                + "{\"role\": \"user\", \"content\": \"ü\"}|"
-                + "[\n  {\n    \"name\": \"f\",\n    \"args\": [\n      1,\n      2.5,\n      true\n"
-                + "    ],\n    \"q\": \"say \\\"héllo\\\"\\n\"\n  }\n]||nothink");
+            "<s>|</s>|1|[{\"name\": \"f\", \"args\": [1, 2.5, true], \"q\": \"say \\\"héllo\\\"\\n"
+                + "\"}]|{\"role\": \"user\", \"content\": \"ü\"}|[\n"
+                + "  {\n"
+                + "    \"name\": \"f\",\n"
+                + "    \"args\": [\n"
+                + "      1,\n"
+                + "      2.5,\n"
+                + "      true\n"
+                + "    ],\n"
+                + "    \"q\": \"say \\\"héllo\\\"\\n"
+                + "\"\n"
+                + "  }\n"
+                + "]||nothink");
   }
 
   @Test
   void pythonStringMethods() {
     ChatTemplate t =
         ChatTemplate.jinja(
-            "{% set c = messages[0].content %}"
-                + "{{ c.startswith('<a>') }} {{ c.endswith(('x', '</a>')) }} "
-                + "[{{ c.split('</a>')[-1].lstrip('\\n') }}] [{{ c.split('<a>')[0].rstrip('\\n') }}] "
-                + "[{{ '  pad  '.strip() }}] {{ 'a b  c'.split() | length }} {{ 'aXbXc'.replace('X', '-', 1) }}",
-            null,
-            null);
+            "{% set c = messages[0].content %}{{ c.startswith('<a>') }} {{ c.endswith(('x',"
+                + " '</a>')) }} [{{ c.split('</a>')[-1].lstrip('\\n"
+                + "') }}] [{{ c.split('<a>')[0].rstrip('\\n"
+                + "') }}] [{{ '  pad  '.strip() }}] {{ 'a b  c'.split() | length }} {{"
+                + " 'aXbXc'.replace('X', '-', 1) }}",
+            null, null);
     assertThat(t.render(List.of(ChatMessage.user("<a>x</a>\n\ntail")), true))
         .isEqualTo("true false [tail] [] [pad] 3 a-bXc");
   }
@@ -154,13 +165,51 @@ class JinjaChatTemplateTest {
         ChatTemplate.jinja(
             "{% set ns = namespace(last=messages|length - 1) %}"
                 + "{% for m in messages[::-1] %}{{ m.content }}{% endfor %}:{{ ns.last }}",
-            null,
-            null);
+            null, null);
     assertThat(
             t.render(
                 List.of(ChatMessage.user("a"), ChatMessage.assistant("b"), ChatMessage.user("c")),
                 true))
         .isEqualTo("cba:2");
+  }
+
+  @Test
+  void strftimeNowLikeTransformers() {
+    assertThat(
+            JinjaChatTemplate.TemplateFunctions.strftime(
+                java.time.LocalDateTime.of(2024, 7, 5, 14, 3, 9),
+                "%d %b %Y|%B %A %H:%M:%S %I%p %j %%"))
+        .isEqualTo("05 Jul 2024|July Friday 14:03:09 02PM 187 %");
+    java.time.LocalDate before = java.time.LocalDate.now();
+    String year =
+        ChatTemplate.jinja("{{ strftime_now('%Y') }}", null, null)
+            .render(List.of(ChatMessage.user("x")), true);
+    java.time.LocalDate after = java.time.LocalDate.now();
+    assertThat(year).isIn(String.valueOf(before.getYear()), String.valueOf(after.getYear()));
+    assertThatThrownBy(
+            () ->
+                ChatTemplate.jinja("{{ strftime_now('%Q') }}", null, null)
+                    .render(List.of(ChatMessage.user("x")), true))
+        .isInstanceOf(ChatTemplateException.class)
+        .hasMessageContaining("%Q");
+  }
+
+  @Test
+  void loopControlsAndSlices() {
+    ChatTemplate t =
+        ChatTemplate.jinja(
+            "{% for m in messages[1:] %}{% if m.role == 'assistant' %}{% break %}{% endif %}"
+                + "{{ m.content }}{% endfor %}|{{ messages[-1].content }}",
+            null, null);
+    assertThat(
+            t.render(
+                List.of(
+                    ChatMessage.system("s"),
+                    ChatMessage.user("u"),
+                    ChatMessage.assistant("a"),
+                    ChatMessage.user("v")),
+                true))
+        .isEqualTo("u|v");
   }
 
   @Test
@@ -183,7 +232,8 @@ class JinjaChatTemplateTest {
             ChatMessage.user("What is the capital of France?"),
             ChatMessage.assistant("Paris."),
             ChatMessage.user("And of Japan?"));
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(8);
     try {
       List<java.util.concurrent.Future<String>> results = new ArrayList<>();
       for (int i = 0; i < 400; i++) {
@@ -194,11 +244,13 @@ class JinjaChatTemplateTest {
       }
     } finally {
       pool.shutdownNow();
+      assertThat(pool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
     }
   }
 
   private static ChatTemplate load(String model) throws IOException {
-    JsonNode config = JSON.readTree(TestModels.dir(model).resolve("tokenizer_config.json").toFile());
+    JsonNode config =
+        JSON.readTree(TestModels.dir(model).resolve("tokenizer_config.json").toFile());
     return ChatTemplate.jinja(
         config.get("chat_template").asText(),
         config.path("bos_token").isTextual() ? config.get("bos_token").asText() : null,

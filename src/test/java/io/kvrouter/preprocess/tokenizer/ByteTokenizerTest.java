@@ -12,8 +12,7 @@ class ByteTokenizerTest {
 
   @Test
   void idsAreTheUtf8Bytes() {
-    assertThat(tok.encode("Hé🙂"))
-        .containsExactly(0x48, 0xC3, 0xA9, 0xF0, 0x9F, 0x99, 0x82);
+    assertThat(tok.encode("Hé🙂")).containsExactly(0x48, 0xC3, 0xA9, 0xF0, 0x9F, 0x99, 0x82);
     assertThat(tok.encode("")).isEmpty();
     assertThat(tok.vocabularySize()).isEqualTo(256);
   }

@@ -156,7 +156,42 @@ class HfTokenizerTest {
       assertThat(total).isEqualTo(8 * 4 * texts.size());
     } finally {
       pool.shutdownNow();
+      assertThat(pool.awaitTermination(5, TimeUnit.MINUTES)).isTrue();
     }
+  }
+
+  @Test
+  void closeWaitsForCallsInFlightAndLaterCallsFailCleanly() throws Exception {
+    Tokenizer tok = Tokenizer.huggingFace(TestModels.tokenizerJson("qwen3"));
+    String text = longText(new Random(3), 200_000);
+    int expected = tok.encode(text).length;
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<Integer>> inFlight = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        inFlight.add(
+            pool.submit(
+                () -> {
+                  try {
+                    return tok.encode(text).length;
+                  } catch (IllegalStateException closed) {
+                    return -1; // started after close(): refused, not crashed
+                  }
+                }));
+      }
+      tok.close();
+      for (Future<Integer> f : inFlight) {
+        assertThat(f.get(5, TimeUnit.MINUTES)).isIn(expected, -1);
+      }
+    } finally {
+      pool.shutdownNow();
+      assertThat(pool.awaitTermination(5, TimeUnit.MINUTES)).isTrue();
+    }
+    assertThatThrownBy(() -> tok.encode("hi"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+    assertThatThrownBy(() -> tok.decode(new int[] {1})).isInstanceOf(IllegalStateException.class);
+    tok.close(); // idempotent
   }
 
   @Test
@@ -188,9 +223,36 @@ class HfTokenizerTest {
   /** Mixed-script prose of about {@code chars} characters, already in NFC. */
   static String longText(Random random, int chars) {
     String[] words = {
-      "the", "router", "caches", "prefix", "blocks", "and", "routes", "requests", "to", "workers",
-      "你好", "世界", "模型", "🙂", "🚀", "naïve", "café", "q\u0301", "über", "Ωμέγα", "123", "4.5",
-      "\n", "  ", "\t", "{\"json\": true}", "<tag>", "it's", "don't", "résumé",
+      "the",
+      "router",
+      "caches",
+      "prefix",
+      "blocks",
+      "and",
+      "routes",
+      "requests",
+      "to",
+      "workers",
+      "你好",
+      "世界",
+      "模型",
+      "🙂",
+      "🚀",
+      "naïve",
+      "café",
+      "q\u0301",
+      "über",
+      "Ωμέγα",
+      "123",
+      "4.5",
+      "\n",
+      "  ",
+      "\t",
+      "{\"json\": true}",
+      "<tag>",
+      "it's",
+      "don't",
+      "résumé",
     };
     StringBuilder sb = new StringBuilder(chars + 32);
     while (sb.length() < chars) {

@@ -45,7 +45,8 @@ class IncrementalDetokenizerTest {
     for (String text : TEXTS) {
       int[] ids = tok.encode(text);
       for (int chunk = 1; chunk <= 9; chunk++) {
-        assertThat(streamInChunks(tok, ids, chunk, false)).as("chunk %d of %s", chunk, text)
+        assertThat(streamInChunks(tok, ids, chunk, false))
+            .as("chunk %d of %s", chunk, text)
             .isEqualTo(text);
       }
     }
@@ -93,7 +94,9 @@ class IncrementalDetokenizerTest {
       for (int trial = 0; trial < 60; trial++) {
         String text = HfTokenizerTest.longText(random, 20 + random.nextInt(400));
         int[] ids = tok.encode(text);
-        assertThat(streamRandomly(tok, ids, random, false)).isEqualTo(tok.decode(ids)).isEqualTo(text);
+        assertThat(streamRandomly(tok, ids, random, false))
+            .isEqualTo(tok.decode(ids))
+            .isEqualTo(text);
       }
     }
   }

@@ -1,10 +1,10 @@
-package io.kvrouter.preprocess.template;
+package io.kvrouter.preprocess;
 
 import java.util.Objects;
 
 /**
- * One message of a chat conversation as the chat template sees it: a role ({@code system},
- * {@code user}, {@code assistant}, {@code tool}, ...) and its text content.
+ * One message of a chat conversation as the chat template sees it: a role ({@code system}, {@code
+ * user}, {@code assistant}, {@code tool}, ...) and its text content.
  */
 public record ChatMessage(String role, String content) {
   public ChatMessage {
