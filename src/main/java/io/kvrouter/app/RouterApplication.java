@@ -1,5 +1,7 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.Ports;
+import io.kvrouter.config.HttpConfig;
 import io.kvrouter.config.RouterConfig;
 import io.kvrouter.frontend.HttpFrontend;
 import io.kvrouter.metrics.Metrics;
@@ -104,6 +106,12 @@ public final class RouterApplication {
                       config.http(),
                       config.model().kvCacheBlockSize());
               List<FrontendVerticle> verticles = new ArrayList<>();
+              // Every instance must listen on one explicit port for Vert.x to share it.
+              HttpConfig http =
+                  new HttpConfig(
+                      config.http().host(),
+                      Ports.resolve(config.http().host(), config.http().port()),
+                      config.http().bodyLimitBytes());
               return router
                   .start()
                   .compose(
@@ -111,7 +119,7 @@ public final class RouterApplication {
                           vertx.deployVerticle(
                               () -> {
                                 FrontendVerticle verticle =
-                                    new FrontendVerticle(frontend, config.http());
+                                    new FrontendVerticle(frontend, http);
                                 synchronized (verticles) {
                                   verticles.add(verticle);
                                 }

@@ -4,6 +4,8 @@ import io.kvrouter.frontend.openai.OpenAiRequest;
 import io.kvrouter.frontend.openai.ResponseFormat;
 import io.kvrouter.preprocess.Generation;
 import io.kvrouter.protocol.FinishReason;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
@@ -22,6 +24,8 @@ final class SseResponder extends Responder {
   private final boolean includeUsage;
   private boolean first = true;
   private String echo;
+  /** Events written in the current event-loop task, sent as one write when it ends. */
+  private Buffer pending;
 
   SseResponder(
       HttpServerResponse response,
@@ -72,7 +76,7 @@ final class SseResponder extends Responder {
       write(format.usageChunk(
           header, ResponseFormat.usage(generation.promptTokens(), completionTokens)));
     }
-    response.end(DONE);
+    response.end(takePending().appendBuffer(DONE));
     tracker.finish(true);
   }
 
@@ -84,12 +88,36 @@ final class SseResponder extends Responder {
     }
     // Mid-stream: OpenAI SDKs raise an API error for a data event that carries "error".
     write(error.body());
-    response.end();
+    response.end(takePending());
   }
 
+  /**
+   * Queues one event. Outputs that arrive together (one read of the worker's stream) become one
+   * write to the client instead of one write per token.
+   */
   private void write(JsonObject chunk) {
-    Buffer event = Buffer.buffer(256).appendString("data: ");
-    event.appendBuffer(chunk.toBuffer()).appendString("\n\n");
-    response.write(event);
+    Context context = Vertx.currentContext();
+    if (pending == null) {
+      pending = Buffer.buffer(512);
+      if (context != null) {
+        context.runOnContext(v -> flush());
+      }
+    }
+    pending.appendString("data: ").appendBuffer(chunk.toBuffer()).appendString("\n\n");
+    if (context == null) {
+      flush();
+    }
+  }
+
+  private void flush() {
+    if (pending != null && !response.ended()) {
+      response.write(takePending());
+    }
+  }
+
+  private Buffer takePending() {
+    Buffer events = pending == null ? Buffer.buffer() : pending;
+    pending = null;
+    return events;
   }
 }

@@ -1,12 +1,16 @@
 package io.kvrouter.transport.tcp;
 
+import io.kvrouter.common.Ports;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -14,17 +18,51 @@ import java.util.concurrent.ConcurrentMap;
 /**
  * The frontend's call-home listener ({@code DYN_TCP_RESPONSE_STREAM_HOST/PORT}): workers dial it to
  * stream responses back. It keeps the calls waiting for a worker to call home, by subject.
+ *
+ * <p>Every response stream arrives on its own connection, so the listener is one server per event
+ * loop sharing the port: Vert.x spreads accepted connections over them, and response streams are
+ * decoded on every core instead of one.
  */
 final class CallHomeListener {
-  private final NetServer server;
+  private final Vertx vertx;
+  private final List<NetServer> servers = new CopyOnWriteArrayList<>();
+  private final List<String> deployments = new CopyOnWriteArrayList<>();
   private final Future<NetServer> listening;
   private final ConcurrentMap<String, PendingCall> waiting = new ConcurrentHashMap<>();
 
-  CallHomeListener(Vertx vertx, TcpConfig config) {
-    this.server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true));
-    server.connectHandler(
-        socket -> new CallHomeConnection(vertx, socket, this, config.maxMessageSize()).start());
-    this.listening = server.listen(config.responseStreamPort(), config.responseStreamHost());
+  CallHomeListener(Vertx vertx, TcpConfig config, int eventLoops) {
+    this.vertx = vertx;
+    // One server instance per event loop, all on one explicit port so Vert.x shares it.
+    Future<String> deployed;
+    try {
+      int port = Ports.resolve(config.responseStreamHost(), config.responseStreamPort());
+      deployed = deploy(vertx, config, port, Math.max(1, eventLoops));
+    } catch (RuntimeException e) {
+      deployed = Future.failedFuture(e);
+    }
+    this.listening = deployed.map(id -> servers.get(0));
+  }
+
+  private Future<String> deploy(Vertx vertx, TcpConfig config, int port, int instances) {
+    return vertx
+        .deployVerticle(
+        () ->
+            new VerticleBase() {
+              @Override
+              public Future<?> start() {
+                NetServer server =
+                    vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true));
+                server.connectHandler(
+                    socket ->
+                        new CallHomeConnection(
+                                vertx, socket, CallHomeListener.this, config.maxMessageSize())
+                            .start());
+                servers.add(server);
+                return server.listen(port, config.responseStreamHost());
+              }
+            },
+            new DeploymentOptions().setInstances(instances))
+        .onSuccess(deployments::add);
   }
 
   /** Completes once the listener is bound; fails if it cannot bind. */
@@ -34,7 +72,7 @@ final class CallHomeListener {
 
   /** The bound port; only meaningful once {@link #listening()} has succeeded. */
   int port() {
-    return server.actualPort();
+    return servers.get(0).actualPort();
   }
 
   /** Registers a new call under a fresh subject for a worker to claim when it calls home. */
@@ -53,8 +91,8 @@ final class CallHomeListener {
 
   /** Stops listening, closes every call-home connection and fails the calls still waiting. */
   Future<Void> close() {
-    return server
-        .close()
+    return Future.join(deployments.stream().map(vertx::undeploy).toList())
+        .<Void>mapEmpty()
         .onComplete(
             done ->
                 List.copyOf(waiting.values()).forEach(c -> c.fail("request plane closed", null)));

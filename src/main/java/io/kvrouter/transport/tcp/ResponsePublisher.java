@@ -40,7 +40,9 @@ final class ResponsePublisher {
   private final TwoPartDecoder controlDecoder;
   private Context context;
   private NetSocket socket;
+  private CoalescingWriter writer;
   private ResponseStream engineStream;
+  private int hopsInFlight;
   private boolean prologueSent;
   private boolean finished;
   private boolean enginePaused;
@@ -81,6 +83,7 @@ final class ResponsePublisher {
   private void connected(NetSocket connected) {
     socket = connected;
     context = Vertx.currentContext();
+    writer = new CoalescingWriter(socket, context);
     socket.handler(this::onControlBytes);
     socket.closeHandler(v -> onClosed());
     socket.drainHandler(v -> onDrain());
@@ -97,18 +100,43 @@ final class ResponsePublisher {
         new ResponseStream.Subscriber() {
           @Override
           public void onOutput(EngineOutput output) {
-            context.runOnContext(v -> emit(output));
+            onContext(() -> emit(output));
           }
 
           @Override
           public void onComplete() {
-            context.runOnContext(v -> complete());
+            onContext(ResponsePublisher.this::complete);
           }
 
           @Override
           public void onError(Throwable error) {
-            context.runOnContext(v -> fail(error));
+            onContext(() -> fail(error));
           }
+        });
+  }
+
+  /**
+   * Runs {@code action} on the socket's context: at once when called there and nothing is queued
+   * (the usual case, an engine on the same event loop), else queued behind what is, keeping order.
+   */
+  private void onContext(Runnable action) {
+    boolean direct;
+    synchronized (this) {
+      direct = Vertx.currentContext() == context && hopsInFlight == 0;
+      if (!direct) {
+        hopsInFlight++;
+      }
+    }
+    if (direct) {
+      action.run();
+      return;
+    }
+    context.runOnContext(
+        v -> {
+          synchronized (this) {
+            hopsInFlight--;
+          }
+          action.run();
         });
   }
 
@@ -118,7 +146,7 @@ final class ResponsePublisher {
     }
     sendPrologueOnce();
     write(frames.item(StreamItem.of(output)));
-    if (!enginePaused && socket.writeQueueFull()) {
+    if (!enginePaused && writer.writeQueueFull()) {
       enginePaused = true;
       engineStream.pause();
     }
@@ -159,7 +187,7 @@ final class ResponsePublisher {
   }
 
   private void write(Buffer frame) {
-    socket.write(frame);
+    writer.write(frame);
   }
 
   /** Nothing more to write: the frontend closes the socket; close it ourselves if it does not. */

@@ -46,7 +46,8 @@ final class TcpRequestPlane implements RequestPlane {
                 .setTcpNoDelay(true)
                 .setConnectTimeout(
                     (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
-    this.callHome = new CallHomeListener(vertx, config);
+    this.callHome =
+        new CallHomeListener(vertx, config, Runtime.getRuntime().availableProcessors());
   }
 
   @Override
