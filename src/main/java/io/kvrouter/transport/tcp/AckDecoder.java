@@ -9,45 +9,25 @@ import java.util.function.Consumer;
  * state. A length over the configured maximum throws {@link TcpCodecException} before its bytes are
  * buffered.
  */
-final class AckDecoder {
+final class AckDecoder extends FrameDecoder<Ack> {
 
   private enum State {
     LENGTH,
-    TEXT,
-    FAILED
+    TEXT
   }
 
-  private final int maxMessageSize;
-  private final InboundBytes in = new InboundBytes();
   private State state = State.LENGTH;
   private int textLength;
 
   AckDecoder(int maxMessageSize) {
-    this.maxMessageSize = maxMessageSize;
+    super(maxMessageSize);
   }
 
-  /** Appends {@code chunk} and hands every ack it completes to {@code out}, in order. */
-  void decode(Buffer chunk, Consumer<Ack> out) {
-    if (state == State.FAILED) {
-      throw new TcpCodecException("ack decoder failed earlier");
-    }
-    in.append(chunk);
-    try {
-      while (decodeStep(out)) {
-        // each step consumed a whole state; loop until one is incomplete
-      }
-    } catch (TcpCodecException e) {
-      state = State.FAILED;
-      throw e;
-    }
-    in.discardReadBytes();
-  }
-
-  private boolean decodeStep(Consumer<Ack> out) {
+  @Override
+  boolean decodeStep(Consumer<Ack> out) {
     return switch (state) {
       case LENGTH -> decodeLength();
       case TEXT -> decodeText(out);
-      case FAILED -> false;
     };
   }
 

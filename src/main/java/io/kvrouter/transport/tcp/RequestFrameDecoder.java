@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * <p>Malformed headers are dropped rather than fatal, as Dynamo's worker does: they only carry
  * tracing context.
  */
-final class RequestFrameDecoder {
+final class RequestFrameDecoder extends FrameDecoder<RequestFrame> {
   private static final Logger LOG = LoggerFactory.getLogger(RequestFrameDecoder.class);
   private static final TypeReference<Map<String, Object>> HEADERS_TYPE = new TypeReference<>() {};
 
@@ -33,12 +33,9 @@ final class RequestFrameDecoder {
     HEADERS_LENGTH,
     HEADERS,
     PAYLOAD_LENGTH,
-    PAYLOAD,
-    FAILED
+    PAYLOAD
   }
 
-  private final int maxMessageSize;
-  private final InboundBytes in = new InboundBytes();
   private State state = State.PATH_LENGTH;
   private int pathLength;
   private int headersLength;
@@ -47,27 +44,11 @@ final class RequestFrameDecoder {
   private Map<String, String> headers;
 
   RequestFrameDecoder(int maxMessageSize) {
-    this.maxMessageSize = maxMessageSize;
+    super(maxMessageSize);
   }
 
-  /** Appends {@code chunk} and hands every frame it completes to {@code out}, in order. */
-  void decode(Buffer chunk, Consumer<RequestFrame> out) {
-    if (state == State.FAILED) {
-      throw new TcpCodecException("request frame decoder failed earlier");
-    }
-    in.append(chunk);
-    try {
-      while (decodeStep(out)) {
-        // each step consumed one field; loop until a field is incomplete
-      }
-    } catch (TcpCodecException e) {
-      state = State.FAILED;
-      throw e;
-    }
-    in.discardReadBytes();
-  }
-
-  private boolean decodeStep(Consumer<RequestFrame> out) {
+  @Override
+  boolean decodeStep(Consumer<RequestFrame> out) {
     return switch (state) {
       case PATH_LENGTH -> decodePathLength();
       case PATH -> decodePath();
@@ -75,7 +56,6 @@ final class RequestFrameDecoder {
       case HEADERS -> decodeHeaders();
       case PAYLOAD_LENGTH -> decodePayloadLength();
       case PAYLOAD -> decodePayload(out);
-      case FAILED -> false;
     };
   }
 

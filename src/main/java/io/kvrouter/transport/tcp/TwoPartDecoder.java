@@ -11,22 +11,19 @@ import java.util.function.Consumer;
  * {@link TcpCodecException} as soon as the prefix is read, before any of the announced bytes are
  * buffered. The checksum is read and ignored (see {@link TwoPartMessage}).
  */
-final class TwoPartDecoder {
+final class TwoPartDecoder extends FrameDecoder<TwoPartMessage> {
 
   private enum State {
     PREFIX,
-    PARTS,
-    FAILED
+    PARTS
   }
 
-  private final int maxMessageSize;
-  private final InboundBytes in = new InboundBytes();
   private State state = State.PREFIX;
   private int headerLength;
   private int bodyLength;
 
   TwoPartDecoder(int maxMessageSize) {
-    this.maxMessageSize = maxMessageSize;
+    super(maxMessageSize);
   }
 
   /** Decodes a buffer that must hold exactly one complete frame, such as a request payload. */
@@ -41,28 +38,11 @@ final class TwoPartDecoder {
     return messages.get(0);
   }
 
-  /** Appends {@code chunk} and hands every frame it completes to {@code out}, in order. */
-  void decode(Buffer chunk, Consumer<TwoPartMessage> out) {
-    if (state == State.FAILED) {
-      throw new TcpCodecException("TwoPart decoder failed earlier");
-    }
-    in.append(chunk);
-    try {
-      while (decodeStep(out)) {
-        // each step consumed a whole state; loop until one is incomplete
-      }
-    } catch (TcpCodecException e) {
-      state = State.FAILED;
-      throw e;
-    }
-    in.discardReadBytes();
-  }
-
-  private boolean decodeStep(Consumer<TwoPartMessage> out) {
+  @Override
+  boolean decodeStep(Consumer<TwoPartMessage> out) {
     return switch (state) {
       case PREFIX -> decodePrefix();
       case PARTS -> decodeParts(out);
-      case FAILED -> false;
     };
   }
 
