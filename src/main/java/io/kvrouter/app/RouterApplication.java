@@ -108,12 +108,10 @@ public final class RouterApplication {
               List<FrontendVerticle> verticles = new ArrayList<>();
               // Every instance must listen on one explicit port for Vert.x to share it.
               HttpConfig http =
-                  new HttpConfig(
-                      config.http().host(),
-                      Ports.resolve(config.http().host(), config.http().port()),
-                      config.http().bodyLimitBytes());
-              return router
+                  config.http().withPort(Ports.resolve(config.http().host(), config.http().port()));
+              return plane
                   .start()
+                  .compose(v -> router.start())
                   .compose(
                       v ->
                           vertx.deployVerticle(

@@ -50,7 +50,11 @@ public final class ConfigLoader {
   private RouterConfig build() {
     String httpHost = value(HTTP_HOST);
     HttpConfig http =
-        new HttpConfig(httpHost, value(HTTP_PORT), value(HTTP_BODY_LIMIT_MB) * 1024L * 1024L);
+        new HttpConfig(
+            httpHost,
+            value(HTTP_PORT),
+            value(HTTP_BODY_LIMIT_MB) * 1024L * 1024L,
+            value(HTTP_GRACEFUL_SHUTDOWN_TIMEOUT));
     String responseStreamHost = value(TCP_RESPONSE_STREAM_HOST);
     TcpConfig tcp =
         new TcpConfig(

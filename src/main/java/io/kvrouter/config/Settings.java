@@ -27,6 +27,12 @@ public final class Settings {
           "Largest request body accepted, in MiB; larger bodies get 413.",
           "45", "an integer from 1 to 1024", false, Parsers.ints(1, 1024));
 
+  public static final Setting<Duration> HTTP_GRACEFUL_SHUTDOWN_TIMEOUT =
+      new Setting<>("http-graceful-shutdown-timeout-secs", "DYN_HTTP_GRACEFUL_SHUTDOWN_TIMEOUT_SECS",
+          "SECONDS",
+          "On shutdown, /live answers 503 and requests in flight get up to this long to finish.",
+          "5", "a number of seconds above 0", false, Parsers::seconds);
+
   public static final Setting<RouterMode> ROUTER_MODE =
       new Setting<>("router-mode", "DYN_ROUTER_MODE", "MODE",
           "How a worker is picked for each request.",
@@ -121,7 +127,7 @@ public final class Settings {
   /** All settings, in help order. */
   public static final List<Setting<?>> ALL =
       List.of(
-          HTTP_HOST, HTTP_PORT, HTTP_BODY_LIMIT_MB, ROUTER_MODE, REQUEST_PLANE, WORKER,
+          HTTP_HOST, HTTP_PORT, HTTP_BODY_LIMIT_MB, HTTP_GRACEFUL_SHUTDOWN_TIMEOUT, ROUTER_MODE, REQUEST_PLANE, WORKER,
           MOCK_WORKERS, MOCK_TTFT_MS, MOCK_ITL_MS, MODEL_PATH, SERVED_MODEL_NAME,
           KV_CACHE_BLOCK_SIZE, TCP_MAX_MESSAGE_SIZE, TCP_REQUEST_TIMEOUT, TCP_POOL_SIZE,
           TCP_CONNECT_TIMEOUT, TCP_RESPONSE_STREAM_HOST, TCP_RESPONSE_STREAM_PORT,

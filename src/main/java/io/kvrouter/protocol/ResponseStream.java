@@ -3,7 +3,8 @@ package io.kvrouter.protocol;
 /**
  * The outputs of one generation request, pushed to a single subscriber.
  *
- * <p>All callbacks for one stream arrive on one thread, in order: any number of {@link
+ * <p>Callbacks for one stream arrive one at a time and in order (not always on the same thread):
+ * any number of {@link
  * Subscriber#onOutput} calls, then exactly one of {@link Subscriber#onComplete} or {@link
  * Subscriber#onError}. {@link #pause()} and {@link #resume()} are flow-control hints; {@link
  * #cancel()} asks the producer to stop and free the request, after which the stream ends with

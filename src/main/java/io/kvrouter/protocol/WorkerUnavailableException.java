@@ -1,19 +1,40 @@
 package io.kvrouter.protocol;
 
 /**
- * A worker did not take the request: it could not be reached, it refused the request in its
- * acknowledgement, or it failed before producing any output. Nothing reached the client, so the
- * request may be sent to another worker.
+ * A worker did not take the request. Nothing reached the client, so the request may go to another
+ * worker. {@link #workerFault()} tells the two kinds apart: the worker is in trouble (it cannot be
+ * reached, its connection broke, it stopped answering) and should leave the rotation until it
+ * recovers; or it only refused this one request (it is overloaded, or its engine rejected the
+ * request) and stays in rotation.
  */
 public final class WorkerUnavailableException extends RouterException {
   private final String workerId;
+  private final boolean workerFault;
 
-  public WorkerUnavailableException(String workerId, String message, Throwable cause) {
+  private WorkerUnavailableException(
+      String workerId, String message, Throwable cause, boolean workerFault) {
     super("worker " + workerId + ": " + message, cause);
     this.workerId = workerId;
+    this.workerFault = workerFault;
+  }
+
+  /** The worker cannot be reached or stopped answering. */
+  public static WorkerUnavailableException unreachable(
+      String workerId, String message, Throwable cause) {
+    return new WorkerUnavailableException(workerId, message, cause, true);
+  }
+
+  /** The worker is up but refused this request. */
+  public static WorkerUnavailableException refused(String workerId, String message) {
+    return new WorkerUnavailableException(workerId, message, null, false);
   }
 
   public String workerId() {
     return workerId;
+  }
+
+  /** Whether the worker itself failed, as opposed to refusing this one request. */
+  public boolean workerFault() {
+    return workerFault;
   }
 }

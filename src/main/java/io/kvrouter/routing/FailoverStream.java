@@ -2,14 +2,17 @@ package io.kvrouter.routing;
 
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.PreprocessedRequest;
-import io.kvrouter.protocol.RequestCancelledException;
 import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.WorkerStreamException;
 import java.util.Set;
 
 /**
  * The stream the caller sees for one routed request. While the worker has produced nothing, a
- * failure sends the request on to the next healthy worker and the caller's subscriber is attached
- * to the new stream, so it never sees the failure. Once output has flowed, failures pass through.
+ * broken stream (the worker died) sends the request on to the next healthy worker and the caller's
+ * subscriber is attached to the new stream, so it never sees the failure. Once output has flowed,
+ * or when the worker reports an error for the request itself, the failure passes through.
+ * Callbacks come from the current worker's stream, so after a failover they may arrive on another
+ * thread than before, one at a time and in order.
  */
 final class FailoverStream implements ResponseStream, ResponseStream.Subscriber {
   private final PushRouter router;
@@ -99,7 +102,11 @@ final class FailoverStream implements ResponseStream, ResponseStream.Subscriber 
     boolean retry;
     synchronized (this) {
       failed = current;
-      retry = !producedOutput && !cancelled && !(error instanceof RequestCancelledException);
+      retry =
+          !producedOutput
+              && !cancelled
+              && error instanceof WorkerStreamException stream
+              && stream.disconnected();
     }
     router.released(failed.worker());
     if (!retry) {

@@ -14,8 +14,10 @@ import java.util.Set;
 
 /**
  * Forwards each request to a worker chosen by a {@link WorkerSelector} among the healthy ones.
- * A worker that does not take a request is marked unhealthy (the {@link HealthProber} brings it
- * back) and the next healthy worker is tried, until every worker has been tried once.
+ * A worker that does not take a request is passed over for the next healthy one, until every
+ * worker has been tried once. Only a worker fault (unreachable, connection lost, no answer) takes
+ * the worker out of rotation until the {@link HealthProber} finds it back; a worker that merely
+ * refused this request (overloaded, or its engine rejected it) stays in.
  */
 final class PushRouter implements Router {
   private final List<WorkerState> workers;
@@ -72,7 +74,9 @@ final class PushRouter implements Router {
               }
               worker.activeRequests.decrementAndGet();
               if (ar.cause() instanceof WorkerUnavailableException unavailable) {
-                prober.markUnhealthy(worker, unavailable);
+                if (unavailable.workerFault()) {
+                  prober.markUnhealthy(worker, unavailable);
+                }
                 return dispatch(requestId, request, tried, unavailable);
               }
               return Future.failedFuture(ar.cause());

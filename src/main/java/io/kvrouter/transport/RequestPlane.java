@@ -12,6 +12,12 @@ import io.vertx.core.Future;
 public interface RequestPlane {
 
   /**
+   * Completes when the plane is ready to send (for TCP: the response-stream listener is bound);
+   * fails with a message naming what could not be set up.
+   */
+  Future<Void> start();
+
+  /**
    * Sends {@code request} to {@code worker}. The future succeeds once the worker has accepted the
    * request and its response stream is open (Dynamo's prologue arrived without an error); it fails
    * with {@link io.kvrouter.protocol.WorkerUnavailableException} when the worker could not be

@@ -95,8 +95,8 @@ class PushRouterTest {
   }
 
   @Test
-  void failureBeforeFirstOutput_goesToNextWorkerUnseen() throws Exception {
-    plane.set("w1", Behaviour.FAIL_BEFORE_OUTPUT);
+  void workerDyingBeforeFirstOutput_requestGoesToNextWorkerUnseen() throws Exception {
+    plane.set("w1", Behaviour.DIE_BEFORE_OUTPUT);
     Router router = router(RouterMode.ROUND_ROBIN, 2);
 
     CollectingSubscriber result = collect(await(router.generate("r1", REQUEST)));
@@ -104,11 +104,47 @@ class PushRouterTest {
     assertThat(result.done.get()).isNull();
     assertThat(result.tokens()).containsExactly(2);
     assertThat(router.workers()).extracting(WorkerStatus::activeRequests).containsExactly(0, 0);
+    assertThat(router.workers()).extracting(WorkerStatus::healthy).containsExactly(false, true);
+  }
+
+  @Test
+  void refusingWorker_isPassedOverButStaysInRotation() throws Exception {
+    plane.set("w1", Behaviour.REFUSE);
+    Router router = router(RouterMode.ROUND_ROBIN, 2);
+
+    CollectingSubscriber result = collect(await(router.generate("r1", REQUEST)));
+
+    assertThat(result.tokens()).containsExactly(2);
+    assertThat(plane.sends).containsExactly("w1", "w2");
+    assertThat(router.workers()).extracting(WorkerStatus::healthy).containsExactly(true, true);
+  }
+
+  @Test
+  void everyWorkerRefusing_is503ButNoWorkerLeavesRotation() throws Exception {
+    plane.set("w1", Behaviour.REFUSE).set("w2", Behaviour.REFUSE);
+    Router router = router(RouterMode.ROUND_ROBIN, 2);
+
+    assertThat(awaitFailure(router.generate("r1", REQUEST)))
+        .isInstanceOf(NoWorkerAvailableException.class)
+        .hasMessageContaining("Server overloaded");
+    assertThat(router.hasHealthyWorker()).isTrue();
+  }
+
+  @Test
+  void errorReportedForTheRequest_reachesTheCallerWithoutRetry() throws Exception {
+    plane.set("w1", Behaviour.REPORT_ERROR);
+    Router router = router(RouterMode.ROUND_ROBIN, 2);
+
+    CollectingSubscriber result = collect(await(router.generate("r1", REQUEST)));
+
+    assertThat(result.done.get()).isInstanceOf(WorkerStreamException.class).hasMessage("prompt too long");
+    assertThat(plane.sends).containsExactly("w1");
+    assertThat(router.workers()).extracting(WorkerStatus::healthy).containsExactly(true, true);
   }
 
   @Test
   void failureAfterOutput_reachesTheCaller() throws Exception {
-    plane.set("w1", Behaviour.FAIL_AFTER_OUTPUT);
+    plane.set("w1", Behaviour.DIE_AFTER_OUTPUT);
     Router router = router(RouterMode.ROUND_ROBIN, 2);
 
     CollectingSubscriber result = collect(await(router.generate("r1", REQUEST)));

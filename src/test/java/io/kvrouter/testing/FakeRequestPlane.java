@@ -16,17 +16,22 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A {@link RequestPlane} whose workers are scripted per worker id: each can be down (refuses
- * connections), fail its stream before any output, or answer with its id as the only token.
- * Records every send.
+ * A {@link RequestPlane} whose workers are scripted per worker id (see {@link Behaviour}); a worker
+ * that answers sends its id's number as the only token. Records every send, probe and cancel.
  */
 public final class FakeRequestPlane implements RequestPlane {
 
   public enum Behaviour {
     ANSWER,
     UNREACHABLE,
-    FAIL_BEFORE_OUTPUT,
-    FAIL_AFTER_OUTPUT
+    /** Up, but refuses every request (e.g. overloaded). */
+    REFUSE,
+    /** Its stream breaks before any output (the worker died). */
+    DIE_BEFORE_OUTPUT,
+    /** Reports an error for the request before any output. */
+    REPORT_ERROR,
+    /** Its stream breaks after one output. */
+    DIE_AFTER_OUTPUT
   }
 
   private final Map<String, Behaviour> behaviours = new ConcurrentHashMap<>();
@@ -50,16 +55,26 @@ public final class FakeRequestPlane implements RequestPlane {
     Behaviour behaviour = behaviour(worker.workerId());
     if (behaviour == Behaviour.UNREACHABLE) {
       return Future.failedFuture(
-          new WorkerUnavailableException(worker.workerId(), "connection refused", null));
+          WorkerUnavailableException.unreachable(worker.workerId(), "connection refused", null));
+    }
+    if (behaviour == Behaviour.REFUSE) {
+      return Future.failedFuture(
+          WorkerUnavailableException.refused(worker.workerId(), "Server overloaded"));
     }
     return Future.succeededFuture(new ScriptedStream(worker.workerId(), behaviour));
+  }
+
+  @Override
+  public Future<Void> start() {
+    return Future.succeededFuture();
   }
 
   @Override
   public Future<Void> probe(WorkerEndpoint worker) {
     probes.add(worker.workerId());
     return behaviour(worker.workerId()) == Behaviour.UNREACHABLE
-        ? Future.failedFuture(new WorkerUnavailableException(worker.workerId(), "refused", null))
+        ? Future.failedFuture(
+            WorkerUnavailableException.unreachable(worker.workerId(), "refused", null))
         : Future.succeededFuture();
   }
 
@@ -84,10 +99,12 @@ public final class FakeRequestPlane implements RequestPlane {
       this.subscriber = subscriber;
       int token = Integer.parseInt(workerId.substring(1));
       switch (behaviour) {
-        case FAIL_BEFORE_OUTPUT -> subscriber.onError(new WorkerStreamException("died", null));
-        case FAIL_AFTER_OUTPUT -> {
+        case DIE_BEFORE_OUTPUT ->
+            subscriber.onError(WorkerStreamException.disconnected("died", null));
+        case REPORT_ERROR -> subscriber.onError(WorkerStreamException.reported("prompt too long"));
+        case DIE_AFTER_OUTPUT -> {
           subscriber.onOutput(EngineOutput.tokens(token));
-          subscriber.onError(new WorkerStreamException("died mid-stream", null));
+          subscriber.onError(WorkerStreamException.disconnected("died mid-stream", null));
         }
         default -> {
           subscriber.onOutput(EngineOutput.finished(FinishReason.EOS, token));

@@ -58,6 +58,7 @@ final class CallHomeConnection {
             });
     socket.handler(this::onData);
     socket.closeHandler(v -> onClosed());
+    socket.endHandler(v -> onEnd());
     socket.exceptionHandler(
         e -> LOG.debug("call-home connection {}: {}", socket.remoteAddress(), e.toString()));
   }
@@ -106,7 +107,7 @@ final class CallHomeConnection {
         WireJson.read(headerOnly(frame, "prologue"), StreamPrologue.class, "prologue");
     if (!prologue.ok()) {
       state = State.CLOSED;
-      call.fail("worker failed before streaming: " + prologue.error(), null);
+      call.refuse("worker failed before streaming: " + prologue.error());
       return;
     }
     state = State.STREAMING;
@@ -117,14 +118,28 @@ final class CallHomeConnection {
     }
   }
 
+  /**
+   * The socket closed. While streaming, frames Vert.x still holds for the (paused) socket are
+   * delivered after this, so the stream stays open to them until {@link #onEnd}.
+   */
   private void onClosed() {
     vertx.cancelTimer(handshakeTimer);
+    if (state == State.STREAMING) {
+      stream.onSocketClosed();
+      return;
+    }
     State was = state;
     state = State.CLOSED;
     if (was == State.PROLOGUE) {
       call.fail("call-home connection closed before the prologue", null);
-    } else if (was == State.STREAMING) {
-      stream.onSocketClosed();
+    }
+  }
+
+  /** Every byte the worker sent has been delivered (Vert.x signals this after the close). */
+  private void onEnd() {
+    if (state == State.STREAMING) {
+      state = State.CLOSED;
+      stream.onSocketEnd();
     }
   }
 

@@ -116,7 +116,23 @@ final class CallHomeStream implements ResponseStream {
     drain();
   }
 
+  /**
+   * The socket closed. Vert.x reports the close before the data it still holds for a paused socket;
+   * resuming lets that data, then the end of the socket ({@link #onSocketEnd}), come through.
+   */
   void onSocketClosed() {
+    closing = true;
+    if (!reading) {
+      reading = true;
+      socket.resume();
+    }
+  }
+
+  /**
+   * Everything the worker sent has been read: the stream counts as broken off only if it ended
+   * without {@code complete_final}.
+   */
+  void onSocketEnd() {
     closing = true;
     if (!completeFinal) {
       end(brokenOff());
@@ -126,7 +142,7 @@ final class CallHomeStream implements ResponseStream {
 
   void onProtocolError(String reason) {
     end(
-        new WorkerStreamException(
+        WorkerStreamException.disconnected(
             "worker " + worker.workerId() + " sent a malformed response stream: " + reason, null));
     killAndClose();
     drain();
@@ -143,15 +159,15 @@ final class CallHomeStream implements ResponseStream {
     StreamItem item = envelope.data();
     if (item != null && item.isError()) {
       end(
-          new WorkerStreamException(
-              "worker " + worker.workerId() + " failed: " + item.errorMessage(), null));
+          WorkerStreamException.reported(
+              "worker " + worker.workerId() + " failed: " + item.errorMessage()));
     } else if (item != null && item.data() != null) {
       if (!ended) {
         events.add(item.data());
       }
     } else if (item == null && !envelope.completeFinal()) {
       end(
-          new WorkerStreamException(
+          WorkerStreamException.disconnected(
               "worker " + worker.workerId() + " sent an empty response item", null));
     }
     if (envelope.completeFinal()) {
@@ -169,7 +185,7 @@ final class CallHomeStream implements ResponseStream {
   }
 
   private WorkerStreamException brokenOff() {
-    return new WorkerStreamException(
+    return WorkerStreamException.disconnected(
         "stream from worker " + worker.workerId() + " ended before generation completed", null);
   }
 
@@ -212,6 +228,14 @@ final class CallHomeStream implements ResponseStream {
           events.clear();
           ended = true;
           killAndClose();
+          if (event instanceof EngineOutput) {
+            // The stream still owes its subscriber exactly one ending.
+            try {
+              s.onError(e);
+            } catch (RuntimeException again) {
+              LOG.error("subscriber of request {} failed on its error too", requestId, again);
+            }
+          }
         }
       }
     } finally {

@@ -10,6 +10,9 @@ import io.vertx.core.net.NetSocket;
  * system call and one TCP segment per token on both ends. Must be used on the socket's context.
  */
 final class CoalescingWriter {
+  /** Bytes gathered before the writer reports itself full (Vert.x's default write queue size). */
+  static final int PENDING_LIMIT = 64 * 1024;
+
   private final NetSocket socket;
   private final Context context;
   private Buffer pending;
@@ -36,8 +39,8 @@ final class CoalescingWriter {
     }
   }
 
-  /** Whether the socket's queue is full, counting what is still pending here. */
+  /** Whether the socket's queue is full, or as much is pending here as a full queue holds. */
   boolean writeQueueFull() {
-    return socket.writeQueueFull();
+    return socket.writeQueueFull() || (pending != null && pending.length() >= PENDING_LIMIT);
   }
 }

@@ -28,6 +28,8 @@ final class ConnectionPool {
 
   /** The connection the next request should use, opening one if the pool may grow. */
   RequestConnection pick() {
+    // A connection whose connect failed at once may have closed before it was added; drop it.
+    connections.removeIf(RequestConnection::isClosed);
     RequestConnection best = null;
     for (RequestConnection connection : connections) {
       if (best == null || connection.load() < best.load()) {
@@ -39,16 +41,6 @@ final class ConnectionPool {
       connections.add(best);
     }
     return best;
-  }
-
-  /** An open connection if there is one, otherwise the one {@link #pick()} chooses. */
-  RequestConnection pickForProbe() {
-    for (RequestConnection connection : connections) {
-      if (connection.isOpen()) {
-        return connection;
-      }
-    }
-    return pick();
   }
 
   void close() {

@@ -56,11 +56,6 @@ final class PendingCall {
     return true;
   }
 
-  /** Whether the worker's call-home socket has arrived (its handshake named this call). */
-  synchronized boolean calledHome() {
-    return callHome != null;
-  }
-
   /** Hands over the open stream; {@code false} if the call already failed. */
   boolean open(ResponseStream stream) {
     synchronized (this) {
@@ -73,9 +68,17 @@ final class PendingCall {
     return true;
   }
 
-  /** Fails the call as a worker that did not take the request; closes its call-home socket. */
+  /**
+   * Fails the call because the worker is in trouble (unreachable, connection lost, no answer);
+   * closes its call-home socket.
+   */
   void fail(String message, Throwable cause) {
-    fail(new WorkerUnavailableException(worker.workerId(), message, cause));
+    fail(WorkerUnavailableException.unreachable(worker.workerId(), message, cause));
+  }
+
+  /** Fails the call because the worker, up and answering, refused this request. */
+  void refuse(String message) {
+    fail(WorkerUnavailableException.refused(worker.workerId(), message));
   }
 
   void fail(Throwable failure) {

@@ -21,10 +21,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One pooled request-plane connection to a worker. Requests are pipelined: each is written as soon
  * as it is submitted (or once the connection opens), and the acks that come back are matched to
- * them in order. A request waits {@code requestTimeout} for its ack; one that times out keeps its
- * place in the queue so the late ack still lines up. When the connection closes, every request on
- * it that has no response stream yet fails: a worker that dropped the connection is not going to
- * call home. Confined to the event loop of the request plane's context.
+ * them in order. A request waits {@code requestTimeout} for its ack; if none comes, the worker has
+ * stopped reading and the connection is given up (closed). When the connection closes, every
+ * request on it that has no response stream yet fails: a worker that dropped the connection is not
+ * going to call home. Confined to the event loop of the request plane's context.
  */
 final class RequestConnection {
   private static final Logger LOG = LoggerFactory.getLogger(RequestConnection.class);
@@ -146,12 +146,15 @@ final class RequestConnection {
       return;
     }
     long timeoutMs = config.requestTimeout().toMillis();
+    // An ack that does not come means the worker stopped reading: give up on the connection, so
+    // the requests queued on it fail now instead of holding their place forever.
     long timer =
         vertx.setTimer(
             timeoutMs,
-            id ->
-                call.fail(
-                    "no acknowledgement from " + address + " within " + timeoutMs + " ms", null));
+            id -> {
+              closed("no acknowledgement from " + address + " within " + timeoutMs + " ms", null);
+              socket.close();
+            });
     awaitingAck.add(new AwaitingAck(call, timer));
     socket.write(frame);
   }
@@ -174,18 +177,16 @@ final class RequestConnection {
     PendingCall call = waiting.call();
     if (ack.accepted()) {
       awaitingCallHome.add(call);
-      // A worker that accepted the request but never calls back must not leave it waiting.
+      // A worker that accepted the request but never opens its response stream must not leave it
+      // waiting; once the stream is open this does nothing.
       long callHomeTimer =
           vertx.setTimer(
               config.callHomeTimeout().toMillis(),
-              t -> {
-                if (!call.calledHome()) {
+              t ->
                   call.fail(
-                      "worker accepted the request but did not call back within "
+                      "worker accepted the request but did not open its response stream within "
                           + config.callHomeTimeout().toMillis() + " ms",
-                      null);
-                }
-              });
+                      null));
       call.future()
           .onComplete(
               done -> {
@@ -193,8 +194,12 @@ final class RequestConnection {
                 vertx.cancelTimer(callHomeTimer);
               });
     } else {
-      call.fail("worker rejected the request: " + ack.rejection(), null);
+      call.refuse("worker rejected the request: " + ack.rejection());
     }
+  }
+
+  boolean isClosed() {
+    return closed;
   }
 
   private void closed(String reason, Throwable cause) {

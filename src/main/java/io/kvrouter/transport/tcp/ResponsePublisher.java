@@ -13,12 +13,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The worker's half of one call-home: dials the frontend, identifies the stream, runs the engine
- * and writes its outputs. The prologue waits for the engine's first signal, so an engine that fails
- * before producing anything fails the prologue (the frontend may retry elsewhere) instead of
- * failing a stream that has started.
+ * and writes its outputs. As in Dynamo, the prologue follows the engine's {@code generate()}
+ * call: an engine that refuses the request there sends an error prologue (the frontend may take the
+ * request elsewhere); a failure after that is an error item in the stream.
  *
  * <pre>
- * handshake, [engine first signal] prologue, item*, complete_final, sentinel, [wait for FIN]
+ * handshake, generate(), prologue, item*, complete_final, sentinel, [wait for FIN]
  * </pre>
  *
  * <p>The engine is paused while the socket's write queue is full and resumed when it drains. A
@@ -96,6 +96,7 @@ final class ResponsePublisher {
       fail(e);
       return;
     }
+    sendPrologueOnce();
     engineStream.subscribe(
         new ResponseStream.Subscriber() {
           @Override

@@ -58,38 +58,31 @@ final class TcpRequestPlane implements RequestPlane {
     return call.future();
   }
 
+  /**
+   * Opens a fresh connection and closes it again: a pooled connection can stay open to a worker
+   * that no longer answers, so only a new one shows the worker is accepting connections.
+   */
   @Override
   public Future<Void> probe(WorkerEndpoint worker) {
-    Promise<Void> probed = Promise.promise();
-    afterBind(
-        () -> {
-          if (closed) {
-            probed.fail(
-                new WorkerUnavailableException(worker.workerId(), "request plane closed", null));
-            return;
-          }
-          pool(worker)
-              .pickForProbe()
-              .whenOpen()
-              .onComplete(
-                  open -> {
-                    if (open.succeeded()) {
-                      probed.complete();
-                    } else {
-                      probed.fail(
-                          new WorkerUnavailableException(
-                              worker.workerId(),
-                              "cannot connect to "
-                                  + endpoint(worker)
-                                  + ": "
-                                  + open.cause().getMessage(),
-                              open.cause()));
-                    }
-                  });
-        },
-        probed::fail);
-    return probed.future();
+    if (closed) {
+      return Future.failedFuture(
+          WorkerUnavailableException.unreachable(worker.workerId(), "request plane closed", null));
+    }
+    return client
+        .connect(worker.port(), worker.host())
+        .transform(
+            ar -> {
+              if (ar.succeeded()) {
+                return ar.result().close();
+              }
+              return Future.failedFuture(
+                  WorkerUnavailableException.unreachable(
+                      worker.workerId(),
+                      "cannot connect to " + endpoint(worker) + ": " + ar.cause().getMessage(),
+                      ar.cause()));
+            });
   }
+
 
   @Override
   public Future<Void> close() {
@@ -159,6 +152,21 @@ final class TcpRequestPlane implements RequestPlane {
    * bind is a local misconfiguration, not a worker fault, so it fails with {@link
    * IllegalStateException}.
    */
+  @Override
+  public Future<Void> start() {
+    return callHome.listening().transform(ar -> ar.succeeded()
+        ? Future.succeededFuture()
+        : Future.failedFuture(bindFailure(ar.cause())));
+  }
+
+  private IllegalStateException bindFailure(Throwable cause) {
+    return new IllegalStateException(
+        "the response-stream listener cannot bind "
+            + config.responseStreamHost() + ":" + config.responseStreamPort()
+            + " (--tcp-response-stream-host/--tcp-response-stream-port): " + cause.getMessage(),
+        cause);
+  }
+
   private void afterBind(Runnable action, Consumer<Throwable> failed) {
     Future<?> bound = callHome.listening();
     if (bound.succeeded()) {
@@ -170,15 +178,7 @@ final class TcpRequestPlane implements RequestPlane {
           if (ar.succeeded()) {
             onContext(action);
           } else {
-            failed.accept(
-                new IllegalStateException(
-                    "the call-home listener cannot bind "
-                        + config.responseStreamHost()
-                        + ":"
-                        + config.responseStreamPort()
-                        + ": "
-                        + ar.cause().getMessage(),
-                    ar.cause()));
+            failed.accept(bindFailure(ar.cause()));
           }
         });
   }

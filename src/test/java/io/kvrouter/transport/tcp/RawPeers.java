@@ -10,6 +10,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 
 /**
@@ -24,10 +25,17 @@ final class RawPeers {
 
   /** A worker server that decodes request frames and hands each to {@code script}. */
   static Future<NetServer> worker(Vertx vertx, BiConsumer<NetSocket, InboundRequest> script) {
+    return worker(vertx, script, new AtomicInteger());
+  }
+
+  /** A scripted worker that also counts the connections it accepts. */
+  static Future<NetServer> worker(
+      Vertx vertx, BiConsumer<NetSocket, InboundRequest> script, AtomicInteger connections) {
     return vertx
         .createNetServer()
         .connectHandler(
             socket -> {
+              connections.incrementAndGet();
               RequestFrameDecoder decoder = new RequestFrameDecoder(MAX);
               socket.handler(
                   chunk ->

@@ -1,5 +1,9 @@
 package io.kvrouter.transport.tcp;
 
+import org.awaitility.Awaitility;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.config.TcpConfig;
@@ -134,29 +138,26 @@ class RequestPlaneWireTest {
 
     assertThat(Await.failure(plane.send(worker, "r1", TcpEndToEndTest.request(1))))
         .isInstanceOf(WorkerUnavailableException.class)
-        .hasMessageContaining("did not call back within 300 ms");
+        .hasMessageContaining("did not open its response stream within 300 ms");
   }
 
   @Test
-  void lateAckStillLinesUpWithItsRequest() throws Exception {
+  void missingAck_givesUpTheConnectionAndEveryRequestOnIt() throws Exception {
     Await.result(plane.close());
     plane = plane(Duration.ofMillis(300), 1);
-    // one connection, so both requests wait for their acks on it
-    WorkerEndpoint worker =
-        worker(
-            (socket, request) -> {
-              if (request.requestId().equals("next")) {
-                // both acks go out now, in request order: the late one for "slow", then the one for
-                // "next"
-                RawPeers.ack(socket, Ack.rejected("Server unavailable: first"));
-                RawPeers.ack(socket, Ack.rejected("Server unavailable: second"));
-              }
-            });
+    AtomicInteger connections = new AtomicInteger();
+    // one connection, so both requests wait for their acks on it; the worker never answers
+    WorkerEndpoint worker = worker((socket, request) -> {}, connections);
 
-    assertThat(Await.failure(plane.send(worker, "slow", TcpEndToEndTest.request(1))))
-        .hasMessageContaining("no acknowledgement");
-    assertThat(Await.failure(plane.send(worker, "next", TcpEndToEndTest.request(1))))
-        .hasMessageContaining("Server unavailable: second");
+    var first = plane.send(worker, "first", TcpEndToEndTest.request(1));
+    var second = plane.send(worker, "second", TcpEndToEndTest.request(1));
+
+    assertThat(Await.failure(first)).hasMessageContaining("no acknowledgement");
+    assertThat(Await.failure(second)).hasMessageContaining("no acknowledgement");
+    assertThat(((WorkerUnavailableException) Await.failure(second)).workerFault()).isTrue();
+    // the next request does not queue behind the dead connection: it opens a new one
+    plane.send(worker, "third", TcpEndToEndTest.request(1));
+    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> connections.get() == 2);
   }
 
   @Test
@@ -296,7 +297,12 @@ class RequestPlaneWireTest {
   }
 
   private WorkerEndpoint worker(BiConsumer<NetSocket, InboundRequest> script) throws Exception {
-    NetServer server = Await.result(RawPeers.worker(vertx, script));
+    return worker(script, new AtomicInteger());
+  }
+
+  private WorkerEndpoint worker(
+      BiConsumer<NetSocket, InboundRequest> script, AtomicInteger connections) throws Exception {
+    NetServer server = Await.result(RawPeers.worker(vertx, script, connections));
     return new WorkerEndpoint("raw", "127.0.0.1", server.actualPort(), "generate");
   }
 }

@@ -21,6 +21,8 @@ final class ScriptedEngine implements InferenceEngine {
 
   enum Failure {
     NONE,
+    /** generate() itself throws: the engine refuses the request. */
+    ON_GENERATE,
     BEFORE_FIRST_OUTPUT,
     AFTER_FIRST_OUTPUT
   }
@@ -53,6 +55,9 @@ final class ScriptedEngine implements InferenceEngine {
 
   @Override
   public ResponseStream generate(String requestId, PreprocessedRequest request) {
+    if (failure == Failure.ON_GENERATE) {
+      throw new IllegalArgumentException("prompt too long for this engine");
+    }
     Run run = run(requestId);
     run.request.complete(request);
     return new Stream(run, request.tokenIds()[0]);

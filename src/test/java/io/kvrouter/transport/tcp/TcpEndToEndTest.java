@@ -133,16 +133,12 @@ class TcpEndToEndTest {
     RequestPlane plane = client(100);
     WorkerEndpoint worker = new WorkerEndpoint("w1", "127.0.0.1", server.port(), "generate");
 
+    // Each probe opens a fresh connection: an old pooled one can outlive a worker that hangs.
+    Await.result(plane.probe(worker));
     Await.result(plane.probe(worker));
     Awaitility.await()
         .atMost(Duration.ofSeconds(20))
-        .until(() -> server.acceptedConnections() == 1);
-    Await.result(plane.probe(worker));
-    Collector collector = new Collector();
-    Await.result(plane.send(worker, "r1", request(1))).subscribe(collector);
-    collector.await();
-
-    assertThat(server.acceptedConnections()).isEqualTo(1);
+        .until(() -> server.acceptedConnections() == 2);
   }
 
   @Test
@@ -163,15 +159,29 @@ class TcpEndToEndTest {
   }
 
   @Test
-  void engineFailureBeforeAnyOutputFailsTheSend() throws Exception {
+  void engineRefusingInGenerate_failsTheSendAsARefusal() throws Exception {
     WorkerEndpoint worker =
-        startWorker(new ScriptedEngine(vertx, 3, 0, ScriptedEngine.Failure.BEFORE_FIRST_OUTPUT));
+        startWorker(new ScriptedEngine(vertx, 3, 0, ScriptedEngine.Failure.ON_GENERATE));
 
     Throwable failure = Await.failure(client(100).send(worker, "r1", request(1)));
 
     assertThat(failure)
         .isInstanceOf(WorkerUnavailableException.class)
-        .hasMessageContaining("engine exploded");
+        .hasMessageContaining("prompt too long for this engine");
+    assertThat(((WorkerUnavailableException) failure).workerFault()).isFalse();
+  }
+
+  @Test
+  void engineFailureBeforeAnyOutput_isAReportedStreamError() throws Exception {
+    WorkerEndpoint worker =
+        startWorker(new ScriptedEngine(vertx, 3, 0, ScriptedEngine.Failure.BEFORE_FIRST_OUTPUT));
+    Collector collector = new Collector();
+    Await.result(client(100).send(worker, "r1", request(1))).subscribe(collector);
+
+    Throwable failure = collector.awaitError();
+
+    assertThat(failure).isInstanceOf(WorkerStreamException.class).hasMessageContaining("engine exploded");
+    assertThat(((WorkerStreamException) failure).disconnected()).isFalse();
   }
 
   @Test
@@ -302,7 +312,10 @@ class TcpEndToEndTest {
 
       assertThat(Await.failure(plane.send(worker, "r1", request(1))))
           .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("call-home listener");
+          .hasMessageContaining("response-stream listener")
+          .hasMessageContaining("--tcp-response-stream-port");
+      assertThat(Await.failure(plane.start()))
+          .hasMessageContaining("response-stream listener cannot bind");
     }
   }
 
