@@ -56,6 +56,12 @@ public final class Cli {
       return OptionalInt.of(helpExit);
     }
     if (parsed.hasSubcommand()) {
+      if (!parsed.matchedOptions().isEmpty()) {
+        err.println(
+            "error: options before 'worker' are the router's and the worker does not use them;"
+                + " put the worker's options after 'worker' (java -jar router.jar worker --help)");
+        return OptionalInt.of(USAGE_ERROR);
+      }
       return ((WorkerCommand) parsed.subcommand().commandSpec().userObject()).run(env);
     }
     RouterConfig config;
@@ -76,6 +82,9 @@ public final class Cli {
               .toCompletionStage()
               .toCompletableFuture()
               .get(60, TimeUnit.SECONDS);
+    } catch (ConfigException e) {
+      err.println("error: " + e.getMessage());
+      return OptionalInt.of(USAGE_ERROR);
     } catch (Exception e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       err.println("error: the router could not start: " + cause.getMessage());

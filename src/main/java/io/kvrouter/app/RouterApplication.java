@@ -1,6 +1,7 @@
 package io.kvrouter.app;
 
 import io.kvrouter.common.Ports;
+import io.kvrouter.config.ConfigException;
 import io.kvrouter.config.HttpConfig;
 import io.kvrouter.config.RouterConfig;
 import io.kvrouter.frontend.HttpFrontend;
@@ -18,10 +19,11 @@ import io.kvrouter.transport.tcp.WorkerServer;
 import io.micrometer.core.instrument.Tags;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +43,9 @@ public final class RouterApplication {
   private final List<WorkerServer> mockServers;
   private final List<SimulatedEngine> mockEngines;
   private final int httpPort;
+  private final HttpFrontend frontend;
+  private final Duration gracefulShutdownTimeout;
+  private Future<Void> stopping;
 
   private RouterApplication(
       Vertx vertx,
@@ -48,18 +53,24 @@ public final class RouterApplication {
       Router router,
       List<WorkerServer> mockServers,
       List<SimulatedEngine> mockEngines,
-      int httpPort) {
+      int httpPort,
+      HttpFrontend frontend,
+      Duration gracefulShutdownTimeout) {
     this.vertx = vertx;
     this.plane = plane;
     this.router = router;
     this.mockServers = mockServers;
     this.mockEngines = mockEngines;
     this.httpPort = httpPort;
+    this.frontend = frontend;
+    this.gracefulShutdownTimeout = gracefulShutdownTimeout;
   }
 
   /**
    * Starts a router. The model files are read on the calling thread (start-up, not an event
    * loop); everything else is asynchronous.
+   *
+   * @throws ConfigException when the model folder cannot be loaded
    */
   public static Future<RouterApplication> start(RouterConfig config, VertxOptions vertxOptions) {
     ModelAssets assets = loadModel(config);
@@ -134,7 +145,8 @@ public final class RouterApplication {
                             model, config.http().host(), port, endpoints.size(),
                             config.routerMode().configName());
                         return new RouterApplication(
-                            vertx, plane, router, mockServers, engines, port);
+                            vertx, plane, router, mockServers, engines, port, frontend,
+                            config.http().gracefulShutdownTimeout());
                       });
             })
         .onFailure(failure -> vertx.close());
@@ -151,8 +163,10 @@ public final class RouterApplication {
     }
     try {
       return ModelAssets.load(config.model().path());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    } catch (IOException | RuntimeException e) {
+      throw new ConfigException(
+          "Invalid value '" + config.model().path() + "' for --model-path: " + e.getMessage()
+              + "; expected a Hugging Face model folder holding tokenizer.json");
     }
   }
 
@@ -175,7 +189,32 @@ public final class RouterApplication {
     return mockEngines;
   }
 
-  public Future<Void> stop() {
+  /**
+   * Shuts down gracefully: {@code /live} turns 503 at once, requests in flight get up to {@code
+   * --http-graceful-shutdown-timeout-secs} to finish (new ones are still served meanwhile, as
+   * Dynamo does), then everything closes.
+   */
+  public synchronized Future<Void> stop() {
+    if (stopping != null) {
+      return stopping;
+    }
+    frontend.beginShutdown();
+    long deadline = System.nanoTime() + gracefulShutdownTimeout.toNanos();
+    Promise<Void> drained = Promise.promise();
+    vertx.setPeriodic(
+        1,
+        20,
+        id -> {
+          if (frontend.inflightRequests() == 0 || System.nanoTime() >= deadline) {
+            vertx.cancelTimer(id);
+            drained.tryComplete();
+          }
+        });
+    stopping = drained.future().compose(v -> closeAll());
+    return stopping;
+  }
+
+  private Future<Void> closeAll() {
     router.close();
     List<Future<Void>> closing = new ArrayList<>();
     closing.add(plane.close());

@@ -1,5 +1,7 @@
 package io.kvrouter.app;
 
+import io.kvrouter.config.Setting;
+import io.kvrouter.config.Settings;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
@@ -40,14 +42,12 @@ final class WorkerCommand {
   @Option(
       names = "--host",
       paramLabel = "HOST",
-      defaultValue = "${env:DYN_TCP_RPC_HOST:-0.0.0.0}",
-      description = "Address to listen on. Env: DYN_TCP_RPC_HOST. Default: ${DEFAULT-VALUE}.")
+      description = "Address to listen on. Env: DYN_TCP_RPC_HOST. Default: 0.0.0.0.")
   String host;
 
   @Option(
       names = "--port",
       paramLabel = "PORT",
-      defaultValue = "${env:DYN_TCP_RPC_PORT}",
       description = "Request-plane port (0 picks a free port). Env: DYN_TCP_RPC_PORT. Required.")
   Integer port;
 
@@ -83,14 +83,22 @@ final class WorkerCommand {
   @Option(
       names = "--system-port",
       paramLabel = "PORT",
-      defaultValue = "${env:DYN_SYSTEM_PORT}",
       description =
           "Serve /metrics (dynamo_component_*) and /health over HTTP on this port."
-              + " Env: DYN_SYSTEM_PORT. Off by default.")
+              + " Env: DYN_SYSTEM_PORT. Off by default. The largest request-plane frame follows"
+              + " DYN_TCP_MAX_MESSAGE_SIZE, as in the router.")
   Integer systemPort;
 
   OptionalInt run(Map<String, String> env) {
     PrintWriter err = spec.commandLine().getErr();
+    TcpConfig tcp;
+    try {
+      fillFromEnvironment(env);
+      tcp = tcpConfig(env);
+    } catch (IllegalArgumentException e) {
+      err.println("error: " + e.getMessage());
+      return OptionalInt.of(Cli.USAGE_ERROR);
+    }
     String problem = validate();
     if (problem != null) {
       err.println("error: " + problem);
@@ -114,7 +122,7 @@ final class WorkerCommand {
             Tags.of("model", modelName));
     Future<WorkerServer> server =
         TcpTransport.server(
-            vertx, host, port, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), TcpConfig.defaults(host));
+            vertx, host, port, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), tcp);
     Future<?> system = systemPort == null ? Future.succeededFuture() : serveSystemPort(vertx, metrics, engine);
     try {
       WorkerServer started =
@@ -134,6 +142,45 @@ final class WorkerCommand {
       err.println("error: the worker could not start: " + cause.getMessage());
       vertx.close();
       return OptionalInt.of(1);
+    }
+  }
+
+  /** Options not given on the command line come from their Dynamo variables. */
+  private void fillFromEnvironment(Map<String, String> env) {
+    if (host == null) {
+      host = env.getOrDefault("DYN_TCP_RPC_HOST", "0.0.0.0");
+    }
+    if (port == null && env.containsKey("DYN_TCP_RPC_PORT")) {
+      port = integer(env.get("DYN_TCP_RPC_PORT"), "DYN_TCP_RPC_PORT");
+    }
+    if (systemPort == null && env.containsKey("DYN_SYSTEM_PORT")) {
+      systemPort = integer(env.get("DYN_SYSTEM_PORT"), "DYN_SYSTEM_PORT");
+    }
+  }
+
+  private static TcpConfig tcpConfig(Map<String, String> env) {
+    Setting<Integer> maxSize = Settings.TCP_MAX_MESSAGE_SIZE;
+    String raw = env.get(maxSize.envVar());
+    if (raw == null) {
+      return TcpConfig.defaults("127.0.0.1");
+    }
+    try {
+      TcpConfig defaults = TcpConfig.defaults("127.0.0.1");
+      return new TcpConfig(
+          maxSize.parse(raw), defaults.requestTimeout(), defaults.poolSize(),
+          defaults.connectTimeout(), defaults.responseStreamHost(), 0, null);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "Invalid value '" + raw + "' for " + maxSize.envVar() + ": expected " + maxSize.expected());
+    }
+  }
+
+  private static int integer(String raw, String variable) {
+    try {
+      return Integer.parseInt(raw.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "Invalid value '" + raw + "' for " + variable + ": expected an integer from 0 to 65535");
     }
   }
 

@@ -2,6 +2,7 @@ package io.kvrouter.config;
 
 import static io.kvrouter.config.Settings.*;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
@@ -82,10 +83,8 @@ public final class ConfigLoader {
     Path modelPath = value(MODEL_PATH);
     String servedName = value(SERVED_MODEL_NAME);
     if (servedName == null) {
-      servedName =
-          modelPath == null
-              ? ModelConfig.DEMO_MODEL_NAME
-              : modelPath.toAbsolutePath().normalize().getFileName().toString();
+      Path folder = modelPath == null ? null : modelPath.toAbsolutePath().normalize().getFileName();
+      servedName = folder == null ? ModelConfig.DEMO_MODEL_NAME : folder.toString();
     }
     ModelConfig model = new ModelConfig(modelPath, servedName, value(KV_CACHE_BLOCK_SIZE));
     return new RouterConfig(
@@ -154,9 +153,18 @@ public final class ConfigLoader {
   private static Map<String, Object> readYaml(Path path) {
     Map<String, Object> values;
     try {
-      @SuppressWarnings("unchecked")
-      Map<String, Object> read = new ObjectMapper(new YAMLFactory()).readValue(path.toFile(), Map.class);
-      values = read == null ? Map.of() : new LinkedHashMap<>(read);
+      ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+      JsonNode document = yaml.readTree(path.toFile());
+      if (document == null || document.isMissingNode() || document.isNull()) {
+        values = new LinkedHashMap<>(); // a file of comments only, like config/router.yaml
+      } else if (document.isObject()) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> read = yaml.convertValue(document, Map.class);
+        values = new LinkedHashMap<>(read);
+      } else {
+        throw new ConfigException(
+            "Config file " + path + " must be a map of settings, not a " + document.getNodeType());
+      }
     } catch (IOException e) {
       throw new ConfigException("Cannot read config file " + path + ": " + e.getMessage());
     }

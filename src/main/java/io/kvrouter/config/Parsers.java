@@ -36,7 +36,7 @@ final class Parsers {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("not a number");
     }
-    if (!(seconds > 0) || seconds > 86_400) {
+    if (!(seconds >= 0.001) || seconds > 86_400) {
       throw new IllegalArgumentException("out of range");
     }
     return Duration.ofNanos((long) (seconds * 1e9));

@@ -31,7 +31,7 @@ public final class Settings {
       new Setting<>("http-graceful-shutdown-timeout-secs", "DYN_HTTP_GRACEFUL_SHUTDOWN_TIMEOUT_SECS",
           "SECONDS",
           "On shutdown, /live answers 503 and requests in flight get up to this long to finish.",
-          "5", "a number of seconds above 0", false, Parsers::seconds);
+          "5", "a number of seconds from 0.001 to 86400", false, Parsers::seconds);
 
   public static final Setting<RouterMode> ROUTER_MODE =
       new Setting<>("router-mode", "DYN_ROUTER_MODE", "MODE",
@@ -68,14 +68,14 @@ public final class Settings {
           "10", "an integer from 0 to 600000", false, Parsers::millis);
 
   public static final Setting<Path> MODEL_PATH =
-      new Setting<>("model-path", "DYN_MODEL_PATH", "DIR",
+      new Setting<>("model-path", null, "DIR",
           "Hugging Face model folder: its tokenizer.json and the chat_template of"
               + " tokenizer_config.json are used. Without it the demo tokenizer (UTF-8 bytes"
               + " as token ids) and a plain ChatML template are used.",
           null, "an existing directory", false, Parsers::directory);
 
   public static final Setting<String> SERVED_MODEL_NAME =
-      new Setting<>("served-model-name", "DYN_SERVED_MODEL_NAME", "NAME",
+      new Setting<>("served-model-name", null, "NAME",
           "Model name clients use; defaults to the model folder's name, or mock-model.",
           null, "a non-empty string", false, Parsers::nonEmpty);
 
@@ -94,7 +94,7 @@ public final class Settings {
   public static final Setting<Duration> TCP_REQUEST_TIMEOUT =
       new Setting<>("tcp-request-timeout", "DYN_TCP_REQUEST_TIMEOUT", "SECONDS",
           "How long to wait for a worker to acknowledge a request.",
-          "5", "a number of seconds above 0", false, Parsers::seconds);
+          "5", "a number of seconds from 0.001 to 86400", false, Parsers::seconds);
 
   public static final Setting<Integer> TCP_POOL_SIZE =
       new Setting<>("tcp-pool-size", "DYN_TCP_POOL_SIZE", "N",
@@ -104,7 +104,7 @@ public final class Settings {
   public static final Setting<Duration> TCP_CONNECT_TIMEOUT =
       new Setting<>("tcp-connect-timeout", "DYN_TCP_CONNECT_TIMEOUT", "SECONDS",
           "How long to wait for a connection to a worker to open.",
-          "5", "a number of seconds above 0", false, Parsers::seconds);
+          "5", "a number of seconds from 0.001 to 86400", false, Parsers::seconds);
 
   public static final Setting<String> TCP_RESPONSE_STREAM_HOST =
       new Setting<>("tcp-response-stream-host", "DYN_TCP_RESPONSE_STREAM_HOST", "HOST",
@@ -120,8 +120,9 @@ public final class Settings {
   public static final Setting<String> TCP_RESPONSE_STREAM_ADVERTISE_HOST =
       new Setting<>("tcp-response-stream-advertise-host",
           "DYN_TCP_RESPONSE_STREAM_ADVERTISE_HOST", "HOST",
-          "Host workers are told to call back; defaults to the local address of the"
-              + " connection the request was sent on.",
+          "Host workers are told to call back; defaults to the response-stream host when that"
+              + " is a specific address, else the local address of the connection the request"
+              + " was sent on.",
           null, "a host name or IP address", false, Parsers::nonEmpty);
 
   /** All settings, in help order. */

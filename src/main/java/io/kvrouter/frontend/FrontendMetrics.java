@@ -66,13 +66,17 @@ public final class FrontendMetrics {
             Metrics.exponentialBuckets(1, 2, 9), "model", model);
   }
 
+  int inflight() {
+    return inflight.get();
+  }
+
   /** Starts tracking one request. */
   RequestTracker start(String endpoint, boolean stream) {
     inflight.incrementAndGet();
     return new RequestTracker(this, endpoint, stream ? "stream" : "unary", System.nanoTime());
   }
 
-  /** The observations of one request; the methods may be called from any one thread at a time. */
+  /** The observations of one request, made from the HTTP and the worker's event loops. */
   static final class RequestTracker {
     private final FrontendMetrics metrics;
     private final String endpoint;
@@ -90,11 +94,11 @@ public final class FrontendMetrics {
       this.startNanos = startNanos;
     }
 
-    void promptTokens(int count) {
+    synchronized void promptTokens(int count) {
       metrics.inputTokens.record(count);
     }
 
-    void tokens(int count) {
+    synchronized void tokens(int count) {
       if (count <= 0) {
         return;
       }
@@ -109,7 +113,7 @@ public final class FrontendMetrics {
       metrics.outputTokens.increment(count);
     }
 
-    void disconnected() {
+    synchronized void disconnected() {
       metrics.disconnected.increment();
     }
 

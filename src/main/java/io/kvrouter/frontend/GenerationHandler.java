@@ -6,6 +6,7 @@ import io.kvrouter.preprocess.Generation;
 import io.kvrouter.preprocess.Preprocessor;
 import io.kvrouter.preprocess.Prompt;
 import io.kvrouter.protocol.ModelNotFoundException;
+import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
@@ -61,9 +62,13 @@ final class GenerationHandler implements Handler<RoutingContext> {
     FrontendMetrics.RequestTracker tracker = metrics.start(endpoint, request.stream());
     ResponseFormat.Header header =
         format.header(requestId, System.currentTimeMillis() / 1000, request.model());
-    preprocessor
-        .generate(request.toGeneration(requestId))
-        .onComplete(
+    Future<Generation> started;
+    try {
+      started = preprocessor.generate(request.toGeneration(requestId));
+    } catch (RuntimeException e) {
+      started = Future.failedFuture(e);
+    }
+    started.onComplete(
             ar -> {
               if (ar.failed()) {
                 tracker.finish(false);

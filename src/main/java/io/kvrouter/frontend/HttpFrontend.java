@@ -23,6 +23,7 @@ public final class HttpFrontend {
   private final FrontendMetrics frontendMetrics;
   private final HttpConfig config;
   private final long createdEpochSeconds = System.currentTimeMillis() / 1000;
+  private volatile boolean shuttingDown;
 
   public HttpFrontend(
       Preprocessor preprocessor, Metrics metrics, HttpConfig config, int kvCacheBlockSize) {
@@ -36,7 +37,7 @@ public final class HttpFrontend {
   public Router router(Vertx vertx) {
     Router router = Router.router(vertx);
     BodyHandler body =
-        BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes()).setHandleFileUploads(false);
+        BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
     router
         .post("/v1/chat/completions")
         .handler(body)
@@ -53,9 +54,9 @@ public final class HttpFrontend {
                 OpenAiRequests::completion));
     router.get("/v1/models").handler(this::models);
     router.get("/health").handler(this::health);
-    router.get("/live").handler(ctx -> json(ctx, 200, new JsonObject().put("status", "live")));
+    router.get("/live").handler(this::live);
     router.get("/metrics").handler(this::metrics);
-    router.route().last().handler(ctx -> fail(ctx, 404, "not_found",
+    router.errorHandler(404, ctx -> fail(ctx, 404, "not_found",
         "No route for " + ctx.request().method() + " " + ctx.request().path()));
     router.errorHandler(413, ctx -> fail(ctx, 413, "request_too_large",
         "The request body is larger than " + config.bodyLimitBytes() + " bytes"));
@@ -76,8 +77,30 @@ public final class HttpFrontend {
     json(ctx, 200, new JsonObject().put("object", "list").put("data", new JsonArray().add(model)));
   }
 
+  /**
+   * Starts shutting down, as Dynamo's frontend does: {@code /live} and {@code /health} answer 503
+   * so load balancers stop sending traffic, while requests keep being served.
+   */
+  public void beginShutdown() {
+    shuttingDown = true;
+  }
+
+  /** Requests being served now. */
+  public int inflightRequests() {
+    return frontendMetrics.inflight();
+  }
+
+  private void live(RoutingContext ctx) {
+    json(ctx, shuttingDown ? 503 : 200,
+        new JsonObject().put("status", shuttingDown ? "shutting_down" : "live"));
+  }
+
   private void health(RoutingContext ctx) {
-    if (preprocessor.ready()) {
+    if (shuttingDown) {
+      json(ctx, 503, new JsonObject()
+          .put("status", "unhealthy")
+          .put("message", "The server is shutting down"));
+    } else if (preprocessor.ready()) {
       json(ctx, 200, new JsonObject()
           .put("status", "healthy")
           .put("models", new JsonArray().add(preprocessor.modelName())));

@@ -1,7 +1,6 @@
 package io.kvrouter.frontend;
 
 import io.kvrouter.preprocess.Generation;
-import io.kvrouter.protocol.RequestCancelledException;
 import io.vertx.core.http.HttpServerResponse;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -23,15 +22,22 @@ abstract class Responder implements Generation.Listener {
   }
 
   void start() {
-    response.closeHandler(
-        v -> {
-          if (ended.compareAndSet(false, true)) {
-            tracker.disconnected();
-            tracker.finish(false);
-            generation.cancel();
-          }
-        });
+    response.closeHandler(v -> clientGone());
+    if (response.closed()) {
+      // The client left while the request was being routed; a handler set after the close never
+      // runs, so the generation is stopped here.
+      clientGone();
+      return;
+    }
     generation.subscribe(this);
+  }
+
+  private void clientGone() {
+    if (ended.compareAndSet(false, true)) {
+      tracker.disconnected();
+      tracker.finish(false);
+      generation.cancel();
+    }
   }
 
   /** Marks the response ended; returns false if it already was (e.g. the client left). */
@@ -41,9 +47,6 @@ abstract class Responder implements Generation.Listener {
 
   @Override
   public void onError(Throwable error) {
-    if (error instanceof RequestCancelledException && ended.get()) {
-      return;
-    }
     if (end()) {
       tracker.finish(false);
       writeError(ErrorResponses.of(error));

@@ -5,11 +5,12 @@ import io.kvrouter.preprocess.tokenizer.Tokenizer;
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.FinishReason;
 import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.WorkerStreamException;
 import java.util.List;
 
 /**
  * Turns a worker's token stream into text: incremental detokenization, stop strings, stop token
- * ids and {@code max_tokens}. The worker normally enforces the last two itself; checking them here
+ * ids (both only after {@code min_tokens}, as vLLM does) and {@code max_tokens}. The worker normally enforces the last two itself; checking them here
  * too means a worker that overshoots cannot make the client see more than it asked for. When the
  * router ends a generation early (a stop string matched), it cancels the request at the worker.
  */
@@ -19,6 +20,7 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
   private final StopStringMatcher stopStrings;
   private final List<Integer> stopTokenIds;
   private final int maxTokens;
+  private final int minTokens;
   private final int promptTokens;
 
   private Listener listener;
@@ -32,6 +34,7 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
     this.stopStrings = new StopStringMatcher(request.stop());
     this.stopTokenIds = request.stopTokenIds();
     this.maxTokens = request.maxTokens() == null ? Integer.MAX_VALUE : request.maxTokens();
+    this.minTokens = request.minTokens() == null ? 0 : request.minTokens();
     this.promptTokens = promptTokens;
   }
 
@@ -70,7 +73,7 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
     FinishReason ownReason = null;
     int accepted = 0;
     while (accepted < ids.length && ownReason == null) {
-      if (stopTokenIds.contains(ids[accepted])) {
+      if (completionTokens + accepted >= minTokens && stopTokenIds.contains(ids[accepted])) {
         ownReason = FinishReason.STOP;
       } else {
         accepted++;
@@ -79,8 +82,21 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
         }
       }
     }
+    boolean stopStringsActive = completionTokens >= minTokens;
     completionTokens += accepted;
-    String text = stopStrings.accept(detokenizer.add(ids, 0, accepted));
+    String decoded;
+    try {
+      decoded = detokenizer.add(ids, 0, accepted);
+    } catch (IllegalArgumentException e) {
+      // A token id outside the model's vocabulary: the worker serves another model.
+      finished = true;
+      stream.cancel();
+      listener.onError(WorkerStreamException.reported(
+          "the worker returned tokens this model cannot decode: " + e.getMessage()));
+      return;
+    }
+    // Like vLLM, stop strings only count once min_tokens have been generated.
+    String text = stopStringsActive ? stopStrings.accept(decoded) : decoded;
     if (stopStrings.matched()) {
       finish(text, accepted, FinishReason.STOP, true);
     } else if (ownReason != null) {

@@ -12,8 +12,9 @@ import io.vertx.core.Vertx;
  * The path from a generation request to text: renders the chat template, tokenizes, hands the
  * token ids to the router, and turns the worker's token stream back into text.
  *
- * <p>The demo tokenizer costs microseconds and runs on the caller's event loop; a real model's
- * template and tokenizer run on a worker thread so long prompts never hold an event loop.
+ * <p>The demo tokenizer costs microseconds and runs on the caller's event loop for prompts up to
+ * {@link #INLINE_PROMPT_CHARS}; a real model's template and tokenizer, and any larger prompt, run
+ * on a worker thread so long prompts never hold an event loop.
  */
 public final class Preprocessor {
   private final Vertx vertx;
@@ -21,6 +22,12 @@ public final class Preprocessor {
   private final String modelName;
   private final Router router;
   private final boolean preprocessInline;
+
+  /**
+   * Largest prompt the demo tokenizer handles on the event loop; beyond it (tens of microseconds)
+   * the work moves to a worker thread like a real tokenizer's.
+   */
+  static final int INLINE_PROMPT_CHARS = 16 * 1024;
 
   public Preprocessor(Vertx vertx, ModelAssets assets, String modelName, Router router) {
     this.vertx = vertx;
@@ -46,10 +53,17 @@ public final class Preprocessor {
    */
   public Future<Generation> generate(GenerationRequest request) {
     Future<int[]> tokens =
-        preprocessInline
-            ? Future.succeededFuture(tokenize(request.prompt()))
+        preprocessInline && promptChars(request.prompt()) <= INLINE_PROMPT_CHARS
+            ? Future.future(p -> p.complete(tokenize(request.prompt())))
             : vertx.executeBlocking(() -> tokenize(request.prompt()), false);
     return tokens.compose(ids -> route(request, ids));
+  }
+
+  private static int promptChars(Prompt prompt) {
+    if (prompt instanceof Prompt.Text text) {
+      return text.text().length();
+    }
+    return ((Prompt.Chat) prompt).messages().stream().mapToInt(m -> m.content().length()).sum();
   }
 
   private Future<Generation> route(GenerationRequest request, int[] promptIds) {

@@ -12,6 +12,9 @@ import io.vertx.core.Vertx;
  * All state is touched only on that context.
  */
 final class SimulatedStream implements ResponseStream {
+  /** Most tokens emitted in one event-loop task when there is no delay between tokens. */
+  static final int BURST = 64;
+
   private final Vertx vertx;
   private final Context context;
   private final SimulatedEngine.Options options;
@@ -106,9 +109,13 @@ final class SimulatedStream implements ResponseStream {
     }
   }
 
-  /** Emits the next token, or, with no delay between tokens, every token until paused. */
+  /**
+   * Emits the next token, or, with no delay between tokens, up to {@link #BURST} tokens before
+   * giving the event loop back (so a huge {@code max_tokens} never holds it).
+   */
   private void step() {
     boolean burst = options.interTokenLatency().isZero();
+    int budget = burst ? BURST : 1;
     do {
       if (ended) {
         return;
@@ -127,7 +134,7 @@ final class SimulatedStream implements ResponseStream {
         return;
       }
       subscriber.onOutput(EngineOutput.tokens(ids));
-    } while (burst);
+    } while (--budget > 0);
     schedule(options.interTokenLatency().toMillis());
   }
 

@@ -67,6 +67,27 @@ class CliTest {
   }
 
   @Test
+  void modelFolderWithoutTokenizer_exitsTwoNamingModelPath(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+    assertThat(run(Map.of(), "--mock-workers", "1", "--model-path", dir.toString())).hasValue(2);
+    assertThat(err.toString()).contains("--model-path").contains("tokenizer.json");
+  }
+
+  @Test
+  void routerOptionsBeforeWorker_exitTwo() {
+    assertThat(run(Map.of(), "--http-port", "1", "worker", "--model-name", "m", "--port", "0")).hasValue(2);
+    assertThat(err.toString()).contains("before 'worker'");
+  }
+
+  @Test
+  void workerVariables_areReadAndValidated() {
+    assertThat(run(Map.of("DYN_TCP_RPC_PORT", "many"), "worker", "--model-name", "m")).hasValue(2);
+    assertThat(err.toString()).contains("DYN_TCP_RPC_PORT");
+    assertThat(run(Map.of("DYN_TCP_MAX_MESSAGE_SIZE", "12"), "worker", "--model-name", "m", "--port", "0"))
+        .hasValue(2);
+    assertThat(err.toString()).contains("DYN_TCP_MAX_MESSAGE_SIZE");
+  }
+
+  @Test
   void workerHelp_explainsOptions() {
     assertThat(run(Map.of(), "worker", "--help")).hasValue(0);
     assertThat(out.toString()).contains("--ttft-ms").contains("--itl-ms").contains("DYN_TCP_RPC_PORT");

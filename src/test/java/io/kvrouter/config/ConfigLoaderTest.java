@@ -125,6 +125,35 @@ class ConfigLoaderTest {
     assertThat(config.model().servedName()).isEqualTo("Qwen3-0.6B");
   }
 
+  @Test
+  void shippedExampleFile_loadsAsIs() {
+    RouterConfig config =
+        ConfigLoader.load(ONE_MOCK, Map.of(), Path.of("config/router.yaml"));
+    assertThat(config.http().port()).isEqualTo(8000);
+  }
+
+  @Test
+  void fileThatIsNotAMap_isRejected() throws IOException {
+    assertThatThrownBy(() -> ConfigLoader.load(ONE_MOCK, Map.of(), write("- a\n- b\n")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("must be a map");
+  }
+
+  @Test
+  void timeoutBelowAMillisecond_isRejected() {
+    assertThatThrownBy(
+            () -> ConfigLoader.load(ONE_MOCK, Map.of("DYN_TCP_REQUEST_TIMEOUT", "0.0001"), null))
+        .hasMessageContaining("0.001");
+  }
+
+  @Test
+  void modelPathAtTheRoot_getsTheDefaultName() {
+    RouterConfig config =
+        ConfigLoader.load(
+            Map.of("mock-workers", List.of("1"), "model-path", List.of("/")), Map.of(), null);
+    assertThat(config.model().servedName()).isEqualTo("mock-model");
+  }
+
   /** config/router.yaml documents every setting, and its example values are all valid. */
   @Test
   void exampleFile_documentsEverySettingWithValidValues() throws IOException {

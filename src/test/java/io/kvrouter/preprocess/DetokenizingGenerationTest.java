@@ -60,9 +60,11 @@ class DetokenizingGenerationTest {
       this.completionTokens = completionTokens;
     }
 
+    Throwable error;
+
     @Override
     public void onError(Throwable error) {
-      throw new AssertionError(error);
+      this.error = error;
     }
 
     String text() {
@@ -84,9 +86,14 @@ class DetokenizingGenerationTest {
 
   private static Recorder run(ScriptedStream stream, Integer maxTokens, List<String> stop,
       List<Integer> stopIds) {
+    return run(stream, maxTokens, stop, stopIds, null, new Recorder());
+  }
+
+  private static Recorder run(ScriptedStream stream, Integer maxTokens, List<String> stop,
+      List<Integer> stopIds, Integer minTokens, Recorder recorder) {
     GenerationRequest request =
-        new GenerationRequest("r", new Prompt.Text("p"), maxTokens, stop, stopIds, null, false, null);
-    Recorder recorder = new Recorder();
+        new GenerationRequest(
+            "r", new Prompt.Text("p"), maxTokens, stop, stopIds, minTokens, false, null);
     new DetokenizingGeneration(stream, Tokenizer.bytes(), request, 1).subscribe(recorder);
     return recorder;
   }
@@ -126,6 +133,31 @@ class DetokenizingGenerationTest {
     assertThat(result.text()).isEqualTo("abcd");
     assertThat(result.completionTokens).isEqualTo(4);
     assertThat(result.finish).isEqualTo(FinishReason.LENGTH);
+    assertThat(stream.cancelled).isTrue();
+  }
+
+  @Test
+  void minTokens_holdsOffStopIdsAndStopStrings() {
+    ScriptedStream stream = new ScriptedStream(bytes("a b c d", FinishReason.EOS));
+    Recorder byId = run(stream, null, null, List.of((int) ' '), 3, new Recorder());
+    assertThat(byId.text()).isEqualTo("a b");
+    assertThat(byId.finish).isEqualTo(FinishReason.STOP);
+
+    Recorder byString =
+        run(new ScriptedStream(bytes("xx yy xx", FinishReason.EOS)), null, List.of("xx"), null, 3,
+            new Recorder());
+    assertThat(byString.text()).isEqualTo("xx yy ");
+  }
+
+  @Test
+  void tokenOutsideTheVocabulary_endsWithAnErrorAndStopsTheWorker() {
+    ScriptedStream stream =
+        new ScriptedStream(List.of(EngineOutput.tokens('o', 'k'), EngineOutput.tokens(999)));
+    Recorder result = run(stream, null, null, null);
+    assertThat(result.error)
+        .isInstanceOf(io.kvrouter.protocol.WorkerStreamException.class)
+        .hasMessageContaining("cannot decode");
+    assertThat(result.finish).isNull();
     assertThat(stream.cancelled).isTrue();
   }
 

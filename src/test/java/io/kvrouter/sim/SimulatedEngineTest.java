@@ -108,6 +108,8 @@ class SimulatedEngineTest {
     CollectingSubscriber subscriber = new CollectingSubscriber();
     ResponseStream stream =
         engine.generate("r", request(new int[] {1}, new StopConditions(50, null, null, null, null), null));
+    java.util.concurrent.CompletableFuture<io.vertx.core.Context> streamContext =
+        new java.util.concurrent.CompletableFuture<>();
     ResponseStream.Subscriber pausing =
         new ResponseStream.Subscriber() {
           @Override
@@ -115,6 +117,7 @@ class SimulatedEngineTest {
             subscriber.onOutput(output);
             if (subscriber.outputs.size() == 10) {
               stream.pause();
+              streamContext.complete(Vertx.currentContext());
             }
           }
 
@@ -129,12 +132,51 @@ class SimulatedEngineTest {
           }
         };
     vertx.runOnContext(v -> stream.subscribe(pausing));
-    Thread.sleep(200);
-    assertThat(subscriber.outputs).hasSize(10);
+    // All 50 tokens fit in one burst, so without the pause they would all be out by the time a
+    // task queued on the stream's own event loop runs.
+    java.util.concurrent.CompletableFuture<Integer> seen = new java.util.concurrent.CompletableFuture<>();
+    streamContext.get(10, TimeUnit.SECONDS).runOnContext(v -> seen.complete(subscriber.outputs.size()));
+    assertThat(seen.get(10, TimeUnit.SECONDS)).isEqualTo(10);
     assertThat(subscriber.done).isNotDone();
 
     stream.resume();
     assertThat(subscriber.done.get(10, TimeUnit.SECONDS)).isNull();
     assertThat(subscriber.tokens()).hasSize(50);
+  }
+
+  @Test
+  void hugeMaxTokensWithoutDelay_givesTheEventLoopBackBetweenBursts() throws Exception {
+    SimulatedEngine engine = engine(0);
+    CollectingSubscriber subscriber = new CollectingSubscriber();
+    ResponseStream stream =
+        engine.generate("r", request(new int[] {1}, new StopConditions(1_000_000, null, null, null, null), null));
+    java.util.concurrent.CompletableFuture<Integer> seenBetween = new java.util.concurrent.CompletableFuture<>();
+    ResponseStream.Subscriber probing =
+        new ResponseStream.Subscriber() {
+          @Override
+          public void onOutput(io.kvrouter.protocol.EngineOutput output) {
+            subscriber.onOutput(output);
+            if (subscriber.outputs.size() == 1) {
+              // queued now, this task runs as soon as the engine yields the event loop
+              Vertx.currentContext().runOnContext(v -> {
+                seenBetween.complete(subscriber.outputs.size());
+                stream.cancel();
+              });
+            }
+          }
+
+          @Override
+          public void onComplete() {
+            subscriber.onComplete();
+          }
+
+          @Override
+          public void onError(Throwable error) {
+            subscriber.onError(error);
+          }
+        };
+    vertx.runOnContext(v -> stream.subscribe(probing));
+    assertThat(seenBetween.get(10, TimeUnit.SECONDS)).isEqualTo(SimulatedStream.BURST);
+    assertThat(subscriber.done.get(10, TimeUnit.SECONDS)).isInstanceOf(RequestCancelledException.class);
   }
 }

@@ -1,0 +1,55 @@
+package io.kvrouter.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvrouter.testing.Http;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** Stopping the router: /live turns 503 at once, while a stream in flight still finishes. */
+class GracefulShutdownIT {
+
+  @Test
+  void streamInFlight_finishesWhileLiveAnswers503() throws Exception {
+    RouterFixture router =
+        RouterFixture.start(
+            Map.of(
+                "mock-workers", List.of("1"),
+                "mock-ttft-ms", List.of("0"),
+                "mock-itl-ms", List.of("20")));
+    try {
+      CompletableFuture<HttpResponse<java.util.stream.Stream<String>>> streaming =
+          HttpClient.newHttpClient()
+              .sendAsync(
+                  HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/chat/completions"))
+                      .header("content-type", "application/json")
+                      .POST(HttpRequest.BodyPublishers.ofString(
+                          "{\"model\":\"mock-model\",\"stream\":true,\"max_tokens\":40,"
+                              + "\"messages\":[{\"role\":\"user\",\"content\":\"bye\"}]}"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofLines());
+      HttpResponse<java.util.stream.Stream<String>> response = streaming.get(30, TimeUnit.SECONDS);
+      assertThat(response.statusCode()).isEqualTo(200);
+
+      var stopped = router.app.stop();
+      assertThat(Http.get(router.baseUrl + "/live").status()).isEqualTo(503);
+      assertThat(Http.get(router.baseUrl + "/health").status()).isEqualTo(503);
+
+      List<String> events = response.body().filter(l -> l.startsWith("data: ")).collect(Collectors.toList());
+      assertThat(events.get(events.size() - 1)).isEqualTo("data: [DONE]");
+      assertThat(events.get(events.size() - 2)).contains("\"finish_reason\":\"length\"");
+      stopped.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      assertThat(router.detector.blockedThreads()).isEmpty();
+    } finally {
+      router.close();
+    }
+  }
+}
