@@ -1,6 +1,7 @@
 package io.kvrouter.transport.tcp;
 
 import io.kvrouter.config.TcpConfig;
+import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
@@ -54,7 +55,20 @@ final class TcpRequestPlane implements RequestPlane {
   public Future<ResponseStream> send(
       WorkerEndpoint worker, String requestId, PreprocessedRequest request) {
     PendingCall call = callHome.register(worker, requestId);
-    afterBind(() -> dispatch(call, request), failure -> call.fail(failure));
+    // Serialized here, on the caller's event loop, not on the plane's shared one; a prompt that
+    // cannot fit in a frame (each token id takes at least two JSON bytes) is refused unencoded.
+    long minimumBytes = 2L * request.tokenIds().length;
+    if (minimumBytes > config.maxMessageSize()) {
+      call.fail(
+          new InvalidRequestException(
+              "The prompt's " + request.tokenIds().length + " tokens do not fit in a request-plane"
+                  + " frame of at most " + config.maxMessageSize() + " bytes"
+                  + " (DYN_TCP_MAX_MESSAGE_SIZE)",
+              null));
+      return call.future();
+    }
+    Buffer body = WireJson.write(request);
+    afterBind(() -> dispatch(call, body), failure -> call.fail(failure));
     return call.future();
   }
 
@@ -97,12 +111,11 @@ final class TcpRequestPlane implements RequestPlane {
     return done.future();
   }
 
-  private void dispatch(PendingCall call, PreprocessedRequest request) {
+  private void dispatch(PendingCall call, Buffer body) {
     if (closed) {
       call.fail("request plane closed", null);
       return;
     }
-    Buffer body = WireJson.write(request);
     WorkerEndpoint worker = call.worker();
     pool(worker).pick().submit(call, localHost -> frame(call, body, localHost));
   }

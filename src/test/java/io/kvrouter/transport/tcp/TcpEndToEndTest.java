@@ -290,6 +290,10 @@ class TcpEndToEndTest {
     Throwable failure = Await.failure(plane.send(worker, "r1", request(1, new int[1000])));
 
     assertThat(failure).isInstanceOf(InvalidRequestException.class);
+    // far too large: refused before it is even serialized
+    assertThat(Await.failure(plane.send(worker, "r2", request(1, new int[5000]))))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("5000 tokens do not fit");
   }
 
   @Test
