@@ -105,33 +105,19 @@ class SimulatedEngineTest {
   @Test
   void pause_holdsOutputUntilResume() throws Exception {
     SimulatedEngine engine = engine(0);
-    CollectingSubscriber subscriber = new CollectingSubscriber();
     ResponseStream stream =
         engine.generate("r", request(new int[] {1}, new StopConditions(50, null, null, null, null), null));
     java.util.concurrent.CompletableFuture<io.vertx.core.Context> streamContext =
         new java.util.concurrent.CompletableFuture<>();
-    ResponseStream.Subscriber pausing =
-        new ResponseStream.Subscriber() {
-          @Override
-          public void onOutput(io.kvrouter.protocol.EngineOutput output) {
-            subscriber.onOutput(output);
-            if (subscriber.outputs.size() == 10) {
-              stream.pause();
-              streamContext.complete(Vertx.currentContext());
-            }
-          }
-
-          @Override
-          public void onComplete() {
-            subscriber.onComplete();
-          }
-
-          @Override
-          public void onError(Throwable error) {
-            subscriber.onError(error);
-          }
-        };
-    vertx.runOnContext(v -> stream.subscribe(pausing));
+    CollectingSubscriber subscriber =
+        new CollectingSubscriber(
+            count -> {
+              if (count == 10) {
+                stream.pause();
+                streamContext.complete(Vertx.currentContext());
+              }
+            });
+    vertx.runOnContext(v -> stream.subscribe(subscriber));
     // All 50 tokens fit in one burst, so without the pause they would all be out by the time a
     // task queued on the stream's own event loop runs.
     java.util.concurrent.CompletableFuture<Integer> seen = new java.util.concurrent.CompletableFuture<>();
@@ -147,35 +133,23 @@ class SimulatedEngineTest {
   @Test
   void hugeMaxTokensWithoutDelay_givesTheEventLoopBackBetweenBursts() throws Exception {
     SimulatedEngine engine = engine(0);
-    CollectingSubscriber subscriber = new CollectingSubscriber();
     ResponseStream stream =
         engine.generate("r", request(new int[] {1}, new StopConditions(1_000_000, null, null, null, null), null));
     java.util.concurrent.CompletableFuture<Integer> seenBetween = new java.util.concurrent.CompletableFuture<>();
-    ResponseStream.Subscriber probing =
-        new ResponseStream.Subscriber() {
-          @Override
-          public void onOutput(io.kvrouter.protocol.EngineOutput output) {
-            subscriber.onOutput(output);
-            if (subscriber.outputs.size() == 1) {
-              // queued now, this task runs as soon as the engine yields the event loop
-              Vertx.currentContext().runOnContext(v -> {
-                seenBetween.complete(subscriber.outputs.size());
-                stream.cancel();
-              });
-            }
-          }
-
-          @Override
-          public void onComplete() {
-            subscriber.onComplete();
-          }
-
-          @Override
-          public void onError(Throwable error) {
-            subscriber.onError(error);
-          }
-        };
-    vertx.runOnContext(v -> stream.subscribe(probing));
+    CollectingSubscriber[] collected = new CollectingSubscriber[1];
+    collected[0] =
+        new CollectingSubscriber(
+            count -> {
+              if (count == 1) {
+                // queued now, this task runs as soon as the engine yields the event loop
+                Vertx.currentContext().runOnContext(v -> {
+                  seenBetween.complete(collected[0].outputs.size());
+                  stream.cancel();
+                });
+              }
+            });
+    CollectingSubscriber subscriber = collected[0];
+    vertx.runOnContext(v -> stream.subscribe(subscriber));
     assertThat(seenBetween.get(10, TimeUnit.SECONDS)).isEqualTo(SimulatedStream.BURST);
     assertThat(subscriber.done.get(10, TimeUnit.SECONDS)).isInstanceOf(RequestCancelledException.class);
   }

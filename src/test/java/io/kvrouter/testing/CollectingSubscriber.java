@@ -5,15 +5,30 @@ import io.kvrouter.protocol.ResponseStream;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntConsumer;
 
-/** Collects a stream's outputs; {@link #done} completes with the ending error, or null. */
+/**
+ * Collects a stream's outputs; {@link #done} completes with the ending error, or null. An optional
+ * hook gets the number of outputs collected after each one (to pause or cancel the stream from
+ * inside it).
+ */
 public final class CollectingSubscriber implements ResponseStream.Subscriber {
   public final List<EngineOutput> outputs = new CopyOnWriteArrayList<>();
   public final CompletableFuture<Throwable> done = new CompletableFuture<>();
+  private final IntConsumer afterEach;
+
+  public CollectingSubscriber() {
+    this(count -> {});
+  }
+
+  public CollectingSubscriber(IntConsumer afterEach) {
+    this.afterEach = afterEach;
+  }
 
   @Override
   public void onOutput(EngineOutput output) {
     outputs.add(output);
+    afterEach.accept(outputs.size());
   }
 
   @Override
