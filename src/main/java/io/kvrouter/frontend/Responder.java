@@ -23,13 +23,12 @@ abstract class Responder implements Generation.Listener {
 
   void start() {
     response.closeHandler(v -> clientGone());
+    generation.subscribe(this);
     if (response.closed()) {
       // The client left while the request was being routed; a handler set after the close never
-      // runs, so the generation is stopped here.
+      // runs, so the generation is stopped here (subscribed, so its ending releases the worker).
       clientGone();
-      return;
     }
-    generation.subscribe(this);
   }
 
   private void clientGone() {
@@ -43,6 +42,10 @@ abstract class Responder implements Generation.Listener {
   /** Marks the response ended; returns false if it already was (e.g. the client left). */
   boolean end() {
     return ended.compareAndSet(false, true);
+  }
+
+  boolean ended() {
+    return ended.get();
   }
 
   @Override

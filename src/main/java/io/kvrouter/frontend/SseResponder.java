@@ -55,7 +55,7 @@ final class SseResponder extends Responder {
   @Override
   public void onDelta(String text, int newTokens) {
     tracker.tokens(newTokens);
-    if (text.isEmpty() && !first) {
+    if (ended() || (text.isEmpty() && !first)) {
       return;
     }
     write(format.chunk(header, echo + text, first, null));

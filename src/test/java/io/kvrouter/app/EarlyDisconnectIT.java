@@ -59,6 +59,7 @@ class EarlyDisconnectIT {
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
       assertThat(router.app.mockEngines().get(0).cancelledRequests()).isEqualTo(1);
       assertThat(router.app.mockEngines().get(0).activeRequests()).isZero();
+      assertThat(router.app.routerWorkers().get(0).activeRequests()).isZero();
       assertThat(inflight()).isZero();
     });
   }
