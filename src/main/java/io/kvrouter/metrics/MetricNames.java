@@ -23,6 +23,20 @@ public final class MetricNames {
   public static final String MODEL_KV_CACHE_BLOCK_SIZE =
       FRONTEND_PREFIX + "model_kv_cache_block_size";
 
+  /**
+   * KV cache events applied by the router's indexer, by {@code event_type} ({@code stored},
+   * {@code removed}, {@code cleared}) and {@code status} ({@code ok}, {@code
+   * parent_block_not_found}, {@code block_not_found}, {@code invalid_block}): Dynamo's counter
+   * and labels.
+   */
+  public static final String KV_CACHE_EVENTS_APPLIED = "dynamo_kvrouter_kv_cache_events_applied";
+
+  public static final String TAG_EVENT_TYPE = "event_type";
+  public static final String TAG_STATUS = "status";
+
+  /** Ours: KV cache events accepted by the indexer and not yet applied. */
+  public static final String INDEXER_PENDING_EVENTS = "kvrouter_indexer_pending_events";
+
   public static final String COMPONENT_PREFIX = "dynamo_component_";
   public static final String COMPONENT_REQUESTS = COMPONENT_PREFIX + "requests";
   public static final String COMPONENT_INFLIGHT_REQUESTS = COMPONENT_PREFIX + "inflight_requests";

@@ -1,0 +1,71 @@
+package io.kvrouter.routing.index;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class LongMapTest {
+
+  private static final Gen.Ints OPS = new Gen.Ints(-64, 64);
+
+  /** 0 to 300 ops in [-64, 64], biased toward 0 ({@link Gen}). */
+  static List<Long> ops(SplittableRandom random, int genSize) {
+    int size = new Gen.Sizes(0, 300, genSize).next(random);
+    List<Long> ops = new ArrayList<>(size);
+    for (int i = 0; i < size; i++) {
+      ops.add(OPS.nextLong(random));
+    }
+    return ops;
+  }
+
+  /** Positive keys put, negative keys remove their negation; few distinct keys, so runs collide. */
+  @Test
+  void putsAndRemoves_matchHashMap() {
+    Tries.forAll(300, LongMapTest::ops, LongMapTest::putsAndRemovesMatchHashMap);
+  }
+
+  private static void putsAndRemovesMatchHashMap(List<Long> ops) {
+    LongMap<String> map = new LongMap<>();
+    Map<Long, String> model = new HashMap<>();
+    int i = 0;
+    for (long op : ops) {
+      long key = Math.abs(op) * 0x10000; // many keys share low bits
+      if (op >= 0) {
+        String v = "v" + i++;
+        assertThat(map.put(key, v)).isEqualTo(model.put(key, v));
+      } else {
+        assertThat(map.remove(key)).isEqualTo(model.remove(key));
+      }
+      assertThat(map.size()).isEqualTo(model.size());
+    }
+    for (long k = 0; k <= 64; k++) {
+      assertThat(map.get(k * 0x10000)).isEqualTo(model.get(k * 0x10000));
+    }
+    List<String> values = new ArrayList<>();
+    map.forEachValue(values::add);
+    assertThat(values).containsExactlyInAnyOrderElementsOf(model.values());
+  }
+
+  @Test
+  void growsAndShrinksThroughManyKeys() {
+    LongMap<Long> map = new LongMap<>();
+    for (long k = 0; k < 10_000; k++) {
+      map.put(k * 7919, k);
+    }
+    for (long k = 0; k < 10_000; k += 2) {
+      assertThat(map.remove(k * 7919)).isEqualTo(k);
+    }
+    assertThat(map.size()).isEqualTo(5_000);
+    for (long k = 0; k < 10_000; k++) {
+      assertThat(map.get(k * 7919)).isEqualTo(k % 2 == 0 ? null : k);
+    }
+    map.clear();
+    assertThat(map.size()).isZero();
+    assertThat(map.get(7919)).isNull();
+  }
+}
