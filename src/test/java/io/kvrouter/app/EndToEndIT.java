@@ -212,6 +212,10 @@ class EndToEndIT {
     Http.Response unknownRoute = Http.post(router.baseUrl + "/v1/embeddings", "{}");
     assertThat(unknownRoute.status()).isEqualTo(404);
     assertOpenAiError(unknownRoute, null);
+
+    Http.Response wrongMethod = Http.get(url);
+    assertThat(wrongMethod.status()).isEqualTo(405);
+    assertOpenAiError(wrongMethod, null);
   }
 
   private static void assertOpenAiError(Http.Response response, String param) {
