@@ -199,19 +199,19 @@ public final class RouterApplication {
       return stopping;
     }
     frontend.beginShutdown();
-    long deadline = System.nanoTime() + gracefulShutdownTimeout.toNanos();
     Promise<Void> drained = Promise.promise();
-    vertx.setPeriodic(
-        1,
-        20,
-        id -> {
-          if (frontend.inflightRequests() == 0 || System.nanoTime() >= deadline) {
-            vertx.cancelTimer(id);
-            drained.tryComplete();
-          }
-        });
+    awaitDrained(System.nanoTime() + gracefulShutdownTimeout.toNanos(), drained);
     stopping = drained.future().compose(v -> closeAll());
     return stopping;
+  }
+
+  /** Completes {@code drained} once no request is in flight, or at {@code deadlineNanos}. */
+  private void awaitDrained(long deadlineNanos, Promise<Void> drained) {
+    if (frontend.inflightRequests() == 0 || System.nanoTime() >= deadlineNanos) {
+      drained.complete();
+    } else {
+      vertx.setTimer(20, id -> awaitDrained(deadlineNanos, drained));
+    }
   }
 
   private Future<Void> closeAll() {
