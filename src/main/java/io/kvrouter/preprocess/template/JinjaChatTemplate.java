@@ -115,9 +115,42 @@ final class JinjaChatTemplate implements ChatTemplate {
 
   /** The index of the parenthesis closing the one at {@code open}, skipping quoted strings. */
   private static int matchingParen(String s, int open) {
+    int end = scanOutsideQuotes(s, open, (i, c, depth) -> !(depth == 0 && isCloser(c)));
+    return end >= 0 && s.charAt(end) == ')' ? end : -1;
+  }
+
+  /** Splits call arguments at commas outside brackets and quotes. */
+  private static List<String> splitTopLevel(String args) {
+    List<String> parts = new ArrayList<>();
+    int[] start = {0};
+    scanOutsideQuotes(
+        args,
+        0,
+        (i, c, depth) -> {
+          if (c == ',' && depth == 0) {
+            parts.add(args.substring(start[0], i));
+            start[0] = i + 1;
+          }
+          return true;
+        });
+    parts.add(args.substring(start[0]));
+    return parts;
+  }
+
+  /** Sees one character outside quoted strings, with the bracket depth after it. */
+  private interface CharVisitor {
+    /** Returns false to stop the scan at this character. */
+    boolean visit(int index, char c, int depth);
+  }
+
+  /**
+   * Walks {@code s} from {@code from}, skipping quoted strings (with backslash escapes) and
+   * tracking bracket depth; returns the index where {@code visitor} stopped, or -1.
+   */
+  private static int scanOutsideQuotes(String s, int from, CharVisitor visitor) {
     int depth = 0;
     char quote = 0;
-    for (int i = open; i < s.length(); i++) {
+    for (int i = from; i < s.length(); i++) {
       char c = s.charAt(i);
       if (quote != 0) {
         if (c == '\\') {
@@ -125,47 +158,26 @@ final class JinjaChatTemplate implements ChatTemplate {
         } else if (c == quote) {
           quote = 0;
         }
-      } else if (c == '\'' || c == '"') {
+        continue;
+      }
+      if (c == '\'' || c == '"') {
         quote = c;
-      } else if (c == '(' || c == '[' || c == '{') {
+        continue;
+      }
+      if (c == '(' || c == '[' || c == '{') {
         depth++;
-      } else if (c == ')' || c == ']' || c == '}') {
+      } else if (isCloser(c)) {
         depth--;
-        if (depth == 0) {
-          return c == ')' ? i : -1;
-        }
+      }
+      if (!visitor.visit(i, c, depth)) {
+        return i;
       }
     }
     return -1;
   }
 
-  /** Splits call arguments at commas outside brackets and quotes. */
-  private static List<String> splitTopLevel(String args) {
-    List<String> parts = new ArrayList<>();
-    int depth = 0;
-    char quote = 0;
-    int start = 0;
-    for (int i = 0; i < args.length(); i++) {
-      char c = args.charAt(i);
-      if (quote != 0) {
-        if (c == '\\') {
-          i++;
-        } else if (c == quote) {
-          quote = 0;
-        }
-      } else if (c == '\'' || c == '"') {
-        quote = c;
-      } else if (c == '(' || c == '[' || c == '{') {
-        depth++;
-      } else if (c == ')' || c == ']' || c == '}') {
-        depth--;
-      } else if (c == ',' && depth == 0) {
-        parts.add(args.substring(start, i));
-        start = i + 1;
-      }
-    }
-    parts.add(args.substring(start));
-    return parts;
+  private static boolean isCloser(char c) {
+    return c == ')' || c == ']' || c == '}';
   }
 
   private static Jinjava createJinjava() {
