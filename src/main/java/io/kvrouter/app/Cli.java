@@ -112,7 +112,7 @@ public final class Cli {
         .footer("  worker   Run one simulated worker (java -jar router.jar worker --help).");
     for (Setting<?> setting : Settings.ALL) {
       spec.addOption(
-          OptionSpec.builder(setting.flag())
+          OptionSpec.builder(flagNames(setting))
               .paramLabel(setting.paramLabel())
               .description(describe(setting))
               .type(setting.repeatable() ? List.class : String.class)
@@ -130,6 +130,25 @@ public final class Cli {
     return spec;
   }
 
+  private static String[] flagNames(Setting<?> setting) {
+    List<String> names = new ArrayList<>();
+    names.add(setting.flag());
+    setting.aliases().forEach(alias -> names.add("--" + alias));
+    return names.toArray(String[]::new);
+  }
+
+  /** The setting an option stands for, by any of its flag names. */
+  private static String settingName(OptionSpec option) {
+    for (Setting<?> setting : Settings.ALL) {
+      for (String name : option.names()) {
+        if (name.equals(setting.flag())) {
+          return setting.name();
+        }
+      }
+    }
+    return option.longestName().substring(2);
+  }
+
   private static String describe(Setting<?> setting) {
     StringBuilder text = new StringBuilder(setting.description());
     if (setting.envVar() != null) {
@@ -142,10 +161,10 @@ public final class Cli {
     return text.toString();
   }
 
-  private static Map<String, List<String>> flags(ParseResult parsed) {
+  static Map<String, List<String>> flags(ParseResult parsed) {
     Map<String, List<String>> flags = new HashMap<>();
     for (OptionSpec option : parsed.matchedOptions()) {
-      String name = option.longestName().substring(2);
+      String name = settingName(option);
       Object value = option.getValue();
       List<String> values = new ArrayList<>();
       if (value instanceof List<?> list) {

@@ -9,9 +9,10 @@ import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.preprocess.Preprocessor;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.routing.RouteTarget;
 import io.kvrouter.routing.Router;
 import io.kvrouter.routing.Routers;
-import io.kvrouter.routing.WorkerStatus;
+import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.sim.SimulatedEngine;
 import io.kvrouter.transport.RequestPlane;
 import io.kvrouter.transport.tcp.TcpTransport;
@@ -98,18 +99,28 @@ public final class RouterApplication {
         .compose(
             started -> {
               List<WorkerServer> mockServers = started.list();
-              List<WorkerEndpoint> endpoints = new ArrayList<>();
+              List<RouteTarget> endpoints = new ArrayList<>();
               config
                   .workers()
-                  .forEach(w -> endpoints.add(new WorkerEndpoint(w.id(), w.host(), w.port(), w.path())));
+                  .forEach(
+                      w ->
+                          endpoints.add(
+                              new RouteTarget(
+                                  new WorkerEndpoint(w.id(), w.host(), w.port(), w.path()),
+                                  w.kvBlocks())));
               for (int i = 0; i < mockServers.size(); i++) {
                 endpoints.add(
-                    new WorkerEndpoint(
-                        "mock-" + (i + 1), "127.0.0.1", mockServers.get(i).port(),
-                        WorkerEndpoint.DEFAULT_PATH));
+                    new RouteTarget(
+                        new WorkerEndpoint(
+                            "mock-" + (i + 1), "127.0.0.1", mockServers.get(i).port(),
+                            WorkerEndpoint.DEFAULT_PATH),
+                        config.mockWorkers().kvBlocks()));
               }
               RequestPlane plane = TcpTransport.client(vertx, config.tcp());
-              Router router = Routers.create(config.routerMode(), endpoints, plane, vertx);
+              Router router =
+                  Routers.create(
+                      config.routerMode(), config.kv(), config.model().kvCacheBlockSize(),
+                      endpoints, plane, vertx, metrics.registry());
               HttpFrontend frontend =
                   new HttpFrontend(
                       new Preprocessor(vertx, assets, model, router),

@@ -12,6 +12,8 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -55,7 +57,8 @@ public final class ConfigLoader {
             httpHost,
             value(HTTP_PORT),
             value(HTTP_BODY_LIMIT_MB) * 1024L * 1024L,
-            value(HTTP_GRACEFUL_SHUTDOWN_TIMEOUT));
+            value(HTTP_GRACEFUL_SHUTDOWN_TIMEOUT),
+            value(BUSY_STATUS_CODE));
     String responseStreamHost = value(TCP_RESPONSE_STREAM_HOST);
     TcpConfig tcp =
         new TcpConfig(
@@ -68,7 +71,8 @@ public final class ConfigLoader {
             value(TCP_RESPONSE_STREAM_ADVERTISE_HOST));
     List<WorkerSpec> workers = values(WORKER);
     MockWorkerConfig mock =
-        new MockWorkerConfig(value(MOCK_WORKERS), value(MOCK_TTFT_MS), value(MOCK_ITL_MS));
+        new MockWorkerConfig(
+            value(MOCK_WORKERS), value(MOCK_TTFT_MS), value(MOCK_ITL_MS), value(MOCK_KV_BLOCKS));
     if (workers.isEmpty() && mock.count() == 0) {
       throw new ConfigException(
           "No workers: give --worker id=ID,address=HOST:PORT (once per worker) or"
@@ -87,8 +91,28 @@ public final class ConfigLoader {
       servedName = folder == null ? ModelConfig.DEMO_MODEL_NAME : folder.toString();
     }
     ModelConfig model = new ModelConfig(modelPath, servedName, value(KV_CACHE_BLOCK_SIZE));
+    RouterMode mode = value(ROUTER_MODE);
     return new RouterConfig(
-        http, value(ROUTER_MODE), value(REQUEST_PLANE), tcp, workers, mock, model);
+        http, mode, kvRouter(mode), value(REQUEST_PLANE), tcp, workers, mock, model);
+  }
+
+  private KvRouterConfig kvRouter(RouterMode mode) {
+    Double decodeBlocks = value(ACTIVE_DECODE_BLOCKS_THRESHOLD);
+    Long prefillTokens = value(ACTIVE_PREFILL_TOKENS_THRESHOLD);
+    if (mode != RouterMode.KV && (decodeBlocks != null || prefillTokens != null)) {
+      throw new ConfigException(
+          (decodeBlocks != null ? ACTIVE_DECODE_BLOCKS_THRESHOLD : ACTIVE_PREFILL_TOKENS_THRESHOLD)
+                  .flag()
+              + " needs --router-mode kv: only the KV router predicts each worker's load");
+    }
+    return new KvRouterConfig(
+        value(KV_OVERLAP_SCORE_WEIGHT),
+        value(ROUTER_TEMPERATURE),
+        decodeBlocks == null ? OptionalDouble.empty() : OptionalDouble.of(decodeBlocks),
+        prefillTokens == null ? OptionalLong.empty() : OptionalLong.of(prefillTokens),
+        value(ROUTER_TTL),
+        value(ROUTER_MAX_TREE_SIZE),
+        value(ROUTER_PRUNE_TARGET_RATIO));
   }
 
   /** The single value of {@code setting}, or {@code null} when no source has it. */

@@ -4,20 +4,33 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The OpenAI HTTP server: where it listens, the largest body it reads, and how long requests in
- * flight may take to finish when the process shuts down.
+ * The OpenAI HTTP server: where it listens, the largest body it reads, how long requests in flight
+ * may take to finish when the process shuts down, and the status it answers when every worker is
+ * busy.
  */
-public record HttpConfig(String host, int port, long bodyLimitBytes, Duration gracefulShutdownTimeout) {
+public record HttpConfig(
+    String host,
+    int port,
+    long bodyLimitBytes,
+    Duration gracefulShutdownTimeout,
+    int busyStatusCode) {
+
+  /** The status answered when every worker is busy, unless configured. */
+  public static final int DEFAULT_BUSY_STATUS_CODE = 503;
+
   public HttpConfig {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(gracefulShutdownTimeout, "gracefulShutdownTimeout");
     if (bodyLimitBytes < 1) {
       throw new IllegalArgumentException("bodyLimitBytes must be positive");
     }
+    if (busyStatusCode < 400 || busyStatusCode > 599) {
+      throw new IllegalArgumentException("busyStatusCode must be an HTTP error status");
+    }
   }
 
   /** The same settings on another port. */
   public HttpConfig withPort(int newPort) {
-    return new HttpConfig(host, newPort, bodyLimitBytes, gracefulShutdownTimeout);
+    return new HttpConfig(host, newPort, bodyLimitBytes, gracefulShutdownTimeout, busyStatusCode);
   }
 }

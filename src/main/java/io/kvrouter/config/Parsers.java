@@ -28,6 +28,50 @@ final class Parsers {
     return raw -> intInRange(raw, min, max);
   }
 
+  /** A finite number from {@code min} to {@code max}, both included. */
+  static Function<String, Double> doubles(double min, double max) {
+    return raw -> {
+      double value;
+      try {
+        value = Double.parseDouble(raw);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("not a number");
+      }
+      if (!(value >= min && value <= max)) {
+        throw new IllegalArgumentException("out of range");
+      }
+      return value;
+    };
+  }
+
+  static Function<String, Long> longs(long min, long max) {
+    return raw -> {
+      long value;
+      try {
+        value = Long.parseLong(raw);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("not an integer");
+      }
+      if (value < min || value > max) {
+        throw new IllegalArgumentException("out of range");
+      }
+      return value;
+    };
+  }
+
+  /** One of the integers {@code allowed}. */
+  static Function<String, Integer> intsOf(int... allowed) {
+    return raw -> {
+      int value = intInRange(raw, Integer.MIN_VALUE, Integer.MAX_VALUE);
+      for (int a : allowed) {
+        if (a == value) {
+          return value;
+        }
+      }
+      throw new IllegalArgumentException("not one of the allowed values");
+    };
+  }
+
   /** Seconds, possibly fractional ({@code 5}, {@code 0.5}), as Dynamo's timeouts are given. */
   static Duration seconds(String raw) {
     double seconds;

@@ -7,6 +7,7 @@ import java.util.Objects;
 public record RouterConfig(
     HttpConfig http,
     RouterMode routerMode,
+    KvRouterConfig kv,
     RequestPlaneKind requestPlane,
     TcpConfig tcp,
     List<WorkerSpec> workers,
@@ -16,6 +17,7 @@ public record RouterConfig(
   public RouterConfig {
     Objects.requireNonNull(http, "http");
     Objects.requireNonNull(routerMode, "routerMode");
+    Objects.requireNonNull(kv, "kv");
     Objects.requireNonNull(requestPlane, "requestPlane");
     Objects.requireNonNull(tcp, "tcp");
     Objects.requireNonNull(mockWorkers, "mockWorkers");

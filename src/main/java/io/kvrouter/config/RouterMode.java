@@ -3,7 +3,8 @@ package io.kvrouter.config;
 /** How the router picks a worker for each request ({@code --router-mode}). */
 public enum RouterMode implements Named {
   ROUND_ROBIN("round-robin"),
-  RANDOM("random");
+  RANDOM("random"),
+  KV("kv");
 
   private final String configName;
 

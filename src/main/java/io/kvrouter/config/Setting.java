@@ -1,5 +1,6 @@
 package io.kvrouter.config;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -12,6 +13,8 @@ import java.util.function.Function;
  * @param defaultValue the raw default, or {@code null} when the setting is optional
  * @param expected what a valid value looks like, for help and error messages
  * @param repeatable whether the setting may be given several times (a list)
+ * @param aliases other flag names accepted for it (Dynamo's older or newer spellings), without
+ *     dashes
  */
 public record Setting<T>(
     String name,
@@ -21,13 +24,35 @@ public record Setting<T>(
     String defaultValue,
     String expected,
     boolean repeatable,
-    Function<String, T> parser) {
+    Function<String, T> parser,
+    List<String> aliases) {
 
   public Setting {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(description, "description");
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(parser, "parser");
+    aliases = List.copyOf(aliases);
+  }
+
+  /** A setting without aliases. */
+  public Setting(
+      String name,
+      String envVar,
+      String paramLabel,
+      String description,
+      String defaultValue,
+      String expected,
+      boolean repeatable,
+      Function<String, T> parser) {
+    this(name, envVar, paramLabel, description, defaultValue, expected, repeatable, parser,
+        List.of());
+  }
+
+  /** This setting, also accepted under the flag names {@code aliases}. */
+  public Setting<T> withAliases(String... aliases) {
+    return new Setting<>(name, envVar, paramLabel, description, defaultValue, expected,
+        repeatable, parser, List.of(aliases));
   }
 
   /** The flag as typed on the command line. */

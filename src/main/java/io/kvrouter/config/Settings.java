@@ -35,9 +35,63 @@ public final class Settings {
 
   public static final Setting<RouterMode> ROUTER_MODE =
       new Setting<>("router-mode", "DYN_ROUTER_MODE", "MODE",
-          "How a worker is picked for each request.",
+          "How a worker is picked for each request: round-robin and random spread requests;"
+              + " kv sends each to the worker that already caches most of its prompt, weighed"
+              + " against that worker's load (Dynamo's cost function).",
           "round-robin", Parsers.oneOf(RouterMode.class), false,
           Parsers.named(RouterMode.class));
+
+  public static final Setting<Double> KV_OVERLAP_SCORE_WEIGHT =
+      new Setting<>("kv-overlap-score-weight", "DYN_KV_OVERLAP_SCORE_WEIGHT", "WEIGHT",
+          "kv mode: weight of the prompt tokens a worker must compute (not cached there) against"
+              + " its active KV blocks; higher favours cache reuse, 0 balances load only.",
+          "1.0", "a number from 0 to 1000", false, Parsers.doubles(0, 1000))
+          .withAliases("router-kv-overlap-score-weight");
+
+  public static final Setting<Double> ROUTER_TEMPERATURE =
+      new Setting<>("router-temperature", "DYN_ROUTER_TEMPERATURE", "T",
+          "kv mode: 0 always picks the cheapest worker; above 0 a worker is drawn by softmax over"
+              + " the costs, so ties and near-ties spread.",
+          "0.0", "a number from 0 to 100", false, Parsers.doubles(0, 100));
+
+  public static final Setting<Double> ACTIVE_DECODE_BLOCKS_THRESHOLD =
+      new Setting<>("active-decode-blocks-threshold", "DYN_ACTIVE_DECODE_BLOCKS_THRESHOLD",
+          "FRACTION",
+          "kv mode: a worker whose active KV blocks exceed this fraction of its KV blocks"
+              + " (kv-blocks of --worker, --mock-kv-blocks) is busy and gets no new request;"
+              + " off when not set.",
+          null, "a number from 0 to 1", false, Parsers.doubles(0, 1));
+
+  public static final Setting<Long> ACTIVE_PREFILL_TOKENS_THRESHOLD =
+      new Setting<>("active-prefill-tokens-threshold", "DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD",
+          "TOKENS",
+          "kv mode: a worker with more prompt tokens than this still to prefill is busy and gets"
+              + " no new request; off when not set.",
+          null, "an integer from 0 to 10000000000", false, Parsers.longs(0, 10_000_000_000L));
+
+  public static final Setting<Integer> BUSY_STATUS_CODE =
+      new Setting<>("busy-status-code", null, "STATUS",
+          "HTTP status answered when every worker is busy.",
+          "503", "one of: 429, 503, 529", false, Parsers.intsOf(429, 503, 529));
+
+  public static final Setting<Duration> ROUTER_TTL =
+      new Setting<>("router-ttl-secs", "DYN_ROUTER_TTL_SECS", "SECONDS",
+          "kv mode without KV events: the router assumes a worker keeps the blocks of a prompt it"
+              + " was sent for this long after the last request that used them.",
+          "120", "a number of seconds from 0.001 to 86400", false, Parsers::seconds)
+          .withAliases("router-ttl");
+
+  public static final Setting<Integer> ROUTER_MAX_TREE_SIZE =
+      new Setting<>("router-max-tree-size", "DYN_ROUTER_MAX_TREE_SIZE", "BLOCKS",
+          "kv mode without KV events: when the blocks assumed cached, over all workers, exceed"
+              + " this, the oldest are forgotten first.",
+          "1048576", "an integer from 1 to 1073741824", false, Parsers.ints(1, 1 << 30));
+
+  public static final Setting<Double> ROUTER_PRUNE_TARGET_RATIO =
+      new Setting<>("router-prune-target-ratio", "DYN_ROUTER_PRUNE_TARGET_RATIO", "RATIO",
+          "kv mode without KV events: pruning forgets blocks until this fraction of"
+              + " --router-max-tree-size is left.",
+          "0.8", "a number above 0 and at most 1", false, Parsers.doubles(Double.MIN_VALUE, 1));
 
   public static final Setting<RequestPlaneKind> REQUEST_PLANE =
       new Setting<>("request-plane", "DYN_REQUEST_PLANE", "PLANE",
@@ -48,7 +102,8 @@ public final class Settings {
   public static final Setting<WorkerSpec> WORKER =
       new Setting<>("worker", null, "SPEC",
           "A worker serving Dynamo's TCP request plane, e.g. id=w1,address=127.0.0.1:9001;"
-              + " the address may end in /PATH (default /generate). Repeat for each worker.",
+              + " the address may end in /PATH (default /generate); kv-blocks=N declares its KV"
+              + " capacity. Repeat for each worker.",
           null, WorkerSpec.EXPECTED, true, WorkerSpec::parse);
 
   public static final Setting<Integer> MOCK_WORKERS =
@@ -67,6 +122,12 @@ public final class Settings {
           "Delay between tokens of the simulated workers, in milliseconds.",
           "10", "an integer from 0 to 600000", false, Parsers::millis);
 
+  public static final Setting<Long> MOCK_KV_BLOCKS =
+      new Setting<>("mock-kv-blocks", null, "BLOCKS",
+          "KV blocks each simulated worker declares it can hold (the capacity"
+              + " --active-decode-blocks-threshold is a fraction of).",
+          "16384", "an integer from 1 to 1000000000", false, Parsers.longs(1, 1_000_000_000L));
+
   public static final Setting<Path> MODEL_PATH =
       new Setting<>("model-path", null, "DIR",
           "Hugging Face model folder: its tokenizer.json and the chat_template of"
@@ -81,7 +142,8 @@ public final class Settings {
 
   public static final Setting<Integer> KV_CACHE_BLOCK_SIZE =
       new Setting<>("kv-cache-block-size", "DYN_KV_CACHE_BLOCK_SIZE", "TOKENS",
-          "Tokens per KV cache block of the workers; exported as"
+          "Tokens per KV cache block of the workers; kv mode hashes prompts in blocks of this"
+              + " size, so it must match the workers'. Exported as"
               + " dynamo_frontend_model_kv_cache_block_size.",
           "16", "an integer from 1 to 1024", false, Parsers.ints(1, 1024));
 
@@ -128,8 +190,11 @@ public final class Settings {
   /** All settings, in help order. */
   public static final List<Setting<?>> ALL =
       List.of(
-          HTTP_HOST, HTTP_PORT, HTTP_BODY_LIMIT_MB, HTTP_GRACEFUL_SHUTDOWN_TIMEOUT, ROUTER_MODE, REQUEST_PLANE, WORKER,
-          MOCK_WORKERS, MOCK_TTFT_MS, MOCK_ITL_MS, MODEL_PATH, SERVED_MODEL_NAME,
+          HTTP_HOST, HTTP_PORT, HTTP_BODY_LIMIT_MB, HTTP_GRACEFUL_SHUTDOWN_TIMEOUT, ROUTER_MODE,
+          KV_OVERLAP_SCORE_WEIGHT, ROUTER_TEMPERATURE, ACTIVE_DECODE_BLOCKS_THRESHOLD,
+          ACTIVE_PREFILL_TOKENS_THRESHOLD, BUSY_STATUS_CODE, ROUTER_TTL, ROUTER_MAX_TREE_SIZE,
+          ROUTER_PRUNE_TARGET_RATIO, REQUEST_PLANE, WORKER, MOCK_WORKERS, MOCK_TTFT_MS,
+          MOCK_ITL_MS, MOCK_KV_BLOCKS, MODEL_PATH, SERVED_MODEL_NAME,
           KV_CACHE_BLOCK_SIZE, TCP_MAX_MESSAGE_SIZE, TCP_REQUEST_TIMEOUT, TCP_POOL_SIZE,
           TCP_CONNECT_TIMEOUT, TCP_RESPONSE_STREAM_HOST, TCP_RESPONSE_STREAM_PORT,
           TCP_RESPONSE_STREAM_ADVERTISE_HOST);

@@ -6,18 +6,28 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * A statically configured worker, written {@code id=w1,address=HOST:PORT[/PATH]}. The path is the
- * opaque routing path of Dynamo's TCP address; it defaults to {@code generate}.
+ * A statically configured worker, written {@code id=w1,address=HOST:PORT[/PATH][,kv-blocks=N]}.
+ * The path is the opaque routing path of Dynamo's TCP address; it defaults to {@code generate}.
+ * {@code kvBlocks} is the KV capacity the worker declares, 0 when not given.
  */
-public record WorkerSpec(String id, String host, int port, String path) {
+public record WorkerSpec(String id, String host, int port, String path, long kvBlocks) {
 
-  static final String EXPECTED = "id=ID,address=HOST:PORT[/PATH] (keys: id, address)";
-  private static final Set<String> KEYS = Set.of("id", "address");
+  static final String EXPECTED =
+      "id=ID,address=HOST:PORT[/PATH][,kv-blocks=N] (keys: id, address, kv-blocks)";
+  private static final Set<String> KEYS = Set.of("id", "address", "kv-blocks");
 
   public WorkerSpec {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(path, "path");
+    if (kvBlocks < 0) {
+      throw new IllegalArgumentException("kv-blocks must be >= 0");
+    }
+  }
+
+  /** A worker without a declared KV capacity. */
+  public WorkerSpec(String id, String host, int port, String path) {
+    this(id, host, port, path, 0);
   }
 
   /** Parses the {@code key=value,...} form; throws {@link IllegalArgumentException} if invalid. */
@@ -59,6 +69,16 @@ public record WorkerSpec(String id, String host, int port, String path) {
       host = host.substring(1, host.length() - 1);
     }
     int port = Parsers.intInRange(address.substring(colon + 1), 1, 65535);
-    return new WorkerSpec(id, host, port, path);
+    String kvBlocks = fields.get("kv-blocks");
+    long blocks = 0;
+    if (kvBlocks != null) {
+      try {
+        blocks = Parsers.longs(1, 1_000_000_000L).apply(kvBlocks);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "kv-blocks '" + kvBlocks + "' is not an integer from 1 to 1000000000");
+      }
+    }
+    return new WorkerSpec(id, host, port, path, blocks);
   }
 }

@@ -1,5 +1,6 @@
 package io.kvrouter.frontend;
 
+import io.kvrouter.protocol.AllWorkersBusyException;
 import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.ModelNotFoundException;
 import io.kvrouter.protocol.NoWorkerAvailableException;
@@ -14,12 +15,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The one place failures become HTTP: an OpenAI error body {@code
  * {"error":{"message","type","param","code"}}} that every OpenAI SDK parses, with the status the
- * failure deserves.
+ * failure deserves ({@code --busy-status-code} when every worker is busy).
  */
 final class ErrorResponses {
   private static final Logger log = LoggerFactory.getLogger(ErrorResponses.class);
 
-  private ErrorResponses() {}
+  private final int busyStatus;
+
+  ErrorResponses(int busyStatus) {
+    this.busyStatus = busyStatus;
+  }
 
   /** An HTTP error: status, OpenAI error type and code, message and offending parameter. */
   record ApiError(int status, String type, String code, String message, String param) {
@@ -35,12 +40,16 @@ final class ErrorResponses {
     }
   }
 
-  static ApiError of(Throwable failure) {
+  ApiError of(Throwable failure) {
     if (failure instanceof InvalidRequestException e) {
       return new ApiError(400, "invalid_request_error", null, e.getMessage(), e.param());
     }
     if (failure instanceof ModelNotFoundException e) {
       return new ApiError(404, "invalid_request_error", "model_not_found", e.getMessage(), "model");
+    }
+    if (failure instanceof AllWorkersBusyException) {
+      return new ApiError(busyStatus, "service_unavailable", "all_workers_busy",
+          failure.getMessage(), null);
     }
     if (failure instanceof NoWorkerAvailableException
         || failure instanceof WorkerUnavailableException) {

@@ -25,14 +25,17 @@ final class GenerationHandler implements Handler<RoutingContext> {
   private final String endpoint;
   private final ResponseFormat format;
   private final Function<JsonObject, OpenAiRequest> parser;
+  private final ErrorResponses errors;
 
   GenerationHandler(
       Preprocessor preprocessor,
+      ErrorResponses errors,
       FrontendMetrics metrics,
       String endpoint,
       ResponseFormat format,
       Function<JsonObject, OpenAiRequest> parser) {
     this.preprocessor = preprocessor;
+    this.errors = errors;
     this.metrics = metrics;
     this.endpoint = endpoint;
     this.format = format;
@@ -50,12 +53,9 @@ final class GenerationHandler implements Handler<RoutingContext> {
     }
     OpenAiRequest request;
     try {
-      request = parser.apply(body);
-      if (!request.model().equals(preprocessor.modelName())) {
-        throw new ModelNotFoundException(request.model());
-      }
+      request = parseRequest(preprocessor, parser, body);
     } catch (RuntimeException e) {
-      ErrorResponses.send(ctx.response(), ErrorResponses.of(e));
+      ErrorResponses.send(ctx.response(), errors.of(e));
       return;
     }
     String requestId = UUID.randomUUID().toString();
@@ -72,7 +72,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
             ar -> {
               if (ar.failed()) {
                 tracker.finish(false);
-                ErrorResponses.send(ctx.response(), ErrorResponses.of(ar.cause()));
+                ErrorResponses.send(ctx.response(), errors.of(ar.cause()));
                 return;
               }
               Generation generation = ar.result();
@@ -81,14 +81,26 @@ final class GenerationHandler implements Handler<RoutingContext> {
               Responder responder =
                   request.stream()
                       ? new SseResponder(
-                          ctx.response(), format, header, request, echo, generation, tracker)
+                          ctx.response(), format, header, request, echo, generation, tracker,
+                          errors)
                       : new UnaryResponder(
-                          ctx.response(), format, header, echo, generation, tracker);
+                          ctx.response(), format, header, echo, generation, tracker, errors);
               responder.start();
             });
   }
 
-  private static JsonObject parseBody(RoutingContext ctx) {
+  /** Validates {@code body} with {@code parser} and checks that it names the served model. */
+  static OpenAiRequest parseRequest(
+      Preprocessor preprocessor, Function<JsonObject, OpenAiRequest> parser, JsonObject body) {
+    OpenAiRequest request = parser.apply(body);
+    if (!request.model().equals(preprocessor.modelName())) {
+      throw new ModelNotFoundException(request.model());
+    }
+    return request;
+  }
+
+  /** The request body as a JSON object; {@link IllegalArgumentException} when it is not one. */
+  static JsonObject parseBody(RoutingContext ctx) {
     Buffer buffer = ctx.body() == null ? null : ctx.body().buffer();
     if (buffer == null || buffer.length() == 0) {
       throw new IllegalArgumentException("The request body is empty; expected a JSON object");

@@ -14,7 +14,8 @@ import io.vertx.ext.web.handler.BodyHandler;
 
 /**
  * The OpenAI-compatible HTTP API: chat completions, completions, models, health, liveness and
- * Prometheus metrics. Every error, including unknown routes and oversized bodies, is an OpenAI
+ * Prometheus metrics, plus the router's own {@code /router/explain} and {@code /router/workers}
+ * ({@link RouterEndpoints}). Every error, including unknown routes and oversized bodies, is an OpenAI
  * error body.
  */
 public final class HttpFrontend {
@@ -22,6 +23,8 @@ public final class HttpFrontend {
   private final Metrics metrics;
   private final FrontendMetrics frontendMetrics;
   private final HttpConfig config;
+  private final ErrorResponses errors;
+  private final RouterEndpoints routerEndpoints;
   private final long createdEpochSeconds = System.currentTimeMillis() / 1000;
   private volatile boolean shuttingDown;
 
@@ -30,6 +33,8 @@ public final class HttpFrontend {
     this.preprocessor = preprocessor;
     this.metrics = metrics;
     this.config = config;
+    this.errors = new ErrorResponses(config.busyStatusCode());
+    this.routerEndpoints = new RouterEndpoints(preprocessor, errors);
     this.frontendMetrics = new FrontendMetrics(metrics, preprocessor.modelName(), kvCacheBlockSize);
   }
 
@@ -43,15 +48,17 @@ public final class HttpFrontend {
         .handler(body)
         .handler(
             new GenerationHandler(
-                preprocessor, frontendMetrics, "chat_completions", ResponseFormat.CHAT,
+                preprocessor, errors, frontendMetrics, "chat_completions", ResponseFormat.CHAT,
                 OpenAiRequests::chat));
     router
         .post("/v1/completions")
         .handler(body)
         .handler(
             new GenerationHandler(
-                preprocessor, frontendMetrics, "completions", ResponseFormat.COMPLETION,
+                preprocessor, errors, frontendMetrics, "completions", ResponseFormat.COMPLETION,
                 OpenAiRequests::completion));
+    router.post("/router/explain").handler(body).handler(routerEndpoints::explain);
+    router.get("/router/workers").handler(routerEndpoints::workers);
     router.get("/v1/models").handler(this::models);
     router.get("/health").handler(this::health);
     router.get("/live").handler(this::live);
@@ -63,7 +70,7 @@ public final class HttpFrontend {
     router.errorHandler(405, ctx -> fail(ctx, 405, "method_not_allowed",
         ctx.request().method() + " is not allowed on " + ctx.request().path()));
     router.errorHandler(500, ctx -> ErrorResponses.send(ctx.response(),
-        ErrorResponses.of(ctx.failure() == null ? new IllegalStateException() : ctx.failure())));
+        errors.of(ctx.failure() == null ? new IllegalStateException() : ctx.failure())));
     return router;
   }
 

@@ -12,13 +12,18 @@ abstract class Responder implements Generation.Listener {
   final HttpServerResponse response;
   final Generation generation;
   final FrontendMetrics.RequestTracker tracker;
+  private final ErrorResponses errors;
   private final AtomicBoolean ended = new AtomicBoolean();
 
   Responder(
-      HttpServerResponse response, Generation generation, FrontendMetrics.RequestTracker tracker) {
+      HttpServerResponse response,
+      Generation generation,
+      FrontendMetrics.RequestTracker tracker,
+      ErrorResponses errors) {
     this.response = response;
     this.generation = generation;
     this.tracker = tracker;
+    this.errors = errors;
   }
 
   void start() {
@@ -52,7 +57,7 @@ abstract class Responder implements Generation.Listener {
   public void onError(Throwable error) {
     if (end()) {
       tracker.finish(false);
-      writeError(ErrorResponses.of(error));
+      writeError(errors.of(error));
     }
   }
 

@@ -34,8 +34,9 @@ final class SseResponder extends Responder {
       OpenAiRequest request,
       String echo,
       Generation generation,
-      FrontendMetrics.RequestTracker tracker) {
-    super(response, generation, tracker);
+      FrontendMetrics.RequestTracker tracker,
+      ErrorResponses errors) {
+    super(response, generation, tracker, errors);
     this.format = format;
     this.header = header;
     this.includeUsage = request.includeUsage();

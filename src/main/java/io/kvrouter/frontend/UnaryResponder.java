@@ -20,8 +20,9 @@ final class UnaryResponder extends Responder {
       ResponseFormat.Header header,
       String echo,
       Generation generation,
-      FrontendMetrics.RequestTracker tracker) {
-    super(response, generation, tracker);
+      FrontendMetrics.RequestTracker tracker,
+      ErrorResponses errors) {
+    super(response, generation, tracker, errors);
     this.format = format;
     this.header = header;
     this.text = new StringBuilder(echo);

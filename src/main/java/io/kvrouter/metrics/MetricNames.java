@@ -37,6 +37,39 @@ public final class MetricNames {
   /** Ours: KV cache events accepted by the indexer and not yet applied. */
   public static final String INDEXER_PENDING_EVENTS = "kvrouter_indexer_pending_events";
 
+  /**
+   * The KV router's predicted active decode blocks per worker rank, labelled {@code worker_id},
+   * {@code dp_rank}, {@code worker_type}: Dynamo's gauge.
+   */
+  public static final String WORKER_ACTIVE_DECODE_BLOCKS =
+      FRONTEND_PREFIX + "worker_active_decode_blocks";
+
+  /** The KV router's predicted prompt tokens still to prefill per worker rank: Dynamo's gauge. */
+  public static final String WORKER_ACTIVE_PREFILL_TOKENS =
+      FRONTEND_PREFIX + "worker_active_prefill_tokens";
+
+  public static final String TAG_WORKER_ID = "worker_id";
+  public static final String TAG_DP_RANK = "dp_rank";
+  public static final String TAG_WORKER_TYPE = "worker_type";
+
+  /**
+   * Ours: routing decisions, by {@code router_mode} and {@code outcome} ({@code routed}: a worker
+   * was chosen; {@code busy}: every healthy worker was over a busy threshold).
+   */
+  public static final String ROUTING_DECISIONS = "kvrouter_routing_decisions";
+
+  public static final String TAG_ROUTER_MODE = "router_mode";
+  public static final String TAG_OUTCOME = "outcome";
+
+  /** Ours: per routed request, the prompt blocks the chosen worker already caches. */
+  public static final String ROUTER_OVERLAP_BLOCKS = "kvrouter_router_overlap_blocks";
+
+  /**
+   * Ours: per routed request, the predicted KV hit rate: prompt tokens the chosen worker already
+   * caches over the prompt's tokens (0 to 1).
+   */
+  public static final String ROUTER_KV_HIT_RATE = "kvrouter_router_kv_hit_rate";
+
   public static final String COMPONENT_PREFIX = "dynamo_component_";
   public static final String COMPONENT_REQUESTS = COMPONENT_PREFIX + "requests";
   public static final String COMPONENT_INFLIGHT_REQUESTS = COMPONENT_PREFIX + "inflight_requests";

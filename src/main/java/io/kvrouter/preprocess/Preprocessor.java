@@ -4,9 +4,13 @@ import io.kvrouter.preprocess.tokenizer.Tokenizer;
 import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.PreprocessedRequest.StopConditions;
+import io.kvrouter.protocol.RouteExplanation;
+import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.routing.Router;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * The path from a generation request to text: renders the chat template, tokenizes, hands the
@@ -52,11 +56,35 @@ public final class Preprocessor {
    * rendered or is empty, and with the router's failures when no worker takes it.
    */
   public Future<Generation> generate(GenerationRequest request) {
-    Future<int[]> tokens =
-        preprocessInline && promptChars(request.prompt()) <= INLINE_PROMPT_CHARS
-            ? Future.future(p -> p.complete(tokenize(request.prompt())))
-            : vertx.executeBlocking(() -> tokenize(request.prompt()), false);
-    return tokens.compose(ids -> route(request, ids));
+    return tokens(request.prompt())
+        .compose(
+            ids ->
+                router
+                    .generate(request.requestId(), preprocessed(request, ids))
+                    .map(
+                        stream ->
+                            new DetokenizingGeneration(
+                                stream, assets.tokenizer(), request, ids.length)));
+  }
+
+  /**
+   * Where the router would send {@code request} and why, sending and booking nothing. Fails like
+   * {@link #generate} for a prompt that cannot be rendered; empty when the router mode has no
+   * costs to show.
+   */
+  public Future<Optional<RouteExplanation>> explain(GenerationRequest request) {
+    return tokens(request.prompt()).map(ids -> router.explain(preprocessed(request, ids)));
+  }
+
+  /** What the router knows about each worker now. */
+  public List<WorkerStatus> workers() {
+    return router.workers();
+  }
+
+  private Future<int[]> tokens(Prompt prompt) {
+    return preprocessInline && promptChars(prompt) <= INLINE_PROMPT_CHARS
+        ? Future.future(p -> p.complete(tokenize(prompt)))
+        : vertx.executeBlocking(() -> tokenize(prompt), false);
   }
 
   private static int promptChars(Prompt prompt) {
@@ -66,24 +94,20 @@ public final class Preprocessor {
     return ((Prompt.Chat) prompt).messages().stream().mapToInt(m -> m.content().length()).sum();
   }
 
-  private Future<Generation> route(GenerationRequest request, int[] promptIds) {
-    PreprocessedRequest preprocessed =
-        new PreprocessedRequest(
-            modelName,
-            promptIds,
-            new StopConditions(
-                request.maxTokens(),
-                request.stop().isEmpty() ? null : request.stop(),
-                request.stopTokenIds().isEmpty() ? null : request.stopTokenIds(),
-                request.minTokens(),
-                request.ignoreEos() ? Boolean.TRUE : null),
-            request.sampling(),
-            null,
-            assets.eosTokenIds(),
-            null);
-    return router
-        .generate(request.requestId(), preprocessed)
-        .map(stream -> new DetokenizingGeneration(stream, assets.tokenizer(), request, promptIds.length));
+  private PreprocessedRequest preprocessed(GenerationRequest request, int[] promptIds) {
+    return new PreprocessedRequest(
+        modelName,
+        promptIds,
+        new StopConditions(
+            request.maxTokens(),
+            request.stop().isEmpty() ? null : request.stop(),
+            request.stopTokenIds().isEmpty() ? null : request.stopTokenIds(),
+            request.minTokens(),
+            request.ignoreEos() ? Boolean.TRUE : null),
+        request.sampling(),
+        null,
+        assets.eosTokenIds(),
+        null);
   }
 
   private int[] tokenize(Prompt prompt) {

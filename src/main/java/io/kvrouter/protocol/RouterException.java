@@ -7,6 +7,7 @@ package io.kvrouter.protocol;
  */
 public abstract sealed class RouterException extends RuntimeException
     permits InvalidRequestException,
+        AllWorkersBusyException,
         ModelNotFoundException,
         NoWorkerAvailableException,
         WorkerUnavailableException,

@@ -84,15 +84,26 @@ final class FailoverStream implements ResponseStream, ResponseStream.Subscriber 
 
   @Override
   public void onOutput(EngineOutput output) {
+    boolean first;
+    PushRouter.Attempt attempt;
     synchronized (this) {
+      first = !producedOutput;
       producedOutput = true;
+      attempt = current;
+    }
+    if (first) {
+      attempt.route().booking().firstOutput();
     }
     downstream.onOutput(output);
   }
 
   @Override
   public void onComplete() {
-    router.released(current.worker());
+    PushRouter.Attempt attempt;
+    synchronized (this) {
+      attempt = current;
+    }
+    router.released(attempt.route());
     downstream.onComplete();
   }
 
@@ -108,12 +119,12 @@ final class FailoverStream implements ResponseStream, ResponseStream.Subscriber 
               && error instanceof WorkerStreamException stream
               && stream.disconnected();
     }
-    router.released(failed.worker());
+    router.released(failed.route());
     if (!retry) {
       downstream.onError(error);
       return;
     }
-    router.failedBeforeOutput(failed.worker(), error);
+    router.workerFault(failed.worker(), error);
     router
         .dispatch(requestId, request, tried, error)
         .onComplete(

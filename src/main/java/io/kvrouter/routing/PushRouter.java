@@ -1,15 +1,21 @@
 package io.kvrouter.routing;
 
+import io.kvrouter.metrics.MetricNames;
+import io.kvrouter.protocol.AllWorkersBusyException;
 import io.kvrouter.protocol.NoWorkerAvailableException;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
-import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.RouteExplanation;
+import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.protocol.WorkerUnavailableException;
 import io.kvrouter.transport.RequestPlane;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -18,22 +24,38 @@ import java.util.Set;
  * worker has been tried once. Only a worker fault (unreachable, connection lost, no answer) takes
  * the worker out of rotation until the {@link HealthProber} finds it back; a worker that merely
  * refused this request (overloaded, or its engine rejected it) stays in.
+ *
+ * <p>Each attempt holds the selector's {@link WorkerSelector.Booking} from the choice until the
+ * request ends on that worker: released at once when the send fails, else when the stream ends.
  */
 final class PushRouter implements Router {
   private final List<WorkerState> workers;
   private final RequestPlane plane;
   private final WorkerSelector selector;
   private final HealthProber prober;
+  private final Counter routed;
+  private final Counter busy;
 
   PushRouter(
-      List<WorkerEndpoint> endpoints,
+      List<WorkerState> workers,
       RequestPlane plane,
       WorkerSelector selector,
-      HealthProber prober) {
-    this.workers = endpoints.stream().map(WorkerState::new).toList();
+      HealthProber prober,
+      MeterRegistry meters) {
+    this.workers = List.copyOf(workers);
     this.plane = plane;
     this.selector = selector;
     this.prober = prober;
+    this.routed = decisions(meters, "routed");
+    this.busy = decisions(meters, "busy");
+  }
+
+  private Counter decisions(MeterRegistry meters, String outcome) {
+    return Counter.builder(MetricNames.ROUTING_DECISIONS)
+        .description("Routing decisions by router mode and outcome")
+        .tag(MetricNames.TAG_ROUTER_MODE, selector.mode())
+        .tag(MetricNames.TAG_OUTCOME, outcome)
+        .register(meters);
   }
 
   @Override
@@ -43,8 +65,12 @@ final class PushRouter implements Router {
         .map(attempt -> new FailoverStream(this, requestId, request, tried, attempt));
   }
 
-  /** One accepted send: the worker that took the request and its response stream. */
-  record Attempt(WorkerState worker, ResponseStream stream) {}
+  /** One accepted send: the route taken and the worker's response stream. */
+  record Attempt(WorkerSelector.Route route, ResponseStream stream) {
+    WorkerState worker() {
+      return route.worker();
+    }
+  }
 
   /** Sends to the next healthy worker not in {@code tried}, moving on when one fails. */
   Future<Attempt> dispatch(
@@ -62,7 +88,17 @@ final class PushRouter implements Router {
               : "No worker could take the request; last failure: " + lastFailure.getMessage();
       return Future.failedFuture(new NoWorkerAvailableException(message));
     }
-    WorkerState worker = candidates.get(selector.select(candidates));
+    WorkerSelector.Route route;
+    try {
+      route = selector.select(requestId, request, candidates);
+    } catch (AllWorkersBusyException e) {
+      busy.increment();
+      return Future.failedFuture(e);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+    routed.increment();
+    WorkerState worker = route.worker();
     tried.add(worker.id());
     worker.activeRequests.incrementAndGet();
     return plane
@@ -70,12 +106,12 @@ final class PushRouter implements Router {
         .transform(
             ar -> {
               if (ar.succeeded()) {
-                return Future.succeededFuture(new Attempt(worker, ar.result()));
+                return Future.succeededFuture(new Attempt(route, ar.result()));
               }
-              worker.activeRequests.decrementAndGet();
+              released(route);
               if (ar.cause() instanceof WorkerUnavailableException unavailable) {
                 if (unavailable.workerFault()) {
-                  prober.markUnhealthy(worker, unavailable);
+                  workerFault(worker, unavailable);
                 }
                 return dispatch(requestId, request, tried, unavailable);
               }
@@ -83,18 +119,27 @@ final class PushRouter implements Router {
             });
   }
 
-  /** Called once when a stream sent to {@code worker} has ended, however it ended. */
-  void released(WorkerState worker) {
-    worker.activeRequests.decrementAndGet();
+  /** Called once when the request sent on {@code route} has ended there, however it ended. */
+  void released(WorkerSelector.Route route) {
+    route.worker().activeRequests.decrementAndGet();
+    route.booking().release();
   }
 
-  void failedBeforeOutput(WorkerState worker, Throwable cause) {
+  /** {@code worker} failed: out of rotation until probes find it back, its cache presumed lost. */
+  void workerFault(WorkerState worker, Throwable cause) {
     prober.markUnhealthy(worker, cause);
+    selector.workerLost(worker);
+  }
+
+  @Override
+  public Optional<RouteExplanation> explain(PreprocessedRequest request) {
+    List<WorkerState> healthy = workers.stream().filter(w -> w.healthy.get()).toList();
+    return selector.explain(request, healthy);
   }
 
   @Override
   public List<WorkerStatus> workers() {
-    return workers.stream().map(WorkerState::status).toList();
+    return workers.stream().map(w -> w.status(selector.kvView(w))).toList();
   }
 
   @Override
@@ -106,7 +151,7 @@ final class PushRouter implements Router {
               .probe(worker.endpoint)
               .recover(
                   failure -> {
-                    prober.markUnhealthy(worker, failure);
+                    workerFault(worker, failure);
                     return Future.succeededFuture();
                   }));
     }
@@ -116,5 +161,6 @@ final class PushRouter implements Router {
   @Override
   public void close() {
     prober.close();
+    selector.close();
   }
 }

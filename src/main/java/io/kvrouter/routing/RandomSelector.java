@@ -1,5 +1,6 @@
 package io.kvrouter.routing;
 
+import io.kvrouter.protocol.PreprocessedRequest;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -12,9 +13,16 @@ final class RandomSelector implements WorkerSelector {
   }
 
   @Override
-  public int select(List<WorkerState> candidates) {
+  public Route select(String requestId, PreprocessedRequest request, List<WorkerState> candidates) {
+    int index;
     synchronized (random) {
-      return random.nextInt(candidates.size());
+      index = random.nextInt(candidates.size());
     }
+    return new Route(candidates.get(index), Booking.NONE);
+  }
+
+  @Override
+  public String mode() {
+    return "random";
   }
 }

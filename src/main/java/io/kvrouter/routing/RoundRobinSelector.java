@@ -1,5 +1,6 @@
 package io.kvrouter.routing;
 
+import io.kvrouter.protocol.PreprocessedRequest;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -8,7 +9,13 @@ final class RoundRobinSelector implements WorkerSelector {
   private final AtomicLong next = new AtomicLong();
 
   @Override
-  public int select(List<WorkerState> candidates) {
-    return (int) Math.floorMod(next.getAndIncrement(), (long) candidates.size());
+  public Route select(String requestId, PreprocessedRequest request, List<WorkerState> candidates) {
+    int index = (int) Math.floorMod(next.getAndIncrement(), (long) candidates.size());
+    return new Route(candidates.get(index), Booking.NONE);
+  }
+
+  @Override
+  public String mode() {
+    return "round-robin";
   }
 }

@@ -2,8 +2,11 @@ package io.kvrouter.routing;
 
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.RouteExplanation;
+import io.kvrouter.protocol.WorkerStatus;
 import io.vertx.core.Future;
 import java.util.List;
+import java.util.Optional;
 
 /** Picks a worker for each request and forwards it there. */
 public interface Router {
@@ -16,6 +19,13 @@ public interface Router {
    */
   Future<ResponseStream> generate(String requestId, PreprocessedRequest request);
 
+  /**
+   * Why the router would send {@code request} where it would, without sending or booking
+   * anything; empty when the router mode has no costs to show ({@code round-robin}, {@code
+   * random}).
+   */
+  Optional<RouteExplanation> explain(PreprocessedRequest request);
+
   /** A snapshot of every worker, in configuration order. */
   List<WorkerStatus> workers();
 
@@ -26,6 +36,6 @@ public interface Router {
   /** Probes every worker once, so unreachable workers are known before traffic arrives. */
   Future<Void> start();
 
-  /** Stops health probing. */
+  /** Stops health probing and the router mode's background work. */
   void close();
 }

@@ -6,9 +6,11 @@ import io.kvrouter.config.Setting;
 import io.kvrouter.config.Settings;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 class CliTest {
   private final StringWriter out = new StringWriter();
@@ -32,12 +34,25 @@ class CliTest {
   }
 
   @Test
+  void dynamosOtherSpellingOfAFlag_setsTheSameSetting() {
+    CommandLine commandLine = new CommandLine(Cli.routerSpec());
+    Map<String, List<String>> flags =
+        Cli.flags(
+            commandLine.parseArgs(
+                "--router-kv-overlap-score-weight", "2", "--router-ttl", "30", "--http-port", "1"));
+    assertThat(flags)
+        .containsEntry("kv-overlap-score-weight", List.of("2"))
+        .containsEntry("router-ttl-secs", List.of("30"))
+        .containsEntry("http-port", List.of("1"));
+  }
+
+  @Test
   void invalidFlag_exitsTwoNamingSettingAndValidValues() {
-    assertThat(run(Map.of(), "--mock-workers", "1", "--router-mode", "kv")).hasValue(2);
+    assertThat(run(Map.of(), "--mock-workers", "1", "--router-mode", "sticky")).hasValue(2);
     assertThat(err.toString())
         .contains("--router-mode")
-        .contains("'kv'")
-        .contains("round-robin, random");
+        .contains("'sticky'")
+        .contains("round-robin, random, kv");
   }
 
   @Test

@@ -76,6 +76,30 @@ class EndToEndIT {
   }
 
   @Test
+  void routerEndpoints_inRoundRobinMode() throws Exception {
+    JsonArray workers = Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers");
+    assertThat(workers).hasSize(2);
+    JsonObject first = workers.getJsonObject(0);
+    assertThat(first.getString("worker_id")).isEqualTo("w1");
+    assertThat(first.getBoolean("healthy")).isTrue();
+    assertThat(first.containsKey("cached_blocks")).as("no KV view without kv mode").isFalse();
+
+    Http.Response explain =
+        Http.postJson(
+            router.baseUrl + "/router/explain",
+            new JsonObject().put("model", MODEL).put("prompt", "hello"));
+    assertThat(explain.status()).isEqualTo(409);
+    assertThat(explain.json().getJsonObject("error").getString("message"))
+        .contains("--router-mode kv");
+
+    Http.Response unknownModel =
+        Http.postJson(
+            router.baseUrl + "/router/explain",
+            new JsonObject().put("model", "other").put("prompt", "hello"));
+    assertThat(unknownModel.status()).isEqualTo(404);
+  }
+
+  @Test
   void openaiJava_unaryAndStreamedChatAgree() {
     ChatCompletion unary = client.chat().completions().create(chat("Hello there", 32));
     String content = unary.choices().get(0).message().content().orElseThrow();

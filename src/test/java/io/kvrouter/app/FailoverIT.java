@@ -2,7 +2,7 @@ package io.kvrouter.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvrouter.routing.WorkerStatus;
+import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.testing.Http;
 import io.kvrouter.testing.WorkerProcess;
 import io.vertx.core.json.JsonObject;

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +33,67 @@ class ConfigLoaderTest {
     assertThat(config.tcp().maxMessageSize()).isEqualTo(32 * 1024 * 1024);
     assertThat(config.tcp().responseStreamHost()).isEqualTo("0.0.0.0");
     assertThat(config.model().servedName()).isEqualTo("mock-model");
+    assertThat(config.kv()).isEqualTo(KvRouterConfig.DEFAULTS);
+    assertThat(config.http().busyStatusCode()).isEqualTo(503);
+    assertThat(config.mockWorkers().kvBlocks()).isEqualTo(16384);
+  }
+
+  @Test
+  void kvSettings_comeFromFlagsAndDynamosVariables() {
+    Map<String, List<String>> flags =
+        Map.of(
+            "mock-workers", List.of("1"),
+            "router-mode", List.of("kv"),
+            "kv-overlap-score-weight", List.of("2.5"),
+            "active-decode-blocks-threshold", List.of("0.85"),
+            "busy-status-code", List.of("529"));
+    Map<String, String> env =
+        Map.of(
+            "DYN_ROUTER_TEMPERATURE", "0.5",
+            "DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD", "8192",
+            "DYN_ROUTER_TTL_SECS", "30",
+            "DYN_ROUTER_MAX_TREE_SIZE", "1000",
+            "DYN_ROUTER_PRUNE_TARGET_RATIO", "0.5");
+
+    RouterConfig config = ConfigLoader.load(flags, env, null);
+
+    assertThat(config.routerMode()).isEqualTo(RouterMode.KV);
+    assertThat(config.kv())
+        .isEqualTo(
+            new KvRouterConfig(
+                2.5, 0.5, OptionalDouble.of(0.85), OptionalLong.of(8192),
+                Duration.ofSeconds(30), 1000, 0.5));
+    assertThat(config.http().busyStatusCode()).isEqualTo(529);
+  }
+
+  @Test
+  void busyThresholds_needKvMode() {
+    assertThatThrownBy(
+            () -> ConfigLoader.load(
+                ONE_MOCK, Map.of("DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD", "100"), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--active-prefill-tokens-threshold needs --router-mode kv");
+  }
+
+  @Test
+  void invalidKvValues_areRejectedByName() {
+    for (String[] bad :
+        new String[][] {
+          {"active-decode-blocks-threshold", "1.5"},
+          {"router-temperature", "-1"},
+          {"kv-overlap-score-weight", "NaN"},
+          {"busy-status-code", "500"},
+          {"router-prune-target-ratio", "0"},
+          {"mock-kv-blocks", "0"},
+        }) {
+      Map<String, List<String>> flags =
+          Map.of("mock-workers", List.of("1"), "router-mode", List.of("kv"), bad[0], List.of(bad[1]));
+      assertThatThrownBy(() -> ConfigLoader.load(flags, Map.of(), null))
+          .as(bad[0])
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("--" + bad[0])
+          .hasMessageContaining("'" + bad[1] + "'");
+    }
   }
 
   @Test
@@ -52,12 +115,12 @@ class ConfigLoaderTest {
   @Test
   void invalidValue_namesSettingSourceAndValidValues() {
     assertThatThrownBy(
-            () -> ConfigLoader.load(ONE_MOCK, Map.of("DYN_ROUTER_MODE", "kv"), null))
+            () -> ConfigLoader.load(ONE_MOCK, Map.of("DYN_ROUTER_MODE", "sticky"), null))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("'kv'")
+        .hasMessageContaining("'sticky'")
         .hasMessageContaining("--router-mode")
         .hasMessageContaining("DYN_ROUTER_MODE")
-        .hasMessageContaining("round-robin, random");
+        .hasMessageContaining("round-robin, random, kv");
     assertThatThrownBy(
             () -> ConfigLoader.load(
                 Map.of("http-port", List.of("70000"), "mock-workers", List.of("1")), Map.of(), null))
@@ -80,13 +143,17 @@ class ConfigLoaderTest {
             new WorkerSpec("b", "::1", 9002, "7f/generate"));
 
     RouterConfig fromFlags =
-        ConfigLoader.load(Map.of("worker", List.of("id=c,address=h:1")), Map.of(), file);
-    assertThat(fromFlags.workers()).extracting(WorkerSpec::id).containsExactly("c");
+        ConfigLoader.load(
+            Map.of("worker", List.of("id=c,address=h:1,kv-blocks=4096")), Map.of(), file);
+    assertThat(fromFlags.workers()).containsExactly(new WorkerSpec("c", "h", 1, "generate", 4096));
   }
 
   @Test
   void badWorker_isRejectedWithTheExpectedForm() {
-    for (String bad : List.of("id=a", "address=h:1", "id=a,address=h", "id=a,address=h:1,zone=x")) {
+    for (String bad :
+        List.of(
+            "id=a", "address=h:1", "id=a,address=h", "id=a,address=h:1,zone=x",
+            "id=a,address=h:1,kv-blocks=0", "id=a,address=h:1,kv-blocks=many")) {
       assertThatThrownBy(() -> ConfigLoader.load(Map.of("worker", List.of(bad)), Map.of(), null))
           .as(bad)
           .isInstanceOf(ConfigException.class)
@@ -167,9 +234,13 @@ class ConfigLoaderTest {
             .filter(l -> l.matches("^# ([a-z-]+:.*|  .*)$"))
             .map(l -> l.substring(2))
             .map(l -> l.startsWith("model-path:") ? "model-path: " + model : l)
+            // the busy thresholds need kv mode
+            .map(l -> l.startsWith("router-mode:") ? "router-mode: kv" : l)
             .collect(Collectors.joining("\n"));
     RouterConfig config = ConfigLoader.load(Map.of(), Map.of(), write(uncommented));
     assertThat(config.workers()).hasSize(2);
+    assertThat(config.workers().get(1).kvBlocks()).isEqualTo(16384);
+    assertThat(config.kv().activePrefillTokensThreshold()).hasValue(32768);
     assertThat(config.tcp().responseStreamAdvertiseHost()).isEqualTo("10.0.0.2");
   }
 

@@ -2,15 +2,18 @@ package io.kvrouter.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.config.RouterMode;
 import io.kvrouter.protocol.NoWorkerAvailableException;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.protocol.WorkerStreamException;
 import io.kvrouter.testing.CollectingSubscriber;
 import io.kvrouter.testing.FakeRequestPlane;
 import io.kvrouter.testing.FakeRequestPlane.Behaviour;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -40,7 +43,9 @@ class PushRouterTest {
         IntStream.rangeClosed(1, workers)
             .mapToObj(i -> new WorkerEndpoint("w" + i, "127.0.0.1", 9000 + i, "generate"))
             .toList();
-    return Routers.create(mode, endpoints, plane, vertx);
+    return Routers.create(
+        mode, KvRouterConfig.DEFAULTS, 16, endpoints.stream().map(RouteTarget::of).toList(),
+        plane, vertx, new SimpleMeterRegistry());
   }
 
   private static <T> T await(Future<T> future) throws Exception {

@@ -31,13 +31,19 @@ public final class FakeRequestPlane implements RequestPlane {
     /** Reports an error for the request before any output. */
     REPORT_ERROR,
     /** Its stream breaks after one output. */
-    DIE_AFTER_OUTPUT
+    DIE_AFTER_OUTPUT,
+    /** Its stream stays open until the test drives it through {@link #held}. */
+    HOLD
   }
 
   private final Map<String, Behaviour> behaviours = new ConcurrentHashMap<>();
   public final List<String> sends = new CopyOnWriteArrayList<>();
   public final List<String> probes = new CopyOnWriteArrayList<>();
   public final List<String> cancels = new CopyOnWriteArrayList<>();
+  /** The worker each request was last sent to, by request id. */
+  public final Map<String, String> workerOf = new ConcurrentHashMap<>();
+  /** Streams of {@link Behaviour#HOLD} workers, by request id, once subscribed. */
+  public final Map<String, Held> held = new ConcurrentHashMap<>();
 
   public FakeRequestPlane set(String workerId, Behaviour behaviour) {
     behaviours.put(workerId, behaviour);
@@ -52,6 +58,7 @@ public final class FakeRequestPlane implements RequestPlane {
   public Future<ResponseStream> send(
       WorkerEndpoint worker, String requestId, PreprocessedRequest request) {
     sends.add(worker.workerId());
+    workerOf.put(requestId, worker.workerId());
     Behaviour behaviour = behaviour(worker.workerId());
     if (behaviour == Behaviour.UNREACHABLE) {
       return Future.failedFuture(
@@ -61,7 +68,7 @@ public final class FakeRequestPlane implements RequestPlane {
       return Future.failedFuture(
           WorkerUnavailableException.refused(worker.workerId(), "Server overloaded"));
     }
-    return Future.succeededFuture(new ScriptedStream(worker.workerId(), behaviour));
+    return Future.succeededFuture(new ScriptedStream(requestId, worker.workerId(), behaviour));
   }
 
   @Override
@@ -83,13 +90,36 @@ public final class FakeRequestPlane implements RequestPlane {
     return Future.succeededFuture();
   }
 
+  /** A held stream: the test sends its outputs and ends it. */
+  public static final class Held {
+    private final ResponseStream.Subscriber subscriber;
+    private final int token;
+
+    Held(ResponseStream.Subscriber subscriber, int token) {
+      this.subscriber = subscriber;
+      this.token = token;
+    }
+
+    /** The worker's next token. */
+    public void output() {
+      subscriber.onOutput(EngineOutput.tokens(token));
+    }
+
+    public void complete() {
+      subscriber.onOutput(EngineOutput.finished(FinishReason.EOS, token));
+      subscriber.onComplete();
+    }
+  }
+
   /** Worker ids are numbers in these tests' answers: {@code w7} answers token 7. */
   private final class ScriptedStream implements ResponseStream {
+    private final String requestId;
     private final String workerId;
     private final Behaviour behaviour;
     private Subscriber subscriber;
 
-    ScriptedStream(String workerId, Behaviour behaviour) {
+    ScriptedStream(String requestId, String workerId, Behaviour behaviour) {
+      this.requestId = requestId;
       this.workerId = workerId;
       this.behaviour = behaviour;
     }
@@ -102,6 +132,7 @@ public final class FakeRequestPlane implements RequestPlane {
         case DIE_BEFORE_OUTPUT ->
             subscriber.onError(WorkerStreamException.disconnected("died", null));
         case REPORT_ERROR -> subscriber.onError(WorkerStreamException.reported("prompt too long"));
+        case HOLD -> held.put(requestId, new Held(subscriber, token));
         case DIE_AFTER_OUTPUT -> {
           subscriber.onOutput(EngineOutput.tokens(token));
           subscriber.onError(WorkerStreamException.disconnected("died mid-stream", null));

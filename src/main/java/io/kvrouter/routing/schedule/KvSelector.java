@@ -1,5 +1,6 @@
 package io.kvrouter.routing.schedule;
 
+import io.kvrouter.protocol.WorkerCost;
 import io.kvrouter.protocol.OverlapScores;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;

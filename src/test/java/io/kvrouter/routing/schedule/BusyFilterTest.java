@@ -1,5 +1,6 @@
 package io.kvrouter.routing.schedule;
 
+import io.kvrouter.protocol.WorkerCost;
 import static io.kvrouter.routing.schedule.Fixtures.W1;
 import static io.kvrouter.routing.schedule.Fixtures.W2;
 import static io.kvrouter.routing.schedule.Fixtures.W3;

@@ -1,6 +1,5 @@
-package io.kvrouter.routing.schedule;
+package io.kvrouter.protocol;
 
-import io.kvrouter.protocol.WorkerRank;
 import java.util.Objects;
 
 /**

@@ -1,0 +1,52 @@
+package io.kvrouter.config;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+
+/**
+ * The settings of {@code --router-mode kv}.
+ *
+ * @param overlapScoreWeight {@code --kv-overlap-score-weight}
+ * @param temperature {@code --router-temperature}
+ * @param activeDecodeBlocksThreshold {@code --active-decode-blocks-threshold}; empty: off
+ * @param activePrefillTokensThreshold {@code --active-prefill-tokens-threshold}; empty: off
+ * @param ttl {@code --router-ttl-secs}: how long routed blocks are assumed cached
+ * @param maxTreeSize {@code --router-max-tree-size}
+ * @param pruneTargetRatio {@code --router-prune-target-ratio}
+ */
+public record KvRouterConfig(
+    double overlapScoreWeight,
+    double temperature,
+    OptionalDouble activeDecodeBlocksThreshold,
+    OptionalLong activePrefillTokensThreshold,
+    Duration ttl,
+    int maxTreeSize,
+    double pruneTargetRatio) {
+
+  /** Dynamo's defaults, no busy thresholds. */
+  public static final KvRouterConfig DEFAULTS =
+      new KvRouterConfig(
+          1.0, 0.0, OptionalDouble.empty(), OptionalLong.empty(), Duration.ofSeconds(120),
+          1 << 20, 0.8);
+
+  public KvRouterConfig {
+    Objects.requireNonNull(activeDecodeBlocksThreshold, "activeDecodeBlocksThreshold");
+    Objects.requireNonNull(activePrefillTokensThreshold, "activePrefillTokensThreshold");
+    Objects.requireNonNull(ttl, "ttl");
+  }
+
+  /** Whether a busy threshold is set. */
+  public boolean hasBusyThreshold() {
+    return activeDecodeBlocksThreshold.isPresent() || activePrefillTokensThreshold.isPresent();
+  }
+
+  /** These settings with the two busy thresholds (empty: off). */
+  public KvRouterConfig withBusyThresholds(
+      OptionalDouble activeDecodeBlocksThreshold, OptionalLong activePrefillTokensThreshold) {
+    return new KvRouterConfig(
+        overlapScoreWeight, temperature, activeDecodeBlocksThreshold,
+        activePrefillTokensThreshold, ttl, maxTreeSize, pruneTargetRatio);
+  }
+}

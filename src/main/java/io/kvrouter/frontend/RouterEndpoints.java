@@ -1,0 +1,134 @@
+package io.kvrouter.frontend;
+
+import io.kvrouter.frontend.openai.OpenAiRequest;
+import io.kvrouter.frontend.openai.OpenAiRequests;
+import io.kvrouter.preprocess.Preprocessor;
+import io.kvrouter.protocol.RouteExplanation;
+import io.kvrouter.protocol.WorkerCost;
+import io.kvrouter.protocol.WorkerStatus;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.util.UUID;
+
+/**
+ * The router's own endpoints, for operators:
+ *
+ * <ul>
+ *   <li>{@code POST /router/explain} takes an OpenAI chat or completions body and answers where
+ *       the KV router would send it and why (per worker: overlap, prefill tokens, decode blocks,
+ *       cost, busy), without sending or booking anything;
+ *   <li>{@code GET /router/workers} lists each worker's health, requests in flight and, in kv
+ *       mode, its predicted KV load and cached blocks.
+ * </ul>
+ */
+final class RouterEndpoints {
+  private final Preprocessor preprocessor;
+  private final ErrorResponses errors;
+
+  RouterEndpoints(Preprocessor preprocessor, ErrorResponses errors) {
+    this.preprocessor = preprocessor;
+    this.errors = errors;
+  }
+
+  void explain(RoutingContext ctx) {
+    OpenAiRequest request;
+    try {
+      JsonObject body = GenerationHandler.parseBody(ctx);
+      request =
+          GenerationHandler.parseRequest(
+              preprocessor,
+              body.containsKey("messages") ? OpenAiRequests::chat : OpenAiRequests::completion,
+              body);
+    } catch (IllegalArgumentException e) {
+      ErrorResponses.send(ctx.response(), ErrorResponses.invalidBody(e.getMessage()));
+      return;
+    } catch (RuntimeException e) {
+      ErrorResponses.send(ctx.response(), errors.of(e));
+      return;
+    }
+    preprocessor
+        .explain(request.toGeneration(UUID.randomUUID().toString()))
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                ErrorResponses.send(ctx.response(), errors.of(ar.cause()));
+              } else if (ar.result().isEmpty()) {
+                ErrorResponses.send(
+                    ctx.response(),
+                    new ErrorResponses.ApiError(
+                        409, "invalid_request_error", "explain_unavailable",
+                        "POST /router/explain shows the KV router's costs; this router runs"
+                            + " without them (start it with --router-mode kv)",
+                        null));
+              } else {
+                json(ctx, explanation(ar.result().get()));
+              }
+            });
+  }
+
+  private static JsonObject explanation(RouteExplanation explanation) {
+    JsonArray workers = new JsonArray();
+    for (WorkerCost cost : explanation.workers()) {
+      workers.add(
+          new JsonObject()
+              .put("worker_id", cost.worker().workerId())
+              .put("dp_rank", cost.worker().dpRank())
+              .put("overlap_blocks", cost.overlapBlocks())
+              .put("cached_blocks", cost.cachedBlocks())
+              .put("new_prefill_tokens", cost.newPrefillTokens())
+              .put("prefill_tokens", cost.prefillTokens())
+              .put("decode_blocks", cost.decodeBlocks())
+              .put("cost", cost.cost())
+              .put("busy", cost.busy())
+              .put("chosen", explanation.chosen().map(cost.worker()::equals).orElse(false)));
+    }
+    String outcome =
+        explanation.chosen().isPresent()
+            ? "chosen"
+            : explanation.workers().isEmpty() ? "no_workers" : "all_busy";
+    return new JsonObject()
+        .put("input_tokens", explanation.inputTokens())
+        .put("block_size", explanation.blockSize())
+        .put("request_blocks", explanation.requestBlocks())
+        .put("outcome", outcome)
+        .put(
+            "chosen",
+            explanation
+                .chosen()
+                .map(
+                    rank ->
+                        new JsonObject()
+                            .put("worker_id", rank.workerId())
+                            .put("dp_rank", rank.dpRank()))
+                .orElse(null))
+        .put("workers", workers);
+  }
+
+  void workers(RoutingContext ctx) {
+    JsonArray workers = new JsonArray();
+    for (WorkerStatus status : preprocessor.workers()) {
+      JsonObject worker =
+          new JsonObject()
+              .put("worker_id", status.id())
+              .put("address", status.address())
+              .put("healthy", status.healthy())
+              .put("active_requests", status.activeRequests());
+      status
+          .kv()
+          .ifPresent(
+              kv ->
+                  worker
+                      .put("active_blocks", kv.activeBlocks())
+                      .put("active_prefill_tokens", kv.activePrefillTokens())
+                      .put("cached_blocks", kv.cachedBlocks())
+                      .put("total_kv_blocks", kv.totalKvBlocks()));
+      workers.add(worker);
+    }
+    json(ctx, new JsonObject().put("workers", workers));
+  }
+
+  private static void json(RoutingContext ctx, JsonObject body) {
+    ctx.response().putHeader("content-type", "application/json").end(body.toBuffer());
+  }
+}

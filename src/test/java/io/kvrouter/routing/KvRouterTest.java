@@ -1,0 +1,333 @@
+package io.kvrouter.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvrouter.config.KvRouterConfig;
+import io.kvrouter.config.RouterMode;
+import io.kvrouter.metrics.MetricNames;
+import io.kvrouter.protocol.AllWorkersBusyException;
+import io.kvrouter.protocol.PreprocessedRequest;
+import io.kvrouter.protocol.RequestCancelledException;
+import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.RouteExplanation;
+import io.kvrouter.protocol.WorkerCost;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.protocol.WorkerStatus;
+import io.kvrouter.testing.CollectingSubscriber;
+import io.kvrouter.testing.FakeRequestPlane;
+import io.kvrouter.testing.FakeRequestPlane.Behaviour;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code --router-mode kv} over scripted workers: affinity, booking, busy, explain, metrics. */
+class KvRouterTest {
+  private static final int BLOCK_SIZE = 16;
+
+  private final Vertx vertx = Vertx.vertx();
+  private final FakeRequestPlane plane = new FakeRequestPlane();
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  private Router router;
+
+  @AfterEach
+  void close() {
+    if (router != null) {
+      router.close();
+    }
+    vertx.close();
+  }
+
+  private Router kvRouter(int workers, KvRouterConfig config) {
+    List<RouteTarget> targets =
+        IntStream.rangeClosed(1, workers)
+            .mapToObj(
+                i ->
+                    new RouteTarget(
+                        new WorkerEndpoint("w" + i, "127.0.0.1", 9000 + i, "generate"), 1000))
+            .toList();
+    router =
+        Routers.create(RouterMode.KV, config, BLOCK_SIZE, targets, plane, vertx, meters);
+    return router;
+  }
+
+  /** {@code length} tokens drawn from {@code seed}. */
+  private static int[] tokens(int seed, int length) {
+    SplittableRandom random = new SplittableRandom(seed);
+    return IntStream.range(0, length).map(i -> random.nextInt(1, 50_000)).toArray();
+  }
+
+  private static int[] concat(int[] a, int[] b) {
+    int[] out = new int[a.length + b.length];
+    System.arraycopy(a, 0, out, 0, a.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+  private static PreprocessedRequest request(int[] tokens) {
+    return new PreprocessedRequest("m", tokens, null, null, null, null, null);
+  }
+
+  private static <T> T await(Future<T> future) throws Exception {
+    return future.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  private static CollectingSubscriber collect(ResponseStream stream) throws Exception {
+    CollectingSubscriber subscriber = new CollectingSubscriber();
+    stream.subscribe(subscriber);
+    subscriber.done.get(10, TimeUnit.SECONDS);
+    return subscriber;
+  }
+
+  /** Routes {@code tokens} to completion, then waits until the index has learned them. */
+  private String route(String requestId, int[] tokens) throws Exception {
+    assertThat(collect(await(router.generate(requestId, request(tokens)))).done.get()).isNull();
+    String worker = plane.workerOf.get(requestId);
+    int blocks = tokens.length / BLOCK_SIZE;
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> overlapOf(router.explain(request(tokens)).orElseThrow(), worker) == blocks);
+    return worker;
+  }
+
+  private static int overlapOf(RouteExplanation explanation, String workerId) {
+    return explanation.workers().stream()
+        .filter(c -> c.worker().workerId().equals(workerId))
+        .mapToInt(WorkerCost::overlapBlocks)
+        .findFirst()
+        .orElse(-1);
+  }
+
+  private WorkerStatus.KvView kv(String workerId) {
+    return router.workers().stream()
+        .filter(w -> w.id().equals(workerId))
+        .findFirst()
+        .orElseThrow()
+        .kv()
+        .orElseThrow();
+  }
+
+  @Test
+  void promptsSharingALongPrefix_landOnOneWorker_unrelatedPromptsSpread() throws Exception {
+    kvRouter(4, KvRouterConfig.DEFAULTS);
+    Set<String> unrelated = new HashSet<>();
+    for (int i = 0; i < 4; i++) {
+      unrelated.add(route("u" + i, tokens(100 + i, 1000)));
+    }
+    int[] prefix = tokens(1, 1000);
+    Set<String> shared = new HashSet<>();
+    for (int i = 0; i < 8; i++) {
+      shared.add(route("s" + i, concat(prefix, tokens(200 + i, 48))));
+    }
+
+    assertThat(unrelated).containsExactlyInAnyOrder("w1", "w2", "w3", "w4");
+    assertThat(shared).hasSize(1);
+  }
+
+  @Test
+  void aRequestHoldsItsBlocksAndPrefillUntilFirstTokenAndEnd() throws Exception {
+    plane.set("w1", Behaviour.HOLD);
+    kvRouter(1, KvRouterConfig.DEFAULTS);
+    int[] prompt = tokens(7, 100); // 6 complete blocks and 4 tokens
+
+    CollectingSubscriber subscriber = new CollectingSubscriber();
+    await(router.generate("r1", request(prompt))).subscribe(subscriber);
+
+    assertThat(kv("w1").activeBlocks()).isEqualTo(6);
+    assertThat(kv("w1").activePrefillTokens()).isEqualTo(100);
+    plane.held.get("r1").output();
+    assertThat(kv("w1").activeBlocks()).isEqualTo(6);
+    assertThat(kv("w1").activePrefillTokens()).isZero();
+    plane.held.get("r1").complete();
+    assertThat(subscriber.done.get(5, TimeUnit.SECONDS)).isNull();
+    assertThat(kv("w1").activeBlocks()).isZero();
+    assertThat(kv("w1").activePrefillTokens()).isZero();
+    assertThat(kv("w1").totalKvBlocks()).isEqualTo(1000);
+  }
+
+  @Test
+  void cancellingARequest_freesItsBooking() throws Exception {
+    plane.set("w1", Behaviour.HOLD);
+    kvRouter(1, KvRouterConfig.DEFAULTS);
+    ResponseStream stream = await(router.generate("r1", request(tokens(7, 64))));
+    CollectingSubscriber subscriber = new CollectingSubscriber();
+    stream.subscribe(subscriber);
+    assertThat(kv("w1").activeBlocks()).isEqualTo(4);
+
+    stream.cancel();
+
+    assertThat(subscriber.done.get(5, TimeUnit.SECONDS))
+        .isInstanceOf(RequestCancelledException.class);
+    assertThat(kv("w1").activeBlocks()).isZero();
+    assertThat(router.workers().get(0).activeRequests()).isZero();
+  }
+
+  @Test
+  void busyWorkersAreSkipped_andWhenAllAreBusyTheRequestFails() throws Exception {
+    plane.set("w1", Behaviour.HOLD).set("w2", Behaviour.HOLD);
+    kvRouter(
+        2,
+        KvRouterConfig.DEFAULTS.withBusyThresholds(OptionalDouble.empty(), OptionalLong.of(50)));
+
+    await(router.generate("r1", request(tokens(1, 100)))).subscribe(new CollectingSubscriber());
+    await(router.generate("r2", request(tokens(1, 100)))).subscribe(new CollectingSubscriber());
+    Throwable third = failure(router.generate("r3", request(tokens(3, 100))));
+
+    assertThat(plane.workerOf).containsEntry("r1", "w1").containsEntry("r2", "w2");
+    assertThat(third).isInstanceOf(AllWorkersBusyException.class).hasMessageContaining("busy");
+    assertThat(plane.workerOf).doesNotContainKey("r3");
+    assertThat(meters.get(MetricNames.ROUTING_DECISIONS).tag("outcome", "busy").counter().count())
+        .isEqualTo(1);
+
+    plane.held.get("r1").output(); // w1's prefill is done: it is no longer busy
+    await(router.generate("r4", request(tokens(4, 100)))).subscribe(new CollectingSubscriber());
+    assertThat(plane.workerOf).containsEntry("r4", "w1");
+  }
+
+  @Test
+  void decodeBlocksThreshold_usesTheWorkersDeclaredCapacity() throws Exception {
+    plane.set("w1", Behaviour.HOLD);
+    kvRouter(
+        1,
+        KvRouterConfig.DEFAULTS.withBusyThresholds(OptionalDouble.of(0.01), OptionalLong.empty()));
+    // 1% of 1000 blocks is 10; 11 active blocks make the worker busy
+    await(router.generate("r1", request(tokens(1, 11 * BLOCK_SIZE))))
+        .subscribe(new CollectingSubscriber());
+
+    assertThat(failure(router.generate("r2", request(tokens(2, 16)))))
+        .isInstanceOf(AllWorkersBusyException.class);
+  }
+
+  @Test
+  void explain_showsEveryCostAndTheChoice_andBooksNothing() throws Exception {
+    kvRouter(2, KvRouterConfig.DEFAULTS);
+    int[] prompt = tokens(5, 160); // 10 blocks
+    String first = route("r1", prompt);
+    int sendsBefore = plane.sends.size();
+
+    RouteExplanation explanation = router.explain(request(concat(prompt, tokens(6, 40)))).orElseThrow();
+
+    assertThat(explanation.inputTokens()).isEqualTo(200);
+    assertThat(explanation.blockSize()).isEqualTo(BLOCK_SIZE);
+    assertThat(explanation.requestBlocks()).isEqualTo(12);
+    assertThat(explanation.chosen()).contains(WorkerRank.of(first));
+    WorkerCost chosen =
+        explanation.workers().stream()
+            .filter(c -> c.worker().workerId().equals(first))
+            .findFirst()
+            .orElseThrow();
+    assertThat(chosen.overlapBlocks()).isEqualTo(10);
+    assertThat(chosen.newPrefillTokens()).isEqualTo(40);
+    assertThat(chosen.cost()).isEqualTo(40.0 / BLOCK_SIZE + 12);
+    assertThat(explanation.workers()).hasSize(2).noneMatch(WorkerCost::busy);
+    assertThat(plane.sends).hasSize(sendsBefore);
+    assertThat(router.workers()).allMatch(w -> w.kv().orElseThrow().activeBlocks() == 0);
+  }
+
+  @Test
+  void explain_isEmptyInModesWithoutCosts() {
+    router =
+        Routers.create(
+            RouterMode.ROUND_ROBIN, KvRouterConfig.DEFAULTS, BLOCK_SIZE,
+            List.of(RouteTarget.of(new WorkerEndpoint("w1", "127.0.0.1", 9001, "generate"))),
+            plane, vertx, meters);
+    assertThat(router.explain(request(tokens(1, 32)))).isEmpty();
+    assertThat(router.workers().get(0).kv()).isEmpty();
+  }
+
+  @Test
+  void aWorkerThatDies_losesWhatItCached_andTheRequestMovesOn() throws Exception {
+    kvRouter(2, KvRouterConfig.DEFAULTS);
+    int[] prompt = tokens(9, 320);
+    assertThat(route("r1", prompt)).isEqualTo("w1");
+    assertThat(kv("w1").cachedBlocks()).isEqualTo(20);
+
+    plane.set("w1", Behaviour.DIE_BEFORE_OUTPUT);
+    CollectingSubscriber result = collect(await(router.generate("r2", request(prompt))));
+
+    assertThat(result.done.get()).isNull();
+    assertThat(plane.sends).containsExactly("w1", "w1", "w2");
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> kv("w1").cachedBlocks() == 0);
+    assertThat(kv("w1").activeBlocks()).isZero();
+    assertThat(kv("w2").activeBlocks()).isZero();
+  }
+
+  @Test
+  void aRefusedSend_releasesItsBooking() throws Exception {
+    plane.set("w1", Behaviour.REFUSE).set("w2", Behaviour.HOLD);
+    kvRouter(2, KvRouterConfig.DEFAULTS);
+
+    await(router.generate("r1", request(tokens(3, 96)))).subscribe(new CollectingSubscriber());
+
+    assertThat(plane.sends).containsExactly("w1", "w2");
+    assertThat(kv("w1").activeBlocks()).isZero();
+    assertThat(kv("w2").activeBlocks()).isEqualTo(6);
+    assertThat(router.workers()).extracting(WorkerStatus::activeRequests).containsExactly(0, 1);
+  }
+
+  @Test
+  void learnedBlocksAreForgottenAfterTheTtl() throws Exception {
+    KvRouterConfig shortTtl =
+        new KvRouterConfig(
+            1.0, 0.0, OptionalDouble.empty(), OptionalLong.empty(), Duration.ofMillis(200),
+            1 << 20, 0.8);
+    kvRouter(1, shortTtl);
+    route("r1", tokens(1, 64));
+    assertThat(kv("w1").cachedBlocks()).isEqualTo(4);
+
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> kv("w1").cachedBlocks() == 0);
+  }
+
+  @Test
+  void routedRequestsAreMeasured() throws Exception {
+    kvRouter(2, KvRouterConfig.DEFAULTS);
+    int[] prompt = tokens(2, 64);
+    route("r1", prompt);
+    route("r2", prompt);
+
+    assertThat(
+            meters.get(MetricNames.ROUTING_DECISIONS)
+                .tags("router_mode", "kv", "outcome", "routed")
+                .counter()
+                .count())
+        .isEqualTo(2);
+    assertThat(meters.get(MetricNames.ROUTER_OVERLAP_BLOCKS).summary().count()).isEqualTo(2);
+    assertThat(meters.get(MetricNames.ROUTER_OVERLAP_BLOCKS).summary().max()).isEqualTo(4);
+    assertThat(meters.get(MetricNames.ROUTER_KV_HIT_RATE).summary().totalAmount()).isEqualTo(1.0);
+    assertThat(
+            meters.get(MetricNames.WORKER_ACTIVE_DECODE_BLOCKS)
+                .tags("worker_id", "w2", "dp_rank", "0", "worker_type", "decode")
+                .gauge()
+                .value())
+        .isZero();
+    List<String> applied = new ArrayList<>();
+    meters
+        .find(MetricNames.KV_CACHE_EVENTS_APPLIED)
+        .functionCounters()
+        .forEach(c -> applied.add(c.getId().getTag("event_type") + "=" + c.count()));
+    assertThat(applied).contains("stored=2.0");
+  }
+
+  private static Throwable failure(Future<?> future) throws Exception {
+    try {
+      await(future);
+    } catch (ExecutionException e) {
+      return e.getCause();
+    }
+    throw new AssertionError("expected a failure");
+  }
+}
