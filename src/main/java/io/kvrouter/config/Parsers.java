@@ -12,47 +12,33 @@ final class Parsers {
   private Parsers() {}
 
   static int intInRange(String raw, int min, int max) {
-    int value;
-    try {
-      value = Integer.parseInt(raw.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("not an integer");
-    }
-    if (value < min || value > max) {
-      throw new IllegalArgumentException("out of range");
-    }
-    return value;
+    return ints(min, max).apply(raw);
   }
 
   static Function<String, Integer> ints(int min, int max) {
-    return raw -> intInRange(raw, min, max);
-  }
-
-  /** A finite number from {@code min} to {@code max}, both included. */
-  static Function<String, Double> doubles(double min, double max) {
-    return raw -> {
-      double value;
-      try {
-        value = Double.parseDouble(raw);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("not a number");
-      }
-      if (!(value >= min && value <= max)) {
-        throw new IllegalArgumentException("out of range");
-      }
-      return value;
-    };
+    return inRange(Integer::valueOf, "an integer", min, max);
   }
 
   static Function<String, Long> longs(long min, long max) {
+    return inRange(Long::valueOf, "an integer", min, max);
+  }
+
+  /** A number from {@code min} to {@code max}, both included; NaN and infinities are out. */
+  static Function<String, Double> doubles(double min, double max) {
+    return inRange(Double::valueOf, "a number", min, max);
+  }
+
+  private static <N extends Comparable<N>> Function<String, N> inRange(
+      Function<String, N> parse, String kind, N min, N max) {
     return raw -> {
-      long value;
+      N value;
       try {
-        value = Long.parseLong(raw);
+        value = parse.apply(raw.trim());
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("not an integer");
+        throw new IllegalArgumentException("not " + kind);
       }
-      if (value < min || value > max) {
+      // Double.compareTo orders NaN above every number, so NaN is out of range too
+      if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
         throw new IllegalArgumentException("out of range");
       }
       return value;

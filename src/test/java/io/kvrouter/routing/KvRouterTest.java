@@ -1,5 +1,8 @@
 package io.kvrouter.routing;
 
+import static io.kvrouter.testing.CollectingSubscriber.drain;
+import static io.kvrouter.testing.Futures.failure;
+import static io.kvrouter.testing.Futures.result;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.config.KvRouterConfig;
@@ -18,7 +21,6 @@ import io.kvrouter.testing.CollectingSubscriber;
 import io.kvrouter.testing.FakeRequestPlane;
 import io.kvrouter.testing.FakeRequestPlane.Behaviour;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +30,6 @@ import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.awaitility.Awaitility;
@@ -82,20 +83,10 @@ class KvRouterTest {
     return new PreprocessedRequest("m", tokens, null, null, null, null, null);
   }
 
-  private static <T> T await(Future<T> future) throws Exception {
-    return future.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-  }
-
-  private static CollectingSubscriber collect(ResponseStream stream) throws Exception {
-    CollectingSubscriber subscriber = new CollectingSubscriber();
-    stream.subscribe(subscriber);
-    subscriber.done.get(10, TimeUnit.SECONDS);
-    return subscriber;
-  }
 
   /** Routes {@code tokens} to completion, then waits until the index has learned them. */
   private String route(String requestId, int[] tokens) throws Exception {
-    assertThat(collect(await(router.generate(requestId, request(tokens)))).done.get()).isNull();
+    assertThat(drain(result(router.generate(requestId, request(tokens)))).done.get()).isNull();
     String worker = plane.workerOf.get(requestId);
     int blocks = tokens.length / BLOCK_SIZE;
     Awaitility.await()
@@ -145,7 +136,7 @@ class KvRouterTest {
     int[] prompt = tokens(7, 100); // 6 complete blocks and 4 tokens
 
     CollectingSubscriber subscriber = new CollectingSubscriber();
-    await(router.generate("r1", request(prompt))).subscribe(subscriber);
+    result(router.generate("r1", request(prompt))).subscribe(subscriber);
 
     assertThat(kv("w1").activeBlocks()).isEqualTo(6);
     assertThat(kv("w1").activePrefillTokens()).isEqualTo(100);
@@ -163,7 +154,7 @@ class KvRouterTest {
   void cancellingARequest_freesItsBooking() throws Exception {
     plane.set("w1", Behaviour.HOLD);
     kvRouter(1, KvRouterConfig.DEFAULTS);
-    ResponseStream stream = await(router.generate("r1", request(tokens(7, 64))));
+    ResponseStream stream = result(router.generate("r1", request(tokens(7, 64))));
     CollectingSubscriber subscriber = new CollectingSubscriber();
     stream.subscribe(subscriber);
     assertThat(kv("w1").activeBlocks()).isEqualTo(4);
@@ -183,8 +174,8 @@ class KvRouterTest {
         2,
         KvRouterConfig.DEFAULTS.withBusyThresholds(OptionalDouble.empty(), OptionalLong.of(50)));
 
-    await(router.generate("r1", request(tokens(1, 100)))).subscribe(new CollectingSubscriber());
-    await(router.generate("r2", request(tokens(1, 100)))).subscribe(new CollectingSubscriber());
+    result(router.generate("r1", request(tokens(1, 100)))).subscribe(new CollectingSubscriber());
+    result(router.generate("r2", request(tokens(1, 100)))).subscribe(new CollectingSubscriber());
     Throwable third = failure(router.generate("r3", request(tokens(3, 100))));
 
     assertThat(plane.workerOf).containsEntry("r1", "w1").containsEntry("r2", "w2");
@@ -194,7 +185,7 @@ class KvRouterTest {
         .isEqualTo(1);
 
     plane.held.get("r1").output(); // w1's prefill is done: it is no longer busy
-    await(router.generate("r4", request(tokens(4, 100)))).subscribe(new CollectingSubscriber());
+    result(router.generate("r4", request(tokens(4, 100)))).subscribe(new CollectingSubscriber());
     assertThat(plane.workerOf).containsEntry("r4", "w1");
   }
 
@@ -205,7 +196,7 @@ class KvRouterTest {
         1,
         KvRouterConfig.DEFAULTS.withBusyThresholds(OptionalDouble.of(0.01), OptionalLong.empty()));
     // 1% of 1000 blocks is 10; 11 active blocks make the worker busy
-    await(router.generate("r1", request(tokens(1, 11 * BLOCK_SIZE))))
+    result(router.generate("r1", request(tokens(1, 11 * BLOCK_SIZE))))
         .subscribe(new CollectingSubscriber());
 
     assertThat(failure(router.generate("r2", request(tokens(2, 16)))))
@@ -257,7 +248,7 @@ class KvRouterTest {
     assertThat(kv("w1").cachedBlocks()).isEqualTo(20);
 
     plane.set("w1", Behaviour.DIE_BEFORE_OUTPUT);
-    CollectingSubscriber result = collect(await(router.generate("r2", request(prompt))));
+    CollectingSubscriber result = drain(result(router.generate("r2", request(prompt))));
 
     assertThat(result.done.get()).isNull();
     assertThat(plane.sends).containsExactly("w1", "w1", "w2");
@@ -271,7 +262,7 @@ class KvRouterTest {
     plane.set("w1", Behaviour.REFUSE).set("w2", Behaviour.HOLD);
     kvRouter(2, KvRouterConfig.DEFAULTS);
 
-    await(router.generate("r1", request(tokens(3, 96)))).subscribe(new CollectingSubscriber());
+    result(router.generate("r1", request(tokens(3, 96)))).subscribe(new CollectingSubscriber());
 
     assertThat(plane.sends).containsExactly("w1", "w2");
     assertThat(kv("w1").activeBlocks()).isZero();
@@ -322,12 +313,4 @@ class KvRouterTest {
     assertThat(applied).contains("stored=2.0");
   }
 
-  private static Throwable failure(Future<?> future) throws Exception {
-    try {
-      await(future);
-    } catch (ExecutionException e) {
-      return e.getCause();
-    }
-    throw new AssertionError("expected a failure");
-  }
 }

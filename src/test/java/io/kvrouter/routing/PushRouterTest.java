@@ -1,5 +1,8 @@
 package io.kvrouter.routing;
 
+import static io.kvrouter.testing.CollectingSubscriber.drain;
+import static io.kvrouter.testing.Futures.failure;
+import static io.kvrouter.testing.Futures.result;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.config.KvRouterConfig;
@@ -14,12 +17,10 @@ import io.kvrouter.testing.CollectingSubscriber;
 import io.kvrouter.testing.FakeRequestPlane;
 import io.kvrouter.testing.FakeRequestPlane.Behaviour;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -48,22 +49,12 @@ class PushRouterTest {
         plane, vertx, new SimpleMeterRegistry());
   }
 
-  private static <T> T await(Future<T> future) throws Exception {
-    return future.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-  }
-
-  private static CollectingSubscriber collect(ResponseStream stream) throws Exception {
-    CollectingSubscriber subscriber = new CollectingSubscriber();
-    stream.subscribe(subscriber);
-    subscriber.done.get(10, TimeUnit.SECONDS);
-    return subscriber;
-  }
 
   @Test
   void roundRobin_takesWorkersInTurn() throws Exception {
     Router router = router(RouterMode.ROUND_ROBIN, 3);
     for (int i = 0; i < 6; i++) {
-      collect(await(router.generate("r" + i, REQUEST)));
+      drain(result(router.generate("r" + i, REQUEST)));
     }
     assertThat(plane.sends).containsExactly("w1", "w2", "w3", "w1", "w2", "w3");
   }
@@ -72,7 +63,7 @@ class PushRouterTest {
   void random_spreadsOverAllWorkers() throws Exception {
     Router router = router(RouterMode.RANDOM, 3);
     for (int i = 0; i < 300; i++) {
-      collect(await(router.generate("r" + i, REQUEST)));
+      drain(result(router.generate("r" + i, REQUEST)));
     }
     Map<String, Long> counts =
         plane.sends.stream().collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
@@ -85,7 +76,7 @@ class PushRouterTest {
     plane.set("w1", Behaviour.UNREACHABLE);
     Router router = router(RouterMode.ROUND_ROBIN, 2);
 
-    CollectingSubscriber result = collect(await(router.generate("r1", REQUEST)));
+    CollectingSubscriber result = drain(result(router.generate("r1", REQUEST)));
 
     assertThat(result.done.get()).isNull();
     assertThat(result.tokens()).containsExactly(2);
@@ -104,7 +95,7 @@ class PushRouterTest {
     plane.set("w1", Behaviour.DIE_BEFORE_OUTPUT);
     Router router = router(RouterMode.ROUND_ROBIN, 2);
 
-    CollectingSubscriber result = collect(await(router.generate("r1", REQUEST)));
+    CollectingSubscriber result = drain(result(router.generate("r1", REQUEST)));
 
     assertThat(result.done.get()).isNull();
     assertThat(result.tokens()).containsExactly(2);
@@ -117,7 +108,7 @@ class PushRouterTest {
     plane.set("w1", Behaviour.REFUSE);
     Router router = router(RouterMode.ROUND_ROBIN, 2);
 
-    CollectingSubscriber result = collect(await(router.generate("r1", REQUEST)));
+    CollectingSubscriber result = drain(result(router.generate("r1", REQUEST)));
 
     assertThat(result.tokens()).containsExactly(2);
     assertThat(plane.sends).containsExactly("w1", "w2");
@@ -129,7 +120,7 @@ class PushRouterTest {
     plane.set("w1", Behaviour.REFUSE).set("w2", Behaviour.REFUSE);
     Router router = router(RouterMode.ROUND_ROBIN, 2);
 
-    assertThat(awaitFailure(router.generate("r1", REQUEST)))
+    assertThat(failure(router.generate("r1", REQUEST)))
         .isInstanceOf(NoWorkerAvailableException.class)
         .hasMessageContaining("Server overloaded");
     assertThat(router.hasHealthyWorker()).isTrue();
@@ -140,7 +131,7 @@ class PushRouterTest {
     plane.set("w1", Behaviour.REPORT_ERROR);
     Router router = router(RouterMode.ROUND_ROBIN, 2);
 
-    CollectingSubscriber result = collect(await(router.generate("r1", REQUEST)));
+    CollectingSubscriber result = drain(result(router.generate("r1", REQUEST)));
 
     assertThat(result.done.get()).isInstanceOf(WorkerStreamException.class).hasMessage("prompt too long");
     assertThat(plane.sends).containsExactly("w1");
@@ -152,7 +143,7 @@ class PushRouterTest {
     plane.set("w1", Behaviour.DIE_AFTER_OUTPUT);
     Router router = router(RouterMode.ROUND_ROBIN, 2);
 
-    CollectingSubscriber result = collect(await(router.generate("r1", REQUEST)));
+    CollectingSubscriber result = drain(result(router.generate("r1", REQUEST)));
 
     assertThat(result.done.get()).isInstanceOf(WorkerStreamException.class);
     assertThat(result.tokens()).containsExactly(1);
@@ -164,10 +155,10 @@ class PushRouterTest {
     plane.set("w1", Behaviour.UNREACHABLE).set("w2", Behaviour.UNREACHABLE);
     Router router = router(RouterMode.ROUND_ROBIN, 2);
 
-    assertThat(awaitFailure(router.generate("r1", REQUEST)))
+    assertThat(failure(router.generate("r1", REQUEST)))
         .isInstanceOf(NoWorkerAvailableException.class)
         .hasMessageContaining("connection refused");
-    assertThat(awaitFailure(router.generate("r2", REQUEST)))
+    assertThat(failure(router.generate("r2", REQUEST)))
         .isInstanceOf(NoWorkerAvailableException.class)
         .hasMessageContaining("No healthy worker");
     assertThat(router.hasHealthyWorker()).isFalse();
@@ -177,7 +168,7 @@ class PushRouterTest {
   void start_marksUnreachableWorkersBeforeTraffic() throws Exception {
     plane.set("w2", Behaviour.UNREACHABLE);
     Router router = router(RouterMode.ROUND_ROBIN, 2);
-    await(router.start());
+    result(router.start());
     assertThat(router.workers()).extracting(WorkerStatus::healthy).containsExactly(true, false);
     assertThat(plane.sends).isEmpty();
   }
@@ -190,12 +181,4 @@ class PushRouterTest {
     assertThat(HealthProber.backoff(40)).isEqualTo(Duration.ofSeconds(30));
   }
 
-  private static Throwable awaitFailure(Future<?> future) throws Exception {
-    try {
-      await(future);
-    } catch (java.util.concurrent.ExecutionException e) {
-      return e.getCause();
-    }
-    throw new AssertionError("expected a failure");
-  }
 }

@@ -41,6 +41,14 @@ public final class CollectingSubscriber implements ResponseStream.Subscriber {
     done.complete(error);
   }
 
+  /** Subscribes a new collector to {@code stream} and waits up to 10 s for the stream's end. */
+  public static CollectingSubscriber drain(ResponseStream stream) throws Exception {
+    CollectingSubscriber subscriber = new CollectingSubscriber();
+    stream.subscribe(subscriber);
+    subscriber.done.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    return subscriber;
+  }
+
   public int[] tokens() {
     return outputs.stream().flatMapToInt(o -> java.util.Arrays.stream(o.tokenIds())).toArray();
   }
