@@ -11,10 +11,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code java -jar target/router.jar} as a user runs it: the README's demo and its exit codes. */
 class RouterProcessIT {
@@ -65,16 +68,24 @@ class RouterProcessIT {
   }
 
   @Test
-  void invalidSetting_exitsTwoWithAMessageNamingIt() throws Exception {
+  void invalidSetting_exitsTwoWithAMessageNamingIt(@TempDir Path dir) throws Exception {
+    Path output = dir.resolve("router.out");
     Process process =
         new ProcessBuilder(
                 WorkerProcess.javaBinary(), "-jar", WorkerProcess.routerJar().toString(),
-                "--mock-workers", "1", "--router-mode", "kv")
+                "--mock-workers", "1", "--router-mode", "sticky")
             .redirectErrorStream(true)
+            .redirectOutput(output.toFile())
             .start();
-    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    boolean exited = process.waitFor(30, TimeUnit.SECONDS);
+    if (!exited) {
+      process.destroyForcibly();
+    }
+    assertThat(exited).as("the router exits on an invalid setting").isTrue();
     assertThat(process.exitValue()).isEqualTo(2);
-    assertThat(out).contains("--router-mode").contains("round-robin, random");
+    assertThat(Files.readString(output))
+        .contains("--router-mode")
+        .contains("'sticky'")
+        .contains("round-robin, random, kv");
   }
 }
