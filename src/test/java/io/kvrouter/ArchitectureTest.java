@@ -11,6 +11,7 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.kvrouter.routing.index.KvEventSink;
 import java.util.Arrays;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -58,6 +59,9 @@ class ArchitectureTest {
         rule("io.kvrouter.frontend..", "io.kvrouter.frontend..", "io.kvrouter.preprocess",
             "io.kvrouter.protocol..", "io.kvrouter.config..", "io.kvrouter.common..",
             "io.kvrouter.metrics.."),
+        rule("io.kvrouter.events..", "io.kvrouter.events..", "io.kvrouter.routing.index",
+            "io.kvrouter.protocol..", "io.kvrouter.config..", "io.kvrouter.common..",
+            "io.kvrouter.metrics.."),
         rule("io.kvrouter.sim..", "io.kvrouter.sim..", "io.kvrouter.routing",
             "io.kvrouter.protocol..", "io.kvrouter.config..", "io.kvrouter.common..",
             "io.kvrouter.metrics.."));
@@ -91,6 +95,17 @@ class ArchitectureTest {
         .and(DescribedPredicate.not(JavaClass.Predicates.equivalentTo(Main.class)))
         .should()
         .dependOnClassesThat(resideInAPackage("io.kvrouter.frontend..").or(resideInAPackage("io.kvrouter.app..")))
+        .check(classes);
+  }
+
+  @Test
+  void eventPlane_reachesTheIndexOnlyThroughItsSinkPort() {
+    noClasses()
+        .that(resideInAPackage("io.kvrouter.events.."))
+        .should()
+        .dependOnClassesThat(
+            resideInAPackage("io.kvrouter.routing..")
+                .and(DescribedPredicate.not(JavaClass.Predicates.equivalentTo(KvEventSink.class))))
         .check(classes);
   }
 

@@ -34,6 +34,15 @@ public final class MetricNames {
   public static final String TAG_EVENT_TYPE = "event_type";
   public static final String TAG_STATUS = "status";
 
+  /**
+   * Ours: KV cache events received from workers and dropped before the index, by {@code format}
+   * ({@code vllm}, {@code dynamo}) and {@code reason}.
+   */
+  public static final String EVENTS_DROPPED = "kvrouter_kv_events_dropped";
+
+  public static final String TAG_FORMAT = "format";
+  public static final String TAG_REASON = "reason";
+
   /** Ours: KV cache events accepted by the indexer and not yet applied. */
   public static final String INDEXER_PENDING_EVENTS = "kvrouter_indexer_pending_events";
 
