@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Writes the golden vLLM KV event payloads into src/test/resources/golden/vllm/.
+
+Each fixture is one msgpack payload as the third frame of vLLM's ZMQ PUB message carries it
+(reference/vllm-events-and-peers.md section 1.2), packed by the reference Python `msgpack`
+module, independently of the Java codec under test (VllmEventCodecTest decodes every fixture
+and re-encodes the ones our publisher emits, byte for byte).
+
+Needs the `msgpack` module: `apt-get install -y python3-msgpack` (Debian), or `pip install
+msgpack`. Debian's package lands in /usr/lib/python3/dist-packages, which a pyenv python3 does
+not search, so this script adds that directory when the plain import fails. Run from anywhere:
+
+    python3 scripts/golden/vllm_events.py
+
+Python msgpack packs floats as float64, ints in their smallest form (positive ints unsigned,
+above 2**63 as uint64), str as fixstr/str8/... and bytes as bin, dicts in insertion order, which
+is what msgspec emits for vLLM's structs too.
+"""
+import os
+import sys
+
+try:
+    import msgpack
+except ImportError:  # Debian's python3-msgpack under a pyenv interpreter
+    sys.path.append("/usr/lib/python3/dist-packages")
+    try:
+        import msgpack
+    except ImportError:
+        sys.exit("the msgpack module is missing: apt-get install -y python3-msgpack")
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                   "src", "test", "resources", "golden", "vllm")
+
+H_OBSERVED = 15760518052499183552          # the v0.26.0 sample: above 2**63
+H_BIG = 0xF0E1D2C3B4A59687                 # above 2**63: uint64 on the wire
+H_SMALL = 0x0123456789ABCDEF               # below 2**63: uint64 too (> 2**32)
+H_PARENT = 0x00000000DEADBEEF              # uint32 on the wire
+H_TINY = 42                                # positive fixint
+
+DIGEST_A = bytes(range(0x00, 0x20))        # 32-byte sha256-shaped digests
+DIGEST_B = bytes(range(0xE0, 0x100))
+DIGEST_P = bytes(0xA0 + (i % 16) for i in range(32))
+
+
+def tokens(start, n):
+    return list(range(start, start + n))
+
+
+FIXTURES = {}
+
+
+def fixture(name, description, obj):
+    FIXTURES[name] = (description, msgpack.packb(obj, use_bin_type=True))
+
+
+# 1. What vLLM v0.26.0 was observed to publish: array batch, map events, omit_defaults
+#    (extra_keys [None] is present because it is not None), dp rank 0.
+fixture("map_v0_26_observed.msgpack",
+        "vLLM v0.26.0 as observed: array batch, one map BlockStored with extra_keys [None], "
+        "group_idx 0, kv_cache_spec_kind full_attention (decode only: we never send extra_keys)",
+        [1767225600.25,
+         [{"type": "BlockStored",
+           "block_hashes": [H_OBSERVED],
+           "parent_block_hash": None,
+           "token_ids": tokens(100, 16),
+           "block_size": 16,
+           "lora_id": None,
+           "medium": "GPU",
+           "lora_name": None,
+           "extra_keys": [None],
+           "group_idx": 0,
+           "kv_cache_spec_kind": "full_attention"}],
+         0])
+
+# 2. The current generation exactly as our publisher (Encoding.MAP) writes it: None-valued
+#    defaulted fields left out, lora_id/medium/lora_name always present.
+fixture("map_current.msgpack",
+        "current generation as VllmEventCodec.Encoding.MAP writes it (byte-compared): "
+        "BlockStored x2, BlockRemoved, AllBlocksCleared, dp rank 3",
+        [1767225601.5,
+         [{"type": "BlockStored",
+           "block_hashes": [H_BIG, H_SMALL],
+           "parent_block_hash": H_PARENT,
+           "token_ids": tokens(151600, 32),
+           "block_size": 16,
+           "lora_id": None,
+           "medium": "GPU",
+           "lora_name": None,
+           "group_idx": 1,
+           "kv_cache_spec_kind": "sliding_window"},
+          {"type": "BlockStored",
+           "block_hashes": [H_TINY],
+           "parent_block_hash": None,
+           "token_ids": [0, 1, 127, 128, 255, 256, 65535, 65536],
+           "block_size": 8,
+           "lora_id": 7,
+           "medium": "CPU",
+           "lora_name": "adapter-a"},
+          {"type": "BlockRemoved", "block_hashes": [H_BIG, H_PARENT], "medium": "GPU"},
+          {"type": "BlockRemoved", "block_hashes": [H_SMALL], "medium": None, "group_idx": 2},
+          {"type": "AllBlocksCleared"}],
+         3])
+
+# 3. The legacy generation (array_like everywhere, every field present), as Encoding.ARRAY
+#    writes it: BlockStored has 11 elements up to kv_cache_spec_kind, BlockRemoved 4.
+fixture("array_legacy.msgpack",
+        "legacy generation as VllmEventCodec.Encoding.ARRAY writes it (byte-compared): "
+        "BlockStored (2 hashes, one above 2^63, with parent), BlockRemoved, AllBlocksCleared, "
+        "dp rank 1",
+        [1767225602.75,
+         [["BlockStored", [H_SMALL, H_BIG], H_PARENT, tokens(1000, 32), 16,
+           None, "GPU", None, None, None, None],
+          ["BlockRemoved", [H_SMALL], "GPU", None],
+          ["AllBlocksCleared"]],
+         1])
+
+# 4. The earliest publishers: a 2-element batch without dp rank, BlockStored without medium
+#    and later fields, BlockRemoved with the hashes only.
+fixture("array_legacy_2elem.msgpack",
+        "earliest legacy: 2-element batch [ts, events], 6-element BlockStored, "
+        "2-element BlockRemoved (decode only)",
+        [1767225603.0,
+         [["BlockStored", [H_TINY, H_BIG], None, tokens(5, 8), 4, None],
+          ["BlockRemoved", [H_TINY]],
+          ["AllBlocksCleared"]]])
+
+# 5. Late main (0181ea31): EventBatch lost array_like too, so the batch is a map.
+fixture("map_batch.msgpack",
+        "late main: the batch itself a map {ts, events, data_parallel_rank}, map events "
+        "(decode only)",
+        {"ts": 1767225604.125,
+         "events": [{"type": "BlockStored",
+                     "block_hashes": [H_OBSERVED],
+                     "parent_block_hash": H_BIG,
+                     "token_ids": tokens(7, 16),
+                     "block_size": 16,
+                     "lora_id": None,
+                     "medium": "GPU",
+                     "lora_name": None,
+                     "kv_cache_spec_kind": "full_attention"},
+                    {"type": "BlockRemoved", "block_hashes": [H_OBSERVED], "medium": "GPU"}],
+         "data_parallel_rank": 2})
+
+# 6. VLLM_KV_EVENTS_USE_INT_BLOCK_HASHES=0: full 32-byte digests as bin.
+fixture("bin_hashes.msgpack",
+        "32-byte bin hashes (VLLM_KV_EVENTS_USE_INT_BLOCK_HASHES=0), map events, "
+        "int ts, nil dp rank (decode only)",
+        [1767225605,
+         [{"type": "BlockStored",
+           "block_hashes": [DIGEST_A, DIGEST_B],
+           "parent_block_hash": DIGEST_P,
+           "token_ids": tokens(300, 32),
+           "block_size": 16,
+           "lora_id": None,
+           "medium": "GPU",
+           "lora_name": None},
+          {"type": "BlockRemoved", "block_hashes": [DIGEST_B], "medium": "GPU"}],
+         None])
+
+# 7. Newer publishers than us, array generation: trailing fields we do not know
+#    (kv_cache_spec_sliding_window, locality, ownership, something nested) and a longer batch.
+fixture("array_extra_elements.msgpack",
+        "array events with unknown trailing elements and a 4-element batch (decode only)",
+        [1767225606.5,
+         [["BlockStored", [H_BIG], None, tokens(40, 4), 4, None, "GPU", None,
+           [["mm-hash", 0]], 0, "full_attention", 4096, "local", None, {"future": [1, 2.5]}],
+          ["BlockRemoved", [H_BIG], "GPU", 0, "local", "owned", b"\x00\x01"],
+          ["AllBlocksCleared", "reason", 17]],
+         5, "trailing", [None]])
+
+# 8. Newer publishers, map generation: unknown keys anywhere, "type" not first.
+fixture("map_unknown_keys.msgpack",
+        "map events with unknown keys (some before \"type\") and a map batch with unknown "
+        "keys (decode only)",
+        {"version": 2,
+         "events": [{"locality": "remote",
+                     "block_hashes": [H_SMALL],
+                     "type": "BlockStored",
+                     "parent_block_hash": None,
+                     "token_ids": tokens(60, 2),
+                     "block_size": 2,
+                     "lora_id": None,
+                     "medium": "GPU",
+                     "lora_name": None,
+                     "kv_cache_spec_sliding_window": 1024,
+                     "extra_keys": [["salt", "x"]],
+                     "ownership": {"owner": 1}},
+                    {"type": "BlockRemoved", "block_hashes": [H_SMALL], "medium": "GPU",
+                     "token_ids": "not ours to read"},
+                    {"type": "AllBlocksCleared", "scope": "all"}],
+         "ts": 1767225607.0,
+         "publisher_epoch": "5c1f",
+         "data_parallel_rank": None})
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    lines = ["# vLLM KV event payloads (golden)", "",
+             "Written by `scripts/golden/vllm_events.py` with Python msgpack %s; "
+             "do not edit by hand. Layouts: `reference/vllm-events-and-peers.md` section 1.2; "
+             "expected records: `VllmEventCodecTest`." % ".".join(map(str, msgpack.version)),
+             ""]
+    for name, (description, payload) in FIXTURES.items():
+        with open(os.path.join(OUT, name), "wb") as f:
+            f.write(payload)
+        lines.append("- `%s` (%d bytes): %s" % (name, len(payload), description))
+    with open(os.path.join(OUT, "README.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
