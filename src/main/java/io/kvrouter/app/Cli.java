@@ -111,14 +111,18 @@ public final class Cli {
         .footerHeading("%nCommands:%n")
         .footer("  worker   Run one simulated worker (java -jar router.jar worker --help).");
     for (Setting<?> setting : Settings.ALL) {
-      spec.addOption(
-          OptionSpec.builder(flagNames(setting))
-              .paramLabel(setting.paramLabel())
-              .description(describe(setting))
-              .type(setting.repeatable() ? List.class : String.class)
-              .auxiliaryTypes(String.class)
-              .arity("1")
-              .build());
+      OptionSpec.Builder option =
+          OptionSpec.builder(flagNames(setting)).description(describe(setting));
+      if (setting.isSwitch()) {
+        option.negatable(true).type(Boolean.class).arity("0");
+      } else {
+        option
+            .paramLabel(setting.paramLabel())
+            .type(setting.repeatable() ? List.class : String.class)
+            .auxiliaryTypes(String.class)
+            .arity("1");
+      }
+      spec.addOption(option.build());
     }
     spec.addOption(
         OptionSpec.builder("--config")

@@ -92,8 +92,18 @@ public final class ConfigLoader {
     }
     ModelConfig model = new ModelConfig(modelPath, servedName, value(KV_CACHE_BLOCK_SIZE));
     RouterMode mode = value(ROUTER_MODE);
-    return new RouterConfig(
-        http, mode, kvRouter(mode), value(REQUEST_PLANE), tcp, workers, mock, model);
+    KvRouterConfig kv = kvRouter(mode);
+    if (mode == RouterMode.KV && kv.kvEvents()) {
+      for (WorkerSpec worker : workers) {
+        if (worker.kvEvents().isEmpty()) {
+          throw new ConfigException(
+              "Worker '" + worker.id() + "' publishes no KV events: give it"
+                  + " kv-events=tcp://HOST:PORT in --worker, or run with --no-kv-events"
+                  + " (approximate mode)");
+        }
+      }
+    }
+    return new RouterConfig(http, mode, kv, value(REQUEST_PLANE), tcp, workers, mock, model);
   }
 
   private KvRouterConfig kvRouter(RouterMode mode) {
@@ -106,6 +116,7 @@ public final class ConfigLoader {
               + " needs --router-mode kv: only the KV router predicts each worker's load");
     }
     return new KvRouterConfig(
+        value(KV_EVENTS),
         value(KV_OVERLAP_SCORE_WEIGHT),
         value(ROUTER_TEMPERATURE),
         decodeBlocks == null ? OptionalDouble.empty() : OptionalDouble.of(decodeBlocks),

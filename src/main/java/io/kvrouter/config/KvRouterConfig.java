@@ -8,6 +8,8 @@ import java.util.OptionalLong;
 /**
  * The settings of {@code --router-mode kv}.
  *
+ * @param kvEvents {@code --kv-events}: the index follows the workers' KV cache events; false
+ *     (approximate mode): it learns from the router's own decisions
  * @param overlapScoreWeight {@code --kv-overlap-score-weight}
  * @param temperature {@code --router-temperature}
  * @param activeDecodeBlocksThreshold {@code --active-decode-blocks-threshold}; empty: off
@@ -17,6 +19,7 @@ import java.util.OptionalLong;
  * @param pruneTargetRatio {@code --router-prune-target-ratio}
  */
 public record KvRouterConfig(
+    boolean kvEvents,
     double overlapScoreWeight,
     double temperature,
     OptionalDouble activeDecodeBlocksThreshold,
@@ -25,11 +28,14 @@ public record KvRouterConfig(
     int maxTreeSize,
     double pruneTargetRatio) {
 
-  /** Dynamo's defaults, no busy thresholds. */
+  /** Dynamo's defaults (KV events on), no busy thresholds. */
   public static final KvRouterConfig DEFAULTS =
       new KvRouterConfig(
-          1.0, 0.0, OptionalDouble.empty(), OptionalLong.empty(), Duration.ofSeconds(120),
+          true, 1.0, 0.0, OptionalDouble.empty(), OptionalLong.empty(), Duration.ofSeconds(120),
           1 << 20, 0.8);
+
+  /** Dynamo's defaults in approximate mode ({@code --no-kv-events}). */
+  public static final KvRouterConfig APPROXIMATE = DEFAULTS.withKvEvents(false);
 
   public KvRouterConfig {
     Objects.requireNonNull(activeDecodeBlocksThreshold, "activeDecodeBlocksThreshold");
@@ -46,7 +52,14 @@ public record KvRouterConfig(
   public KvRouterConfig withBusyThresholds(
       OptionalDouble activeDecodeBlocksThreshold, OptionalLong activePrefillTokensThreshold) {
     return new KvRouterConfig(
-        overlapScoreWeight, temperature, activeDecodeBlocksThreshold,
+        kvEvents, overlapScoreWeight, temperature, activeDecodeBlocksThreshold,
+        activePrefillTokensThreshold, ttl, maxTreeSize, pruneTargetRatio);
+  }
+
+  /** These settings with KV events on or off. */
+  public KvRouterConfig withKvEvents(boolean kvEvents) {
+    return new KvRouterConfig(
+        kvEvents, overlapScoreWeight, temperature, activeDecodeBlocksThreshold,
         activePrefillTokensThreshold, ttl, maxTreeSize, pruneTargetRatio);
   }
 }

@@ -45,6 +45,18 @@ final class Parsers {
     };
   }
 
+  /** {@code true/false}, as Dynamo reads its switches: also 1/0, yes/no, on/off. */
+  static Boolean bool(String raw) {
+    switch (raw.trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "true", "1", "yes", "on":
+        return true;
+      case "false", "0", "no", "off":
+        return false;
+      default:
+        throw new IllegalArgumentException("not true or false");
+    }
+  }
+
   /** One of the integers {@code allowed}. */
   static Function<String, Integer> intsOf(int... allowed) {
     return raw -> {

@@ -10,6 +10,8 @@ import java.util.function.Function;
  *
  * @param name the flag without its leading dashes, also the key in the YAML file
  * @param envVar the environment variable ({@code DYN_*} where Dynamo has one), or {@code null}
+ * @param paramLabel the value's name in help; {@code null} for a switch ({@code --x} / {@code
+ *     --no-x}, a {@code Boolean} setting)
  * @param defaultValue the raw default, or {@code null} when the setting is optional
  * @param expected what a valid value looks like, for help and error messages
  * @param repeatable whether the setting may be given several times (a list)
@@ -53,6 +55,11 @@ public record Setting<T>(
   public Setting<T> withAliases(String... aliases) {
     return new Setting<>(name, envVar, paramLabel, description, defaultValue, expected,
         repeatable, parser, List.of(aliases));
+  }
+
+  /** Whether this is an on/off switch, given as {@code --name} or {@code --no-name}. */
+  public boolean isSwitch() {
+    return paramLabel == null;
   }
 
   /** The flag as typed on the command line. */

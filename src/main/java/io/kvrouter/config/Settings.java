@@ -48,6 +48,14 @@ public final class Settings {
           "1.0", "a number from 0 to 1000", false, Parsers.doubles(0, 1000))
           .withAliases("router-kv-overlap-score-weight");
 
+  public static final Setting<Boolean> KV_EVENTS =
+      new Setting<>("kv-events", "DYN_KV_EVENTS", null,
+          "kv mode: follow the workers' KV cache events (each --worker needs kv-events=...)."
+              + " With --no-kv-events the router learns what workers cache from its own"
+              + " decisions instead (approximate mode).",
+          "true", "true or false", false, Parsers::bool)
+          .withAliases("router-kv-events");
+
   public static final Setting<Double> ROUTER_TEMPERATURE =
       new Setting<>("router-temperature", "DYN_ROUTER_TEMPERATURE", "T",
           "kv mode: 0 always picks the cheapest worker; above 0 a worker is drawn by softmax over"
@@ -103,7 +111,8 @@ public final class Settings {
       new Setting<>("worker", null, "SPEC",
           "A worker serving Dynamo's TCP request plane, e.g. id=w1,address=127.0.0.1:9001;"
               + " the address may end in /PATH (default /generate); kv-blocks=N declares its KV"
-              + " capacity. Repeat for each worker.",
+              + " capacity; kv-events=tcp://HOST:PORT is where it publishes vLLM KV events and"
+              + " kv-replay=tcp://HOST:PORT its replay socket. Repeat for each worker.",
           null, WorkerSpec.EXPECTED, true, WorkerSpec::parse);
 
   public static final Setting<Integer> MOCK_WORKERS =
@@ -191,7 +200,7 @@ public final class Settings {
   public static final List<Setting<?>> ALL =
       List.of(
           HTTP_HOST, HTTP_PORT, HTTP_BODY_LIMIT_MB, HTTP_GRACEFUL_SHUTDOWN_TIMEOUT, ROUTER_MODE,
-          KV_OVERLAP_SCORE_WEIGHT, ROUTER_TEMPERATURE, ACTIVE_DECODE_BLOCKS_THRESHOLD,
+          KV_OVERLAP_SCORE_WEIGHT, KV_EVENTS, ROUTER_TEMPERATURE, ACTIVE_DECODE_BLOCKS_THRESHOLD,
           ACTIVE_PREFILL_TOKENS_THRESHOLD, BUSY_STATUS_CODE, ROUTER_TTL, ROUTER_MAX_TREE_SIZE,
           ROUTER_PRUNE_TARGET_RATIO, REQUEST_PLANE, WORKER, MOCK_WORKERS, MOCK_TTFT_MS,
           MOCK_ITL_MS, MOCK_KV_BLOCKS, MODEL_PATH, SERVED_MODEL_NAME,

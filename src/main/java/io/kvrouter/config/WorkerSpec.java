@@ -3,31 +3,49 @@ package io.kvrouter.config;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * A statically configured worker, written {@code id=w1,address=HOST:PORT[/PATH][,kv-blocks=N]}.
+ * A statically configured worker, written {@code
+ * id=w1,address=HOST:PORT[/PATH][,kv-blocks=N][,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT]]}.
  * The path is the opaque routing path of Dynamo's TCP address; it defaults to {@code generate}.
- * {@code kvBlocks} is the KV capacity the worker declares, 0 when not given.
+ *
+ * @param kvBlocks the KV capacity the worker declares, 0 when not given
+ * @param kvEvents where the worker publishes vLLM's KV cache events, if it does
  */
-public record WorkerSpec(String id, String host, int port, String path, long kvBlocks) {
+public record WorkerSpec(
+    String id, String host, int port, String path, long kvBlocks, Optional<KvEventSource> kvEvents) {
 
   static final String EXPECTED =
-      "id=ID,address=HOST:PORT[/PATH][,kv-blocks=N] (keys: id, address, kv-blocks)";
-  private static final Set<String> KEYS = Set.of("id", "address", "kv-blocks");
+      "id=ID,address=HOST:PORT[/PATH][,kv-blocks=N][,kv-events=tcp://HOST:PORT"
+          + "[,kv-replay=tcp://HOST:PORT]] (keys: id, address, kv-blocks, kv-events, kv-replay)";
+  private static final Set<String> KEYS =
+      Set.of("id", "address", "kv-blocks", "kv-events", "kv-replay");
+
+  /**
+   * A worker's vLLM KV event publisher: its ZMQ PUB endpoint, and its replay (ROUTER) endpoint or
+   * {@code null} when it has none.
+   */
+  public record KvEventSource(String endpoint, String replayEndpoint) {
+    public KvEventSource {
+      Objects.requireNonNull(endpoint, "endpoint");
+    }
+  }
 
   public WorkerSpec {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(path, "path");
+    Objects.requireNonNull(kvEvents, "kvEvents");
     if (kvBlocks < 0) {
       throw new IllegalArgumentException("kv-blocks must be >= 0");
     }
   }
 
-  /** A worker without a declared KV capacity. */
+  /** A worker without a declared KV capacity or KV events. */
   public WorkerSpec(String id, String host, int port, String path) {
-    this(id, host, port, path, 0);
+    this(id, host, port, path, 0, Optional.empty());
   }
 
   /** Parses the {@code key=value,...} form; throws {@link IllegalArgumentException} if invalid. */
@@ -79,6 +97,33 @@ public record WorkerSpec(String id, String host, int port, String path, long kvB
             "kv-blocks '" + kvBlocks + "' is not an integer from 1 to 1000000000");
       }
     }
-    return new WorkerSpec(id, host, port, path, blocks);
+    String events = fields.get("kv-events");
+    String replay = fields.get("kv-replay");
+    if (events == null && replay != null) {
+      throw new IllegalArgumentException("kv-replay needs kv-events");
+    }
+    Optional<KvEventSource> source =
+        events == null
+            ? Optional.empty()
+            : Optional.of(
+                new KvEventSource(
+                    zmqEndpoint("kv-events", events),
+                    replay == null ? null : zmqEndpoint("kv-replay", replay)));
+    return new WorkerSpec(id, host, port, path, blocks, source);
+  }
+
+  /** A {@code tcp://HOST:PORT} endpoint, as ZeroMQ connects to it. */
+  private static String zmqEndpoint(String key, String value) {
+    String prefix = "tcp://";
+    int colon = value.lastIndexOf(':');
+    if (!value.startsWith(prefix) || colon <= prefix.length()) {
+      throw new IllegalArgumentException(key + " '" + value + "' is not tcp://HOST:PORT");
+    }
+    try {
+      Parsers.intInRange(value.substring(colon + 1), 1, 65535);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(key + " '" + value + "' has no valid port");
+    }
+    return value;
   }
 }

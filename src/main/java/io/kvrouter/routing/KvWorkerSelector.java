@@ -39,13 +39,14 @@ import java.util.Optional;
  *   <li>the cheapest worker not over a busy threshold is chosen and the request is booked on it:
  *       its blocks and prompt tokens count as that worker's load until its first token (prefill
  *       done) and its end (freed);
- *   <li>without KV events from the workers (approximate mode, for now the only mode), the index
- *       learns that the chosen worker now holds the prompt's blocks ({@link ApproximateIndex}),
- *       which it forgets after {@code --router-ttl-secs}.
+ *   <li>with KV events, the index follows the workers' own events, delivered by event-plane
+ *       subscribers through {@link #kvIndex}; without (approximate mode, {@code --no-kv-events}),
+ *       the index learns that the chosen worker now holds the prompt's blocks ({@link
+ *       ApproximateIndex}), which it forgets after {@code --router-ttl-secs}.
  * </ol>
  *
- * <p>Two timers run off the event loops: one expires learned blocks, one frees requests whose
- * end was never seen (older than {@link #MAX_REQUEST_AGE}).
+ * <p>Timers run off the event loops: one frees requests whose end was never seen (older than
+ * {@link #MAX_REQUEST_AGE}) and, in approximate mode, one expires learned blocks.
  */
 final class KvWorkerSelector implements WorkerSelector {
   /** How often requests whose end was lost are looked for. */
@@ -63,6 +64,7 @@ final class KvWorkerSelector implements WorkerSelector {
 
   private final BlockHasher hasher;
   private final KvIndexer indexer;
+  /** Feeds the index from decisions in approximate mode; null when KV events feed it. */
   private final ApproximateIndex learned;
   private final KvSelector costs;
   private final ActiveSequences active;
@@ -76,11 +78,13 @@ final class KvWorkerSelector implements WorkerSelector {
     this.hasher = BlockHasher.of(blockSize);
     this.indexer = KvIndexer.create(KvIndexer.DEFAULT_SHARDS, meters);
     this.learned =
-        new ApproximateIndex(
-            indexer,
-            new ApproximateIndex.Settings(
-                config.ttl(), config.maxTreeSize(), config.pruneTargetRatio()),
-            System::nanoTime);
+        config.kvEvents()
+            ? null
+            : new ApproximateIndex(
+                indexer,
+                new ApproximateIndex.Settings(
+                    config.ttl(), config.maxTreeSize(), config.pruneTargetRatio()),
+                System::nanoTime);
     this.costs =
         KvSelector.create(
             new ScheduleSettings(
@@ -112,7 +116,9 @@ final class KvWorkerSelector implements WorkerSelector {
       MeterRegistry meters) {
     KvWorkerSelector selector = new KvWorkerSelector(config, blockSize, vertx, meters);
     workers.forEach(worker -> selector.registerGauges(worker, meters));
-    selector.every(expiryPeriod(config.ttl()), selector.learned::expire);
+    if (selector.learned != null) {
+      selector.every(expiryPeriod(config.ttl()), selector.learned::expire);
+    }
     selector.every(SWEEP_PERIOD, () -> selector.active.sweep(MAX_REQUEST_AGE));
     return selector;
   }
@@ -186,7 +192,9 @@ final class KvWorkerSelector implements WorkerSelector {
     WorkerState worker =
         candidates.stream().filter(w -> w.rank.equals(cost.worker())).findFirst().orElseThrow();
     active.add(requestId, worker.rank, scored.sequenceHashes(), cost.newPrefillTokens());
-    learned.routed(worker.rank, scored.localHashes(), scored.sequenceHashes());
+    if (learned != null) {
+      learned.routed(worker.rank, scored.localHashes(), scored.sequenceHashes());
+    }
     int inputTokens = request.tokenIds().length;
     overlapBlocks.record(cost.overlapBlocks());
     hitRate.record(
@@ -238,10 +246,27 @@ final class KvWorkerSelector implements WorkerSelector {
             worker.totalKvBlocks));
   }
 
+  /**
+   * In approximate mode the worker's learned blocks are forgotten. With KV events the index keeps
+   * following the worker's event stream, which says itself when the worker restarted; removing the
+   * blocks here would make the index disagree with that stream.
+   */
   @Override
   public void workerLost(WorkerState worker) {
-    learned.forgetWorker(worker.id());
-    indexer.removeWorker(worker.id());
+    if (learned != null) {
+      learned.forgetWorker(worker.id());
+      indexer.removeWorker(worker.id());
+    }
+  }
+
+  @Override
+  public Optional<KvIndexer> kvIndex() {
+    return Optional.of(indexer);
+  }
+
+  @Override
+  public boolean followsKvEvents() {
+    return learned == null;
   }
 
   @Override

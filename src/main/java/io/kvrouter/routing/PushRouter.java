@@ -6,8 +6,11 @@ import io.kvrouter.protocol.NoWorkerAvailableException;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.RouteExplanation;
+import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.protocol.WorkerUnavailableException;
+import io.kvrouter.routing.index.KvEventSink;
+import io.kvrouter.routing.index.KvIndexer;
 import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,6 +20,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Forwards each request to a worker chosen by a {@link WorkerSelector} among the healthy ones.
@@ -135,6 +139,18 @@ final class PushRouter implements Router {
   public Optional<RouteExplanation> explain(PreprocessedRequest request) {
     List<WorkerState> healthy = workers.stream().filter(w -> w.healthy.get()).toList();
     return selector.explain(request, healthy);
+  }
+
+  @Override
+  public Optional<KvEventSink> kvEventSink() {
+    return selector.followsKvEvents()
+        ? selector.kvIndex().map(KvEventSink.class::cast)
+        : Optional.empty();
+  }
+
+  @Override
+  public Optional<CompletionStage<List<RouterEvent>>> dumpKvIndex() {
+    return selector.kvIndex().map(KvIndexer::dump);
   }
 
   @Override

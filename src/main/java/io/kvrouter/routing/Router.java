@@ -3,10 +3,13 @@ package io.kvrouter.routing;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.RouteExplanation;
+import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerStatus;
+import io.kvrouter.routing.index.KvEventSink;
 import io.vertx.core.Future;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 
 /** Picks a worker for each request and forwards it there. */
 public interface Router {
@@ -25,6 +28,19 @@ public interface Router {
    * random}).
    */
   Optional<RouteExplanation> explain(PreprocessedRequest request);
+
+  /**
+   * Where event-plane subscribers deliver the workers' KV cache events; empty unless the router
+   * runs in kv mode with KV events.
+   */
+  Optional<KvEventSink> kvEventSink();
+
+  /**
+   * The KV index's state as events that rebuild it (see {@link
+   * io.kvrouter.routing.index.KvIndexer#dump}), after the events given before this call; empty
+   * outside kv mode.
+   */
+  Optional<CompletionStage<List<RouterEvent>>> dumpKvIndex();
 
   /** A snapshot of every worker, in configuration order. */
   List<WorkerStatus> workers();

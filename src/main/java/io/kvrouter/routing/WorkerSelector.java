@@ -3,6 +3,7 @@ package io.kvrouter.routing;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.RouteExplanation;
 import io.kvrouter.protocol.WorkerStatus;
+import io.kvrouter.routing.index.KvIndexer;
 import java.util.List;
 import java.util.Optional;
 
@@ -33,6 +34,16 @@ interface WorkerSelector {
   /** The policy's view of {@code worker}'s KV load and cache; empty when it keeps none. */
   default Optional<WorkerStatus.KvView> kvView(WorkerState worker) {
     return Optional.empty();
+  }
+
+  /** Where the workers' KV cache events go, when this policy follows them. */
+  default Optional<KvIndexer> kvIndex() {
+    return Optional.empty();
+  }
+
+  /** Whether the index follows the workers' KV cache events (else it learns from decisions). */
+  default boolean followsKvEvents() {
+    return false;
   }
 
   /** {@code worker} failed (unreachable or died): whatever it cached is presumed lost. */

@@ -25,7 +25,8 @@ class CliTest {
     assertThat(run(Map.of(), "--help")).hasValue(0);
     String help = out.toString();
     for (Setting<?> setting : Settings.ALL) {
-      assertThat(help).contains(setting.flag());
+      assertThat(help)
+          .contains(setting.isSwitch() ? "--[no-]" + setting.name() : setting.flag());
       if (setting.envVar() != null) {
         assertThat(help).contains(setting.envVar());
       }
@@ -40,6 +41,10 @@ class CliTest {
         Cli.flags(
             commandLine.parseArgs(
                 "--router-kv-overlap-score-weight", "2", "--router-ttl", "30", "--http-port", "1"));
+    assertThat(Cli.flags(commandLine.parseArgs("--no-kv-events")))
+        .containsEntry("kv-events", List.of("false"));
+    assertThat(Cli.flags(new CommandLine(Cli.routerSpec()).parseArgs("--router-kv-events")))
+        .containsEntry("kv-events", List.of("true"));
     assertThat(flags)
         .containsEntry("kv-overlap-score-weight", List.of("2"))
         .containsEntry("router-ttl-secs", List.of("30"))

@@ -35,6 +35,7 @@ class KvRoutingIT {
   private static Map<String, List<String>> kvRouter(int workers) {
     Map<String, List<String>> flags = new HashMap<>();
     flags.put("router-mode", List.of("kv"));
+    flags.put("kv-events", List.of("false")); // approximate mode: learned from decisions
     flags.put("mock-workers", List.of(String.valueOf(workers)));
     flags.put("mock-ttft-ms", List.of("0"));
     flags.put("mock-itl-ms", List.of("0"));

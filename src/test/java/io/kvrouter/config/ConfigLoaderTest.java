@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.stream.Collectors;
@@ -61,9 +62,23 @@ class ConfigLoaderTest {
     assertThat(config.kv())
         .isEqualTo(
             new KvRouterConfig(
-                2.5, 0.5, OptionalDouble.of(0.85), OptionalLong.of(8192),
+                true, 2.5, 0.5, OptionalDouble.of(0.85), OptionalLong.of(8192),
                 Duration.ofSeconds(30), 1000, 0.5));
     assertThat(config.http().busyStatusCode()).isEqualTo(529);
+  }
+
+  @Test
+  void kvModeWithEvents_needsEveryWorkersEventEndpoint() {
+    Map<String, List<String>> flags =
+        Map.of("router-mode", List.of("kv"), "worker", List.of("id=w1,address=h:1"));
+    assertThatThrownBy(() -> ConfigLoader.load(flags, Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("Worker 'w1' publishes no KV events")
+        .hasMessageContaining("--no-kv-events");
+
+    RouterConfig approximate =
+        ConfigLoader.load(flags, Map.of("DYN_KV_EVENTS", "false"), null);
+    assertThat(approximate.kv().kvEvents()).isFalse();
   }
 
   @Test
@@ -144,8 +159,18 @@ class ConfigLoaderTest {
 
     RouterConfig fromFlags =
         ConfigLoader.load(
-            Map.of("worker", List.of("id=c,address=h:1,kv-blocks=4096")), Map.of(), file);
-    assertThat(fromFlags.workers()).containsExactly(new WorkerSpec("c", "h", 1, "generate", 4096));
+            Map.of(
+                "worker",
+                List.of(
+                    "id=c,address=h:1,kv-blocks=4096,kv-events=tcp://h:5557,"
+                        + "kv-replay=tcp://h:5558")),
+            Map.of(),
+            file);
+    assertThat(fromFlags.workers())
+        .containsExactly(
+            new WorkerSpec(
+                "c", "h", 1, "generate", 4096,
+                Optional.of(new WorkerSpec.KvEventSource("tcp://h:5557", "tcp://h:5558"))));
   }
 
   @Test
@@ -153,7 +178,9 @@ class ConfigLoaderTest {
     for (String bad :
         List.of(
             "id=a", "address=h:1", "id=a,address=h", "id=a,address=h:1,zone=x",
-            "id=a,address=h:1,kv-blocks=0", "id=a,address=h:1,kv-blocks=many")) {
+            "id=a,address=h:1,kv-blocks=0", "id=a,address=h:1,kv-blocks=many",
+            "id=a,address=h:1,kv-events=h:5557", "id=a,address=h:1,kv-events=tcp://h",
+            "id=a,address=h:1,kv-replay=tcp://h:5558")) {
       assertThatThrownBy(() -> ConfigLoader.load(Map.of("worker", List.of(bad)), Map.of(), null))
           .as(bad)
           .isInstanceOf(ConfigException.class)
@@ -240,6 +267,8 @@ class ConfigLoaderTest {
     RouterConfig config = ConfigLoader.load(Map.of(), Map.of(), write(uncommented));
     assertThat(config.workers()).hasSize(2);
     assertThat(config.workers().get(1).kvBlocks()).isEqualTo(16384);
+    assertThat(config.workers().get(1).kvEvents())
+        .contains(new WorkerSpec.KvEventSource("tcp://10.0.0.6:5557", "tcp://10.0.0.6:5558"));
     assertThat(config.kv().activePrefillTokensThreshold()).hasValue(32768);
     assertThat(config.tcp().responseStreamAdvertiseHost()).isEqualTo("10.0.0.2");
   }

@@ -114,7 +114,7 @@ class KvRouterTest {
 
   @Test
   void promptsSharingALongPrefix_landOnOneWorker_unrelatedPromptsSpread() throws Exception {
-    kvRouter(4, KvRouterConfig.DEFAULTS);
+    kvRouter(4, KvRouterConfig.APPROXIMATE);
     Set<String> unrelated = new HashSet<>();
     for (int i = 0; i < 4; i++) {
       unrelated.add(route("u" + i, tokens(100 + i, 1000)));
@@ -132,7 +132,7 @@ class KvRouterTest {
   @Test
   void aRequestHoldsItsBlocksAndPrefillUntilFirstTokenAndEnd() throws Exception {
     plane.set("w1", Behaviour.HOLD);
-    kvRouter(1, KvRouterConfig.DEFAULTS);
+    kvRouter(1, KvRouterConfig.APPROXIMATE);
     int[] prompt = tokens(7, 100); // 6 complete blocks and 4 tokens
 
     CollectingSubscriber subscriber = new CollectingSubscriber();
@@ -153,7 +153,7 @@ class KvRouterTest {
   @Test
   void cancellingARequest_freesItsBooking() throws Exception {
     plane.set("w1", Behaviour.HOLD);
-    kvRouter(1, KvRouterConfig.DEFAULTS);
+    kvRouter(1, KvRouterConfig.APPROXIMATE);
     ResponseStream stream = result(router.generate("r1", request(tokens(7, 64))));
     CollectingSubscriber subscriber = new CollectingSubscriber();
     stream.subscribe(subscriber);
@@ -172,7 +172,7 @@ class KvRouterTest {
     plane.set("w1", Behaviour.HOLD).set("w2", Behaviour.HOLD);
     kvRouter(
         2,
-        KvRouterConfig.DEFAULTS.withBusyThresholds(OptionalDouble.empty(), OptionalLong.of(50)));
+        KvRouterConfig.APPROXIMATE.withBusyThresholds(OptionalDouble.empty(), OptionalLong.of(50)));
 
     result(router.generate("r1", request(tokens(1, 100)))).subscribe(new CollectingSubscriber());
     result(router.generate("r2", request(tokens(1, 100)))).subscribe(new CollectingSubscriber());
@@ -194,7 +194,7 @@ class KvRouterTest {
     plane.set("w1", Behaviour.HOLD);
     kvRouter(
         1,
-        KvRouterConfig.DEFAULTS.withBusyThresholds(OptionalDouble.of(0.01), OptionalLong.empty()));
+        KvRouterConfig.APPROXIMATE.withBusyThresholds(OptionalDouble.of(0.01), OptionalLong.empty()));
     // 1% of 1000 blocks is 10; 11 active blocks make the worker busy
     result(router.generate("r1", request(tokens(1, 11 * BLOCK_SIZE))))
         .subscribe(new CollectingSubscriber());
@@ -205,7 +205,7 @@ class KvRouterTest {
 
   @Test
   void explain_showsEveryCostAndTheChoice_andBooksNothing() throws Exception {
-    kvRouter(2, KvRouterConfig.DEFAULTS);
+    kvRouter(2, KvRouterConfig.APPROXIMATE);
     int[] prompt = tokens(5, 160); // 10 blocks
     String first = route("r1", prompt);
     int sendsBefore = plane.sends.size();
@@ -233,7 +233,7 @@ class KvRouterTest {
   void explain_isEmptyInModesWithoutCosts() {
     router =
         Routers.create(
-            RouterMode.ROUND_ROBIN, KvRouterConfig.DEFAULTS, BLOCK_SIZE,
+            RouterMode.ROUND_ROBIN, KvRouterConfig.APPROXIMATE, BLOCK_SIZE,
             List.of(RouteTarget.of(new WorkerEndpoint("w1", "127.0.0.1", 9001, "generate"))),
             plane, vertx, meters);
     assertThat(router.explain(request(tokens(1, 32)))).isEmpty();
@@ -242,7 +242,7 @@ class KvRouterTest {
 
   @Test
   void aWorkerThatDies_losesWhatItCached_andTheRequestMovesOn() throws Exception {
-    kvRouter(2, KvRouterConfig.DEFAULTS);
+    kvRouter(2, KvRouterConfig.APPROXIMATE);
     int[] prompt = tokens(9, 320);
     assertThat(route("r1", prompt)).isEqualTo("w1");
     assertThat(kv("w1").cachedBlocks()).isEqualTo(20);
@@ -260,7 +260,7 @@ class KvRouterTest {
   @Test
   void aRefusedSend_releasesItsBooking() throws Exception {
     plane.set("w1", Behaviour.REFUSE).set("w2", Behaviour.HOLD);
-    kvRouter(2, KvRouterConfig.DEFAULTS);
+    kvRouter(2, KvRouterConfig.APPROXIMATE);
 
     result(router.generate("r1", request(tokens(3, 96)))).subscribe(new CollectingSubscriber());
 
@@ -274,7 +274,7 @@ class KvRouterTest {
   void learnedBlocksAreForgottenAfterTheTtl() throws Exception {
     KvRouterConfig shortTtl =
         new KvRouterConfig(
-            1.0, 0.0, OptionalDouble.empty(), OptionalLong.empty(), Duration.ofMillis(200),
+            false, 1.0, 0.0, OptionalDouble.empty(), OptionalLong.empty(), Duration.ofMillis(200),
             1 << 20, 0.8);
     kvRouter(1, shortTtl);
     route("r1", tokens(1, 64));
@@ -285,7 +285,7 @@ class KvRouterTest {
 
   @Test
   void routedRequestsAreMeasured() throws Exception {
-    kvRouter(2, KvRouterConfig.DEFAULTS);
+    kvRouter(2, KvRouterConfig.APPROXIMATE);
     int[] prompt = tokens(2, 64);
     route("r1", prompt);
     route("r2", prompt);

@@ -1,0 +1,57 @@
+package io.kvrouter.app;
+
+import io.kvrouter.config.WorkerSpec.KvEventSource;
+import io.kvrouter.events.VllmEventTranslator;
+import io.kvrouter.events.zmq.ZmqEventSubscriber;
+import io.kvrouter.protocol.KvCacheEvent;
+import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.protocol.vllm.VllmEventBatch;
+import io.kvrouter.routing.index.KvEventSink;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The router's side of the event plane: one ZMQ subscriber per worker rank that publishes vLLM KV
+ * cache events, each feeding the KV index through the translator. A subscriber that loses track
+ * of its publisher's state clears the rank in the index before rebuilding it.
+ */
+final class KvEventSubscriptions implements AutoCloseable {
+  private final List<ZmqEventSubscriber> subscribers = new ArrayList<>();
+
+  private KvEventSubscriptions() {}
+
+  /** Starts following every source; {@code sources} maps each rank to its publisher. */
+  static KvEventSubscriptions start(
+      Map<WorkerRank, KvEventSource> sources, KvEventSink sink, int blockSize,
+      MeterRegistry meters) {
+    KvEventSubscriptions subscriptions = new KvEventSubscriptions();
+    VllmEventTranslator translator = new VllmEventTranslator(sink, blockSize, meters);
+    sources.forEach(
+        (rank, source) ->
+            subscriptions.subscribers.add(
+                new ZmqEventSubscriber(
+                        source.endpoint(),
+                        source.replayEndpoint(),
+                        "",
+                        new ZmqEventSubscriber.Listener() {
+                          @Override
+                          public void reset() {
+                            sink.apply(rank, KvCacheEvent.cleared());
+                          }
+
+                          @Override
+                          public void batch(VllmEventBatch batch) {
+                            translator.apply(rank, batch);
+                          }
+                        })
+                    .start()));
+    return subscriptions;
+  }
+
+  @Override
+  public void close() {
+    subscribers.forEach(ZmqEventSubscriber::close);
+  }
+}

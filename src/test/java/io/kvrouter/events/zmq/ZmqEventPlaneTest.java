@@ -1,0 +1,162 @@
+package io.kvrouter.events.zmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvrouter.protocol.vllm.VllmEvent;
+import io.kvrouter.protocol.vllm.VllmEventBatch;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.stream.LongStream;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A publisher and a subscriber over real ZeroMQ sockets on loopback: every batch reaches the
+ * listener once and in order, whatever the network loses, and the rank is reset whenever its
+ * earlier state is unknown.
+ */
+class ZmqEventPlaneTest {
+  private final List<AutoCloseable> closing = new ArrayList<>();
+  /** What the listener saw: each batch's one removed hash, or -1 for a reset. */
+  private final List<Long> seen = Collections.synchronizedList(new ArrayList<>());
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable c : closing) {
+      c.close();
+    }
+  }
+
+  private ZmqEventPublisher publisher(ZmqEventPublisher.Options options) {
+    ZmqEventPublisher publisher = ZmqEventPublisher.start(options);
+    closing.add(publisher);
+    return publisher;
+  }
+
+  private ZmqEventSubscriber subscriber(ZmqEventPublisher publisher) {
+    String replay =
+        publisher.replayPort() < 0 ? null : "tcp://127.0.0.1:" + publisher.replayPort();
+    ZmqEventSubscriber subscriber =
+        new ZmqEventSubscriber(
+            "tcp://127.0.0.1:" + publisher.port(),
+            replay,
+            "",
+            new ZmqEventSubscriber.Listener() {
+              @Override
+              public void reset() {
+                seen.add(-1L);
+              }
+
+              @Override
+              public void batch(VllmEventBatch batch) {
+                seen.add(((VllmEvent.BlockRemoved) batch.events().get(0)).blockHashes().get(0));
+              }
+            });
+    closing.add(0, subscriber);
+    return subscriber.start();
+  }
+
+  private static void publishRange(ZmqEventPublisher publisher, long from, long to) {
+    for (long i = from; i < to; i++) {
+      publisher.publish(List.of(VllmEvent.BlockRemoved.of(List.of(i))));
+    }
+  }
+
+  private List<Long> batchesSeen() {
+    synchronized (seen) {
+      return seen.stream().filter(h -> h >= 0).toList();
+    }
+  }
+
+  private void awaitBatches(int count) {
+    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> batchesSeen().size() >= count);
+  }
+
+  /** Waits until the subscriber's first replay (at start) is over: it has reset the rank. */
+  private void awaitSynced(ZmqEventSubscriber subscriber) {
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> subscriber.stats().resets() >= 1);
+  }
+
+  @Test
+  void everyBatchArrivesOnceInOrder_thoughAFifthAreLost() throws Exception {
+    ZmqEventPublisher publisher =
+        publisher(ZmqEventPublisher.Options.defaults("127.0.0.1").withDropRate(0.2, 7));
+    ZmqEventSubscriber subscriber = subscriber(publisher);
+    awaitSynced(subscriber);
+    Thread.sleep(200); // past ZeroMQ's slow-joiner window
+
+    publishRange(publisher, 0, 300);
+    awaitBatches(300);
+
+    assertThat(batchesSeen()).containsExactlyElementsOf(LongStream.range(0, 300).boxed().toList());
+    assertThat(subscriber.stats().gaps()).isPositive();
+    assertThat(subscriber.stats().replayed()).isPositive();
+    assertThat(subscriber.stats().incompleteReplays()).isZero();
+  }
+
+  @Test
+  void aNewSubscriber_rebuildsTheRankFromTheReplayBuffer() throws Exception {
+    ZmqEventPublisher publisher = publisher(ZmqEventPublisher.Options.defaults("127.0.0.1"));
+    publishRange(publisher, 0, 50);
+    Thread.sleep(200);
+
+    ZmqEventSubscriber subscriber = subscriber(publisher);
+    awaitBatches(50);
+    publishRange(publisher, 50, 60);
+    awaitBatches(60);
+
+    assertThat(seen.get(0)).as("reset first").isEqualTo(-1L);
+    assertThat(batchesSeen()).containsExactlyElementsOf(LongStream.range(0, 60).boxed().toList());
+    assertThat(subscriber.stats().resets()).isEqualTo(1);
+  }
+
+  @Test
+  void aPublisherRestart_resetsTheRank() throws Exception {
+    ZmqEventPublisher first = publisher(ZmqEventPublisher.Options.defaults("127.0.0.1"));
+    ZmqEventSubscriber subscriber = subscriber(first);
+    awaitSynced(subscriber);
+    Thread.sleep(200);
+    publishRange(first, 0, 20);
+    awaitBatches(20);
+    first.close();
+
+    ZmqEventPublisher second =
+        publisher(
+            ZmqEventPublisher.Options.defaults("127.0.0.1")
+                .withPorts(first.port(), first.replayPort()));
+    Thread.sleep(500); // the subscriber reconnects
+    publishRange(second, 100, 105);
+    awaitBatches(25);
+
+    List<Long> after;
+    synchronized (seen) {
+      after = List.copyOf(seen.subList(seen.lastIndexOf(-1L), seen.size()));
+    }
+    assertThat(after).containsExactly(-1L, 100L, 101L, 102L, 103L, 104L);
+    assertThat(subscriber.stats().resets()).isEqualTo(2);
+  }
+
+  @Test
+  void withoutAReplaySocket_aGapResetsTheRankAndGoesOn() throws Exception {
+    ZmqEventPublisher publisher =
+        publisher(
+            ZmqEventPublisher.Options.defaults("127.0.0.1")
+                .withPorts(0, -1)
+                .withDropRate(0.3, 11));
+    ZmqEventSubscriber subscriber = subscriber(publisher);
+    Thread.sleep(300);
+
+    publishRange(publisher, 0, 100);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> subscriber.stats().lastSeq() == 99);
+
+    assertThat(subscriber.stats().incompleteReplays()).isPositive();
+    assertThat(subscriber.stats().resets()).isGreaterThan(1);
+    List<Long> batches = batchesSeen();
+    assertThat(batches).isSorted().doesNotHaveDuplicates().hasSizeLessThan(100);
+  }
+}
