@@ -87,7 +87,9 @@ public final class RouterApplication {
               new SimulatedEngine.Options(
                   WorkerVocabulary.of(assets),
                   config.mockWorkers().timeToFirstToken(),
-                  config.mockWorkers().interTokenLatency()),
+                  config.mockWorkers().interTokenLatency(),
+                  config.model().kvCacheBlockSize(),
+                  Math.toIntExact(config.mockWorkers().kvBlocks())),
               metrics.registry(),
               Tags.of("model", model, "worker", "mock-" + i));
       engines.add(engine);

@@ -81,6 +81,26 @@ final class WorkerCommand {
   int itlMs;
 
   @Option(
+      names = "--block-size",
+      paramLabel = "TOKENS",
+      defaultValue = "16",
+      description =
+          "Tokens per KV cache block, as vLLM's --block-size; must match the router's"
+              + " --kv-cache-block-size. From 1 to 1024. Default: ${DEFAULT-VALUE}.")
+  int blockSize;
+
+  @Option(
+      names = "--num-gpu-blocks",
+      paramLabel = "BLOCKS",
+      defaultValue = "16384",
+      description =
+          "KV cache capacity in blocks (as Dynamo's mocker): prompt and output blocks are"
+              + " cached, reused by later requests with the same prefix and evicted least"
+              + " recently used first; a request whose prompt does not fit is refused. From 1 to"
+              + " 1000000000. Default: ${DEFAULT-VALUE}.")
+  int numGpuBlocks;
+
+  @Option(
       names = "--system-port",
       paramLabel = "PORT",
       description =
@@ -117,7 +137,11 @@ final class WorkerCommand {
         new SimulatedEngine(
             vertx,
             new SimulatedEngine.Options(
-                WorkerVocabulary.of(assets), Duration.ofMillis(ttftMs), Duration.ofMillis(itlMs)),
+                WorkerVocabulary.of(assets),
+                Duration.ofMillis(ttftMs),
+                Duration.ofMillis(itlMs),
+                blockSize,
+                numGpuBlocks),
             metrics.registry(),
             Tags.of("model", modelName));
     Future<WorkerServer> server =
@@ -196,6 +220,13 @@ final class WorkerCommand {
     }
     if (ttftMs < 0 || itlMs < 0) {
       return "--ttft-ms and --itl-ms must be 0 or more";
+    }
+    if (blockSize < 1 || blockSize > 1024) {
+      return "Invalid value '" + blockSize + "' for --block-size: expected an integer from 1 to 1024";
+    }
+    if (numGpuBlocks < 1 || numGpuBlocks > 1_000_000_000) {
+      return "Invalid value '" + numGpuBlocks
+          + "' for --num-gpu-blocks: expected an integer from 1 to 1000000000";
     }
     if (modelPath != null && !Files.isDirectory(modelPath)) {
       return "Invalid value '" + modelPath + "' for --model-path: not a directory";

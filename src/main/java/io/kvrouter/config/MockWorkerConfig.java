@@ -6,7 +6,8 @@ import java.util.Objects;
 /**
  * Simulated workers started inside the router process ({@code --mock-workers}).
  *
- * @param kvBlocks the KV capacity each declares to the router ({@code --mock-kv-blocks})
+ * @param kvBlocks the KV cache capacity of each, in blocks: what it caches and declares to the
+ *     router ({@code --mock-kv-blocks})
  */
 public record MockWorkerConfig(
     int count, Duration timeToFirstToken, Duration interTokenLatency, long kvBlocks) {

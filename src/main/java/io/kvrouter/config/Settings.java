@@ -133,8 +133,11 @@ public final class Settings {
 
   public static final Setting<Long> MOCK_KV_BLOCKS =
       new Setting<>("mock-kv-blocks", null, "BLOCKS",
-          "KV blocks each simulated worker declares it can hold (the capacity"
-              + " --active-decode-blocks-threshold is a fraction of).",
+          "KV cache capacity of each simulated worker, in blocks of --kv-cache-block-size"
+              + " tokens: the blocks it really caches, reuses for shared prefixes and evicts"
+              + " least recently used first (a request whose prompt does not fit is refused),"
+              + " and the capacity it declares to the router (--active-decode-blocks-threshold"
+              + " is a fraction of it).",
           "16384", "an integer from 1 to 1000000000", false, Parsers.longs(1, 1_000_000_000L));
 
   public static final Setting<Path> MODEL_PATH =

@@ -4,6 +4,8 @@ import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.InferenceEngine;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.sim.kv.KvAllocation;
+import io.kvrouter.sim.kv.KvCacheManager;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -12,12 +14,19 @@ import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A simulated inference engine: for each request it streams pseudo-random token ids, the same
  * ones for the same request, after a fixed time to first token and with a fixed delay between
  * tokens. It honours {@code max_tokens}, stop and end-of-sequence token ids, and cancellation.
- * (A KV cache and a timing model come later; this engine only paces output.)
+ *
+ * <p>It keeps a real KV cache ({@link KvCacheManager}, vLLM's block hashes and reuse/eviction
+ * rules) so that what it would publish as KV events is the truth about what it caches: {@code
+ * generate()} holds the prompt's full blocks, or refuses the request with {@link
+ * KvCacheFullException} when they do not fit; each block the output fills is cached as it fills;
+ * the request's blocks are released when it completes, fails or is cancelled. (A timing model
+ * comes later: time to first token does not yet depend on cache hits.)
  */
 public final class SimulatedEngine implements InferenceEngine {
 
@@ -25,8 +34,15 @@ public final class SimulatedEngine implements InferenceEngine {
    * @param vocabulary the token ids output is drawn from
    * @param timeToFirstToken delay before the first token
    * @param interTokenLatency delay between tokens; zero streams every token at once
+   * @param blockSize tokens per KV block (vLLM's {@code --block-size})
+   * @param kvBlocks KV cache capacity in blocks (vLLM's and the mocker's {@code num_gpu_blocks})
    */
-  public record Options(int[] vocabulary, Duration timeToFirstToken, Duration interTokenLatency) {
+  public record Options(
+      int[] vocabulary,
+      Duration timeToFirstToken,
+      Duration interTokenLatency,
+      int blockSize,
+      int kvBlocks) {
     public Options {
       Objects.requireNonNull(vocabulary, "vocabulary");
       if (vocabulary.length == 0) {
@@ -34,11 +50,20 @@ public final class SimulatedEngine implements InferenceEngine {
       }
       Objects.requireNonNull(timeToFirstToken, "timeToFirstToken");
       Objects.requireNonNull(interTokenLatency, "interTokenLatency");
+      if (blockSize < 1) {
+        throw new IllegalArgumentException("blockSize must be >= 1: " + blockSize);
+      }
+      if (kvBlocks < 1) {
+        throw new IllegalArgumentException("kvBlocks must be >= 1: " + kvBlocks);
+      }
     }
   }
 
   private final Vertx vertx;
   private final Options options;
+  private final KvCacheManager kvCache;
+  /** Makes the cache's request keys unique even if two callers reuse a request id. */
+  private final AtomicLong serial = new AtomicLong();
   private final AtomicInteger active = new AtomicInteger();
   private final Counter requests;
   private final Counter cancelled;
@@ -50,6 +75,7 @@ public final class SimulatedEngine implements InferenceEngine {
   public SimulatedEngine(Vertx vertx, Options options, MeterRegistry registry, Tags tags) {
     this.vertx = vertx;
     this.options = options;
+    this.kvCache = new KvCacheManager(options.kvBlocks(), options.blockSize());
     this.requests =
         Counter.builder(MetricNames.COMPONENT_REQUESTS)
             .description("Requests this worker accepted")
@@ -66,10 +92,29 @@ public final class SimulatedEngine implements InferenceEngine {
         .register(registry);
   }
 
+  /**
+   * Holds the prompt's KV blocks and returns the stream that generates the output; the blocks are
+   * released when the stream ends, or when it is cancelled, even before it is subscribed.
+   *
+   * @throws KvCacheFullException if the prompt's blocks do not fit in the cache
+   */
   @Override
   public ResponseStream generate(String requestId, PreprocessedRequest request) {
+    String kvKey = requestId + "#" + serial.incrementAndGet();
+    KvAllocation allocation = kvCache.allocate(kvKey, request.tokenIds());
+    if (!allocation.allocated()) {
+      throw new KvCacheFullException(allocation);
+    }
     requests.increment();
-    return new SimulatedStream(vertx, options, request, this);
+    return new SimulatedStream(vertx, options, request, this, kvKey);
+  }
+
+  /**
+   * This engine's KV cache: its {@link KvCacheManager#snapshot() snapshot} and {@link
+   * KvCacheManager#subscribe events} are what a KV event publisher for this worker sends.
+   */
+  public KvCacheManager kvCache() {
+    return kvCache;
   }
 
   /** Requests being generated right now. */

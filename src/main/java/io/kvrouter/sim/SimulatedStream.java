@@ -6,10 +6,16 @@ import io.kvrouter.protocol.RequestCancelledException;
 import io.kvrouter.protocol.ResponseStream;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import java.util.Arrays;
 
 /**
  * One request in a {@link SimulatedEngine}, paced by Vert.x timers on the context that created it.
  * All state is touched only on that context.
+ *
+ * <p>Its KV blocks were allocated by {@code generate()}. Each emitted token that does not end the
+ * sequence is appended to the request's tokens, and when that fills a block the block is cached:
+ * as in vLLM, a token's KV is computed in the step after it is sampled, so the final token never
+ * reaches the cache. The blocks are released exactly once, when the stream ends or is cancelled.
  */
 final class SimulatedStream implements ResponseStream {
   /** Most tokens emitted in one event-loop task when there is no delay between tokens. */
@@ -20,6 +26,11 @@ final class SimulatedStream implements ResponseStream {
   private final SimulatedEngine.Options options;
   private final TokenSequence tokens;
   private final SimulatedEngine engine;
+  private final String kvKey;
+  /** Prompt and output so far, in {@code sequence[0..sequenceLength)}. */
+  private int[] sequence;
+  private int sequenceLength;
+  private boolean kvReleased;
 
   private Subscriber subscriber;
   private boolean paused;
@@ -32,12 +43,16 @@ final class SimulatedStream implements ResponseStream {
       Vertx vertx,
       SimulatedEngine.Options options,
       PreprocessedRequest request,
-      SimulatedEngine engine) {
+      SimulatedEngine engine,
+      String kvKey) {
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.options = options;
     this.tokens = new TokenSequence(request, options.vocabulary());
     this.engine = engine;
+    this.kvKey = kvKey;
+    this.sequence = request.tokenIds();
+    this.sequenceLength = sequence.length;
   }
 
   @Override
@@ -80,6 +95,7 @@ final class SimulatedStream implements ResponseStream {
         () -> {
           if (subscriber == null) {
             cancelledBeforeStart = true;
+            releaseKv();
           } else {
             cancelNow();
           }
@@ -94,6 +110,7 @@ final class SimulatedStream implements ResponseStream {
     if (timer >= 0) {
       vertx.cancelTimer(timer);
     }
+    releaseKv();
     engine.ended(true);
     subscriber.onError(new RequestCancelledException("request cancelled"));
   }
@@ -128,14 +145,39 @@ final class SimulatedStream implements ResponseStream {
       int[] ids = next.token() < 0 ? new int[0] : new int[] {next.token()};
       if (next.finish() != null) {
         ended = true;
+        releaseKv();
         engine.ended(false);
         subscriber.onOutput(EngineOutput.finished(next.finish(), ids));
         subscriber.onComplete();
         return;
       }
       subscriber.onOutput(EngineOutput.tokens(ids));
+      if (ids.length > 0) {
+        cacheToken(ids[0]);
+      }
     } while (--budget > 0);
     schedule(options.interTokenLatency().toMillis());
+  }
+
+  /** Appends a token the next step would compute KV for, caching the block it fills. */
+  private void cacheToken(int token) {
+    if (kvReleased) {
+      return; // the subscriber cancelled while taking the token
+    }
+    if (sequenceLength == sequence.length) {
+      sequence = Arrays.copyOf(sequence, Math.max(16, sequence.length * 2));
+    }
+    sequence[sequenceLength++] = token;
+    if (sequenceLength % options.blockSize() == 0) {
+      engine.kvCache().extend(kvKey, sequence, sequenceLength);
+    }
+  }
+
+  private void releaseKv() {
+    if (!kvReleased) {
+      kvReleased = true;
+      engine.kvCache().release(kvKey);
+    }
   }
 
   private void onContext(Runnable action) {

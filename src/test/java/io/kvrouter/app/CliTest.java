@@ -110,6 +110,17 @@ class CliTest {
   @Test
   void workerHelp_explainsOptions() {
     assertThat(run(Map.of(), "worker", "--help")).hasValue(0);
-    assertThat(out.toString()).contains("--ttft-ms").contains("--itl-ms").contains("DYN_TCP_RPC_PORT");
+    assertThat(out.toString()).contains("--ttft-ms").contains("--itl-ms").contains("DYN_TCP_RPC_PORT")
+        .contains("--block-size").contains("--num-gpu-blocks").contains("16384");
+  }
+
+  @Test
+  void workerKvCacheSizes_areValidated() {
+    assertThat(run(Map.of(), "worker", "--model-name", "m", "--port", "0", "--block-size", "0"))
+        .hasValue(2);
+    assertThat(err.toString()).contains("--block-size").contains("1 to 1024");
+    assertThat(run(Map.of(), "worker", "--model-name", "m", "--port", "0", "--num-gpu-blocks", "0"))
+        .hasValue(2);
+    assertThat(err.toString()).contains("--num-gpu-blocks").contains("1 to 1000000000");
   }
 }

@@ -1,6 +1,7 @@
 package io.kvrouter.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvrouter.protocol.FinishReason;
 import io.kvrouter.protocol.PreprocessedRequest;
@@ -8,12 +9,21 @@ import io.kvrouter.protocol.PreprocessedRequest.SamplingOptions;
 import io.kvrouter.protocol.PreprocessedRequest.StopConditions;
 import io.kvrouter.protocol.RequestCancelledException;
 import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.vllm.VllmEvent;
+import io.kvrouter.protocol.vllm.VllmEvent.BlockRemoved;
+import io.kvrouter.protocol.vllm.VllmEvent.BlockStored;
+import io.kvrouter.sim.kv.EventReplay;
+import io.kvrouter.sim.kv.KvCacheSnapshot;
+import io.kvrouter.sim.kv.VllmBlockHasher;
 import io.kvrouter.testing.CollectingSubscriber;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.IntStream;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -27,11 +37,34 @@ class SimulatedEngineTest {
   }
 
   private SimulatedEngine engine(int itlMillis) {
+    return engine(itlMillis, 16, 16384);
+  }
+
+  private SimulatedEngine engine(int itlMillis, int blockSize, int kvBlocks) {
     return new SimulatedEngine(
         vertx,
-        new SimulatedEngine.Options(Vocabularies.demo(), Duration.ZERO, Duration.ofMillis(itlMillis)),
+        new SimulatedEngine.Options(
+            Vocabularies.demo(), Duration.ZERO, Duration.ofMillis(itlMillis), blockSize, kvBlocks),
         new SimpleMeterRegistry(),
         Tags.of("model", "m"));
+  }
+
+  private static PreprocessedRequest prompt(int maxTokens, int... tokens) {
+    return request(tokens, new StopConditions(maxTokens, null, null, null, null), null);
+  }
+
+  private static int[] range(int from, int to) {
+    return IntStream.range(from, to).toArray();
+  }
+
+  private static int[] concat(int[] a, int[] b) {
+    int[] all = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, all, a.length, b.length);
+    return all;
+  }
+
+  private static long hash(int[] tokens, int blockSize, int block) {
+    return new VllmBlockHasher(blockSize).hashBlocks(tokens).get(block).value();
   }
 
   private static PreprocessedRequest request(int[] prompt, StopConditions stop, Long seed) {
@@ -152,5 +185,112 @@ class SimulatedEngineTest {
     vertx.runOnContext(v -> stream.subscribe(subscriber));
     assertThat(seenBetween.get(10, TimeUnit.SECONDS)).isEqualTo(SimulatedStream.BURST);
     assertThat(subscriber.done.get(10, TimeUnit.SECONDS)).isInstanceOf(RequestCancelledException.class);
+  }
+
+  @Test
+  void twoRequestsSharingAPrefix_storeThePrefixOnce_andTheSecondOnlyItsTail() throws Exception {
+    SimulatedEngine engine = engine(0, 4, 64);
+    List<List<VllmEvent>> events = new CopyOnWriteArrayList<>();
+    EventReplay replay = new EventReplay(engine.kvCache().subscribe(events::add));
+    int[] first = range(0, 10); // two full blocks and two tokens
+    int[] second = concat(range(0, 8), new int[] {100, 101, 102, 103});
+
+    run(engine, prompt(1, first)); // the only output token is the last: never cached
+    run(engine, prompt(1, second));
+
+    assertThat(events)
+        .containsExactly(
+            List.of(BlockStored.of(
+                List.of(hash(first, 4, 0), hash(first, 4, 1)), null, range(0, 8), 4)),
+            List.of(BlockStored.of(
+                List.of(hash(second, 4, 2)), hash(first, 4, 1), new int[] {100, 101, 102, 103}, 4)));
+    events.forEach(replay::apply);
+    KvCacheSnapshot snapshot = engine.kvCache().snapshot();
+    replay.assertMatches(snapshot);
+    assertThat(snapshot.activeBlocks()).isZero();
+    assertThat(snapshot.inactiveBlocks()).isEqualTo(3);
+  }
+
+  @Test
+  void outputBlocks_areCachedAsTheyFill_chainedToThePrompt() throws Exception {
+    SimulatedEngine engine = engine(0, 4, 64);
+    List<List<VllmEvent>> events = new CopyOnWriteArrayList<>();
+    engine.kvCache().subscribe(events::add);
+    int[] prompt = range(0, 4);
+
+    int[] output = run(engine, prompt(9, prompt)).tokens();
+
+    // the 9th token ends the sequence, so its KV is never computed: 4 + 8 tokens, 3 blocks
+    int[] sequence = concat(prompt, Arrays.copyOf(output, 8));
+    assertThat(events)
+        .containsExactly(
+            List.of(BlockStored.of(List.of(hash(sequence, 4, 0)), null, prompt, 4)),
+            List.of(BlockStored.of(
+                List.of(hash(sequence, 4, 1)), hash(sequence, 4, 0), Arrays.copyOfRange(output, 0, 4), 4)),
+            List.of(BlockStored.of(
+                List.of(hash(sequence, 4, 2)), hash(sequence, 4, 1), Arrays.copyOfRange(output, 4, 8), 4)));
+    assertThat(engine.kvCache().snapshot().evictionOrder())
+        .containsExactly(hash(sequence, 4, 2), hash(sequence, 4, 1), hash(sequence, 4, 0));
+  }
+
+  @Test
+  void smallCache_evictsTheLeastRecentlyUsedBlock_withBlockRemoved() throws Exception {
+    SimulatedEngine engine = engine(0, 4, 3);
+    List<List<VllmEvent>> events = new CopyOnWriteArrayList<>();
+    engine.kvCache().subscribe(events::add);
+    int[] first = range(0, 8);
+    int[] second = range(50, 58);
+
+    run(engine, prompt(1, first));
+    run(engine, prompt(1, second));
+
+    assertThat(events).hasSize(2);
+    assertThat(events.get(1))
+        .containsExactly(
+            BlockRemoved.of(List.of(hash(first, 4, 1))), // the tail goes first
+            BlockStored.of(List.of(hash(second, 4, 0), hash(second, 4, 1)), null, second, 4));
+    assertThat(engine.kvCache().snapshot().hashes())
+        .containsExactlyInAnyOrder(hash(first, 4, 0), hash(second, 4, 0), hash(second, 4, 1));
+  }
+
+  @Test
+  void promptThatDoesNotFit_isRefusedByGenerate_andHoldsNothing() {
+    SimulatedEngine engine = engine(0, 4, 2);
+
+    assertThatThrownBy(() -> engine.generate("big", prompt(1, range(0, 12))))
+        .isInstanceOf(KvCacheFullException.class)
+        .hasMessage("KV cache full: 3 blocks needed, 2 free");
+
+    assertThat(engine.kvCache().snapshot().blocks()).isEmpty();
+    assertThat(engine.activeRequests()).isZero();
+  }
+
+  @Test
+  void runningRequestsBlocks_areNotEvicted_soANewPromptIsRefusedUntilTheyEnd() throws Exception {
+    SimulatedEngine engine = engine(5, 4, 2);
+    ResponseStream running = engine.generate("r", prompt(100_000, range(0, 8)));
+    CollectingSubscriber subscriber = new CollectingSubscriber();
+    vertx.runOnContext(v -> running.subscribe(subscriber));
+
+    assertThatThrownBy(() -> engine.generate("other", prompt(1, range(50, 54))))
+        .isInstanceOf(KvCacheFullException.class)
+        .hasMessage("KV cache full: 1 blocks needed, 0 free");
+
+    running.cancel();
+    subscriber.done.get(10, TimeUnit.SECONDS);
+    assertThat(engine.kvCache().snapshot().activeBlocks()).isZero();
+    assertThat(run(engine, prompt(1, range(50, 54))).done.get()).isNull();
+  }
+
+  @Test
+  void cancelBeforeSubscribe_releasesTheBlocks() {
+    SimulatedEngine engine = engine(0, 4, 2);
+    ResponseStream stream = engine.generate("r", prompt(5, range(0, 8)));
+    assertThat(engine.kvCache().snapshot().activeBlocks()).isEqualTo(2);
+
+    stream.cancel();
+
+    org.awaitility.Awaitility.await()
+        .until(() -> engine.kvCache().snapshot().activeBlocks() == 0);
   }
 }
