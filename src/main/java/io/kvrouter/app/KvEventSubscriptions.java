@@ -2,15 +2,18 @@ package io.kvrouter.app;
 
 import io.kvrouter.config.WorkerSpec.KvEventSource;
 import io.kvrouter.events.VllmEventTranslator;
+import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.events.zmq.ZmqEventSubscriber;
 import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.routing.index.KvEventSink;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The router's side of the event plane: one ZMQ subscriber per worker rank that publishes vLLM KV
@@ -29,8 +32,8 @@ final class KvEventSubscriptions implements AutoCloseable {
     KvEventSubscriptions subscriptions = new KvEventSubscriptions();
     VllmEventTranslator translator = new VllmEventTranslator(sink, blockSize, meters);
     sources.forEach(
-        (rank, source) ->
-            subscriptions.subscribers.add(
+        (rank, source) -> {
+          ZmqEventSubscriber subscriber =
                 new ZmqEventSubscriber(
                         source.endpoint(),
                         source.replayEndpoint(),
@@ -45,9 +48,27 @@ final class KvEventSubscriptions implements AutoCloseable {
                           public void batch(VllmEventBatch batch) {
                             translator.apply(rank, batch);
                           }
-                        })
-                    .start()));
+                        });
+          register(meters, rank, subscriber);
+          subscriptions.subscribers.add(subscriber.start());
+        });
     return subscriptions;
+  }
+
+  private static void register(MeterRegistry meters, WorkerRank rank, ZmqEventSubscriber subscriber) {
+    Map<String, ToDoubleFunction<ZmqEventSubscriber>> counters =
+        Map.of(
+            MetricNames.KV_EVENT_BATCHES, s -> s.stats().batches(),
+            MetricNames.KV_EVENT_GAPS, s -> s.stats().gaps(),
+            MetricNames.KV_EVENT_REPLAYED, s -> s.stats().replayed(),
+            MetricNames.KV_EVENT_RESETS, s -> s.stats().resets(),
+            MetricNames.KV_EVENT_INCOMPLETE_REPLAYS, s -> s.stats().incompleteReplays());
+    counters.forEach(
+        (name, value) ->
+            FunctionCounter.builder(name, subscriber, value)
+                .tag(MetricNames.TAG_WORKER_ID, rank.workerId())
+                .tag(MetricNames.TAG_DP_RANK, String.valueOf(rank.dpRank()))
+                .register(meters));
   }
 
   @Override

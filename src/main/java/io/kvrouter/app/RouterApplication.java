@@ -8,6 +8,7 @@ import io.kvrouter.frontend.HttpFrontend;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.preprocess.Preprocessor;
+import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.routing.RouteTarget;
 import io.kvrouter.routing.Router;
@@ -27,6 +28,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +44,7 @@ public final class RouterApplication {
   private final Vertx vertx;
   private final RequestPlane plane;
   private final Router router;
+  private final EventPlane eventPlane;
   private final List<WorkerServer> mockServers;
   private final List<SimulatedEngine> mockEngines;
   private final int httpPort;
@@ -52,6 +56,7 @@ public final class RouterApplication {
       Vertx vertx,
       RequestPlane plane,
       Router router,
+      EventPlane eventPlane,
       List<WorkerServer> mockServers,
       List<SimulatedEngine> mockEngines,
       int httpPort,
@@ -60,6 +65,7 @@ public final class RouterApplication {
     this.vertx = vertx;
     this.plane = plane;
     this.router = router;
+    this.eventPlane = eventPlane;
     this.mockServers = mockServers;
     this.mockEngines = mockEngines;
     this.httpPort = httpPort;
@@ -91,7 +97,7 @@ public final class RouterApplication {
                   config.model().kvCacheBlockSize(),
                   Math.toIntExact(config.mockWorkers().kvBlocks())),
               metrics.registry(),
-              Tags.of("model", model, "worker", "mock-" + i));
+              Tags.of("model", model, "worker", EventPlane.mockWorkerId(i - 1)));
       engines.add(engine);
       servers.add(
           TcpTransport.server(
@@ -114,7 +120,7 @@ public final class RouterApplication {
                 endpoints.add(
                     new RouteTarget(
                         new WorkerEndpoint(
-                            "mock-" + (i + 1), "127.0.0.1", mockServers.get(i).port(),
+                            EventPlane.mockWorkerId(i), "127.0.0.1", mockServers.get(i).port(),
                             WorkerEndpoint.DEFAULT_PATH),
                         config.mockWorkers().kvBlocks()));
               }
@@ -123,6 +129,7 @@ public final class RouterApplication {
                   Routers.create(
                       config.routerMode(), config.kv(), config.model().kvCacheBlockSize(),
                       endpoints, plane, vertx, metrics.registry());
+              EventPlane eventPlane = EventPlane.start(config, engines, router, metrics.registry());
               HttpFrontend frontend =
                   new HttpFrontend(
                       new Preprocessor(vertx, assets, model, router),
@@ -158,7 +165,7 @@ public final class RouterApplication {
                             model, config.http().host(), port, endpoints.size(),
                             config.routerMode().configName());
                         return new RouterApplication(
-                            vertx, plane, router, mockServers, engines, port, frontend,
+                            vertx, plane, router, eventPlane, mockServers, engines, port, frontend,
                             config.http().gracefulShutdownTimeout());
                       });
             })
@@ -197,6 +204,11 @@ public final class RouterApplication {
     return router.workers();
   }
 
+  /** The KV index as events that rebuild it; empty outside kv mode. */
+  Optional<CompletionStage<List<RouterEvent>>> dumpKvIndex() {
+    return router.dumpKvIndex();
+  }
+
   /** The simulated workers started in this process, in order. */
   public List<SimulatedEngine> mockEngines() {
     return mockEngines;
@@ -228,6 +240,7 @@ public final class RouterApplication {
   }
 
   private Future<Void> closeAll() {
+    eventPlane.close();
     router.close();
     List<Future<Void>> closing = new ArrayList<>();
     closing.add(plane.close());

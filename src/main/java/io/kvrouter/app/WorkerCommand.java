@@ -3,9 +3,11 @@ package io.kvrouter.app;
 import io.kvrouter.config.Setting;
 import io.kvrouter.config.Settings;
 import io.kvrouter.config.TcpConfig;
+import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.vllm.VllmEventCodec;
 import io.kvrouter.sim.SimulatedEngine;
 import io.kvrouter.transport.tcp.TcpTransport;
 import io.kvrouter.transport.tcp.WorkerServer;
@@ -101,10 +103,47 @@ final class WorkerCommand {
   int numGpuBlocks;
 
   @Option(
+      names = "--kv-events-port",
+      paramLabel = "PORT",
+      description =
+          "Publish the cache's KV events as vLLM does (ZMQ PUB, topic \"\", frames topic | seq"
+              + " | msgpack batch) on this port (0 picks a free port). The router follows them with"
+              + " --worker ...,kv-events=tcp://HOST:PORT. Off by default.")
+  Integer kvEventsPort;
+
+  @Option(
+      names = "--kv-replay-port",
+      paramLabel = "PORT",
+      description =
+          "Answer replay requests (ZMQ ROUTER, as vLLM's replay_endpoint) from a buffer of the"
+              + " last 10000 batches on this port (0 picks a free port); needs --kv-events-port."
+              + " Off by default.")
+  Integer kvReplayPort;
+
+  @Option(
+      names = "--kv-events-encoding",
+      paramLabel = "ENCODING",
+      defaultValue = "map",
+      description =
+          "msgpack layout of the events: map (vLLM since mid-2026) or array (earlier vLLM)."
+              + " Default: ${DEFAULT-VALUE}.")
+  String kvEventsEncoding;
+
+  @Option(
+      names = "--kv-events-drop-rate",
+      paramLabel = "FRACTION",
+      defaultValue = "0",
+      description =
+          "Lose this fraction of published batches on purpose (they stay replayable), to try a"
+              + " router against a lossy network. From 0 to 0.99. Default: ${DEFAULT-VALUE}.")
+  double kvEventsDropRate;
+
+  @Option(
       names = "--system-port",
       paramLabel = "PORT",
       description =
-          "Serve /metrics (dynamo_component_*) and /health over HTTP on this port."
+          "Serve /metrics (dynamo_component_*), /health and /kv/state (every cached KV block)"
+              + " over HTTP on this port."
               + " Env: DYN_SYSTEM_PORT. Off by default. The largest request-plane frame follows"
               + " DYN_TCP_MAX_MESSAGE_SIZE, as in the router.")
   Integer systemPort;
@@ -147,6 +186,7 @@ final class WorkerCommand {
     Future<WorkerServer> server =
         TcpTransport.server(
             vertx, host, port, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), tcp);
+    ZmqEventPublisher publisher = kvEventsPort == null ? null : publishKvEvents(engine);
     Future<?> system = systemPort == null ? Future.succeededFuture() : serveSystemPort(vertx, metrics, engine);
     try {
       WorkerServer started =
@@ -157,8 +197,13 @@ final class WorkerCommand {
           modelName, host, started.port(), WorkerEndpoint.DEFAULT_PATH);
       spec.commandLine().getOut().flush();
       Runtime.getRuntime().addShutdownHook(new Thread(
-          () -> started.close().transform(v -> vertx.close())
-              .toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join(),
+          () -> {
+            if (publisher != null) {
+              publisher.close();
+            }
+            started.close().transform(v -> vertx.close())
+                .toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
+          },
           "kvrouter-worker-shutdown"));
       return OptionalInt.empty();
     } catch (Exception e) {
@@ -167,6 +212,29 @@ final class WorkerCommand {
       vertx.close();
       return OptionalInt.of(1);
     }
+  }
+
+  private ZmqEventPublisher publishKvEvents(SimulatedEngine engine) {
+    String bindHost = host.equals("0.0.0.0") ? "*" : host;
+    ZmqEventPublisher publisher =
+        SimulatedWorkerEvents.publish(
+            engine,
+            new ZmqEventPublisher.Options(
+                bindHost,
+                kvEventsPort,
+                kvReplayPort == null ? -1 : kvReplayPort,
+                "",
+                10_000,
+                kvEventsEncoding.equals("map")
+                    ? VllmEventCodec.Encoding.MAP
+                    : VllmEventCodec.Encoding.ARRAY,
+                0,
+                kvEventsDropRate,
+                System.nanoTime()));
+    spec.commandLine().getOut().printf(
+        "kvrouter worker kv events: tcp://%s:%d%s%n", host, publisher.port(),
+        publisher.replayPort() < 0 ? "" : ", replay tcp://" + host + ":" + publisher.replayPort());
+    return publisher;
   }
 
   /** Options not given on the command line come from their Dynamo variables. */
@@ -228,6 +296,23 @@ final class WorkerCommand {
       return "Invalid value '" + numGpuBlocks
           + "' for --num-gpu-blocks: expected an integer from 1 to 1000000000";
     }
+    if (kvEventsPort != null && (kvEventsPort < 0 || kvEventsPort > 65535)) {
+      return "Invalid value '" + kvEventsPort + "' for --kv-events-port: expected 0 to 65535";
+    }
+    if (kvReplayPort != null && (kvReplayPort < 0 || kvReplayPort > 65535)) {
+      return "Invalid value '" + kvReplayPort + "' for --kv-replay-port: expected 0 to 65535";
+    }
+    if (kvReplayPort != null && kvEventsPort == null) {
+      return "--kv-replay-port needs --kv-events-port";
+    }
+    if (!kvEventsEncoding.equals("map") && !kvEventsEncoding.equals("array")) {
+      return "Invalid value '" + kvEventsEncoding + "' for --kv-events-encoding: expected map"
+          + " or array";
+    }
+    if (!(kvEventsDropRate >= 0 && kvEventsDropRate <= 0.99)) {
+      return "Invalid value '" + kvEventsDropRate + "' for --kv-events-drop-rate: expected a"
+          + " number from 0 to 0.99";
+    }
     if (modelPath != null && !Files.isDirectory(modelPath)) {
       return "Invalid value '" + modelPath + "' for --model-path: not a directory";
     }
@@ -243,6 +328,9 @@ final class WorkerCommand {
                 case "/metrics" -> request.response()
                     .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
                     .end(metrics.scrape());
+                case "/kv/state" -> request.response()
+                    .putHeader("content-type", "application/json")
+                    .end(SimulatedWorkerEvents.stateJson(engine.kvCache().snapshot()).encode());
                 case "/health" -> request.response()
                     .putHeader("content-type", "application/json")
                     .end(new JsonObject().put("status", "ready")

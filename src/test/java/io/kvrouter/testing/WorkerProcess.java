@@ -24,16 +24,22 @@ import java.util.regex.Pattern;
 public final class WorkerProcess implements AutoCloseable {
   private static final Pattern READY = Pattern.compile("ready: .* on tcp://[^:]+:(\\d+)/");
   private static final Pattern SYSTEM = Pattern.compile("system port: http://[^:]+:(\\d+)");
+  private static final Pattern KV_EVENTS =
+      Pattern.compile("kv events: tcp://[^:]+:(\\d+)(?:, replay tcp://[^:]+:(\\d+))?");
 
   private final Process process;
   private final int port;
   private final int systemPort;
+  private final int kvEventsPort;
+  private final int kvReplayPort;
   private final List<String> output;
 
-  private WorkerProcess(Process process, int port, int systemPort, List<String> output) {
+  private WorkerProcess(Process process, int[] ports, List<String> output) {
     this.process = process;
-    this.port = port;
-    this.systemPort = systemPort;
+    this.port = ports[0];
+    this.systemPort = ports[1];
+    this.kvEventsPort = ports[2];
+    this.kvReplayPort = ports[3];
     this.output = output;
   }
 
@@ -51,12 +57,20 @@ public final class WorkerProcess implements AutoCloseable {
   }
 
   public static WorkerProcess start(String model, int ttftMs, int itlMs) throws Exception {
+    return start(model, ttftMs, itlMs, List.of("--port", "0"));
+  }
+
+  /** A worker with {@code options} added to its command line ({@code --port} among them). */
+  public static WorkerProcess start(String model, int ttftMs, int itlMs, List<String> options)
+      throws Exception {
     List<String> command =
-        List.of(
-            javaBinary(), "-Xmx256m", "-jar", routerJar().toString(), "worker",
-            "--host", "127.0.0.1", "--port", "0", "--system-port", "0",
-            "--model-name", model, "--ttft-ms", String.valueOf(ttftMs),
-            "--itl-ms", String.valueOf(itlMs));
+        new ArrayList<>(
+            List.of(
+                javaBinary(), "-Xmx256m", "-jar", routerJar().toString(), "worker",
+                "--host", "127.0.0.1", "--system-port", "0",
+                "--model-name", model, "--ttft-ms", String.valueOf(ttftMs),
+                "--itl-ms", String.valueOf(itlMs)));
+    command.addAll(options);
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     List<String> output = new ArrayList<>();
     CompletableFuture<int[]> ports = new CompletableFuture<>();
@@ -64,6 +78,8 @@ public final class WorkerProcess implements AutoCloseable {
         new Thread(
             () -> {
               int systemPort = -1;
+              int eventsPort = -1;
+              int replayPort = -1;
               try (BufferedReader lines =
                   new BufferedReader(
                       new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
@@ -76,9 +92,17 @@ public final class WorkerProcess implements AutoCloseable {
                   if (system.find()) {
                     systemPort = Integer.parseInt(system.group(1));
                   }
+                  Matcher events = KV_EVENTS.matcher(line);
+                  if (events.find()) {
+                    eventsPort = Integer.parseInt(events.group(1));
+                    replayPort = events.group(2) == null ? -1 : Integer.parseInt(events.group(2));
+                  }
                   Matcher ready = READY.matcher(line);
                   if (ready.find()) {
-                    ports.complete(new int[] {Integer.parseInt(ready.group(1)), systemPort});
+                    ports.complete(
+                        new int[] {
+                          Integer.parseInt(ready.group(1)), systemPort, eventsPort, replayPort
+                        });
                   }
                 }
               } catch (IOException e) {
@@ -96,16 +120,48 @@ public final class WorkerProcess implements AutoCloseable {
       process.destroyForcibly();
       throw e;
     }
-    return new WorkerProcess(process, found[0], found[1], output);
+    return new WorkerProcess(process, found, output);
   }
 
   public int port() {
     return port;
   }
 
-  /** {@code id=ID,address=127.0.0.1:PORT}, the router's --worker form. */
+  /** The port of its KV event publisher; -1 when it publishes none. */
+  public int kvEventsPort() {
+    return kvEventsPort;
+  }
+
+  /** The port of its KV event replay socket; -1 when it has none. */
+  public int kvReplayPort() {
+    return kvReplayPort;
+  }
+
+  /**
+   * {@code id=ID,address=127.0.0.1:PORT}, the router's --worker form, with its KV event
+   * endpoints when it publishes.
+   */
   public String workerSpec(String id) {
-    return "id=" + id + ",address=127.0.0.1:" + port;
+    String spec = "id=" + id + ",address=127.0.0.1:" + port;
+    if (kvEventsPort >= 0) {
+      spec += ",kv-events=tcp://127.0.0.1:" + kvEventsPort;
+    }
+    if (kvReplayPort >= 0) {
+      spec += ",kv-replay=tcp://127.0.0.1:" + kvReplayPort;
+    }
+    return spec;
+  }
+
+  /** Its KV cache's state from the system port's {@code /kv/state}. */
+  public io.vertx.core.json.JsonObject kvState() throws Exception {
+    String body =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + systemPort + "/kv/state"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    return new io.vertx.core.json.JsonObject(body);
   }
 
   /** The sum of every sample of {@code metric} (all label sets) on the worker's system port. */

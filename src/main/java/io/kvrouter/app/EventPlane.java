@@ -1,0 +1,71 @@
+package io.kvrouter.app;
+
+import io.kvrouter.config.RouterConfig;
+import io.kvrouter.config.RouterMode;
+import io.kvrouter.config.WorkerSpec.KvEventSource;
+import io.kvrouter.events.zmq.ZmqEventPublisher;
+import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.routing.Router;
+import io.kvrouter.sim.SimulatedEngine;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The KV event plane of a router process, when it runs {@code --router-mode kv} with KV events:
+ * each in-process simulated worker publishes its cache's events on loopback, and the router
+ * subscribes to those and to every {@code --worker}'s {@code kv-events} endpoint.
+ */
+final class EventPlane implements AutoCloseable {
+  private final List<ZmqEventPublisher> publishers;
+  private final KvEventSubscriptions subscriptions;
+
+  private EventPlane(List<ZmqEventPublisher> publishers, KvEventSubscriptions subscriptions) {
+    this.publishers = publishers;
+    this.subscriptions = subscriptions;
+  }
+
+  /** The worker id of the {@code index}th (from 0) simulated worker. */
+  static String mockWorkerId(int index) {
+    return "mock-" + (index + 1);
+  }
+
+  /** Starts the event plane {@code config} asks for; one that does nothing outside kv mode. */
+  static EventPlane start(
+      RouterConfig config, List<SimulatedEngine> mockEngines, Router router,
+      MeterRegistry meters) {
+    if (config.routerMode() != RouterMode.KV || !config.kv().kvEvents()) {
+      return new EventPlane(List.of(), null);
+    }
+    Map<WorkerRank, KvEventSource> sources = new LinkedHashMap<>();
+    config.workers().forEach(w -> w.kvEvents().ifPresent(s -> sources.put(WorkerRank.of(w.id()), s)));
+    List<ZmqEventPublisher> publishers = new ArrayList<>();
+    for (int i = 0; i < mockEngines.size(); i++) {
+      ZmqEventPublisher publisher =
+          SimulatedWorkerEvents.publish(
+              mockEngines.get(i), ZmqEventPublisher.Options.defaults("127.0.0.1"));
+      publishers.add(publisher);
+      sources.put(
+          WorkerRank.of(mockWorkerId(i)),
+          new KvEventSource(
+              "tcp://127.0.0.1:" + publisher.port(), "tcp://127.0.0.1:" + publisher.replayPort()));
+    }
+    KvEventSubscriptions subscriptions =
+        KvEventSubscriptions.start(
+            sources,
+            router.kvEventSink().orElseThrow(),
+            config.model().kvCacheBlockSize(),
+            meters);
+    return new EventPlane(publishers, subscriptions);
+  }
+
+  @Override
+  public void close() {
+    if (subscriptions != null) {
+      subscriptions.close();
+    }
+    publishers.forEach(ZmqEventPublisher::close);
+  }
+}
