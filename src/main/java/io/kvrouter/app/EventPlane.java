@@ -55,7 +55,7 @@ final class EventPlane implements AutoCloseable {
     KvEventSubscriptions subscriptions =
         KvEventSubscriptions.start(
             sources,
-            router.kvEventSink().orElseThrow(),
+            router,
             config.model().kvCacheBlockSize(),
             meters);
     return new EventPlane(publishers, subscriptions);

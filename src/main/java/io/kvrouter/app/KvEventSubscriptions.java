@@ -5,8 +5,10 @@ import io.kvrouter.events.VllmEventTranslator;
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.events.zmq.ZmqEventSubscriber;
 import io.kvrouter.protocol.KvCacheEvent;
+import io.kvrouter.protocol.KvEventFeed;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.vllm.VllmEventBatch;
+import io.kvrouter.routing.Router;
 import io.kvrouter.routing.index.KvEventSink;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,8 +29,9 @@ final class KvEventSubscriptions implements AutoCloseable {
 
   /** Starts following every source; {@code sources} maps each rank to its publisher. */
   static KvEventSubscriptions start(
-      Map<WorkerRank, KvEventSource> sources, KvEventSink sink, int blockSize,
+      Map<WorkerRank, KvEventSource> sources, Router router, int blockSize,
       MeterRegistry meters) {
+    KvEventSink sink = router.kvEventSink().orElseThrow();
     KvEventSubscriptions subscriptions = new KvEventSubscriptions();
     VllmEventTranslator translator = new VllmEventTranslator(sink, blockSize, meters);
     sources.forEach(
@@ -50,9 +53,16 @@ final class KvEventSubscriptions implements AutoCloseable {
                           }
                         });
           register(meters, rank, subscriber);
+          router.reportKvEventFeed(rank.workerId(), () -> feed(subscriber.stats()));
           subscriptions.subscribers.add(subscriber.start());
         });
     return subscriptions;
+  }
+
+  private static KvEventFeed feed(ZmqEventSubscriber.Stats stats) {
+    return new KvEventFeed(
+        stats.state(), stats.lastSeq(), stats.batches(), stats.gaps(), stats.resets(),
+        stats.incompleteReplays(), stats.millisSinceLastBatch());
   }
 
   private static void register(MeterRegistry meters, WorkerRank rank, ZmqEventSubscriber subscriber) {

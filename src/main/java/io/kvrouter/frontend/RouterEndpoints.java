@@ -123,6 +123,20 @@ final class RouterEndpoints {
                       .put("active_prefill_tokens", kv.activePrefillTokens())
                       .put("cached_blocks", kv.cachedBlocks())
                       .put("total_kv_blocks", kv.totalKvBlocks()));
+      status
+          .kvEvents()
+          .ifPresent(
+              feed ->
+                  worker.put(
+                      "kv_events",
+                      new JsonObject()
+                          .put("state", feed.state())
+                          .put("last_seq", feed.lastSeq())
+                          .put("batches", feed.batches())
+                          .put("gaps", feed.gaps())
+                          .put("resets", feed.resets())
+                          .put("incomplete_replays", feed.incompleteReplays())
+                          .put("ms_since_last_batch", feed.millisSinceLastBatch())));
       workers.add(worker);
     }
     json(ctx, new JsonObject().put("workers", workers));

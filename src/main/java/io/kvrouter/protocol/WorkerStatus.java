@@ -11,14 +11,21 @@ import java.util.Optional;
  * @param healthy whether it takes requests (false while health probes find it unreachable)
  * @param activeRequests requests sent to it and not yet ended
  * @param kv its KV view, summed over its data-parallel ranks; present in {@code --router-mode kv}
+ * @param kvEvents how its KV cache events are followed; present when the router follows them
  */
 public record WorkerStatus(
-    String id, String address, boolean healthy, int activeRequests, Optional<KvView> kv) {
+    String id,
+    String address,
+    boolean healthy,
+    int activeRequests,
+    Optional<KvView> kv,
+    Optional<KvEventFeed> kvEvents) {
 
   public WorkerStatus {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(address, "address");
     Objects.requireNonNull(kv, "kv");
+    Objects.requireNonNull(kvEvents, "kvEvents");
   }
 
   /**

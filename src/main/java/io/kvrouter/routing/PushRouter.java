@@ -2,6 +2,7 @@ package io.kvrouter.routing;
 
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.AllWorkersBusyException;
+import io.kvrouter.protocol.KvEventFeed;
 import io.kvrouter.protocol.NoWorkerAvailableException;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * Forwards each request to a worker chosen by a {@link WorkerSelector} among the healthy ones.
@@ -151,6 +153,16 @@ final class PushRouter implements Router {
   @Override
   public Optional<CompletionStage<List<RouterEvent>>> dumpKvIndex() {
     return selector.kvIndex().map(KvIndexer::dump);
+  }
+
+  @Override
+  public void reportKvEventFeed(String workerId, Supplier<KvEventFeed> feed) {
+    WorkerState worker =
+        workers.stream()
+            .filter(w -> w.id().equals(workerId))
+            .findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("no worker " + workerId));
+    worker.kvEventFeed = feed;
   }
 
   @Override

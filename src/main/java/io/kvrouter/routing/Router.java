@@ -1,5 +1,6 @@
 package io.kvrouter.routing;
 
+import io.kvrouter.protocol.KvEventFeed;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.RouteExplanation;
@@ -10,6 +11,7 @@ import io.vertx.core.Future;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /** Picks a worker for each request and forwards it there. */
 public interface Router {
@@ -41,6 +43,12 @@ public interface Router {
    * outside kv mode.
    */
   Optional<CompletionStage<List<RouterEvent>>> dumpKvIndex();
+
+  /**
+   * Shows {@code feed} in {@code workerId}'s status: how the event-plane subscriber that follows
+   * that worker's KV cache events is doing.
+   */
+  void reportKvEventFeed(String workerId, Supplier<KvEventFeed> feed);
 
   /** A snapshot of every worker, in configuration order. */
   List<WorkerStatus> workers();

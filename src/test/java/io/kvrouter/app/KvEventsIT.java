@@ -206,6 +206,14 @@ class KvEventsIT {
         assertThat(Prometheus.sum(metrics, "kvrouter_kv_event_replayed_batches_total"))
             .as("and replayed")
             .isPositive();
+        JsonArray statuses =
+            Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers");
+        for (int i = 0; i < statuses.size(); i++) {
+          JsonObject feed = statuses.getJsonObject(i).getJsonObject("kv_events");
+          assertThat(feed.getString("state")).isEqualTo("following");
+          assertThat(feed.getLong("batches")).isPositive();
+          assertThat(feed.getLong("ms_since_last_batch")).isNotNegative();
+        }
       }
 
       // (c) a new router rebuilds every worker's state from the replay buffers

@@ -154,26 +154,20 @@ public final class WorkerProcess implements AutoCloseable {
 
   /** Its KV cache's state from the system port's {@code /kv/state}. */
   public io.vertx.core.json.JsonObject kvState() throws Exception {
-    String body =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + systemPort + "/kv/state"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString())
-            .body();
-    return new io.vertx.core.json.JsonObject(body);
+    return new io.vertx.core.json.JsonObject(systemPort("/kv/state"));
   }
 
   /** The sum of every sample of {@code metric} (all label sets) on the worker's system port. */
   public double metric(String metric) throws Exception {
-    String text =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + systemPort + "/metrics"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString())
-            .body();
-    return Prometheus.sum(text, metric);
+    return Prometheus.sum(systemPort("/metrics"), metric);
+  }
+
+  private String systemPort(String path) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + systemPort + path)).build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
   public boolean isAlive() {

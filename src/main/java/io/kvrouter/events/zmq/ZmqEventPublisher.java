@@ -88,8 +88,7 @@ public final class ZmqEventPublisher implements AutoCloseable {
   private final BlockingQueue<List<VllmEvent>> queue = new LinkedBlockingQueue<>();
   private final ArrayDeque<Buffered> buffer = new ArrayDeque<>();
   private final SplittableRandom drops;
-  private final Thread thread;
-  private volatile boolean running = true;
+  private final SocketThread thread;
   private long nextSeq;
 
   private ZmqEventPublisher(Options options) {
@@ -107,8 +106,7 @@ public final class ZmqEventPublisher implements AutoCloseable {
       replay.setLinger(0);
       this.replayPort = bind(replay, options.replayPort());
     }
-    this.thread = new Thread(this::run, "kv-events-publisher-" + port);
-    thread.setDaemon(true);
+    this.thread = new SocketThread("kv-events-publisher-" + port, this::run);
   }
 
   private int bind(ZMQ.Socket socket, int requested) {
@@ -138,14 +136,14 @@ public final class ZmqEventPublisher implements AutoCloseable {
 
   /** Queues one batch of events; returns at once. Ignored once closed. */
   public void publish(List<VllmEvent> events) {
-    if (running && !events.isEmpty()) {
+    if (thread.running() && !events.isEmpty()) {
       queue.add(List.copyOf(events));
     }
   }
 
   private void run() {
     try {
-      while (running) {
+      while (thread.running()) {
         List<VllmEvent> events = queue.poll(IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
         while (events != null) {
           send(events);
@@ -156,7 +154,7 @@ public final class ZmqEventPublisher implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
-      if (running) {
+      if (thread.running()) {
         log.error("KV event publisher on port {} stopped", port, e);
       }
     } finally {
@@ -223,11 +221,6 @@ public final class ZmqEventPublisher implements AutoCloseable {
   /** Stops the thread and closes the sockets; queued batches not yet sent are dropped. */
   @Override
   public void close() {
-    running = false;
-    try {
-      thread.join(2_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    thread.stop();
   }
 }

@@ -56,26 +56,29 @@ public final class ZmqEventSubscriber implements AutoCloseable {
 
   /** Counts since start, for {@code /router/workers} and tests. */
   /**
+   * @param state {@code unsynced}, {@code replaying} or {@code following} (see {@link
+   *     io.kvrouter.protocol.KvEventFeed})
    * @param lastSeq the last sequence number received live; -1 before the first
    * @param incompleteReplays replays that could not bring every missing batch (the rank was reset
    *     and rebuilt from what there was)
    */
   public record Stats(
+      String state,
       long lastSeq,
       long batches,
       long gaps,
       long replayed,
       long resets,
       long incompleteReplays,
-      long malformed) {}
+      long malformed,
+      long millisSinceLastBatch) {}
 
   private final String endpoint;
   private final String replayEndpoint;
   private final String topic;
   private final Listener listener;
   private final ZContext context = new ZContext(1);
-  private final Thread thread;
-  private volatile boolean running = true;
+  private final SocketThread thread;
 
   private final AtomicLong lastSeqSeen = new AtomicLong(-1);
   private final AtomicLong batches = new AtomicLong();
@@ -84,6 +87,8 @@ public final class ZmqEventSubscriber implements AutoCloseable {
   private final AtomicLong resets = new AtomicLong();
   private final AtomicLong malformed = new AtomicLong();
   private final AtomicLong incomplete = new AtomicLong();
+  private volatile String state = "unsynced";
+  private volatile long lastBatchNanos;
 
   // owned by the thread
   private ZMQ.Socket sub;
@@ -107,8 +112,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
     this.replayEndpoint = replayEndpoint;
     this.topic = Objects.requireNonNull(topic, "topic");
     this.listener = Objects.requireNonNull(listener, "listener");
-    this.thread = new Thread(this::run, "kv-events-" + endpoint);
-    thread.setDaemon(true);
+    this.thread = new SocketThread("kv-events-" + endpoint, this::run);
   }
 
   /** Connects and starts following the publisher. */
@@ -118,9 +122,12 @@ public final class ZmqEventSubscriber implements AutoCloseable {
   }
 
   public Stats stats() {
+    long lastBatch = lastBatchNanos;
     return new Stats(
+        state,
         lastSeqSeen.get(), batches.get(), gaps.get(), replayed.get(), resets.get(),
-        incomplete.get(), malformed.get());
+        incomplete.get(), malformed.get(),
+        lastBatch == 0 ? -1 : (System.nanoTime() - lastBatch) / 1_000_000);
   }
 
   private void run() {
@@ -144,7 +151,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
       ZMQ.Poller poller = context.createPoller(2);
       int subIndex = poller.register(sub, ZMQ.Poller.POLLIN);
       int dealerIndex = dealer == null ? -1 : poller.register(dealer, ZMQ.Poller.POLLIN);
-      while (running) {
+      while (thread.running()) {
         poller.poll(POLL_MILLIS);
         if (poller.pollin(subIndex)) {
           drainSub();
@@ -159,7 +166,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
         }
       }
     } catch (RuntimeException e) {
-      if (running) {
+      if (thread.running()) {
         log.error("KV event subscriber of {} stopped", endpoint, e);
       }
     } finally {
@@ -190,6 +197,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
 
   private void onLive(long seq, byte[] payload) {
     lastSeqSeen.set(seq);
+    lastBatchNanos = System.nanoTime();
     if (replayFrom >= 0) {
       waiting.put(seq, payload);
       return;
@@ -227,6 +235,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
       return;
     }
     replayFrom = from;
+    state = "replaying";
     replayDeadline = System.nanoTime() + REPLAY_TIMEOUT.toNanos();
     replies.clear();
     dealer.sendMore(new byte[0]);
@@ -316,6 +325,9 @@ public final class ZmqEventSubscriber implements AutoCloseable {
 
   private void apply(long seq, byte[] payload) {
     last = seq;
+    if (replayFrom < 0) {
+      state = "following";
+    }
     VllmEventBatch batch;
     try {
       batch = VllmEventCodec.decode(payload);
@@ -330,11 +342,6 @@ public final class ZmqEventSubscriber implements AutoCloseable {
 
   @Override
   public void close() {
-    running = false;
-    try {
-      thread.join(2_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    thread.stop();
   }
 }
