@@ -72,7 +72,8 @@ final class KvEventSubscriptions implements AutoCloseable {
             MetricNames.KV_EVENT_GAPS, s -> s.stats().gaps(),
             MetricNames.KV_EVENT_REPLAYED, s -> s.stats().replayed(),
             MetricNames.KV_EVENT_RESETS, s -> s.stats().resets(),
-            MetricNames.KV_EVENT_INCOMPLETE_REPLAYS, s -> s.stats().incompleteReplays());
+            MetricNames.KV_EVENT_INCOMPLETE_REPLAYS, s -> s.stats().incompleteReplays(),
+            MetricNames.KV_EVENT_MALFORMED, s -> s.stats().malformed());
     counters.forEach(
         (name, value) ->
             FunctionCounter.builder(name, subscriber, value)

@@ -121,7 +121,7 @@ final class WorkerCommand {
   Integer kvReplayPort;
 
   @Option(
-      names = "--kv-events-encoding",
+      names = "--vllm-encoding",
       paramLabel = "ENCODING",
       defaultValue = "map",
       description =
@@ -306,7 +306,7 @@ final class WorkerCommand {
       return "--kv-replay-port needs --kv-events-port";
     }
     if (!kvEventsEncoding.equals("map") && !kvEventsEncoding.equals("array")) {
-      return "Invalid value '" + kvEventsEncoding + "' for --kv-events-encoding: expected map"
+      return "Invalid value '" + kvEventsEncoding + "' for --vllm-encoding: expected map"
           + " or array";
     }
     if (!(kvEventsDropRate >= 0 && kvEventsDropRate <= 0.99)) {

@@ -43,13 +43,15 @@ public final class MetricNames {
   /**
    * Ours, per worker rank ({@code worker_id}, {@code dp_rank}) followed over ZMQ: batches applied,
    * sequence gaps seen, batches fetched by replay, resets (the rank's state was unknown or lost
-   * and was rebuilt), and replays that could not bring every missing batch.
+   * and was rebuilt), replays that could not bring every missing batch, and messages dropped as
+   * malformed (wrong frames or a payload that does not decode).
    */
   public static final String KV_EVENT_BATCHES = "kvrouter_kv_event_batches";
   public static final String KV_EVENT_GAPS = "kvrouter_kv_event_gaps";
   public static final String KV_EVENT_REPLAYED = "kvrouter_kv_event_replayed_batches";
   public static final String KV_EVENT_RESETS = "kvrouter_kv_event_resets";
   public static final String KV_EVENT_INCOMPLETE_REPLAYS = "kvrouter_kv_event_incomplete_replays";
+  public static final String KV_EVENT_MALFORMED = "kvrouter_kv_event_malformed";
 
   public static final String TAG_FORMAT = "format";
   public static final String TAG_REASON = "reason";

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.protocol.vllm.VllmEventBatch;
+import io.kvrouter.protocol.vllm.VllmEventCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,6 +13,9 @@ import java.util.stream.LongStream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
 
 /**
  * A publisher and a subscriber over real ZeroMQ sockets on loopback: every batch reaches the
@@ -137,6 +141,47 @@ class ZmqEventPlaneTest {
     }
     assertThat(after).containsExactly(-1L, 100L, 101L, 102L, 103L, 104L);
     assertThat(subscriber.stats().resets()).isEqualTo(2);
+  }
+
+  @Test
+  void aMalformedBatch_isCountedAndSkipped_theNextOneStillApplies() throws Exception {
+    try (ZContext context = new ZContext(1)) {
+      ZMQ.Socket pub = context.createSocket(SocketType.PUB);
+      int port = pub.bindToRandomPort("tcp://127.0.0.1");
+      List<Long> batches = Collections.synchronizedList(new ArrayList<>());
+      ZmqEventSubscriber subscriber =
+          new ZmqEventSubscriber(
+              "tcp://127.0.0.1:" + port,
+              null,
+              "",
+              new ZmqEventSubscriber.Listener() {
+                @Override
+                public void reset() {}
+
+                @Override
+                public void batch(VllmEventBatch batch) {
+                  batches.add(((VllmEvent.BlockRemoved) batch.events().get(0)).blockHashes().get(0));
+                }
+              });
+      closing.add(0, subscriber);
+      subscriber.start();
+      Thread.sleep(300);
+
+      byte[] valid =
+          VllmEventCodec.encode(
+              new VllmEventBatch(1.0, List.of(VllmEvent.BlockRemoved.of(List.of(9L))), 0),
+              VllmEventCodec.Encoding.MAP);
+      pub.sendMore("");
+      pub.sendMore(ZmqFrames.seq(0));
+      pub.send(new byte[] {(byte) 0xc1}); // never valid msgpack
+      pub.sendMore("");
+      pub.sendMore(ZmqFrames.seq(1));
+      pub.send(valid);
+      pub.send("only one frame");
+
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> subscriber.stats().malformed() == 2);
+      assertThat(batches).containsExactly(9L);
+    }
   }
 
   @Test
