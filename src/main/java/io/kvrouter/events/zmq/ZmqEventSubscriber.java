@@ -304,6 +304,9 @@ public final class ZmqEventSubscriber implements AutoCloseable {
       }
     }
     applyWaiting();
+    if (replayFrom < 0) {
+      state = "following"; // caught up with everything the publisher could give
+    }
   }
 
   /** Applies waiting batches in order; a hole left among them starts another replay. */

@@ -79,9 +79,12 @@ class ZmqEventPlaneTest {
     Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> batchesSeen().size() >= count);
   }
 
-  /** Waits until the subscriber's first replay (at start) is over: it has reset the rank. */
+  /** Waits until the subscriber's first replay (at start) is over. */
   private void awaitSynced(ZmqEventSubscriber subscriber) {
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> subscriber.stats().resets() >= 1);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> subscriber.stats().state().equals("following"));
+    assertThat(subscriber.stats().resets()).isEqualTo(1);
   }
 
   @Test
