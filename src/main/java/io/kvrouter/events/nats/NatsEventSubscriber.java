@@ -195,11 +195,18 @@ public final class NatsEventSubscriber implements AutoCloseable {
   }
 
   /**
-   * Subscribes on the first connect. jnats re-sends subscriptions after a reconnect by itself, so
-   * later connects only subscribe if the first attempt failed.
+   * Subscribes on the first connect. jnats re-sends core subscriptions after a reconnect by
+   * itself, so later connects only subscribe if the first attempt failed. A durable consumer is
+   * set up again after every reconnect: jnats's pull consumer otherwise waits for its missed
+   * heartbeats (tens of seconds) before it pulls from the restarted server, and setting up again
+   * also re-creates a stream the server lost (one without a store dir).
    */
   private void onConnected(Connection connection, boolean reconnect) {
     synchronized (this) {
+      if (reconnect && subscribed && options.isDurable() && !closed) {
+        consumer.stop();
+        subscribed = false;
+      }
       if (!subscribed && !closed) {
         try {
           subscribe(connection);
