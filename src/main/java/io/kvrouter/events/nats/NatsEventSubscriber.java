@@ -1,0 +1,306 @@
+package io.kvrouter.events.nats;
+
+import io.nats.client.Connection;
+import io.nats.client.Dispatcher;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.Message;
+import io.nats.client.MessageConsumer;
+import io.nats.client.api.AckPolicy;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.DeliverPolicy;
+import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows one NATS subject (the router side of the event plane) and hands each message's payload,
+ * as opaque bytes, to a {@link Listener}; decoding is the listener's job. Two modes:
+ *
+ * <ul>
+ *   <li><b>core</b> ({@link Options#core}): a plain subscription. Fast, but at-most-once: whatever
+ *       is published while this subscriber is disconnected (server restart, network cut) or
+ *       before it subscribed is gone. The listener is therefore told of every {@link
+ *       Listener#disconnected()} and {@link Listener#connected(boolean) reconnect}, so the router
+ *       can mark the feed stale and rebuild state from the workers;
+ *   <li><b>durable</b> ({@link Options#durable}, Dynamo's {@code --durable-kv-events}): a
+ *       JetStream durable consumer named per router on the stream {@link
+ *       NatsSubjects#streamName(String)}, which is created when missing (file storage, {@link
+ *       Options#DEFAULT_STREAM_MAX_AGE} retention, as Dynamo's docs say). Each message is acked
+ *       after the listener returns, so what arrived while this router was away, or was in flight
+ *       when it died, is delivered when a subscriber with the same durable name comes back (up to
+ *       the stream's max age). A listener that throws has its message terminated, not redelivered:
+ *       a payload it cannot take will not become takeable by retrying.
+ * </ul>
+ *
+ * <p>Connecting is retried until it succeeds, and reconnecting forever (jnats). The listener is
+ * called one call at a time (messages on jnats's dispatcher thread, connection changes on its
+ * callback thread, serialized by a lock).
+ */
+public final class NatsEventSubscriber implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(NatsEventSubscriber.class);
+  private static final int JS_STREAM_NOT_FOUND = 10059;
+
+  /** Where payloads and connection changes go. */
+  public interface Listener {
+    /** One message's payload, in the order the server delivered it. */
+    void message(byte[] payload);
+
+    /**
+     * The connection is up: the first time ({@code reconnect == false}), or again after a {@link
+     * #disconnected()} — in core mode messages of the gap are lost.
+     */
+    default void connected(boolean reconnect) {}
+
+    /** The connection to the server was lost; jnats is reconnecting. */
+    default void disconnected() {}
+  }
+
+  /**
+   * @param url e.g. {@code nats://localhost:4222} (Dynamo's {@code NATS_SERVER})
+   * @param subject e.g. {@link NatsSubjects#kvEvents}
+   * @param durable the JetStream durable consumer name (one per router), or null for core NATS
+   * @param streamMaxAge retention of a stream this subscriber creates (durable mode)
+   */
+  public record Options(String url, String subject, String durable, Duration streamMaxAge) {
+    public static final Duration DEFAULT_STREAM_MAX_AGE = Duration.ofHours(1);
+
+    public Options {
+      Objects.requireNonNull(url, "url");
+      Objects.requireNonNull(subject, "subject");
+      Objects.requireNonNull(streamMaxAge, "streamMaxAge");
+      if (subject.isBlank()) {
+        throw new IllegalArgumentException("subject must not be blank");
+      }
+      if (durable != null
+          && (durable.isEmpty()
+              || durable.chars().anyMatch(c -> c == '.' || c == '*' || c == '>'
+                  || Character.isWhitespace(c)))) {
+        throw new IllegalArgumentException(
+            "durable consumer name must be non-empty without '.', '*', '>' or whitespace: '"
+                + durable + "'");
+      }
+      if (streamMaxAge.isNegative() || streamMaxAge.isZero()) {
+        throw new IllegalArgumentException("streamMaxAge must be positive");
+      }
+    }
+
+    /** A core NATS subscription. */
+    public static Options core(String url, String subject) {
+      return new Options(url, subject, null, DEFAULT_STREAM_MAX_AGE);
+    }
+
+    /** A JetStream durable consumer named {@code durable}. */
+    public static Options durable(String url, String subject, String durable) {
+      return new Options(url, subject, Objects.requireNonNull(durable, "durable"),
+          DEFAULT_STREAM_MAX_AGE);
+    }
+
+    public boolean isDurable() {
+      return durable != null;
+    }
+  }
+
+  /**
+   * Counts since start, for {@code /router/workers} and tests.
+   *
+   * @param state {@code connecting}, {@code following}, {@code disconnected} or {@code closed}
+   * @param listenerErrors messages the listener threw on (terminated in durable mode)
+   * @param setupFailures failed attempts to subscribe (e.g. JetStream missing on the server)
+   * @param millisSinceLastMessage -1 before the first
+   */
+  public record Stats(
+      String state,
+      long messages,
+      long disconnects,
+      long reconnects,
+      long listenerErrors,
+      long setupFailures,
+      long millisSinceLastMessage) {}
+
+  private final Options options;
+  private final Listener listener;
+  private final Connector connector;
+  private final Object listenerLock = new Object();
+  private final AtomicLong messages = new AtomicLong();
+  private final AtomicLong listenerErrors = new AtomicLong();
+  private final AtomicLong setupFailures = new AtomicLong();
+  private volatile long lastMessageNanos;
+  private volatile boolean subscribed;
+  private volatile boolean closed;
+  private Dispatcher dispatcher;
+  private MessageConsumer consumer;
+
+  private NatsEventSubscriber(Options options, Listener listener) {
+    this.options = options;
+    this.listener = listener;
+    this.connector =
+        new Connector(
+            options.url(),
+            "kv-events-" + (options.isDurable() ? options.durable() : "subscriber"),
+            0,
+            new Connector.Events() {
+              @Override
+              public void connected(Connection connection, boolean reconnect) {
+                onConnected(connection, reconnect);
+              }
+
+              @Override
+              public void disconnected() {
+                synchronized (listenerLock) {
+                  listener.disconnected();
+                }
+              }
+            });
+  }
+
+  /** Starts connecting (retried until it succeeds) and subscribing; returns at once. */
+  public static NatsEventSubscriber start(Options options, Listener listener) {
+    NatsEventSubscriber subscriber =
+        new NatsEventSubscriber(
+            Objects.requireNonNull(options, "options"),
+            Objects.requireNonNull(listener, "listener"));
+    subscriber.connector.start();
+    return subscriber;
+  }
+
+  public Options options() {
+    return options;
+  }
+
+  /** True once the subscription (or durable consumer) is in place. */
+  public boolean isSubscribed() {
+    return subscribed;
+  }
+
+  public Stats stats() {
+    long last = lastMessageNanos;
+    String state;
+    if (closed) {
+      state = "closed";
+    } else if (!subscribed) {
+      state = "connecting";
+    } else {
+      state = connector.isConnected() ? "following" : "disconnected";
+    }
+    return new Stats(
+        state, messages.get(), connector.disconnects(), connector.reconnects(),
+        listenerErrors.get(), setupFailures.get(),
+        last == 0 ? -1 : (System.nanoTime() - last) / 1_000_000);
+  }
+
+  /**
+   * Subscribes on the first connect. jnats re-sends core subscriptions after a reconnect by
+   * itself, so later connects only subscribe if the first attempt failed. A durable consumer is
+   * set up again after every reconnect: jnats's pull consumer otherwise waits for its missed
+   * heartbeats (tens of seconds) before it pulls from the restarted server, and setting up again
+   * also re-creates a stream the server lost (one without a store dir).
+   */
+  private void onConnected(Connection connection, boolean reconnect) {
+    synchronized (this) {
+      if (reconnect && subscribed && options.isDurable() && !closed) {
+        consumer.stop();
+        subscribed = false;
+      }
+      if (!subscribed && !closed) {
+        try {
+          subscribe(connection);
+          subscribed = true;
+        } catch (IOException | JetStreamApiException | RuntimeException e) {
+          setupFailures.incrementAndGet();
+          log.error("cannot subscribe to {} on {} (retried on the next reconnect)",
+              options.subject(), options.url(), e);
+        }
+      }
+    }
+    synchronized (listenerLock) {
+      listener.connected(reconnect);
+    }
+  }
+
+  private void subscribe(Connection connection) throws IOException, JetStreamApiException {
+    if (!options.isDurable()) {
+      dispatcher = connection.createDispatcher(m -> deliver(m, false));
+      dispatcher.subscribe(options.subject());
+      return;
+    }
+    String stream = ensureStream(connection.jetStreamManagement());
+    ConsumerConfiguration config =
+        ConsumerConfiguration.builder()
+            .durable(options.durable())
+            .filterSubject(options.subject())
+            .ackPolicy(AckPolicy.Explicit)
+            .deliverPolicy(DeliverPolicy.All)
+            .build();
+    consumer =
+        connection.getStreamContext(stream).createOrUpdateConsumer(config)
+            .consume(m -> deliver(m, true));
+  }
+
+  /** The stream for the subject: found, or created with Dynamo's settings. */
+  private String ensureStream(JetStreamManagement jsm) throws IOException, JetStreamApiException {
+    String stream = NatsSubjects.streamName(options.subject());
+    try {
+      jsm.getStreamInfo(stream);
+    } catch (JetStreamApiException e) {
+      if (e.getApiErrorCode() != JS_STREAM_NOT_FOUND) {
+        throw e;
+      }
+      // another router may create it at the same moment: identical configs are accepted twice
+      jsm.addStream(
+          StreamConfiguration.builder()
+              .name(stream)
+              .subjects(options.subject())
+              .storageType(StorageType.File)
+              .maxAge(options.streamMaxAge())
+              .build());
+      log.info("created JetStream stream {} for {}", stream, options.subject());
+    }
+    return stream;
+  }
+
+  private void deliver(Message message, boolean ack) {
+    byte[] payload = message.getData();
+    boolean ok;
+    synchronized (listenerLock) {
+      messages.incrementAndGet();
+      lastMessageNanos = System.nanoTime();
+      try {
+        listener.message(payload == null ? new byte[0] : payload);
+        ok = true;
+      } catch (RuntimeException e) {
+        listenerErrors.incrementAndGet();
+        log.warn("KV event listener failed on a message from {}", options.subject(), e);
+        ok = false;
+      }
+    }
+    if (ack) {
+      if (ok) {
+        message.ack();
+      } else {
+        message.term();
+      }
+    }
+  }
+
+  /**
+   * Stops delivery and closes the connection. A durable consumer stays on the server, so the
+   * next subscriber with its name resumes where this one stopped; messages delivered but not
+   * yet acked are redelivered to it.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      closed = true;
+    }
+    if (consumer != null) {
+      consumer.stop();
+    }
+    connector.close();
+  }
+}

@@ -1,0 +1,81 @@
+package io.kvrouter.events.nats;
+
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Dynamo's names on NATS for KV events, so a Dynamo worker and this router meet on the same
+ * subject and JetStream stream (reference: {@code dynamo-kv-router.md} §2, {@code
+ * lib/runtime/src/slug.rs}, {@code lib/llm/src/kv_router.rs}).
+ *
+ * <ul>
+ *   <li>a component's subject is {@code namespace.{ns}.component.{comp}}, and its KV events go on
+ *       {@code namespace.{ns}.component.{comp}.kv_events};
+ *   <li>in durable mode ({@code --durable-kv-events}) they are kept in a JetStream stream named
+ *       {@code slug(subject)} with every {@code _} turned into {@code -}, because stream names
+ *       may not contain {@code .}.
+ * </ul>
+ */
+public final class NatsSubjects {
+  /** The suffix Dynamo puts after a component's subject for KV events. */
+  public static final String KV_EVENTS = "kv_events";
+
+  /** Dynamo's default server when {@code NATS_SERVER} is unset. */
+  public static final String DEFAULT_SERVER = "nats://localhost:4222";
+
+  private NatsSubjects() {}
+
+  /** {@code namespace.{ns}.component.{comp}}. */
+  public static String component(String namespace, String component) {
+    return "namespace." + token(namespace, "namespace") + ".component."
+        + token(component, "component");
+  }
+
+  /** {@code namespace.{ns}.component.{comp}.kv_events}: where workers publish KV events. */
+  public static String kvEvents(String namespace, String component) {
+    return component(namespace, component) + "." + KV_EVENTS;
+  }
+
+  /**
+   * Dynamo's slug: lowercase, then every character outside {@code a-z 0-9 - _} becomes {@code _};
+   * leading {@code _} are dropped (as {@code Slug::new} does).
+   */
+  public static String slug(String s) {
+    String lower = s.toLowerCase(Locale.ROOT);
+    StringBuilder out = new StringBuilder(lower.length());
+    lower.codePoints()
+        .forEach(
+            c -> {
+              boolean valid = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'
+                  || c == '_';
+              out.append(valid ? (char) c : '_');
+            });
+    int start = 0;
+    while (start < out.length() && out.charAt(start) == '_') {
+      start++;
+    }
+    return out.substring(start);
+  }
+
+  /** The JetStream stream for a subject: {@code slug(subject)} with {@code _} → {@code -}. */
+  public static String streamName(String subject) {
+    return slug(subject).replace('_', '-');
+  }
+
+  /** The stream of a component's KV events. */
+  public static String kvEventsStream(String namespace, String component) {
+    return streamName(kvEvents(namespace, component));
+  }
+
+  /** A name is one subject token: not empty, no dots, wildcards or whitespace. */
+  private static String token(String name, String what) {
+    Objects.requireNonNull(name, what);
+    if (name.isEmpty() || name.chars().anyMatch(c -> c == '.' || c == '*' || c == '>'
+        || Character.isWhitespace(c))) {
+      throw new IllegalArgumentException(
+          what + " must be one NATS subject token (no '.', '*', '>' or whitespace): '" + name
+              + "'");
+    }
+    return name;
+  }
+}

@@ -1,0 +1,52 @@
+package io.kvrouter.events.nats;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** Dynamo's subject and stream naming ({@code dynamo-kv-router.md} §2, {@code slug.rs}). */
+class NatsSubjectsTest {
+  @Test
+  void kvEventsSubject_isTheComponentSubjectDotKvEvents() {
+    assertThat(NatsSubjects.component("dynamo", "backend"))
+        .isEqualTo("namespace.dynamo.component.backend");
+    assertThat(NatsSubjects.kvEvents("dynamo", "backend"))
+        .isEqualTo("namespace.dynamo.component.backend.kv_events");
+  }
+
+  @Test
+  void slug_lowercasesAndReplacesEverythingOutsideAzDigitsDashUnderscore() {
+    assertThat(NatsSubjects.slug("namespace.Dynamo.component.vLLM-Worker.kv_events"))
+        .isEqualTo("namespace_dynamo_component_vllm-worker_kv_events");
+    assertThat(NatsSubjects.slug("a b/c:d@é9")).isEqualTo("a_b_c_d__9");
+    assertThat(NatsSubjects.slug("x🙂y")).as("one code point, one _").isEqualTo("x_y");
+  }
+
+  @Test
+  void slug_dropsLeadingUnderscores() {
+    assertThat(NatsSubjects.slug(".hidden")).isEqualTo("hidden");
+    assertThat(NatsSubjects.slug("__a_")).isEqualTo("a_");
+  }
+
+  @Test
+  void streamName_isTheSlugWithDashesForUnderscores() {
+    assertThat(NatsSubjects.streamName("namespace.dynamo.component.backend.kv_events"))
+        .isEqualTo("namespace-dynamo-component-backend-kv-events");
+    assertThat(NatsSubjects.kvEventsStream("my_ns", "Prefill-Worker"))
+        .isEqualTo("namespace-my-ns-component-prefill-worker-kv-events");
+  }
+
+  @Test
+  void namesThatAreNotOneSubjectToken_areRejectedWithTheirName() {
+    assertThatThrownBy(() -> NatsSubjects.kvEvents("a.b", "backend"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("namespace")
+        .hasMessageContaining("a.b");
+    assertThatThrownBy(() -> NatsSubjects.kvEvents("dynamo", ""))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("component");
+    assertThatThrownBy(() -> NatsSubjects.kvEvents("dynamo", "*"))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}
