@@ -25,10 +25,17 @@ final class DynamoWorkload {
   private final SplittableRandom random;
   private final List<int[]> documents = new ArrayList<>();
   private final Map<String, int[]> running = new HashMap<>();
+  private final String prefix;
   private int nextRequest;
 
   DynamoWorkload(KvCacheManager kv, long seed) {
+    this(kv, seed, "r");
+  }
+
+  /** A workload whose request ids start with {@code prefix}, so several can share one cache. */
+  DynamoWorkload(KvCacheManager kv, long seed, String prefix) {
     this.kv = kv;
+    this.prefix = prefix;
     this.random = new SplittableRandom(seed);
     for (int d = 0; d < 6; d++) {
       int[] doc = new int[kv.blockSize() * 12];
@@ -44,12 +51,12 @@ final class DynamoWorkload {
     int op = random.nextInt(100);
     if (op < 45 || running.isEmpty()) {
       int[] doc = documents.get(random.nextInt(documents.size()));
-      int prefix = random.nextInt(doc.length + 1);
-      int[] prompt = Arrays.copyOf(doc, prefix + random.nextInt(2 * kv.blockSize()));
-      for (int i = prefix; i < prompt.length; i++) {
+      int shared = random.nextInt(doc.length + 1);
+      int[] prompt = Arrays.copyOf(doc, shared + random.nextInt(2 * kv.blockSize()));
+      for (int i = shared; i < prompt.length; i++) {
         prompt[i] = random.nextInt(50_000);
       }
-      String id = "r" + nextRequest++;
+      String id = this.prefix + nextRequest++;
       if (kv.allocate(id, prompt).allocated()) {
         running.put(id, prompt);
       }
@@ -99,6 +106,13 @@ final class DynamoWorkload {
     for (RouterEvent e : dump) {
       replay(blocks, e.event());
     }
+    Set<List<Long>> out = new HashSet<>();
+    blocks.forEach((hash, tokens) -> out.add(List.of(hash, tokens)));
+    return out;
+  }
+
+  /** The pairs of a hash → tokens hash map. */
+  static Set<List<Long>> blocksOf(Map<Long, Long> blocks) {
     Set<List<Long>> out = new HashSet<>();
     blocks.forEach((hash, tokens) -> out.add(List.of(hash, tokens)));
     return out;
