@@ -10,9 +10,11 @@ import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.DeliverPolicy;
 import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamInfo;
 import io.nats.client.api.StreamConfiguration;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.ZonedDateTime;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -35,7 +37,10 @@ import org.slf4j.LoggerFactory;
  *       after the listener returns, so what arrived while this router was away, or was in flight
  *       when it died, is delivered when a subscriber with the same durable name comes back (up to
  *       the stream's max age). A listener that throws has its message terminated, not redelivered:
- *       a payload it cannot take will not become takeable by retrying.
+ *       a payload it cannot take will not become takeable by retrying. JetStream delivers at
+ *       least once (an ack still in flight when the server restarts is forgotten), so this
+ *       subscriber skips any message whose stream sequence it has already handed over; a new
+ *       subscriber process may still see a message twice.
  * </ul>
  *
  * <p>Connecting is retried until it succeeds, and reconnecting forever (jnats). The listener is
@@ -110,6 +115,8 @@ public final class NatsEventSubscriber implements AutoCloseable {
    * Counts since start, for {@code /router/workers} and tests.
    *
    * @param state {@code connecting}, {@code following}, {@code disconnected} or {@code closed}
+   * @param duplicates durable mode: redeliveries of messages the listener already had (JetStream
+   *     is at-least-once: an ack in flight when the server restarts is lost), acked and skipped
    * @param listenerErrors messages the listener threw on (terminated in durable mode)
    * @param setupFailures failed attempts to subscribe (e.g. JetStream missing on the server)
    * @param millisSinceLastMessage -1 before the first
@@ -119,6 +126,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
       long messages,
       long disconnects,
       long reconnects,
+      long duplicates,
       long listenerErrors,
       long setupFailures,
       long millisSinceLastMessage) {}
@@ -133,6 +141,11 @@ public final class NatsEventSubscriber implements AutoCloseable {
   private volatile long lastMessageNanos;
   private volatile boolean subscribed;
   private volatile boolean closed;
+  private final AtomicLong duplicates = new AtomicLong();
+  /** Durable mode: the stream this consumer reads, by creation time (a re-created stream restarts its sequence). */
+  private ZonedDateTime streamCreated;
+  /** Durable mode: the highest stream sequence handed to the listener; anything at or below it is a redelivery. */
+  private long deliveredStreamSeq;
   private Dispatcher dispatcher;
   private MessageConsumer consumer;
 
@@ -190,7 +203,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
     }
     return new Stats(
         state, messages.get(), connector.disconnects(), connector.reconnects(),
-        listenerErrors.get(), setupFailures.get(),
+        duplicates.get(), listenerErrors.get(), setupFailures.get(),
         last == 0 ? -1 : (System.nanoTime() - last) / 1_000_000);
   }
 
@@ -229,7 +242,14 @@ public final class NatsEventSubscriber implements AutoCloseable {
       dispatcher.subscribe(options.subject());
       return;
     }
-    String stream = ensureStream(connection.jetStreamManagement());
+    StreamInfo info = ensureStream(connection.jetStreamManagement());
+    String stream = info.getConfiguration().getName();
+    synchronized (listenerLock) {
+      if (!info.getCreateTime().equals(streamCreated)) {
+        streamCreated = info.getCreateTime();
+        deliveredStreamSeq = 0;
+      }
+    }
     ConsumerConfiguration config =
         ConsumerConfiguration.builder()
             .durable(options.durable())
@@ -243,16 +263,17 @@ public final class NatsEventSubscriber implements AutoCloseable {
   }
 
   /** The stream for the subject: found, or created with Dynamo's settings. */
-  private String ensureStream(JetStreamManagement jsm) throws IOException, JetStreamApiException {
+  private StreamInfo ensureStream(JetStreamManagement jsm)
+      throws IOException, JetStreamApiException {
     String stream = NatsSubjects.streamName(options.subject());
     try {
-      jsm.getStreamInfo(stream);
+      return jsm.getStreamInfo(stream);
     } catch (JetStreamApiException e) {
       if (e.getApiErrorCode() != JS_STREAM_NOT_FOUND) {
         throw e;
       }
       // another router may create it at the same moment: identical configs are accepted twice
-      jsm.addStream(
+      StreamInfo created = jsm.addStream(
           StreamConfiguration.builder()
               .name(stream)
               .subjects(options.subject())
@@ -260,14 +281,19 @@ public final class NatsEventSubscriber implements AutoCloseable {
               .maxAge(options.streamMaxAge())
               .build());
       log.info("created JetStream stream {} for {}", stream, options.subject());
+      return created;
     }
-    return stream;
   }
 
   private void deliver(Message message, boolean ack) {
     byte[] payload = message.getData();
     boolean ok;
     synchronized (listenerLock) {
+      if (ack && isRedelivery(message)) {
+        duplicates.incrementAndGet();
+        message.ack();
+        return;
+      }
       messages.incrementAndGet();
       lastMessageNanos = System.nanoTime();
       try {
@@ -286,6 +312,16 @@ public final class NatsEventSubscriber implements AutoCloseable {
         message.term();
       }
     }
+  }
+
+  /** Durable mode: true when this stream sequence was handed to the listener already. */
+  private boolean isRedelivery(Message message) {
+    long seq = message.metaData().streamSequence();
+    if (seq <= deliveredStreamSeq) {
+      return true;
+    }
+    deliveredStreamSeq = seq;
+    return false;
   }
 
   /**
