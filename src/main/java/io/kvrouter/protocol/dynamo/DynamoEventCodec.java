@@ -141,7 +141,7 @@ public final class DynamoEventCodec {
             + " unsigned decimal u64 (0..18446744073709551615, no sign or leading zeros)");
   }
 
-  private static void writeRouterEvent(JsonGenerator g, DynamoRouterEvent event)
+  static void writeRouterEvent(JsonGenerator g, DynamoRouterEvent event)
       throws IOException {
     Objects.requireNonNull(event, "event");
     WorkerRank rank = event.event().worker();
@@ -207,7 +207,7 @@ public final class DynamoEventCodec {
     }
   }
 
-  private static void writeU64(JsonGenerator g, long value) throws IOException {
+  static void writeU64(JsonGenerator g, long value) throws IOException {
     if (value >= 0) {
       g.writeNumber(value);
     } else {
@@ -215,11 +215,11 @@ public final class DynamoEventCodec {
     }
   }
 
-  private interface Writing {
+  interface Writing {
     void write(JsonGenerator g) throws IOException;
   }
 
-  private static byte[] write(Writing writing) {
+  static byte[] write(Writing writing) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     try (JsonGenerator g = FACTORY.createGenerator(out)) {
       writing.write(g);
@@ -238,7 +238,7 @@ public final class DynamoEventCodec {
    */
   public static DynamoRouterEvent decode(byte[] json) {
     Objects.requireNonNull(json, "json");
-    return routerEvent(parse(json));
+    return routerEvent(parse(json), "");
   }
 
   /** {@link #decode(byte[])} of a string. */
@@ -276,7 +276,7 @@ public final class DynamoEventCodec {
     return new DynamoKvCacheEvents(out, shutdown != null && shutdown.asBoolean());
   }
 
-  private static JsonNode parse(byte[] json) {
+  static JsonNode parse(byte[] json) {
     try {
       JsonNode node = MAPPER.readTree(json);
       if (node == null || node.isMissingNode()) {
@@ -290,13 +290,15 @@ public final class DynamoEventCodec {
     }
   }
 
-  private static DynamoRouterEvent routerEvent(JsonNode root) {
-    object(root, "$");
-    long workerId = u64(required(root, "worker_id", ""), "worker_id");
-    JsonNode event = object(required(root, "event", ""), "event");
-    long eventId = u64(required(event, "event_id", "event"), "event.event_id");
-    KvCacheEvent data = data(required(event, "data", "event"), "event.data");
-    int dpRank = dpRank(event.get("dp_rank"), "event.dp_rank");
+  /** The {@code RouterEvent} at {@code path} ({@code ""} for the root). */
+  static DynamoRouterEvent routerEvent(JsonNode root, String path) {
+    String prefix = path.isEmpty() ? "" : path + ".";
+    object(root, path.isEmpty() ? "$" : path);
+    long workerId = u64(required(root, "worker_id", path), prefix + "worker_id");
+    JsonNode event = object(required(root, "event", path), prefix + "event");
+    long eventId = u64(required(event, "event_id", prefix + "event"), prefix + "event.event_id");
+    KvCacheEvent data = data(required(event, "data", prefix + "event"), prefix + "event.data");
+    int dpRank = dpRank(event.get("dp_rank"), prefix + "event.dp_rank");
     return new DynamoRouterEvent(
         new RouterEvent(new WorkerRank(workerIdFromU64(workerId), dpRank), data), eventId);
   }
@@ -357,7 +359,7 @@ public final class DynamoEventCodec {
     return new KvCacheEvent.Stored(parent, out);
   }
 
-  private static List<Long> u64List(JsonNode array, String path) {
+  static List<Long> u64List(JsonNode array, String path) {
     if (!array.isArray()) {
       throw wrongType(path, "an array", array);
     }
@@ -369,7 +371,7 @@ public final class DynamoEventCodec {
     return out;
   }
 
-  private static long u64(JsonNode node, String path) {
+  static long u64(JsonNode node, String path) {
     if (!node.isIntegralNumber()) {
       throw wrongType(path, "an unsigned 64-bit integer", node);
     }
@@ -381,7 +383,7 @@ public final class DynamoEventCodec {
     return value.longValue();
   }
 
-  private static int dpRank(JsonNode node, String path) {
+  static int dpRank(JsonNode node, String path) {
     if (node == null || node.isNull()) {
       return 0;
     }
@@ -393,7 +395,7 @@ public final class DynamoEventCodec {
     return (int) value;
   }
 
-  private static JsonNode required(JsonNode parent, String field, String parentPath) {
+  static JsonNode required(JsonNode parent, String field, String parentPath) {
     JsonNode node = parent.get(field);
     String path = parentPath.isEmpty() ? field : parentPath + "." + field;
     if (node == null) {
@@ -405,14 +407,14 @@ public final class DynamoEventCodec {
     return node;
   }
 
-  private static JsonNode object(JsonNode node, String path) {
+  static JsonNode object(JsonNode node, String path) {
     if (!node.isObject()) {
       throw wrongType(path, "an object", node);
     }
     return node;
   }
 
-  private static DynamoEventFormatException wrongType(String path, String expected, JsonNode got) {
+  static DynamoEventFormatException wrongType(String path, String expected, JsonNode got) {
     return new DynamoEventFormatException(
         path + ": expected " + expected + ", got " + got.getNodeType()
             + (got.isNumber() ? " " + got.asText() : ""));

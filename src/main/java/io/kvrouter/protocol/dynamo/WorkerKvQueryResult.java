@@ -10,7 +10,7 @@ import java.util.Objects;
  * are u64 in a {@code long}; ranges are inclusive at both ends.
  *
  * <pre>
- *   end &lt; start                        → InvalidRange
+ *   end &lt; start                        → InvalidRange(start, end)
  *   start absent                       → TreeDump(events, last_event_id = newest, 0 if none yet)
  *   no event buffered yet              → TreeDump(events, last_event_id = 0)
  *   start &gt; newest                     → TooNew(start, end, newest)
@@ -22,7 +22,8 @@ public sealed interface WorkerKvQueryResult
     permits WorkerKvQueryResult.Events,
         WorkerKvQueryResult.TreeDump,
         WorkerKvQueryResult.TooNew,
-        WorkerKvQueryResult.InvalidRange {
+        WorkerKvQueryResult.InvalidRange,
+        WorkerKvQueryResult.Error {
 
   /** The asked-for events, consecutive ids, oldest first. */
   record Events(List<DynamoRouterEvent> events) implements WorkerKvQueryResult {
@@ -53,6 +54,13 @@ public sealed interface WorkerKvQueryResult
   record TooNew(long requestedStart, Long requestedEnd, long newestAvailable)
       implements WorkerKvQueryResult {}
 
-  /** {@code end < start}. */
-  record InvalidRange() implements WorkerKvQueryResult {}
+  /** {@code endId < startId}. */
+  record InvalidRange(long startId, long endId) implements WorkerKvQueryResult {}
+
+  /** The worker could not answer; {@code message} says why. */
+  record Error(String message) implements WorkerKvQueryResult {
+    public Error {
+      Objects.requireNonNull(message, "message");
+    }
+  }
 }

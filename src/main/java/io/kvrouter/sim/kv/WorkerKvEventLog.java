@@ -191,7 +191,7 @@ public final class WorkerKvEventLog implements KvEventListener, AutoCloseable {
    */
   public WorkerKvQueryResult query(Long start, Long end) {
     if (start != null && end != null && Long.compareUnsigned(end, start) < 0) {
-      return new WorkerKvQueryResult.InvalidRange();
+      return new WorkerKvQueryResult.InvalidRange(start, end);
     }
     synchronized (lock) {
       if (start == null) {

@@ -101,8 +101,8 @@ class WorkerKvEventLogTest {
   @Test
   void query_endBeforeStart_isInvalidRange() {
     WorkerKvEventLog log = logWithEvents(5, 8);
-    assertThat(log.query(3L, 2L)).isEqualTo(new InvalidRange());
-    assertThat(new WorkerKvEventLog(RANK, BS, 8).query(3L, 2L)).isEqualTo(new InvalidRange());
+    assertThat(log.query(3L, 2L)).isEqualTo(new InvalidRange(3, 2));
+    assertThat(new WorkerKvEventLog(RANK, BS, 8).query(3L, 2L)).isEqualTo(new InvalidRange(3, 2));
   }
 
   @Test

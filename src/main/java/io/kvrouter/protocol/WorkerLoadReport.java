@@ -1,0 +1,40 @@
+package io.kvrouter.protocol;
+
+import java.util.Objects;
+
+/**
+ * The load a worker rank reports about itself on the event plane (Dynamo's {@code ActiveLoad} /
+ * {@code ForwardPassMetrics}). Each count is -1 when the report did not carry it.
+ *
+ * @param activeDecodeBlocks KV blocks held by running requests
+ * @param activePrefillTokens prompt tokens still to prefill
+ * @param kvUsedBlocks KV blocks in use (active and cached-but-referenced), the worker's own count
+ * @param kvTotalBlocks the rank's KV capacity in blocks
+ * @param requestsWaiting requests queued, not yet scheduled
+ * @param requestsRunning requests being generated
+ */
+public record WorkerLoadReport(
+    WorkerRank rank,
+    long activeDecodeBlocks,
+    long activePrefillTokens,
+    long kvUsedBlocks,
+    long kvTotalBlocks,
+    long requestsWaiting,
+    long requestsRunning) {
+
+  /** Stands for a count the report did not carry. */
+  public static final long UNKNOWN = -1;
+
+  public WorkerLoadReport {
+    Objects.requireNonNull(rank, "rank");
+    for (long count :
+        new long[] {
+          activeDecodeBlocks, activePrefillTokens, kvUsedBlocks, kvTotalBlocks, requestsWaiting,
+          requestsRunning
+        }) {
+      if (count < UNKNOWN) {
+        throw new IllegalArgumentException("a load count must be >= 0 or UNKNOWN: " + count);
+      }
+    }
+  }
+}

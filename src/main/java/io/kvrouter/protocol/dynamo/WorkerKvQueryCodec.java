@@ -1,0 +1,198 @@
+package io.kvrouter.protocol.dynamo;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * JSON of the router's recovery query to a worker and the worker's answer (Dynamo's {@code
+ * WorkerKvQueryRequest} / {@code WorkerKvQueryResponse}, serde JSON, sent by NATS request/reply
+ * on {@link #subject}; {@code reference/dynamo-kv-router.md} §3).
+ *
+ * <pre>
+ * request:   {"worker_id": u64, "dp_rank": u32, "start_event_id": u64|null, "end_event_id": u64|null}
+ *
+ * response (externally tagged):
+ *   {"Events":   {"events": [RouterEvent, ...], "last_event_id": u64}}   also read: {"Events": [...]}
+ *   {"TreeDump": {"events": [RouterEvent, ...], "last_event_id": u64}}
+ *   {"TooNew":   {"requested_start": u64|null, "requested_end": u64|null, "newest_available": u64}}
+ *   {"InvalidRange": {"start_id": u64, "end_id": u64}}
+ *   {"Error": "message"}
+ * </pre>
+ *
+ * Decoding takes unknown fields and variants' extra fields in its stride (a newer worker's {@code
+ * reset_scope}, a newer router's {@code supports_tree_dump_failed}); {@code dp_rank} absent reads
+ * as 0. Anything malformed is a {@link DynamoEventFormatException} naming the field.
+ */
+public final class WorkerKvQueryCodec {
+  /** The last subject token before the worker id. */
+  public static final String QUERY = "worker_kv_indexer_query";
+
+  private WorkerKvQueryCodec() {}
+
+  /**
+   * The router's question: events {@code start..end} of {@code (workerId, dpRank)}, inclusive;
+   * {@code start} null asks for a tree dump, {@code end} null for everything up to the newest.
+   */
+  public record Query(long workerId, int dpRank, Long start, Long end) {
+    public Query {
+      if (dpRank < 0) {
+        throw new IllegalArgumentException("dpRank must be >= 0");
+      }
+    }
+  }
+
+  /** {@code {componentSubject}.worker_kv_indexer_query.{worker_id}}, where a worker answers. */
+  public static String subject(String componentSubject, long workerId) {
+    return componentSubject + "." + QUERY + "." + Long.toUnsignedString(workerId);
+  }
+
+  public static byte[] encodeQuery(Query query) {
+    Objects.requireNonNull(query, "query");
+    return DynamoEventCodec.write(
+        g -> {
+          g.writeStartObject();
+          g.writeFieldName("worker_id");
+          DynamoEventCodec.writeU64(g, query.workerId());
+          g.writeNumberField("dp_rank", query.dpRank());
+          writeOptionalU64(g, "start_event_id", query.start());
+          writeOptionalU64(g, "end_event_id", query.end());
+          g.writeEndObject();
+        });
+  }
+
+  public static Query decodeQuery(byte[] json) {
+    JsonNode root = DynamoEventCodec.object(DynamoEventCodec.parse(json), "$");
+    return new Query(
+        DynamoEventCodec.u64(DynamoEventCodec.required(root, "worker_id", ""), "worker_id"),
+        DynamoEventCodec.dpRank(root.get("dp_rank"), "dp_rank"),
+        optionalU64(root, "start_event_id"),
+        optionalU64(root, "end_event_id"));
+  }
+
+  public static byte[] encodeResult(WorkerKvQueryResult result) {
+    Objects.requireNonNull(result, "result");
+    return DynamoEventCodec.write(
+        g -> {
+          g.writeStartObject();
+          if (result instanceof WorkerKvQueryResult.Events events) {
+            List<DynamoRouterEvent> list = events.events();
+            writeEvents(g, "Events", list, list.isEmpty() ? 0 : list.get(list.size() - 1).eventId());
+          } else if (result instanceof WorkerKvQueryResult.TreeDump dump) {
+            writeEvents(g, "TreeDump", dump.events(), dump.lastEventId());
+          } else if (result instanceof WorkerKvQueryResult.TooNew tooNew) {
+            g.writeFieldName("TooNew");
+            g.writeStartObject();
+            writeOptionalU64(g, "requested_start", tooNew.requestedStart());
+            writeOptionalU64(g, "requested_end", tooNew.requestedEnd());
+            g.writeFieldName("newest_available");
+            DynamoEventCodec.writeU64(g, tooNew.newestAvailable());
+            g.writeEndObject();
+          } else if (result instanceof WorkerKvQueryResult.InvalidRange invalid) {
+            g.writeFieldName("InvalidRange");
+            g.writeStartObject();
+            g.writeFieldName("start_id");
+            DynamoEventCodec.writeU64(g, invalid.startId());
+            g.writeFieldName("end_id");
+            DynamoEventCodec.writeU64(g, invalid.endId());
+            g.writeEndObject();
+          } else {
+            g.writeStringField("Error", ((WorkerKvQueryResult.Error) result).message());
+          }
+          g.writeEndObject();
+        });
+  }
+
+  public static WorkerKvQueryResult decodeResult(byte[] json) {
+    JsonNode root = DynamoEventCodec.object(DynamoEventCodec.parse(json), "$");
+    if (root.size() != 1) {
+      throw new DynamoEventFormatException(
+          "$: expected exactly one variant key (Events, TreeDump, TooNew, InvalidRange, Error),"
+              + " got " + root.size());
+    }
+    Map.Entry<String, JsonNode> variant = root.fields().next();
+    String path = variant.getKey();
+    JsonNode body = variant.getValue();
+    switch (path) {
+      case "Events":
+        return new WorkerKvQueryResult.Events(
+            events(body.isArray() ? body : DynamoEventCodec.required(
+                DynamoEventCodec.object(body, path), "events", path), path + ".events"));
+      case "TreeDump":
+        DynamoEventCodec.object(body, path);
+        return new WorkerKvQueryResult.TreeDump(
+            events(DynamoEventCodec.required(body, "events", path), path + ".events"),
+            DynamoEventCodec.u64(
+                DynamoEventCodec.required(body, "last_event_id", path), path + ".last_event_id"));
+      case "TooNew":
+        DynamoEventCodec.object(body, path);
+        Long start = optionalU64(body, "requested_start");
+        return new WorkerKvQueryResult.TooNew(
+            start == null ? 0 : start,
+            optionalU64(body, "requested_end"),
+            DynamoEventCodec.u64(
+                DynamoEventCodec.required(body, "newest_available", path),
+                path + ".newest_available"));
+      case "InvalidRange":
+        DynamoEventCodec.object(body, path);
+        return new WorkerKvQueryResult.InvalidRange(
+            DynamoEventCodec.u64(DynamoEventCodec.required(body, "start_id", path), path + ".start_id"),
+            DynamoEventCodec.u64(DynamoEventCodec.required(body, "end_id", path), path + ".end_id"));
+      case "Error":
+        if (!body.isTextual()) {
+          throw DynamoEventCodec.wrongType(path, "a string", body);
+        }
+        return new WorkerKvQueryResult.Error(body.textValue());
+      default:
+        throw new DynamoEventFormatException(
+            "$: unknown variant \"" + path
+                + "\", expected Events, TreeDump, TooNew, InvalidRange or Error");
+    }
+  }
+
+  private static void writeEvents(
+      JsonGenerator g, String variant, List<DynamoRouterEvent> events, long lastEventId)
+      throws IOException {
+    g.writeFieldName(variant);
+    g.writeStartObject();
+    g.writeFieldName("events");
+    g.writeStartArray();
+    for (DynamoRouterEvent event : events) {
+      DynamoEventCodec.writeRouterEvent(g, event);
+    }
+    g.writeEndArray();
+    g.writeFieldName("last_event_id");
+    DynamoEventCodec.writeU64(g, lastEventId);
+    g.writeEndObject();
+  }
+
+  private static List<DynamoRouterEvent> events(JsonNode array, String path) {
+    if (!array.isArray()) {
+      throw DynamoEventCodec.wrongType(path, "an array", array);
+    }
+    List<DynamoRouterEvent> out = new ArrayList<>(array.size());
+    for (int i = 0; i < array.size(); i++) {
+      out.add(DynamoEventCodec.routerEvent(array.get(i), path + "[" + i + "]"));
+    }
+    return out;
+  }
+
+  private static void writeOptionalU64(JsonGenerator g, String field, Long value)
+      throws IOException {
+    g.writeFieldName(field);
+    if (value == null) {
+      g.writeNull();
+    } else {
+      DynamoEventCodec.writeU64(g, value);
+    }
+  }
+
+  private static Long optionalU64(JsonNode parent, String field) {
+    JsonNode node = parent.get(field);
+    return node == null || node.isNull() ? null : DynamoEventCodec.u64(node, field);
+  }
+}
