@@ -1,5 +1,7 @@
 package io.kvrouter.sim.kv;
 
+import io.kvrouter.testing.DynamoWorkload;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

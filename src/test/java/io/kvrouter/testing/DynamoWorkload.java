@@ -1,4 +1,7 @@
-package io.kvrouter.sim.kv;
+package io.kvrouter.testing;
+
+import io.kvrouter.sim.kv.KvCacheManager;
+import io.kvrouter.sim.kv.KvCacheSnapshot;
 
 import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.KvCacheEvent.StoredBlock;
@@ -20,7 +23,7 @@ import java.util.SplittableRandom;
  * prefixes, extensions, releases, the odd clear) and the (engine hash, router tokens hash) pairs
  * that the cache, or a router, holds.
  */
-final class DynamoWorkload {
+public final class DynamoWorkload {
   private final KvCacheManager kv;
   private final SplittableRandom random;
   private final List<int[]> documents = new ArrayList<>();
@@ -28,12 +31,12 @@ final class DynamoWorkload {
   private final String prefix;
   private int nextRequest;
 
-  DynamoWorkload(KvCacheManager kv, long seed) {
+  public DynamoWorkload(KvCacheManager kv, long seed) {
     this(kv, seed, "r");
   }
 
   /** A workload whose request ids start with {@code prefix}, so several can share one cache. */
-  DynamoWorkload(KvCacheManager kv, long seed, String prefix) {
+  public DynamoWorkload(KvCacheManager kv, long seed, String prefix) {
     this.kv = kv;
     this.prefix = prefix;
     this.random = new SplittableRandom(seed);
@@ -47,7 +50,7 @@ final class DynamoWorkload {
   }
 
   /** One random operation. */
-  void step() {
+  public void step() {
     int op = random.nextInt(100);
     if (op < 45 || running.isEmpty()) {
       int[] doc = documents.get(random.nextInt(documents.size()));
@@ -89,7 +92,7 @@ final class DynamoWorkload {
   }
 
   /** (engine hash, router local hash of its tokens) of every block {@code snapshot} holds. */
-  static Set<List<Long>> blocksOf(KvCacheSnapshot snapshot) {
+  public static Set<List<Long>> blocksOf(KvCacheSnapshot snapshot) {
     BlockHasher hasher = BlockHasher.of(snapshot.blockSize());
     Set<List<Long>> out = new HashSet<>();
     for (KvCacheSnapshot.CachedBlock block : snapshot.blocks()) {
@@ -99,7 +102,7 @@ final class DynamoWorkload {
   }
 
   /** The same pairs as held by {@code indexer}, read back through its own dump. */
-  static Set<List<Long>> blocksOf(KvIndexer indexer) {
+  public static Set<List<Long>> blocksOf(KvIndexer indexer) {
     indexer.flush().toCompletableFuture().join();
     List<RouterEvent> dump = indexer.dump().toCompletableFuture().join();
     Map<Long, Long> blocks = new HashMap<>();
@@ -112,14 +115,14 @@ final class DynamoWorkload {
   }
 
   /** The pairs of a hash → tokens hash map. */
-  static Set<List<Long>> blocksOf(Map<Long, Long> blocks) {
+  public static Set<List<Long>> blocksOf(Map<Long, Long> blocks) {
     Set<List<Long>> out = new HashSet<>();
     blocks.forEach((hash, tokens) -> out.add(List.of(hash, tokens)));
     return out;
   }
 
   /** The pairs a list of events (e.g. a tree dump) describes, replayed from nothing. */
-  static Set<List<Long>> blocksOf(List<DynamoRouterEvent> events) {
+  public static Set<List<Long>> blocksOf(List<DynamoRouterEvent> events) {
     Map<Long, Long> blocks = new HashMap<>();
     for (DynamoRouterEvent e : events) {
       replay(blocks, e.event().event());
@@ -129,7 +132,7 @@ final class DynamoWorkload {
     return out;
   }
 
-  static void replay(Map<Long, Long> blocks, KvCacheEvent event) {
+  public static void replay(Map<Long, Long> blocks, KvCacheEvent event) {
     if (event instanceof KvCacheEvent.Stored stored) {
       for (StoredBlock b : stored.blocks()) {
         blocks.put(b.blockHash(), b.tokensHash());

@@ -1,0 +1,285 @@
+package io.kvrouter.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvrouter.metrics.MetricNames;
+import io.kvrouter.protocol.KvEventFeed;
+import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.protocol.dynamo.DynamoEventCodec;
+import io.kvrouter.protocol.dynamo.WorkerKvQueryCodec;
+import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
+import io.kvrouter.routing.index.KvIndexer;
+import io.kvrouter.sim.kv.KvCacheManager;
+import io.kvrouter.sim.kv.WorkerKvEventLog;
+import io.kvrouter.testing.DynamoWorkload;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A real worker cache and its {@link WorkerKvEventLog} publish Dynamo events through the JSON
+ * codec to a {@link DynamoEventFollower} feeding a real index; the wire between them loses,
+ * repeats and delays on purpose, and recovery queries go to the log through the query codec.
+ * After each story the index must hold exactly the worker's cache.
+ */
+class DynamoEventFollowerTest {
+  private static final WorkerRank RANK = new WorkerRank("7", 0);
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  private final KvIndexer index = KvIndexer.create(1, null);
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  /** Answers held back, to be given late. */
+  private final List<Runnable> parked = new ArrayList<>();
+  private final AtomicInteger queries = new AtomicInteger();
+  /** Answer queries with an error while positive, counting down. */
+  private final AtomicInteger failNext = new AtomicInteger();
+  /** Park the answers of queries while true, to answer them late. */
+  private volatile boolean parkAnswers;
+
+  private Worker worker;
+  private DynamoEventFollower follower = new DynamoEventFollower(index, this::query, false, meters);
+
+  @AfterEach
+  void close() {
+    follower.close();
+    index.close();
+  }
+
+  /** A simulated worker rank: its cache, its event log and a wire that may lose events. */
+  private final class Worker {
+    final KvCacheManager kv = new KvCacheManager(48, 4);
+    final WorkerKvEventLog log;
+    final DynamoWorkload workload;
+    volatile Predicate<Long> lose = id -> false;
+    volatile Predicate<Long> repeat = id -> false;
+
+    Worker(long seed, int buffer) {
+      log = WorkerKvEventLog.attach(kv, RANK, buffer);
+      workload = new DynamoWorkload(kv, seed);
+      log.subscribe(
+          event -> {
+            if (lose.test(event.eventId())) {
+              return;
+            }
+            byte[] json = DynamoEventCodec.encode(event);
+            follower.onMessage(json);
+            if (repeat.test(event.eventId())) {
+              follower.onMessage(json);
+            }
+          });
+    }
+
+    void steps(int n) {
+      for (int i = 0; i < n; i++) {
+        workload.step();
+      }
+    }
+
+    /** Steps until {@code n} more events were published. */
+    void events(int n) {
+      long target = log.newestEventId() + n;
+      while (log.newestEventId() < target) {
+        workload.step();
+      }
+    }
+  }
+
+  private CompletableFuture<WorkerKvQueryResult> query(WorkerRank rank, Long start, Long end) {
+    queries.incrementAndGet();
+    if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      return CompletableFuture.failedFuture(new IllegalStateException("no responders"));
+    }
+    Worker asked = worker;
+    byte[] question =
+        WorkerKvQueryCodec.encodeQuery(
+            new WorkerKvQueryCodec.Query(
+                DynamoEventCodec.workerIdToU64(rank.workerId()), rank.dpRank(), start, end));
+    WorkerKvQueryCodec.Query q = WorkerKvQueryCodec.decodeQuery(question);
+    CompletableFuture<WorkerKvQueryResult> answer = new CompletableFuture<>();
+    Runnable respond =
+        () ->
+            answer.complete(
+                WorkerKvQueryCodec.decodeResult(
+                    WorkerKvQueryCodec.encodeResult(asked.log.query(q.start(), q.end()))));
+    if (parkAnswers) {
+      synchronized (parked) {
+        parked.add(respond);
+      }
+      return answer;
+    }
+    CompletableFuture.runAsync(respond);
+    return answer;
+  }
+
+  private void awaitConverged() {
+    Awaitility.await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              follower.sync().join();
+              assertThat(DynamoWorkload.blocksOf(index))
+                  .isEqualTo(DynamoWorkload.blocksOf(worker.kv.snapshot()));
+              assertThat(feed().state()).isEqualTo("following");
+            });
+    assertThat(index.stats().rejected()).as("nothing the router rejected").isZero();
+  }
+
+  private KvEventFeed feed() {
+    return follower.feed(RANK);
+  }
+
+  @Test
+  void fromTheWorkersFirstEvent_followsWithoutAnyQuery() {
+    worker = new Worker(1, 1024);
+    worker.steps(300);
+    awaitConverged();
+
+    assertThat(queries).hasValue(0);
+    assertThat(feed().lastSeq()).isEqualTo(worker.log.newestEventId());
+    assertThat(feed().batches()).isEqualTo(worker.log.newestEventId() + 1);
+    assertThat(feed().resets()).isZero();
+  }
+
+  @Test
+  void lostEvents_areFetchedAsEvents_fromTheWorkersBuffer() {
+    worker = new Worker(2, 1024);
+    SplittableRandom random = new SplittableRandom(2);
+    worker.lose = id -> id > 0 && random.nextDouble() < 0.05;
+    worker.steps(400);
+    worker.lose = id -> false;
+    worker.events(5); // the next event after a lost tail reveals it
+
+    awaitConverged();
+    assertThat(feed().gaps()).isPositive();
+    assertThat(feed().resets()).as("every gap was in the buffer: no tree dump").isZero();
+    assertThat(meters.get(MetricNames.KV_EVENT_GAPS).tag("worker_id", "7").functionCounter().count())
+        .isEqualTo(feed().gaps());
+  }
+
+  @Test
+  void aGapOlderThanTheBuffer_isRebuiltFromATreeDump() {
+    worker = new Worker(3, 8);
+    worker.lose = id -> id > 5;
+    worker.events(200);
+    worker.lose = id -> false;
+    worker.events(5);
+
+    awaitConverged();
+    assertThat(feed().resets()).isEqualTo(1);
+  }
+
+  @Test
+  void atLeastOnce_repeatedEvents_areAppliedOnce() {
+    follower.close();
+    follower = new DynamoEventFollower(index, this::query, true, meters);
+    worker = new Worker(4, 1024);
+    worker.repeat = id -> id % 3 == 0;
+    worker.steps(300);
+
+    awaitConverged();
+    assertThat(feed().batches()).isEqualTo(worker.log.newestEventId() + 1);
+    assertThat(queries).hasValue(0);
+  }
+
+  @Test
+  void aNewRouter_asksForTheStateOfAQuietWorker() {
+    worker = new Worker(5, 16);
+    worker.lose = id -> true; // the router was not there
+    worker.steps(200);
+
+    follower.follow(RANK);
+    awaitConverged();
+    assertThat(feed().resets()).isEqualTo(1);
+    assertThat(feed().lastSeq()).isEqualTo(worker.log.newestEventId());
+
+    worker.lose = id -> false;
+    worker.steps(50);
+    awaitConverged();
+    assertThat(queries).hasValue(1);
+  }
+
+  @Test
+  void aWorkerRestart_replacesWhatTheRankHeld() {
+    worker = new Worker(6, 1024);
+    worker.steps(200);
+    awaitConverged();
+
+    worker.log.close();
+    worker = new Worker(66, 1024); // a new process: ids from 0 again, an empty cache
+    worker.steps(100);
+    awaitConverged();
+    assertThat(feed().resets()).isEqualTo(1);
+  }
+
+  @Test
+  void atMostOnce_aWorkerRestartWhoseFirstEventsWereLost_isNoticedByItsRepeatedIds() {
+    worker = new Worker(7, 1024);
+    worker.steps(300);
+    awaitConverged();
+
+    worker.log.close();
+    worker = new Worker(77, 1024); // a new process, ids from 0 again
+    worker.lose = id -> id < 5; // its first events never arrived
+    worker.events(40);
+    worker.lose = id -> false;
+    worker.events(5);
+
+    awaitConverged();
+    assertThat(feed().resets()).isEqualTo(1);
+  }
+
+  @Test
+  void failedQueries_areRetried_andTheRankReadsStaleMeanwhile() {
+    worker = new Worker(8, 8);
+    worker.lose = id -> true;
+    worker.steps(100);
+    failNext.set(3);
+
+    follower.follow(RANK);
+    Awaitility.await().atMost(WAIT).until(() -> "stale".equals(feed().state()));
+    awaitConverged();
+    assertThat(feed().incompleteReplays()).isEqualTo(3);
+    assertThat(queries).hasValue(4);
+  }
+
+  @Test
+  void anAnswerToAnOlderQuestion_isIgnored() {
+    worker = new Worker(9, 1024);
+    worker.steps(100);
+    worker.lose = id -> true;
+    worker.steps(50);
+    parkAnswers = true;
+    follower.follow(RANK); // a dump asked, its answer parked
+    Awaitility.await().atMost(WAIT).until(() -> queries.get() == 1);
+
+    worker.log.close();
+    parkAnswers = false;
+    worker = new Worker(99, 1024); // restarts: its event 0 supersedes the parked question
+    worker.steps(100);
+    synchronized (parked) {
+      parked.forEach(Runnable::run); // the old worker's dump answers now
+    }
+    awaitConverged();
+    assertThat(feed().lastSeq()).isEqualTo(worker.log.newestEventId());
+  }
+
+  @Test
+  void aMalformedPayload_isCountedAndDropped() {
+    worker = new Worker(10, 1024);
+    follower.onMessage("{\"worker_id\":\"seven\"}".getBytes(StandardCharsets.UTF_8));
+    follower.onMessage(new byte[0]);
+    worker.steps(50);
+
+    awaitConverged();
+    assertThat(meters.get(MetricNames.KV_EVENT_MALFORMED).counter().count()).isEqualTo(2);
+  }
+}
