@@ -1,6 +1,17 @@
 package io.kvrouter.events.nats;
 
 import io.nats.client.Connection;
+import io.nats.client.Dispatcher;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.Message;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
@@ -32,6 +43,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>{@link #publish} is thread-safe and never blocks on the network.
  */
 public final class NatsEventPublisher implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(NatsEventPublisher.class);
   /**
    * jnats's default, 8 MiB: about 20,000 KV events of a few hundred bytes, i.e. minutes of a busy
    * worker's events, bounded so an outage cannot grow the worker's heap without limit.
@@ -50,6 +62,10 @@ public final class NatsEventPublisher implements AutoCloseable {
       boolean connected, long published, long dropped, long disconnects, long reconnects) {}
 
   private final Connector connector;
+  /** Request subjects this publisher answers, subscribed on the first connect (jnats re-subscribes after reconnects). */
+  private final Map<String, Function<byte[], byte[]>> services = new LinkedHashMap<>();
+  private final Set<String> streams = new LinkedHashSet<>();
+  private Dispatcher dispatcher;
   private final AtomicLong published = new AtomicLong();
   private final AtomicLong dropped = new AtomicLong();
   private volatile boolean closed;
@@ -62,7 +78,9 @@ public final class NatsEventPublisher implements AutoCloseable {
             reconnectBufferBytes,
             new Connector.Events() {
               @Override
-              public void connected(Connection connection, boolean reconnect) {}
+              public void connected(Connection connection, boolean reconnect) {
+                onConnected(connection);
+              }
 
               @Override
               public void disconnected() {}
@@ -111,6 +129,74 @@ public final class NatsEventPublisher implements AutoCloseable {
     } catch (IllegalStateException bufferFullOrClosed) {
       dropped.incrementAndGet();
       return false;
+    }
+  }
+
+  /**
+   * Answers each request on {@code subject} with {@code handler}'s reply (NATS request/reply:
+   * the reply goes to the request's reply subject). A handler that throws sends no reply, so the
+   * asker times out. Handlers run on jnats's dispatcher thread, one at a time.
+   */
+  public synchronized void serve(String subject, Function<byte[], byte[]> handler) {
+    Objects.requireNonNull(subject, "subject");
+    Objects.requireNonNull(handler, "handler");
+    if (services.putIfAbsent(subject, handler) != null) {
+      throw new IllegalStateException("already serving " + subject);
+    }
+    if (dispatcher != null) {
+      subscribe(subject, handler);
+    }
+  }
+
+  /**
+   * Makes sure a JetStream stream stores {@code subject} (Dynamo's {@code --durable-kv-events} on
+   * a worker): created now if connected, else on the first connect; a stream that is already
+   * there is kept as it is.
+   */
+  public synchronized void storeInStream(String subject) {
+    Objects.requireNonNull(subject, "subject");
+    streams.add(subject);
+    Connection connection = connector.connection();
+    if (connection != null) {
+      ensureStream(connection, subject);
+    }
+  }
+
+  private synchronized void onConnected(Connection connection) {
+    streams.forEach(subject -> ensureStream(connection, subject));
+    if (dispatcher == null) {
+      dispatcher = connection.createDispatcher();
+      services.forEach(this::subscribe);
+    }
+  }
+
+  private void subscribe(String subject, Function<byte[], byte[]> handler) {
+    dispatcher.subscribe(subject, message -> answer(message, handler));
+  }
+
+  private void answer(Message message, Function<byte[], byte[]> handler) {
+    if (message.getReplyTo() == null) {
+      return;
+    }
+    byte[] reply;
+    try {
+      reply = handler.apply(message.getData() == null ? new byte[0] : message.getData());
+    } catch (RuntimeException e) {
+      log.warn("cannot answer a request on {}", message.getSubject(), e);
+      return;
+    }
+    Connection connection = connector.connection();
+    if (connection != null) {
+      connection.publish(message.getReplyTo(), reply);
+    }
+  }
+
+  private static void ensureStream(Connection connection, String subject) {
+    try {
+      JetStreams.ensureStream(connection.jetStreamManagement(), subject,
+          NatsEventSubscriber.Options.DEFAULT_STREAM_MAX_AGE);
+    } catch (IOException | JetStreamApiException | RuntimeException e) {
+      log.error("cannot set up the JetStream stream for {} (tried again on reconnect)", subject, e);
     }
   }
 

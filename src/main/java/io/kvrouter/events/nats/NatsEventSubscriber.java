@@ -3,18 +3,16 @@ package io.kvrouter.events.nats;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
-import io.nats.client.JetStreamManagement;
 import io.nats.client.Message;
 import io.nats.client.MessageConsumer;
 import io.nats.client.api.AckPolicy;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.DeliverPolicy;
-import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamInfo;
-import io.nats.client.api.StreamConfiguration;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.ZonedDateTime;
+import java.util.concurrent.CompletableFuture;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -49,7 +47,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class NatsEventSubscriber implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NatsEventSubscriber.class);
-  private static final int JS_STREAM_NOT_FOUND = 10059;
 
   /** Where payloads and connection changes go. */
   public interface Listener {
@@ -242,7 +239,9 @@ public final class NatsEventSubscriber implements AutoCloseable {
       dispatcher.subscribe(options.subject());
       return;
     }
-    StreamInfo info = ensureStream(connection.jetStreamManagement());
+    StreamInfo info =
+        JetStreams.ensureStream(
+            connection.jetStreamManagement(), options.subject(), options.streamMaxAge());
     String stream = info.getConfiguration().getName();
     synchronized (listenerLock) {
       if (!info.getCreateTime().equals(streamCreated)) {
@@ -260,29 +259,6 @@ public final class NatsEventSubscriber implements AutoCloseable {
     consumer =
         connection.getStreamContext(stream).createOrUpdateConsumer(config)
             .consume(m -> deliver(m, true));
-  }
-
-  /** The stream for the subject: found, or created with Dynamo's settings. */
-  private StreamInfo ensureStream(JetStreamManagement jsm)
-      throws IOException, JetStreamApiException {
-    String stream = NatsSubjects.streamName(options.subject());
-    try {
-      return jsm.getStreamInfo(stream);
-    } catch (JetStreamApiException e) {
-      if (e.getApiErrorCode() != JS_STREAM_NOT_FOUND) {
-        throw e;
-      }
-      // another router may create it at the same moment: identical configs are accepted twice
-      StreamInfo created = jsm.addStream(
-          StreamConfiguration.builder()
-              .name(stream)
-              .subjects(options.subject())
-              .storageType(StorageType.File)
-              .maxAge(options.streamMaxAge())
-              .build());
-      log.info("created JetStream stream {} for {}", stream, options.subject());
-      return created;
-    }
   }
 
   private void deliver(Message message, boolean ack) {
@@ -322,6 +298,24 @@ public final class NatsEventSubscriber implements AutoCloseable {
     }
     deliveredStreamSeq = seq;
     return false;
+  }
+
+  /**
+   * Sends {@code payload} as a NATS request on {@code subject} over this subscriber's connection
+   * and completes with the first reply's payload; fails when not connected, when nobody serves the
+   * subject, or after {@code timeout}.
+   */
+  public CompletableFuture<byte[]> request(String subject, byte[] payload, Duration timeout) {
+    Connection connection = connector.connection();
+    if (connection == null || closed) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("not connected to " + options.url()));
+    }
+    try {
+      return connection.requestWithTimeout(subject, payload, timeout).thenApply(Message::getData);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /**

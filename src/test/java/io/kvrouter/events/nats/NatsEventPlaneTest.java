@@ -272,4 +272,51 @@ class NatsEventPlaneTest {
           .containsExactly("router-a");
     }
   }
+
+  @Test
+  void aPublisher_answersRequests_andKeepsAnsweringAfterAServerRestart() throws Exception {
+    NatsServerProcess server = server(false);
+    NatsEventPublisher worker = publisher(server);
+    worker.serve("q.7", request -> ("echo " + new String(request, StandardCharsets.UTF_8))
+        .getBytes(StandardCharsets.UTF_8));
+    worker.serve("q.broken", request -> {
+      throw new IllegalStateException("cannot answer");
+    });
+    NatsEventSubscriber router =
+        subscriber(NatsEventSubscriber.Options.core(server.url(), SUBJECT), new Recorder());
+
+    byte[] reply = router.request("q.7", "hi".getBytes(StandardCharsets.UTF_8), WAIT).get();
+    assertThat(new String(reply, StandardCharsets.UTF_8)).isEqualTo("echo hi");
+    assertThat(router.request("q.unserved", new byte[0], WAIT))
+        .as("nobody serves it").failsWithin(WAIT);
+    assertThat(router.request("q.broken", new byte[0], Duration.ofMillis(300)))
+        .as("a handler that throws sends no reply").failsWithin(WAIT);
+
+    server.restart();
+    Awaitility.await().atMost(WAIT).until(() -> router.stats().reconnects() == 1
+        && worker.stats().reconnects() == 1);
+    Awaitility.await().atMost(WAIT).untilAsserted(() ->
+        assertThat(new String(
+            router.request("q.7", "again".getBytes(StandardCharsets.UTF_8), WAIT).get(),
+            StandardCharsets.UTF_8)).isEqualTo("echo again"));
+  }
+
+  @Test
+  void aDurableWorker_createsTheStream_soEventsBeforeAnyRouterAreKept() throws Exception {
+    NatsServerProcess server = server(true);
+    NatsEventPublisher worker = publisher(server);
+    worker.storeInStream(SUBJECT);
+    Awaitility.await().atMost(WAIT).untilAsserted(() -> {
+      try (io.nats.client.Connection c = io.nats.client.Nats.connect(server.url())) {
+        assertThat(c.jetStreamManagement().getStreamNames())
+            .contains("namespace-test-component-backend-kv-events");
+      }
+    });
+    publishAll(worker, range("early-", 0, 10));
+
+    Recorder recorder = new Recorder();
+    subscriber(NatsEventSubscriber.Options.durable(server.url(), SUBJECT, "router-a"), recorder);
+    awaitPayloads(recorder, 10);
+    assertThat(recorder.payloads()).containsExactlyElementsOf(range("early-", 0, 10));
+  }
 }
