@@ -3,7 +3,10 @@ package io.kvrouter.app;
 import io.kvrouter.config.Setting;
 import io.kvrouter.config.Settings;
 import io.kvrouter.config.TcpConfig;
+import io.kvrouter.events.nats.NatsSubjects;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
+import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.protocol.dynamo.DynamoEventCodec;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.protocol.WorkerEndpoint;
@@ -139,6 +142,60 @@ final class WorkerCommand {
   double kvEventsDropRate;
 
   @Option(
+      names = "--event-plane",
+      paramLabel = "PLANE",
+      description =
+          "Where KV events go: zmq (vLLM's PUB socket on --kv-events-port) or nats (Dynamo's"
+              + " RouterEvent JSON on namespace.NS.component.NAME.kv_events, recovery queries"
+              + " answered on ...worker_kv_indexer_query.ID, load on namespace.NS.kv_metrics)."
+              + " Env: DYN_EVENT_PLANE. Default: zmq.")
+  String eventPlane;
+
+  @Option(
+      names = "--kv-events-format",
+      paramLabel = "FORMAT",
+      description =
+          "vllm (msgpack batches; zmq only) or dynamo (RouterEvent JSON; nats only). Default:"
+              + " vllm on zmq, dynamo on nats.")
+  String kvEventsFormat;
+
+  @Option(
+      names = "--nats-server",
+      paramLabel = "URL",
+      description = "NATS server for --event-plane nats. Env: NATS_SERVER. Default:"
+          + " nats://localhost:4222.")
+  String natsServer;
+
+  @Option(
+      names = "--namespace",
+      paramLabel = "NS",
+      description = "Dynamo namespace of the NATS subjects. Env: DYN_NAMESPACE. Default: dynamo.")
+  String namespace;
+
+  @Option(
+      names = "--component",
+      paramLabel = "NAME",
+      defaultValue = "backend",
+      description = "Dynamo component of the NATS subjects. Default: ${DEFAULT-VALUE}.")
+  String component;
+
+  @Option(
+      names = "--worker-id",
+      paramLabel = "ID",
+      description =
+          "Dynamo worker id (a decimal u64) stamped on the events with --event-plane nats; the"
+              + " router names this worker the same (--worker id=ID,...). Default: a random one,"
+              + " printed at start.")
+  String workerId;
+
+  @Option(
+      names = "--durable-kv-events",
+      description =
+          "With --event-plane nats: keep the events in the JetStream stream of the subject"
+              + " (created if missing), for routers that follow it with --durable-kv-events.")
+  boolean durableKvEvents;
+
+  @Option(
       names = "--system-port",
       paramLabel = "PORT",
       description =
@@ -186,7 +243,10 @@ final class WorkerCommand {
     Future<WorkerServer> server =
         TcpTransport.server(
             vertx, host, port, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), tcp);
-    ZmqEventPublisher publisher = kvEventsPort == null ? null : publishKvEvents(engine);
+    AutoCloseable publisher =
+        eventPlane.equals("nats")
+            ? publishOnNats(engine)
+            : kvEventsPort == null ? null : publishKvEvents(engine);
     Future<?> system = systemPort == null ? Future.succeededFuture() : serveSystemPort(vertx, metrics, engine);
     try {
       WorkerServer started =
@@ -199,7 +259,11 @@ final class WorkerCommand {
       Runtime.getRuntime().addShutdownHook(new Thread(
           () -> {
             if (publisher != null) {
-              publisher.close();
+              try {
+                publisher.close();
+              } catch (Exception e) {
+                err.println("warning: closing the event publisher failed: " + e);
+              }
             }
             started.close().transform(v -> vertx.close())
                 .toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
@@ -237,6 +301,20 @@ final class WorkerCommand {
     return publisher;
   }
 
+  private DynamoWorkerEvents publishOnNats(SimulatedEngine engine) {
+    DynamoWorkerEvents events =
+        DynamoWorkerEvents.start(
+            engine,
+            WorkerRank.of(workerId),
+            new DynamoWorkerEvents.Settings(
+                natsServer, namespace, component, durableKvEvents, Duration.ofMillis(100)),
+            kvEventsDropRate);
+    spec.commandLine().getOut().printf(
+        "kvrouter worker kv events: %s on %s as worker %s%n",
+        NatsSubjects.kvEvents(namespace, component), natsServer, workerId);
+    return events;
+  }
+
   /** Options not given on the command line come from their Dynamo variables. */
   private void fillFromEnvironment(Map<String, String> env) {
     if (host == null) {
@@ -244,6 +322,21 @@ final class WorkerCommand {
     }
     if (port == null && env.containsKey("DYN_TCP_RPC_PORT")) {
       port = integer(env.get("DYN_TCP_RPC_PORT"), "DYN_TCP_RPC_PORT");
+    }
+    if (eventPlane == null) {
+      eventPlane = env.getOrDefault("DYN_EVENT_PLANE", "zmq");
+    }
+    if (natsServer == null) {
+      natsServer = env.getOrDefault("NATS_SERVER", NatsSubjects.DEFAULT_SERVER);
+    }
+    if (namespace == null) {
+      namespace = env.getOrDefault("DYN_NAMESPACE", "dynamo");
+    }
+    if (workerId == null) {
+      workerId = Long.toString(new java.security.SecureRandom().nextLong() & Long.MAX_VALUE);
+    }
+    if (kvEventsFormat == null && (eventPlane.equals("zmq") || eventPlane.equals("nats"))) {
+      kvEventsFormat = eventPlane.equals("nats") ? "dynamo" : "vllm";
     }
     if (systemPort == null && env.containsKey("DYN_SYSTEM_PORT")) {
       systemPort = integer(env.get("DYN_SYSTEM_PORT"), "DYN_SYSTEM_PORT");
@@ -312,6 +405,35 @@ final class WorkerCommand {
     if (!(kvEventsDropRate >= 0 && kvEventsDropRate <= 0.99)) {
       return "Invalid value '" + kvEventsDropRate + "' for --kv-events-drop-rate: expected a"
           + " number from 0 to 0.99";
+    }
+    if (!eventPlane.equals("zmq") && !eventPlane.equals("nats")) {
+      return "Invalid value '" + eventPlane + "' for --event-plane: expected zmq or nats";
+    }
+    if (!kvEventsFormat.equals("vllm") && !kvEventsFormat.equals("dynamo")) {
+      return "Invalid value '" + kvEventsFormat + "' for --kv-events-format: expected vllm or"
+          + " dynamo";
+    }
+    if (eventPlane.equals("zmq") && kvEventsFormat.equals("dynamo")) {
+      return "--kv-events-format dynamo is published on NATS: add --event-plane nats";
+    }
+    if (eventPlane.equals("nats") && kvEventsFormat.equals("vllm")) {
+      return "--event-plane nats carries --kv-events-format dynamo, not vllm";
+    }
+    if (eventPlane.equals("nats") && (kvEventsPort != null || kvReplayPort != null)) {
+      return "--kv-events-port and --kv-replay-port are for --event-plane zmq";
+    }
+    if (!eventPlane.equals("nats") && durableKvEvents) {
+      return "--durable-kv-events needs --event-plane nats";
+    }
+    try {
+      DynamoEventCodec.workerIdToU64(workerId);
+    } catch (IllegalArgumentException e) {
+      return "Invalid value '" + workerId + "' for --worker-id: expected a decimal integer from 0"
+          + " to 18446744073709551615 without leading zeros";
+    }
+    if (!NatsSubjects.isToken(namespace) || !NatsSubjects.isToken(component)) {
+      return "--namespace and --component must be non-empty NATS subject tokens (no '.', '*',"
+          + " '>' or spaces)";
     }
     if (modelPath != null && !Files.isDirectory(modelPath)) {
       return "Invalid value '" + modelPath + "' for --model-path: not a directory";

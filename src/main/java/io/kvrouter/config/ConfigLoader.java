@@ -93,17 +93,53 @@ public final class ConfigLoader {
     ModelConfig model = new ModelConfig(modelPath, servedName, value(KV_CACHE_BLOCK_SIZE));
     RouterMode mode = value(ROUTER_MODE);
     KvRouterConfig kv = kvRouter(mode);
+    EventPlaneConfig eventPlane =
+        new EventPlaneConfig(
+            value(EVENT_PLANE), value(NATS_SERVER), value(NAMESPACE), value(COMPONENT),
+            value(DURABLE_KV_EVENTS), value(DURABLE_CONSUMER));
     if (mode == RouterMode.KV && kv.kvEvents()) {
-      for (WorkerSpec worker : workers) {
-        if (worker.kvEvents().isEmpty()) {
-          throw new ConfigException(
-              "Worker '" + worker.id() + "' publishes no KV events: give it"
-                  + " kv-events=tcp://HOST:PORT in --worker, or run with --no-kv-events"
-                  + " (approximate mode)");
-        }
+      checkEventSources(eventPlane.kind(), workers, mock);
+    }
+    return new RouterConfig(
+        http, mode, kv, eventPlane, value(REQUEST_PLANE), tcp, workers, mock, model);
+  }
+
+  /** Every worker can be followed on the event plane {@code kind}. */
+  private static void checkEventSources(
+      EventPlaneKind kind, List<WorkerSpec> workers, MockWorkerConfig mock) {
+    for (WorkerSpec worker : workers) {
+      if (kind == EventPlaneKind.ZMQ && worker.kvEvents().isEmpty()) {
+        throw new ConfigException(
+            "Worker '" + worker.id() + "' publishes no KV events: give it"
+                + " kv-events=tcp://HOST:PORT in --worker, use --event-plane nats, or run with"
+                + " --no-kv-events (approximate mode)");
+      }
+      if (kind == EventPlaneKind.NATS && worker.kvEvents().isPresent()) {
+        throw new ConfigException(
+            "Worker '" + worker.id() + "' has kv-events=, a ZMQ endpoint, but --event-plane is"
+                + " nats: drop kv-events/kv-replay or use --event-plane zmq");
+      }
+      if (kind == EventPlaneKind.NATS && !isDynamoWorkerId(worker.id())) {
+        throw new ConfigException(
+            "Worker id '" + worker.id() + "' cannot name a worker on --event-plane nats: KV"
+                + " events carry Dynamo's numeric worker_id, so give the worker's id as a decimal"
+                + " integer (its --worker-id)");
       }
     }
-    return new RouterConfig(http, mode, kv, value(REQUEST_PLANE), tcp, workers, mock, model);
+    if (kind == EventPlaneKind.NATS && mock.count() > 0) {
+      throw new ConfigException(
+          "--mock-workers publish their KV events on ZMQ: use --event-plane zmq with them, or run"
+              + " worker processes (router.jar worker --event-plane nats) for nats");
+    }
+  }
+
+  /** A canonical decimal u64, as Dynamo's worker ids are written. */
+  private static boolean isDynamoWorkerId(String id) {
+    try {
+      return Long.toUnsignedString(Long.parseUnsignedLong(id)).equals(id);
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 
   private KvRouterConfig kvRouter(RouterMode mode) {

@@ -95,6 +95,15 @@ final class Parsers {
     return raw;
   }
 
+  /** One NATS subject token: not empty, no {@code .}, {@code *}, {@code >} or whitespace. */
+  static String subjectToken(String raw) {
+    if (raw.isEmpty() || raw.chars().anyMatch(c -> c == '.' || c == '*' || c == '>'
+        || Character.isWhitespace(c))) {
+      throw new IllegalArgumentException("not a subject token");
+    }
+    return raw;
+  }
+
   static Path directory(String raw) {
     Path path = Path.of(nonEmpty(raw));
     if (!Files.isDirectory(path)) {

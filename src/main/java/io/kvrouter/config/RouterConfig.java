@@ -8,6 +8,7 @@ public record RouterConfig(
     HttpConfig http,
     RouterMode routerMode,
     KvRouterConfig kv,
+    EventPlaneConfig eventPlane,
     RequestPlaneKind requestPlane,
     TcpConfig tcp,
     List<WorkerSpec> workers,
@@ -18,6 +19,7 @@ public record RouterConfig(
     Objects.requireNonNull(http, "http");
     Objects.requireNonNull(routerMode, "routerMode");
     Objects.requireNonNull(kv, "kv");
+    Objects.requireNonNull(eventPlane, "eventPlane");
     Objects.requireNonNull(requestPlane, "requestPlane");
     Objects.requireNonNull(tcp, "tcp");
     Objects.requireNonNull(mockWorkers, "mockWorkers");

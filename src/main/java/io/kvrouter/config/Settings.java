@@ -56,6 +56,50 @@ public final class Settings {
           "true", "true or false", false, Parsers::bool)
           .withAliases("router-kv-events");
 
+  public static final Setting<EventPlaneKind> EVENT_PLANE =
+      new Setting<>("event-plane", "DYN_EVENT_PLANE", "PLANE",
+          "kv mode: where KV events come from. zmq: each --worker's vLLM publisher (kv-events=,"
+              + " kv-replay=). nats: Dynamo RouterEvent JSON on"
+              + " namespace.NS.component.NAME.kv_events, recovered by asking the worker after a"
+              + " gap or restart; worker ids must be the workers' Dynamo ids; their load reports"
+              + " (namespace.NS.kv_metrics) feed the busy thresholds.",
+          "zmq", Parsers.oneOf(EventPlaneKind.class), false,
+          Parsers.named(EventPlaneKind.class));
+
+  public static final Setting<String> NATS_SERVER =
+      new Setting<>("nats-server", "NATS_SERVER", "URL",
+          "NATS server of --event-plane nats.",
+          "nats://localhost:4222", "a NATS URL such as nats://HOST:4222", false,
+          Parsers::nonEmpty);
+
+  public static final Setting<String> NAMESPACE =
+      new Setting<>("namespace", "DYN_NAMESPACE", "NS",
+          "Dynamo namespace of the workers' NATS subjects.",
+          "dynamo", "one NATS subject token (no '.', '*', '>' or spaces)", false,
+          Parsers::subjectToken);
+
+  public static final Setting<String> COMPONENT =
+      new Setting<>("component", "DYN_COMPONENT", "NAME",
+          "Dynamo component of the workers' NATS subjects.",
+          "backend", "one NATS subject token (no '.', '*', '>' or spaces)", false,
+          Parsers::subjectToken);
+
+  public static final Setting<Boolean> DURABLE_KV_EVENTS =
+      new Setting<>("durable-kv-events", "DYN_DURABLE_KV_EVENTS", null,
+          "--event-plane nats: follow the events' JetStream stream with a durable consumer"
+              + " (--durable-consumer), so events published while the router is away are"
+              + " delivered when it is back; off: a core subscription, and a tree dump from each"
+              + " worker after every reconnect.",
+          "false", "true or false", false, Parsers::bool)
+          .withAliases("router-durable-kv-events");
+
+  public static final Setting<String> DURABLE_CONSUMER =
+      new Setting<>("durable-consumer", "DYN_DURABLE_CONSUMER", "NAME",
+          "Name of this router's JetStream consumer with --durable-kv-events; a restarted router"
+              + " with the same name resumes where it stopped. One name per router replica.",
+          "kvrouter", "one NATS subject token (no '.', '*', '>' or spaces)", false,
+          Parsers::subjectToken);
+
   public static final Setting<Double> ROUTER_TEMPERATURE =
       new Setting<>("router-temperature", "DYN_ROUTER_TEMPERATURE", "T",
           "kv mode: 0 always picks the cheapest worker; above 0 a worker is drawn by softmax over"
@@ -203,7 +247,8 @@ public final class Settings {
   public static final List<Setting<?>> ALL =
       List.of(
           HTTP_HOST, HTTP_PORT, HTTP_BODY_LIMIT_MB, HTTP_GRACEFUL_SHUTDOWN_TIMEOUT, ROUTER_MODE,
-          KV_OVERLAP_SCORE_WEIGHT, KV_EVENTS, ROUTER_TEMPERATURE, ACTIVE_DECODE_BLOCKS_THRESHOLD,
+          KV_OVERLAP_SCORE_WEIGHT, KV_EVENTS, EVENT_PLANE, NATS_SERVER, NAMESPACE, COMPONENT,
+          DURABLE_KV_EVENTS, DURABLE_CONSUMER, ROUTER_TEMPERATURE, ACTIVE_DECODE_BLOCKS_THRESHOLD,
           ACTIVE_PREFILL_TOKENS_THRESHOLD, BUSY_STATUS_CODE, ROUTER_TTL, ROUTER_MAX_TREE_SIZE,
           ROUTER_PRUNE_TARGET_RATIO, REQUEST_PLANE, WORKER, MOCK_WORKERS, MOCK_TTFT_MS,
           MOCK_ITL_MS, MOCK_KV_BLOCKS, MODEL_PATH, SERVED_MODEL_NAME,

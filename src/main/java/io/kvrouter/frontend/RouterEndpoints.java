@@ -137,9 +137,28 @@ final class RouterEndpoints {
                           .put("resets", feed.resets())
                           .put("incomplete_replays", feed.incompleteReplays())
                           .put("ms_since_last_batch", feed.millisSinceLastBatch())));
+      status
+          .reportedLoad()
+          .ifPresent(
+              load ->
+                  worker.put(
+                      "reported_load",
+                      new JsonObject()
+                          .put("kv_used_blocks", known(load.report().kvUsedBlocks()))
+                          .put("kv_total_blocks", known(load.report().kvTotalBlocks()))
+                          .put("active_decode_blocks", known(load.report().activeDecodeBlocks()))
+                          .put("active_prefill_tokens", known(load.report().activePrefillTokens()))
+                          .put("requests_waiting", known(load.report().requestsWaiting()))
+                          .put("requests_running", known(load.report().requestsRunning()))
+                          .put("ms_since_report", load.ageMillis())));
       workers.add(worker);
     }
     json(ctx, new JsonObject().put("workers", workers));
+  }
+
+  /** A reported count, or null when the report did not carry it. */
+  private static Long known(long count) {
+    return count < 0 ? null : count;
   }
 
   private static void json(RoutingContext ctx, JsonObject body) {

@@ -19,13 +19,22 @@ public record WorkerStatus(
     boolean healthy,
     int activeRequests,
     Optional<KvView> kv,
-    Optional<KvEventFeed> kvEvents) {
+    Optional<KvEventFeed> kvEvents,
+    Optional<ReportedLoad> reportedLoad) {
 
   public WorkerStatus {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(address, "address");
     Objects.requireNonNull(kv, "kv");
     Objects.requireNonNull(kvEvents, "kvEvents");
+    Objects.requireNonNull(reportedLoad, "reportedLoad");
+  }
+
+  /** The worker's own latest load report, {@code ageMillis} old. */
+  public record ReportedLoad(WorkerLoadReport report, long ageMillis) {
+    public ReportedLoad {
+      Objects.requireNonNull(report, "report");
+    }
   }
 
   /**

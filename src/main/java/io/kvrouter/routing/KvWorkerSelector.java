@@ -173,7 +173,9 @@ final class KvWorkerSelector implements WorkerSelector {
         new OverlapScores(indexer.findMatches(local).overlapBlocks(), indexer.cachedBlocks());
     List<Candidate> ranks = new ArrayList<>(candidates.size());
     for (WorkerState worker : candidates) {
-      ranks.add(new Candidate(worker.rank, worker.totalKvBlocks));
+      ranks.add(
+          new Candidate(
+              worker.rank, worker.effectiveTotalKvBlocks(), worker.reportedActiveBlocks()));
     }
     Selection selection =
         costs.select(new ScheduleRequest(tokens.length, sequence), overlaps, ranks, active);
@@ -243,7 +245,7 @@ final class KvWorkerSelector implements WorkerSelector {
             load.activeBlocks(),
             load.activePrefillTokens(),
             cached == null ? 0 : cached,
-            worker.totalKvBlocks));
+            worker.effectiveTotalKvBlocks()));
   }
 
   /**

@@ -3,6 +3,7 @@ package io.kvrouter.routing;
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.AllWorkersBusyException;
 import io.kvrouter.protocol.KvEventFeed;
+import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.NoWorkerAvailableException;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
@@ -163,6 +164,16 @@ final class PushRouter implements Router {
             .findFirst()
             .orElseThrow(() -> new IllegalArgumentException("no worker " + workerId));
     worker.kvEventFeed = feed;
+  }
+
+  @Override
+  public void reportLoad(WorkerLoadReport report) {
+    for (WorkerState worker : workers) {
+      if (worker.rank.equals(report.rank())) {
+        worker.reportLoad(report);
+        return;
+      }
+    }
   }
 
   @Override

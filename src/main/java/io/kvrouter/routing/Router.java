@@ -1,6 +1,7 @@
 package io.kvrouter.routing;
 
 import io.kvrouter.protocol.KvEventFeed;
+import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.RouteExplanation;
@@ -49,6 +50,13 @@ public interface Router {
    * that worker's KV cache events is doing.
    */
   void reportKvEventFeed(String workerId, Supplier<KvEventFeed> feed);
+
+  /**
+   * Takes a worker's own load report (from the event plane): its KV capacity and blocks in use
+   * feed the busy thresholds and {@code /router/workers}. Reports of unknown workers, or of data
+   * parallel ranks other than 0 of a static worker, are ignored.
+   */
+  void reportLoad(WorkerLoadReport report);
 
   /** A snapshot of every worker, in configuration order. */
   List<WorkerStatus> workers();

@@ -16,6 +16,7 @@ import io.kvrouter.protocol.RouteExplanation;
 import io.kvrouter.protocol.WorkerCost;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.testing.CollectingSubscriber;
 import io.kvrouter.testing.FakeRequestPlane;
@@ -54,12 +55,17 @@ class KvRouterTest {
   }
 
   private Router kvRouter(int workers, KvRouterConfig config) {
+    return kvRouter(workers, config, 1000);
+  }
+
+  private Router kvRouter(int workers, KvRouterConfig config, long declaredKvBlocks) {
     List<RouteTarget> targets =
         IntStream.rangeClosed(1, workers)
             .mapToObj(
                 i ->
                     new RouteTarget(
-                        new WorkerEndpoint("w" + i, "127.0.0.1", 9000 + i, "generate"), 1000))
+                        new WorkerEndpoint("w" + i, "127.0.0.1", 9000 + i, "generate"),
+                        declaredKvBlocks))
             .toList();
     router =
         Routers.create(RouterMode.KV, config, BLOCK_SIZE, targets, plane, vertx, meters);
@@ -201,6 +207,30 @@ class KvRouterTest {
 
     assertThat(failure(router.generate("r2", request(tokens(2, 16)))))
         .isInstanceOf(AllWorkersBusyException.class);
+  }
+
+  @Test
+  void theWorkersLoadReports_giveItsCapacity_andMakeItBusy() throws Exception {
+    kvRouter(
+        2,
+        KvRouterConfig.APPROXIMATE.withBusyThresholds(OptionalDouble.of(0.5), OptionalLong.empty()),
+        0);
+    router.reportLoad(new WorkerLoadReport(WorkerRank.of("w1"), 80, -1, 80, 100, 0, 3));
+    router.reportLoad(new WorkerLoadReport(WorkerRank.of("w2"), 10, -1, 10, 100, 0, 1));
+    router.reportLoad(new WorkerLoadReport(WorkerRank.of("w9"), 99, -1, 99, 100, 0, 1));
+
+    for (int i = 0; i < 4; i++) {
+      assertThat(route("r" + i, tokens(1, 64))).isEqualTo("w2");
+    }
+    assertThat(kv("w1").totalKvBlocks()).as("capacity from the report").isEqualTo(100);
+    WorkerStatus w1 =
+        router.workers().stream().filter(w -> w.id().equals("w1")).findFirst().orElseThrow();
+    assertThat(w1.reportedLoad()).get()
+        .satisfies(l -> assertThat(l.report().kvUsedBlocks()).isEqualTo(80));
+
+    router.reportLoad(new WorkerLoadReport(WorkerRank.of("w1"), 5, -1, 5, 100, 0, 0));
+    router.reportLoad(new WorkerLoadReport(WorkerRank.of("w2"), 90, -1, 90, 100, 0, 9));
+    assertThat(route("r9", tokens(2, 64))).isEqualTo("w1");
   }
 
   @Test

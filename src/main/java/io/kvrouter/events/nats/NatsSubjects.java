@@ -67,11 +67,15 @@ public final class NatsSubjects {
     return streamName(kvEvents(namespace, component));
   }
 
-  /** A name is one subject token: not empty, no dots, wildcards or whitespace. */
+  /** Whether {@code name} is one subject token: not empty, no dots, wildcards or whitespace. */
+  public static boolean isToken(String name) {
+    return name != null && !name.isEmpty() && name.chars().noneMatch(c -> c == '.' || c == '*'
+        || c == '>' || Character.isWhitespace(c));
+  }
+
   private static String token(String name, String what) {
     Objects.requireNonNull(name, what);
-    if (name.isEmpty() || name.chars().anyMatch(c -> c == '.' || c == '*' || c == '>'
-        || Character.isWhitespace(c))) {
+    if (!isToken(name)) {
       throw new IllegalArgumentException(
           what + " must be one NATS subject token (no '.', '*', '>' or whitespace): '" + name
               + "'");

@@ -101,7 +101,7 @@ final class CostSelector implements KvSelector {
         prefillTokens,
         decodeBlocks,
         cost,
-        busyFilter.isBusy(load, candidate.totalKvBlocks()));
+        busyFilter.isBusy(load, candidate));
   }
 
   private WorkerCost pick(List<WorkerCost> eligible) {

@@ -208,6 +208,20 @@ public final class KvCacheManager {
     return true;
   }
 
+  /** Blocks held by at least one running request now (cheap: no copy of the cache). */
+  public int activeBlocks() {
+    synchronized (lock) {
+      return cached.size() - inactive.size();
+    }
+  }
+
+  /** Requests holding blocks now. */
+  public int activeRequests() {
+    synchronized (lock) {
+      return requests.size();
+    }
+  }
+
   /** What the cache holds now. */
   public KvCacheSnapshot snapshot() {
     synchronized (lock) {

@@ -51,6 +51,24 @@ class BusyFilterTest {
   }
 
   @Test
+  void decodeBlocks_theWorkersOwnReport_countsWhenItIsHigher() {
+    // The router booked 2 blocks on each; W1 says it uses 8 of 10 (other routers' requests).
+    active.add("a", W1, blocks(100, 2), 0);
+    active.add("b", W2, blocks(200, 2), 0);
+    KvSelector selector = selector(OptionalDouble.of(0.5), OptionalLong.empty(), 0.0);
+
+    Selection selection =
+        selector.select(
+            REQUEST,
+            OverlapScores.EMPTY,
+            List.of(new Candidate(W1, 10, 8), new Candidate(W2, 10, 1)),
+            active);
+
+    assertThat(selection.workers()).extracting(WorkerCost::busy).containsExactly(true, false);
+    assertThat(selection.chosen()).contains(W2);
+  }
+
+  @Test
   void decodeBlocks_unknownCapacity_neverBusy() {
     active.add("a", W1, blocks(100, 1_000), 0);
     KvSelector selector = selector(OptionalDouble.of(0.0), OptionalLong.empty(), 0.0);
