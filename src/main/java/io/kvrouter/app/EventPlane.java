@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.config.EventPlaneKind;
 import io.kvrouter.config.RouterConfig;
 import io.kvrouter.config.RouterMode;
 import io.kvrouter.config.WorkerSpec.KvEventSource;
@@ -20,9 +21,9 @@ import java.util.Map;
  */
 final class EventPlane implements AutoCloseable {
   private final List<ZmqEventPublisher> publishers;
-  private final KvEventSubscriptions subscriptions;
+  private final AutoCloseable subscriptions;
 
-  private EventPlane(List<ZmqEventPublisher> publishers, KvEventSubscriptions subscriptions) {
+  private EventPlane(List<ZmqEventPublisher> publishers, AutoCloseable subscriptions) {
     this.publishers = publishers;
     this.subscriptions = subscriptions;
   }
@@ -38,6 +39,11 @@ final class EventPlane implements AutoCloseable {
       MeterRegistry meters) {
     if (config.routerMode() != RouterMode.KV || !config.kv().kvEvents()) {
       return new EventPlane(List.of(), null);
+    }
+    if (config.eventPlane().kind() == EventPlaneKind.NATS) {
+      // config validation keeps --mock-workers out of nats mode
+      return new EventPlane(
+          List.of(), NatsKvEvents.start(config.eventPlane(), config.workers(), router, meters));
     }
     Map<WorkerRank, KvEventSource> sources = new LinkedHashMap<>();
     config.workers().forEach(w -> w.kvEvents().ifPresent(s -> sources.put(WorkerRank.of(w.id()), s)));
@@ -64,7 +70,11 @@ final class EventPlane implements AutoCloseable {
   @Override
   public void close() {
     if (subscriptions != null) {
-      subscriptions.close();
+      try {
+        subscriptions.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("closing the KV event subscriptions failed", e);
+      }
     }
     publishers.forEach(ZmqEventPublisher::close);
   }

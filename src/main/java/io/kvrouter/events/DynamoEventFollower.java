@@ -13,11 +13,11 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +51,12 @@ import org.slf4j.LoggerFactory;
  * and the router keeps routing on what it has. Until the dump arrives the index keeps the rank's
  * old blocks: a slightly wrong tree routes better than an empty one.
  *
+ * <p>A lost event is noticed when the next one arrives; a lost <em>last</em> event would never be.
+ * So a rank that has been quiet for {@code probeInterval} is asked for anything after {@code
+ * last}: {@code TooNew} with {@code newest == last} means nothing was missed (a worker whose
+ * newest id is below {@code last} restarted, and is asked for a tree dump); {@code Events} are the
+ * missed tail. This goes beyond Dynamo, which waits for the next event.
+ *
  * <p>{@link #resyncAll()} re-asks every known rank for a tree dump: the caller's answer to a
  * subscription that may have lost messages (a core NATS reconnect). {@link #follow} asks for a
  * rank's dump before its first event, so a new router learns the state of quiet workers too.
@@ -73,20 +79,26 @@ public final class DynamoEventFollower implements AutoCloseable {
   private final KvEventSink sink;
   private final RecoveryClient client;
   private final boolean atLeastOnce;
+  private final long probeNanos;
   private final MeterRegistry meters;
   private final ScheduledExecutorService thread;
   private final Counter malformed;
-  /** Confined to {@link #thread}; read by {@link #feeds()} through the same thread. */
-  private final Map<WorkerRank, RankState> ranks = new LinkedHashMap<>();
+  /** Written on {@link #thread} only; {@link #feed} reads it from any thread. */
+  private final Map<WorkerRank, RankState> ranks = new ConcurrentHashMap<>();
 
   /**
    * @param atLeastOnce true when the subscription may deliver an event twice (a JetStream durable
    *     consumer), false when it delivers at most once (core NATS)
    */
   public DynamoEventFollower(
-      KvEventSink sink, RecoveryClient client, boolean atLeastOnce, MeterRegistry meters) {
+      KvEventSink sink,
+      RecoveryClient client,
+      boolean atLeastOnce,
+      Duration probeInterval,
+      MeterRegistry meters) {
     this.sink = Objects.requireNonNull(sink, "sink");
     this.atLeastOnce = atLeastOnce;
+    this.probeNanos = probeInterval.toNanos();
     this.client = Objects.requireNonNull(client, "client");
     this.meters = Objects.requireNonNull(meters, "meters");
     ScheduledThreadPoolExecutor executor =
@@ -99,6 +111,8 @@ public final class DynamoEventFollower implements AutoCloseable {
             });
     executor.setRemoveOnCancelPolicy(true);
     this.thread = executor;
+    long period = Math.max(1, probeInterval.toMillis() / 2);
+    executor.scheduleWithFixedDelay(this::probeQuietRanks, period, period, TimeUnit.MILLISECONDS);
     this.malformed =
         Counter.builder(MetricNames.KV_EVENT_MALFORMED)
             .tag(MetricNames.TAG_FORMAT, "dynamo")
@@ -128,20 +142,14 @@ public final class DynamoEventFollower implements AutoCloseable {
     submit(() -> ranks.values().forEach(RankState::resync));
   }
 
-  /** How each rank's stream is followed, for {@code /router/workers}. */
-  public CompletableFuture<Map<WorkerRank, KvEventFeed>> feeds() {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          Map<WorkerRank, KvEventFeed> out = new LinkedHashMap<>();
-          ranks.forEach((rank, state) -> out.put(rank, state.feed()));
-          return out;
-        },
-        thread);
-  }
-
-  /** The feed of one rank; {@code null} when no event or dump of it was seen. */
+  /**
+   * How {@code rank}'s stream is followed, for {@code /router/workers}: {@code unsynced} with
+   * zeros before anything of it was seen. Never blocks; the counts are read one by one, so under
+   * traffic they may be a few events apart.
+   */
   public KvEventFeed feed(WorkerRank rank) {
-    return feeds().join().get(rank);
+    RankState state = ranks.get(rank);
+    return state == null ? new KvEventFeed("unsynced", -1, 0, 0, 0, 0, -1) : state.feed();
   }
 
   @Override
@@ -164,6 +172,11 @@ public final class DynamoEventFollower implements AutoCloseable {
     }
   }
 
+  private void probeQuietRanks() {
+    long now = System.nanoTime();
+    ranks.values().forEach(r -> r.probeIfQuiet(now));
+  }
+
   private RankState rank(WorkerRank rank) {
     return ranks.computeIfAbsent(rank, RankState::new);
   }
@@ -172,20 +185,23 @@ public final class DynamoEventFollower implements AutoCloseable {
   private final class RankState {
     private final WorkerRank rank;
     private final TreeMap<Long, DynamoRouterEvent> held = new TreeMap<>(Long::compareUnsigned);
+    // Written on the follower's thread only; volatile so feed() may read them from any thread.
     /** The last id applied; null while the rank's state is unknown. */
-    private Long last;
+    private volatile Long last;
     /** After a dump taken before the worker's first event: its next event 0 is new. */
-    private boolean zeroIsNew;
+    private volatile boolean zeroIsNew;
     /** Bumped by every new question; an answer to an older one is ignored. */
     private long question;
-    private boolean recovering;
-    private int failures;
-    private long applied;
-    private long duplicates;
-    private long gaps;
-    private long resets;
-    private long failedQueries;
-    private long lastEventNanos;
+    private volatile boolean recovering;
+    private volatile int failures;
+    private volatile long applied;
+    private volatile long duplicates;
+    private volatile long gaps;
+    private volatile long resets;
+    private volatile long failedQueries;
+    private volatile long lastEventNanos;
+    /** The last event or answer; a rank quiet since longer than the probe interval is probed. */
+    private long lastActivityNanos = System.nanoTime();
 
     RankState(WorkerRank rank) {
       this.rank = rank;
@@ -193,6 +209,7 @@ public final class DynamoEventFollower implements AutoCloseable {
           Map.of(
               MetricNames.KV_EVENT_BATCHES, s -> s.applied,
               MetricNames.KV_EVENT_GAPS, s -> s.gaps,
+              MetricNames.KV_EVENT_DUPLICATES, s -> s.duplicates,
               MetricNames.KV_EVENT_RESETS, s -> s.resets,
               MetricNames.KV_EVENT_INCOMPLETE_REPLAYS, s -> s.failedQueries);
       counters.forEach(
@@ -205,6 +222,7 @@ public final class DynamoEventFollower implements AutoCloseable {
 
     void onEvent(DynamoRouterEvent event) {
       lastEventNanos = System.nanoTime();
+      lastActivityNanos = lastEventNanos;
       long id = event.eventId();
       if (id == 0 && atLeastOnce && last != null && last == 0 && !recovering) {
         duplicates++;
@@ -241,6 +259,14 @@ public final class DynamoEventFollower implements AutoCloseable {
         gaps++;
         hold(event);
         ask(last + 1, id - 1);
+      }
+    }
+
+    /** Asks for anything after {@code last} when nothing happened for a while. */
+    void probeIfQuiet(long now) {
+      if (last != null && !recovering && failures == 0 && now - lastActivityNanos > probeNanos) {
+        lastActivityNanos = now;
+        ask(last + 1, null);
       }
     }
 
@@ -288,6 +314,7 @@ public final class DynamoEventFollower implements AutoCloseable {
         return;
       }
       recovering = false;
+      lastActivityNanos = System.nanoTime();
       if (error != null
           || result instanceof WorkerKvQueryResult.Error
           || result instanceof WorkerKvQueryResult.InvalidRange) {
@@ -295,7 +322,10 @@ public final class DynamoEventFollower implements AutoCloseable {
         return;
       }
       failures = 0;
-      if (result instanceof WorkerKvQueryResult.TooNew) {
+      if (result instanceof WorkerKvQueryResult.TooNew tooNew) {
+        if (last != null && tooNew.newestAvailable() == last) {
+          return; // a probe of a quiet rank: nothing was missed
+        }
         // the worker's newest id is below what we saw from it: it restarted
         resync();
         return;

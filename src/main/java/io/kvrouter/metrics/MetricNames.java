@@ -52,6 +52,8 @@ public final class MetricNames {
   public static final String KV_EVENT_RESETS = "kvrouter_kv_event_resets";
   public static final String KV_EVENT_INCOMPLETE_REPLAYS = "kvrouter_kv_event_incomplete_replays";
   public static final String KV_EVENT_MALFORMED = "kvrouter_kv_event_malformed";
+  /** Events delivered again by an at-least-once subscription (JetStream) and dropped. */
+  public static final String KV_EVENT_DUPLICATES = "kvrouter_kv_event_duplicates";
 
   public static final String TAG_FORMAT = "format";
   public static final String TAG_REASON = "reason";

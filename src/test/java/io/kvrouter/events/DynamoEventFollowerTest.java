@@ -34,6 +34,8 @@ import org.junit.jupiter.api.Test;
 class DynamoEventFollowerTest {
   private static final WorkerRank RANK = new WorkerRank("7", 0);
   private static final Duration WAIT = Duration.ofSeconds(20);
+  /** Long enough that the stories below see no probe unless they wait for one. */
+  private static final Duration PROBE = Duration.ofSeconds(2);
 
   private final KvIndexer index = KvIndexer.create(1, null);
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
@@ -46,7 +48,7 @@ class DynamoEventFollowerTest {
   private volatile boolean parkAnswers;
 
   private Worker worker;
-  private DynamoEventFollower follower = new DynamoEventFollower(index, this::query, false, meters);
+  private DynamoEventFollower follower = new DynamoEventFollower(index, this::query, false, PROBE, meters);
 
   @AfterEach
   void close() {
@@ -138,12 +140,11 @@ class DynamoEventFollowerTest {
   }
 
   @Test
-  void fromTheWorkersFirstEvent_followsWithoutAnyQuery() {
+  void fromTheWorkersFirstEvent_followsWithoutAReset() {
     worker = new Worker(1, 1024);
     worker.steps(300);
     awaitConverged();
 
-    assertThat(queries).hasValue(0);
     assertThat(feed().lastSeq()).isEqualTo(worker.log.newestEventId());
     assertThat(feed().batches()).isEqualTo(worker.log.newestEventId() + 1);
     assertThat(feed().resets()).isZero();
@@ -166,6 +167,29 @@ class DynamoEventFollowerTest {
   }
 
   @Test
+  void aLostLastEvent_isFetchedByProbingTheQuietRank() {
+    worker = new Worker(12, 1024);
+    worker.events(50);
+    worker.lose = id -> true; // the tail never arrives, and nothing follows it
+    worker.events(3);
+
+    awaitConverged();
+    assertThat(feed().lastSeq()).isEqualTo(worker.log.newestEventId());
+    assertThat(feed().resets()).isZero();
+  }
+
+  @Test
+  void aProbedQuietRank_thatMissedNothing_staysAsItIs() throws Exception {
+    worker = new Worker(13, 1024);
+    worker.events(50);
+    awaitConverged();
+    Awaitility.await().atMost(WAIT).until(() -> queries.get() >= 2); // probed twice
+    assertThat(feed().resets()).isZero();
+    assertThat(feed().batches()).isEqualTo(worker.log.newestEventId() + 1);
+    assertThat(feed().state()).isEqualTo("following");
+  }
+
+  @Test
   void aGapOlderThanTheBuffer_isRebuiltFromATreeDump() {
     worker = new Worker(3, 8);
     worker.lose = id -> id > 5;
@@ -180,14 +204,13 @@ class DynamoEventFollowerTest {
   @Test
   void atLeastOnce_repeatedEvents_areAppliedOnce() {
     follower.close();
-    follower = new DynamoEventFollower(index, this::query, true, meters);
+    follower = new DynamoEventFollower(index, this::query, true, PROBE, meters);
     worker = new Worker(4, 1024);
     worker.repeat = id -> id % 3 == 0;
     worker.steps(300);
 
     awaitConverged();
     assertThat(feed().batches()).isEqualTo(worker.log.newestEventId() + 1);
-    assertThat(queries).hasValue(0);
   }
 
   @Test
@@ -204,7 +227,7 @@ class DynamoEventFollowerTest {
     worker.lose = id -> false;
     worker.steps(50);
     awaitConverged();
-    assertThat(queries).hasValue(1);
+    assertThat(feed().resets()).isEqualTo(1);
   }
 
   @Test
@@ -248,7 +271,7 @@ class DynamoEventFollowerTest {
     Awaitility.await().atMost(WAIT).until(() -> "stale".equals(feed().state()));
     awaitConverged();
     assertThat(feed().incompleteReplays()).isEqualTo(3);
-    assertThat(queries).hasValue(4);
+    assertThat(queries).hasValueGreaterThanOrEqualTo(4);
   }
 
   @Test

@@ -1,0 +1,123 @@
+package io.kvrouter.app;
+
+import io.kvrouter.config.EventPlaneConfig;
+import io.kvrouter.config.WorkerSpec;
+import io.kvrouter.events.DynamoEventFollower;
+import io.kvrouter.events.nats.NatsEventSubscriber;
+import io.kvrouter.events.nats.NatsSubjects;
+import io.kvrouter.metrics.MetricNames;
+import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.protocol.dynamo.DynamoEventCodec;
+import io.kvrouter.protocol.dynamo.WorkerKvQueryCodec;
+import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
+import io.kvrouter.protocol.dynamo.WorkerLoadCodec;
+import io.kvrouter.routing.Router;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The router's side of Dynamo's NATS event plane ({@code --event-plane nats}): the component's
+ * {@code kv_events} subject (core, or a JetStream durable consumer) feeds a {@link
+ * DynamoEventFollower}, whose recovery queries go to each worker by NATS request/reply; the
+ * namespace's {@code kv_metrics} subject feeds the workers' load reports to the router.
+ *
+ * <p>After a core subscription reconnects, every worker is asked for a tree dump: whatever was
+ * published meanwhile is lost. A durable consumer gets it delivered instead.
+ */
+final class NatsKvEvents implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(NatsKvEvents.class);
+  /** How long a worker has to answer a recovery query (Dynamo waits 1 s). */
+  static final Duration QUERY_TIMEOUT = Duration.ofSeconds(2);
+  /** A worker quiet for this long is asked whether the router missed its last events. */
+  static final Duration PROBE_INTERVAL = Duration.ofSeconds(2);
+
+  private final DynamoEventFollower follower;
+  private final NatsEventSubscriber events;
+  private final NatsEventSubscriber loads;
+
+  private NatsKvEvents(
+      DynamoEventFollower follower, NatsEventSubscriber events, NatsEventSubscriber loads) {
+    this.follower = follower;
+    this.events = events;
+    this.loads = loads;
+  }
+
+  static NatsKvEvents start(
+      EventPlaneConfig config, List<WorkerSpec> workers, Router router, MeterRegistry meters) {
+    String component = NatsSubjects.component(config.namespace(), config.component());
+    String subject = NatsSubjects.kvEvents(config.namespace(), config.component());
+    NatsEventSubscriber[] connection = new NatsEventSubscriber[1];
+    DynamoEventFollower follower =
+        new DynamoEventFollower(
+            router.kvEventSink().orElseThrow(),
+            (rank, start, end) -> query(connection[0], component, rank, start, end),
+            config.durable(),
+            PROBE_INTERVAL,
+            meters);
+    NatsEventSubscriber.Options options =
+        config.durable()
+            ? NatsEventSubscriber.Options.durable(config.natsServer(), subject, config.durableName())
+            : NatsEventSubscriber.Options.core(config.natsServer(), subject);
+    connection[0] =
+        NatsEventSubscriber.start(
+            options,
+            new NatsEventSubscriber.Listener() {
+              @Override
+              public void message(byte[] payload) {
+                follower.onMessage(payload);
+              }
+
+              @Override
+              public void connected(boolean reconnect) {
+                if (reconnect && !config.durable()) {
+                  follower.resyncAll();
+                }
+              }
+            });
+    for (WorkerSpec worker : workers) {
+      WorkerRank rank = WorkerRank.of(worker.id());
+      follower.follow(rank);
+      router.reportKvEventFeed(worker.id(), () -> follower.feed(rank));
+    }
+    Counter malformedLoads =
+        Counter.builder(MetricNames.KV_EVENT_MALFORMED)
+            .tag(MetricNames.TAG_FORMAT, "dynamo-load")
+            .register(meters);
+    NatsEventSubscriber loads =
+        NatsEventSubscriber.start(
+            NatsEventSubscriber.Options.core(
+                config.natsServer(), WorkerLoadCodec.subject(config.namespace())),
+            payload -> {
+              try {
+                router.reportLoad(WorkerLoadCodec.decode(payload));
+              } catch (IllegalArgumentException e) {
+                malformedLoads.increment();
+                log.warn("dropped a malformed load report: {}", e.getMessage());
+              }
+            });
+    return new NatsKvEvents(follower, connection[0], loads);
+  }
+
+  private static CompletableFuture<WorkerKvQueryResult> query(
+      NatsEventSubscriber connection, String component, WorkerRank rank, Long start, Long end) {
+    long workerId = DynamoEventCodec.workerIdToU64(rank.workerId());
+    byte[] request =
+        WorkerKvQueryCodec.encodeQuery(
+            new WorkerKvQueryCodec.Query(workerId, rank.dpRank(), start, end));
+    return connection
+        .request(WorkerKvQueryCodec.subject(component, workerId), request, QUERY_TIMEOUT)
+        .thenApply(WorkerKvQueryCodec::decodeResult);
+  }
+
+  @Override
+  public void close() {
+    loads.close();
+    events.close();
+    follower.close();
+  }
+}
