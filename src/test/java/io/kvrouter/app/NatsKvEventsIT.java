@@ -1,0 +1,201 @@
+package io.kvrouter.app;
+
+import static io.kvrouter.app.KvConvergence.awaitConverged;
+import static io.kvrouter.app.KvConvergence.send;
+import static io.kvrouter.app.KvConvergence.workload;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvrouter.testing.Http;
+import io.kvrouter.testing.NatsServerProcess;
+import io.kvrouter.testing.Prometheus;
+import io.kvrouter.testing.WorkerProcess;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Worker processes publish Dynamo KV events on a real nats-server (started here, on loopback); a
+ * router follows them with {@code --event-plane nats}. After each story the router's index holds
+ * exactly what every worker's cache holds (compared block by block through a dump of the index
+ * and the workers' {@code /kv/state}): 5% of events lost, a router restart, a worker restart, the
+ * NATS server killed and restarted while requests keep being answered, and the durable mode.
+ */
+class NatsKvEventsIT {
+  private static final String MODEL = KvConvergence.MODEL;
+
+  private static WorkerProcess worker(NatsServerProcess nats, String id, List<String> more)
+      throws Exception {
+    List<String> options =
+        new ArrayList<>(
+            List.of(
+                "--event-plane", "nats",
+                "--nats-server", nats.url(),
+                "--worker-id", id,
+                "--block-size", String.valueOf(KvConvergence.BLOCK_SIZE),
+                "--num-gpu-blocks", String.valueOf(KvConvergence.KV_BLOCKS)));
+    options.addAll(more);
+    return WorkerProcess.start(MODEL, 0, 0, options);
+  }
+
+  private static Map<String, List<String>> routerFlags(
+      NatsServerProcess nats, List<String> workerSpecs, String... more) {
+    Map<String, List<String>> flags = KvConvergence.kvFlags();
+    flags.put("event-plane", List.of("nats"));
+    flags.put("nats-server", List.of(nats.url()));
+    flags.put("worker", workerSpecs);
+    for (int i = 0; i < more.length; i += 2) {
+      flags.put(more[i], List.of(more[i + 1]));
+    }
+    return flags;
+  }
+
+  private static double perWorker(String metrics, String name, String workerId) {
+    return metrics.lines()
+        .filter(l -> l.startsWith(name + "{") && l.contains("worker_id=\"" + workerId + "\""))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
+  }
+
+  @Test
+  void lossyEvents_routerRestart_workerRestart_natsRestartUnderTraffic() throws Exception {
+    try (NatsServerProcess nats = NatsServerProcess.start()) {
+      List<String> lossy = List.of("--port", "0", "--kv-events-drop-rate", "0.05");
+      WorkerProcess w11 = worker(nats, "11", lossy);
+      WorkerProcess w12 = worker(nats, "12", lossy);
+      Map<String, WorkerProcess> workers = new HashMap<>(Map.of("11", w11, "12", w12));
+      Random random = new Random(3);
+      try {
+        Map<String, List<String>> flags =
+            routerFlags(nats, List.of(w11.workerSpec("11"), w12.workerSpec("12")));
+
+        // (a) + (b): eviction, and 5% of the events lost on the way
+        try (RouterFixture router = RouterFixture.start(flags)) {
+          send(router, workload(random, 60));
+          awaitConverged(router, workers);
+          String metrics = Http.get(router.baseUrl + "/metrics").body();
+          assertThat(Prometheus.sum(metrics, "kvrouter_kv_event_gaps_total"))
+              .as("lost events were noticed")
+              .isPositive();
+          JsonArray statuses =
+              Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers");
+          for (int i = 0; i < statuses.size(); i++) {
+            JsonObject status = statuses.getJsonObject(i);
+            assertThat(status.getJsonObject("kv_events").getString("state"))
+                .isEqualTo("following");
+            assertThat(status.getJsonObject("reported_load").getLong("kv_total_blocks"))
+                .as("the worker's load report")
+                .isEqualTo(KvConvergence.KV_BLOCKS);
+          }
+        }
+
+        // (c) a new router learns every worker's state by asking, before any new event
+        try (RouterFixture router = RouterFixture.start(flags)) {
+          awaitConverged(router, workers);
+          String metrics = Http.get(router.baseUrl + "/metrics").body();
+          assertThat(perWorker(metrics, "kvrouter_kv_event_resets_total", "11"))
+              .as("one tree dump per worker")
+              .isEqualTo(1);
+          send(router, workload(random, 30));
+          awaitConverged(router, workers);
+
+          // (d) a worker restarts with an empty cache and counts its events from 0 again
+          w11.close();
+          w11 = worker(nats, "11", List.of("--port", String.valueOf(w11.port()),
+              "--kv-events-drop-rate", "0.05"));
+          workers.put("11", w11);
+          WorkerProcess restarted = w11;
+          Awaitility.await()
+              .atMost(Duration.ofSeconds(15))
+              .until(() -> KvConvergence.healthy(router, 0));
+          send(router, workload(random, 40));
+          assertThat(restarted.metric("dynamo_component_requests_total"))
+              .as("the restarted worker served requests")
+              .isPositive();
+          awaitConverged(router, workers);
+          metrics = Http.get(router.baseUrl + "/metrics").body();
+          assertThat(perWorker(metrics, "kvrouter_kv_event_resets_total", "11"))
+              .as("the restart replaced what the rank held: once more")
+              .isEqualTo(2);
+
+          // (e) NATS dies and comes back while requests keep coming
+          AtomicBoolean sending = new AtomicBoolean(true);
+          AtomicInteger answered = new AtomicInteger();
+          List<String> prompts = workload(random, 1000);
+          CompletableFuture<Void> traffic =
+              CompletableFuture.runAsync(
+                  () -> {
+                    for (int i = 0; sending.get(); i++) {
+                      try {
+                        send(router, List.of(prompts.get(i % prompts.size())));
+                      } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                      }
+                      answered.incrementAndGet();
+                    }
+                  });
+          Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> answered.get() >= 10);
+          nats.stop();
+          int before = answered.get();
+          Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> answered.get() >= before + 20);
+          nats.restart();
+          Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> answered.get() >= before + 40);
+          sending.set(false);
+          traffic.get(); // every request was answered with 200, or this throws
+          awaitConverged(router, workers);
+          assertThat(perWorker(Http.get(router.baseUrl + "/metrics").body(),
+                  "kvrouter_kv_event_resets_total", "12"))
+              .as("after the reconnect every worker was asked for its state again")
+              .isGreaterThanOrEqualTo(2);
+        }
+      } finally {
+        w11.close();
+        w12.close();
+      }
+    }
+  }
+
+  @Test
+  void durableEvents_publishedWhileTheRouterIsAway_areDeliveredWhenItIsBack() throws Exception {
+    try (NatsServerProcess nats = NatsServerProcess.startWithJetStream()) {
+      WorkerProcess w21 = worker(nats, "21", List.of("--port", "0", "--durable-kv-events"));
+      Map<String, WorkerProcess> workers = new HashMap<>(Map.of("21", w21));
+      Random random = new Random(4);
+      try {
+        Map<String, List<String>> flags =
+            routerFlags(nats, List.of(w21.workerSpec("21")),
+                "durable-kv-events", "true", "durable-consumer", "router-a");
+        try (RouterFixture router = RouterFixture.start(flags)) {
+          send(router, workload(random, 40));
+          awaitConverged(router, workers);
+        }
+        // the router is away; the worker keeps serving (straight over the request plane)
+        Map<String, List<String>> direct = KvConvergence.kvFlags();
+        direct.put("worker", List.of(w21.workerSpec("21")));
+        direct.put("kv-events", List.of("false"));
+        try (RouterFixture other = RouterFixture.start(direct)) {
+          send(other, workload(random, 30));
+        }
+        try (RouterFixture router = RouterFixture.start(flags)) {
+          awaitConverged(router, workers);
+          String metrics = Http.get(router.baseUrl + "/metrics").body();
+          assertThat(Prometheus.sum(metrics, "kvrouter_kv_event_batches_total")
+                  + Prometheus.sum(metrics, "kvrouter_kv_event_duplicates_total"))
+              .as("the stream delivered what was published while the router was away")
+              .isPositive();
+        }
+      } finally {
+        w21.close();
+      }
+    }
+  }
+}
