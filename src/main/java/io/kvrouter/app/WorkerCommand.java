@@ -137,8 +137,9 @@ final class WorkerCommand {
       paramLabel = "FRACTION",
       defaultValue = "0",
       description =
-          "Lose this fraction of published batches on purpose (they stay replayable), to try a"
-              + " router against a lossy network. From 0 to 0.99. Default: ${DEFAULT-VALUE}.")
+          "Lose this fraction of published batches (zmq) or events (nats) on purpose; they"
+              + " stay replayable, or answerable by recovery query, to try a router against a"
+              + " lossy network. From 0 to 0.99. Default: ${DEFAULT-VALUE}.")
   double kvEventsDropRate;
 
   @Option(

@@ -276,4 +276,57 @@ class ConfigLoaderTest {
   private Path write(String yaml) throws IOException {
     return Files.writeString(Files.createTempFile(dir, "router", ".yaml"), yaml);
   }
+
+  private static Map<String, List<String>> natsKv(String... workers) {
+    return Map.of(
+        "router-mode", List.of("kv"), "event-plane", List.of("nats"), "worker", List.of(workers));
+  }
+
+  @Test
+  void natsEventPlane_takesDynamosVariables_andNumericWorkerIds() {
+    RouterConfig config =
+        ConfigLoader.load(
+            natsKv("id=7,address=127.0.0.1:9001", "id=18446744073709551615,address=127.0.0.1:9002"),
+            Map.of("NATS_SERVER", "nats://10.0.0.9:4222", "DYN_NAMESPACE", "prod",
+                "DYN_DURABLE_KV_EVENTS", "true"),
+            null);
+    assertThat(config.eventPlane())
+        .isEqualTo(new EventPlaneConfig(
+            EventPlaneKind.NATS, "nats://10.0.0.9:4222", "prod", "backend", true, "kvrouter"));
+    assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).eventPlane())
+        .isEqualTo(EventPlaneConfig.DEFAULTS);
+  }
+
+  @Test
+  void natsEventPlane_refusesWhatItCannotFollow() {
+    assertThatThrownBy(() -> ConfigLoader.load(natsKv("id=w1,address=127.0.0.1:9001"), Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("Worker id 'w1'")
+        .hasMessageContaining("decimal integer");
+    assertThatThrownBy(() -> ConfigLoader.load(natsKv("id=07,address=127.0.0.1:9001"), Map.of(), null))
+        .hasMessageContaining("Worker id '07'");
+    assertThatThrownBy(
+            () -> ConfigLoader.load(
+                natsKv("id=7,address=127.0.0.1:9001,kv-events=tcp://127.0.0.1:5557"),
+                Map.of(), null))
+        .hasMessageContaining("kv-events=, a ZMQ endpoint");
+    assertThatThrownBy(
+            () -> ConfigLoader.load(
+                Map.of("router-mode", List.of("kv"), "event-plane", List.of("nats"),
+                    "mock-workers", List.of("2")),
+                Map.of(), null))
+        .hasMessageContaining("--mock-workers publish their KV events on ZMQ");
+    assertThatThrownBy(
+            () -> ConfigLoader.load(natsKv("id=7,address=127.0.0.1:9001"),
+                Map.of("DYN_NAMESPACE", "a.b"), null))
+        .hasMessageContaining("DYN_NAMESPACE");
+    // approximate mode and other router modes do not need events at all
+    assertThat(
+            ConfigLoader.load(
+                Map.of("router-mode", List.of("kv"), "event-plane", List.of("nats"),
+                    "kv-events", List.of("false"), "worker", List.of("id=w1,address=h:1")),
+                Map.of(), null)
+                .workers())
+        .hasSize(1);
+  }
 }
