@@ -57,7 +57,8 @@ def fixture(name, description, obj):
 #    (extra_keys [None] is present because it is not None), dp rank 0.
 fixture("map_v0_26_observed.msgpack",
         "vLLM v0.26.0 as observed: array batch, one map BlockStored with extra_keys [None], "
-        "group_idx 0, kv_cache_spec_kind full_attention (decode only: we never send extra_keys)",
+        "group_idx 0, kv_cache_spec_kind full_attention (Encoding.MAP writes it back byte for "
+        "byte)",
         [1767225600.25,
          [{"type": "BlockStored",
            "block_hashes": [H_OBSERVED],
@@ -191,6 +192,55 @@ fixture("map_unknown_keys.msgpack",
          "ts": 1767225607.0,
          "publisher_epoch": "5c1f",
          "data_parallel_rank": None})
+
+# 9 and 10. LoRA, hybrid KV cache groups and extra keys, in both generations, exactly as our
+#    encoder writes them. vLLM's extra_keys has one entry per block: None, or the block's keys
+#    (LoRA name first, then multimodal (identifier, offset) pairs, the cache salt in a sequence's
+#    first block, a prompt-embeddings digest). The last block's keys are not what vLLM sends but
+#    what its `Any` allows: every scalar type the codec reads.
+IMAGE = "0123456789abcdef" * 4                  # a multimodal identifier: 64 hex chars
+EMBEDS = bytes(range(0x40, 0x60))              # a 32-byte prompt-embeddings digest
+LORA_KEYS = [["adapter-a"], ["adapter-a"]]
+EXTRA_KEYS = [["tenant-salt"], None, [[IMAGE, 5], EMBEDS], [True, -3, 2.5, 2**64 - 1, None]]
+
+
+def lora_hybrid(as_map):
+    def stored(hashes, tokens, lora_id, lora_name, extra_keys, group, kind):
+        if not as_map:
+            return ["BlockStored", hashes, None, tokens, 16, lora_id, "GPU", lora_name,
+                    extra_keys, group, kind]
+        event = {"type": "BlockStored", "block_hashes": hashes, "parent_block_hash": None,
+                 "token_ids": tokens, "block_size": 16, "lora_id": lora_id, "medium": "GPU",
+                 "lora_name": lora_name}
+        for key, value in (("extra_keys", extra_keys), ("group_idx", group),
+                           ("kv_cache_spec_kind", kind)):
+            if value is not None:  # omit_defaults
+                event[key] = value
+        return event
+
+    removed = ({"type": "BlockRemoved", "block_hashes": [H_BIG], "medium": "GPU", "group_idx": 1}
+               if as_map else ["BlockRemoved", [H_BIG], "GPU", 1])
+    return [1767225608.5,
+            [stored([H_BIG, H_SMALL], tokens(500, 32), 1, "adapter-a", LORA_KEYS, 0,
+                    "sliding_window"),
+             stored([H_BIG, H_SMALL], tokens(500, 32), 1, "adapter-a", LORA_KEYS, 1,
+                    "full_attention"),
+             stored([H_TINY, H_PARENT, H_OBSERVED, H_SMALL], tokens(0, 64), None, None,
+                    EXTRA_KEYS, None, None),
+             removed],
+            0]
+
+
+fixture("array_lora_hybrid.msgpack",
+        "legacy generation as Encoding.ARRAY writes it (byte-compared): a LoRA store in a "
+        "sliding-window and a full-attention group, a store with every kind of extra key, "
+        "a removal from group 1",
+        lora_hybrid(as_map=False))
+
+fixture("map_lora_hybrid.msgpack",
+        "the same batch as array_lora_hybrid, current generation as Encoding.MAP writes it "
+        "(byte-compared)",
+        lora_hybrid(as_map=True))
 
 
 def main():

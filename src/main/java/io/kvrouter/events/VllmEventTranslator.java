@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Turns vLLM's KV cache events into the index's events, as Dynamo's router does: the engine's
@@ -22,20 +24,53 @@ import java.util.Map;
  * {@code token_ids} itself ({@link BlockHasher}) for the key prompts are matched by. Engine hashes
  * are never compared with the router's, so any engine hashing works.
  *
- * <p>Events the router cannot use are dropped and counted by reason: another cache tier than the
- * GPU (offloaded blocks do not make a prefill cheaper here), a block size other than the
- * router's, or token ids that do not fill the stored blocks exactly. A store whose parent the
- * rank does not hold is rejected by the index itself, never re-rooted.
+ * <p>Blocks computed with a LoRA adapter ({@code lora_name}) are hashed with that adapter's seed
+ * ({@link BlockHasher#of(int, String)}), as Dynamo does, so they match only prompts hashed for the
+ * same adapter, never the base model's.
  *
- * <p>Stateless apart from its counters; safe to call from any thread, events of one rank in order.
+ * <p>Events the router cannot use are dropped and counted by {@link DropReason}:
+ *
+ * <ul>
+ *   <li>another cache tier than the GPU (offloaded blocks do not make a prefill cheaper here);
+ *   <li>another KV cache group than full attention. Hybrid models (sliding window, Mamba or
+ *       linear attention beside full attention) publish every store once per group, and only the
+ *       full-attention groups hold a reusable prefix. A store says its group's kind ({@code
+ *       kv_cache_spec_kind}) and is kept for full, MLA and sink-full attention, as in Dynamo; one
+ *       without a kind is kept for group 0 or no group. A removal names only its group, so the
+ *       translator remembers, per rank, the groups whose stores said they are full attention, and
+ *       keeps removals of those; before any store has said so, only group 0's. (Dynamo keeps only
+ *       group 0's removals, but vLLM numbers the groups in layer order, so full attention is not
+ *       group 0 in a model whose first layer is sliding-window or linear attention.) Removals
+ *       from every full-attention group are kept: a prefix is reused only while all of them hold
+ *       it;
+ *   <li>a block size other than the router's, or token ids that do not fill the stored blocks;
+ *   <li>a LoRA id without a LoRA name (vLLM before {@code lora_name}): the blocks depend on an
+ *       adapter the router cannot name, so hashing them as the base model's would be wrong;
+ *   <li>extra keys that token ids cannot reproduce: a multimodal item, a cache salt, prompt
+ *       embeddings (anything but the LoRA name, which the seed covers). Image placeholder tokens
+ *       are the same for every image, so hashing such blocks from tokens alone would match prompts
+ *       the engine cannot reuse them for. Dynamo folds multimodal hashes and its own tagged salt
+ *       into the block hash instead, which needs the same hashing on the request side; the router
+ *       does neither yet. A store is cut before its first such block (the text before an image
+ *       still matches) and counted once; later stores under the cut blocks name a parent the rank
+ *       does not hold and are rejected by the index.
+ * </ul>
+ *
+ * A store whose parent the rank does not hold is rejected by the index itself, never re-rooted.
+ *
+ * <p>Safe to call from any thread, events of one rank in order. Its state is its counters and, per
+ * rank ever seen, the few full-attention group numbers.
  */
 public final class VllmEventTranslator {
 
   /** Why an event was dropped before reaching the index. */
   public enum DropReason {
     OTHER_MEDIUM("other_medium"),
+    OTHER_KV_GROUP("other_kv_group"),
     BLOCK_SIZE_MISMATCH("block_size_mismatch"),
-    TOKEN_COUNT_MISMATCH("token_count_mismatch");
+    TOKEN_COUNT_MISMATCH("token_count_mismatch"),
+    UNNAMED_LORA("unnamed_lora"),
+    EXTRA_KEYS("extra_keys");
 
     final String label;
 
@@ -44,9 +79,18 @@ public final class VllmEventTranslator {
     }
   }
 
+  /**
+   * vLLM's {@code KVCacheSpecKind} values whose blocks hold every earlier token's KV: the groups
+   * that describe a reusable prefix. Any other kind, known or not, does not.
+   */
+  private static final Set<String> FULL_ATTENTION_KINDS =
+      Set.of("full_attention", "mla_attention", "sink_full_attention");
+
   private final KvEventSink sink;
   private final BlockHasher hasher;
   private final Map<DropReason, Counter> dropped = new EnumMap<>(DropReason.class);
+  /** Per rank, the KV cache groups its stores said are full attention. */
+  private final Map<WorkerRank, Set<Integer>> fullAttentionGroups = new ConcurrentHashMap<>();
 
   /**
    * @param blockSize the router's KV block size; stores of another size are dropped
@@ -69,7 +113,7 @@ public final class VllmEventTranslator {
   /** Applies every event of {@code batch}, published by {@code rank}, in order. */
   public void apply(WorkerRank rank, VllmEventBatch batch) {
     for (VllmEvent event : batch.events()) {
-      KvCacheEvent translated = translate(event);
+      KvCacheEvent translated = translate(rank, event);
       if (translated != null) {
         sink.apply(rank, translated);
       }
@@ -77,37 +121,105 @@ public final class VllmEventTranslator {
   }
 
   /** The index's form of {@code event}; null (and counted) when it is dropped. */
-  KvCacheEvent translate(VllmEvent event) {
+  private KvCacheEvent translate(WorkerRank rank, VllmEvent event) {
     if (event instanceof VllmEvent.BlockStored stored) {
-      return stored(stored);
+      return stored(rank, stored);
     }
     if (event instanceof VllmEvent.BlockRemoved removed) {
       if (!onGpu(removed.medium())) {
         return drop(DropReason.OTHER_MEDIUM);
+      }
+      if (!fullAttentionRemoval(rank, removed.groupIdx())) {
+        return drop(DropReason.OTHER_KV_GROUP);
       }
       return new KvCacheEvent.Removed(removed.blockHashes());
     }
     return KvCacheEvent.cleared();
   }
 
-  private KvCacheEvent stored(VllmEvent.BlockStored stored) {
+  private KvCacheEvent stored(WorkerRank rank, VllmEvent.BlockStored stored) {
     if (!onGpu(stored.medium())) {
       return drop(DropReason.OTHER_MEDIUM);
     }
-    if (stored.blockSize() != hasher.blockSize()) {
+    // before the block size: the other groups may use blocks of another size
+    if (!fullAttentionStore(rank, stored)) {
+      return drop(DropReason.OTHER_KV_GROUP);
+    }
+    int bs = hasher.blockSize();
+    if (stored.blockSize() != bs) {
       return drop(DropReason.BLOCK_SIZE_MISMATCH);
     }
     int[] tokens = stored.tokenIds();
     List<Long> hashes = stored.blockHashes();
-    if (tokens.length != (long) hashes.size() * hasher.blockSize()) {
+    if (tokens.length != (long) hashes.size() * bs) {
       return drop(DropReason.TOKEN_COUNT_MISMATCH);
     }
-    long[] local = hasher.localHashes(tokens);
-    List<StoredBlock> blocks = new ArrayList<>(hashes.size());
-    for (int i = 0; i < hashes.size(); i++) {
+    String lora = stored.loraName();
+    if (lora != null && lora.isEmpty()) {
+      lora = null; // as in Dynamo, an empty name is no adapter
+    }
+    // vLLM hands out LoRA ids from 1, so 0 names no adapter either
+    if (lora == null && stored.loraId() != null && stored.loraId() != 0) {
+      return drop(DropReason.UNNAMED_LORA);
+    }
+    int usable = hashableBlocks(stored.extraKeys(), hashes.size(), lora);
+    if (usable < hashes.size()) {
+      drop(DropReason.EXTRA_KEYS);
+      if (usable == 0) {
+        return null;
+      }
+    }
+    BlockHasher blockHasher = lora == null ? hasher : BlockHasher.of(bs, lora);
+    long[] local = blockHasher.localHashes(tokens, 0, usable * bs);
+    List<StoredBlock> blocks = new ArrayList<>(usable);
+    for (int i = 0; i < usable; i++) {
       blocks.add(new StoredBlock(hashes.get(i), local[i]));
     }
     return new KvCacheEvent.Stored(stored.parentBlockHash(), blocks);
+  }
+
+  /** Whether {@code stored} is from a full-attention group; remembers the group if it says so. */
+  private boolean fullAttentionStore(WorkerRank rank, VllmEvent.BlockStored stored) {
+    Integer group = stored.groupIdx();
+    String kind = stored.kvCacheSpecKind();
+    if (kind == null) {
+      return group == null || group == 0;
+    }
+    boolean full = FULL_ATTENTION_KINDS.contains(kind);
+    if (full && group != null) {
+      fullAttentionGroups.computeIfAbsent(rank, r -> ConcurrentHashMap.newKeySet()).add(group);
+    }
+    return full;
+  }
+
+  /** Whether a removal from {@code group} concerns full attention, by what the stores said. */
+  private boolean fullAttentionRemoval(WorkerRank rank, Integer group) {
+    if (group == null) {
+      return true;
+    }
+    Set<Integer> known = fullAttentionGroups.get(rank);
+    return known == null ? group == 0 : known.contains(group);
+  }
+
+  /**
+   * How many leading blocks have no extra keys but the LoRA name, which the hasher's seed stands
+   * for (vLLM lists it first, in every block). An absent entry counts as no keys, as in Dynamo.
+   */
+  private static int hashableBlocks(List<List<Object>> extraKeys, int blocks, String lora) {
+    if (extraKeys == null) {
+      return blocks;
+    }
+    for (int i = 0; i < blocks && i < extraKeys.size(); i++) {
+      List<Object> keys = extraKeys.get(i);
+      boolean plain =
+          keys == null
+              || keys.isEmpty()
+              || (lora != null && keys.size() == 1 && lora.equals(keys.get(0)));
+      if (!plain) {
+        return i;
+      }
+    }
+    return blocks;
   }
 
   /** Publishers that predate the medium field only ever sent GPU blocks. */

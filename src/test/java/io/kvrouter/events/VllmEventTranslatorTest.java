@@ -12,6 +12,9 @@ import io.kvrouter.protocol.vllm.VllmEvent.BlockStored;
 import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.routing.index.KvIndexer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -104,5 +107,193 @@ class VllmEventTranslatorTest {
     apply(new BlockStored(List.of(E0), null, tokens(0, 4), BLOCK_SIZE, null, null, null, null, null));
     assertThat(overlap(tokens(0, 4))).isEqualTo(1);
     assertThat(dropped("other_medium")).isZero();
+  }
+
+  // ---------------------------------------------------------------- KV cache groups
+
+  /** A GPU store of {@code tokens} in KV cache group {@code group} of kind {@code kind}. */
+  private static BlockStored inGroup(
+      List<Long> hashes, int[] tokens, int blockSize, Integer group, String kind) {
+    return new BlockStored(hashes, null, tokens, blockSize, null, "GPU", null, group, kind);
+  }
+
+  @Test
+  void hybridModels_onlyFullAttentionGroupsAreIndexed_whateverTheirNumber() throws Exception {
+    // vLLM numbers groups in layer order: here sliding window is group 0, full attention group 1
+    apply(
+        inGroup(List.of(E0), tokens(0, 4), BLOCK_SIZE, 0, "sliding_window"),
+        inGroup(List.of(E0), tokens(0, 4), BLOCK_SIZE, 1, "full_attention"),
+        inGroup(List.of(E1), tokens(100, 4), BLOCK_SIZE, 2, "mamba"),
+        inGroup(List.of(E1), tokens(100, 4), 64, 3, "mamba"), // another block size: still a group
+        inGroup(List.of(E2), tokens(200, 4), BLOCK_SIZE, 4, "some_future_kind"));
+
+    assertThat(overlap(tokens(0, 4))).isEqualTo(1);
+    assertThat(overlap(tokens(100, 4))).isZero();
+    assertThat(overlap(tokens(200, 4))).isZero();
+    assertThat(dropped("other_kv_group")).isEqualTo(4);
+    assertThat(dropped("block_size_mismatch")).isZero();
+  }
+
+  @Test
+  void mlaAndSinkFullAttention_areFullAttention() throws Exception {
+    apply(
+        inGroup(List.of(E0), tokens(0, 4), BLOCK_SIZE, 0, "mla_attention"),
+        inGroup(List.of(E1), tokens(100, 4), BLOCK_SIZE, 1, "sink_full_attention"));
+
+    assertThat(overlap(tokens(0, 4))).isEqualTo(1);
+    assertThat(overlap(tokens(100, 4))).isEqualTo(1);
+    assertThat(dropped("other_kv_group")).isZero();
+  }
+
+  @Test
+  void storesWithoutAKind_areKeptForGroupZeroOnly() throws Exception {
+    apply(
+        inGroup(List.of(E0), tokens(0, 4), BLOCK_SIZE, 0, null),
+        inGroup(List.of(E1), tokens(100, 4), BLOCK_SIZE, 1, null));
+
+    assertThat(overlap(tokens(0, 4))).isEqualTo(1);
+    assertThat(overlap(tokens(100, 4))).isZero();
+    assertThat(dropped("other_kv_group")).isEqualTo(1);
+  }
+
+  @Test
+  void removals_followTheGroupsTheStoresSaidAreFullAttention() throws Exception {
+    apply(
+        inGroup(List.of(E0, E1), tokens(0, 8), BLOCK_SIZE, 0, "sliding_window"),
+        inGroup(List.of(E0, E1), tokens(0, 8), BLOCK_SIZE, 1, "full_attention"));
+
+    // the sliding window evicts early; that says nothing about the full-attention prefix
+    apply(new BlockRemoved(List.of(E1), "GPU", 0));
+    assertThat(overlap(tokens(0, 8))).isEqualTo(2);
+    assertThat(dropped("other_kv_group")).isEqualTo(2);
+
+    apply(new BlockRemoved(List.of(E1), "GPU", 1));
+    assertThat(overlap(tokens(0, 8))).isEqualTo(1);
+  }
+
+  @Test
+  void removals_beforeAnyStoreNamedItsGroup_keepGroupZeroOnly_perRank() throws Exception {
+    WorkerRank other = new WorkerRank("w2", 0);
+    translator.apply(other, new VllmEventBatch(1.0, List.of(
+        inGroup(List.of(E0), tokens(0, 4), BLOCK_SIZE, 1, "full_attention")), 0));
+    // RANK's publisher never said which group is full attention: group 0 is assumed, as in Dynamo
+    apply(
+        inGroup(List.of(E0, E1), tokens(0, 8), BLOCK_SIZE, 0, null),
+        new BlockRemoved(List.of(E1), "GPU", 1));
+    assertThat(overlap(tokens(0, 8))).isEqualTo(2);
+    assertThat(dropped("other_kv_group")).isEqualTo(1);
+
+    apply(new BlockRemoved(List.of(E1), "GPU", 0));
+    assertThat(overlap(tokens(0, 8))).isEqualTo(1);
+  }
+
+  @Test
+  void removalsWithoutAGroup_areKept() throws Exception {
+    apply(inGroup(List.of(E0), tokens(0, 4), BLOCK_SIZE, 1, "full_attention"));
+    apply(new BlockRemoved(List.of(E0), "GPU", null));
+
+    assertThat(overlap(tokens(0, 4))).isZero();
+    assertThat(dropped("other_kv_group")).isZero();
+  }
+
+  // ---------------------------------------------------------------- LoRA
+
+  /** A GPU store computed with LoRA adapter {@code name}, vLLM's extra keys naming it per block. */
+  private static BlockStored withLora(List<Long> hashes, int[] tokens, Integer id, String name) {
+    List<List<Object>> extraKeys =
+        name == null ? null : Collections.nCopies(hashes.size(), List.of(name));
+    return new BlockStored(
+        hashes, null, tokens, BLOCK_SIZE, id, "GPU", name, null, null, extraKeys);
+  }
+
+  @Test
+  void loraBlocks_matchPromptsHashedForThatAdapter_only() throws Exception {
+    apply(withLora(List.of(E0, E1), tokens(0, 8), 1, "adapter-a"));
+
+    long[] forAdapter = BlockHasher.of(BLOCK_SIZE, "adapter-a").localHashes(tokens(0, 8));
+    long[] forOther = BlockHasher.of(BLOCK_SIZE, "adapter-b").localHashes(tokens(0, 8));
+    assertThat(index.findMatches(forAdapter).overlap(RANK)).isEqualTo(2);
+    assertThat(index.findMatches(forOther).overlap(RANK)).isZero();
+    assertThat(overlap(tokens(0, 8))).as("the base model's hashes").isZero();
+    assertThat(dropped("extra_keys")).as("the LoRA name is no foreign extra key").isZero();
+  }
+
+  @Test
+  void loraBlocks_hashAsDynamoDoes_referenceVector() throws Exception {
+    VllmEventTranslator bs16 = new VllmEventTranslator(index, 16, meters);
+    bs16.apply(RANK, new VllmEventBatch(1.0, List.of(new BlockStored(
+        List.of(E0), null, tokens(0, 16), 16, 1, "GPU", "adapter-a", null, null)), 1));
+    index.flush().toCompletableFuture().get();
+
+    // dynamo-kv-router.md §1: LoRA "adapter-a", tokens 0..15, bs 16
+    long expected = BlockHasher.parseUnsigned("17429507120064042683");
+    assertThat(index.findMatches(new long[] {expected}).overlap(RANK)).isEqualTo(1);
+  }
+
+  @Test
+  void aLoraIdWithoutAName_isDropped_andIdZeroMeansNone() throws Exception {
+    apply(
+        withLora(List.of(E0), tokens(0, 4), 3, null),
+        withLora(List.of(E1), tokens(100, 4), 0, null),
+        withLora(List.of(E2), tokens(200, 4), 4, ""));
+
+    assertThat(overlap(tokens(0, 4))).isZero();
+    assertThat(overlap(tokens(100, 4))).isEqualTo(1);
+    assertThat(overlap(tokens(200, 4))).isZero();
+    assertThat(dropped("unnamed_lora")).isEqualTo(2);
+  }
+
+  // ---------------------------------------------------------------- extra keys
+
+  private static BlockStored withExtraKeys(
+      List<Long> hashes, Long parent, int[] tokens, List<List<Object>> extraKeys) {
+    return new BlockStored(
+        hashes, parent, tokens, BLOCK_SIZE, null, "GPU", null, null, null, extraKeys);
+  }
+
+  @Test
+  void aStoreIsCutBeforeItsFirstBlockWithForeignExtraKeys() throws Exception {
+    String image = "0123456789abcdef".repeat(4); // vLLM's multimodal identifier: 64 hex chars
+    apply(
+        withExtraKeys(
+            List.of(E0, E1, E2),
+            null,
+            tokens(0, 12),
+            Arrays.asList(null, List.of(List.of(image, 2L)), null)));
+
+    assertThat(overlap(tokens(0, 12))).as("the text before the image").isEqualTo(1);
+    assertThat(dropped("extra_keys")).isEqualTo(1);
+
+    // what the engine stores under the cut block cannot be placed: the index rejects it
+    apply(BlockStored.of(List.of(-99L), E2, tokens(12, 4), BLOCK_SIZE));
+    assertThat(index.stats().parentBlockNotFound()).isEqualTo(1);
+  }
+
+  @Test
+  void aCacheSaltOrPromptEmbeddings_dropTheWholeStore() throws Exception {
+    ByteBuffer embeds = ByteBuffer.wrap(new byte[] {1, 2, 3});
+    apply(
+        withExtraKeys(List.of(E0, E1), null, tokens(0, 8), Arrays.asList(List.of("salt"), null)),
+        withExtraKeys(List.of(E2), null, tokens(100, 4), List.of(List.of(embeds))),
+        // a salt equal to the LoRA name is still a second key
+        new BlockStored(List.of(E0), null, tokens(200, 4), BLOCK_SIZE, 1, "GPU", "a", null, null,
+            List.of(List.of("a", "a"))));
+
+    assertThat(overlap(tokens(0, 8))).isZero();
+    assertThat(overlap(tokens(100, 4))).isZero();
+    assertThat(index.findMatches(BlockHasher.of(BLOCK_SIZE, "a").localHashes(tokens(200, 4)))
+        .overlap(RANK)).isZero();
+    assertThat(dropped("extra_keys")).isEqualTo(3);
+    assertThat(index.stats().applied()).isZero();
+  }
+
+  @Test
+  void extraKeysThatAreAllNone_orShorterThanTheBlocks_changeNothing() throws Exception {
+    apply(
+        withExtraKeys(List.of(E0, E1), null, tokens(0, 8), Arrays.asList(null, null)),
+        withExtraKeys(List.of(E2), E1, tokens(8, 4), List.of()));
+
+    assertThat(overlap(tokens(0, 12))).isEqualTo(3);
+    assertThat(dropped("extra_keys")).isZero();
   }
 }

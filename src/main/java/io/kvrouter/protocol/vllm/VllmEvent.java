@@ -1,6 +1,9 @@
 package io.kvrouter.protocol.vllm;
 
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
@@ -20,8 +23,18 @@ public sealed interface VllmEvent
    * @param loraId deprecated by vLLM; {@code null} when absent
    * @param medium the cache tier ({@code "GPU"}, or e.g. {@code "CPU"} from offload connectors);
    *     {@code null} from publishers that predate it
+   * @param loraName the LoRA adapter the blocks were computed with; {@code null} for the base model
    * @param groupIdx the KV cache group of hybrid models; {@code null} when absent
-   * @param kvCacheSpecKind e.g. {@code "full_attention"}; {@code null} when absent
+   * @param kvCacheSpecKind the group's kind, e.g. {@code "full_attention"}; {@code null} when
+   *     absent
+   * @param extraKeys what else went into each block's engine hash besides its tokens and parent
+   *     (vLLM's {@code extra_keys}), one entry per block: {@code null} for none, or the block's
+   *     keys, e.g. the LoRA name, a multimodal item's {@code (identifier, offset)}, the cache salt
+   *     (first block of a sequence only) or a prompt-embeddings digest. The keys are msgpack
+   *     values as {@link VllmEventCodec} reads them: {@code null}, {@link Boolean}, {@link Long}
+   *     ({@link java.math.BigInteger} above {@link Long#MAX_VALUE}), {@link Double}, {@link
+   *     String}, a read-only {@link ByteBuffer} for bin, or a {@code List} of those. {@code null}
+   *     when the publisher sent none
    */
   record BlockStored(
       List<Long> blockHashes,
@@ -32,12 +45,25 @@ public sealed interface VllmEvent
       String medium,
       String loraName,
       Integer groupIdx,
-      String kvCacheSpecKind)
+      String kvCacheSpecKind,
+      List<List<Object>> extraKeys)
       implements VllmEvent {
 
     public BlockStored {
       blockHashes = List.copyOf(Objects.requireNonNull(blockHashes, "blockHashes"));
       tokenIds = Objects.requireNonNull(tokenIds, "tokenIds").clone();
+      if (extraKeys != null) {
+        @SuppressWarnings("unchecked")
+        List<List<Object>> copy = (List<List<Object>>) immutable(extraKeys);
+        extraKeys = copy;
+      }
+    }
+
+    /** A store without extra keys. */
+    public BlockStored(List<Long> blockHashes, Long parentBlockHash, int[] tokenIds, int blockSize,
+        Integer loraId, String medium, String loraName, Integer groupIdx, String kvCacheSpecKind) {
+      this(blockHashes, parentBlockHash, tokenIds, blockSize, loraId, medium, loraName, groupIdx,
+          kvCacheSpecKind, null);
     }
 
     /** A GPU-tier store without LoRA, group or spec kind, as a plain vLLM engine publishes it. */
@@ -63,7 +89,8 @@ public sealed interface VllmEvent
           && Objects.equals(medium, other.medium)
           && Objects.equals(loraName, other.loraName)
           && Objects.equals(groupIdx, other.groupIdx)
-          && Objects.equals(kvCacheSpecKind, other.kvCacheSpecKind);
+          && Objects.equals(kvCacheSpecKind, other.kvCacheSpecKind)
+          && Objects.equals(extraKeys, other.extraKeys);
     }
 
     @Override
@@ -75,7 +102,23 @@ public sealed interface VllmEvent
     public String toString() {
       return "BlockStored[blocks=" + blockHashes.size() + ", parent=" + parentBlockHash
           + ", tokens=" + tokenIds.length + ", blockSize=" + blockSize + ", medium=" + medium
-          + "]";
+          + ", lora=" + loraName + ", group=" + groupIdx + ", kind=" + kvCacheSpecKind
+          + ", extraKeys=" + (extraKeys != null) + "]";
+    }
+
+    /** Lists copied into unmodifiable ones (nulls kept), bin as a read-only view, deeply. */
+    private static Object immutable(Object value) {
+      if (value instanceof List<?> list) {
+        List<Object> copy = new ArrayList<>(list.size());
+        for (Object element : list) {
+          copy.add(immutable(element));
+        }
+        return Collections.unmodifiableList(copy);
+      }
+      if (value instanceof ByteBuffer bytes) {
+        return bytes.asReadOnlyBuffer();
+      }
+      return value;
     }
   }
 

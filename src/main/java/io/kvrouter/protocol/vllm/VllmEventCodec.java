@@ -2,6 +2,8 @@ package io.kvrouter.protocol.vllm;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
@@ -30,7 +32,7 @@ import org.msgpack.core.MessagePacker;
  *            lora_id:            int|nil,                       5   (earliest events end here)
  *            medium:             str|nil,                       6   "GPU", "CPU", ...
  *            lora_name:          str|nil,                       7
- *            extra_keys:         [ any, ... ]|nil,              8   read as opaque
+ *            extra_keys:         [ [key, ...]|nil, ... ]|nil,   8   one entry per block
  *            group_idx:          int|nil,                       9
  *            kv_cache_spec_kind: str|nil,                      10   "full_attention", ...
  *            ... ]                                                  newer fields: ignored
@@ -53,7 +55,7 @@ import org.msgpack.core.MessagePacker;
  *            "block_hashes": [ uint|bin, ... ], "parent_block_hash": uint|bin|nil,
  *            "token_ids": [ int, ... ], "block_size": int,
  *            "lora_id": int|nil, "medium": str|nil, "lora_name": str|nil,
- *            "extra_keys": [...],          only when not None (read as opaque, never written)
+ *            "extra_keys": [...],          only when not None
  *            "group_idx": int,             only when not None
  *            "kv_cache_spec_kind": str }   only when not None
  *          { "type": "BlockRemoved", "block_hashes": [...], "medium": str|nil, "group_idx": int }
@@ -71,7 +73,9 @@ import org.msgpack.core.MessagePacker;
  * Tolerant in what it accepts, strict about types: the batch as an array (2 or more elements) or a
  * map; each event as an array or a map, independently; keys in any order; unknown keys, unknown
  * map-key types and extra trailing elements skipped; missing trailing elements and missing
- * optional keys read as absent ({@code null}). {@code ts} may be a float or an int. Block hashes
+ * optional keys read as absent ({@code null}). {@code ts} may be a float or an int. A block's extra
+ * keys are read as plain values (see {@link VllmEvent.BlockStored#extraKeys}); a map or an
+ * extension type among them, or arrays nested more than eight deep, are format errors. Block hashes
  * may be ints of any width and sign, kept bit for bit in a {@code long} (uint64 above 2^63 becomes
  * negative), or {@code bin}, folded to its last eight bytes read big-endian (shorter bins: their
  * big-endian value); a {@code str} hash is rejected. {@code token_ids} is not checked against
@@ -83,8 +87,8 @@ import org.msgpack.core.MessagePacker;
  *
  * Byte for byte what Python msgpack (and msgspec) write for the same values: {@code ts} as
  * float64, ints in their smallest form, block hashes unsigned (uint64 when the top bit is set),
- * strings as fixstr/str8/str16/str32. {@link Encoding#ARRAY} writes the eleven-element BlockStored
- * above, up to {@code kv_cache_spec_kind}, with {@code extra_keys} nil.
+ * strings as fixstr/str8/str16/str32, bin as bin8/bin16/bin32. {@link Encoding#ARRAY} writes the
+ * eleven-element BlockStored above, up to {@code kv_cache_spec_kind}.
  */
 public final class VllmEventCodec {
 
@@ -144,7 +148,7 @@ public final class VllmEventCodec {
       packOptInt(out, e.loraId());
       packOptString(out, e.medium());
       packOptString(out, e.loraName());
-      out.packNil(); // extra_keys
+      packKey(out, e.extraKeys());
       packOptInt(out, e.groupIdx());
       packOptString(out, e.kvCacheSpecKind());
     } else if (event instanceof VllmEvent.BlockRemoved e) {
@@ -162,7 +166,10 @@ public final class VllmEventCodec {
   private static void packMap(MessagePacker out, VllmEvent event) throws IOException {
     if (event instanceof VllmEvent.BlockStored e) {
       out.packMapHeader(
-          8 + (e.groupIdx() != null ? 1 : 0) + (e.kvCacheSpecKind() != null ? 1 : 0));
+          8
+              + (e.extraKeys() != null ? 1 : 0)
+              + (e.groupIdx() != null ? 1 : 0)
+              + (e.kvCacheSpecKind() != null ? 1 : 0));
       packString(out, "type");
       packString(out, "BlockStored");
       packString(out, "block_hashes");
@@ -179,6 +186,10 @@ public final class VllmEventCodec {
       packOptString(out, e.medium());
       packString(out, "lora_name");
       packOptString(out, e.loraName());
+      if (e.extraKeys() != null) {
+        packString(out, "extra_keys");
+        packKey(out, e.extraKeys());
+      }
       if (e.groupIdx() != null) {
         packString(out, "group_idx");
         out.packInt(e.groupIdx());
@@ -239,6 +250,35 @@ public final class VllmEventCodec {
     out.packArrayHeader(tokens.length);
     for (int token : tokens) {
       out.packInt(token);
+    }
+  }
+
+  /** One value of {@link VllmEvent.BlockStored#extraKeys}, or a list of them. */
+  private static void packKey(MessagePacker out, Object key) throws IOException {
+    if (key == null) {
+      out.packNil();
+    } else if (key instanceof Boolean b) {
+      out.packBoolean(b);
+    } else if (key instanceof Long l) {
+      out.packLong(l);
+    } else if (key instanceof BigInteger b) {
+      out.packBigInteger(b);
+    } else if (key instanceof Double d) {
+      out.packDouble(d);
+    } else if (key instanceof String str) {
+      packString(out, str);
+    } else if (key instanceof ByteBuffer bytes) {
+      byte[] copy = new byte[bytes.remaining()];
+      bytes.duplicate().get(copy);
+      out.packBinaryHeader(copy.length);
+      out.writePayload(copy);
+    } else if (key instanceof List<?> list) {
+      out.packArrayHeader(list.size());
+      for (Object element : list) {
+        packKey(out, element);
+      }
+    } else {
+      throw new IllegalArgumentException("not an extra key value: " + key.getClass().getName());
     }
   }
 

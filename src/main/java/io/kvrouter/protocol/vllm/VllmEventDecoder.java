@@ -7,6 +7,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.msgpack.core.MessageFormat;
 import org.msgpack.core.MessageInsufficientBufferException;
@@ -44,6 +45,9 @@ final class VllmEventDecoder {
           "kv_cache_spec_kind");
 
   static final List<String> REMOVED_LAYOUT = List.of("type", "block_hashes", "medium", "group_idx");
+
+  /** Arrays within a block's extra keys: vLLM nests one level, its (identifier, offset) pairs. */
+  private static final int MAX_KEY_DEPTH = 8;
 
   private final byte[] payload;
   private MessageUnpacker in;
@@ -292,6 +296,12 @@ final class VllmEventDecoder {
         }
         e.kind = optString();
       }
+      case "extra_keys" -> {
+        if (!stored) {
+          return false;
+        }
+        e.extraKeys = extraKeys();
+      }
       default -> {
         return false;
       }
@@ -312,6 +322,7 @@ final class VllmEventDecoder {
     String loraName;
     Integer groupIdx;
     String kind;
+    List<List<Object>> extraKeys;
 
     Fields(String at, String tag) {
       this.at = at;
@@ -333,7 +344,8 @@ final class VllmEventDecoder {
           require(tokens != null, "token_ids");
           require(blockSize != null, "block_size");
           yield new VllmEvent.BlockStored(
-              hashes, parent, tokens, blockSize, loraId, medium, loraName, groupIdx, kind);
+              hashes, parent, tokens, blockSize, loraId, medium, loraName, groupIdx, kind,
+              extraKeys);
         }
         case REMOVED -> {
           require(hashes != null, "block_hashes");
@@ -391,6 +403,76 @@ final class VllmEventDecoder {
       return bigEndian(payload, start + len - n, n);
     }
     throw expected("an integer or bin block hash", f);
+  }
+
+  /** {@code extra_keys}: nil, or per block nil or an array of keys ({@link #extraKey}). */
+  private List<List<Object>> extraKeys() throws IOException {
+    if (nil()) {
+      return null;
+    }
+    int n = arrayHeader();
+    List<List<Object>> blocks = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      index = i;
+      blocks.add(nil() ? null : keyArray(1));
+    }
+    index = -1;
+    return blocks;
+  }
+
+  private List<Object> keyArray(int depth) throws IOException {
+    if (depth > MAX_KEY_DEPTH) {
+      throw fail("extra keys nested deeper than " + MAX_KEY_DEPTH + " arrays");
+    }
+    int n = arrayHeader();
+    List<Object> keys = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      keys.add(extraKey(depth));
+    }
+    return keys;
+  }
+
+  /**
+   * One extra key as the plain value {@link VllmEvent.BlockStored#extraKeys} documents. vLLM
+   * types them {@code Any}, but sends only scalars and tuples; maps and extension types, which it
+   * never sends, are rejected rather than guessed at.
+   */
+  private Object extraKey(int depth) throws IOException {
+    MessageFormat f = format();
+    switch (f.getValueType()) {
+      case NIL -> {
+        in.unpackNil();
+        return null;
+      }
+      case BOOLEAN -> {
+        return in.unpackBoolean();
+      }
+      case INTEGER -> {
+        if (f == MessageFormat.UINT64) {
+          BigInteger v = in.unpackBigInteger();
+          return v.bitLength() < Long.SIZE ? (Object) v.longValue() : v;
+        }
+        return in.unpackLong();
+      }
+      case FLOAT -> {
+        return in.unpackDouble();
+      }
+      case STRING -> {
+        return string();
+      }
+      case BINARY -> {
+        int len = in.unpackBinaryHeader();
+        need(len, "bin of " + len + " bytes");
+        int start = position();
+        skipRaw(len);
+        // a copy: the key must not change when the caller reuses the payload buffer
+        return ByteBuffer.wrap(Arrays.copyOfRange(payload, start, start + len)).asReadOnlyBuffer();
+      }
+      case ARRAY -> {
+        return keyArray(depth + 1);
+      }
+      default -> throw expected("an extra key (nil, bool, number, string, bin or array)", f);
+    }
   }
 
   private int[] tokenIds() throws IOException {

@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,7 +62,7 @@ class VllmEventCodecTest {
                 List.of(
                     new BlockStored(
                         List.of(H_OBSERVED), null, tokens(100, 16), 16, null, "GPU", null, 0,
-                        "full_attention")),
+                        "full_attention", Collections.singletonList(null))),
                 0)),
         Arguments.of("map_current.msgpack", mapCurrent()),
         Arguments.of("array_legacy.msgpack", arrayLegacy()),
@@ -110,7 +111,7 @@ class VllmEventCodecTest {
                 List.of(
                     new BlockStored(
                         List.of(H_BIG), null, tokens(40, 4), 4, null, "GPU", null, 0,
-                        "full_attention"),
+                        "full_attention", List.of(List.of("mm-hash", 0L))),
                     new BlockRemoved(List.of(H_BIG), "GPU", 0),
                     new AllBlocksCleared()),
                 5)),
@@ -120,10 +121,41 @@ class VllmEventCodecTest {
                 1767225607.0,
                 List.of(
                     new BlockStored(
-                        List.of(H_SMALL), null, tokens(60, 2), 2, null, "GPU", null, null, null),
+                        List.of(H_SMALL), null, tokens(60, 2), 2, null, "GPU", null, null, null,
+                        List.of(List.of("salt", "x"))),
                     new BlockRemoved(List.of(H_SMALL), "GPU", null),
                     new AllBlocksCleared()),
-                null)));
+                null)),
+        Arguments.of("array_lora_hybrid.msgpack", loraHybrid()),
+        Arguments.of("map_lora_hybrid.msgpack", loraHybrid()));
+  }
+
+  private static VllmEventBatch loraHybrid() {
+    List<List<Object>> loraKeys = List.of(List.of("adapter-a"), List.of("adapter-a"));
+    byte[] embeds = new byte[32];
+    for (int i = 0; i < embeds.length; i++) {
+      embeds[i] = (byte) (0x40 + i);
+    }
+    List<List<Object>> extraKeys =
+        Arrays.asList(
+            List.of("tenant-salt"),
+            null,
+            List.of(List.of("0123456789abcdef".repeat(4), 5L), ByteBuffer.wrap(embeds)),
+            Arrays.asList(true, -3L, 2.5, new BigInteger("18446744073709551615"), null));
+    return new VllmEventBatch(
+        1767225608.5,
+        List.of(
+            new BlockStored(
+                List.of(H_BIG, H_SMALL), null, tokens(500, 32), 16, 1, "GPU", "adapter-a", 0,
+                "sliding_window", loraKeys),
+            new BlockStored(
+                List.of(H_BIG, H_SMALL), null, tokens(500, 32), 16, 1, "GPU", "adapter-a", 1,
+                "full_attention", loraKeys),
+            new BlockStored(
+                List.of(H_TINY, H_PARENT, H_OBSERVED, H_SMALL), null, tokens(0, 64), 16, null,
+                "GPU", null, null, null, extraKeys),
+            new BlockRemoved(List.of(H_BIG), "GPU", 1)),
+        0);
   }
 
   private static VllmEventBatch mapCurrent() {
@@ -195,18 +227,33 @@ class VllmEventCodecTest {
   }
 
   @Test
-  void golden_v026Sample_reencodedAsMap_differsOnlyByExtraKeys() {
-    // We never send extra_keys; otherwise our MAP output is what v0.26.0 sent.
-    byte[] ours =
-        VllmEventCodec.encode(
-            VllmEventCodec.decode(golden("map_v0_26_observed.msgpack")), Encoding.MAP);
-    String observed = hex(golden("map_v0_26_observed.msgpack"));
-    String extraKeys = hex(pack("extra_keys")) + hex(pack(Arrays.asList((Object) null)));
+  void golden_v026Sample_reencodedAsMap_isByteForByteWhatItSent() {
+    byte[] observed = golden("map_v0_26_observed.msgpack");
 
-    // fixmap header 0x8b (11 entries) becomes 0x8a (10)
-    assertThat(observed).contains("8ba474797065").contains(extraKeys);
-    assertThat(hex(ours))
-        .isEqualTo(observed.replace("8ba474797065", "8aa474797065").replace(extraKeys, ""));
+    assertThat(hex(VllmEventCodec.encode(VllmEventCodec.decode(observed), Encoding.MAP)))
+        .isEqualTo(hex(observed));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Encoding.class)
+  void golden_loraHybridAndExtraKeys_isByteForBytePythonMsgpack(Encoding encoding) {
+    String fixture = encoding == Encoding.ARRAY ? "array" : "map";
+
+    assertThat(hex(VllmEventCodec.encode(loraHybrid(), encoding)))
+        .isEqualTo(hex(golden(fixture + "_lora_hybrid.msgpack")));
+  }
+
+  @Test
+  void extraKeys_areKeptAsGiven_unmodifiable_andBinIsACopy() {
+    byte[] payload = golden("map_lora_hybrid.msgpack");
+    BlockStored stored = (BlockStored) VllmEventCodec.decode(payload).events().get(2);
+    ByteBuffer embeds = (ByteBuffer) ((List<?>) stored.extraKeys().get(2)).get(1);
+    Arrays.fill(payload, (byte) 0);
+
+    assertThat(embeds.isReadOnly()).isTrue();
+    assertThat(embeds.get(0)).isEqualTo((byte) 0x40);
+    assertThatThrownBy(() -> stored.extraKeys().get(0).add("x"))
+        .isInstanceOf(UnsupportedOperationException.class);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -642,6 +689,30 @@ class VllmEventCodecTest {
                 "type", "BlockStored", "block_hashes", List.of(), "token_ids", List.of(),
                 "block_size", 1, "kv_cache_spec_kind", 1)))),
             "event 0: kv_cache_spec_kind: expected a string, got INTEGER"),
+        bad("extra_keys a string", pack(List.of(1.0, List.of(Arrays.asList(
+                "BlockStored", List.of(), null, List.of(), 1, null, "GPU", null, "k")))),
+            "event 0: extra_keys: expected an array, got STRING"),
+        bad("a block's extra keys a string", pack(List.of(1.0, List.of(Arrays.asList(
+                "BlockStored", List.of(1L), null, List.of(), 1, null, "GPU", null,
+                Arrays.asList(null, "k"))))),
+            "event 0: extra_keys[1]: expected an array, got STRING"),
+        bad("a map among the extra keys", pack(List.of(1.0, List.of(mapOf(
+                "type", "BlockStored", "block_hashes", List.of(), "token_ids", List.of(),
+                "block_size", 1, "extra_keys", List.of(List.of("a", Map.of("b", 1))))))),
+            "event 0: extra_keys[0]: expected an extra key (nil, bool, number, string, bin or"
+                + " array), got MAP"),
+        bad("extra keys nested too deep", pack(List.of(1.0, List.of(mapOf(
+                "type", "BlockStored", "block_hashes", List.of(), "token_ids", List.of(),
+                "block_size", 1, "extra_keys", List.of(nested(9, "deep")))))),
+            "event 0: extra_keys[0]: extra keys nested deeper than 8 arrays"),
+        bad("invalid UTF-8 in an extra key", hexBytes("9200" + "91" + "99"
+                + "ab426c6f636b53746f726564" + "90" + "c0" + "90" + "01" + "c0" + "c0" + "c0"
+                + "91" + "91" + "a1ff"),
+            "event 0: extra_keys[0]: invalid UTF-8"),
+        bad("an extension among the extra keys", hexBytes("9200" + "91" + "99"
+                + "ab426c6f636b53746f726564" + "90" + "c0" + "90" + "01" + "c0" + "c0" + "c0"
+                + "91" + "91" + "d40100"),
+            "got EXTENSION"),
         bad("wrong type in a field read before the tag", pack(List.of(1.0, List.of(mapOf(
                 "block_hashes", "x", "type", "BlockRemoved")))),
             "event 0: block_hashes: expected an array, got STRING"),
@@ -672,6 +743,10 @@ class VllmEventCodecTest {
 
   static Stream<Arguments> hostileLengths() {
     String blockRemoved = "ac426c6f636b52656d6f766564"; // "BlockRemoved"
+    // [0, [["BlockStored", [], nil, [], 1, nil, nil, nil, <extra_keys ...]]]
+    String storedWithExtraKeys =
+        "9200" + "91" + "99" + "ab426c6f636b53746f726564" + "90" + "c0" + "90" + "01" + "c0"
+            + "c0" + "c0";
     return Stream.of(
         // array32 of 2^31 elements: msgpack-core refuses the header itself
         bad("batch array32 2^31", hexBytes("dd80000000"), "batch: length header too large"),
@@ -705,7 +780,13 @@ class VllmEventCodecTest {
             "raw value of 2147483647 bytes cannot fit"),
         bad("skipped str32", hexBytes("9400" + "90" + "c0" + "db7fffffff"),
             "raw value of 2147483647 bytes cannot fit"),
-        bad("skipped ext32", hexBytes("9400" + "90" + "c0" + "c97fffffff01"), "truncated"));
+        bad("skipped ext32", hexBytes("9400" + "90" + "c0" + "c97fffffff01"), "truncated"),
+        bad("bin32 extra key", hexBytes(storedWithExtraKeys + "91" + "91" + "c67fffffff"),
+            "event 0: extra_keys[0]: bin of 2147483647 bytes cannot fit"),
+        bad("array32 extra keys", hexBytes(storedWithExtraKeys + "dd7fffffff"),
+            "event 0: extra_keys: array of 2147483647 elements cannot fit"),
+        bad("array32 of a block's keys", hexBytes(storedWithExtraKeys + "91" + "dd7fffffff"),
+            "event 0: extra_keys[0]: array of 2147483647 elements cannot fit"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -812,6 +893,15 @@ class VllmEventCodecTest {
   /** {@code [0, [["BlockRemoved", [hash]]]]} around the raw bytes of one hash. */
   private static byte[] batchWithHashes(byte[] hash) {
     return concat(hexBytes("9200" + "91" + "92" + "ac426c6f636b52656d6f766564" + "91"), hash);
+  }
+
+  /** {@code value} inside {@code depth} one-element arrays. */
+  private static Object nested(int depth, Object value) {
+    Object v = value;
+    for (int i = 0; i < depth; i++) {
+      v = List.of(v);
+    }
+    return v;
   }
 
   private static Map<String, Object> mapOf(Object... keyValues) {
@@ -965,7 +1055,45 @@ class VllmEventCodecTest {
         randomOpt(random, MEDIA),
         randomOpt(random, new String[] {"adapter-a", "lora/ü", "x".repeat(70_000)}),
         randomOptInt(random),
-        randomOpt(random, new String[] {"full_attention", "sliding_window", "mla_attention"}));
+        randomOpt(random, new String[] {"full_attention", "sliding_window", "mla_attention"}),
+        random.nextInt(3) == 0 ? null : randomExtraKeys(random, hashes.size()));
+  }
+
+  private static List<List<Object>> randomExtraKeys(Random random, int blocks) {
+    int n = random.nextInt(4) == 0 ? random.nextInt(4) : blocks;
+    List<List<Object>> perBlock = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      if (random.nextInt(3) == 0) {
+        perBlock.add(null);
+      } else {
+        perBlock.add(randomKeys(random, 0));
+      }
+    }
+    return perBlock;
+  }
+
+  private static List<Object> randomKeys(Random random, int depth) {
+    List<Object> keys = new ArrayList<>();
+    for (int k = random.nextInt(4); k > 0; k--) {
+      keys.add(
+          switch (random.nextInt(depth < 2 ? 9 : 8)) {
+            case 0 -> new String[] {"adapter-a", "0123456789abcdef".repeat(4), "", "sel-ü"}
+                [random.nextInt(4)];
+            case 1 -> randomHash(random) >>> 1; // a non-negative long
+            case 2 -> -1L - random.nextInt(70_000);
+            case 3 -> new BigInteger(Long.toUnsignedString(Long.MIN_VALUE | random.nextLong()));
+            case 4 -> random.nextDouble() * 1e6;
+            case 5 -> random.nextBoolean();
+            case 6 -> {
+              byte[] bytes = new byte[random.nextInt(4) == 0 ? 300 : random.nextInt(40)];
+              random.nextBytes(bytes);
+              yield ByteBuffer.wrap(bytes);
+            }
+            case 7 -> null;
+            default -> randomKeys(random, depth + 1); // e.g. (identifier, offset)
+          });
+    }
+    return keys;
   }
 
   private static List<Long> randomHashes(Random random) {
