@@ -115,7 +115,8 @@ public final class RouterApplication {
                           endpoints.add(
                               new RouteTarget(
                                   new WorkerEndpoint(w.id(), w.host(), w.port(), w.path()),
-                                  w.kvBlocks())));
+                                  w.kvBlocks(),
+                                  w.dpSize())));
               for (int i = 0; i < mockServers.size(); i++) {
                 endpoints.add(
                     new RouteTarget(

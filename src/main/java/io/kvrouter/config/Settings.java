@@ -155,8 +155,10 @@ public final class Settings {
       new Setting<>("worker", null, "SPEC",
           "A worker serving Dynamo's TCP request plane, e.g. id=w1,address=127.0.0.1:9001;"
               + " the address may end in /PATH (default /generate); kv-blocks=N declares its KV"
-              + " capacity; kv-events=tcp://HOST:PORT is where it publishes vLLM KV events and"
-              + " kv-replay=tcp://HOST:PORT its replay socket. Repeat for each worker.",
+              + " capacity (per data-parallel rank); dp-size=N its data-parallel ranks (kv mode"
+              + " routes to a rank); kv-events=tcp://HOST:PORT is where it publishes vLLM KV"
+              + " events and kv-replay=tcp://HOST:PORT its replay socket (rank r: port + r)."
+              + " Repeat for each worker.",
           null, WorkerSpec.EXPECTED, true, WorkerSpec::parse);
 
   public static final Setting<Integer> MOCK_WORKERS =

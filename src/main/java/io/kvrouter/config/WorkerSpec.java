@@ -8,20 +8,31 @@ import java.util.Set;
 
 /**
  * A statically configured worker, written {@code
- * id=w1,address=HOST:PORT[/PATH][,kv-blocks=N][,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT]]}.
+ * id=w1,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT]]}.
  * The path is the opaque routing path of Dynamo's TCP address; it defaults to {@code generate}.
  *
- * @param kvBlocks the KV capacity the worker declares, 0 when not given
- * @param kvEvents where the worker publishes vLLM's KV cache events, if it does
+ * @param kvBlocks the KV capacity each data-parallel rank declares, 0 when not given
+ * @param kvEvents where the worker publishes vLLM's KV cache events, if it does: rank 0's
+ *     endpoints; rank {@code r} publishes on the same ports plus {@code r}, as vLLM does
+ * @param dpSize its data-parallel ranks, 1 without data parallelism
  */
 public record WorkerSpec(
-    String id, String host, int port, String path, long kvBlocks, Optional<KvEventSource> kvEvents) {
+    String id,
+    String host,
+    int port,
+    String path,
+    long kvBlocks,
+    Optional<KvEventSource> kvEvents,
+    int dpSize) {
 
   static final String EXPECTED =
-      "id=ID,address=HOST:PORT[/PATH][,kv-blocks=N][,kv-events=tcp://HOST:PORT"
-          + "[,kv-replay=tcp://HOST:PORT]] (keys: id, address, kv-blocks, kv-events, kv-replay)";
+      "id=ID,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT"
+          + "[,kv-replay=tcp://HOST:PORT]] (keys: id, address, kv-blocks, dp-size, kv-events,"
+          + " kv-replay)";
   private static final Set<String> KEYS =
-      Set.of("id", "address", "kv-blocks", "kv-events", "kv-replay");
+      Set.of("id", "address", "kv-blocks", "dp-size", "kv-events", "kv-replay");
+  /** The most data-parallel ranks one worker may declare. */
+  public static final int MAX_DP_SIZE = 256;
 
   /**
    * A worker's vLLM KV event publisher: its ZMQ PUB endpoint, and its replay (ROUTER) endpoint or
@@ -30,6 +41,22 @@ public record WorkerSpec(
   public record KvEventSource(String endpoint, String replayEndpoint) {
     public KvEventSource {
       Objects.requireNonNull(endpoint, "endpoint");
+    }
+
+    /**
+     * The endpoints of data-parallel rank {@code dpRank}: vLLM binds rank {@code r}'s publisher
+     * and replay socket on the base ports plus {@code r}.
+     */
+    public KvEventSource forRank(int dpRank) {
+      return new KvEventSource(
+          offsetPort(endpoint, dpRank),
+          replayEndpoint == null ? null : offsetPort(replayEndpoint, dpRank));
+    }
+
+    private static String offsetPort(String endpoint, int offset) {
+      int colon = endpoint.lastIndexOf(':');
+      int port = Integer.parseInt(endpoint.substring(colon + 1)) + offset;
+      return endpoint.substring(0, colon + 1) + port;
     }
   }
 
@@ -41,11 +68,14 @@ public record WorkerSpec(
     if (kvBlocks < 0) {
       throw new IllegalArgumentException("kv-blocks must be >= 0");
     }
+    if (dpSize < 1 || dpSize > MAX_DP_SIZE) {
+      throw new IllegalArgumentException("dp-size must be from 1 to " + MAX_DP_SIZE);
+    }
   }
 
-  /** A worker without a declared KV capacity or KV events. */
+  /** A worker without a declared KV capacity, KV events or data parallelism. */
   public WorkerSpec(String id, String host, int port, String path) {
-    this(id, host, port, path, 0, Optional.empty());
+    this(id, host, port, path, 0, Optional.empty(), 1);
   }
 
   /** Parses the {@code key=value,...} form; throws {@link IllegalArgumentException} if invalid. */
@@ -97,6 +127,16 @@ public record WorkerSpec(
             "kv-blocks '" + kvBlocks + "' is not an integer from 1 to 1000000000");
       }
     }
+    int dpSize = 1;
+    String dp = fields.get("dp-size");
+    if (dp != null) {
+      try {
+        dpSize = Parsers.intInRange(dp, 1, MAX_DP_SIZE);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "dp-size '" + dp + "' is not an integer from 1 to " + MAX_DP_SIZE);
+      }
+    }
     String events = fields.get("kv-events");
     String replay = fields.get("kv-replay");
     if (events == null && replay != null) {
@@ -109,7 +149,22 @@ public record WorkerSpec(
                 new KvEventSource(
                     zmqEndpoint("kv-events", events),
                     replay == null ? null : zmqEndpoint("kv-replay", replay)));
-    return new WorkerSpec(id, host, port, path, blocks, source);
+    if (source.isPresent()) {
+      checkRankPorts("kv-events", source.get().endpoint(), dpSize);
+      if (source.get().replayEndpoint() != null) {
+        checkRankPorts("kv-replay", source.get().replayEndpoint(), dpSize);
+      }
+    }
+    return new WorkerSpec(id, host, port, path, blocks, source, dpSize);
+  }
+
+  /** The last rank's port, base + dp-size - 1, must still be a port. */
+  private static void checkRankPorts(String key, String endpoint, int dpSize) {
+    int port = Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
+    if (port + dpSize - 1 > 65535) {
+      throw new IllegalArgumentException(
+          key + " port " + port + " + dp-size " + dpSize + " - 1 is above 65535");
+    }
   }
 
   /** A {@code tcp://HOST:PORT} endpoint, as ZeroMQ connects to it. */

@@ -18,7 +18,8 @@ public record PreprocessedRequest(
     @JsonProperty("sampling_options") SamplingOptions samplingOptions,
     @JsonProperty("output_options") OutputOptions outputOptions,
     @JsonProperty("eos_token_ids") List<Integer> eosTokenIds,
-    @JsonProperty("annotations") List<String> annotations) {
+    @JsonProperty("annotations") List<String> annotations,
+    @JsonProperty("routing") Routing routing) {
 
   public PreprocessedRequest {
     Objects.requireNonNull(model, "model");
@@ -28,6 +29,40 @@ public record PreprocessedRequest(
     outputOptions = outputOptions == null ? OutputOptions.DEFAULT : outputOptions;
     eosTokenIds = eosTokenIds == null ? List.of() : List.copyOf(eosTokenIds);
     annotations = annotations == null ? List.of() : List.copyOf(annotations);
+  }
+
+  /** A request without routing hints. */
+  public PreprocessedRequest(
+      String model,
+      int[] tokenIds,
+      StopConditions stopConditions,
+      SamplingOptions samplingOptions,
+      OutputOptions outputOptions,
+      List<Integer> eosTokenIds,
+      List<String> annotations) {
+    this(model, tokenIds, stopConditions, samplingOptions, outputOptions, eosTokenIds,
+        annotations, null);
+  }
+
+  /**
+   * What the router decided, for the worker: {@code dp_rank} is the data-parallel rank that must
+   * serve the request (absent: the worker chooses).
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Routing(@JsonProperty("dp_rank") Integer dpRank) {}
+
+  /** This request for data-parallel rank {@code dpRank} of the worker. */
+  public PreprocessedRequest withDpRank(int dpRank) {
+    return new PreprocessedRequest(
+        model, tokenIds, stopConditions, samplingOptions, outputOptions, eosTokenIds,
+        annotations, new Routing(dpRank));
+  }
+
+  /** The data-parallel rank the router chose, if it chose one. */
+  public java.util.OptionalInt dpRank() {
+    return routing == null || routing.dpRank() == null
+        ? java.util.OptionalInt.empty()
+        : java.util.OptionalInt.of(routing.dpRank());
   }
 
   /** When to stop generating; every field is optional. */
@@ -74,14 +109,15 @@ public record PreprocessedRequest(
         && samplingOptions.equals(r.samplingOptions)
         && outputOptions.equals(r.outputOptions)
         && eosTokenIds.equals(r.eosTokenIds)
-        && annotations.equals(r.annotations);
+        && annotations.equals(r.annotations)
+        && Objects.equals(routing, r.routing);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(
         model, java.util.Arrays.hashCode(tokenIds), stopConditions, samplingOptions,
-        outputOptions, eosTokenIds, annotations);
+        outputOptions, eosTokenIds, annotations, routing);
   }
 
   @Override

@@ -7,6 +7,7 @@ import io.kvrouter.protocol.OverlapScores;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.RouteExplanation;
 import io.kvrouter.protocol.WorkerCost;
+import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.routing.index.ApproximateIndex;
@@ -25,6 +26,7 @@ import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -143,21 +145,23 @@ final class KvWorkerSelector implements WorkerSelector {
   }
 
   private void registerGauges(WorkerState worker, MeterRegistry meters) {
-    String[] tags = {
-      MetricNames.TAG_WORKER_ID, worker.id(),
-      MetricNames.TAG_DP_RANK, String.valueOf(worker.rank.dpRank()),
-      MetricNames.TAG_WORKER_TYPE, "decode"
-    };
-    Gauge.builder(MetricNames.WORKER_ACTIVE_DECODE_BLOCKS, () -> active.load(worker.rank).activeBlocks())
-        .description("Active KV blocks the KV router predicts per worker")
-        .tags(tags)
-        .register(meters);
-    Gauge.builder(
-            MetricNames.WORKER_ACTIVE_PREFILL_TOKENS,
-            () -> active.load(worker.rank).activePrefillTokens())
-        .description("Prompt tokens still to prefill the KV router predicts per worker")
-        .tags(tags)
-        .register(meters);
+    for (WorkerRank rank : worker.ranks) {
+      String[] tags = {
+        MetricNames.TAG_WORKER_ID, worker.id(),
+        MetricNames.TAG_DP_RANK, String.valueOf(rank.dpRank()),
+        MetricNames.TAG_WORKER_TYPE, "decode"
+      };
+      Gauge.builder(MetricNames.WORKER_ACTIVE_DECODE_BLOCKS, () -> active.load(rank).activeBlocks())
+          .description("Active KV blocks the KV router predicts per worker")
+          .tags(tags)
+          .register(meters);
+      Gauge.builder(
+              MetricNames.WORKER_ACTIVE_PREFILL_TOKENS,
+              () -> active.load(rank).activePrefillTokens())
+          .description("Prompt tokens still to prefill the KV router predicts per worker")
+          .tags(tags)
+          .register(meters);
+    }
   }
 
   /** A prompt's block hashes and the cost of each candidate for it. */
@@ -171,11 +175,14 @@ final class KvWorkerSelector implements WorkerSelector {
     // those of the ranks that matched this prompt, spreads unrelated prompts over idle workers.
     OverlapScores overlaps =
         new OverlapScores(indexer.findMatches(local).overlapBlocks(), indexer.cachedBlocks());
+    // every data-parallel rank is a candidate of its own: each has its own KV cache
     List<Candidate> ranks = new ArrayList<>(candidates.size());
     for (WorkerState worker : candidates) {
-      ranks.add(
-          new Candidate(
-              worker.rank, worker.effectiveTotalKvBlocks(), worker.reportedActiveBlocks()));
+      for (WorkerRank rank : worker.ranks) {
+        int dp = rank.dpRank();
+        ranks.add(
+            new Candidate(rank, worker.effectiveTotalKvBlocks(dp), worker.reportedActiveBlocks(dp)));
+      }
     }
     Selection selection =
         costs.select(new ScheduleRequest(tokens.length, sequence), overlaps, ranks, active);
@@ -191,17 +198,22 @@ final class KvWorkerSelector implements WorkerSelector {
           "All " + candidates.size() + " available workers are busy; retry later");
     }
     WorkerCost cost = chosen.get();
+    WorkerRank rank = cost.worker();
     WorkerState worker =
-        candidates.stream().filter(w -> w.rank.equals(cost.worker())).findFirst().orElseThrow();
-    active.add(requestId, worker.rank, scored.sequenceHashes(), cost.newPrefillTokens());
+        candidates.stream()
+            .filter(w -> w.id().equals(rank.workerId()))
+            .findFirst()
+            .orElseThrow();
+    active.add(requestId, rank, scored.sequenceHashes(), cost.newPrefillTokens());
     if (learned != null) {
-      learned.routed(worker.rank, scored.localHashes(), scored.sequenceHashes());
+      learned.routed(rank, scored.localHashes(), scored.sequenceHashes());
     }
     int inputTokens = request.tokenIds().length;
     overlapBlocks.record(cost.overlapBlocks());
     hitRate.record(
         inputTokens == 0 ? 0 : (double) cost.overlapBlocks() * hasher.blockSize() / inputTokens);
-    return new Route(worker, new ActiveBooking(requestId));
+    return new Route(
+        worker, new ActiveBooking(requestId), worker.ranks.size() > 1 ? rank.dpRank() : null);
   }
 
   /** Keeps the request's load on its worker from routing to first token (prefill) and end. */
@@ -238,14 +250,21 @@ final class KvWorkerSelector implements WorkerSelector {
 
   @Override
   public Optional<WorkerStatus.KvView> kvView(WorkerState worker) {
-    WorkerLoad load = active.load(worker.rank);
-    Long cached = indexer.cachedBlocks().get(worker.rank);
+    // summed over the worker's data-parallel ranks
+    long activeBlocks = 0;
+    long prefillTokens = 0;
+    long cachedBlocks = 0;
+    long totalBlocks = 0;
+    Map<WorkerRank, Long> cached = indexer.cachedBlocks();
+    for (WorkerRank rank : worker.ranks) {
+      WorkerLoad load = active.load(rank);
+      activeBlocks += load.activeBlocks();
+      prefillTokens += load.activePrefillTokens();
+      cachedBlocks += cached.getOrDefault(rank, 0L);
+      totalBlocks += worker.effectiveTotalKvBlocks(rank.dpRank());
+    }
     return Optional.of(
-        new WorkerStatus.KvView(
-            load.activeBlocks(),
-            load.activePrefillTokens(),
-            cached == null ? 0 : cached,
-            worker.effectiveTotalKvBlocks()));
+        new WorkerStatus.KvView(activeBlocks, prefillTokens, cachedBlocks, totalBlocks));
   }
 
   /**

@@ -109,7 +109,7 @@ final class PushRouter implements Router {
     tried.add(worker.id());
     worker.activeRequests.incrementAndGet();
     return plane
-        .send(worker.endpoint, requestId, request)
+        .send(worker.endpoint, requestId, route.requestFor(request))
         .transform(
             ar -> {
               if (ar.succeeded()) {
@@ -169,7 +169,8 @@ final class PushRouter implements Router {
   @Override
   public void reportLoad(WorkerLoadReport report) {
     for (WorkerState worker : workers) {
-      if (worker.rank.equals(report.rank())) {
+      if (worker.id().equals(report.rank().workerId())
+          && report.rank().dpRank() < worker.ranks.size()) {
         worker.reportLoad(report);
         return;
       }

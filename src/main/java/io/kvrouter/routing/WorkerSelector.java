@@ -55,8 +55,20 @@ interface WorkerSelector {
   /** Stops background work. */
   default void close() {}
 
-  /** A worker chosen for one request, and the booking to keep until the request ends there. */
-  record Route(WorkerState worker, Booking booking) {}
+  /**
+   * A worker chosen for one request, and the booking to keep until the request ends there; {@code
+   * dpRank} is the data-parallel rank of the worker chosen too, null when the worker chooses.
+   */
+  record Route(WorkerState worker, Booking booking, Integer dpRank) {
+    Route(WorkerState worker, Booking booking) {
+      this(worker, booking, null);
+    }
+
+    /** {@code request} as the worker must receive it: for the chosen rank, if one was chosen. */
+    PreprocessedRequest requestFor(PreprocessedRequest request) {
+      return dpRank == null ? request : request.withDpRank(dpRank);
+    }
+  }
 
   /** The load a routed request holds in the selector's books. */
   interface Booking {

@@ -5,7 +5,10 @@ import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.WorkerStatus;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -17,15 +20,20 @@ final class WorkerState {
 
   final WorkerEndpoint endpoint;
   final long totalKvBlocks;
-  /** The worker's one data-parallel rank (static workers run without data parallelism). */
-  final WorkerRank rank;
+  /** Its data-parallel ranks, 0 .. dpSize - 1; one without data parallelism. */
+  final List<WorkerRank> ranks;
   final AtomicBoolean healthy = new AtomicBoolean(true);
   final AtomicInteger activeRequests = new AtomicInteger();
 
   WorkerState(RouteTarget target) {
     this.endpoint = target.endpoint();
     this.totalKvBlocks = target.totalKvBlocks();
-    this.rank = WorkerRank.of(endpoint.workerId());
+    List<WorkerRank> all = new ArrayList<>(target.dpSize());
+    for (int dp = 0; dp < target.dpSize(); dp++) {
+      all.add(new WorkerRank(endpoint.workerId(), dp));
+    }
+    this.ranks = List.copyOf(all);
+    this.loadReports = new AtomicReferenceArray<>(target.dpSize());
   }
 
   String id() {
@@ -35,42 +43,43 @@ final class WorkerState {
   /** Reports how this worker's KV cache events are followed, once a subscriber follows them. */
   volatile Supplier<KvEventFeed> kvEventFeed;
 
-  /** The worker's latest load report and when it arrived (read together, written together). */
-  private volatile TimedReport loadReport;
+  /** Each rank's latest load report and when it arrived (read together, written together). */
+  private final AtomicReferenceArray<TimedReport> loadReports;
 
   private record TimedReport(WorkerLoadReport report, long nanos) {}
 
+  /** Keeps {@code report}, whose rank must be one of {@link #ranks}. */
   void reportLoad(WorkerLoadReport report) {
-    loadReport = new TimedReport(report, System.nanoTime());
+    loadReports.set(report.rank().dpRank(), new TimedReport(report, System.nanoTime()));
   }
 
-  /** The latest load report, if younger than {@link #LOAD_REPORT_TTL_NANOS}. */
-  Optional<WorkerLoadReport> freshLoadReport() {
-    TimedReport timed = loadReport;
+  /** The latest load report of rank {@code dpRank}, if younger than {@link #LOAD_REPORT_TTL_NANOS}. */
+  Optional<WorkerLoadReport> freshLoadReport(int dpRank) {
+    TimedReport timed = loadReports.get(dpRank);
     if (timed == null || System.nanoTime() - timed.nanos() > LOAD_REPORT_TTL_NANOS) {
       return Optional.empty();
     }
     return Optional.of(timed.report());
   }
 
-  /** The declared KV capacity, else the one the worker reports, else 0 (unknown). */
-  long effectiveTotalKvBlocks() {
+  /** Rank {@code dpRank}'s declared KV capacity, else the one it reports, else 0 (unknown). */
+  long effectiveTotalKvBlocks(int dpRank) {
     if (totalKvBlocks > 0) {
       return totalKvBlocks;
     }
-    return freshLoadReport().map(r -> Math.max(0, r.kvTotalBlocks())).orElse(0L);
+    return freshLoadReport(dpRank).map(r -> Math.max(0, r.kvTotalBlocks())).orElse(0L);
   }
 
-  /** The KV blocks the worker reports in use; -1 without a fresh report. */
-  long reportedActiveBlocks() {
-    return freshLoadReport()
+  /** The KV blocks rank {@code dpRank} reports in use; -1 without a fresh report. */
+  long reportedActiveBlocks(int dpRank) {
+    return freshLoadReport(dpRank)
         .map(r -> r.kvUsedBlocks() >= 0 ? r.kvUsedBlocks() : r.activeDecodeBlocks())
         .orElse(-1L);
   }
 
   WorkerStatus status(Optional<WorkerStatus.KvView> kv) {
     Supplier<KvEventFeed> feed = kvEventFeed;
-    TimedReport timed = loadReport;
+    TimedReport timed = loadReports.get(0);
     return new WorkerStatus(
         id(), endpoint.address(), healthy.get(), activeRequests.get(), kv,
         feed == null ? Optional.empty() : Optional.of(feed.get()),

@@ -170,7 +170,26 @@ class ConfigLoaderTest {
         .containsExactly(
             new WorkerSpec(
                 "c", "h", 1, "generate", 4096,
-                Optional.of(new WorkerSpec.KvEventSource("tcp://h:5557", "tcp://h:5558"))));
+                Optional.of(new WorkerSpec.KvEventSource("tcp://h:5557", "tcp://h:5558")), 1));
+  }
+
+  @Test
+  void dataParallelWorker_hasRanks_whoseEventPortsAreOffsetByTheRank() {
+    WorkerSpec worker =
+        ConfigLoader.load(
+                Map.of("worker", List.of(
+                    "id=d,address=h:1,dp-size=4,kv-events=tcp://h:5557,kv-replay=tcp://h:6000")),
+                Map.of(), null)
+            .workers().get(0);
+    assertThat(worker.dpSize()).isEqualTo(4);
+    assertThat(worker.kvEvents().orElseThrow().forRank(0))
+        .isEqualTo(new WorkerSpec.KvEventSource("tcp://h:5557", "tcp://h:6000"));
+    assertThat(worker.kvEvents().orElseThrow().forRank(3))
+        .isEqualTo(new WorkerSpec.KvEventSource("tcp://h:5560", "tcp://h:6003"));
+    assertThatThrownBy(() -> ConfigLoader.load(
+            Map.of("worker", List.of("id=d,address=h:1,dp-size=3,kv-events=tcp://h:65534")),
+            Map.of(), null))
+        .hasMessageContaining("kv-events port 65534 + dp-size 3 - 1 is above 65535");
   }
 
   @Test
@@ -180,7 +199,8 @@ class ConfigLoaderTest {
             "id=a", "address=h:1", "id=a,address=h", "id=a,address=h:1,zone=x",
             "id=a,address=h:1,kv-blocks=0", "id=a,address=h:1,kv-blocks=many",
             "id=a,address=h:1,kv-events=h:5557", "id=a,address=h:1,kv-events=tcp://h",
-            "id=a,address=h:1,kv-replay=tcp://h:5558")) {
+            "id=a,address=h:1,kv-replay=tcp://h:5558", "id=a,address=h:1,dp-size=0",
+            "id=a,address=h:1,dp-size=257")) {
       assertThatThrownBy(() -> ConfigLoader.load(Map.of("worker", List.of(bad)), Map.of(), null))
           .as(bad)
           .isInstanceOf(ConfigException.class)

@@ -59,13 +59,18 @@ class KvRouterTest {
   }
 
   private Router kvRouter(int workers, KvRouterConfig config, long declaredKvBlocks) {
+    return kvRouter(workers, config, declaredKvBlocks, 1);
+  }
+
+  private Router kvRouter(int workers, KvRouterConfig config, long declaredKvBlocks, int dpSize) {
     List<RouteTarget> targets =
         IntStream.rangeClosed(1, workers)
             .mapToObj(
                 i ->
                     new RouteTarget(
                         new WorkerEndpoint("w" + i, "127.0.0.1", 9000 + i, "generate"),
-                        declaredKvBlocks))
+                        declaredKvBlocks,
+                        dpSize))
             .toList();
     router =
         Routers.create(RouterMode.KV, config, BLOCK_SIZE, targets, plane, vertx, meters);
@@ -101,11 +106,12 @@ class KvRouterTest {
     return worker;
   }
 
+  /** The most blocks any data-parallel rank of {@code workerId} caches; -1 if it has none. */
   private static int overlapOf(RouteExplanation explanation, String workerId) {
     return explanation.workers().stream()
         .filter(c -> c.worker().workerId().equals(workerId))
         .mapToInt(WorkerCost::overlapBlocks)
-        .findFirst()
+        .max()
         .orElse(-1);
   }
 
@@ -207,6 +213,36 @@ class KvRouterTest {
 
     assertThat(failure(router.generate("r2", request(tokens(2, 16)))))
         .isInstanceOf(AllWorkersBusyException.class);
+  }
+
+  @Test
+  void dataParallelRanks_areRoutedToEachOnItsOwn_andTheWorkerIsToldWhich() throws Exception {
+    kvRouter(1, KvRouterConfig.APPROXIMATE, 1000, 4);
+    int[] shared = tokens(7, 1000);
+    Set<Integer> ranksOfUnrelated = new HashSet<>();
+    for (int i = 0; i < 4; i++) {
+      route("u" + i, tokens(100 + i, 160));
+      ranksOfUnrelated.add(plane.requestOf.get("u" + i).dpRank().orElseThrow());
+    }
+    assertThat(ranksOfUnrelated).as("unrelated prompts spread over the ranks").hasSize(4);
+
+    Set<Integer> ranksOfShared = new HashSet<>();
+    for (int i = 0; i < 6; i++) {
+      route("s" + i, concat(shared, tokens(200 + i, 32)));
+      ranksOfShared.add(plane.requestOf.get("s" + i).dpRank().orElseThrow());
+    }
+    assertThat(ranksOfShared).as("a shared prefix stays on the rank that caches it").hasSize(1);
+    RouteExplanation explanation = router.explain(request(shared)).orElseThrow();
+    assertThat(explanation.workers()).extracting(c -> c.worker().dpRank())
+        .containsExactlyInAnyOrder(0, 1, 2, 3);
+    assertThat(kv("w1").totalKvBlocks()).as("four ranks of 1000 blocks").isEqualTo(4000);
+  }
+
+  @Test
+  void aWorkerWithoutDataParallelism_isNotToldARank() throws Exception {
+    kvRouter(2, KvRouterConfig.APPROXIMATE);
+    route("r1", tokens(1, 64));
+    assertThat(plane.requestOf.get("r1").routing()).isNull();
   }
 
   @Test

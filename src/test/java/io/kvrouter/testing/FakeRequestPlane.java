@@ -42,6 +42,8 @@ public final class FakeRequestPlane implements RequestPlane {
   public final List<String> cancels = new CopyOnWriteArrayList<>();
   /** The worker each request was last sent to, by request id. */
   public final Map<String, String> workerOf = new ConcurrentHashMap<>();
+  /** The request as each request id was sent, routing hints included. */
+  public final Map<String, PreprocessedRequest> requestOf = new ConcurrentHashMap<>();
   /** Streams of {@link Behaviour#HOLD} workers, by request id, once subscribed. */
   public final Map<String, Held> held = new ConcurrentHashMap<>();
 
@@ -59,6 +61,7 @@ public final class FakeRequestPlane implements RequestPlane {
       WorkerEndpoint worker, String requestId, PreprocessedRequest request) {
     sends.add(worker.workerId());
     workerOf.put(requestId, worker.workerId());
+    requestOf.put(requestId, request);
     Behaviour behaviour = behaviour(worker.workerId());
     if (behaviour == Behaviour.UNREACHABLE) {
       return Future.failedFuture(

@@ -12,6 +12,7 @@ import io.vertx.core.buffer.Buffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import io.kvrouter.protocol.PreprocessedRequest;
 import org.junit.jupiter.api.Test;
 
 class RequestFrameCodecTest {
@@ -113,5 +114,20 @@ class RequestFrameCodecTest {
     List<RequestFrame> frames = new ArrayList<>();
     new RequestFrameDecoder(MAX).decode(input, frames::add);
     return frames;
+  }
+
+  @Test
+  void aDataParallelRank_travelsAsDynamosRoutingDpRank_andIsOmittedOtherwise() {
+    PreprocessedRequest plain = WireSamples.request();
+    assertThat(WireJson.string(plain)).doesNotContain("routing");
+
+    PreprocessedRequest routed = plain.withDpRank(3);
+    String json = WireJson.string(routed);
+    assertThat(json).endsWith(",\"routing\":{\"dp_rank\":3}}");
+    PreprocessedRequest back =
+        WireJson.read(json, PreprocessedRequest.class, "request");
+    assertThat(back).isEqualTo(routed);
+    assertThat(back.dpRank()).hasValue(3);
+    assertThat(plain.dpRank()).isEmpty();
   }
 }
