@@ -12,6 +12,8 @@ import io.kvrouter.sim.SimulatedEngine;
 import io.kvrouter.sim.kv.KvCacheManager;
 import io.kvrouter.sim.kv.WorkerKvEventLog;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.Executors;
@@ -19,7 +21,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A simulated worker rank on Dynamo's NATS event plane, as a Dynamo worker with its local indexer:
+ * A simulated worker's data-parallel ranks on Dynamo's NATS event plane, as a Dynamo worker with
+ * its local indexer, one log per rank:
  *
  * <ul>
  *   <li>every KV event of the engine's cache, numbered by a {@link WorkerKvEventLog}, goes out as
@@ -46,71 +49,89 @@ final class DynamoWorkerEvents implements AutoCloseable {
   private static final long LOAD_HEARTBEAT_MS = 1000;
 
   private final NatsEventPublisher publisher;
-  private final WorkerKvEventLog log;
+  private final List<WorkerKvEventLog> logs;
   private final ScheduledExecutorService loadTimer;
-  private WorkerLoadReport lastLoad;
-  private long lastLoadMillis;
+  private final WorkerLoadReport[] lastLoad;
+  private final long[] lastLoadMillis;
 
   private DynamoWorkerEvents(
-      NatsEventPublisher publisher, WorkerKvEventLog log, ScheduledExecutorService loadTimer) {
+      NatsEventPublisher publisher, List<WorkerKvEventLog> logs,
+      ScheduledExecutorService loadTimer) {
     this.publisher = publisher;
-    this.log = log;
+    this.logs = logs;
     this.loadTimer = loadTimer;
+    this.lastLoad = new WorkerLoadReport[logs.size()];
+    this.lastLoadMillis = new long[logs.size()];
   }
 
   /**
-   * Starts publishing {@code engine}'s events and load as worker {@code rank} (whose id must be a
-   * decimal u64, as Dynamo's worker ids are), losing {@code dropRate} of the events on purpose.
+   * Starts publishing the events and load of {@code ranks} (rank {@code r} is data-parallel rank
+   * {@code r}) as worker {@code workerId} (a decimal u64, as Dynamo's worker ids are), losing
+   * {@code dropRate} of the events on purpose.
    */
   static DynamoWorkerEvents start(
-      SimulatedEngine engine, WorkerRank rank, Settings settings, double dropRate) {
-    long workerId = DynamoEventCodec.workerIdToU64(rank.workerId());
+      List<SimulatedEngine> ranks, String workerId, Settings settings, double dropRate) {
+    long id = DynamoEventCodec.workerIdToU64(workerId);
     String component = NatsSubjects.component(settings.namespace(), settings.component());
     String kvEvents = NatsSubjects.kvEvents(settings.namespace(), settings.component());
     NatsEventPublisher publisher =
         NatsEventPublisher.start(
-            settings.natsUrl(), "worker-" + rank.workerId(),
+            settings.natsUrl(), "worker-" + workerId,
             NatsEventPublisher.DEFAULT_RECONNECT_BUFFER_BYTES);
     if (settings.durable()) {
       publisher.storeInStream(kvEvents);
     }
-    WorkerKvEventLog log = WorkerKvEventLog.attach(engine.kvCache(), rank);
+    List<WorkerKvEventLog> logs = new ArrayList<>(ranks.size());
     SplittableRandom random = new SplittableRandom(System.nanoTime());
-    log.subscribe(
-        event -> {
-          // lost on purpose (--kv-events-drop-rate): the router must recover it by query
-          if (dropRate == 0 || random.nextDouble() >= dropRate) {
+    for (int dp = 0; dp < ranks.size(); dp++) {
+      WorkerKvEventLog log =
+          WorkerKvEventLog.attach(ranks.get(dp).kvCache(), new WorkerRank(workerId, dp));
+      log.subscribe(
+          event -> {
+            // lost on purpose (--kv-events-drop-rate): the router must recover it by query
+            synchronized (random) {
+              if (dropRate > 0 && random.nextDouble() < dropRate) {
+                return;
+              }
+            }
             publisher.publish(kvEvents, DynamoEventCodec.encode(event));
-          }
-        });
-    publisher.serve(
-        WorkerKvQueryCodec.subject(component, workerId), request -> answer(log, rank, request));
+          });
+      logs.add(log);
+    }
+    publisher.serve(WorkerKvQueryCodec.subject(component, id), request -> answer(logs, request));
     ScheduledExecutorService timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
-              Thread t = new Thread(r, "worker-load-" + rank.workerId());
+              Thread t = new Thread(r, "worker-load-" + workerId);
               t.setDaemon(true);
               return t;
             });
-    DynamoWorkerEvents events = new DynamoWorkerEvents(publisher, log, timer);
+    DynamoWorkerEvents events = new DynamoWorkerEvents(publisher, List.copyOf(logs), timer);
     String loadSubject = WorkerLoadCodec.subject(settings.namespace());
     long period = settings.loadInterval().toMillis();
     timer.scheduleWithFixedDelay(
-        () -> events.publishLoad(engine, rank, loadSubject), 0, period, TimeUnit.MILLISECONDS);
+        () -> {
+          for (int dp = 0; dp < ranks.size(); dp++) {
+            events.publishLoad(ranks.get(dp), dp, new WorkerRank(workerId, dp), loadSubject);
+          }
+        },
+        0, period, TimeUnit.MILLISECONDS);
     return events;
   }
 
-  /** The worker's side of a recovery query; a malformed one is answered with an {@code Error}. */
-  static byte[] answer(WorkerKvEventLog log, WorkerRank rank, byte[] request) {
+  /**
+   * The worker's side of a recovery query, answered from the log of the rank it names; a malformed
+   * query, or one for a rank the worker does not have, is answered with an {@code Error}.
+   */
+  static byte[] answer(List<WorkerKvEventLog> logs, byte[] request) {
     WorkerKvQueryResult result;
     try {
       WorkerKvQueryCodec.Query query = WorkerKvQueryCodec.decodeQuery(request);
-      if (query.dpRank() != rank.dpRank()) {
+      if (query.dpRank() >= logs.size()) {
         result = new WorkerKvQueryResult.Error(
-            "worker " + rank.workerId() + " serves dp_rank " + rank.dpRank() + ", not "
-                + query.dpRank());
+            "no dp_rank " + query.dpRank() + " here: this worker has " + logs.size());
       } else {
-        result = log.query(query.start(), query.end());
+        result = logs.get(query.dpRank()).query(query.start(), query.end());
       }
     } catch (IllegalArgumentException e) {
       result = new WorkerKvQueryResult.Error("malformed query: " + e.getMessage());
@@ -118,7 +139,7 @@ final class DynamoWorkerEvents implements AutoCloseable {
     return WorkerKvQueryCodec.encodeResult(result);
   }
 
-  private void publishLoad(SimulatedEngine engine, WorkerRank rank, String subject) {
+  private void publishLoad(SimulatedEngine engine, int dp, WorkerRank rank, String subject) {
     KvCacheManager kv = engine.kvCache();
     long active = kv.activeBlocks();
     WorkerLoadReport load =
@@ -126,12 +147,12 @@ final class DynamoWorkerEvents implements AutoCloseable {
             rank, active, WorkerLoadReport.UNKNOWN, active, kv.capacity(), 0,
             engine.activeRequests());
     long now = System.currentTimeMillis();
-    if (load.equals(lastLoad) && now - lastLoadMillis < LOAD_HEARTBEAT_MS) {
+    if (load.equals(lastLoad[dp]) && now - lastLoadMillis[dp] < LOAD_HEARTBEAT_MS) {
       return;
     }
     if (publisher.publish(subject, WorkerLoadCodec.encode(load))) {
-      lastLoad = load;
-      lastLoadMillis = now;
+      lastLoad[dp] = load;
+      lastLoadMillis[dp] = now;
     }
   }
 
@@ -142,7 +163,7 @@ final class DynamoWorkerEvents implements AutoCloseable {
   @Override
   public void close() {
     loadTimer.shutdownNow();
-    log.close();
+    logs.forEach(WorkerKvEventLog::close);
     publisher.close();
   }
 }

@@ -5,12 +5,12 @@ import io.kvrouter.config.Settings;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.events.nats.NatsSubjects;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
-import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.DynamoEventCodec;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
+import io.kvrouter.sim.DataParallelEngine;
 import io.kvrouter.sim.SimulatedEngine;
 import io.kvrouter.transport.tcp.TcpTransport;
 import io.kvrouter.transport.tcp.WorkerServer;
@@ -22,6 +22,8 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
@@ -104,6 +106,18 @@ final class WorkerCommand {
               + " recently used first; a request whose prompt does not fit is refused. From 1 to"
               + " 1000000000. Default: ${DEFAULT-VALUE}.")
   int numGpuBlocks;
+
+  @Option(
+      names = "--data-parallel-size",
+      paramLabel = "N",
+      defaultValue = "1",
+      description =
+          "Data-parallel ranks, each with its own KV cache of --num-gpu-blocks, behind the one"
+              + " request-plane port: a request goes to the rank the router names in"
+              + " routing.dp_rank, else to the least busy. Rank r publishes its KV events on"
+              + " --kv-events-port + r and --kv-replay-port + r (as vLLM), or on NATS with"
+              + " dp_rank r. From 1 to 256. Default: ${DEFAULT-VALUE}.")
+  int dataParallelSize;
 
   @Option(
       names = "--kv-events-port",
@@ -230,25 +244,37 @@ final class WorkerCommand {
     }
     Vertx vertx = Vertx.vertx();
     Metrics metrics = new Metrics();
-    SimulatedEngine engine =
-        new SimulatedEngine(
-            vertx,
-            new SimulatedEngine.Options(
-                WorkerVocabulary.of(assets),
-                Duration.ofMillis(ttftMs),
-                Duration.ofMillis(itlMs),
-                blockSize,
-                numGpuBlocks),
-            metrics.registry(),
-            Tags.of("model", modelName));
+    SimulatedEngine.Options engineOptions =
+        new SimulatedEngine.Options(
+            WorkerVocabulary.of(assets),
+            Duration.ofMillis(ttftMs),
+            Duration.ofMillis(itlMs),
+            blockSize,
+            numGpuBlocks);
+    List<SimulatedEngine> ranks = new ArrayList<>(dataParallelSize);
+    for (int dp = 0; dp < dataParallelSize; dp++) {
+      ranks.add(
+          new SimulatedEngine(
+              vertx, engineOptions, metrics.registry(),
+              Tags.of("model", modelName, "dp_rank", String.valueOf(dp))));
+    }
+    DataParallelEngine engine = new DataParallelEngine(ranks);
     Future<WorkerServer> server =
         TcpTransport.server(
             vertx, host, port, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), tcp);
-    AutoCloseable publisher =
-        eventPlane.equals("nats")
-            ? publishOnNats(engine)
-            : kvEventsPort == null ? null : publishKvEvents(engine);
-    Future<?> system = systemPort == null ? Future.succeededFuture() : serveSystemPort(vertx, metrics, engine);
+    List<AutoCloseable> publishers;
+    try {
+      publishers =
+          eventPlane.equals("nats")
+              ? List.of(publishOnNats(ranks))
+              : kvEventsPort == null ? List.of() : publishKvEvents(ranks);
+    } catch (RuntimeException e) {
+      err.println("error: cannot publish KV events: " + e.getMessage());
+      vertx.close();
+      return OptionalInt.of(1);
+    }
+    Future<?> system =
+        systemPort == null ? Future.succeededFuture() : serveSystemPort(vertx, metrics, ranks);
     try {
       WorkerServer started =
           Future.all(server, system).map(v -> server.result()).toCompletionStage()
@@ -259,11 +285,11 @@ final class WorkerCommand {
       spec.commandLine().getOut().flush();
       Runtime.getRuntime().addShutdownHook(new Thread(
           () -> {
-            if (publisher != null) {
+            for (AutoCloseable publisher : publishers) {
               try {
                 publisher.close();
               } catch (Exception e) {
-                err.println("warning: closing the event publisher failed: " + e);
+                err.println("warning: closing an event publisher failed: " + e);
               }
             }
             started.close().transform(v -> vertx.close())
@@ -274,39 +300,62 @@ final class WorkerCommand {
     } catch (Exception e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       err.println("error: the worker could not start: " + cause.getMessage());
+      publishers.forEach(WorkerCommand::closeQuietly);
       vertx.close();
       return OptionalInt.of(1);
     }
   }
 
-  private ZmqEventPublisher publishKvEvents(SimulatedEngine engine) {
+  /** One vLLM publisher per rank, rank r on the base ports + r (vLLM's data-parallel offsets). */
+  private List<AutoCloseable> publishKvEvents(List<SimulatedEngine> ranks) {
     String bindHost = host.equals("0.0.0.0") ? "*" : host;
-    ZmqEventPublisher publisher =
-        SimulatedWorkerEvents.publish(
-            engine,
-            new ZmqEventPublisher.Options(
-                bindHost,
-                kvEventsPort,
-                kvReplayPort == null ? -1 : kvReplayPort,
-                "",
-                10_000,
-                kvEventsEncoding.equals("map")
-                    ? VllmEventCodec.Encoding.MAP
-                    : VllmEventCodec.Encoding.ARRAY,
-                0,
-                kvEventsDropRate,
-                System.nanoTime()));
-    spec.commandLine().getOut().printf(
-        "kvrouter worker kv events: tcp://%s:%d%s%n", host, publisher.port(),
-        publisher.replayPort() < 0 ? "" : ", replay tcp://" + host + ":" + publisher.replayPort());
-    return publisher;
+    List<AutoCloseable> publishers = new ArrayList<>();
+    try {
+      for (int dp = 0; dp < ranks.size(); dp++) {
+        ZmqEventPublisher publisher =
+            SimulatedWorkerEvents.publish(
+                ranks.get(dp),
+                new ZmqEventPublisher.Options(
+                    bindHost,
+                    kvEventsPort == 0 ? 0 : kvEventsPort + dp,
+                    kvReplayPort == null ? -1 : kvReplayPort == 0 ? 0 : kvReplayPort + dp,
+                    "",
+                    10_000,
+                    kvEventsEncoding.equals("map")
+                        ? VllmEventCodec.Encoding.MAP
+                        : VllmEventCodec.Encoding.ARRAY,
+                    dp,
+                    kvEventsDropRate,
+                    System.nanoTime()));
+        publishers.add(publisher);
+        if (dp == 0) {
+          spec.commandLine().getOut().printf(
+              "kvrouter worker kv events: tcp://%s:%d%s%n", host, publisher.port(),
+              publisher.replayPort() < 0
+                  ? ""
+                  : ", replay tcp://" + host + ":" + publisher.replayPort());
+        }
+      }
+    } catch (RuntimeException e) {
+      publishers.forEach(WorkerCommand::closeQuietly);
+      throw e;
+    }
+    return publishers;
   }
 
-  private DynamoWorkerEvents publishOnNats(SimulatedEngine engine) {
+  private static void closeQuietly(AutoCloseable closeable) {
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      // closing on the way out of a failed start: the first error is the one to report
+    }
+  }
+
+  private DynamoWorkerEvents publishOnNats(List<SimulatedEngine> ranks) {
     DynamoWorkerEvents events =
         DynamoWorkerEvents.start(
-            engine,
-            WorkerRank.of(workerId),
+            ranks,
+            workerId,
             new DynamoWorkerEvents.Settings(
                 natsServer, namespace, component, durableKvEvents, Duration.ofMillis(100)),
             kvEventsDropRate);
@@ -396,6 +445,22 @@ final class WorkerCommand {
     if (kvReplayPort != null && (kvReplayPort < 0 || kvReplayPort > 65535)) {
       return "Invalid value '" + kvReplayPort + "' for --kv-replay-port: expected 0 to 65535";
     }
+    if (dataParallelSize < 1 || dataParallelSize > 256) {
+      return "Invalid value '" + dataParallelSize + "' for --data-parallel-size: expected an"
+          + " integer from 1 to 256";
+    }
+    if (dataParallelSize > 1
+        && ((kvEventsPort != null && kvEventsPort == 0)
+            || (kvReplayPort != null && kvReplayPort == 0))) {
+      return "--data-parallel-size above 1 needs fixed --kv-events-port and --kv-replay-port"
+          + " (rank r uses the port + r)";
+    }
+    if (kvEventsPort != null && kvEventsPort + dataParallelSize - 1 > 65535) {
+      return "--kv-events-port + --data-parallel-size - 1 is above 65535";
+    }
+    if (kvReplayPort != null && kvReplayPort + dataParallelSize - 1 > 65535) {
+      return "--kv-replay-port + --data-parallel-size - 1 is above 65535";
+    }
     if (kvReplayPort != null && kvEventsPort == null) {
       return "--kv-replay-port needs --kv-events-port";
     }
@@ -442,7 +507,7 @@ final class WorkerCommand {
     return null;
   }
 
-  private Future<?> serveSystemPort(Vertx vertx, Metrics metrics, SimulatedEngine engine) {
+  private Future<?> serveSystemPort(Vertx vertx, Metrics metrics, List<SimulatedEngine> ranks) {
     return vertx
         .createHttpServer()
         .requestHandler(
@@ -451,13 +516,31 @@ final class WorkerCommand {
                 case "/metrics" -> request.response()
                     .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
                     .end(metrics.scrape());
-                case "/kv/state" -> request.response()
-                    .putHeader("content-type", "application/json")
-                    .end(SimulatedWorkerEvents.stateJson(engine.kvCache().snapshot()).encode());
+                case "/kv/state" -> {
+                  // ?dp_rank=R picks a data-parallel rank's cache; rank 0 by default
+                  String raw = request.getParam("dp_rank", "0");
+                  int dp;
+                  try {
+                    dp = Integer.parseInt(raw);
+                  } catch (NumberFormatException e) {
+                    dp = -1;
+                  }
+                  if (dp < 0 || dp >= ranks.size()) {
+                    request.response().setStatusCode(400)
+                        .end("dp_rank must be from 0 to " + (ranks.size() - 1) + ", not " + raw);
+                  } else {
+                    request.response()
+                        .putHeader("content-type", "application/json")
+                        .end(SimulatedWorkerEvents.stateJson(ranks.get(dp).kvCache().snapshot())
+                            .encode());
+                  }
+                }
                 case "/health" -> request.response()
                     .putHeader("content-type", "application/json")
                     .end(new JsonObject().put("status", "ready")
-                        .put("active_requests", engine.activeRequests()).encode());
+                        .put("active_requests",
+                            ranks.stream().mapToInt(SimulatedEngine::activeRequests).sum())
+                        .encode());
                 default -> request.response().setStatusCode(404).end();
               }
             })
