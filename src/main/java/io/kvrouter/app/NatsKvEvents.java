@@ -80,9 +80,11 @@ final class NatsKvEvents implements AutoCloseable {
               }
             });
     for (WorkerSpec worker : workers) {
-      WorkerRank rank = WorkerRank.of(worker.id());
-      follower.follow(rank);
-      router.reportKvEventFeed(worker.id(), () -> follower.feed(rank));
+      for (int dp = 0; dp < worker.dpSize(); dp++) {
+        follower.follow(new WorkerRank(worker.id(), dp));
+      }
+      WorkerRank first = WorkerRank.of(worker.id());
+      router.reportKvEventFeed(worker.id(), () -> follower.feed(first));
     }
     Counter malformedLoads =
         Counter.builder(MetricNames.KV_EVENT_MALFORMED)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.RouterEvent;
+import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.sim.kv.KvCacheSnapshot;
 import io.kvrouter.testing.Http;
@@ -46,14 +47,24 @@ final class KvConvergence {
     return flags;
   }
 
-  /** What the router's index holds per worker, from a dump of it. */
+  /** What the router's index holds per worker (rank 0 only), from a dump of it. */
   static Map<String, Set<Block>> routerBlocks(RouterFixture router) throws Exception {
+    Map<String, Set<Block>> byWorker = new HashMap<>();
+    routerBlocksByRank(router).forEach((rank, blocks) -> {
+      if (rank.dpRank() == 0) {
+        byWorker.put(rank.workerId(), blocks);
+      }
+    });
+    return byWorker;
+  }
+
+  /** What the router's index holds per worker rank, from a dump of it. */
+  static Map<WorkerRank, Set<Block>> routerBlocksByRank(RouterFixture router) throws Exception {
     List<RouterEvent> dump =
         router.app.dumpKvIndex().orElseThrow().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    Map<String, Map<Long, Block>> byWorker = new HashMap<>();
+    Map<WorkerRank, Map<Long, Block>> byWorker = new HashMap<>();
     for (RouterEvent event : dump) {
-      Map<Long, Block> blocks =
-          byWorker.computeIfAbsent(event.worker().workerId(), w -> new HashMap<>());
+      Map<Long, Block> blocks = byWorker.computeIfAbsent(event.worker(), w -> new HashMap<>());
       if (event.event() instanceof KvCacheEvent.Stored stored) {
         stored.blocks().forEach(b -> blocks.put(b.blockHash(), new Block(b.blockHash(), b.tokensHash())));
       } else if (event.event() instanceof KvCacheEvent.Removed removed) {
@@ -62,7 +73,7 @@ final class KvConvergence {
         blocks.clear();
       }
     }
-    Map<String, Set<Block>> result = new HashMap<>();
+    Map<WorkerRank, Set<Block>> result = new HashMap<>();
     byWorker.forEach((worker, blocks) -> result.put(worker, new HashSet<>(blocks.values())));
     return result;
   }
@@ -136,6 +147,29 @@ final class KvConvergence {
                 assertThat(index.getOrDefault(worker.getKey(), Set.of()))
                     .as(worker.getKey())
                     .isEqualTo(cached);
+              }
+            });
+  }
+
+  /**
+   * Waits until the index holds exactly each data-parallel rank's cached blocks, for {@code
+   * dpSize} ranks of every worker, each of which must cache something.
+   */
+  static void awaitConvergedRanks(
+      RouterFixture router, Map<String, WorkerProcess> workers, int dpSize) {
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(15))
+        .untilAsserted(
+            () -> {
+              Map<WorkerRank, Set<Block>> index = routerBlocksByRank(router);
+              for (Map.Entry<String, WorkerProcess> worker : workers.entrySet()) {
+                for (int dp = 0; dp < dpSize; dp++) {
+                  WorkerRank rank = new WorkerRank(worker.getKey(), dp);
+                  Set<Block> cached = blocksOf(worker.getValue().kvState(dp));
+                  assertThat(cached).as(rank + " caches something").isNotEmpty();
+                  assertThat(index.getOrDefault(rank, Set.of())).as(rank.toString())
+                      .isEqualTo(cached);
+                }
               }
             });
   }

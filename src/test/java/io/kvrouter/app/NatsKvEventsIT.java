@@ -198,4 +198,24 @@ class NatsKvEventsIT {
       }
     }
   }
+
+  @Test
+  void dataParallelRanks_eachRankIsRoutedTo_andFollowedOnItsOwn() throws Exception {
+    try (NatsServerProcess nats = NatsServerProcess.start()) {
+      WorkerProcess w31 = worker(nats, "31", List.of("--port", "0", "--data-parallel-size", "3"));
+      Map<String, WorkerProcess> workers = new HashMap<>(Map.of("31", w31));
+      try (RouterFixture router =
+          RouterFixture.start(routerFlags(nats, List.of(w31.workerSpec("31") + ",dp-size=3")))) {
+        send(router, workload(new Random(5), 60));
+        KvConvergence.awaitConvergedRanks(router, workers, 3);
+        JsonObject explained =
+            Http.postJson(router.baseUrl + "/router/explain",
+                    new JsonObject().put("model", MODEL).put("prompt", "hello"))
+                .json();
+        assertThat(explained.getJsonArray("workers").size()).as("one cost per rank").isEqualTo(3);
+      } finally {
+        w31.close();
+      }
+    }
+  }
 }

@@ -154,7 +154,12 @@ public final class WorkerProcess implements AutoCloseable {
 
   /** Its KV cache's state from the system port's {@code /kv/state}. */
   public io.vertx.core.json.JsonObject kvState() throws Exception {
-    return new io.vertx.core.json.JsonObject(systemPort("/kv/state"));
+    return kvState(0);
+  }
+
+  /** The KV cache state of its data-parallel rank {@code dpRank}. */
+  public io.vertx.core.json.JsonObject kvState(int dpRank) throws Exception {
+    return new io.vertx.core.json.JsonObject(systemPort("/kv/state?dp_rank=" + dpRank));
   }
 
   /** The sum of every sample of {@code metric} (all label sets) on the worker's system port. */
