@@ -287,6 +287,7 @@ class ConfigLoaderTest {
     RouterConfig config = ConfigLoader.load(Map.of(), Map.of(), write(uncommented));
     assertThat(config.workers()).hasSize(2);
     assertThat(config.workers().get(1).kvBlocks()).isEqualTo(16384);
+    assertThat(config.workers().get(1).dpSize()).isEqualTo(2);
     assertThat(config.workers().get(1).kvEvents())
         .contains(new WorkerSpec.KvEventSource("tcp://10.0.0.6:5557", "tcp://10.0.0.6:5558"));
     assertThat(config.kv().activePrefillTokensThreshold()).hasValue(32768);
