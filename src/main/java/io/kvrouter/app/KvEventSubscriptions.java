@@ -2,8 +2,8 @@ package io.kvrouter.app;
 
 import io.kvrouter.config.WorkerSpec.KvEventSource;
 import io.kvrouter.events.VllmEventTranslator;
-import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.events.zmq.ZmqEventSubscriber;
+import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.KvEventFeed;
 import io.kvrouter.protocol.WorkerRank;
@@ -27,36 +27,48 @@ final class KvEventSubscriptions implements AutoCloseable {
 
   private KvEventSubscriptions() {}
 
-  /** Starts following every source; {@code sources} maps each rank to its publisher. */
+  /**
+   * Starts following every source; {@code sources} maps each rank to its publisher. If one cannot
+   * start, those already started are closed before the error is thrown.
+   */
   static KvEventSubscriptions start(
       Map<WorkerRank, KvEventSource> sources, Router router, int blockSize,
       MeterRegistry meters) {
     KvEventSink sink = router.kvEventSink().orElseThrow();
     KvEventSubscriptions subscriptions = new KvEventSubscriptions();
     VllmEventTranslator translator = new VllmEventTranslator(sink, blockSize, meters);
-    sources.forEach(
-        (rank, source) -> {
-          ZmqEventSubscriber subscriber =
+    try {
+      sources.forEach(
+          (rank, source) -> {
+            ZmqEventSubscriber subscriber =
                 new ZmqEventSubscriber(
-                        source.endpoint(),
-                        source.replayEndpoint(),
-                        "",
-                        new ZmqEventSubscriber.Listener() {
-                          @Override
-                          public void reset() {
-                            sink.apply(rank, KvCacheEvent.cleared());
-                          }
-
-                          @Override
-                          public void batch(VllmEventBatch batch) {
-                            translator.apply(rank, batch);
-                          }
-                        });
-          register(meters, rank, subscriber);
-          router.reportKvEventFeed(rank.workerId(), () -> feed(subscriber.stats()));
-          subscriptions.subscribers.add(subscriber.start());
-        });
+                    source.endpoint(), source.replayEndpoint(), "", listener(rank, sink, translator));
+            register(meters, rank, subscriber);
+            if (rank.dpRank() == 0) {
+              router.reportKvEventFeed(rank.workerId(), () -> feed(subscriber.stats()));
+            }
+            subscriptions.subscribers.add(subscriber.start());
+          });
+    } catch (RuntimeException e) {
+      subscriptions.close();
+      throw e;
+    }
     return subscriptions;
+  }
+
+  private static ZmqEventSubscriber.Listener listener(
+      WorkerRank rank, KvEventSink sink, VllmEventTranslator translator) {
+    return new ZmqEventSubscriber.Listener() {
+      @Override
+      public void reset() {
+        sink.apply(rank, KvCacheEvent.cleared());
+      }
+
+      @Override
+      public void batch(VllmEventBatch batch) {
+        translator.apply(rank, batch);
+      }
+    };
   }
 
   private static KvEventFeed feed(ZmqEventSubscriber.Stats stats) {
@@ -73,7 +85,9 @@ final class KvEventSubscriptions implements AutoCloseable {
             MetricNames.KV_EVENT_REPLAYED, s -> s.stats().replayed(),
             MetricNames.KV_EVENT_RESETS, s -> s.stats().resets(),
             MetricNames.KV_EVENT_INCOMPLETE_REPLAYS, s -> s.stats().incompleteReplays(),
-            MetricNames.KV_EVENT_MALFORMED, s -> s.stats().malformed());
+            MetricNames.KV_EVENT_MALFORMED, s -> s.stats().malformed(),
+            MetricNames.KV_EVENT_DUPLICATES, s -> s.stats().duplicates(),
+            MetricNames.KV_EVENT_LISTENER_ERRORS, s -> s.stats().listenerErrors());
     counters.forEach(
         (name, value) ->
             FunctionCounter.builder(name, subscriber, value)
@@ -82,6 +96,7 @@ final class KvEventSubscriptions implements AutoCloseable {
                 .register(meters));
   }
 
+  /** Stops every subscriber; blocks until their threads end (not for an event loop). */
   @Override
   public void close() {
     subscribers.forEach(ZmqEventSubscriber::close);

@@ -52,8 +52,17 @@ public final class MetricNames {
   public static final String KV_EVENT_RESETS = "kvrouter_kv_event_resets";
   public static final String KV_EVENT_INCOMPLETE_REPLAYS = "kvrouter_kv_event_incomplete_replays";
   public static final String KV_EVENT_MALFORMED = "kvrouter_kv_event_malformed";
-  /** Events delivered again by an at-least-once subscription (JetStream) and dropped. */
+  /**
+   * Events delivered twice and dropped: by an at-least-once subscription (JetStream), or over ZMQ
+   * the live copy of a batch a replay had already brought.
+   */
   public static final String KV_EVENT_DUPLICATES = "kvrouter_kv_event_duplicates";
+  /**
+   * Ours, per worker rank followed over ZMQ: calls of the event listener (the translator and the
+   * index behind it) that threw. The subscriber goes on with the next batch, but the rank's part
+   * of the index may have lost that batch's events.
+   */
+  public static final String KV_EVENT_LISTENER_ERRORS = "kvrouter_kv_event_listener_errors";
 
   public static final String TAG_FORMAT = "format";
   public static final String TAG_REASON = "reason";

@@ -3,10 +3,23 @@ package io.kvrouter.protocol;
 import java.util.Objects;
 
 /**
- * How well the router follows one worker's KV cache events: what {@code /router/workers} shows.
+ * How well the router follows one worker rank's KV cache events: what {@code /router/workers}
+ * shows. Routing goes on in every state; the states say how far the index can be trusted.
  *
- * @param state {@code unsynced} (nothing received yet), {@code replaying} (catching up on missed
- *     batches; the index lags the worker meanwhile) or {@code following} (in sequence)
+ * @param state one of:
+ *     <ul>
+ *       <li>{@value #UNSYNCED}: nothing received from the rank yet;
+ *       <li>{@value #REPLAYING}: missed batches are being fetched from the publisher's replay
+ *           socket (ZMQ), so the index lags the rank meanwhile;
+ *       <li>{@value #RECOVERING}: the rank is being asked for missed events or its whole state
+ *           (NATS), so the index lags the rank meanwhile;
+ *       <li>{@value #STALE}: the rank cannot be asked (NATS queries keep failing); the index
+ *           holds what was known before;
+ *       <li>{@value #FOLLOWING}: every event so far applied, in sequence;
+ *       <li>{@value #STOPPED}: the subscriber no longer runs (it was closed, or its thread died
+ *           on an error); the index holds what was known before and is no longer updated.
+ *     </ul>
+ *
  * @param lastSeq the last sequence number received; -1 before the first
  * @param batches batches applied
  * @param gaps sequence gaps seen
@@ -22,6 +35,13 @@ public record KvEventFeed(
     long resets,
     long incompleteReplays,
     long millisSinceLastBatch) {
+  public static final String UNSYNCED = "unsynced";
+  public static final String REPLAYING = "replaying";
+  public static final String RECOVERING = "recovering";
+  public static final String STALE = "stale";
+  public static final String FOLLOWING = "following";
+  public static final String STOPPED = "stopped";
+
   public KvEventFeed {
     Objects.requireNonNull(state, "state");
   }

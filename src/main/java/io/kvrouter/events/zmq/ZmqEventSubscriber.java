@@ -1,12 +1,10 @@
 package io.kvrouter.events.zmq;
 
+import io.kvrouter.protocol.KvEventFeed;
 import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,24 +15,21 @@ import org.zeromq.ZMsg;
 
 /**
  * Follows one vLLM KV event publisher (one worker rank) and hands its batches, in sequence order
- * and each exactly once, to a {@link Listener}. PUB/SUB loses messages, so the subscriber checks
- * every sequence number (see {@link ZmqFrames}):
+ * and each exactly once, to a {@link Listener}. PUB/SUB loses messages, so every sequence number
+ * is checked by a {@link BatchSequencer} (gaps are fetched from the publisher's replay socket,
+ * restarts reset the rank, a new subscriber rebuilds the rank from the replay buffer); this class
+ * owns the sockets and the thread around it.
  *
- * <ul>
- *   <li>the next number: the batch is applied;
- *   <li>a gap: the missing batches are asked for on the publisher's replay socket (DEALER) while
- *       live batches wait; replayed and waiting batches are then applied in order, duplicates
- *       skipped;
- *   <li>at start (this subscriber is new, so what the rank held before is unknown), or on a
- *       number not above the last one (the publisher restarted and counts from 0 again): the
- *       listener is told to {@link Listener#reset} the rank, and the state is rebuilt by replay from
- *       0;
- *   <li>a replay that cannot reach back far enough (the gap is older than the publisher's buffer),
- *       or no replay socket, or no answer in time: the rank is reset and rebuilt from what there
- *       is; what happened is counted, never hidden.
- * </ul>
+ * <p>One thread owns the sockets (ZeroMQ sockets are not thread-safe): a SUB for live batches and,
+ * while a replay runs, a DEALER of its own ({@link ReplayRequest}). The listener is called on that
+ * thread, one call at a time. A listener that throws is counted and logged, and the subscriber
+ * goes on with the next batch; if the thread dies all the same, {@link #stats()} says {@code
+ * stopped}.
  *
- * <p>One thread owns both sockets; the listener is called on it, one call at a time.
+ * <p>A publisher quiet for {@link Timing#quietProbe()} is probed: a replay request from the next
+ * number, so that a lost last batch is noticed although no later one reveals the gap. A replay
+ * with no reply for {@link Timing#replayInactivity()} is given up (a publisher that died
+ * mid-replay never blocks the thread).
  *
  * <p>Known limit, shared with every vLLM subscriber until vLLM publishes an epoch: a publisher
  * that restarts and sends more batches than this subscriber had seen, all while the subscriber is
@@ -42,8 +37,13 @@ import org.zeromq.ZMsg;
  */
 public final class ZmqEventSubscriber implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ZmqEventSubscriber.class);
-  private static final Duration REPLAY_TIMEOUT = Duration.ofSeconds(2);
   private static final int POLL_MILLIS = 50;
+  /**
+   * ZeroMQ's reconnect and handshake intervals: a restarted publisher is found again within a
+   * second, and a peer that accepts the connection but never completes the handshake is dropped
+   * after one instead of ZeroMQ's default 30 s.
+   */
+  private static final int RECONNECT_AND_HANDSHAKE_MILLIS = 1_000;
 
   /** Where batches go; called on the subscriber's thread. */
   public interface Listener {
@@ -54,13 +54,26 @@ public final class ZmqEventSubscriber implements AutoCloseable {
     void batch(VllmEventBatch batch);
   }
 
-  /** Counts since start, for {@code /router/workers} and tests. */
   /**
-   * @param state {@code unsynced}, {@code replaying} or {@code following} (see {@link
-   *     io.kvrouter.protocol.KvEventFeed})
+   * @param quietProbe how long without a live batch before the publisher is probed
+   * @param replayInactivity how long a replay may go without a reply before it is given up
+   */
+  public record Timing(Duration quietProbe, Duration replayInactivity) {
+    public static Timing defaults() {
+      return new Timing(Duration.ofSeconds(5), Duration.ofSeconds(2));
+    }
+  }
+
+  /**
+   * Counts since start, for {@code /router/workers} and metrics.
+   *
+   * @param state a {@link KvEventFeed} state: {@code unsynced}, {@code replaying}, {@code
+   *     following} or {@code stopped}
    * @param lastSeq the last sequence number received live; -1 before the first
    * @param incompleteReplays replays that could not bring every missing batch (the rank was reset
    *     and rebuilt from what there was)
+   * @param duplicates live batches dropped because a replay had already brought them
+   * @param listenerErrors calls of the listener that threw
    */
   public record Stats(
       String state,
@@ -71,35 +84,30 @@ public final class ZmqEventSubscriber implements AutoCloseable {
       long resets,
       long incompleteReplays,
       long malformed,
+      long duplicates,
+      long listenerErrors,
       long millisSinceLastBatch) {}
 
   private final String endpoint;
   private final String replayEndpoint;
   private final String topic;
   private final Listener listener;
-  private final ZContext context = new ZContext(1);
+  private final Timing timing;
   private final SocketThread thread;
+  private final BatchSequencer sequencer;
 
   private final AtomicLong lastSeqSeen = new AtomicLong(-1);
   private final AtomicLong batches = new AtomicLong();
-  private final AtomicLong gaps = new AtomicLong();
-  private final AtomicLong replayed = new AtomicLong();
-  private final AtomicLong resets = new AtomicLong();
   private final AtomicLong malformed = new AtomicLong();
-  private final AtomicLong incomplete = new AtomicLong();
-  private volatile String state = "unsynced";
+  private final AtomicLong listenerErrors = new AtomicLong();
+  private volatile boolean stopped;
   private volatile long lastBatchNanos;
 
   // owned by the thread
-  private ZMQ.Socket sub;
-  private ZMQ.Socket dealer;
-  private long last = -1;
-  private boolean synced;
-  /** Live batches waiting while a replay runs, by seq. */
-  private final TreeMap<Long, byte[]> waiting = new TreeMap<>();
-  private long replayFrom = -1;
-  private long replayDeadline;
-  private final List<Object[]> replies = new ArrayList<>();
+  private ZContext context;
+  private ZMQ.Poller poller;
+  private ReplayRequest replay;
+  private long quietSinceNanos;
 
   /**
    * @param endpoint the publisher's PUB endpoint, e.g. {@code tcp://10.0.0.5:5557}
@@ -108,11 +116,18 @@ public final class ZmqEventSubscriber implements AutoCloseable {
    */
   public ZmqEventSubscriber(
       String endpoint, String replayEndpoint, String topic, Listener listener) {
+    this(endpoint, replayEndpoint, topic, listener, Timing.defaults());
+  }
+
+  public ZmqEventSubscriber(
+      String endpoint, String replayEndpoint, String topic, Listener listener, Timing timing) {
     this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
     this.replayEndpoint = replayEndpoint;
     this.topic = Objects.requireNonNull(topic, "topic");
     this.listener = Objects.requireNonNull(listener, "listener");
+    this.timing = Objects.requireNonNull(timing, "timing");
     this.thread = new SocketThread("kv-events-" + endpoint, this::run);
+    this.sequencer = new BatchSequencer(new Output(), replayEndpoint != null);
   }
 
   /** Connects and starts following the publisher. */
@@ -124,57 +139,47 @@ public final class ZmqEventSubscriber implements AutoCloseable {
   public Stats stats() {
     long lastBatch = lastBatchNanos;
     return new Stats(
-        state,
-        lastSeqSeen.get(), batches.get(), gaps.get(), replayed.get(), resets.get(),
-        incomplete.get(), malformed.get(),
+        stopped ? KvEventFeed.STOPPED : sequencer.state(),
+        lastSeqSeen.get(), batches.get(), sequencer.gaps(), sequencer.replayed(),
+        sequencer.resets(), sequencer.incompleteReplays(), malformed.get(),
+        sequencer.duplicates(), listenerErrors.get(),
         lastBatch == 0 ? -1 : (System.nanoTime() - lastBatch) / 1_000_000);
   }
 
+  /** The reconnect and handshake intervals every socket of the event plane uses. */
+  static void setIntervals(ZMQ.Socket socket) {
+    socket.setReconnectIVL(RECONNECT_AND_HANDSHAKE_MILLIS);
+    socket.setHandshakeIvl(RECONNECT_AND_HANDSHAKE_MILLIS);
+  }
+
   private void run() {
+    context = new ZContext(1);
     try {
-      sub = context.createSocket(SocketType.SUB);
+      ZMQ.Socket sub = context.createSocket(SocketType.SUB);
       sub.setLinger(0);
       sub.setRcvHWM(100_000);
+      setIntervals(sub);
       sub.subscribe(topic.getBytes(ZMQ.CHARSET));
       sub.connect(endpoint);
-      if (replayEndpoint != null) {
-        dealer = context.createSocket(SocketType.DEALER);
-        dealer.setLinger(0);
-        dealer.connect(replayEndpoint);
-      }
-      if (dealer != null) {
-        // a new subscriber knows nothing of what the rank holds: rebuild it from the buffer now,
-        // rather than waiting for the publisher's next batch
-        resetRank();
-        requestReplay(0);
-      }
-      ZMQ.Poller poller = context.createPoller(2);
-      int subIndex = poller.register(sub, ZMQ.Poller.POLLIN);
-      int dealerIndex = dealer == null ? -1 : poller.register(dealer, ZMQ.Poller.POLLIN);
+      poller = context.createPoller(2);
+      poller.register(sub, ZMQ.Poller.POLLIN);
+      quietSinceNanos = System.nanoTime();
+      sequencer.start();
       while (thread.running()) {
         poller.poll(POLL_MILLIS);
-        if (poller.pollin(subIndex)) {
-          drainSub();
-        }
-        if (dealerIndex >= 0 && poller.pollin(dealerIndex)) {
-          drainReplies();
-        }
-        if (replayFrom >= 0 && System.nanoTime() > replayDeadline) {
-          log.warn("no replay answer from {} in {}; rebuilding from what arrived", replayEndpoint,
-              REPLAY_TIMEOUT);
-          finishReplay(false);
-        }
+        readLive(sub);
+        readReplay();
+        probeIfQuiet();
       }
-    } catch (RuntimeException e) {
-      if (thread.running()) {
-        log.error("KV event subscriber of {} stopped", endpoint, e);
-      }
+    } catch (Throwable e) { // logged here, where the endpoint is known; the thread ends either way
+      log.error("KV event subscriber of {} stopped; its rank is no longer followed", endpoint, e);
     } finally {
+      stopped = true;
       context.close();
     }
   }
 
-  private void drainSub() {
+  private void readLive(ZMQ.Socket sub) {
     ZMsg message;
     while ((message = ZMsg.recvMsg(sub, ZMQ.DONTWAIT)) != null) {
       // [topic, seq, payload]
@@ -191,146 +196,64 @@ public final class ZmqEventSubscriber implements AutoCloseable {
         malformed.incrementAndGet();
         continue;
       }
-      onLive(seq, message.pop().getData());
+      lastSeqSeen.set(seq);
+      lastBatchNanos = System.nanoTime();
+      quietSinceNanos = lastBatchNanos;
+      sequencer.live(seq, message.pop().getData());
     }
   }
 
-  private void onLive(long seq, byte[] payload) {
-    lastSeqSeen.set(seq);
-    lastBatchNanos = System.nanoTime();
-    if (replayFrom >= 0) {
-      waiting.put(seq, payload);
+  private void readReplay() {
+    if (replay == null) {
       return;
     }
-    if (!synced || seq <= last) {
-      // new to this publisher, or it restarted: what the rank held is unknown
-      resetRank();
-      if (seq == 0) {
-        apply(seq, payload);
-      } else {
-        waiting.put(seq, payload);
-        requestReplay(0);
-      }
-      return;
-    }
-    if (seq == last + 1) {
-      apply(seq, payload);
-      return;
-    }
-    gaps.incrementAndGet();
-    waiting.put(seq, payload);
-    requestReplay(last + 1);
-  }
+    long now = System.nanoTime();
+    ReplayRequest reading = replay;
+    boolean ended =
+        reading.read(
+            new ReplayRequest.Replies() {
+              @Override
+              public void batch(long seq, byte[] payload) {
+                sequencer.replayed(seq, payload);
+              }
 
-  private void resetRank() {
-    resets.incrementAndGet();
-    listener.reset();
-    synced = true;
-    last = -1;
-  }
-
-  private void requestReplay(long from) {
-    if (dealer == null) {
-      finishWithout(from);
-      return;
-    }
-    replayFrom = from;
-    state = "replaying";
-    replayDeadline = System.nanoTime() + REPLAY_TIMEOUT.toNanos();
-    replies.clear();
-    dealer.sendMore(new byte[0]);
-    dealer.send(ZmqFrames.seq(from));
-  }
-
-  /** No way to fetch what is missing: reset unless starting from scratch, then go on. */
-  private void finishWithout(long from) {
-    incomplete.incrementAndGet();
-    if (from > 0) {
-      resetRank();
-    }
-    applyWaiting();
-  }
-
-  private void drainReplies() {
-    ZMsg reply;
-    while ((reply = ZMsg.recvMsg(dealer, ZMQ.DONTWAIT)) != null) {
-      // ["", (topic), seq, payload]: 2 or 3 frames after the empty delimiter
-      if (reply.size() < 3 || reply.size() > 4) {
-        malformed.incrementAndGet();
-        reply.destroy();
-        continue;
-      }
-      reply.pop();
-      if (reply.size() == 3) {
-        reply.pop();
-      }
-      long seq;
-      try {
-        seq = ZmqFrames.seq(reply.pop().getData());
-      } catch (IllegalArgumentException e) {
-        malformed.incrementAndGet();
-        continue;
-      }
-      byte[] payload = reply.pop().getData();
-      if (replayFrom < 0) {
-        continue; // the answer to a replay already given up on
-      }
-      if (seq == ZmqFrames.END_OF_REPLAY || payload.length == 0) {
-        finishReplay(true);
-      } else {
-        replies.add(new Object[] {seq, payload});
-      }
+              @Override
+              public void malformed() {
+                malformed.incrementAndGet();
+              }
+            },
+            now);
+    if (ended) {
+      closeReplay();
+      quietSinceNanos = now;
+      sequencer.replayEnded(true);
+    } else if (reading.quietNanos(now) > timing.replayInactivity().toNanos()) {
+      log.warn("no replay answer from {} in {}; going on without it", replayEndpoint,
+          timing.replayInactivity());
+      closeReplay();
+      quietSinceNanos = now;
+      sequencer.replayEnded(false);
     }
   }
 
-  /**
-   * Applies what the replay brought, then the live batches that waited. If the replay did not
-   * start at the first missing batch, the gap is older than the publisher's buffer: the rank is
-   * reset first and rebuilt from what there is.
-   */
-  private void finishReplay(boolean answered) {
-    long from = replayFrom;
-    replayFrom = -1;
-    for (Object[] r : replies) {
-      waiting.putIfAbsent((long) r[0], (byte[]) r[1]);
-    }
-    replayed.addAndGet(replies.size());
-    replies.clear();
-    boolean complete = answered && (waiting.isEmpty() || waiting.firstKey() <= from);
-    if (!complete) {
-      incomplete.incrementAndGet();
-      if (from > 0) {
-        resetRank();
-      }
-    }
-    applyWaiting();
-    if (replayFrom < 0) {
-      state = "following"; // caught up with everything the publisher could give
+  private void probeIfQuiet() {
+    long now = System.nanoTime();
+    if (replay == null && now - quietSinceNanos > timing.quietProbe().toNanos()) {
+      quietSinceNanos = now; // the next probe after another quiet period
+      sequencer.probe();
     }
   }
 
-  /** Applies waiting batches in order; a hole left among them starts another replay. */
-  private void applyWaiting() {
-    while (!waiting.isEmpty()) {
-      long seq = waiting.firstKey();
-      if (seq <= last) {
-        waiting.pollFirstEntry(); // a duplicate
-        continue;
-      }
-      if (last >= 0 && seq != last + 1) {
-        gaps.incrementAndGet();
-        requestReplay(last + 1);
-        return;
-      }
-      apply(seq, waiting.pollFirstEntry().getValue());
+  private void closeReplay() {
+    if (replay != null) {
+      poller.unregister(replay.socket());
+      replay.close();
+      replay = null;
     }
   }
 
-  private void apply(long seq, byte[] payload) {
-    last = seq;
-    if (replayFrom < 0) {
-      state = "following";
-    }
+  /** Decodes a batch and hands it on; a bad payload is counted and skipped. */
+  private void deliver(long seq, byte[] payload) {
     VllmEventBatch batch;
     try {
       batch = VllmEventCodec.decode(payload);
@@ -340,7 +263,45 @@ public final class ZmqEventSubscriber implements AutoCloseable {
       return;
     }
     batches.incrementAndGet();
-    listener.batch(batch);
+    try {
+      listener.batch(batch);
+    } catch (RuntimeException e) {
+      listenerFailed("batch " + seq, e);
+    }
+  }
+
+  private void listenerFailed(String call, RuntimeException e) {
+    listenerErrors.incrementAndGet();
+    log.error("the KV event listener of {} failed on {}; going on", endpoint, call, e);
+  }
+
+  /** What the sequencer asks for, done with this subscriber's sockets and listener. */
+  private final class Output implements BatchSequencer.Output {
+    @Override
+    public void reset() {
+      try {
+        listener.reset();
+      } catch (RuntimeException e) {
+        listenerFailed("reset", e);
+      }
+    }
+
+    @Override
+    public void apply(long seq, byte[] payload) {
+      deliver(seq, payload);
+    }
+
+    @Override
+    public void openReplay(long from) {
+      closeReplay();
+      replay = ReplayRequest.send(context, replayEndpoint, from, System.nanoTime());
+      poller.register(replay.socket(), ZMQ.Poller.POLLIN);
+    }
+
+    @Override
+    public void closeReplay() {
+      ZmqEventSubscriber.this.closeReplay();
+    }
   }
 
   @Override

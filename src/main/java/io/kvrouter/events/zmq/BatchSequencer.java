@@ -1,0 +1,321 @@
+package io.kvrouter.events.zmq;
+
+import io.kvrouter.protocol.KvEventFeed;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.zip.CRC32C;
+
+/**
+ * The ordering half of a {@link ZmqEventSubscriber}, without sockets or clocks: it is told what
+ * arrives (live batches, replayed batches, the end of a replay) and tells its {@link Output} what
+ * to do (reset the rank, apply a batch, open or drop a replay request). It guarantees that
+ * batches are applied in sequence order, each at most once, and that the rank is reset whenever
+ * what it held is unknown. Not thread-safe: the subscriber's thread owns it; the counters may be
+ * read from any thread.
+ *
+ * <p>The rules (sequence numbers as in {@link ZmqFrames}):
+ *
+ * <ul>
+ *   <li>The next number is applied. A gap holds the batch and asks for a replay from the first
+ *       missing number; everything that arrives meanwhile, live or replayed, is held, then applied
+ *       in order once the replay ends. A number not above the last one applied is dropped.
+ *   <li>A restart shows as a live number not above the last live one (PUB/SUB never reorders, so
+ *       live numbers only go back when the publisher counts from 0 again). A live number not
+ *       above the last applied, but above the last live one, is either the live copy of a batch a
+ *       replay already brought (the replay overtook it) or a restart: it is a copy only if its
+ *       payload is byte for byte the replayed one's. A restart, even during a replay, drops the
+ *       replay and what was held, resets the rank and rebuilds it by a replay from 0.
+ *   <li>A replay that brings less than was missing (the publisher's buffer no longer reaches back,
+ *       it did not answer, or there is no replay socket) resets the rank, which is then rebuilt
+ *       from what there is.
+ *   <li>A probe (a replay from the next number, sent by the subscriber when the publisher has been
+ *       quiet) finds a lost last batch; a probe that gets no answer changes nothing.
+ * </ul>
+ */
+final class BatchSequencer {
+
+  /** What the sequencer asks of its subscriber; called synchronously, from its own calls. */
+  interface Output {
+    /** Forget everything the rank holds. */
+    void reset();
+
+    /** Apply this batch: it is the next one in sequence order. */
+    void apply(long seq, byte[] payload);
+
+    /**
+     * Ask the replay socket for every buffered batch from {@code from}, dropping any request still
+     * open: its answers must never be taken for this one's. Answers come back through {@link
+     * #replayed} and {@link #replayEnded}.
+     */
+    void openReplay(long from);
+
+    /** Drop the open replay request, if any: its answers are no longer wanted. */
+    void closeReplay();
+  }
+
+  /** How many replayed payloads are remembered to recognise their late live copies. */
+  static final int REMEMBERED_REPLAYS = 1024;
+
+  /** The open replay request. */
+  private static final class Replay {
+    final long from;
+    final boolean probe;
+    int received;
+
+    Replay(long from, boolean probe) {
+      this.from = from;
+      this.probe = probe;
+    }
+  }
+
+  private final Output out;
+  private final boolean canReplay;
+
+  private long last = -1;
+  private long lastLive = -1;
+  private boolean synced;
+  private Replay replay;
+  /** Batches waiting to be applied, by sequence number. */
+  private final TreeMap<Long, byte[]> held = new TreeMap<>();
+  /** Digests of applied batches no live copy has arrived for yet, by sequence number. */
+  private final TreeMap<Long, Long> awaitingLiveCopy = new TreeMap<>();
+
+  // one writer (the owning thread), read by others
+  private volatile String state = KvEventFeed.UNSYNCED;
+  private volatile long gaps;
+  private volatile long replayed;
+  private volatile long resets;
+  private volatile long incompleteReplays;
+  private volatile long duplicates;
+
+  /** {@code canReplay}: whether the publisher has a replay socket. */
+  BatchSequencer(Output out, boolean canReplay) {
+    this.out = out;
+    this.canReplay = canReplay;
+  }
+
+  /**
+   * The subscriber has just connected. With a replay socket, what the rank holds is rebuilt now
+   * from the publisher's buffer, without waiting for its next batch; without one, at the first
+   * batch.
+   */
+  void start() {
+    if (canReplay) {
+      resetRank();
+      beginReplay(0, false);
+    }
+  }
+
+  /** A batch from the PUB socket. */
+  void live(long seq, byte[] payload) {
+    boolean wentBack = seq <= lastLive;
+    boolean copy = !wentBack && seq <= last && isReplayedCopy(seq, payload);
+    lastLive = Math.max(lastLive, seq);
+    awaitingLiveCopy.headMap(lastLive, true).clear();
+    if (copy) {
+      duplicates++;
+      return;
+    }
+    if (wentBack || (synced && seq <= last)) {
+      restart(seq, payload);
+      return;
+    }
+    if (!synced) {
+      // the first batch, and no replay socket to have rebuilt the rank from
+      resetRank();
+      holdOrFetchFromZero(seq, payload);
+      return;
+    }
+    if (replay != null) {
+      held.put(seq, payload);
+      return;
+    }
+    if (seq == last + 1) {
+      apply(seq, payload);
+      return;
+    }
+    gaps++;
+    held.put(seq, payload);
+    fetch(last + 1);
+  }
+
+  /** A batch answering the open replay request. */
+  void replayed(long seq, byte[] payload) {
+    if (replay == null || seq < replay.from || seq <= last) {
+      return;
+    }
+    replay.received++;
+    replayed++;
+    held.putIfAbsent(seq, payload);
+  }
+
+  /**
+   * The open replay request ended: {@code answered} when its end marker arrived, otherwise it
+   * was given up on (no answer for too long).
+   */
+  void replayEnded(boolean answered) {
+    Replay ended = replay;
+    if (ended == null) {
+      return;
+    }
+    replay = null;
+    if (ended.probe && !answered) {
+      applyHeld(); // nothing is known to be missing
+      return;
+    }
+    if (ended.probe && ended.received > 0) {
+      gaps++; // the probe found batches the PUB socket lost
+    }
+    boolean complete = answered && (held.isEmpty() || held.firstKey() == last + 1);
+    if (!complete) {
+      incompleteReplays++;
+      if (ended.from > 0) {
+        resetRank();
+      }
+    }
+    applyHeld();
+  }
+
+  /** Asks for anything after the last batch, unless a replay is open or there is no socket. */
+  void probe() {
+    if (canReplay && synced && replay == null) {
+      beginReplay(last + 1, true);
+    }
+  }
+
+  /** The publisher counts from 0 again: what the rank held is gone. */
+  private void restart(long seq, byte[] payload) {
+    if (replay != null) {
+      replay = null;
+      out.closeReplay();
+    }
+    held.clear();
+    awaitingLiveCopy.clear();
+    lastLive = seq;
+    resetRank();
+    holdOrFetchFromZero(seq, payload);
+  }
+
+  /** After a reset: batch 0 is applied; a later one waits for the batches before it. */
+  private void holdOrFetchFromZero(long seq, byte[] payload) {
+    held.put(seq, payload);
+    if (seq == 0) {
+      applyHeld();
+    } else {
+      fetch(0);
+    }
+  }
+
+  /** Replays from {@code from}, or without a replay socket gives up on what is missing. */
+  private void fetch(long from) {
+    if (canReplay) {
+      beginReplay(from, false);
+      return;
+    }
+    incompleteReplays++;
+    if (from > 0) {
+      resetRank();
+    }
+    applyHeld();
+  }
+
+  private void beginReplay(long from, boolean probe) {
+    replay = new Replay(from, probe);
+    if (!probe) {
+      state = KvEventFeed.REPLAYING;
+    }
+    out.openReplay(from);
+  }
+
+  /** Applies held batches in order until a hole, which starts another replay. */
+  private void applyHeld() {
+    while (!held.isEmpty()) {
+      Map.Entry<Long, byte[]> first = held.firstEntry();
+      long seq = first.getKey();
+      if (seq <= last) {
+        held.pollFirstEntry();
+        continue;
+      }
+      if (last >= 0 && seq != last + 1) {
+        gaps++;
+        fetch(last + 1);
+        return;
+      }
+      held.pollFirstEntry();
+      apply(seq, first.getValue());
+    }
+    if (replay == null) {
+      state = KvEventFeed.FOLLOWING;
+    }
+  }
+
+  private void apply(long seq, byte[] payload) {
+    last = seq;
+    if (seq > lastLive) {
+      // its live copy may still be on its way
+      awaitingLiveCopy.put(seq, digest(payload));
+      if (awaitingLiveCopy.size() > REMEMBERED_REPLAYS) {
+        awaitingLiveCopy.pollFirstEntry();
+      }
+    }
+    if (replay == null) {
+      state = KvEventFeed.FOLLOWING;
+    }
+    out.apply(seq, payload);
+  }
+
+  private void resetRank() {
+    resets++;
+    synced = true;
+    last = -1;
+    awaitingLiveCopy.clear();
+    out.reset();
+  }
+
+  private boolean isReplayedCopy(long seq, byte[] payload) {
+    Long digest = awaitingLiveCopy.get(seq);
+    return digest != null && digest == digest(payload);
+  }
+
+  /** Length and CRC-32C: a restarted publisher's batch matching both is not a concern. */
+  private static long digest(byte[] payload) {
+    CRC32C crc = new CRC32C();
+    crc.update(payload);
+    return ((long) payload.length << 32) | crc.getValue();
+  }
+
+  /** {@code unsynced}, {@code replaying} or {@code following}. */
+  String state() {
+    return state;
+  }
+
+  /** The last sequence number applied; -1 before the first or right after a reset. */
+  long last() {
+    return last;
+  }
+
+  boolean replaying() {
+    return replay != null;
+  }
+
+  long gaps() {
+    return gaps;
+  }
+
+  long replayed() {
+    return replayed;
+  }
+
+  long resets() {
+    return resets;
+  }
+
+  long incompleteReplays() {
+    return incompleteReplays;
+  }
+
+  /** Live copies of batches a replay had already brought, dropped. */
+  long duplicates() {
+    return duplicates;
+  }
+}

@@ -1,0 +1,98 @@
+package io.kvrouter.events.zmq;
+
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+import org.zeromq.ZMsg;
+
+/**
+ * One replay request on its own DEALER socket (see {@link ZmqFrames}). Each request gets a fresh
+ * socket, closed when the request ends or is dropped: ZeroMQ queues a request until the
+ * publisher accepts it, so on a shared socket an abandoned request could still be answered later,
+ * and that answer be read as the answer to a newer request.
+ */
+final class ReplayRequest implements AutoCloseable {
+  /**
+   * Replies queued on the socket at most: more than a vLLM replay buffer holds (10,000 batches),
+   * so a full answer fits, yet memory stays bounded. Beyond it the publisher's ROUTER drops
+   * replies, which shows as a hole and is asked for again.
+   */
+  static final int RECEIVE_HWM = 20_000;
+
+  /** Where the replies read go. */
+  interface Replies {
+    void batch(long seq, byte[] payload);
+
+    void malformed();
+  }
+
+  private final ZContext context;
+  private final ZMQ.Socket socket;
+  private long lastActivityNanos;
+
+  private ReplayRequest(ZContext context, ZMQ.Socket socket, long nowNanos) {
+    this.context = context;
+    this.socket = socket;
+    this.lastActivityNanos = nowNanos;
+  }
+
+  /** Connects a new DEALER to {@code endpoint} and sends the request for batches from {@code from}. */
+  static ReplayRequest send(ZContext context, String endpoint, long from, long nowNanos) {
+    ZMQ.Socket socket = context.createSocket(SocketType.DEALER);
+    socket.setLinger(0);
+    socket.setRcvHWM(RECEIVE_HWM);
+    ZmqEventSubscriber.setIntervals(socket);
+    socket.connect(endpoint);
+    socket.sendMore(new byte[0]);
+    socket.send(ZmqFrames.seq(from));
+    return new ReplayRequest(context, socket, nowNanos);
+  }
+
+  ZMQ.Socket socket() {
+    return socket;
+  }
+
+  /**
+   * Reads the replies waiting on the socket without blocking, handing each batch to {@code
+   * replies}; returns {@code true} once the end marker has been read (nothing after it is read).
+   */
+  boolean read(Replies replies, long nowNanos) {
+    ZMsg reply;
+    while ((reply = ZMsg.recvMsg(socket, ZMQ.DONTWAIT)) != null) {
+      lastActivityNanos = nowNanos;
+      // ["", (topic), seq, payload]: 2 or 3 frames after the empty delimiter
+      if (reply.size() < 3 || reply.size() > 4) {
+        replies.malformed();
+        reply.destroy();
+        continue;
+      }
+      reply.pop();
+      if (reply.size() == 3) {
+        reply.pop();
+      }
+      long seq;
+      try {
+        seq = ZmqFrames.seq(reply.pop().getData());
+      } catch (IllegalArgumentException e) {
+        replies.malformed();
+        continue;
+      }
+      byte[] payload = reply.pop().getData();
+      if (seq == ZmqFrames.END_OF_REPLAY || payload.length == 0) {
+        return true;
+      }
+      replies.batch(seq, payload);
+    }
+    return false;
+  }
+
+  /** Nanoseconds since the request was sent or the last reply arrived. */
+  long quietNanos(long nowNanos) {
+    return nowNanos - lastActivityNanos;
+  }
+
+  @Override
+  public void close() {
+    context.destroySocket(socket);
+  }
+}

@@ -1,0 +1,287 @@
+package io.kvrouter.events.zmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sequencing rules of {@link BatchSequencer}, driven by hand: what the subscriber would
+ * receive goes in, and what it is asked to do is recorded as a log of {@code reset}, {@code
+ * apply N}, {@code replay from N} and {@code close replay}.
+ */
+class BatchSequencerTest {
+  private final List<String> log = new ArrayList<>();
+  private final BatchSequencer.Output output =
+      new BatchSequencer.Output() {
+        @Override
+        public void reset() {
+          log.add("reset");
+        }
+
+        @Override
+        public void apply(long seq, byte[] payload) {
+          String run = new String(payload, StandardCharsets.UTF_8);
+          assertThat(run).endsWith(String.valueOf(seq));
+          // batches of the first publisher run as "apply N", of a restarted one as "apply bN"
+          log.add("apply " + (run.startsWith("a") ? seq : run));
+        }
+
+        @Override
+        public void openReplay(long from) {
+          log.add("replay from " + from);
+        }
+
+        @Override
+        public void closeReplay() {
+          log.add("close replay");
+        }
+      };
+
+  /** Publisher {@code run}'s batch {@code seq}; a restarted publisher is another run. */
+  private static String payload(long seq, String run) {
+    return run + seq;
+  }
+
+  private static byte[] bytes(long seq, String run) {
+    return payload(seq, run).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] bytes(long seq) {
+    return bytes(seq, "a");
+  }
+
+  /**
+   * A sequencer with a replay socket that has synced on an empty publisher (one reset, at the
+   * start).
+   */
+  private BatchSequencer synced() {
+    BatchSequencer sequencer = new BatchSequencer(output, true);
+    sequencer.start();
+    sequencer.replayEnded(true);
+    log.clear();
+    return sequencer;
+  }
+
+  private void live(BatchSequencer sequencer, long from, long to) {
+    for (long seq = from; seq <= to; seq++) {
+      sequencer.live(seq, bytes(seq));
+    }
+  }
+
+  private void replayed(BatchSequencer sequencer, long from, long to) {
+    for (long seq = from; seq <= to; seq++) {
+      sequencer.replayed(seq, bytes(seq));
+    }
+  }
+
+  private static List<String> applies(long from, long to) {
+    List<String> applies = new ArrayList<>();
+    for (long seq = from; seq <= to; seq++) {
+      applies.add("apply " + seq);
+    }
+    return applies;
+  }
+
+  @Test
+  void aNewSubscriber_resetsTheRank_andRebuildsItFromTheBufferBeforeAnyLiveBatch() {
+    BatchSequencer sequencer = new BatchSequencer(output, true);
+    sequencer.start();
+    assertThat(sequencer.state()).isEqualTo("replaying");
+    sequencer.live(4, bytes(4));
+    replayed(sequencer, 0, 3);
+    sequencer.replayEnded(true);
+
+    List<String> expected = new ArrayList<>(List.of("reset", "replay from 0"));
+    expected.addAll(applies(0, 4));
+    assertThat(log).containsExactlyElementsOf(expected);
+    assertThat(sequencer.state()).isEqualTo("following");
+    assertThat(sequencer.incompleteReplays()).isZero();
+  }
+
+  @Test
+  void liveBatchesDuringAReplay_areHeld_andAppliedInOrderAfterIt() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 1);
+    sequencer.live(4, bytes(4)); // 2 and 3 lost
+    sequencer.live(6, bytes(6)); // and 5
+    sequencer.live(7, bytes(7));
+    assertThat(sequencer.state()).isEqualTo("replaying");
+    replayed(sequencer, 2, 7);
+    sequencer.live(8, bytes(8));
+    assertThat(log).containsExactly("apply 0", "apply 1", "replay from 2");
+    sequencer.replayEnded(true);
+
+    List<String> expected = new ArrayList<>(applies(0, 1));
+    expected.add("replay from 2");
+    expected.addAll(applies(2, 8));
+    assertThat(log).containsExactlyElementsOf(expected);
+    assertThat(sequencer.gaps()).isEqualTo(1);
+    assertThat(sequencer.resets()).as("only the one at the start").isEqualTo(1);
+  }
+
+  @Test
+  void liveCopiesOfBatchesAReplayAlreadyApplied_areDropped_notTakenForARestart() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 1);
+    sequencer.live(3, bytes(3));
+    // the replay answers with everything up to 6; 4 to 6 are still on their way over the PUB socket
+    replayed(sequencer, 2, 6);
+    sequencer.replayEnded(true);
+    live(sequencer, 4, 7);
+
+    List<String> expected = new ArrayList<>(applies(0, 1));
+    expected.add("replay from 2");
+    expected.addAll(applies(2, 7));
+    assertThat(log).containsExactlyElementsOf(expected);
+    assertThat(sequencer.duplicates()).isEqualTo(3);
+    assertThat(sequencer.resets()).as("only the one at the start").isEqualTo(1);
+  }
+
+  @Test
+  void aRestartedPublisher_whoseNumbersFallInWhatAReplayBrought_isARestart() {
+    BatchSequencer sequencer = new BatchSequencer(output, true);
+    sequencer.start();
+    replayed(sequencer, 0, 5); // a new router rebuilt 0..5; nothing came live since
+    sequencer.replayEnded(true);
+    log.clear();
+
+    sequencer.live(0, bytes(0, "b")); // the restarted publisher's first batch
+
+    assertThat(log).containsExactly("reset", "apply b0");
+    assertThat(sequencer.resets()).isEqualTo(2);
+  }
+
+  @Test
+  void aRestartDuringAReplay_dropsTheReplay_resetsTheRank_andReplaysFromZero() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 9);
+    sequencer.live(12, bytes(12)); // a gap: replay from 10
+    replayed(sequencer, 10, 11);
+    // the publisher restarts before the replay ends
+    sequencer.live(2, bytes(2, "b"));
+    assertThat(sequencer.replaying()).as("the replay from 0 is open").isTrue();
+    sequencer.replayed(0, bytes(0, "b"));
+    sequencer.replayed(1, bytes(1, "b"));
+    sequencer.replayed(2, bytes(2, "b"));
+    sequencer.replayEnded(true);
+
+    List<String> expected = new ArrayList<>(applies(0, 9));
+    expected.addAll(
+        List.of("replay from 10", "close replay", "reset", "replay from 0", "apply b0", "apply b1",
+            "apply b2"));
+    assertThat(log).as("nothing of the dropped replay was applied").containsExactlyElementsOf(expected);
+    assertThat(sequencer.incompleteReplays()).isZero();
+  }
+
+  @Test
+  void aRestart_isSeenWhenLiveNumbersGoBack() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 9);
+    sequencer.live(3, bytes(3, "b")); // 0..2 of the new run were lost
+    sequencer.replayed(0, bytes(0, "b"));
+    sequencer.replayed(1, bytes(1, "b"));
+    sequencer.replayed(2, bytes(2, "b"));
+    sequencer.replayEnded(true);
+    sequencer.live(4, bytes(4, "b"));
+
+    assertThat(log.subList(10, log.size()))
+        .containsExactly("reset", "replay from 0", "apply b0", "apply b1", "apply b2", "apply b3",
+            "apply b4");
+    assertThat(sequencer.resets()).isEqualTo(2);
+  }
+
+  @Test
+  void aReplayThatCannotReachBack_resetsTheRank_andGoesOnFromWhatThereIs() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 1);
+    sequencer.live(9, bytes(9));
+    replayed(sequencer, 5, 9); // the buffer starts at 5 now
+    sequencer.replayEnded(true);
+
+    List<String> expected = new ArrayList<>(applies(0, 1));
+    expected.addAll(List.of("replay from 2", "reset"));
+    expected.addAll(applies(5, 9));
+    assertThat(log).containsExactlyElementsOf(expected);
+    assertThat(sequencer.incompleteReplays()).isEqualTo(1);
+  }
+
+  @Test
+  void anUnansweredReplay_resetsTheRank_andGoesOnFromTheHeldBatches() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 1);
+    sequencer.live(3, bytes(3));
+    sequencer.replayEnded(false);
+
+    assertThat(log).containsExactly("apply 0", "apply 1", "replay from 2", "reset", "apply 3");
+    assertThat(sequencer.incompleteReplays()).isEqualTo(1);
+    assertThat(sequencer.state()).isEqualTo("following");
+  }
+
+  @Test
+  void aHoleInTheReplayedBatches_asksAgainFromIt() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 1);
+    sequencer.live(6, bytes(6));
+    replayed(sequencer, 2, 3);
+    replayed(sequencer, 5, 6); // 4 was dropped on the way
+    sequencer.replayEnded(true);
+    sequencer.replayed(4, bytes(4));
+    sequencer.replayEnded(true);
+
+    List<String> expected = new ArrayList<>(applies(0, 1));
+    expected.add("replay from 2");
+    expected.addAll(applies(2, 3));
+    expected.add("replay from 4");
+    expected.addAll(applies(4, 6));
+    assertThat(log).containsExactlyElementsOf(expected);
+    assertThat(sequencer.incompleteReplays()).isZero();
+  }
+
+  @Test
+  void aProbe_findsALostLastBatch() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 1);
+    sequencer.probe();
+    sequencer.replayed(2, bytes(2));
+    sequencer.replayEnded(true);
+
+    assertThat(log).containsExactly("apply 0", "apply 1", "replay from 2", "apply 2");
+    assertThat(sequencer.gaps()).isEqualTo(1);
+    assertThat(sequencer.state()).isEqualTo("following");
+  }
+
+  @Test
+  void aProbe_withNothingNew_orNoAnswer_changesNothing() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 1);
+    sequencer.probe();
+    assertThat(sequencer.state()).as("a probe is no replay").isEqualTo("following");
+    sequencer.replayEnded(true);
+    sequencer.probe();
+    sequencer.live(2, bytes(2)); // held until the probe ends
+    sequencer.replayEnded(false);
+
+    assertThat(log)
+        .containsExactly("apply 0", "apply 1", "replay from 2", "replay from 2", "apply 2");
+    assertThat(sequencer.gaps()).isZero();
+    assertThat(sequencer.resets()).as("only the one at the start").isEqualTo(1);
+    assertThat(sequencer.incompleteReplays()).isZero();
+  }
+
+  @Test
+  void withoutAReplaySocket_theFirstBatchResets_andAGapResetsAndGoesOn() {
+    BatchSequencer sequencer = new BatchSequencer(output, false);
+    sequencer.start();
+    sequencer.probe();
+    assertThat(sequencer.state()).isEqualTo("unsynced");
+    live(sequencer, 3, 4);
+    sequencer.live(7, bytes(7));
+
+    assertThat(log).containsExactly("reset", "apply 3", "apply 4", "reset", "apply 7");
+    assertThat(sequencer.incompleteReplays()).as("at the start, and at the gap").isEqualTo(2);
+    assertThat(sequencer.gaps()).isEqualTo(1);
+  }
+}

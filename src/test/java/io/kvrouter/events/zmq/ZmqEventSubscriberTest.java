@@ -1,0 +1,188 @@
+package io.kvrouter.events.zmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvrouter.protocol.vllm.VllmEventBatch;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.LongConsumer;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A {@link ZmqEventSubscriber} against a {@link ScriptedPublisher} that answers replay requests
+ * late, in part or never, and a listener that throws. The waits below only stop a broken
+ * subscriber from hanging the build; nothing here depends on how fast the machine is.
+ */
+class ZmqEventSubscriberTest {
+  /** Short enough that a test need not wait long for the subscriber to give up or probe. */
+  private static final Duration GIVE_UP = Duration.ofMillis(300);
+  private static final Duration NEVER = Duration.ofHours(1);
+
+  private final List<Long> seen = Collections.synchronizedList(new ArrayList<>());
+  private final List<AutoCloseable> closing = new ArrayList<>();
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable c : closing) {
+      c.close();
+    }
+  }
+
+  private static ConditionFactory await() {
+    return Awaitility.await().atMost(Duration.ofSeconds(30));
+  }
+
+  private ScriptedPublisher publisher() {
+    ScriptedPublisher publisher = new ScriptedPublisher();
+    closing.add(publisher);
+    return publisher;
+  }
+
+  private ZmqEventSubscriber subscriber(
+      ScriptedPublisher publisher, ZmqEventSubscriber.Timing timing, LongConsumer onBatch) {
+    ZmqEventSubscriber subscriber =
+        new ZmqEventSubscriber(
+            publisher.endpoint,
+            publisher.replayEndpoint,
+            "",
+            new ZmqEventSubscriber.Listener() {
+              @Override
+              public void reset() {}
+
+              @Override
+              public void batch(VllmEventBatch batch) {
+                onBatch.accept(ScriptedPublisher.seqOf(batch));
+              }
+            },
+            timing);
+    closing.add(0, subscriber);
+    return subscriber.start();
+  }
+
+  private ZmqEventSubscriber subscriber(
+      ScriptedPublisher publisher, ZmqEventSubscriber.Timing timing) {
+    return subscriber(publisher, timing, seen::add);
+  }
+
+  /** Connects, and ends the subscriber's first replay with nothing to replay. */
+  private static void syncEmpty(ScriptedPublisher publisher) {
+    publisher.awaitSubscriber();
+    ScriptedPublisher.Request first = publisher.nextRequest();
+    assertThat(first.from()).isZero();
+    publisher.end(first);
+  }
+
+  @Test
+  void theLateAnswerToAnAbandonedReplay_isNeverTakenForTheAnswerToANewOne() {
+    ScriptedPublisher publisher = publisher();
+    ZmqEventSubscriber subscriber =
+        subscriber(publisher, new ZmqEventSubscriber.Timing(NEVER, GIVE_UP));
+    publisher.awaitSubscriber();
+    ScriptedPublisher.Request first = publisher.nextRequest();
+    await().until(() -> subscriber.stats().incompleteReplays() == 1); // it gave up on it
+
+    publisher.publish(3); // 0 to 2 are missing
+    ScriptedPublisher.Request second = publisher.nextRequest();
+    assertThat(second.from()).isZero();
+    assertThat(second.identity()).as("a new socket").isNotEqualTo(first.identity());
+    publisher.answer(first, 7, 8); // the first request is answered only now
+    publisher.end(first);
+    publisher.answer(second, 0, 3);
+    publisher.end(second);
+
+    await().until(() -> seen.contains(3L));
+    assertThat(seen).containsExactly(0L, 1L, 2L, 3L);
+    assertThat(subscriber.stats().incompleteReplays()).isEqualTo(1);
+    assertThat(subscriber.stats().state()).isEqualTo("following");
+  }
+
+  @Test
+  void aPublisherThatDiesMidReplay_isGivenUpOn_andTheSubscriberGoesOn() {
+    ScriptedPublisher publisher = publisher();
+    ZmqEventSubscriber subscriber =
+        subscriber(publisher, new ZmqEventSubscriber.Timing(NEVER, GIVE_UP));
+    publisher.awaitSubscriber();
+    ScriptedPublisher.Request request = publisher.nextRequest();
+    publisher.answer(request, 0, 1); // and never the end
+
+    await().until(() -> subscriber.stats().incompleteReplays() == 1);
+    assertThat(subscriber.stats().state()).isEqualTo("following");
+    publisher.publish(2);
+
+    await().until(() -> seen.contains(2L));
+    assertThat(seen).containsExactly(0L, 1L, 2L);
+  }
+
+  @Test
+  void aListenerThatThrows_isCounted_andTheNextBatchesStillArrive() {
+    ScriptedPublisher publisher = publisher();
+    ZmqEventSubscriber subscriber =
+        subscriber(
+            publisher,
+            new ZmqEventSubscriber.Timing(NEVER, GIVE_UP),
+            seq -> {
+              if (seq == 1) {
+                throw new IllegalStateException("the index failed on batch 1");
+              }
+              seen.add(seq);
+            });
+    syncEmpty(publisher);
+    for (long seq = 0; seq < 3; seq++) {
+      publisher.publish(seq);
+    }
+
+    await().until(() -> seen.contains(2L));
+    assertThat(seen).containsExactly(0L, 2L);
+    assertThat(subscriber.stats().listenerErrors()).isEqualTo(1);
+    assertThat(subscriber.stats().state()).isEqualTo("following");
+  }
+
+  /** Thrown by a listener to kill the subscriber's thread. */
+  private static final class Fatal extends Error {
+    Fatal() {
+      super("a fatal error in the listener (expected by this test)");
+    }
+  }
+
+  @Test
+  void whenTheThreadDies_theStateIsStopped() {
+    ScriptedPublisher publisher = publisher();
+    ZmqEventSubscriber subscriber =
+        subscriber(
+            publisher,
+            new ZmqEventSubscriber.Timing(NEVER, GIVE_UP),
+            seq -> {
+              throw new Fatal();
+            });
+    syncEmpty(publisher);
+    publisher.publish(0);
+
+    await().until(() -> subscriber.stats().state().equals("stopped"));
+  }
+
+  @Test
+  void aQuietPublisher_isProbed_soALostLastBatchStillArrives() {
+    ScriptedPublisher publisher = publisher();
+    ZmqEventSubscriber subscriber =
+        subscriber(publisher, new ZmqEventSubscriber.Timing(GIVE_UP, Duration.ofSeconds(10)));
+    syncEmpty(publisher);
+    publisher.publish(0);
+    publisher.publish(1);
+    // batch 2 was lost on the PUB socket, and the publisher has nothing more to say: only a
+    // probe finds it. Every request is answered from the publisher's buffer, 0 to 2.
+    while (!seen.contains(2L)) {
+      ScriptedPublisher.Request probe = publisher.nextRequest();
+      publisher.answer(probe, probe.from(), 2);
+      publisher.end(probe);
+    }
+
+    await().until(() -> seen.size() == 3);
+    assertThat(seen).containsExactly(0L, 1L, 2L);
+    assertThat(subscriber.stats().resets()).as("only the one at the start").isEqualTo(1);
+  }
+}
