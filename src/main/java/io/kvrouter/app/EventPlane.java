@@ -3,6 +3,7 @@ package io.kvrouter.app;
 import io.kvrouter.config.EventPlaneKind;
 import io.kvrouter.config.RouterConfig;
 import io.kvrouter.config.RouterMode;
+import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.config.WorkerSpec.KvEventSource;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.protocol.WorkerRank;
@@ -17,7 +18,8 @@ import java.util.Map;
 /**
  * The KV event plane of a router process, when it runs {@code --router-mode kv} with KV events:
  * each in-process simulated worker publishes its cache's events on loopback, and the router
- * subscribes to those and to every {@code --worker}'s {@code kv-events} endpoint.
+ * subscribes to those and to every rank of every {@code --worker} with a {@code kv-events}
+ * endpoint.
  */
 final class EventPlane implements AutoCloseable {
   private final List<ZmqEventPublisher> publishers;
@@ -45,37 +47,58 @@ final class EventPlane implements AutoCloseable {
       return new EventPlane(
           List.of(), NatsKvEvents.start(config.eventPlane(), config.workers(), router, meters));
     }
-    Map<WorkerRank, KvEventSource> sources = new LinkedHashMap<>();
-    config.workers().forEach(w -> w.kvEvents().ifPresent(s -> sources.put(WorkerRank.of(w.id()), s)));
+    Map<WorkerRank, KvEventSource> sources = rankSources(config.workers());
     List<ZmqEventPublisher> publishers = new ArrayList<>();
-    for (int i = 0; i < mockEngines.size(); i++) {
-      ZmqEventPublisher publisher =
-          SimulatedWorkerEvents.publish(
-              mockEngines.get(i), ZmqEventPublisher.Options.defaults("127.0.0.1"));
-      publishers.add(publisher);
-      sources.put(
-          WorkerRank.of(mockWorkerId(i)),
-          new KvEventSource(
-              "tcp://127.0.0.1:" + publisher.port(), "tcp://127.0.0.1:" + publisher.replayPort()));
+    try {
+      for (int i = 0; i < mockEngines.size(); i++) {
+        ZmqEventPublisher publisher =
+            SimulatedWorkerEvents.publish(
+                mockEngines.get(i), ZmqEventPublisher.Options.defaults("127.0.0.1"));
+        publishers.add(publisher);
+        sources.put(
+            WorkerRank.of(mockWorkerId(i)),
+            new KvEventSource(
+                "tcp://127.0.0.1:" + publisher.port(),
+                "tcp://127.0.0.1:" + publisher.replayPort()));
+      }
+      KvEventSubscriptions subscriptions =
+          KvEventSubscriptions.start(sources, router, config.model().kvCacheBlockSize(), meters);
+      return new EventPlane(publishers, subscriptions);
+    } catch (RuntimeException e) {
+      // nothing of a half-started event plane may outlive the failed start
+      publishers.forEach(ZmqEventPublisher::close);
+      throw e;
     }
-    KvEventSubscriptions subscriptions =
-        KvEventSubscriptions.start(
-            sources,
-            router,
-            config.model().kvCacheBlockSize(),
-            meters);
-    return new EventPlane(publishers, subscriptions);
   }
 
+  /**
+   * The publisher of every rank of every worker with {@code kv-events}: rank {@code r} of a
+   * {@code dp-size=N} worker publishes on the base ports plus {@code r}, as vLLM does.
+   */
+  static Map<WorkerRank, KvEventSource> rankSources(List<WorkerSpec> workers) {
+    Map<WorkerRank, KvEventSource> sources = new LinkedHashMap<>();
+    for (WorkerSpec worker : workers) {
+      worker.kvEvents().ifPresent(
+          source -> {
+            for (int dp = 0; dp < worker.dpSize(); dp++) {
+              sources.put(new WorkerRank(worker.id(), dp), source.forRank(dp));
+            }
+          });
+    }
+    return sources;
+  }
+
+  /** Stops subscribers, then publishers; blocks until their threads end (not for an event loop). */
   @Override
   public void close() {
-    if (subscriptions != null) {
-      try {
+    try {
+      if (subscriptions != null) {
         subscriptions.close();
-      } catch (Exception e) {
-        throw new IllegalStateException("closing the KV event subscriptions failed", e);
       }
+    } catch (Exception e) {
+      throw new IllegalStateException("closing the KV event subscriptions failed", e);
+    } finally {
+      publishers.forEach(ZmqEventPublisher::close);
     }
-    publishers.forEach(ZmqEventPublisher::close);
   }
 }

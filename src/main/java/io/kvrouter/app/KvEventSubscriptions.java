@@ -2,12 +2,11 @@ package io.kvrouter.app;
 
 import io.kvrouter.config.WorkerSpec.KvEventSource;
 import io.kvrouter.events.VllmEventTranslator;
+import io.kvrouter.events.zmq.TranslatingListener;
 import io.kvrouter.events.zmq.ZmqEventSubscriber;
 import io.kvrouter.metrics.MetricNames;
-import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.KvEventFeed;
 import io.kvrouter.protocol.WorkerRank;
-import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.routing.Router;
 import io.kvrouter.routing.index.KvEventSink;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -42,7 +41,8 @@ final class KvEventSubscriptions implements AutoCloseable {
           (rank, source) -> {
             ZmqEventSubscriber subscriber =
                 new ZmqEventSubscriber(
-                    source.endpoint(), source.replayEndpoint(), "", listener(rank, sink, translator));
+                    source.endpoint(), source.replayEndpoint(), "",
+                    new TranslatingListener(rank, sink, translator));
             register(meters, rank, subscriber);
             if (rank.dpRank() == 0) {
               router.reportKvEventFeed(rank.workerId(), () -> feed(subscriber.stats()));
@@ -54,21 +54,6 @@ final class KvEventSubscriptions implements AutoCloseable {
       throw e;
     }
     return subscriptions;
-  }
-
-  private static ZmqEventSubscriber.Listener listener(
-      WorkerRank rank, KvEventSink sink, VllmEventTranslator translator) {
-    return new ZmqEventSubscriber.Listener() {
-      @Override
-      public void reset() {
-        sink.apply(rank, KvCacheEvent.cleared());
-      }
-
-      @Override
-      public void batch(VllmEventBatch batch) {
-        translator.apply(rank, batch);
-      }
-    };
   }
 
   private static KvEventFeed feed(ZmqEventSubscriber.Stats stats) {

@@ -47,17 +47,6 @@ final class KvConvergence {
     return flags;
   }
 
-  /** What the router's index holds per worker (rank 0 only), from a dump of it. */
-  static Map<String, Set<Block>> routerBlocks(RouterFixture router) throws Exception {
-    Map<String, Set<Block>> byWorker = new HashMap<>();
-    routerBlocksByRank(router).forEach((rank, blocks) -> {
-      if (rank.dpRank() == 0) {
-        byWorker.put(rank.workerId(), blocks);
-      }
-    });
-    return byWorker;
-  }
-
   /** What the router's index holds per worker rank, from a dump of it. */
   static Map<WorkerRank, Set<Block>> routerBlocksByRank(RouterFixture router) throws Exception {
     List<RouterEvent> dump =
@@ -134,21 +123,34 @@ final class KvConvergence {
     }
   }
 
-  /** Waits until the index holds exactly each worker's cached blocks, by worker id. */
-  static void awaitConverged(RouterFixture router, Map<String, WorkerProcess> workers) {
+  /** Where a rank's true cache is read from, for {@link #awaitIndexEquals}. */
+  interface Cache {
+    Set<Block> blocks() throws Exception;
+  }
+
+  /**
+   * Waits until the index holds exactly what each rank's cache holds, and each cache holds
+   * something (so the comparison says something).
+   */
+  static void awaitIndexEquals(RouterFixture router, Map<WorkerRank, Cache> caches) {
     Awaitility.await()
         .atMost(Duration.ofSeconds(15))
         .untilAsserted(
             () -> {
-              Map<String, Set<Block>> index = routerBlocks(router);
-              for (Map.Entry<String, WorkerProcess> worker : workers.entrySet()) {
-                Set<Block> cached = blocksOf(worker.getValue().kvState());
-                assertThat(cached).as(worker.getKey() + " caches something").isNotEmpty();
-                assertThat(index.getOrDefault(worker.getKey(), Set.of()))
-                    .as(worker.getKey())
+              Map<WorkerRank, Set<Block>> index = routerBlocksByRank(router);
+              for (Map.Entry<WorkerRank, Cache> rank : caches.entrySet()) {
+                Set<Block> cached = rank.getValue().blocks();
+                assertThat(cached).as(rank.getKey() + " caches something").isNotEmpty();
+                assertThat(index.getOrDefault(rank.getKey(), Set.of()))
+                    .as(rank.getKey().toString())
                     .isEqualTo(cached);
               }
             });
+  }
+
+  /** Waits until the index holds exactly each worker's cached blocks, by worker id. */
+  static void awaitConverged(RouterFixture router, Map<String, WorkerProcess> workers) {
+    awaitConvergedRanks(router, workers, 1);
   }
 
   /**
@@ -157,21 +159,15 @@ final class KvConvergence {
    */
   static void awaitConvergedRanks(
       RouterFixture router, Map<String, WorkerProcess> workers, int dpSize) {
-    Awaitility.await()
-        .atMost(Duration.ofSeconds(15))
-        .untilAsserted(
-            () -> {
-              Map<WorkerRank, Set<Block>> index = routerBlocksByRank(router);
-              for (Map.Entry<String, WorkerProcess> worker : workers.entrySet()) {
-                for (int dp = 0; dp < dpSize; dp++) {
-                  WorkerRank rank = new WorkerRank(worker.getKey(), dp);
-                  Set<Block> cached = blocksOf(worker.getValue().kvState(dp));
-                  assertThat(cached).as(rank + " caches something").isNotEmpty();
-                  assertThat(index.getOrDefault(rank, Set.of())).as(rank.toString())
-                      .isEqualTo(cached);
-                }
-              }
-            });
+    Map<WorkerRank, Cache> caches = new HashMap<>();
+    workers.forEach(
+        (id, worker) -> {
+          for (int dp = 0; dp < dpSize; dp++) {
+            int rank = dp;
+            caches.put(new WorkerRank(id, dp), () -> blocksOf(worker.kvState(rank)));
+          }
+        });
+    awaitIndexEquals(router, caches);
   }
 
   /** Whether the {@code index}th worker of {@code /router/workers} is healthy. */

@@ -1,11 +1,13 @@
 package io.kvrouter.app;
 
+import static io.kvrouter.app.KvConvergence.awaitConverged;
+import static io.kvrouter.app.KvConvergence.send;
+import static io.kvrouter.app.KvConvergence.workload;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvrouter.protocol.KvCacheEvent;
-import io.kvrouter.protocol.RouterEvent;
-import io.kvrouter.protocol.hash.BlockHasher;
-import io.kvrouter.sim.kv.KvCacheSnapshot;
+import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.sim.SimulatedEngine;
+import io.kvrouter.testing.FreePorts;
 import io.kvrouter.testing.Http;
 import io.kvrouter.testing.Prometheus;
 import io.kvrouter.testing.WorkerProcess;
@@ -14,136 +16,47 @@ import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code --router-mode kv} following the workers' own KV cache events (vLLM's ZMQ format): after
- * each scenario the router's index holds exactly the blocks each simulated worker caches, compared
- * block by block (engine hash and the router's hash of its tokens).
+ * each scenario the router's index holds exactly the blocks each simulated worker rank caches,
+ * compared block by block by {@link KvConvergence}.
  */
 class KvEventsIT {
-  private static final String MODEL = "mock-model";
-  private static final int BLOCK_SIZE = 16;
-  /** Small caches, so the workload evicts. */
-  private static final int KV_BLOCKS = 48;
+  private static final String RESETS = "kvrouter_kv_event_resets_total";
 
-  private static final BlockHasher HASHER = BlockHasher.of(BLOCK_SIZE);
-
-  /** One block as both sides name it: the engine's hash and the router's hash of its tokens. */
-  private record Block(long engineHash, long tokensHash) {}
-
-  /** What the router's index holds per worker, from a dump of it. */
-  private static Map<String, Set<Block>> routerBlocks(RouterFixture router) throws Exception {
-    List<RouterEvent> dump =
-        router.app.dumpKvIndex().orElseThrow().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    Map<String, Map<Long, Block>> byWorker = new HashMap<>();
-    for (RouterEvent event : dump) {
-      Map<Long, Block> blocks =
-          byWorker.computeIfAbsent(event.worker().workerId(), w -> new HashMap<>());
-      if (event.event() instanceof KvCacheEvent.Stored stored) {
-        stored.blocks().forEach(b -> blocks.put(b.blockHash(), new Block(b.blockHash(), b.tokensHash())));
-      } else if (event.event() instanceof KvCacheEvent.Removed removed) {
-        removed.blockHashes().forEach(blocks::remove);
-      } else {
-        blocks.clear();
-      }
-    }
-    Map<String, Set<Block>> result = new HashMap<>();
-    byWorker.forEach((worker, blocks) -> result.put(worker, new HashSet<>(blocks.values())));
-    return result;
-  }
-
-  private static Set<Block> blocksOf(KvCacheSnapshot snapshot) {
-    Set<Block> blocks = new HashSet<>();
-    for (KvCacheSnapshot.CachedBlock block : snapshot.blocks()) {
-      blocks.add(new Block(block.hash(), HASHER.localHash(block.tokens(), 0)));
-    }
-    return blocks;
-  }
-
-  private static Set<Block> blocksOf(JsonObject state) {
-    Set<Block> blocks = new HashSet<>();
-    JsonArray cached = state.getJsonArray("blocks");
-    for (int i = 0; i < cached.size(); i++) {
-      JsonObject block = cached.getJsonObject(i);
-      JsonArray tokens = block.getJsonArray("tokens");
-      int[] ids = new int[tokens.size()];
-      for (int t = 0; t < ids.length; t++) {
-        ids[t] = tokens.getInteger(t);
-      }
-      blocks.add(new Block(Long.parseUnsignedLong(block.getString("hash")), HASHER.localHash(ids, 0)));
-    }
-    return blocks;
-  }
-
-  /** Prompts from a few shared prefixes with distinct tails, so blocks are reused and evicted. */
-  private static List<String> workload(Random random, int requests) {
-    List<String> prefixes = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      prefixes.add(letters(random, 160));
-    }
-    List<String> prompts = new ArrayList<>();
-    for (int i = 0; i < requests; i++) {
-      prompts.add(prefixes.get(random.nextInt(prefixes.size())) + letters(random, 40 + random.nextInt(200)));
-    }
-    return prompts;
-  }
-
-  private static String letters(Random random, int length) {
-    StringBuilder text = new StringBuilder(length);
-    for (int i = 0; i < length; i++) {
-      text.append((char) ('a' + random.nextInt(26)));
-    }
-    return text.toString();
-  }
-
-  private static void send(RouterFixture router, List<String> prompts) throws Exception {
-    for (String prompt : prompts) {
-      Http.Response response =
-          Http.postJson(
-              router.baseUrl + "/v1/completions",
-              new JsonObject().put("model", MODEL).put("prompt", prompt).put("max_tokens", 20));
-      assertThat(response.status()).as(response.body()).isEqualTo(200);
-    }
-  }
-
-  private static Map<String, List<String>> kvFlags() {
-    Map<String, List<String>> flags = new HashMap<>();
-    flags.put("router-mode", List.of("kv"));
-    flags.put("kv-cache-block-size", List.of(String.valueOf(BLOCK_SIZE)));
-    return flags;
+  /** The resets of one rank, from the router's metrics. */
+  private static double resets(RouterFixture router, WorkerRank rank) throws Exception {
+    return Prometheus.sum(
+        Http.get(router.baseUrl + "/metrics").body(),
+        RESETS,
+        Map.of("worker_id", rank.workerId(), "dp_rank", String.valueOf(rank.dpRank())));
   }
 
   @Test
   void inProcessWorkers_theIndexMatchesEveryCacheThroughEvictions() throws Exception {
-    Map<String, List<String>> flags = kvFlags();
+    Map<String, List<String>> flags = KvConvergence.kvFlags();
     flags.put("mock-workers", List.of("2"));
-    flags.put("mock-kv-blocks", List.of(String.valueOf(KV_BLOCKS)));
+    flags.put("mock-kv-blocks", List.of(String.valueOf(KvConvergence.KV_BLOCKS)));
     flags.put("mock-ttft-ms", List.of("0"));
     flags.put("mock-itl-ms", List.of("0"));
     try (RouterFixture router = RouterFixture.start(flags)) {
       send(router, workload(new Random(1), 60));
 
-      Awaitility.await()
-          .atMost(Duration.ofSeconds(10))
-          .untilAsserted(
-              () -> {
-                Map<String, Set<Block>> index = routerBlocks(router);
-                for (int i = 0; i < 2; i++) {
-                  Set<Block> cached = blocksOf(router.app.mockEngines().get(i).kvCache().snapshot());
-                  assertThat(cached).as("mock-" + (i + 1) + " caches something").isNotEmpty();
-                  assertThat(index.getOrDefault("mock-" + (i + 1), Set.of()))
-                      .as("mock-" + (i + 1))
-                      .isEqualTo(cached);
-                }
-              });
+      Map<WorkerRank, KvConvergence.Cache> caches = new HashMap<>();
+      List<SimulatedEngine> engines = router.app.mockEngines();
+      for (int i = 0; i < engines.size(); i++) {
+        SimulatedEngine engine = engines.get(i);
+        caches.put(
+            WorkerRank.of(EventPlane.mockWorkerId(i)),
+            () -> KvConvergence.blocksOf(engine.kvCache().snapshot()));
+      }
+      KvConvergence.awaitIndexEquals(router, caches);
       String metrics = Http.get(router.baseUrl + "/metrics").body();
       assertThat(metrics.lines())
           .as("evictions reached the index")
@@ -153,6 +66,11 @@ class KvEventsIT {
       assertThat(Prometheus.sum(metrics, "kvrouter_router_overlap_blocks_sum"))
           .as("requests were routed to cached prefixes")
           .isPositive();
+      for (int i = 0; i < engines.size(); i++) {
+        assertThat(resets(router, WorkerRank.of(EventPlane.mockWorkerId(i))))
+            .as("one reset each, at the start")
+            .isEqualTo(1);
+      }
     }
   }
 
@@ -161,26 +79,10 @@ class KvEventsIT {
     List<String> options = new ArrayList<>(ports);
     options.addAll(
         List.of(
-            "--block-size", String.valueOf(BLOCK_SIZE),
-            "--num-gpu-blocks", String.valueOf(KV_BLOCKS),
+            "--block-size", String.valueOf(KvConvergence.BLOCK_SIZE),
+            "--num-gpu-blocks", String.valueOf(KvConvergence.KV_BLOCKS),
             "--kv-events-drop-rate", "0.05"));
-    return WorkerProcess.start(MODEL, 0, 0, options);
-  }
-
-  private static void awaitConverged(RouterFixture router, Map<String, WorkerProcess> workers) {
-    Awaitility.await()
-        .atMost(Duration.ofSeconds(15))
-        .untilAsserted(
-            () -> {
-              Map<String, Set<Block>> index = routerBlocks(router);
-              for (Map.Entry<String, WorkerProcess> worker : workers.entrySet()) {
-                Set<Block> cached = blocksOf(worker.getValue().kvState());
-                assertThat(cached).as(worker.getKey() + " caches something").isNotEmpty();
-                assertThat(index.getOrDefault(worker.getKey(), Set.of()))
-                    .as(worker.getKey())
-                    .isEqualTo(cached);
-              }
-            });
+    return WorkerProcess.start(KvConvergence.MODEL, 0, 0, options);
   }
 
   @Test
@@ -192,7 +94,7 @@ class KvEventsIT {
     Map<String, WorkerProcess> workers = new HashMap<>(Map.of("w1", w1, "w2", w2));
     Random random = new Random(2);
     try {
-      Map<String, List<String>> flags = kvFlags();
+      Map<String, List<String>> flags = KvConvergence.kvFlags();
       flags.put("worker", List.of(w1.workerSpec("w1"), w2.workerSpec("w2")));
 
       // (b) 5% of event batches lost: gaps are replayed
@@ -206,6 +108,9 @@ class KvEventsIT {
         assertThat(Prometheus.sum(metrics, "kvrouter_kv_event_replayed_batches_total"))
             .as("and replayed")
             .isPositive();
+        assertThat(Prometheus.sum(metrics, RESETS))
+            .as("a gap is replayed, never a reason to reset: one reset per worker, at the start")
+            .isEqualTo(2);
         JsonArray statuses =
             Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers");
         for (int i = 0; i < statuses.size(); i++) {
@@ -221,6 +126,7 @@ class KvEventsIT {
         awaitConverged(router, workers);
         send(router, workload(random, 30));
         awaitConverged(router, workers);
+        assertThat(resets(router, WorkerRank.of("w1"))).as("w1, at the start").isEqualTo(1);
 
         // (d) a worker restarts on the same ports with an empty cache and counts from 0 again
         List<String> samePorts =
@@ -234,28 +140,51 @@ class KvEventsIT {
         WorkerProcess restarted = w1;
         Awaitility.await()
             .atMost(Duration.ofSeconds(15))
-            .until(
-                () ->
-                    Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers")
-                        .getJsonObject(0).getBoolean("healthy"));
+            .until(() -> KvConvergence.healthy(router, 0));
         send(router, workload(random, 40));
         assertThat(restarted.metric("dynamo_component_requests_total"))
             .as("the restarted worker served requests")
             .isPositive();
         awaitConverged(router, workers);
-        String metrics = Http.get(router.baseUrl + "/metrics").body();
-        assertThat(
-                metrics.lines()
-                    .filter(l -> l.startsWith("kvrouter_kv_event_resets_total{")
-                        && l.contains("worker_id=\"w1\""))
-                    .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
-                    .sum())
-            .as("w1's restart reset its rank: once at start, once after the restart")
-            .isGreaterThanOrEqualTo(2);
+        assertThat(resets(router, WorkerRank.of("w1")))
+            .as("w1's restart reset its rank once more")
+            .isEqualTo(2);
+        assertThat(resets(router, WorkerRank.of("w2"))).as("w2 untouched").isEqualTo(1);
       }
     } finally {
       w1.close();
       w2.close();
+    }
+  }
+
+  @Test
+  void dataParallelRanks_eachRankIsFollowedOnItsOwnPorts_andRoutedTo() throws Exception {
+    int dpSize = 3;
+    int base = FreePorts.consecutive(2 * dpSize);
+    WorkerProcess worker =
+        WorkerProcess.start(
+            KvConvergence.MODEL, 0, 0,
+            List.of(
+                "--port", "0",
+                "--kv-events-port", String.valueOf(base),
+                "--kv-replay-port", String.valueOf(base + dpSize),
+                "--data-parallel-size", String.valueOf(dpSize),
+                "--block-size", String.valueOf(KvConvergence.BLOCK_SIZE),
+                "--num-gpu-blocks", String.valueOf(KvConvergence.KV_BLOCKS)));
+    try {
+      Map<String, List<String>> flags = KvConvergence.kvFlags();
+      flags.put("worker", List.of(worker.workerSpec("w3") + ",dp-size=" + dpSize));
+      try (RouterFixture router = RouterFixture.start(flags)) {
+        send(router, workload(new Random(5), 60));
+        KvConvergence.awaitConvergedRanks(router, Map.of("w3", worker), dpSize);
+        for (int dp = 0; dp < dpSize; dp++) {
+          assertThat(resets(router, new WorkerRank("w3", dp)))
+              .as("rank " + dp + ": one reset, at the start")
+              .isEqualTo(1);
+        }
+      }
+    } finally {
+      worker.close();
     }
   }
 }

@@ -5,6 +5,7 @@ import io.kvrouter.events.VllmEventTranslator;
 import io.kvrouter.events.nats.NatsEventPublisher;
 import io.kvrouter.events.nats.NatsEventSubscriber;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
+import io.kvrouter.events.zmq.TranslatingListener;
 import io.kvrouter.events.zmq.ZmqEventSubscriber;
 import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.RouterEvent;
@@ -12,7 +13,6 @@ import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.DynamoEventCodec;
 import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
 import io.kvrouter.protocol.vllm.VllmEvent;
-import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.routing.index.KvEventSink;
 import io.kvrouter.routing.index.KvIndexer;
 import io.kvrouter.testing.NatsServerProcess;
@@ -268,17 +268,7 @@ public final class EventPlaneBench {
                 "tcp://127.0.0.1:" + publisher.port(),
                 "tcp://127.0.0.1:" + publisher.replayPort(),
                 "",
-                new ZmqEventSubscriber.Listener() {
-                  @Override
-                  public void reset() {
-                    sink.apply(rank, KvCacheEvent.cleared());
-                  }
-
-                  @Override
-                  public void batch(VllmEventBatch batch) {
-                    translator.apply(rank, batch);
-                  }
-                });
+                new TranslatingListener(rank, sink, translator));
         subscribers.add(subscriber.start());
       }
       for (ZmqEventSubscriber subscriber : subscribers) {

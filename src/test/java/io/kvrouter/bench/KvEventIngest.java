@@ -2,8 +2,8 @@ package io.kvrouter.bench;
 
 import io.kvrouter.events.VllmEventTranslator;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
+import io.kvrouter.events.zmq.TranslatingListener;
 import io.kvrouter.events.zmq.ZmqEventSubscriber;
-import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.protocol.vllm.VllmEventBatch;
@@ -118,17 +118,7 @@ public final class KvEventIngest {
                   "tcp://127.0.0.1:" + publisher.port(),
                   "tcp://127.0.0.1:" + publisher.replayPort(),
                   "",
-                  new ZmqEventSubscriber.Listener() {
-                    @Override
-                    public void reset() {
-                      index.apply(RANK, KvCacheEvent.cleared());
-                    }
-
-                    @Override
-                    public void batch(VllmEventBatch batch) {
-                      translator.apply(RANK, batch);
-                    }
-                  })
+                  new TranslatingListener(RANK, index, translator))
               .start()) {
         while (!"following".equals(subscriber.stats().state())) {
           Thread.sleep(10);

@@ -1,5 +1,6 @@
 package io.kvrouter.events.zmq;
 
+import java.util.Optional;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
@@ -61,27 +62,15 @@ final class ReplayRequest implements AutoCloseable {
     while ((reply = ZMsg.recvMsg(socket, ZMQ.DONTWAIT)) != null) {
       lastActivityNanos = nowNanos;
       // ["", (topic), seq, payload]: 2 or 3 frames after the empty delimiter
-      if (reply.size() < 3 || reply.size() > 4) {
-        replies.malformed();
-        reply.destroy();
-        continue;
-      }
-      reply.pop();
-      if (reply.size() == 3) {
-        reply.pop();
-      }
-      long seq;
-      try {
-        seq = ZmqFrames.seq(reply.pop().getData());
-      } catch (IllegalArgumentException e) {
+      Optional<ZmqFrames.Numbered> batch = ZmqFrames.numbered(reply, 3, 4);
+      if (batch.isEmpty()) {
         replies.malformed();
         continue;
       }
-      byte[] payload = reply.pop().getData();
-      if (seq == ZmqFrames.END_OF_REPLAY || payload.length == 0) {
+      if (batch.get().seq() == ZmqFrames.END_OF_REPLAY || batch.get().payload().length == 0) {
         return true;
       }
-      replies.batch(seq, payload);
+      replies.batch(batch.get().seq(), batch.get().payload());
     }
     return false;
   }

@@ -205,16 +205,10 @@ public final class ZmqEventPublisher implements AutoCloseable {
       }
       for (Buffered batch : buffer) {
         if (batch.seq() >= start) {
-          replay.sendMore(identity);
-          replay.sendMore(new byte[0]);
-          replay.sendMore(ZmqFrames.seq(batch.seq()));
-          replay.send(batch.payload());
+          ZmqFrames.sendReply(replay, identity, batch.seq(), batch.payload());
         }
       }
-      replay.sendMore(identity);
-      replay.sendMore(new byte[0]);
-      replay.sendMore(ZmqFrames.seq(ZmqFrames.END_OF_REPLAY));
-      replay.send(new byte[0]);
+      ZmqFrames.sendEndOfReplay(replay, identity);
     }
   }
 

@@ -5,6 +5,7 @@ import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -183,23 +184,15 @@ public final class ZmqEventSubscriber implements AutoCloseable {
     ZMsg message;
     while ((message = ZMsg.recvMsg(sub, ZMQ.DONTWAIT)) != null) {
       // [topic, seq, payload]
-      if (message.size() != 3) {
-        malformed.incrementAndGet();
-        message.destroy();
-        continue;
-      }
-      message.pop();
-      long seq;
-      try {
-        seq = ZmqFrames.seq(message.pop().getData());
-      } catch (IllegalArgumentException e) {
+      Optional<ZmqFrames.Numbered> batch = ZmqFrames.numbered(message, 3, 3);
+      if (batch.isEmpty()) {
         malformed.incrementAndGet();
         continue;
       }
-      lastSeqSeen.set(seq);
+      lastSeqSeen.set(batch.get().seq());
       lastBatchNanos = System.nanoTime();
       quietSinceNanos = lastBatchNanos;
-      sequencer.live(seq, message.pop().getData());
+      sequencer.live(batch.get().seq(), batch.get().payload());
     }
   }
 

@@ -1,6 +1,9 @@
 package io.kvrouter.events.zmq;
 
 import java.nio.ByteBuffer;
+import java.util.Optional;
+import org.zeromq.ZMQ;
+import org.zeromq.ZMsg;
 
 /**
  * The frames of vLLM's ZMQ KV event plane (reference {@code vllm-events-and-peers.md} §1.3, §1.4):
@@ -31,5 +34,44 @@ final class ZmqFrames {
           "a sequence frame has 8 bytes, not " + (frame == null ? 0 : frame.length));
     }
     return ByteBuffer.wrap(frame).getLong();
+  }
+
+  /** A batch as it travels: its sequence number and its msgpack payload. */
+  record Numbered(long seq, byte[] payload) {}
+
+  /**
+   * The batch in the last two frames of {@code message}, {@code [seq | payload]}, when the message
+   * has from {@code minFrames} to {@code maxFrames} frames (the ones before are skipped) and an
+   * 8-byte seq frame; otherwise empty (malformed). The message is consumed.
+   */
+  static Optional<Numbered> numbered(ZMsg message, int minFrames, int maxFrames) {
+    try {
+      if (message.size() < minFrames || message.size() > maxFrames) {
+        return Optional.empty();
+      }
+      while (message.size() > 2) {
+        message.pop();
+      }
+      byte[] seq = message.pop().getData();
+      if (seq == null || seq.length != Long.BYTES) {
+        return Optional.empty();
+      }
+      return Optional.of(new Numbered(seq(seq), message.pop().getData()));
+    } finally {
+      message.destroy();
+    }
+  }
+
+  /** Sends one replay reply, {@code [identity | "" | seq | payload]}, on a ROUTER socket. */
+  static void sendReply(ZMQ.Socket router, byte[] identity, long seq, byte[] payload) {
+    router.sendMore(identity);
+    router.sendMore(new byte[0]);
+    router.sendMore(seq(seq));
+    router.send(payload);
+  }
+
+  /** Sends the end of a replay, {@code [identity | "" | -1 | ""]}, on a ROUTER socket. */
+  static void sendEndOfReplay(ZMQ.Socket router, byte[] identity) {
+    sendReply(router, identity, END_OF_REPLAY, new byte[0]);
   }
 }

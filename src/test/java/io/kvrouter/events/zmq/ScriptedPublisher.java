@@ -34,16 +34,11 @@ final class ScriptedPublisher implements AutoCloseable {
     replayEndpoint = "tcp://127.0.0.1:" + router.bindToRandomPort("tcp://127.0.0.1");
   }
 
-  /** The payload of batch {@code seq}: one removal of block {@code seq}, so listeners can tell. */
+  /** The payload of batch {@code seq}: one removal of block {@code seq} (see {@link RecordingListener}). */
   static byte[] payload(long seq) {
     return VllmEventCodec.encode(
         new VllmEventBatch(1.0, List.of(VllmEvent.BlockRemoved.of(List.of(seq))), 0),
         VllmEventCodec.Encoding.MAP);
-  }
-
-  /** The block a batch of {@link #payload} names. */
-  static long seqOf(VllmEventBatch batch) {
-    return ((VllmEvent.BlockRemoved) batch.events().get(0)).blockHashes().get(0);
   }
 
   /** Waits until a subscriber has subscribed (XPUB hands its subscription over). */
@@ -75,19 +70,13 @@ final class ScriptedPublisher implements AutoCloseable {
   /** Answers {@code request} with batches {@code from} to {@code to} (inclusive). */
   void answer(Request request, long from, long to) {
     for (long seq = from; seq <= to; seq++) {
-      router.sendMore(request.identity());
-      router.sendMore(new byte[0]);
-      router.sendMore(ZmqFrames.seq(seq));
-      router.send(payload(seq));
+      ZmqFrames.sendReply(router, request.identity(), seq, payload(seq));
     }
   }
 
   /** Sends the end-of-replay marker to {@code request}. */
   void end(Request request) {
-    router.sendMore(request.identity());
-    router.sendMore(new byte[0]);
-    router.sendMore(ZmqFrames.seq(ZmqFrames.END_OF_REPLAY));
-    router.send(new byte[0]);
+    ZmqFrames.sendEndOfReplay(router, request.identity());
   }
 
   @Override

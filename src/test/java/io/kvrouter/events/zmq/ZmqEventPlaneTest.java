@@ -7,7 +7,6 @@ import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.stream.LongStream;
 import org.awaitility.Awaitility;
@@ -24,8 +23,7 @@ import org.zeromq.ZMQ;
  */
 class ZmqEventPlaneTest {
   private final List<AutoCloseable> closing = new ArrayList<>();
-  /** What the listener saw: each batch's one removed hash, or -1 for a reset. */
-  private final List<Long> seen = Collections.synchronizedList(new ArrayList<>());
+  private final RecordingListener seen = new RecordingListener();
 
   @AfterEach
   void close() throws Exception {
@@ -48,17 +46,7 @@ class ZmqEventPlaneTest {
             "tcp://127.0.0.1:" + publisher.port(),
             replay,
             "",
-            new ZmqEventSubscriber.Listener() {
-              @Override
-              public void reset() {
-                seen.add(-1L);
-              }
-
-              @Override
-              public void batch(VllmEventBatch batch) {
-                seen.add(((VllmEvent.BlockRemoved) batch.events().get(0)).blockHashes().get(0));
-              }
-            });
+            seen);
     closing.add(0, subscriber);
     return subscriber.start();
   }
@@ -70,9 +58,7 @@ class ZmqEventPlaneTest {
   }
 
   private List<Long> batchesSeen() {
-    synchronized (seen) {
-      return seen.stream().filter(h -> h >= 0).toList();
-    }
+    return seen.batches();
   }
 
   private void awaitBatches(int count) {
@@ -115,7 +101,7 @@ class ZmqEventPlaneTest {
     publishRange(publisher, 50, 60);
     awaitBatches(60);
 
-    assertThat(seen.get(0)).as("reset first").isEqualTo(-1L);
+    assertThat(seen.calls().get(0)).as("reset first").isEqualTo(-1L);
     assertThat(batchesSeen()).containsExactlyElementsOf(LongStream.range(0, 60).boxed().toList());
     assertThat(subscriber.stats().resets()).isEqualTo(1);
   }
@@ -147,12 +133,10 @@ class ZmqEventPlaneTest {
             });
     publishRange(second, next[0], next[0] + 5);
     long lastHash = next[0] + 4;
-    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> seen.contains(lastHash));
+    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> seen.batches().contains(lastHash));
 
-    List<Long> after;
-    synchronized (seen) {
-      after = List.copyOf(seen.subList(seen.lastIndexOf(-1L), seen.size()));
-    }
+    List<Long> calls = seen.calls();
+    List<Long> after = calls.subList(calls.lastIndexOf(-1L), calls.size());
     List<Long> expected = new ArrayList<>(List.of(-1L));
     LongStream.rangeClosed(100, lastHash).forEach(expected::add);
     assertThat(after).containsExactlyElementsOf(expected);
@@ -164,21 +148,9 @@ class ZmqEventPlaneTest {
     try (ZContext context = new ZContext(1)) {
       ZMQ.Socket pub = context.createSocket(SocketType.PUB);
       int port = pub.bindToRandomPort("tcp://127.0.0.1");
-      List<Long> batches = Collections.synchronizedList(new ArrayList<>());
+      RecordingListener listener = new RecordingListener();
       ZmqEventSubscriber subscriber =
-          new ZmqEventSubscriber(
-              "tcp://127.0.0.1:" + port,
-              null,
-              "",
-              new ZmqEventSubscriber.Listener() {
-                @Override
-                public void reset() {}
-
-                @Override
-                public void batch(VllmEventBatch batch) {
-                  batches.add(((VllmEvent.BlockRemoved) batch.events().get(0)).blockHashes().get(0));
-                }
-              });
+          new ZmqEventSubscriber("tcp://127.0.0.1:" + port, null, "", listener);
       closing.add(0, subscriber);
       subscriber.start();
       Thread.sleep(300);
@@ -196,7 +168,7 @@ class ZmqEventPlaneTest {
       pub.send("only one frame");
 
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> subscriber.stats().malformed() == 2);
-      assertThat(batches).containsExactly(9L);
+      assertThat(listener.batches()).containsExactly(9L);
     }
   }
 

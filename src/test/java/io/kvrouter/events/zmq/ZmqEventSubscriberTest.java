@@ -2,12 +2,9 @@ package io.kvrouter.events.zmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvrouter.protocol.vllm.VllmEventBatch;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.function.LongConsumer;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -23,7 +20,6 @@ class ZmqEventSubscriberTest {
   private static final Duration GIVE_UP = Duration.ofMillis(300);
   private static final Duration NEVER = Duration.ofHours(1);
 
-  private final List<Long> seen = Collections.synchronizedList(new ArrayList<>());
   private final List<AutoCloseable> closing = new ArrayList<>();
 
   @AfterEach
@@ -43,47 +39,33 @@ class ZmqEventSubscriberTest {
     return publisher;
   }
 
+  /** Gives up on a replay quickly, and never probes. */
+  private static final ZmqEventSubscriber.Timing GIVING_UP =
+      new ZmqEventSubscriber.Timing(NEVER, GIVE_UP);
+
   private ZmqEventSubscriber subscriber(
-      ScriptedPublisher publisher, ZmqEventSubscriber.Timing timing, LongConsumer onBatch) {
+      ScriptedPublisher publisher, ZmqEventSubscriber.Timing timing, RecordingListener listener) {
     ZmqEventSubscriber subscriber =
         new ZmqEventSubscriber(
-            publisher.endpoint,
-            publisher.replayEndpoint,
-            "",
-            new ZmqEventSubscriber.Listener() {
-              @Override
-              public void reset() {}
-
-              @Override
-              public void batch(VllmEventBatch batch) {
-                onBatch.accept(ScriptedPublisher.seqOf(batch));
-              }
-            },
-            timing);
+            publisher.endpoint, publisher.replayEndpoint, "", listener, timing);
     closing.add(0, subscriber);
     return subscriber.start();
   }
 
-  private ZmqEventSubscriber subscriber(
-      ScriptedPublisher publisher, ZmqEventSubscriber.Timing timing) {
-    return subscriber(publisher, timing, seen::add);
-  }
-
-  /** Connects, and ends the subscriber's first replay with nothing to replay. */
-  private static void syncEmpty(ScriptedPublisher publisher) {
+  /** Waits for the subscriber to connect and send its first replay request, from 0. */
+  private static ScriptedPublisher.Request connected(ScriptedPublisher publisher) {
     publisher.awaitSubscriber();
     ScriptedPublisher.Request first = publisher.nextRequest();
     assertThat(first.from()).isZero();
-    publisher.end(first);
+    return first;
   }
 
   @Test
   void theLateAnswerToAnAbandonedReplay_isNeverTakenForTheAnswerToANewOne() {
     ScriptedPublisher publisher = publisher();
-    ZmqEventSubscriber subscriber =
-        subscriber(publisher, new ZmqEventSubscriber.Timing(NEVER, GIVE_UP));
-    publisher.awaitSubscriber();
-    ScriptedPublisher.Request first = publisher.nextRequest();
+    RecordingListener listener = new RecordingListener();
+    ZmqEventSubscriber subscriber = subscriber(publisher, GIVING_UP, listener);
+    ScriptedPublisher.Request first = connected(publisher);
     await().until(() -> subscriber.stats().incompleteReplays() == 1); // it gave up on it
 
     publisher.publish(3); // 0 to 2 are missing
@@ -95,8 +77,8 @@ class ZmqEventSubscriberTest {
     publisher.answer(second, 0, 3);
     publisher.end(second);
 
-    await().until(() -> seen.contains(3L));
-    assertThat(seen).containsExactly(0L, 1L, 2L, 3L);
+    await().until(() -> listener.batches().contains(3L));
+    assertThat(listener.batches()).containsExactly(0L, 1L, 2L, 3L);
     assertThat(subscriber.stats().incompleteReplays()).isEqualTo(1);
     assertThat(subscriber.stats().state()).isEqualTo("following");
   }
@@ -104,40 +86,36 @@ class ZmqEventSubscriberTest {
   @Test
   void aPublisherThatDiesMidReplay_isGivenUpOn_andTheSubscriberGoesOn() {
     ScriptedPublisher publisher = publisher();
-    ZmqEventSubscriber subscriber =
-        subscriber(publisher, new ZmqEventSubscriber.Timing(NEVER, GIVE_UP));
-    publisher.awaitSubscriber();
-    ScriptedPublisher.Request request = publisher.nextRequest();
-    publisher.answer(request, 0, 1); // and never the end
+    RecordingListener listener = new RecordingListener();
+    ZmqEventSubscriber subscriber = subscriber(publisher, GIVING_UP, listener);
+    publisher.answer(connected(publisher), 0, 1); // and never the end
 
     await().until(() -> subscriber.stats().incompleteReplays() == 1);
     assertThat(subscriber.stats().state()).isEqualTo("following");
     publisher.publish(2);
 
-    await().until(() -> seen.contains(2L));
-    assertThat(seen).containsExactly(0L, 1L, 2L);
+    await().until(() -> listener.batches().contains(2L));
+    assertThat(listener.batches()).containsExactly(0L, 1L, 2L);
   }
 
   @Test
   void aListenerThatThrows_isCounted_andTheNextBatchesStillArrive() {
     ScriptedPublisher publisher = publisher();
-    ZmqEventSubscriber subscriber =
-        subscriber(
-            publisher,
-            new ZmqEventSubscriber.Timing(NEVER, GIVE_UP),
-            seq -> {
-              if (seq == 1) {
+    RecordingListener listener =
+        new RecordingListener(
+            block -> {
+              if (block == 1) {
                 throw new IllegalStateException("the index failed on batch 1");
               }
-              seen.add(seq);
             });
-    syncEmpty(publisher);
+    ZmqEventSubscriber subscriber = subscriber(publisher, GIVING_UP, listener);
+    publisher.end(connected(publisher));
     for (long seq = 0; seq < 3; seq++) {
       publisher.publish(seq);
     }
 
-    await().until(() -> seen.contains(2L));
-    assertThat(seen).containsExactly(0L, 2L);
+    await().until(() -> listener.batches().contains(2L));
+    assertThat(listener.batches()).containsExactly(0L, 2L);
     assertThat(subscriber.stats().listenerErrors()).isEqualTo(1);
     assertThat(subscriber.stats().state()).isEqualTo("following");
   }
@@ -155,11 +133,12 @@ class ZmqEventSubscriberTest {
     ZmqEventSubscriber subscriber =
         subscriber(
             publisher,
-            new ZmqEventSubscriber.Timing(NEVER, GIVE_UP),
-            seq -> {
-              throw new Fatal();
-            });
-    syncEmpty(publisher);
+            GIVING_UP,
+            new RecordingListener(
+                block -> {
+                  throw new Fatal();
+                }));
+    publisher.end(connected(publisher));
     publisher.publish(0);
 
     await().until(() -> subscriber.stats().state().equals("stopped"));
@@ -168,21 +147,22 @@ class ZmqEventSubscriberTest {
   @Test
   void aQuietPublisher_isProbed_soALostLastBatchStillArrives() {
     ScriptedPublisher publisher = publisher();
+    RecordingListener listener = new RecordingListener();
     ZmqEventSubscriber subscriber =
-        subscriber(publisher, new ZmqEventSubscriber.Timing(GIVE_UP, Duration.ofSeconds(10)));
-    syncEmpty(publisher);
+        subscriber(
+            publisher, new ZmqEventSubscriber.Timing(GIVE_UP, Duration.ofSeconds(10)), listener);
+    publisher.end(connected(publisher));
     publisher.publish(0);
     publisher.publish(1);
     // batch 2 was lost on the PUB socket, and the publisher has nothing more to say: only a
     // probe finds it. Every request is answered from the publisher's buffer, 0 to 2.
-    while (!seen.contains(2L)) {
+    while (!listener.batches().contains(2L)) {
       ScriptedPublisher.Request probe = publisher.nextRequest();
       publisher.answer(probe, probe.from(), 2);
       publisher.end(probe);
     }
 
-    await().until(() -> seen.size() == 3);
-    assertThat(seen).containsExactly(0L, 1L, 2L);
+    assertThat(listener.calls()).containsExactly(-1L, 0L, 1L, 2L);
     assertThat(subscriber.stats().resets()).as("only the one at the start").isEqualTo(1);
   }
 }
