@@ -42,10 +42,8 @@ public final class RouterApplication {
   private static final Logger log = LoggerFactory.getLogger(RouterApplication.class);
 
   private final Vertx vertx;
-  private final RequestPlane plane;
   private final Router router;
-  private final EventPlane eventPlane;
-  private final List<WorkerServer> mockServers;
+  private final StartedParts parts;
   private final List<SimulatedEngine> mockEngines;
   private final int httpPort;
   private final HttpFrontend frontend;
@@ -54,19 +52,15 @@ public final class RouterApplication {
 
   private RouterApplication(
       Vertx vertx,
-      RequestPlane plane,
       Router router,
-      EventPlane eventPlane,
-      List<WorkerServer> mockServers,
+      StartedParts parts,
       List<SimulatedEngine> mockEngines,
       int httpPort,
       HttpFrontend frontend,
       Duration gracefulShutdownTimeout) {
     this.vertx = vertx;
-    this.plane = plane;
     this.router = router;
-    this.eventPlane = eventPlane;
-    this.mockServers = mockServers;
+    this.parts = parts;
     this.mockEngines = mockEngines;
     this.httpPort = httpPort;
     this.frontend = frontend;
@@ -75,13 +69,38 @@ public final class RouterApplication {
 
   /**
    * Starts a router. The model files are read on the calling thread (start-up, not an event
-   * loop); everything else is asynchronous.
+   * loop); everything else is asynchronous. A start that fails part way closes what it had
+   * started (threads, sockets, Vert.x) before its future fails with the cause.
    *
    * @throws ConfigException when the model folder cannot be loaded
    */
   public static Future<RouterApplication> start(RouterConfig config, VertxOptions vertxOptions) {
     ModelAssets assets = loadModel(config);
     Vertx vertx = Vertx.vertx(vertxOptions);
+    StartedParts parts = new StartedParts();
+    Future<RouterApplication> started;
+    try {
+      started = startOn(vertx, parts, config, vertxOptions, assets);
+    } catch (RuntimeException e) {
+      started = Future.failedFuture(e);
+    }
+    // not tied to a Vert.x context: after a failure it completes once Vert.x is closed
+    Promise<RouterApplication> result = Promise.promise();
+    started.onComplete(
+        ar -> {
+          if (ar.succeeded()) {
+            result.complete(ar.result());
+          } else {
+            parts.closeAll(vertx).onComplete(closed -> result.fail(ar.cause()));
+          }
+        });
+    return result.future();
+  }
+
+  /** Starts everything on {@code vertx}, adding each part to {@code parts} once started. */
+  private static Future<RouterApplication> startOn(
+      Vertx vertx, StartedParts parts, RouterConfig config, VertxOptions vertxOptions,
+      ModelAssets assets) {
     Metrics metrics = new Metrics();
     String model = config.model().servedName();
     List<SimulatedEngine> engines = new ArrayList<>();
@@ -101,76 +120,97 @@ public final class RouterApplication {
       engines.add(engine);
       servers.add(
           TcpTransport.server(
-              vertx, "127.0.0.1", 0, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), config.tcp()));
+                  vertx, "127.0.0.1", 0, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), config.tcp())
+              .onSuccess(server -> parts.addAsync("simulated worker server", server::close)));
     }
     return Future.all(servers)
         .compose(
-            started -> {
-              List<WorkerServer> mockServers = started.list();
-              List<RouteTarget> endpoints = new ArrayList<>();
-              config
-                  .workers()
-                  .forEach(
-                      w ->
-                          endpoints.add(
-                              new RouteTarget(
-                                  new WorkerEndpoint(w.id(), w.host(), w.port(), w.path()),
-                                  w.kvBlocks(),
-                                  w.dpSize())));
-              for (int i = 0; i < mockServers.size(); i++) {
-                endpoints.add(
-                    new RouteTarget(
-                        new WorkerEndpoint(
-                            EventPlane.mockWorkerId(i), "127.0.0.1", mockServers.get(i).port(),
-                            WorkerEndpoint.DEFAULT_PATH),
-                        config.mockWorkers().kvBlocks()));
-              }
+            all -> {
+              List<RouteTarget> endpoints = routeTargets(config, all.list());
               RequestPlane plane = TcpTransport.client(vertx, config.tcp());
+              parts.addAsync("request plane", plane::close);
               Router router =
                   Routers.create(
                       config.routerMode(), config.kv(), config.model().kvCacheBlockSize(),
                       endpoints, plane, vertx, metrics.registry());
-              EventPlane eventPlane = EventPlane.start(config, engines, router, metrics.registry());
+              parts.add("router", router::close);
               HttpFrontend frontend =
                   new HttpFrontend(
                       new Preprocessor(vertx, assets, model, router),
                       metrics,
                       config.http(),
                       config.model().kvCacheBlockSize());
-              List<FrontendVerticle> verticles = new ArrayList<>();
-              // Every instance must listen on one explicit port for Vert.x to share it.
-              HttpConfig http =
-                  config.http().withPort(Ports.resolve(config.http().host(), config.http().port()));
-              return plane
-                  .start()
+              // binding and connecting the event plane's sockets blocks: not on an event loop
+              return vertx
+                  .executeBlocking(
+                      () -> EventPlane.start(config, engines, router, metrics.registry()), false)
+                  .compose(
+                      eventPlane -> {
+                        parts.add("event plane", eventPlane);
+                        return plane.start();
+                      })
                   .compose(v -> router.start())
                   .compose(
-                      v ->
-                          vertx.deployVerticle(
-                              () -> {
-                                FrontendVerticle verticle =
-                                    new FrontendVerticle(frontend, http);
-                                synchronized (verticles) {
-                                  verticles.add(verticle);
-                                }
-                                return verticle;
-                              },
-                              new DeploymentOptions()
-                                  .setInstances(vertxOptions.getEventLoopPoolSize())))
+                      v -> serveHttp(vertx, config, vertxOptions.getEventLoopPoolSize(), frontend))
                   .map(
-                      id -> {
-                        int port = verticles.get(0).port();
+                      port -> {
                         log.info(
                             "kvrouter serving model {} on http://{}:{} with {} worker(s), router"
                                 + " mode {}",
                             model, config.http().host(), port, endpoints.size(),
                             config.routerMode().configName());
                         return new RouterApplication(
-                            vertx, plane, router, eventPlane, mockServers, engines, port, frontend,
+                            vertx, router, parts, engines, port, frontend,
                             config.http().gracefulShutdownTimeout());
                       });
-            })
-        .onFailure(failure -> vertx.close());
+            });
+  }
+
+  /**
+   * Deploys one HTTP server per event loop, all on one port; the future gives the port. The servers
+   * are closed with Vert.x.
+   */
+  private static Future<Integer> serveHttp(
+      Vertx vertx, RouterConfig config, int instances, HttpFrontend frontend) {
+    List<FrontendVerticle> verticles = new ArrayList<>();
+    // Every instance must listen on one explicit port for Vert.x to share it.
+    HttpConfig http =
+        config.http().withPort(Ports.resolve(config.http().host(), config.http().port()));
+    return vertx
+        .deployVerticle(
+            () -> {
+              FrontendVerticle verticle = new FrontendVerticle(frontend, http);
+              synchronized (verticles) {
+                verticles.add(verticle);
+              }
+              return verticle;
+            },
+            new DeploymentOptions().setInstances(instances))
+        .map(id -> verticles.get(0).port());
+  }
+
+  /** The configured workers, then the simulated ones. */
+  private static List<RouteTarget> routeTargets(
+      RouterConfig config, List<WorkerServer> mockServers) {
+    List<RouteTarget> endpoints = new ArrayList<>();
+    config
+        .workers()
+        .forEach(
+            w ->
+                endpoints.add(
+                    new RouteTarget(
+                        new WorkerEndpoint(w.id(), w.host(), w.port(), w.path()),
+                        w.kvBlocks(),
+                        w.dpSize())));
+    for (int i = 0; i < mockServers.size(); i++) {
+      endpoints.add(
+          new RouteTarget(
+              new WorkerEndpoint(
+                  EventPlane.mockWorkerId(i), "127.0.0.1", mockServers.get(i).port(),
+                  WorkerEndpoint.DEFAULT_PATH),
+              config.mockWorkers().kvBlocks()));
+    }
+    return endpoints;
   }
 
   /** Default Vert.x options: one event loop per core. */
@@ -227,8 +267,13 @@ public final class RouterApplication {
     frontend.beginShutdown();
     Promise<Void> drained = Promise.promise();
     awaitDrained(System.nanoTime() + gracefulShutdownTimeout.toNanos(), drained);
-    stopping = drained.future().compose(v -> closeAll());
+    stopping = drained.future().compose(v -> parts.closeAll(vertx));
     return stopping;
+  }
+
+  /** For tests: {@code part} is closed with the rest, before the parts started earlier. */
+  void closeAlso(String name, AutoCloseable part) {
+    parts.add(name, part);
   }
 
   /** Completes {@code drained} once no request is in flight, or at {@code deadlineNanos}. */
@@ -238,14 +283,5 @@ public final class RouterApplication {
     } else {
       vertx.setTimer(20, id -> awaitDrained(deadlineNanos, drained));
     }
-  }
-
-  private Future<Void> closeAll() {
-    eventPlane.close();
-    router.close();
-    List<Future<Void>> closing = new ArrayList<>();
-    closing.add(plane.close());
-    mockServers.forEach(server -> closing.add(server.close()));
-    return Future.join(closing).transform(ar -> vertx.close());
   }
 }
