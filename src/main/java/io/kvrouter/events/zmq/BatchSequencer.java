@@ -16,20 +16,26 @@ import java.util.zip.CRC32C;
  * <p>The rules (sequence numbers as in {@link ZmqFrames}):
  *
  * <ul>
- *   <li>The next number is applied. A gap holds the batch and asks for a replay from the first
- *       missing number; everything that arrives meanwhile, live or replayed, is held, then applied
- *       in order once the replay ends. A number not above the last one applied is dropped.
- *   <li>A restart shows as a live number not above the last live one (PUB/SUB never reorders, so
- *       live numbers only go back when the publisher counts from 0 again). A live number not
- *       above the last applied, but above the last live one, is either the live copy of a batch a
- *       replay already brought (the replay overtook it) or a restart: it is a copy only if its
- *       payload is byte for byte the replayed one's. A restart, even during a replay, drops the
- *       replay and what was held, resets the rank and rebuilds it by a replay from 0.
+ *   <li>The next number is applied. A gap holds the batch and asks for a replay; everything that
+ *       arrives meanwhile, live or replayed, is held, then applied in order once the replay ends.
+ *       A number not above the last one applied is dropped.
+ *   <li>A replay asks for everything from the last batch applied, not the one after it, so that
+ *       the answer shows whether the publisher is still the one that sent that batch: the batch
+ *       must come back byte for byte. If it comes back different, or nothing comes back (the
+ *       publisher's numbers are below it now), the publisher restarted unseen, and the rank is
+ *       reset and rebuilt by a replay from 0.
+ *   <li>A restart also shows as a live number not above the last live one (PUB/SUB never
+ *       reorders, so live numbers only go back when the publisher counts from 0 again). A live
+ *       number not above the last applied, but above the last live one, is either the live copy of
+ *       a batch a replay already brought (the replay overtook it) or a restart: it is a copy only
+ *       if its payload is byte for byte the replayed one's. A restart, even during a replay, drops
+ *       the replay and what was held, resets the rank and rebuilds it by a replay from 0.
  *   <li>A replay that brings less than was missing (the publisher's buffer no longer reaches back,
- *       it did not answer, or there is no replay socket) resets the rank, which is then rebuilt
- *       from what there is.
- *   <li>A probe (a replay from the next number, sent by the subscriber when the publisher has been
- *       quiet) finds a lost last batch; a probe that gets no answer changes nothing.
+ *       it did not answer after {@link #REPLAY_ATTEMPTS} requests, or there is no replay socket)
+ *       resets the rank, which is then rebuilt from what there is.
+ *   <li>A probe (a replay the subscriber sends when the publisher has been quiet) finds batches the
+ *       PUB socket lost at the end, which no later batch reveals, and a publisher that restarted
+ *       while quiet. A probe that gets no answer changes nothing.
  * </ul>
  */
 final class BatchSequencer {
@@ -53,14 +59,26 @@ final class BatchSequencer {
     void closeReplay();
   }
 
+  /**
+   * How often a replay that gets no answer at all is asked for before it is given up. A busy
+   * publisher may answer late; and a request sent on a new connection is sometimes lost (seen
+   * with jeromq 0.6.0 on loopback, about 1 in 100), so one unanswered request proves little.
+   */
+  static final int REPLAY_ATTEMPTS = 3;
+
   /** How many replayed payloads are remembered to recognise their late live copies. */
   static final int REMEMBERED_REPLAYS = 1024;
 
   /** The open replay request. */
   private static final class Replay {
+    /** Where it starts: the last batch applied, to check it, or 0. */
     final long from;
     final boolean probe;
+    int attempts = 1;
+    /** Replayed batches after the last one applied. */
     int received;
+    boolean lastReturned;
+    boolean lastChanged;
 
     Replay(long from, boolean probe) {
       this.from = from;
@@ -72,6 +90,7 @@ final class BatchSequencer {
   private final boolean canReplay;
 
   private long last = -1;
+  private long lastDigest;
   private long lastLive = -1;
   private boolean synced;
   private Replay replay;
@@ -102,7 +121,7 @@ final class BatchSequencer {
   void start() {
     if (canReplay) {
       resetRank();
-      beginReplay(0, false);
+      beginReplay(false);
     }
   }
 
@@ -136,12 +155,20 @@ final class BatchSequencer {
     }
     gaps++;
     held.put(seq, payload);
-    fetch(last + 1);
+    fetchMissing();
   }
 
   /** A batch answering the open replay request. */
   void replayed(long seq, byte[] payload) {
-    if (replay == null || seq < replay.from || seq <= last) {
+    if (replay == null || seq < replay.from) {
+      return;
+    }
+    if (seq == last) {
+      replay.lastReturned = true;
+      replay.lastChanged = digest(payload) != lastDigest;
+      return;
+    }
+    if (seq < last) {
       return;
     }
     replay.received++;
@@ -150,28 +177,40 @@ final class BatchSequencer {
   }
 
   /**
-   * The open replay request ended: {@code answered} when its end marker arrived, otherwise it
-   * was given up on (no answer for too long).
+   * The open replay request ended: {@code answered} when its end marker arrived, or replies came
+   * and then stopped; otherwise nothing came for too long, and the request is sent again, up to
+   * {@link #REPLAY_ATTEMPTS} times in all, before it is given up (a probe is not sent again).
    */
   void replayEnded(boolean answered) {
     Replay ended = replay;
     if (ended == null) {
       return;
     }
+    if (!answered && !ended.probe && ended.attempts < REPLAY_ATTEMPTS) {
+      // a publisher too busy to answer in time is no reason to reset the rank yet
+      ended.attempts++;
+      out.openReplay(ended.from);
+      return;
+    }
     replay = null;
-    if (ended.probe && !answered) {
-      applyHeld(); // nothing is known to be missing
+    if (!answered) {
+      if (ended.probe) {
+        applyHeld(); // nothing is known to be missing
+      } else {
+        giveUpOnMissing();
+      }
+      return;
+    }
+    if (last >= 0 && (ended.lastChanged || (!ended.lastReturned && ended.received == 0))) {
+      restartedUnseen();
       return;
     }
     if (ended.probe && ended.received > 0) {
       gaps++; // the probe found batches the PUB socket lost
     }
-    boolean complete = answered && (held.isEmpty() || held.firstKey() == last + 1);
-    if (!complete) {
-      incompleteReplays++;
-      if (ended.from > 0) {
-        resetRank();
-      }
+    if (!held.isEmpty() && held.firstKey() != last + 1) {
+      giveUpOnMissing(); // the publisher's buffer no longer reaches back to them
+      return;
     }
     applyHeld();
   }
@@ -179,7 +218,7 @@ final class BatchSequencer {
   /** Asks for anything after the last batch, unless a replay is open or there is no socket. */
   void probe() {
     if (canReplay && synced && replay == null) {
-      beginReplay(last + 1, true);
+      beginReplay(true);
     }
   }
 
@@ -190,10 +229,20 @@ final class BatchSequencer {
       out.closeReplay();
     }
     held.clear();
-    awaitingLiveCopy.clear();
     lastLive = seq;
     resetRank();
     holdOrFetchFromZero(seq, payload);
+  }
+
+  /**
+   * A replay showed that the publisher no longer holds the last batch as it was applied: it
+   * restarted unseen (or ran a whole buffer ahead). What the rank holds is unknown.
+   */
+  private void restartedUnseen() {
+    held.clear(); // the replay from 0 brings these again
+    lastLive = -1;
+    resetRank();
+    fetchMissing();
   }
 
   /** After a reset: batch 0 is applied; a later one waits for the batches before it. */
@@ -202,29 +251,38 @@ final class BatchSequencer {
     if (seq == 0) {
       applyHeld();
     } else {
-      fetch(0);
+      fetchMissing();
     }
   }
 
-  /** Replays from {@code from}, or without a replay socket gives up on what is missing. */
-  private void fetch(long from) {
+  /** Replays what is missing, or without a replay socket gives up on it. */
+  private void fetchMissing() {
     if (canReplay) {
-      beginReplay(from, false);
-      return;
+      beginReplay(false);
+    } else {
+      giveUpOnMissing();
     }
+  }
+
+  /**
+   * What was missing cannot be had: the rank is reset (unless it was just reset) and goes on from
+   * the batches held.
+   */
+  private void giveUpOnMissing() {
     incompleteReplays++;
-    if (from > 0) {
+    if (last >= 0) {
       resetRank();
     }
     applyHeld();
   }
 
-  private void beginReplay(long from, boolean probe) {
-    replay = new Replay(from, probe);
+  /** Asks for everything from the last batch applied (to check it), or from 0. */
+  private void beginReplay(boolean probe) {
+    replay = new Replay(Math.max(last, 0), probe);
     if (!probe) {
       state = KvEventFeed.REPLAYING;
     }
-    out.openReplay(from);
+    out.openReplay(replay.from);
   }
 
   /** Applies held batches in order until a hole, which starts another replay. */
@@ -238,7 +296,7 @@ final class BatchSequencer {
       }
       if (last >= 0 && seq != last + 1) {
         gaps++;
-        fetch(last + 1);
+        fetchMissing();
         return;
       }
       held.pollFirstEntry();
@@ -251,9 +309,10 @@ final class BatchSequencer {
 
   private void apply(long seq, byte[] payload) {
     last = seq;
+    lastDigest = digest(payload);
     if (seq > lastLive) {
       // its live copy may still be on its way
-      awaitingLiveCopy.put(seq, digest(payload));
+      awaitingLiveCopy.put(seq, lastDigest);
       if (awaitingLiveCopy.size() > REMEMBERED_REPLAYS) {
         awaitingLiveCopy.pollFirstEntry();
       }

@@ -30,6 +30,7 @@ final class ReplayRequest implements AutoCloseable {
   private final ZContext context;
   private final ZMQ.Socket socket;
   private long lastActivityNanos;
+  private boolean anyReply;
 
   private ReplayRequest(ZContext context, ZMQ.Socket socket, long nowNanos) {
     this.context = context;
@@ -61,6 +62,7 @@ final class ReplayRequest implements AutoCloseable {
     ZMsg reply;
     while ((reply = ZMsg.recvMsg(socket, ZMQ.DONTWAIT)) != null) {
       lastActivityNanos = nowNanos;
+      anyReply = true;
       // ["", (topic), seq, payload]: 2 or 3 frames after the empty delimiter
       Optional<ZmqFrames.Numbered> batch = ZmqFrames.numbered(reply, 3, 4);
       if (batch.isEmpty()) {
@@ -73,6 +75,11 @@ final class ReplayRequest implements AutoCloseable {
       replies.batch(batch.get().seq(), batch.get().payload());
     }
     return false;
+  }
+
+  /** Whether anything came back yet. */
+  boolean anyReply() {
+    return anyReply;
   }
 
   /** Nanoseconds since the request was sent or the last reply arrived. */

@@ -94,17 +94,25 @@ public final class ZmqEventPublisher implements AutoCloseable {
   private ZmqEventPublisher(Options options) {
     this.options = options;
     this.drops = new SplittableRandom(options.seed());
-    this.pub = context.createSocket(SocketType.PUB);
-    pub.setSndHWM(100_000);
-    pub.setLinger(0);
-    this.port = bind(pub, options.port());
-    if (options.replayPort() < 0) {
-      this.replay = null;
-      this.replayPort = -1;
-    } else {
-      this.replay = context.createSocket(SocketType.ROUTER);
-      replay.setLinger(0);
-      this.replayPort = bind(replay, options.replayPort());
+    try {
+      this.pub = context.createSocket(SocketType.PUB);
+      pub.setSndHWM(100_000);
+      pub.setLinger(0);
+      this.port = bind(pub, options.port());
+      if (options.replayPort() < 0) {
+        this.replay = null;
+        this.replayPort = -1;
+      } else {
+        this.replay = context.createSocket(SocketType.ROUTER);
+        replay.setLinger(0);
+        // a whole buffer's answer queues for a slow reader instead of being dropped
+        replay.setSndHWM(options.bufferSteps() + 1);
+        this.replayPort = bind(replay, options.replayPort());
+      }
+    } catch (RuntimeException e) {
+      // the PUB socket may be bound already: release it and ZeroMQ's threads
+      context.close();
+      throw e;
     }
     this.thread = new SocketThread("kv-events-publisher-" + port, this::run);
   }

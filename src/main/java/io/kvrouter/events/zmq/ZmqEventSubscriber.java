@@ -27,14 +27,16 @@ import org.zeromq.ZMsg;
  * goes on with the next batch; if the thread dies all the same, {@link #stats()} says {@code
  * stopped}.
  *
- * <p>A publisher quiet for {@link Timing#quietProbe()} is probed: a replay request from the next
- * number, so that a lost last batch is noticed although no later one reveals the gap. A replay
+ * <p>A publisher quiet for {@link Timing#quietProbe()} is probed: a replay request from the last
+ * batch applied, so that a lost last batch is noticed although no later one reveals the gap, and
+ * a publisher that restarted while quiet is noticed too (see {@link BatchSequencer}). A replay
  * with no reply for {@link Timing#replayInactivity()} is given up (a publisher that died
  * mid-replay never blocks the thread).
  *
- * <p>Known limit, shared with every vLLM subscriber until vLLM publishes an epoch: a publisher
- * that restarts and sends more batches than this subscriber had seen, all while the subscriber is
- * cut off, looks like a gap, not a restart.
+ * <p>vLLM publishes no epoch, so a restart is recognised by its numbers going back or, when it
+ * looks like a gap (the publisher sent more batches than this subscriber had seen while the
+ * subscriber was cut off), by the replay: its copy of the last batch applied differs (see {@link
+ * BatchSequencer}).
  */
 public final class ZmqEventSubscriber implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ZmqEventSubscriber.class);
@@ -221,11 +223,15 @@ public final class ZmqEventSubscriber implements AutoCloseable {
       quietSinceNanos = now;
       sequencer.replayEnded(true);
     } else if (reading.quietNanos(now) > timing.replayInactivity().toNanos()) {
-      log.warn("no replay answer from {} in {}; going on without it", replayEndpoint,
-          timing.replayInactivity());
+      // Replies that stop short of the end marker: the publisher died mid-answer, or its ROUTER
+      // dropped the rest (it drops beyond its send high-water mark). What came is used; a hole it
+      // leaves is asked for again. No reply at all: the publisher cannot be reached.
+      boolean partly = reading.anyReply();
+      log.warn("{} replay answer from {} in {}; going on without it",
+          partly ? "no more of the" : "no", replayEndpoint, timing.replayInactivity());
       closeReplay();
       quietSinceNanos = now;
-      sequencer.replayEnded(false);
+      sequencer.replayEnded(partly);
     }
   }
 

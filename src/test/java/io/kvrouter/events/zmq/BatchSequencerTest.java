@@ -109,13 +109,13 @@ class BatchSequencerTest {
     sequencer.live(6, bytes(6)); // and 5
     sequencer.live(7, bytes(7));
     assertThat(sequencer.state()).isEqualTo("replaying");
-    replayed(sequencer, 2, 7);
+    replayed(sequencer, 1, 7); // from the last applied, which comes back unchanged
     sequencer.live(8, bytes(8));
-    assertThat(log).containsExactly("apply 0", "apply 1", "replay from 2");
+    assertThat(log).containsExactly("apply 0", "apply 1", "replay from 1");
     sequencer.replayEnded(true);
 
     List<String> expected = new ArrayList<>(applies(0, 1));
-    expected.add("replay from 2");
+    expected.add("replay from 1");
     expected.addAll(applies(2, 8));
     assertThat(log).containsExactlyElementsOf(expected);
     assertThat(sequencer.gaps()).isEqualTo(1);
@@ -128,12 +128,12 @@ class BatchSequencerTest {
     live(sequencer, 0, 1);
     sequencer.live(3, bytes(3));
     // the replay answers with everything up to 6; 4 to 6 are still on their way over the PUB socket
-    replayed(sequencer, 2, 6);
+    replayed(sequencer, 1, 6);
     sequencer.replayEnded(true);
     live(sequencer, 4, 7);
 
     List<String> expected = new ArrayList<>(applies(0, 1));
-    expected.add("replay from 2");
+    expected.add("replay from 1");
     expected.addAll(applies(2, 7));
     assertThat(log).containsExactlyElementsOf(expected);
     assertThat(sequencer.duplicates()).isEqualTo(3);
@@ -158,7 +158,7 @@ class BatchSequencerTest {
   void aRestartDuringAReplay_dropsTheReplay_resetsTheRank_andReplaysFromZero() {
     BatchSequencer sequencer = synced();
     live(sequencer, 0, 9);
-    sequencer.live(12, bytes(12)); // a gap: replay from 10
+    sequencer.live(12, bytes(12)); // a gap: a replay from 9, the last applied
     replayed(sequencer, 10, 11);
     // the publisher restarts before the replay ends
     sequencer.live(2, bytes(2, "b"));
@@ -170,7 +170,7 @@ class BatchSequencerTest {
 
     List<String> expected = new ArrayList<>(applies(0, 9));
     expected.addAll(
-        List.of("replay from 10", "close replay", "reset", "replay from 0", "apply b0", "apply b1",
+        List.of("replay from 9", "close replay", "reset", "replay from 0", "apply b0", "apply b1",
             "apply b2"));
     assertThat(log).as("nothing of the dropped replay was applied").containsExactlyElementsOf(expected);
     assertThat(sequencer.incompleteReplays()).isZero();
@@ -194,6 +194,30 @@ class BatchSequencerTest {
   }
 
   @Test
+  void aRestartLookingLikeAGap_isSeenByTheReplay_whoseLastBatchComesBackDifferent() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 9);
+    // restarted while cut off, and has sent 16 batches since: the first one seen looks like a gap
+    sequencer.live(15, bytes(15, "b"));
+    for (long seq = 9; seq <= 15; seq++) {
+      sequencer.replayed(seq, bytes(seq, "b"));
+    }
+    sequencer.replayEnded(true);
+    for (long seq = 0; seq <= 15; seq++) {
+      sequencer.replayed(seq, bytes(seq, "b"));
+    }
+    sequencer.replayEnded(true);
+
+    List<String> expected = new ArrayList<>(applies(0, 9));
+    expected.addAll(List.of("replay from 9", "reset", "replay from 0"));
+    for (long seq = 0; seq <= 15; seq++) {
+      expected.add("apply b" + seq);
+    }
+    assertThat(log).containsExactlyElementsOf(expected);
+    assertThat(sequencer.resets()).isEqualTo(2);
+  }
+
+  @Test
   void aReplayThatCannotReachBack_resetsTheRank_andGoesOnFromWhatThereIs() {
     BatchSequencer sequencer = synced();
     live(sequencer, 0, 1);
@@ -202,22 +226,43 @@ class BatchSequencerTest {
     sequencer.replayEnded(true);
 
     List<String> expected = new ArrayList<>(applies(0, 1));
-    expected.addAll(List.of("replay from 2", "reset"));
+    expected.addAll(List.of("replay from 1", "reset"));
     expected.addAll(applies(5, 9));
     assertThat(log).containsExactlyElementsOf(expected);
     assertThat(sequencer.incompleteReplays()).isEqualTo(1);
   }
 
   @Test
-  void anUnansweredReplay_resetsTheRank_andGoesOnFromTheHeldBatches() {
+  void anUnansweredReplay_isAskedAgain_thenGivenUp_resettingTheRank() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 1);
+    sequencer.live(3, bytes(3));
+    for (int attempt = 0; attempt < BatchSequencer.REPLAY_ATTEMPTS; attempt++) {
+      assertThat(sequencer.replaying()).isTrue();
+      sequencer.replayEnded(false);
+    }
+
+    assertThat(log)
+        .containsExactly("apply 0", "apply 1", "replay from 1", "replay from 1", "replay from 1",
+            "reset", "apply 3");
+    assertThat(sequencer.incompleteReplays()).isEqualTo(1);
+    assertThat(sequencer.state()).isEqualTo("following");
+  }
+
+  @Test
+  void aReplayAnsweredOnASecondAttempt_needsNoReset() {
     BatchSequencer sequencer = synced();
     live(sequencer, 0, 1);
     sequencer.live(3, bytes(3));
     sequencer.replayEnded(false);
+    sequencer.replayed(2, bytes(2));
+    sequencer.replayEnded(true);
 
-    assertThat(log).containsExactly("apply 0", "apply 1", "replay from 2", "reset", "apply 3");
-    assertThat(sequencer.incompleteReplays()).isEqualTo(1);
-    assertThat(sequencer.state()).isEqualTo("following");
+    assertThat(log)
+        .containsExactly("apply 0", "apply 1", "replay from 1", "replay from 1", "apply 2",
+            "apply 3");
+    assertThat(sequencer.incompleteReplays()).isZero();
+    assertThat(sequencer.resets()).as("only the one at the start").isEqualTo(1);
   }
 
   @Test
@@ -232,9 +277,9 @@ class BatchSequencerTest {
     sequencer.replayEnded(true);
 
     List<String> expected = new ArrayList<>(applies(0, 1));
-    expected.add("replay from 2");
+    expected.add("replay from 1");
     expected.addAll(applies(2, 3));
-    expected.add("replay from 4");
+    expected.add("replay from 3");
     expected.addAll(applies(4, 6));
     assertThat(log).containsExactlyElementsOf(expected);
     assertThat(sequencer.incompleteReplays()).isZero();
@@ -245,11 +290,12 @@ class BatchSequencerTest {
     BatchSequencer sequencer = synced();
     live(sequencer, 0, 1);
     sequencer.probe();
-    sequencer.replayed(2, bytes(2));
+    replayed(sequencer, 1, 2); // the last one applied, checked, and one the PUB socket lost
     sequencer.replayEnded(true);
 
-    assertThat(log).containsExactly("apply 0", "apply 1", "replay from 2", "apply 2");
+    assertThat(log).containsExactly("apply 0", "apply 1", "replay from 1", "apply 2");
     assertThat(sequencer.gaps()).isEqualTo(1);
+    assertThat(sequencer.resets()).as("only the one at the start").isEqualTo(1);
     assertThat(sequencer.state()).isEqualTo("following");
   }
 
@@ -259,16 +305,48 @@ class BatchSequencerTest {
     live(sequencer, 0, 1);
     sequencer.probe();
     assertThat(sequencer.state()).as("a probe is no replay").isEqualTo("following");
+    sequencer.replayed(1, bytes(1));
     sequencer.replayEnded(true);
     sequencer.probe();
     sequencer.live(2, bytes(2)); // held until the probe ends
     sequencer.replayEnded(false);
 
     assertThat(log)
-        .containsExactly("apply 0", "apply 1", "replay from 2", "replay from 2", "apply 2");
+        .containsExactly("apply 0", "apply 1", "replay from 1", "replay from 1", "apply 2");
     assertThat(sequencer.gaps()).isZero();
     assertThat(sequencer.resets()).as("only the one at the start").isEqualTo(1);
     assertThat(sequencer.incompleteReplays()).isZero();
+  }
+
+  @Test
+  void aProbe_findsAPublisherThatRestartedWhileQuiet() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 5);
+    // restarted; its new batches 0 and 1 were lost on the PUB socket, and it has been quiet since
+    sequencer.probe();
+    sequencer.replayEnded(true); // nothing from 5 on: its numbers are below 5 now
+    sequencer.replayed(0, bytes(0, "b"));
+    sequencer.replayed(1, bytes(1, "b"));
+    sequencer.replayEnded(true);
+    sequencer.live(2, bytes(2, "b"));
+
+    List<String> expected = new ArrayList<>(applies(0, 5));
+    expected.addAll(
+        List.of("replay from 5", "reset", "replay from 0", "apply b0", "apply b1", "apply b2"));
+    assertThat(log).containsExactlyElementsOf(expected);
+    assertThat(sequencer.resets()).isEqualTo(2);
+  }
+
+  @Test
+  void aProbe_whoseLastBatchComesBackDifferent_findsARestart() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 2);
+    sequencer.probe();
+    sequencer.replayed(2, bytes(2, "b")); // the restarted publisher has a batch 2 of its own
+    sequencer.replayEnded(true);
+
+    assertThat(log).containsSubsequence("replay from 2", "reset", "replay from 0");
+    assertThat(sequencer.resets()).isEqualTo(2);
   }
 
   @Test

@@ -1,10 +1,14 @@
 package io.kvrouter.events.zmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
+import io.kvrouter.testing.FreePorts;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -169,6 +173,22 @@ class ZmqEventPlaneTest {
 
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> subscriber.stats().malformed() == 2);
       assertThat(listener.batches()).containsExactly(9L);
+    }
+  }
+
+  @Test
+  void aPublisherThatCannotBindItsReplayPort_releasesItsPubPort() throws Exception {
+    int pubPort = FreePorts.consecutive(1);
+    try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      assertThatThrownBy(
+              () ->
+                  ZmqEventPublisher.start(
+                      ZmqEventPublisher.Options.defaults("127.0.0.1")
+                          .withPorts(pubPort, taken.getLocalPort())))
+          .isInstanceOf(RuntimeException.class);
+    }
+    try (ServerSocket again = new ServerSocket(pubPort, 50, InetAddress.getLoopbackAddress())) {
+      assertThat(again.getLocalPort()).as("the PUB port is free again").isEqualTo(pubPort);
     }
   }
 
