@@ -53,7 +53,7 @@ final class KvEventSubscriptions implements AutoCloseable {
                           }
                         });
           register(meters, rank, subscriber);
-          router.reportKvEventFeed(rank.workerId(), () -> feed(subscriber.stats()));
+          router.reportKvEventFeed(rank, () -> feed(subscriber.stats()));
           subscriptions.subscribers.add(subscriber.start());
         });
     return subscriptions;

@@ -1,12 +1,20 @@
 package io.kvrouter.protocol;
 
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
 
 /**
- * How well the router follows one worker's KV cache events: what {@code /router/workers} shows.
+ * How well the router follows one worker rank's KV cache events: what {@code /router/workers}
+ * shows.
  *
- * @param state {@code unsynced} (nothing received yet), {@code replaying} (catching up on missed
- *     batches; the index lags the worker meanwhile) or {@code following} (in sequence)
+ * @param state, from worst to best: {@code stopped} (the subscriber is no longer running), {@code
+ *     stale} (the worker does not answer recovery queries: the index keeps what it had, or
+ *     applies events without being able to fill gaps), {@code unsynced} (the rank's state is not
+ *     known yet), {@code recovering} (asking the worker for missed events or its tree dump),
+ *     {@code replaying} (catching up on missed batches from the publisher's replay buffer; the
+ *     index lags the worker meanwhile) or {@code following} (in sequence)
  * @param lastSeq the last sequence number received; -1 before the first
  * @param batches batches applied
  * @param gaps sequence gaps seen
@@ -22,7 +30,38 @@ public record KvEventFeed(
     long resets,
     long incompleteReplays,
     long millisSinceLastBatch) {
+  /** The states, worst first. */
+  public static final List<String> STATES =
+      List.of("stopped", "stale", "unsynced", "recovering", "replaying", "following");
+
   public KvEventFeed {
     Objects.requireNonNull(state, "state");
+  }
+
+  /**
+   * The feeds of one worker's data-parallel ranks as one: the worst state, the lowest last
+   * sequence number, counts summed, and the longest silence.
+   */
+  public static KvEventFeed combine(List<KvEventFeed> ranks) {
+    if (ranks.isEmpty()) {
+      throw new IllegalArgumentException("no feeds to combine");
+    }
+    if (ranks.size() == 1) {
+      return ranks.get(0);
+    }
+    KvEventFeed worst = Collections.min(ranks, Comparator.comparingInt(KvEventFeed::rankOfState));
+    return new KvEventFeed(
+        worst.state(),
+        ranks.stream().mapToLong(KvEventFeed::lastSeq).min().orElseThrow(),
+        ranks.stream().mapToLong(KvEventFeed::batches).sum(),
+        ranks.stream().mapToLong(KvEventFeed::gaps).sum(),
+        ranks.stream().mapToLong(KvEventFeed::resets).sum(),
+        ranks.stream().mapToLong(KvEventFeed::incompleteReplays).sum(),
+        ranks.stream().mapToLong(KvEventFeed::millisSinceLastBatch).max().orElseThrow());
+  }
+
+  /** Where {@code state} sits in {@link #STATES}; an unknown state counts as the worst. */
+  private int rankOfState() {
+    return STATES.indexOf(state);
   }
 }
