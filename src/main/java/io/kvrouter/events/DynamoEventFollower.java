@@ -350,6 +350,7 @@ public final class DynamoEventFollower implements AutoCloseable {
       held.clear();
       last = null;
       adoptNext = false;
+      answeredUpTo = NOTHING;
       ask(null, null);
     }
 
