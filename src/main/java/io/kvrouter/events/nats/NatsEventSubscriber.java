@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  *       a payload it cannot take will not become takeable by retrying. JetStream delivers at
  *       least once (an ack still in flight when the server restarts is forgotten), so this
  *       subscriber skips any message whose stream sequence it has already handed over; a new
- *       subscriber process may still see a message twice.
+ *       subscriber process may still see a message twice. Messages the server handed to a
+ *       subscriber that then went away (its pull request outlives its connection for a moment)
+ *       come back after {@link #ACK_WAIT}, not JetStream's default 30 s.
  * </ul>
  *
  * <p>Connecting is retried until it succeeds, and reconnecting forever (jnats). The listener is
@@ -47,6 +49,8 @@ import org.slf4j.LoggerFactory;
  * callback thread, serialized by a lock).
  */
 public final class NatsEventSubscriber implements AutoCloseable {
+  /** How long the server waits for an ack before it delivers a message again. */
+  static final Duration ACK_WAIT = Duration.ofSeconds(5);
   private static final Logger log = LoggerFactory.getLogger(NatsEventSubscriber.class);
 
   /** Where payloads and connection changes go. */
@@ -257,6 +261,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
             .durable(options.durable())
             .filterSubject(options.subject())
             .ackPolicy(AckPolicy.Explicit)
+            .ackWait(ACK_WAIT)
             .deliverPolicy(DeliverPolicy.All)
             .build();
     consumer =

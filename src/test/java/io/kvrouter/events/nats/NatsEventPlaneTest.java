@@ -272,6 +272,11 @@ class NatsEventPlaneTest {
       assertThat(info.getConfiguration().getMaxAge()).isEqualTo(Duration.ofHours(1));
       assertThat(c.jetStreamManagement().getConsumerNames(info.getConfiguration().getName()))
           .containsExactly("router-a");
+      assertThat(c.jetStreamManagement()
+              .getConsumerInfo(info.getConfiguration().getName(), "router-a")
+              .getConsumerConfiguration().getAckWait())
+          .as("what a departed subscriber was handed comes back soon")
+          .isEqualTo(NatsEventSubscriber.ACK_WAIT);
     }
   }
 
