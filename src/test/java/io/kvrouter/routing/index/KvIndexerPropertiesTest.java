@@ -6,28 +6,22 @@ import io.kvrouter.protocol.RouterEvent;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
 
 /**
  * The sharded indexer against {@link NaiveIndex}: writes from many ranks spread over shards, on
- * random streams ({@link Scenario#streams}), as a jqwik property that shrinks a failing stream. The
- * next run retries a failure first; pin its reported seed with {@code @Property(seed = "…")} while
- * debugging (more in {@link RadixTreePropertiesTest}).
+ * seeded random streams ({@link Tries}, {@link Scenario#streams}).
  */
 class KvIndexerPropertiesTest {
 
   private static final List<long[]> ALL_QUERIES = Scenario.allQueries(Scenario.MAX_DEPTH);
 
-  @Provide
-  Arbitrary<List<Scenario.Step>> streams() {
-    return Scenario.streams();
+  @Test
+  void indexer_matchesModel_andDumpRebuildsIt() {
+    Tries.forAll(200, Scenario::streams, KvIndexerPropertiesTest::indexerMatchesModelAndDumpRebuildsIt);
   }
 
-  @Property(tries = 200)
-  void indexer_matchesModel_andDumpRebuildsIt(@ForAll("streams") List<Scenario.Step> steps) {
+  private static void indexerMatchesModelAndDumpRebuildsIt(List<Scenario.Step> steps) {
     NaiveIndex model = new NaiveIndex();
     Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
     try (ShardedKvIndexer kv = new ShardedKvIndexer(3, null, ShardedKvIndexer.daemonThreads())) {

@@ -6,29 +6,30 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
 
-/**
- * {@link LongMap} against a {@link HashMap}, as a jqwik property (a failure shrinks to the fewest
- * and smallest ops and is retried first on the next run; pin its reported seed with
- * {@code @Property(seed = "…")} while debugging), and an example.
- */
 class LongMapTest {
 
-  /** 0 to 300 ops in [-64, 64]. */
-  @Provide
-  Arbitrary<List<Long>> ops() {
-    return Arbitraries.longs().between(-64, 64).list().ofMaxSize(300);
+  private static final Gen.Ints OPS = new Gen.Ints(-64, 64);
+
+  /** 0 to 300 ops in [-64, 64], biased toward 0 ({@link Gen}). */
+  static List<Long> ops(SplittableRandom random, int genSize) {
+    int size = new Gen.Sizes(0, 300, genSize).next(random);
+    List<Long> ops = new ArrayList<>(size);
+    for (int i = 0; i < size; i++) {
+      ops.add(OPS.nextLong(random));
+    }
+    return ops;
   }
 
   /** Positive keys put, negative keys remove their negation; few distinct keys, so runs collide. */
-  @Property(tries = 300)
-  void putsAndRemoves_matchHashMap(@ForAll("ops") List<Long> ops) {
+  @Test
+  void putsAndRemoves_matchHashMap() {
+    Tries.forAll(300, LongMapTest::ops, LongMapTest::putsAndRemovesMatchHashMap);
+  }
+
+  private static void putsAndRemovesMatchHashMap(List<Long> ops) {
     LongMap<String> map = new LongMap<>();
     Map<Long, String> model = new HashMap<>();
     int i = 0;
@@ -50,7 +51,7 @@ class LongMapTest {
     assertThat(values).containsExactlyInAnyOrderElementsOf(model.values());
   }
 
-  @Example
+  @Test
   void growsAndShrinksThroughManyKeys() {
     LongMap<Long> map = new LongMap<>();
     for (long k = 0; k < 10_000; k++) {

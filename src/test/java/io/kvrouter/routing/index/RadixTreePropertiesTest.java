@@ -6,149 +6,173 @@ import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.OverlapScores;
 import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerRank;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.statistics.Statistics;
-import net.jqwik.api.statistics.StatisticsCoverage;
-import net.jqwik.api.statistics.StatisticsReport;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
 
 /**
- * The tree against {@link NaiveIndex} under random interleaved streams of many ranks ({@link
- * Scenario#streams}), as jqwik properties: a failing stream is shrunk to a minimal one, which jqwik
- * reports (as "Shrunk Sample") with the property's {@code seed}.
- *
- * <p>Rerunning a failure: jqwik keeps it in {@code target/jqwik-database}, so running the class again
- * ({@code mvn test -Dtest='RadixTreePropertiesTest'}) tries the shrunk sample first, then the failed
- * seed; {@code -Djqwik.failures.after.default=SAMPLE_ONLY} checks only the sample. To pin the
- * reported seed while debugging (and on another machine), put it in the annotation, e.g. {@code
- * @Property(tries = 300, seed = "1690772863208282457")}, and take it out again before committing.
+ * The tree against {@link NaiveIndex} under random interleaved streams of many ranks; each property
+ * is checked on seeded random streams ({@link Tries}, {@link Scenario#streams}).
  */
-@StatisticsReport(onFailureOnly = true)
 class RadixTreePropertiesTest {
 
   private static final List<long[]> ALL_QUERIES = Scenario.allQueries(Scenario.MAX_DEPTH);
-  private static final String OUTCOMES = "outcomes";
 
-  @Provide
-  Arbitrary<List<Scenario.Step>> streams() {
-    return Scenario.streams();
+  @Test
+  void tree_matchesModel_afterEveryEvent() {
+    Tries.forAll(
+        400,
+        Scenario::streams,
+        steps -> {
+          NaiveIndex model = new NaiveIndex();
+          RadixTree tree = new RadixTree();
+          replay(steps, model, tree, true);
+          assertSameMatches(tree, model);
+        });
   }
 
-  @Provide
-  Arbitrary<List<Scenario.Step>> engineStreams() {
-    return Scenario.engineStreams();
+  @Test
+  void engineStream_neverRejected_andMatchesModel() {
+    Tries.forAll(
+        300,
+        Scenario::engineStreams,
+        steps -> {
+          NaiveIndex model = new NaiveIndex();
+          RadixTree tree = new RadixTree();
+          for (Scenario.Step step : steps) {
+            Scenario.Action action = new Scenario(model).next(step);
+            if (action.removedWorker() != null) {
+              model.removeWorker(action.removedWorker());
+              tree.removeWorker(action.removedWorker());
+              continue;
+            }
+            Outcome expected = model.apply(action.rank(), action.event());
+            Outcome outcome = tree.apply(action.rank(), action.event());
+            assertThat(outcome).isEqualTo(expected);
+            if (!(action.event() instanceof KvCacheEvent.Removed)) {
+              assertThat(outcome).isEqualTo(Outcome.APPLIED);
+            }
+          }
+          TreeInvariants.check(tree);
+          assertSameMatches(tree, model);
+        });
+  }
+
+  @Test
+  void dump_rebuildsTheSameState() {
+    Tries.forAll(
+        300,
+        Scenario::streams,
+        steps -> {
+          NaiveIndex model = new NaiveIndex();
+          RadixTree tree = new RadixTree();
+          replay(steps, model, tree, false);
+
+          List<RouterEvent> dump = tree.dump();
+          RadixTree rebuilt = new RadixTree();
+          for (RouterEvent e : dump) {
+            assertThat(rebuilt.apply(e.worker(), e.event())).as("replaying %s", e).isEqualTo(Outcome.APPLIED);
+          }
+          TreeInvariants.check(rebuilt);
+          assertThat(rebuilt.heldBlocks()).isEqualTo(tree.heldBlocks());
+          assertThat(rebuilt.cachedBlocks()).isEqualTo(tree.cachedBlocks());
+          for (long[] q : ALL_QUERIES) {
+            assertThat(rebuilt.findMatches(q)).isEqualTo(tree.findMatches(q));
+          }
+          // and a dump replayed over a tree holding other state for the same ranks gives that state too
+          RadixTree dirty = new RadixTree();
+          NaiveIndex scratch = new NaiveIndex();
+          replay(steps.subList(0, steps.size() / 2), scratch, dirty, false);
+          for (RouterEvent e : dump) {
+            dirty.apply(e.worker(), e.event());
+          }
+          for (WorkerRank rank : tree.workers()) {
+            assertThat(dirty.heldBlocks().get(rank)).isEqualTo(tree.heldBlocks().get(rank));
+          }
+          TreeInvariants.check(dirty);
+        });
+  }
+
+  @Test
+  void rejectedEvents_leaveTheTreeUnchanged() {
+    Tries.forAll(
+        200,
+        Scenario::streams,
+        steps -> {
+          NaiveIndex model = new NaiveIndex();
+          RadixTree tree = new RadixTree();
+          for (Scenario.Step step : steps) {
+            Scenario.Action action = new Scenario(model).next(step);
+            if (action.removedWorker() != null) {
+              model.removeWorker(action.removedWorker());
+              tree.removeWorker(action.removedWorker());
+              continue;
+            }
+            Map<WorkerRank, Map<Long, RadixTree.HeldBlock>> before = tree.heldBlocks();
+            Map<WorkerRank, Integer> matchesBefore = tree.findMatches(action.query()).overlapBlocks();
+            Outcome outcome = tree.apply(action.rank(), action.event());
+            model.apply(action.rank(), action.event());
+            if (outcome == Outcome.PARENT_BLOCK_NOT_FOUND || outcome == Outcome.INVALID_BLOCK_SEQUENCE) {
+              Map<WorkerRank, Map<Long, RadixTree.HeldBlock>> after = tree.heldBlocks();
+              before.putIfAbsent(action.rank(), new HashMap<>()); // the rank became known
+              assertThat(after).isEqualTo(before);
+              assertThat(tree.findMatches(action.query()).overlapBlocks()).isEqualTo(matchesBefore);
+              TreeInvariants.check(tree);
+            }
+          }
+        });
   }
 
   /**
-   * Outcome and state equal the model's after every event. The streams must also reach every
-   * outcome of every event kind they can, so the property does not pass for want of cases: each
-   * (kind, outcome) pair is more than 1% of the events {@link #replay} applied (jqwik shows these
-   * statistics when a property fails).
+   * The streams the properties above run on reach every outcome of every event kind they can (what
+   * the old runs reported as statistics), so the properties do not pass for want of cases.
    */
-  @Property(tries = 400)
-  void tree_matchesModel_afterEveryEvent(@ForAll("streams") List<Scenario.Step> steps) {
-    NaiveIndex model = new NaiveIndex();
-    RadixTree tree = new RadixTree();
-    replay(steps, model, tree, true);
-    assertSameMatches(tree, model);
-    Statistics.label(OUTCOMES).coverage(RadixTreePropertiesTest::everyOutcomeReached);
-  }
-
-  private static void everyOutcomeReached(StatisticsCoverage coverage) {
-    for (Object[] reachable :
-        new Object[][] {
-          {EventKind.STORED, Outcome.APPLIED},
-          {EventKind.STORED, Outcome.PARENT_BLOCK_NOT_FOUND},
-          {EventKind.STORED, Outcome.INVALID_BLOCK_SEQUENCE},
-          {EventKind.REMOVED, Outcome.APPLIED},
-          {EventKind.REMOVED, Outcome.BLOCK_NOT_FOUND},
-          {EventKind.CLEARED, Outcome.APPLIED}
-        }) {
-      coverage.check(reachable).percentage(p -> p > 1.0);
-    }
-  }
-
-  @Property(tries = 300)
-  void engineStream_neverRejected_andMatchesModel(@ForAll("engineStreams") List<Scenario.Step> steps) {
-    NaiveIndex model = new NaiveIndex();
-    RadixTree tree = new RadixTree();
-    forEachEvent(steps, model, tree, action -> {
-      Outcome expected = model.apply(action.rank(), action.event());
-      Outcome outcome = tree.apply(action.rank(), action.event());
-      assertThat(outcome).isEqualTo(expected);
-      if (!(action.event() instanceof KvCacheEvent.Removed)) {
-        assertThat(outcome).isEqualTo(Outcome.APPLIED);
+  @Test
+  void streams_reachEveryOutcome() {
+    Map<EventKind, Map<Outcome, Integer>> counts = new EnumMap<>(EventKind.class);
+    SplittableRandom random = new SplittableRandom(Tries.BASE_SEED);
+    int events = 0;
+    for (int i = 0; i < 400; i++) {
+      NaiveIndex model = new NaiveIndex();
+      for (Scenario.Step step : Scenario.streams(random, 400)) {
+        Scenario.Action action = new Scenario(model).next(step);
+        if (action.removedWorker() != null) {
+          model.removeWorker(action.removedWorker());
+          continue;
+        }
+        Outcome outcome = model.apply(action.rank(), action.event());
+        counts.computeIfAbsent(EventKind.of(action.event()), k -> new EnumMap<>(Outcome.class))
+            .merge(outcome, 1, Integer::sum);
+        events++;
       }
-    });
-    TreeInvariants.check(tree);
-    assertSameMatches(tree, model);
+    }
+    int onePercent = events / 100;
+    assertThat(counts.get(EventKind.STORED))
+        .as("stored outcomes of %s events: %s", events, counts)
+        .hasEntrySatisfying(Outcome.APPLIED, n -> assertThat(n).isGreaterThan(onePercent))
+        .hasEntrySatisfying(Outcome.PARENT_BLOCK_NOT_FOUND, n -> assertThat(n).isGreaterThan(onePercent))
+        .hasEntrySatisfying(Outcome.INVALID_BLOCK_SEQUENCE, n -> assertThat(n).isGreaterThan(onePercent));
+    assertThat(counts.get(EventKind.REMOVED))
+        .as("removed outcomes of %s events: %s", events, counts)
+        .hasEntrySatisfying(Outcome.APPLIED, n -> assertThat(n).isGreaterThan(onePercent))
+        .hasEntrySatisfying(Outcome.BLOCK_NOT_FOUND, n -> assertThat(n).isGreaterThan(onePercent));
+    assertThat(counts.get(EventKind.CLEARED))
+        .as("cleared outcomes of %s events: %s", events, counts)
+        .hasEntrySatisfying(Outcome.APPLIED, n -> assertThat(n).isGreaterThan(onePercent));
   }
 
-  @Property(tries = 300)
-  void dump_rebuildsTheSameState(@ForAll("streams") List<Scenario.Step> steps) {
-    NaiveIndex model = new NaiveIndex();
-    RadixTree tree = new RadixTree();
-    replay(steps, model, tree, false);
-
-    List<RouterEvent> dump = tree.dump();
-    RadixTree rebuilt = new RadixTree();
-    for (RouterEvent e : dump) {
-      assertThat(rebuilt.apply(e.worker(), e.event())).as("replaying %s", e).isEqualTo(Outcome.APPLIED);
-    }
-    TreeInvariants.check(rebuilt);
-    assertThat(rebuilt.heldBlocks()).isEqualTo(tree.heldBlocks());
-    assertThat(rebuilt.cachedBlocks()).isEqualTo(tree.cachedBlocks());
-    for (long[] q : ALL_QUERIES) {
-      assertThat(rebuilt.findMatches(q)).isEqualTo(tree.findMatches(q));
-    }
-    // and a dump replayed over a tree holding other state for the same ranks gives that state too
-    RadixTree dirty = new RadixTree();
-    NaiveIndex scratch = new NaiveIndex();
-    replay(steps.subList(0, steps.size() / 2), scratch, dirty, false);
-    for (RouterEvent e : dump) {
-      dirty.apply(e.worker(), e.event());
-    }
-    for (WorkerRank rank : tree.workers()) {
-      assertThat(dirty.heldBlocks().get(rank)).isEqualTo(tree.heldBlocks().get(rank));
-    }
-    TreeInvariants.check(dirty);
-  }
-
-  @Property(tries = 200)
-  void rejectedEvents_leaveTheTreeUnchanged(@ForAll("streams") List<Scenario.Step> steps) {
-    NaiveIndex model = new NaiveIndex();
-    RadixTree tree = new RadixTree();
-    forEachEvent(steps, model, tree, action -> {
-      Map<WorkerRank, Map<Long, RadixTree.HeldBlock>> before = tree.heldBlocks();
-      Map<WorkerRank, Integer> matchesBefore = tree.findMatches(action.query()).overlapBlocks();
-      Outcome outcome = tree.apply(action.rank(), action.event());
-      model.apply(action.rank(), action.event());
-      if (outcome == Outcome.PARENT_BLOCK_NOT_FOUND || outcome == Outcome.INVALID_BLOCK_SEQUENCE) {
-        Map<WorkerRank, Map<Long, RadixTree.HeldBlock>> after = tree.heldBlocks();
-        before.putIfAbsent(action.rank(), new HashMap<>()); // the rank became known
-        assertThat(after).isEqualTo(before);
-        assertThat(tree.findMatches(action.query()).overlapBlocks()).isEqualTo(matchesBefore);
-        TreeInvariants.check(tree);
-      }
-    });
-  }
-
-  /**
-   * Applies every step to both and compares their outcomes (collected as statistics); with {@code
-   * checkEach}, compares their state after each step too.
-   */
-  private static void replay(List<Scenario.Step> steps, NaiveIndex model, RadixTree tree, boolean checkEach) {
+  /** Applies every step to both; compares outcome and state after each. */
+  static void replay(List<Scenario.Step> steps, NaiveIndex model, RadixTree tree, boolean checkEach) {
     for (Scenario.Step step : steps) {
       Scenario.Action action = new Scenario(model).next(step);
-      if (!removesWorker(action, model, tree)) {
+      if (action.removedWorker() != null) {
+        model.removeWorker(action.removedWorker());
+        tree.removeWorker(action.removedWorker());
+      } else {
         Outcome expected = model.apply(action.rank(), action.event());
-        Statistics.label(OUTCOMES).collect(EventKind.of(action.event()), expected);
         assertThat(tree.apply(action.rank(), action.event()))
             .as("outcome of %s on %s", action.event(), action.rank())
             .isEqualTo(expected);
@@ -162,37 +186,13 @@ class RadixTreePropertiesTest {
     }
   }
 
-  /**
-   * Reads each step against the model, in order: removes a worker from both itself, hands every
-   * event to {@code check}.
-   */
-  private static void forEachEvent(
-      List<Scenario.Step> steps, NaiveIndex model, RadixTree tree, Consumer<Scenario.Action> check) {
-    for (Scenario.Step step : steps) {
-      Scenario.Action action = new Scenario(model).next(step);
-      if (!removesWorker(action, model, tree)) {
-        check.accept(action);
-      }
-    }
-  }
-
-  /** Removes the worker from both when {@code action} is a worker removal; says whether it was. */
-  private static boolean removesWorker(Scenario.Action action, NaiveIndex model, RadixTree tree) {
-    if (action.removedWorker() == null) {
-      return false;
-    }
-    model.removeWorker(action.removedWorker());
-    tree.removeWorker(action.removedWorker());
-    return true;
-  }
-
-  private static void assertSameMatches(RadixTree tree, NaiveIndex model) {
+  static void assertSameMatches(RadixTree tree, NaiveIndex model) {
     for (long[] q : ALL_QUERIES) {
       assertMatch(tree, model, q);
     }
   }
 
-  private static void assertMatch(RadixTree tree, NaiveIndex model, long[] q) {
+  static void assertMatch(RadixTree tree, NaiveIndex model, long[] q) {
     OverlapScores scores = tree.findMatches(q);
     assertThat(scores.overlapBlocks()).as("matches of %s", java.util.Arrays.toString(q)).isEqualTo(model.scores(q));
     Map<WorkerRank, Long> cached = model.cachedBlocks();

@@ -5,10 +5,7 @@ import io.kvrouter.protocol.KvCacheEvent.StoredBlock;
 import io.kvrouter.protocol.WorkerRank;
 import java.util.ArrayList;
 import java.util.List;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.Tuple;
+import java.util.SplittableRandom;
 
 /**
  * Random event streams from several worker ids and dp ranks over a small alphabet of blocks, so
@@ -45,56 +42,68 @@ final class Scenario {
   /** The most steps in a stream. */
   static final int MAX_STEPS = 80;
 
-  /**
-   * Step kinds with anomalies, by weight. Listed simplest first: a kind shrinks toward
-   * {@link Kind#STORE}.
-   */
-  static final Arbitrary<Kind> ANY_KINDS =
-      Arbitraries.frequency(
-          Tuple.of(10, Kind.STORE),
-          Tuple.of(3, Kind.STORE_ANY_PARENT),
-          Tuple.of(2, Kind.STORE_SECOND_HASH),
-          Tuple.of(2, Kind.MOVE),
-          Tuple.of(1, Kind.CYCLE),
-          Tuple.of(7, Kind.REMOVE),
-          Tuple.of(1, Kind.REMOVE_UNKNOWN),
-          Tuple.of(1, Kind.CLEAR),
-          Tuple.of(1, Kind.REMOVE_WORKER));
+  /** Step kinds with anomalies, by weight. */
+  static final Gen.Weighted<Kind> ANY_KINDS =
+      new Gen.Weighted<Kind>()
+          .with(10, Kind.STORE)
+          .with(3, Kind.STORE_ANY_PARENT)
+          .with(2, Kind.STORE_SECOND_HASH)
+          .with(2, Kind.MOVE)
+          .with(1, Kind.CYCLE)
+          .with(7, Kind.REMOVE)
+          .with(1, Kind.REMOVE_UNKNOWN)
+          .with(1, Kind.CLEAR)
+          .with(1, Kind.REMOVE_WORKER);
 
   /** Step kinds an engine sends when nothing is lost, by weight. */
-  static final Arbitrary<Kind> ENGINE_KINDS =
-      Arbitraries.frequency(
-          Tuple.of(12, Kind.STORE),
-          Tuple.of(8, Kind.REMOVE),
-          Tuple.of(1, Kind.CLEAR),
-          Tuple.of(1, Kind.REMOVE_WORKER));
+  static final Gen.Weighted<Kind> ENGINE_KINDS =
+      new Gen.Weighted<Kind>()
+          .with(12, Kind.STORE)
+          .with(8, Kind.REMOVE)
+          .with(1, Kind.CLEAR)
+          .with(1, Kind.REMOVE_WORKER);
 
-  static final Arbitrary<Integer> WORKERS = Arbitraries.integers().between(0, WORKER_IDS * DP_RANKS - 1);
-  static final Arbitrary<List<Integer>> TOKENS =
-      Arbitraries.integers().between(0, ALPHABET - 1).list().ofMinSize(1).ofMaxSize(MAX_DEPTH);
-  static final Arbitrary<Integer> FROMS = Arbitraries.integers().between(0, MAX_DEPTH);
-  static final Arbitrary<Integer> PICKS = Arbitraries.integers().between(0, 1000);
+  static final Gen.Ints WORKERS = new Gen.Ints(0, WORKER_IDS * DP_RANKS - 1);
+  static final Gen.Ints TOKENS = new Gen.Ints(0, ALPHABET - 1);
+  static final Gen.Ints FROMS = new Gen.Ints(0, MAX_DEPTH);
+  static final Gen.Ints PICKS = new Gen.Ints(0, 1000);
 
-  /**
-   * Streams of 1 to {@link #MAX_STEPS} steps with anomalies. A failing stream shrinks to fewer
-   * steps, simpler kinds, fewer and smaller tokens and smaller picks; since {@link #next} reads a
-   * step against the model's state, every shrunk stream is still a stream.
-   */
-  static Arbitrary<List<Step>> streams() {
-    return steps(ANY_KINDS).list().ofMinSize(1).ofMaxSize(MAX_STEPS);
+  /** A stream of 1 to {@link #MAX_STEPS} steps with anomalies. */
+  static List<Step> streams(SplittableRandom random, int genSize) {
+    return steps(random, new Gen.Sizes(1, MAX_STEPS, genSize).next(random), true);
+  }
+
+  /** A stream of 1 to {@link #MAX_STEPS} steps an engine sends when nothing is lost. */
+  static List<Step> engineStreams(SplittableRandom random, int genSize) {
+    return steps(random, new Gen.Sizes(1, MAX_STEPS, genSize).next(random), false);
   }
 
   /**
-   * Streams of 1 to {@link #MAX_STEPS} steps an engine sends when nothing is lost: stores below
-   * held blocks, removes of held blocks (in any order), clears and worker removals.
+   * {@code count} steps; without {@code anomalies} only what an engine sends when nothing is lost:
+   * stores below held blocks, removes of held blocks (in any order), clears and worker removals.
    */
-  static Arbitrary<List<Step>> engineStreams() {
-    return steps(ENGINE_KINDS).list().ofMinSize(1).ofMaxSize(MAX_STEPS);
+  static List<Step> steps(SplittableRandom random, int count, boolean anomalies) {
+    List<Step> steps = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      steps.add(step(random, anomalies));
+    }
+    return steps;
   }
 
   /** One step: a kind by weight, a rank, 1 to {@link #MAX_DEPTH} tokens, a start and three picks. */
-  private static Arbitrary<Step> steps(Arbitrary<Kind> kinds) {
-    return Combinators.combine(kinds, WORKERS, TOKENS, FROMS, PICKS, PICKS, PICKS).as(Step::new);
+  static Step step(SplittableRandom random, boolean anomalies) {
+    Kind kind = (anomalies ? ANY_KINDS : ENGINE_KINDS).next(random);
+    int worker = WORKERS.nextInt(random);
+    int length = Gen.between(random, 1, MAX_DEPTH); // 5 sizes or fewer: uniform
+    List<Integer> tokens = new ArrayList<>(length);
+    for (int i = 0; i < length; i++) {
+      tokens.add(TOKENS.nextInt(random));
+    }
+    int from = FROMS.nextInt(random);
+    int pick1 = PICKS.nextInt(random);
+    int pick2 = PICKS.nextInt(random);
+    int pick3 = PICKS.nextInt(random);
+    return new Step(kind, worker, List.copyOf(tokens), from, pick1, pick2, pick3);
   }
 
   /** Every token path up to {@code maxDepth}, as local block hashes. */

@@ -17,102 +17,62 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.RandomDistribution;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
 
 /**
- * Random streams of allocate, extend, release and clear, checked after every operation against a
- * naive model (lists and maps, no cleverness) and against the cache's invariants: never more than
- * capacity blocks; only blocks no request holds are evicted, least recently released first; the
- * events alone rebuild exactly what the cache holds; and every cached block's parent is cached, so
- * a router's radix tree never gets a store it cannot attach.
- *
- * <p>A jqwik property: a failing stream shrinks to the smallest cache and the fewest and simplest
- * operations (the shared documents come from a seed of their own, cheap to shrink), reported with
- * the property's {@code seed}. The next run tries the shrunk sample first, then that seed ({@code
- * target/jqwik-database}); {@code -Djqwik.failures.after.default=SAMPLE_ONLY} checks only the
- * sample; pin a seed while debugging with {@code @Property(tries = 150, seed = "…")}.
+ * Seeded random streams of allocate, extend, release and clear, checked after every operation
+ * against a naive model (lists and maps, no cleverness) and against the cache's invariants: never
+ * more than capacity blocks; only blocks no request holds are evicted, least recently released
+ * first; the events alone rebuild exactly what the cache holds; and every cached block's parent
+ * is cached, so a router's radix tree never gets a store it cannot attach. A failure names its
+ * seed: rerun that one.
  */
 class KvCacheManagerPropertyTest {
+  private static final int SEEDS = 150;
   private static final int OPERATIONS = 300;
 
-  enum Kind {
-    ALLOCATE,
-    EXTEND,
-    RELEASE,
-    CLEAR
-  }
-
-  /**
-   * One operation in raw numbers, read against what is running: with nothing running, anything but
-   * a clear allocates. An allocation takes a prefix of document {@code doc} (up to ten blocks) and
-   * up to 3 of the {@code fresh} tokens; an extension of the {@code pick}-th running request grows
-   * it by up to two blocks of {@code fresh} tokens, or of the document's where {@code follow}.
-   */
-  record Op(Kind kind, int pick, int doc, int prefix, List<Integer> fresh, boolean follow) {
-    int[] fresh(int max) {
-      return fresh.stream().limit(max).mapToInt(Integer::intValue).toArray();
+  @Test
+  void randomOperationStreams_matchTheNaiveModel_andKeepTheInvariants() {
+    for (long seed = 0; seed < SEEDS; seed++) {
+      try {
+        runStream(seed);
+      } catch (AssertionError e) {
+        throw new AssertionError("seed " + seed + ": " + e.getMessage(), e);
+      }
     }
   }
 
-  @Provide
-  Arbitrary<List<Op>> operations() {
-    Arbitrary<Kind> kinds =
-        Arbitraries.frequency(
-            Tuple.of(40, Kind.ALLOCATE), Tuple.of(25, Kind.EXTEND), Tuple.of(30, Kind.RELEASE), Tuple.of(5, Kind.CLEAR));
-    Arbitrary<Op> ops =
-        Combinators.combine(
-                kinds,
-                Arbitraries.integers().between(0, 1000),
-                Arbitraries.integers().between(0, 3),
-                Arbitraries.integers().between(0, 40),
-                Arbitraries.integers().between(0, 39).list().ofMaxSize(8),
-                Arbitraries.of(false, true))
-            .as(Op::new);
-    return ops.list().ofMinSize(1).ofMaxSize(OPERATIONS).withSizeDistribution(RandomDistribution.uniform());
-  }
-
-  @Property(tries = 150)
-  void randomOperationStreams_matchTheNaiveModel_andKeepTheInvariants(
-      @ForAll @IntRange(min = 1, max = 4) int blockSize,
-      @ForAll @IntRange(min = 1, max = 24) int capacity,
-      @ForAll long documentsSeed,
-      @ForAll("operations") List<Op> operations) {
-    Documents documents = new Documents(new SplittableRandom(documentsSeed));
+  private static void runStream(long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    int blockSize = random.nextInt(1, 5);
+    int capacity = random.nextInt(1, 25);
     KvCacheManager kv = new KvCacheManager(capacity, blockSize);
     List<List<VllmEvent>> batches = new ArrayList<>();
     EventReplay replay = new EventReplay(kv.subscribe(batches::add));
     Model model = new Model(capacity, blockSize);
+    Documents documents = new Documents(random);
     Map<String, int[]> running = new LinkedHashMap<>();
     int nextId = 0;
 
-    for (Op op : operations) {
+    for (int op = 0; op < OPERATIONS; op++) {
       KvCacheSnapshot before = kv.snapshot();
       batches.clear();
-      Kind kind = running.isEmpty() && op.kind() != Kind.CLEAR ? Kind.ALLOCATE : op.kind();
-      if (kind == Kind.ALLOCATE) {
+      int dice = random.nextInt(100);
+      if (dice < 40 || running.isEmpty() && dice < 95) {
         String id = "r" + nextId++;
-        int[] prompt = documents.prompt(op.doc(), op.prefix() % (10 * blockSize + 1), op.fresh(3));
+        int[] prompt = documents.prompt(random, 10 * blockSize);
         KvAllocation got = kv.allocate(id, prompt);
         assertThat(got).as("allocate %s", id).isEqualTo(model.allocate(id, prompt));
         if (got.allocated()) {
           running.put(id, prompt);
         }
-      } else if (kind == Kind.EXTEND) {
-        String id = pick(op.pick(), running);
-        int[] tokens = documents.extend(running.get(id), op.doc(), op.follow(), op.fresh(2 * blockSize));
+      } else if (dice < 65) {
+        String id = pick(random, running);
+        int[] tokens = documents.extend(random, running.get(id), 2 * blockSize);
         running.put(id, tokens);
         assertThat(kv.extend(id, tokens)).as("extend %s", id).isEqualTo(model.extend(id, tokens));
-      } else if (kind == Kind.RELEASE) {
-        String id = pick(op.pick(), running);
+      } else if (dice < 95) {
+        String id = pick(random, running);
         running.remove(id);
         assertThat(kv.release(id)).isTrue();
         model.release(id);
@@ -153,7 +113,7 @@ class KvCacheManagerPropertyTest {
    * Threads hammer one cache with their own requests over shared prefixes. The listener must never
    * be called concurrently, and the events, in the order delivered, must rebuild the final state.
    */
-  @Example
+  @Test
   void concurrentOperations_deliverEventsOneAtATime_inLockOrder() throws Exception {
     KvCacheManager kv = new KvCacheManager(48, 2);
     AtomicBoolean inListener = new AtomicBoolean();
@@ -184,13 +144,13 @@ class KvCacheManagerPropertyTest {
             int dice = random.nextInt(100);
             if (dice < 45 || mine.isEmpty()) {
               String id = "t" + thread + "-" + op;
-              int[] prompt = documents.prompt(random.nextInt(4), random.nextInt(17), fresh(random, 3));
+              int[] prompt = documents.prompt(random, 16);
               if (kv.allocate(id, prompt).allocated()) {
                 mine.put(id, prompt);
               }
             } else if (dice < 65) {
-              String id = pick(random.nextInt(mine.size()), mine);
-              int[] tokens = documents.extend(mine.get(id), random.nextInt(4), random.nextBoolean(), fresh(random, 4));
+              String id = pick(random, mine);
+              int[] tokens = documents.extend(random, mine.get(id), 4);
               mine.put(id, tokens);
               kv.extend(id, tokens);
             } else {
@@ -220,15 +180,9 @@ class KvCacheManagerPropertyTest {
     assertThat(delivered).isNotEmpty();
   }
 
-  /** Up to {@code max} random tokens. */
-  private static int[] fresh(SplittableRandom random, int max) {
-    return random.ints(random.nextInt(max + 1), 0, 40).toArray();
-  }
-
-  /** The {@code pick}-th running request, counting round. */
-  private static String pick(int pick, Map<String, int[]> running) {
+  private static String pick(SplittableRandom random, Map<String, int[]> running) {
     List<String> ids = new ArrayList<>(running.keySet());
-    return ids.get(pick % ids.size());
+    return ids.get(random.nextInt(ids.size()));
   }
 
   /** A few shared documents, so prompts and outputs share prefixes and whole blocks. */
@@ -241,23 +195,25 @@ class KvCacheManagerPropertyTest {
       }
     }
 
-    /** The first {@code prefix} tokens of document {@code doc} (maybe none), then {@code tail}. */
-    int[] prompt(int doc, int prefix, int[] tail) {
-      int[] prompt = Arrays.copyOf(texts[doc], prefix + tail.length);
-      System.arraycopy(tail, 0, prompt, prefix, tail.length);
+    /** A prefix of a document (maybe empty), then a few random tokens. */
+    int[] prompt(SplittableRandom random, int maxPrefix) {
+      int[] text = texts[random.nextInt(texts.length)];
+      int prefix = random.nextInt(maxPrefix + 1);
+      int tail = random.nextInt(4);
+      int[] prompt = Arrays.copyOf(text, prefix + tail);
+      for (int i = prefix; i < prompt.length; i++) {
+        prompt[i] = random.nextInt(40);
+      }
       return prompt;
     }
 
-    /**
-     * {@code tokens} grown by as many tokens as {@code fresh} holds: document {@code doc}'s at the
-     * same positions where {@code follow} and it has them (continuing a document it started),
-     * else {@code fresh}'s.
-     */
-    int[] extend(int[] tokens, int doc, boolean follow, int[] fresh) {
-      int[] grown = Arrays.copyOf(tokens, tokens.length + fresh.length);
-      int[] text = texts[doc];
+    /** The sequence grown by up to {@code max} tokens, often continuing a document it started. */
+    int[] extend(SplittableRandom random, int[] tokens, int max) {
+      int[] grown = Arrays.copyOf(tokens, tokens.length + random.nextInt(max + 1));
+      int[] text = texts[random.nextInt(texts.length)];
+      boolean follow = random.nextBoolean();
       for (int i = tokens.length; i < grown.length; i++) {
-        grown[i] = follow && i < text.length ? text[i] : fresh[i - tokens.length];
+        grown[i] = follow && i < text.length ? text[i] : random.nextInt(40);
       }
       return grown;
     }

@@ -18,83 +18,65 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.RandomDistribution;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.constraints.DoubleRange;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
-import net.jqwik.api.statistics.Statistics;
-import net.jqwik.api.statistics.StatisticsCoverage;
-import net.jqwik.api.statistics.StatisticsReport;
+import org.junit.jupiter.api.Test;
 
 /**
- * {@link WorkerKvEventLog} against a real {@link KvCacheManager} under random workloads: a router's
- * {@link KvIndexer} rebuilt from a tree dump, or from a tree dump and later event slices after
- * missed events, ends holding exactly what the cache holds (engine hash, router tokens hash); and
- * tree dumps taken while other threads change the cache reflect exactly the events up to their
+ * {@link WorkerKvEventLog} against a real {@link KvCacheManager} under seeded random workloads: a
+ * router's {@link KvIndexer} rebuilt from a tree dump, or from a tree dump and later event slices
+ * after missed events, ends holding exactly what the cache holds (engine hash, router tokens hash);
+ * and tree dumps taken while other threads change the cache reflect exactly the events up to their
  * {@code lastEventId}.
- *
- * <p>The first two are jqwik properties over the cache's and the log's sizes, the workload's seed
- * and how many steps it takes between dumps, losses, restarts and partitions: a failure shrinks to
- * the fewest steps. The next run retries a failure first (its shrunk sample, then its seed); pin the
- * reported seed while debugging with {@code @Property(tries = 30, seed = "…")}.
  */
 class WorkerKvEventLogPropertyTest {
   private static final WorkerRank RANK = new WorkerRank("3", 0);
 
-  @Property(tries = 30)
-  void treeDump_rebuildsARouterIndex_equalToTheCache(
-      @ForAll @IntRange(min = 16, max = 63) int capacity,
-      @ForAll @IntRange(min = 1, max = 64) int buffer,
-      @ForAll long workloadSeed,
-      @ForAll @Size(4) List<@IntRange(max = 149) Integer> stepsBeforeEachDump) {
-    KvCacheManager kv = new KvCacheManager(capacity, 4);
-    WorkerKvEventLog log = WorkerKvEventLog.attach(kv, RANK, buffer);
-    DynamoWorkload workload = new DynamoWorkload(kv, workloadSeed);
-    for (int steps : stepsBeforeEachDump) {
-      for (int i = 0; i < steps; i++) {
-        workload.step();
-      }
-      try (KvIndexer router = KvIndexer.create(1, null)) {
-        // a stale router state for the rank first: the dump's leading Cleared must wipe it
-        router.apply(RANK, io.kvrouter.protocol.KvCacheEvent.stored(null,
-            new io.kvrouter.protocol.KvCacheEvent.StoredBlock(1, 2)));
-        TreeDump dump = (TreeDump) log.query(null, null);
-        assertThat(dump.lastEventId()).isEqualTo(Math.max(0, log.newestEventId()));
-        dump.events().forEach(e -> router.apply(e.event().worker(), e.event().event()));
-        assertThat(DynamoWorkload.blocksOf(router)).isEqualTo(DynamoWorkload.blocksOf(kv.snapshot()));
+  @Test
+  void treeDump_rebuildsARouterIndex_equalToTheCache() {
+    for (long seed = 0; seed < 30; seed++) {
+      SplittableRandom random = new SplittableRandom(seed);
+      KvCacheManager kv = new KvCacheManager(16 + random.nextInt(48), 4);
+      WorkerKvEventLog log = WorkerKvEventLog.attach(kv, RANK, 1 + random.nextInt(64));
+      DynamoWorkload workload = new DynamoWorkload(kv, seed);
+      for (int round = 0; round < 4; round++) {
+        for (int i = random.nextInt(150); i > 0; i--) {
+          workload.step();
+        }
+        try (KvIndexer router = KvIndexer.create(1, null)) {
+          // a stale router state for the rank first: the dump's leading Cleared must wipe it
+          router.apply(RANK, io.kvrouter.protocol.KvCacheEvent.stored(null,
+              new io.kvrouter.protocol.KvCacheEvent.StoredBlock(1, 2)));
+          TreeDump dump = (TreeDump) log.query(null, null);
+          assertThat(dump.lastEventId()).isEqualTo(Math.max(0, log.newestEventId()));
+          dump.events().forEach(e -> router.apply(e.event().worker(), e.event().event()));
+          assertThat(DynamoWorkload.blocksOf(router))
+              .as("seed %d round %d", seed, round)
+              .isEqualTo(DynamoWorkload.blocksOf(kv.snapshot()));
+        }
       }
     }
   }
 
   /** A router following the log's live stream, losing some of it, recovering by query. */
-  private static final class FollowingRouter implements DynamoEventListener, AutoCloseable {
+  private static final class FollowingRouter implements DynamoEventListener {
     final WorkerKvEventLog log;
-    final long lossSeed;
+    final SplittableRandom random;
     final double loss;
     KvIndexer index = KvIndexer.create(1, null);
     long expected;
+    int slices;
+    int dumps;
 
-    FollowingRouter(WorkerKvEventLog log, long lossSeed, double loss) {
+    FollowingRouter(WorkerKvEventLog log, SplittableRandom random, double loss) {
       this.log = log;
-      this.lossSeed = lossSeed;
+      this.random = random;
       this.loss = loss;
     }
 
     @Override
     public void onEvent(DynamoRouterEvent event) {
-      // lost on the wire: decided per event id, so a shrunk run loses the same events
-      if (new SplittableRandom(lossSeed ^ event.eventId()).nextDouble() < loss) {
-        return;
+      if (random.nextDouble() < loss) {
+        return; // lost on the wire
       }
       if (event.eventId() < expected) {
         return; // already recovered through a query
@@ -114,11 +96,11 @@ class WorkerKvEventLogPropertyTest {
     void catchUp() {
       WorkerKvQueryResult result = log.query(expected, null);
       if (result instanceof Events events) {
-        Statistics.label(RECOVERIES).collect(FROM_THE_BUFFER);
+        slices++;
         assertThat(events.events().get(0).eventId()).isEqualTo(expected);
         events.events().forEach(this::apply);
       } else if (result instanceof TreeDump dump) {
-        Statistics.label(RECOVERIES).collect(BY_A_TREE_DUMP);
+        dumps++;
         dump.events().forEach(e -> index.apply(e.event().worker(), e.event().event()));
         expected = dump.lastEventId() + 1;
       } else {
@@ -131,66 +113,32 @@ class WorkerKvEventLogPropertyTest {
       index.close();
       index = KvIndexer.create(1, null);
       TreeDump dump = (TreeDump) log.query(null, null);
-      Statistics.label(RECOVERIES).collect(BY_A_TREE_DUMP);
+      dumps++;
       dump.events().forEach(e -> index.apply(e.event().worker(), e.event().event()));
       expected = dump.lastEventId() + 1;
     }
-
-    @Override
-    public void close() {
-      index.close();
-    }
   }
 
-  private static final String RECOVERIES = "recoveries";
-  private static final String FROM_THE_BUFFER = "gaps recovered from the buffer";
-  private static final String BY_A_TREE_DUMP = "gaps older than the buffer, and restarts";
-
-  /**
-   * A workload step, then (one time in 200) a router restart, then (one time in 100) a partition:
-   * a burst of up to 39 steps the router never sees, longer than the buffer sometimes.
-   */
-  record Tick(boolean restart, int partition) {}
-
-  @Provide
-  Arbitrary<List<Tick>> ticks() {
-    Arbitrary<Boolean> restarts = Arbitraries.frequency(Tuple.of(199, false), Tuple.of(1, true));
-    Arbitrary<Integer> partitions =
-        Arbitraries.frequencyOf(Tuple.of(99, Arbitraries.just(0)), Tuple.of(1, Arbitraries.integers().between(1, 39)));
-    return Combinators.combine(restarts, partitions)
-        .as(Tick::new)
-        .list()
-        .ofMinSize(1)
-        .ofMaxSize(600)
-        .withSizeDistribution(RandomDistribution.uniform());
-  }
-
-  /**
-   * A router that loses events, misses partitions and restarts ends equal to the cache. Across the
-   * runs, each way of recovering comes up more than 20 times, so the property does not pass for
-   * want of cases (jqwik shows these statistics when the property fails).
-   */
-  @Property(tries = 30)
-  @StatisticsReport(onFailureOnly = true)
-  void treeDumpThenSlices_afterLostEvents_andRestarts_keepTheRouterEqualToTheCache(
-      @ForAll @IntRange(min = 16, max = 63) int capacity,
-      @ForAll @IntRange(min = 4, max = 27) int buffer,
-      @ForAll @DoubleRange(min = 0, max = 0.3) double loss,
-      @ForAll long seed,
-      @ForAll("ticks") List<Tick> ticks) {
-    KvCacheManager kv = new KvCacheManager(capacity, 4);
-    WorkerKvEventLog log = WorkerKvEventLog.attach(kv, RANK, buffer);
-    DynamoWorkload workload = new DynamoWorkload(kv, seed);
-    try (FollowingRouter router = new FollowingRouter(log, seed, loss)) {
+  @Test
+  void treeDumpThenSlices_afterLostEvents_andRestarts_keepTheRouterEqualToTheCache() {
+    int slices = 0;
+    int dumps = 0;
+    for (long seed = 100; seed < 130; seed++) {
+      SplittableRandom random = new SplittableRandom(seed);
+      KvCacheManager kv = new KvCacheManager(16 + random.nextInt(48), 4);
+      WorkerKvEventLog log = WorkerKvEventLog.attach(kv, RANK, 4 + random.nextInt(24));
+      FollowingRouter router = new FollowingRouter(log, random, random.nextDouble() * 0.3);
       log.subscribe(router);
-      for (Tick tick : ticks) {
+      DynamoWorkload workload = new DynamoWorkload(kv, seed);
+      for (int i = 0; i < 600; i++) {
         workload.step();
-        if (tick.restart() && log.newestEventId() >= 0) {
+        if (random.nextInt(200) == 0 && log.newestEventId() >= 0) {
           router.restart();
         }
-        if (tick.partition() > 0) {
+        if (random.nextInt(100) == 0) {
+          // a burst the router never sees (a partition): longer than the buffer, sometimes
           log.unsubscribe(router);
-          for (int j = 0; j < tick.partition(); j++) {
+          for (int j = random.nextInt(40); j > 0; j--) {
             workload.step();
           }
           log.subscribe(router);
@@ -198,17 +146,18 @@ class WorkerKvEventLogPropertyTest {
       }
       router.catchUp(); // the tail may have been lost with no later event to reveal the gap
       assertThat(router.expected).isEqualTo(log.newestEventId() + 1);
-      assertThat(DynamoWorkload.blocksOf(router.index)).isEqualTo(DynamoWorkload.blocksOf(kv.snapshot()));
+      assertThat(DynamoWorkload.blocksOf(router.index))
+          .as("seed %d", seed)
+          .isEqualTo(DynamoWorkload.blocksOf(kv.snapshot()));
+      router.index.close();
+      slices += router.slices;
+      dumps += router.dumps;
     }
-    Statistics.label(RECOVERIES).coverage(WorkerKvEventLogPropertyTest::bothRecoveriesReached);
+    assertThat(slices).as("gaps recovered from the buffer").isGreaterThan(20);
+    assertThat(dumps).as("gaps older than the buffer, and restarts").isGreaterThan(20);
   }
 
-  private static void bothRecoveriesReached(StatisticsCoverage coverage) {
-    coverage.check(FROM_THE_BUFFER).count(n -> n > 20);
-    coverage.check(BY_A_TREE_DUMP).count(n -> n > 20);
-  }
-
-  @Example
+  @Test
   void gap_withinTheBuffer_isAnsweredWithTheMissedEvents_olderThanIt_withATreeDump() {
     KvCacheManager kv = new KvCacheManager(32, 4);
     WorkerKvEventLog log = WorkerKvEventLog.attach(kv, RANK, 8);
@@ -242,7 +191,7 @@ class WorkerKvEventLogPropertyTest {
     }
   }
 
-  @Example
+  @Test
   void treeDumps_takenWhileOtherThreadsChangeTheCache_reflectExactlyTheEventsUpToTheirLastId()
       throws Exception {
     KvCacheManager kv = new KvCacheManager(48, 4);
@@ -256,14 +205,11 @@ class WorkerKvEventLogPropertyTest {
     int threads = 3;
     CountDownLatch done = new CountDownLatch(threads);
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    AtomicInteger dumpsTaken = new AtomicInteger();
     for (int t = 0; t < threads; t++) {
       DynamoWorkload workload = new DynamoWorkload(kv, 500 + t, "t" + t + "-");
       Thread thread = new Thread(() -> {
         try {
-          // on after 3000 steps until more than 10 dumps are taken: a loaded machine may run the
-          // reader so rarely that the writers finish first
-          for (int i = 0; i < 3_000 || dumpsTaken.get() <= 10; i++) {
+          for (int i = 0; i < 3_000; i++) {
             workload.step();
           }
         } catch (Throwable e) {
@@ -281,7 +227,6 @@ class WorkerKvEventLogPropertyTest {
     List<TreeDump> dumps = new ArrayList<>();
     while (done.getCount() > 0) {
       dumps.add((TreeDump) log.query(null, null));
-      dumpsTaken.set(dumps.size());
       Thread.yield();
     }
     done.await();
