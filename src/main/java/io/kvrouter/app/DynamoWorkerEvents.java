@@ -98,7 +98,8 @@ final class DynamoWorkerEvents implements AutoCloseable {
           });
       logs.add(log);
     }
-    publisher.serve(WorkerKvQueryCodec.subject(component, id), request -> answer(logs, request));
+    publisher.serve(WorkerKvQueryCodec.subject(component, id), (request, maxPartBytes) ->
+        answer(logs, request, maxPartBytes));
     ScheduledExecutorService timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -120,10 +121,12 @@ final class DynamoWorkerEvents implements AutoCloseable {
   }
 
   /**
-   * The worker's side of a recovery query, answered from the log of the rank it names; a malformed
-   * query, or one for a rank the worker does not have, is answered with an {@code Error}.
+   * The worker's side of a recovery query, answered from the log of the rank it names, in parts
+   * of at most {@code maxPartBytes} (a large cache's tree dump does not fit in one NATS message); a
+   * malformed query, one for a rank the worker does not have, or an answer that cannot be cut to
+   * size is answered with an {@code Error}.
    */
-  static byte[] answer(List<WorkerKvEventLog> logs, byte[] request) {
+  static List<byte[]> answer(List<WorkerKvEventLog> logs, byte[] request, int maxPartBytes) {
     WorkerKvQueryResult result;
     try {
       WorkerKvQueryCodec.Query query = WorkerKvQueryCodec.decodeQuery(request);
@@ -136,7 +139,11 @@ final class DynamoWorkerEvents implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       result = new WorkerKvQueryResult.Error("malformed query: " + e.getMessage());
     }
-    return WorkerKvQueryCodec.encodeResult(result);
+    try {
+      return WorkerKvQueryCodec.encodeResultParts(result, maxPartBytes);
+    } catch (IllegalArgumentException e) {
+      return List.of(WorkerKvQueryCodec.encodeResult(new WorkerKvQueryResult.Error(e.getMessage())));
+    }
   }
 
   private void publishLoad(SimulatedEngine engine, int dp, WorkerRank rank, String subject) {

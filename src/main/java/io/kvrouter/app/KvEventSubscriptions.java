@@ -44,9 +44,7 @@ final class KvEventSubscriptions implements AutoCloseable {
                     source.endpoint(), source.replayEndpoint(), "",
                     new TranslatingListener(rank, sink, translator));
             register(meters, rank, subscriber);
-            if (rank.dpRank() == 0) {
-              router.reportKvEventFeed(rank.workerId(), () -> feed(subscriber.stats()));
-            }
+            router.reportKvEventFeed(rank, () -> feed(subscriber.stats()));
             subscriptions.subscribers.add(subscriber.start());
           });
     } catch (RuntimeException e) {

@@ -15,8 +15,10 @@ import io.kvrouter.routing.Router;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,62 +53,89 @@ final class NatsKvEvents implements AutoCloseable {
       EventPlaneConfig config, List<WorkerSpec> workers, Router router, MeterRegistry meters) {
     String component = NatsSubjects.component(config.namespace(), config.component());
     String subject = NatsSubjects.kvEvents(config.namespace(), config.component());
-    NatsEventSubscriber[] connection = new NatsEventSubscriber[1];
+    // the follower asks its first questions before the subscriber below exists
+    AtomicReference<NatsEventSubscriber> connection = new AtomicReference<>();
     DynamoEventFollower follower =
         new DynamoEventFollower(
             router.kvEventSink().orElseThrow(),
-            (rank, start, end) -> query(connection[0], component, rank, start, end),
+            (rank, start, end) -> query(connection.get(), component, rank, start, end),
             config.durable(),
             PROBE_INTERVAL,
             meters);
-    NatsEventSubscriber.Options options =
-        config.durable()
-            ? NatsEventSubscriber.Options.durable(config.natsServer(), subject, config.durableName())
-            : NatsEventSubscriber.Options.core(config.natsServer(), subject);
-    connection[0] =
-        NatsEventSubscriber.start(
-            options,
-            new NatsEventSubscriber.Listener() {
-              @Override
-              public void message(byte[] payload) {
-                follower.onMessage(payload);
-              }
-
-              @Override
-              public void connected(boolean reconnect) {
-                if (reconnect && !config.durable()) {
-                  follower.resyncAll();
+    List<AutoCloseable> started = new ArrayList<>(List.of(follower));
+    try {
+      NatsEventSubscriber.Options options =
+          config.durable()
+              ? NatsEventSubscriber.Options.durable(
+                  config.natsServer(), subject, config.durableName())
+              : NatsEventSubscriber.Options.core(config.natsServer(), subject);
+      NatsEventSubscriber events =
+          NatsEventSubscriber.start(
+              options,
+              new NatsEventSubscriber.Listener() {
+                @Override
+                public void message(byte[] payload) {
+                  follower.onMessage(payload);
                 }
-              }
-            });
-    for (WorkerSpec worker : workers) {
-      for (int dp = 0; dp < worker.dpSize(); dp++) {
-        follower.follow(new WorkerRank(worker.id(), dp));
+
+                @Override
+                public void connected(boolean reconnect) {
+                  if (reconnect && !config.durable()) {
+                    follower.resyncAll();
+                  }
+                }
+              });
+      started.add(events);
+      connection.set(events);
+      for (WorkerSpec worker : workers) {
+        for (int dp = 0; dp < worker.dpSize(); dp++) {
+          WorkerRank rank = new WorkerRank(worker.id(), dp);
+          follower.follow(rank);
+          router.reportKvEventFeed(rank, () -> follower.feed(rank));
+        }
       }
-      WorkerRank first = WorkerRank.of(worker.id());
-      router.reportKvEventFeed(worker.id(), () -> follower.feed(first));
+      NatsEventSubscriber loads = followLoads(config, router, meters);
+      return new NatsKvEvents(follower, events, loads);
+    } catch (RuntimeException e) {
+      closeAll(started, e);
+      throw e;
     }
+  }
+
+  private static NatsEventSubscriber followLoads(
+      EventPlaneConfig config, Router router, MeterRegistry meters) {
     Counter malformedLoads =
         Counter.builder(MetricNames.KV_EVENT_MALFORMED)
             .tag(MetricNames.TAG_FORMAT, "dynamo-load")
             .register(meters);
-    NatsEventSubscriber loads =
-        NatsEventSubscriber.start(
-            NatsEventSubscriber.Options.core(
-                config.natsServer(), WorkerLoadCodec.subject(config.namespace())),
-            payload -> {
-              try {
-                router.reportLoad(WorkerLoadCodec.decode(payload));
-              } catch (IllegalArgumentException e) {
-                malformedLoads.increment();
-                log.warn("dropped a malformed load report: {}", e.getMessage());
-              }
-            });
-    return new NatsKvEvents(follower, connection[0], loads);
+    return NatsEventSubscriber.start(
+        NatsEventSubscriber.Options.core(
+            config.natsServer(), WorkerLoadCodec.subject(config.namespace())),
+        payload -> {
+          try {
+            router.reportLoad(WorkerLoadCodec.decode(payload));
+          } catch (IllegalArgumentException e) {
+            malformedLoads.increment();
+            log.warn("dropped a malformed load report: {}", e.getMessage());
+          }
+        });
+  }
+
+  private static void closeAll(List<AutoCloseable> started, RuntimeException cause) {
+    for (AutoCloseable c : started) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        cause.addSuppressed(e);
+      }
+    }
   }
 
   private static CompletableFuture<WorkerKvQueryResult> query(
       NatsEventSubscriber connection, String component, WorkerRank rank, Long start, Long end) {
+    if (connection == null) {
+      return CompletableFuture.failedFuture(new IllegalStateException("not subscribed yet"));
+    }
     long workerId = DynamoEventCodec.workerIdToU64(rank.workerId());
     byte[] request =
         WorkerKvQueryCodec.encodeQuery(

@@ -1,6 +1,8 @@
 package io.kvrouter.protocol;
 
+import java.util.List;
 import java.util.Objects;
+import java.util.function.ToLongFunction;
 
 /**
  * The load a worker rank reports about itself on the event plane (Dynamo's {@code ActiveLoad} /
@@ -36,5 +38,35 @@ public record WorkerLoadReport(
         throw new IllegalArgumentException("a load count must be >= 0 or UNKNOWN: " + count);
       }
     }
+  }
+
+  /**
+   * The reports of one worker's ranks added up, as {@code rank}'s: each count is the sum, or
+   * {@link #UNKNOWN} when a report lacks it.
+   */
+  public static WorkerLoadReport total(WorkerRank rank, List<WorkerLoadReport> reports) {
+    if (reports.size() == 1) {
+      return reports.get(0);
+    }
+    return new WorkerLoadReport(
+        rank,
+        sum(reports, WorkerLoadReport::activeDecodeBlocks),
+        sum(reports, WorkerLoadReport::activePrefillTokens),
+        sum(reports, WorkerLoadReport::kvUsedBlocks),
+        sum(reports, WorkerLoadReport::kvTotalBlocks),
+        sum(reports, WorkerLoadReport::requestsWaiting),
+        sum(reports, WorkerLoadReport::requestsRunning));
+  }
+
+  private static long sum(List<WorkerLoadReport> reports, ToLongFunction<WorkerLoadReport> count) {
+    long total = 0;
+    for (WorkerLoadReport report : reports) {
+      long c = count.applyAsLong(report);
+      if (c == UNKNOWN) {
+        return UNKNOWN;
+      }
+      total += c;
+    }
+    return total;
   }
 }

@@ -3,6 +3,7 @@ package io.kvrouter.routing;
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.AllWorkersBusyException;
 import io.kvrouter.protocol.KvEventFeed;
+import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.NoWorkerAvailableException;
 import io.kvrouter.protocol.PreprocessedRequest;
@@ -157,13 +158,13 @@ final class PushRouter implements Router {
   }
 
   @Override
-  public void reportKvEventFeed(String workerId, Supplier<KvEventFeed> feed) {
+  public void reportKvEventFeed(WorkerRank rank, Supplier<KvEventFeed> feed) {
     WorkerState worker =
         workers.stream()
-            .filter(w -> w.id().equals(workerId))
+            .filter(w -> w.id().equals(rank.workerId()))
             .findFirst()
-            .orElseThrow(() -> new IllegalArgumentException("no worker " + workerId));
-    worker.kvEventFeed = feed;
+            .orElseThrow(() -> new IllegalArgumentException("no worker " + rank.workerId()));
+    worker.reportKvEventFeed(rank.dpRank(), feed);
   }
 
   @Override

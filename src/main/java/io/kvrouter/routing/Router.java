@@ -1,6 +1,7 @@
 package io.kvrouter.routing;
 
 import io.kvrouter.protocol.KvEventFeed;
+import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
@@ -46,10 +47,11 @@ public interface Router {
   Optional<CompletionStage<List<RouterEvent>>> dumpKvIndex();
 
   /**
-   * Shows {@code feed} in {@code workerId}'s status: how the event-plane subscriber that follows
-   * that worker's KV cache events is doing.
+   * Shows {@code feed} in the status of {@code rank}'s worker: how the event-plane subscriber that
+   * follows that rank's KV cache events is doing. A worker of several ranks shows them {@linkplain
+   * KvEventFeed#combine combined}.
    */
-  void reportKvEventFeed(String workerId, Supplier<KvEventFeed> feed);
+  void reportKvEventFeed(WorkerRank rank, Supplier<KvEventFeed> feed);
 
   /**
    * Takes a worker's own load report (from the event plane): its KV capacity and blocks in use

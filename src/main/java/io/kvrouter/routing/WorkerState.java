@@ -34,14 +34,23 @@ final class WorkerState {
     }
     this.ranks = List.copyOf(all);
     this.loadReports = new AtomicReferenceArray<>(target.dpSize());
+    this.kvEventFeeds = new AtomicReferenceArray<>(target.dpSize());
   }
 
   String id() {
     return endpoint.workerId();
   }
 
-  /** Reports how this worker's KV cache events are followed, once a subscriber follows them. */
-  volatile Supplier<KvEventFeed> kvEventFeed;
+  /** How each rank's KV cache events are followed, once a subscriber follows them. */
+  private final AtomicReferenceArray<Supplier<KvEventFeed>> kvEventFeeds;
+
+  void reportKvEventFeed(int dpRank, Supplier<KvEventFeed> feed) {
+    if (dpRank < 0 || dpRank >= kvEventFeeds.length()) {
+      throw new IllegalArgumentException(
+          "worker " + id() + " has no dp_rank " + dpRank + " (dp-size " + kvEventFeeds.length() + ")");
+    }
+    kvEventFeeds.set(dpRank, feed);
+  }
 
   /** Each rank's latest load report and when it arrived (read together, written together). */
   private final AtomicReferenceArray<TimedReport> loadReports;
@@ -77,16 +86,30 @@ final class WorkerState {
         .orElse(-1L);
   }
 
+  /** Its status; a worker of several ranks shows their event feeds and load reports combined. */
   WorkerStatus status(Optional<WorkerStatus.KvView> kv) {
-    Supplier<KvEventFeed> feed = kvEventFeed;
-    TimedReport timed = loadReports.get(0);
+    List<KvEventFeed> feeds = new ArrayList<>();
+    List<WorkerLoadReport> reports = new ArrayList<>();
+    long oldestNanos = Long.MAX_VALUE;
+    for (int dp = 0; dp < ranks.size(); dp++) {
+      Supplier<KvEventFeed> feed = kvEventFeeds.get(dp);
+      if (feed != null) {
+        feeds.add(feed.get());
+      }
+      TimedReport timed = loadReports.get(dp);
+      if (timed != null) {
+        reports.add(timed.report());
+        oldestNanos = Math.min(oldestNanos, timed.nanos());
+      }
+    }
     return new WorkerStatus(
         id(), endpoint.address(), healthy.get(), activeRequests.get(), kv,
-        feed == null ? Optional.empty() : Optional.of(feed.get()),
-        timed == null
+        feeds.isEmpty() ? Optional.empty() : Optional.of(KvEventFeed.combine(feeds)),
+        reports.isEmpty()
             ? Optional.empty()
             : Optional.of(
                 new WorkerStatus.ReportedLoad(
-                    timed.report(), (System.nanoTime() - timed.nanos()) / 1_000_000)));
+                    WorkerLoadReport.total(ranks.get(0), reports),
+                    (System.nanoTime() - oldestNanos) / 1_000_000)));
   }
 }

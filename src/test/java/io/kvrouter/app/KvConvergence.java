@@ -104,7 +104,7 @@ final class KvConvergence {
     return prompts;
   }
 
-  private static String letters(Random random, int length) {
+  static String letters(Random random, int length) {
     StringBuilder text = new StringBuilder(length);
     for (int i = 0; i < length; i++) {
       text.append((char) ('a' + random.nextInt(26)));

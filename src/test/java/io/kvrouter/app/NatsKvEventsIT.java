@@ -41,8 +41,10 @@ class NatsKvEventsIT {
                 "--event-plane", "nats",
                 "--nats-server", nats.url(),
                 "--worker-id", id,
-                "--block-size", String.valueOf(KvConvergence.BLOCK_SIZE),
-                "--num-gpu-blocks", String.valueOf(KvConvergence.KV_BLOCKS)));
+                "--block-size", String.valueOf(KvConvergence.BLOCK_SIZE)));
+    if (!more.contains("--num-gpu-blocks")) {
+      options.addAll(List.of("--num-gpu-blocks", String.valueOf(KvConvergence.KV_BLOCKS)));
+    }
     options.addAll(more);
     return WorkerProcess.start(MODEL, 0, 0, options);
   }
@@ -195,6 +197,44 @@ class NatsKvEventsIT {
         }
       } finally {
         w21.close();
+      }
+    }
+  }
+
+  @Test
+  void aTreeDumpLargerThanOneNatsMessage_reachesANewRouterInParts() throws Exception {
+    try (NatsServerProcess nats = NatsServerProcess.start()) {
+      int capacity = 16_384;
+      WorkerProcess w41 = worker(nats, "41", List.of("--port", "0", "--num-gpu-blocks",
+          String.valueOf(capacity)));
+      Map<String, WorkerProcess> workers = Map.of("41", w41);
+      Random random = new Random(5);
+      try {
+        // fill the cache with no router following: only a tree dump can tell a router about it
+        Map<String, List<String>> direct = KvConvergence.kvFlags();
+        direct.put("worker", List.of(w41.workerSpec("41")));
+        direct.put("kv-events", List.of("false"));
+        try (RouterFixture other = RouterFixture.start(direct)) {
+          List<String> prompts = new ArrayList<>();
+          for (int i = 0; i < 40; i++) {
+            prompts.add(KvConvergence.letters(random, 4_000));
+          }
+          send(other, prompts);
+        }
+        int cached = KvConvergence.blocksOf(w41.kvState()).size();
+        // a stored block is over 150 bytes of RouterEvent JSON: the dump exceeds NATS's 1 MB
+        assertThat(cached * 150L).isGreaterThan(1024 * 1024);
+
+        try (RouterFixture router =
+            RouterFixture.start(routerFlags(nats, List.of(w41.workerSpec("41"))))) {
+          awaitConverged(router, workers);
+          assertThat(perWorker(Http.get(router.baseUrl + "/metrics").body(),
+                  "kvrouter_kv_event_resets_total", "41"))
+              .as("one tree dump")
+              .isEqualTo(1);
+        }
+      } finally {
+        w41.close();
       }
     }
   }

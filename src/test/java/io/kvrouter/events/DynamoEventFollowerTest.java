@@ -24,6 +24,8 @@ import java.util.function.Predicate;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A real worker cache and its {@link WorkerKvEventLog} publish Dynamo events through the JSON
@@ -46,6 +48,10 @@ class DynamoEventFollowerTest {
   private final AtomicInteger failNext = new AtomicInteger();
   /** Park the answers of queries while true, to answer them late. */
   private volatile boolean parkAnswers;
+  /** Parked answers are what the worker said when asked, not when the answer is given. */
+  private volatile boolean answerWhenAsked;
+  /** Tree dumps leave out their last_event_id, as older Dynamo workers' do. */
+  private volatile boolean dumpsWithoutPosition;
 
   private Worker worker;
   private DynamoEventFollower follower = new DynamoEventFollower(index, this::query, false, PROBE, meters);
@@ -63,6 +69,9 @@ class DynamoEventFollowerTest {
     final DynamoWorkload workload;
     volatile Predicate<Long> lose = id -> false;
     volatile Predicate<Long> repeat = id -> false;
+    /** While true, live events wait in {@link #lagging} (a slow delivery queue). */
+    volatile boolean lag;
+    final List<byte[]> lagging = new ArrayList<>();
 
     Worker(long seed, int buffer) {
       log = WorkerKvEventLog.attach(kv, RANK, buffer);
@@ -73,6 +82,12 @@ class DynamoEventFollowerTest {
               return;
             }
             byte[] json = DynamoEventCodec.encode(event);
+            if (lag) {
+              synchronized (lagging) {
+                lagging.add(json);
+              }
+              return;
+            }
             follower.onMessage(json);
             if (repeat.test(event.eventId())) {
               follower.onMessage(json);
@@ -83,6 +98,15 @@ class DynamoEventFollowerTest {
     void steps(int n) {
       for (int i = 0; i < n; i++) {
         workload.step();
+      }
+    }
+
+    /** Delivers what the slow queue held, in order, and stops lagging. */
+    void catchUp() {
+      synchronized (lagging) {
+        lag = false;
+        lagging.forEach(follower::onMessage);
+        lagging.clear();
       }
     }
 
@@ -107,11 +131,16 @@ class DynamoEventFollowerTest {
                 DynamoEventCodec.workerIdToU64(rank.workerId()), rank.dpRank(), start, end));
     WorkerKvQueryCodec.Query q = WorkerKvQueryCodec.decodeQuery(question);
     CompletableFuture<WorkerKvQueryResult> answer = new CompletableFuture<>();
+    WorkerKvQueryResult early = answerWhenAsked ? asked.log.query(q.start(), q.end()) : null;
     Runnable respond =
-        () ->
-            answer.complete(
-                WorkerKvQueryCodec.decodeResult(
-                    WorkerKvQueryCodec.encodeResult(asked.log.query(q.start(), q.end()))));
+        () -> {
+          WorkerKvQueryResult result = early != null ? early : asked.log.query(q.start(), q.end());
+          if (dumpsWithoutPosition && result instanceof WorkerKvQueryResult.TreeDump dump) {
+            result = new WorkerKvQueryResult.TreeDump(dump.events(), null);
+          }
+          answer.complete(
+              WorkerKvQueryCodec.decodeResult(WorkerKvQueryCodec.encodeResult(result)));
+        };
     if (parkAnswers) {
       synchronized (parked) {
         parked.add(respond);
@@ -304,5 +333,131 @@ class DynamoEventFollowerTest {
 
     awaitConverged();
     assertThat(meters.get(MetricNames.KV_EVENT_MALFORMED).counter().count()).isEqualTo(2);
+  }
+
+  @ParameterizedTest(name = "at least once: {0}")
+  @ValueSource(booleans = {false, true})
+  void aWorkerWithNoEventsYet_dumpsAtZero_andItsEvent0IsThenApplied(boolean atLeastOnce) {
+    follower.close();
+    follower = new DynamoEventFollower(index, this::query, atLeastOnce, PROBE, meters);
+    worker = new Worker(20, 1024);
+    follower.follow(RANK); // asked before the worker's first event: TreeDump(last 0), empty
+    Awaitility.await().atMost(WAIT).until(() -> feed().resets() == 1);
+
+    worker.events(30);
+    awaitConverged();
+    assertThat(feed().batches()).as("event 0 too").isEqualTo(worker.log.newestEventId() + 1);
+    assertThat(feed().resets()).isEqualTo(1);
+  }
+
+  @Test
+  void eventsStillInFlightWhenAnAnswerCame_areDropped_notTakenForARestart() {
+    worker = new Worker(21, 1024);
+    worker.events(40);
+    awaitConverged();
+    worker.lag = true; // the next events are slow to arrive
+    worker.events(20);
+    follower.follow(RANK); // and a dump that covers them overtakes them
+    Awaitility.await().atMost(WAIT).until(() -> feed().resets() == 1);
+    worker.catchUp();
+    worker.events(10);
+
+    awaitConverged();
+    assertThat(feed().resets()).as("no dump but the one asked for").isEqualTo(1);
+    assertThat(queries).as("nothing asked after it").hasValue(1);
+  }
+
+  @Test
+  void tooManyHeldEvents_askForATreeDumpInstead() {
+    follower.close();
+    follower = new DynamoEventFollower(index, this::query, false, PROBE, meters, 16);
+    worker = new Worker(22, 1024);
+    worker.events(10);
+    awaitConverged();
+    parkAnswers = true;
+    worker.lose = id -> id == 11; // a gap: later events are held while its answer is parked
+    worker.events(60);
+    Awaitility.await().atMost(WAIT).until(() -> queries.get() >= 2); // the gap, then the dump
+    parkAnswers = false;
+    synchronized (parked) {
+      parked.forEach(Runnable::run);
+    }
+    worker.lose = id -> false;
+    worker.events(5);
+
+    awaitConverged();
+    assertThat(feed().resets()).isEqualTo(1);
+  }
+
+  @Test
+  void aFailedProbe_isAskedAgain_untilItIsAnswered() {
+    worker = new Worker(23, 1024);
+    worker.events(30);
+    worker.lose = id -> true;
+    worker.events(2); // a lost tail, and the rank goes quiet
+    failNext.set(2); // the probe's first two tries fail
+
+    awaitConverged();
+    assertThat(feed().incompleteReplays()).isEqualTo(2);
+    assertThat(feed().lastSeq()).isEqualTo(worker.log.newestEventId());
+  }
+
+  @Test
+  void eventsArrivingWhileAProbeIsOut_areApplied_whenItSaysNothingWasMissed() {
+    worker = new Worker(24, 1024);
+    worker.events(30);
+    awaitConverged();
+    parkAnswers = true;
+    answerWhenAsked = true; // TooNew: nothing after the last event, as things were when asked
+    Awaitility.await().atMost(WAIT).until(() -> queries.get() == 1);
+    worker.events(5); // held: a question is out
+    parkAnswers = false;
+    failNext.set(Integer.MAX_VALUE); // no later question helps: the answer out must do it
+    synchronized (parked) {
+      parked.forEach(Runnable::run);
+    }
+
+    awaitConverged();
+    assertThat(feed().lastSeq()).isEqualTo(worker.log.newestEventId());
+    assertThat(feed().resets()).isZero();
+  }
+
+  @Test
+  void aWorkerThatNeverAnswers_isFollowedAsBestItCan_untilItAnswers() {
+    worker = new Worker(25, 1024);
+    worker.lose = id -> true; // the router missed the start
+    worker.events(40);
+    worker.lose = id -> false;
+    failNext.set(Integer.MAX_VALUE);
+    follower.follow(RANK);
+    worker.events(40);
+
+    Awaitility.await().atMost(WAIT).until(() -> "stale".equals(feed().state())
+        && feed().batches() > 0);
+    worker.events(20);
+    Awaitility.await().atMost(WAIT).untilAsserted(() -> {
+      follower.sync().join();
+      assertThat(feed().lastSeq()).as("its events are applied without waiting")
+          .isEqualTo(worker.log.newestEventId());
+    });
+    failNext.set(0); // it answers again: the next dump puts the rank right
+
+    awaitConverged();
+    assertThat(feed().resets()).isEqualTo(1);
+  }
+
+  @Test
+  void aTreeDumpWithoutItsLastEventId_takesItsPositionFromTheNextEvent() {
+    dumpsWithoutPosition = true;
+    worker = new Worker(26, 16);
+    worker.lose = id -> true;
+    worker.events(100);
+    worker.lose = id -> false;
+    follower.follow(RANK);
+    Awaitility.await().atMost(WAIT).until(() -> feed().resets() == 1);
+    worker.events(30);
+
+    awaitConverged();
+    assertThat(feed().lastSeq()).isEqualTo(worker.log.newestEventId());
   }
 }

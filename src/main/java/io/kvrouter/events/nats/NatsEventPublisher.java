@@ -7,9 +7,9 @@ import io.nats.client.Message;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import java.time.Duration;
@@ -63,7 +63,7 @@ public final class NatsEventPublisher implements AutoCloseable {
 
   private final Connector connector;
   /** Request subjects this publisher answers, subscribed on the first connect (jnats re-subscribes after reconnects). */
-  private final Map<String, Function<byte[], byte[]>> services = new LinkedHashMap<>();
+  private final Map<String, Responder> services = new LinkedHashMap<>();
   private final Set<String> streams = new LinkedHashSet<>();
   private Dispatcher dispatcher;
   private final AtomicLong published = new AtomicLong();
@@ -132,12 +132,22 @@ public final class NatsEventPublisher implements AutoCloseable {
     }
   }
 
+  /** Answers a request with one or more reply payloads (see {@link MultipartReply}). */
+  public interface Responder {
+    /**
+     * The reply to {@code request}, as parts of at most {@code maxPartBytes} each (the server's
+     * {@code max_payload} less room for headers); usually one.
+     */
+    List<byte[]> answer(byte[] request, int maxPartBytes);
+  }
+
   /**
    * Answers each request on {@code subject} with {@code handler}'s reply (NATS request/reply:
-   * the reply goes to the request's reply subject). A handler that throws sends no reply, so the
-   * asker times out. Handlers run on jnats's dispatcher thread, one at a time.
+   * the reply goes to the request's reply subject, in {@link MultipartReply parts} if there are
+   * several). A handler that throws, or a reply that cannot be sent, sends nothing, so the asker
+   * times out. Handlers run on jnats's dispatcher thread, one at a time.
    */
-  public synchronized void serve(String subject, Function<byte[], byte[]> handler) {
+  public synchronized void serve(String subject, Responder handler) {
     Objects.requireNonNull(subject, "subject");
     Objects.requireNonNull(handler, "handler");
     if (services.putIfAbsent(subject, handler) != null) {
@@ -170,24 +180,21 @@ public final class NatsEventPublisher implements AutoCloseable {
     }
   }
 
-  private void subscribe(String subject, Function<byte[], byte[]> handler) {
+  private void subscribe(String subject, Responder handler) {
     dispatcher.subscribe(subject, message -> answer(message, handler));
   }
 
-  private void answer(Message message, Function<byte[], byte[]> handler) {
-    if (message.getReplyTo() == null) {
+  private void answer(Message message, Responder handler) {
+    Connection connection = connector.connection();
+    if (message.getReplyTo() == null || connection == null) {
       return;
     }
-    byte[] reply;
     try {
-      reply = handler.apply(message.getData() == null ? new byte[0] : message.getData());
+      byte[] request = message.getData() == null ? new byte[0] : message.getData();
+      List<byte[]> reply = handler.answer(request, MultipartReply.maxPartBytes(connection));
+      MultipartReply.send(connection, message.getReplyTo(), reply);
     } catch (RuntimeException e) {
       log.warn("cannot answer a request on {}", message.getSubject(), e);
-      return;
-    }
-    Connection connection = connector.connection();
-    if (connection != null) {
-      connection.publish(message.getReplyTo(), reply);
     }
   }
 

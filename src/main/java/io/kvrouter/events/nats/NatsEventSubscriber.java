@@ -12,6 +12,7 @@ import io.nats.client.api.StreamInfo;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.ZonedDateTime;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
@@ -38,7 +39,9 @@ import org.slf4j.LoggerFactory;
  *       a payload it cannot take will not become takeable by retrying. JetStream delivers at
  *       least once (an ack still in flight when the server restarts is forgotten), so this
  *       subscriber skips any message whose stream sequence it has already handed over; a new
- *       subscriber process may still see a message twice.
+ *       subscriber process may still see a message twice. Messages the server handed to a
+ *       subscriber that then went away (its pull request outlives its connection for a moment)
+ *       come back after {@link #ACK_WAIT}, not JetStream's default 30 s.
  * </ul>
  *
  * <p>Connecting is retried until it succeeds, and reconnecting forever (jnats). The listener is
@@ -46,6 +49,8 @@ import org.slf4j.LoggerFactory;
  * callback thread, serialized by a lock).
  */
 public final class NatsEventSubscriber implements AutoCloseable {
+  /** How long the server waits for an ack before it delivers a message again. */
+  static final Duration ACK_WAIT = Duration.ofSeconds(5);
   private static final Logger log = LoggerFactory.getLogger(NatsEventSubscriber.class);
 
   /** Where payloads and connection changes go. */
@@ -144,6 +149,8 @@ public final class NatsEventSubscriber implements AutoCloseable {
   /** Durable mode: the highest stream sequence handed to the listener; anything at or below it is a redelivery. */
   private long deliveredStreamSeq;
   private Dispatcher dispatcher;
+  /** Where replies to {@link #request} arrive; made on the first request. */
+  private Dispatcher replyDispatcher;
   private MessageConsumer consumer;
 
   private NatsEventSubscriber(Options options, Listener listener) {
@@ -254,6 +261,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
             .durable(options.durable())
             .filterSubject(options.subject())
             .ackPolicy(AckPolicy.Explicit)
+            .ackWait(ACK_WAIT)
             .deliverPolicy(DeliverPolicy.All)
             .build();
     consumer =
@@ -302,17 +310,26 @@ public final class NatsEventSubscriber implements AutoCloseable {
 
   /**
    * Sends {@code payload} as a NATS request on {@code subject} over this subscriber's connection
-   * and completes with the first reply's payload; fails when not connected, when nobody serves the
-   * subject, or after {@code timeout}.
+   * and completes with the reply's payload, in as many {@link MultipartReply parts} as the
+   * responder sent; fails when not connected, when nobody serves the subject, or after {@code
+   * timeout}.
    */
-  public CompletableFuture<byte[]> request(String subject, byte[] payload, Duration timeout) {
-    Connection connection = connector.connection();
-    if (connection == null || closed) {
-      return CompletableFuture.failedFuture(
-          new IllegalStateException("not connected to " + options.url()));
+  public CompletableFuture<List<byte[]>> request(String subject, byte[] payload, Duration timeout) {
+    Dispatcher replies;
+    Connection connection;
+    synchronized (this) {
+      connection = connector.connection();
+      if (connection == null || closed) {
+        return CompletableFuture.failedFuture(
+            new IllegalStateException("not connected to " + options.url()));
+      }
+      if (replyDispatcher == null) {
+        replyDispatcher = connection.createDispatcher();
+      }
+      replies = replyDispatcher;
     }
     try {
-      return connection.requestWithTimeout(subject, payload, timeout).thenApply(Message::getData);
+      return MultipartReply.request(connection, replies, subject, payload, timeout);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }

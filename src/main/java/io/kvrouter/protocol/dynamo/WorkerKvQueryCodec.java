@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * JSON of the router's recovery query to a worker and the worker's answer (Dynamo's {@code
@@ -18,13 +19,20 @@ import java.util.Objects;
  *
  * response (externally tagged):
  *   {"Events":   {"events": [RouterEvent, ...], "last_event_id": u64}}   also read: {"Events": [...]}
- *   {"TreeDump": {"events": [RouterEvent, ...], "last_event_id": u64}}
+ *   {"TreeDump": {"events": [RouterEvent, ...], "last_event_id": u64}}   also read: {"TreeDump": [...]}
  *   {"TooNew":   {"requested_start": u64|null, "requested_end": u64|null, "newest_available": u64}}
  *   {"InvalidRange": {"start_id": u64, "end_id": u64}}
  *   {"Error": "message"}
  * </pre>
  *
- * Decoding takes unknown fields and variants' extra fields in its stride (a newer worker's {@code
+ * The bare-array forms are older Dynamo's; such a tree dump does not say its last event id, and
+ * decodes with {@code lastEventId} null (and encodes back to the bare array).
+ *
+ * <p>An answer too large for one message goes as {@linkplain #encodeResultParts parts}: each a
+ * complete answer of the same variant and {@code last_event_id} carrying a run of the events, in
+ * order; {@link #decodeResult(List)} joins them.
+ *
+ * <p>Decoding takes unknown fields and variants' extra fields in its stride (a newer worker's {@code
  * reset_scope}, a newer router's {@code supports_tree_dump_failed}); {@code dp_rank} absent reads
  * as 0. Anything malformed is a {@link DynamoEventFormatException} naming the field.
  */
@@ -83,7 +91,12 @@ public final class WorkerKvQueryCodec {
             List<DynamoRouterEvent> list = events.events();
             writeEvents(g, "Events", list, list.isEmpty() ? 0 : list.get(list.size() - 1).eventId());
           } else if (result instanceof WorkerKvQueryResult.TreeDump dump) {
-            writeEvents(g, "TreeDump", dump.events(), dump.lastEventId());
+            if (dump.lastEventId() == null) {
+              g.writeFieldName("TreeDump");
+              writeEventArray(g, dump.events());
+            } else {
+              writeEvents(g, "TreeDump", dump.events(), dump.lastEventId());
+            }
           } else if (result instanceof WorkerKvQueryResult.TooNew tooNew) {
             g.writeFieldName("TooNew");
             g.writeStartObject();
@@ -123,6 +136,9 @@ public final class WorkerKvQueryCodec {
             events(body.isArray() ? body : DynamoEventCodec.required(
                 DynamoEventCodec.object(body, path), "events", path), path + ".events"));
       case "TreeDump":
+        if (body.isArray()) {
+          return new WorkerKvQueryResult.TreeDump(events(body, path), null);
+        }
         DynamoEventCodec.object(body, path);
         return new WorkerKvQueryResult.TreeDump(
             events(DynamoEventCodec.required(body, "events", path), path + ".events"),
@@ -160,14 +176,111 @@ public final class WorkerKvQueryCodec {
     g.writeFieldName(variant);
     g.writeStartObject();
     g.writeFieldName("events");
+    writeEventArray(g, events);
+    g.writeFieldName("last_event_id");
+    DynamoEventCodec.writeU64(g, lastEventId);
+    g.writeEndObject();
+  }
+
+  private static void writeEventArray(JsonGenerator g, List<DynamoRouterEvent> events)
+      throws IOException {
     g.writeStartArray();
     for (DynamoRouterEvent event : events) {
       DynamoEventCodec.writeRouterEvent(g, event);
     }
     g.writeEndArray();
-    g.writeFieldName("last_event_id");
-    DynamoEventCodec.writeU64(g, lastEventId);
-    g.writeEndObject();
+  }
+
+  /**
+   * {@code result} as one or more messages of at most {@code maxBytes} each: an {@code Events} or
+   * {@code TreeDump} answer too large for one is cut into runs of its events, each run a complete
+   * answer with the same {@code last_event_id}; anything else is one message.
+   *
+   * @throws IllegalArgumentException when a single event does not fit in {@code maxBytes}
+   */
+  public static List<byte[]> encodeResultParts(WorkerKvQueryResult result, int maxBytes) {
+    byte[] whole = encodeResult(result);
+    if (whole.length <= maxBytes) {
+      return List.of(whole);
+    }
+    List<DynamoRouterEvent> events;
+    Function<List<DynamoRouterEvent>, WorkerKvQueryResult> part;
+    if (result instanceof WorkerKvQueryResult.TreeDump dump) {
+      events = dump.events();
+      part = run -> new WorkerKvQueryResult.TreeDump(run, dump.lastEventId());
+    } else if (result instanceof WorkerKvQueryResult.Events answer) {
+      events = answer.events();
+      part = WorkerKvQueryResult.Events::new;
+    } else {
+      throw new IllegalArgumentException(
+          "a " + result.getClass().getSimpleName() + " answer of " + whole.length
+              + " bytes cannot be split to " + maxBytes);
+    }
+    // the envelope around the events costs about the same in every part: measure it on an empty
+    // run, plus room for an Events answer's last_event_id, which is its run's last id (up to 20
+    // digits) where the empty run has 0
+    int envelope = encodeResult(part.apply(List.of())).length + 20;
+    List<byte[]> parts = new ArrayList<>();
+    List<DynamoRouterEvent> run = new ArrayList<>();
+    int size = envelope;
+    for (DynamoRouterEvent event : events) {
+      int eventBytes = DynamoEventCodec.encode(event).length + 1; // and its comma
+      if (envelope + eventBytes > maxBytes) {
+        throw new IllegalArgumentException(
+            "event " + Long.toUnsignedString(event.eventId()) + " alone takes " + eventBytes
+                + " bytes, more than a message's " + maxBytes);
+      }
+      if (size + eventBytes > maxBytes) {
+        parts.add(encodeResult(part.apply(run)));
+        run = new ArrayList<>();
+        size = envelope;
+      }
+      run.add(event);
+      size += eventBytes;
+    }
+    parts.add(encodeResult(part.apply(run)));
+    return parts;
+  }
+
+  /**
+   * The answer carried by {@code parts} (see {@link #encodeResultParts}): one part is decoded as
+   * it is; several must all be {@code Events} or all {@code TreeDump} with one {@code
+   * last_event_id}, and their events are joined in order.
+   */
+  public static WorkerKvQueryResult decodeResult(List<byte[]> parts) {
+    if (parts.isEmpty()) {
+      throw new DynamoEventFormatException("$: an answer of no parts");
+    }
+    WorkerKvQueryResult first = decodeResult(parts.get(0));
+    if (parts.size() == 1) {
+      return first;
+    }
+    List<DynamoRouterEvent> events = new ArrayList<>();
+    for (int i = 0; i < parts.size(); i++) {
+      WorkerKvQueryResult part = i == 0 ? first : decodeResult(parts.get(i));
+      if (part.getClass() != first.getClass()) {
+        throw new DynamoEventFormatException(
+            "part " + (i + 1) + ": a " + part.getClass().getSimpleName() + " among "
+                + first.getClass().getSimpleName() + " parts");
+      }
+      if (part instanceof WorkerKvQueryResult.TreeDump dump) {
+        if (!Objects.equals(dump.lastEventId(),
+            ((WorkerKvQueryResult.TreeDump) first).lastEventId())) {
+          throw new DynamoEventFormatException(
+              "part " + (i + 1) + ": last_event_id " + dump.lastEventId() + " differs from "
+                  + ((WorkerKvQueryResult.TreeDump) first).lastEventId());
+        }
+        events.addAll(dump.events());
+      } else if (part instanceof WorkerKvQueryResult.Events answer) {
+        events.addAll(answer.events());
+      } else {
+        throw new DynamoEventFormatException(
+            "part " + (i + 1) + ": only Events and TreeDump answers come in parts");
+      }
+    }
+    return first instanceof WorkerKvQueryResult.TreeDump dump
+        ? new WorkerKvQueryResult.TreeDump(events, dump.lastEventId())
+        : new WorkerKvQueryResult.Events(events);
   }
 
   private static List<DynamoRouterEvent> events(JsonNode array, String path) {

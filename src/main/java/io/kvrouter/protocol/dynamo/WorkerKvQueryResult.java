@@ -39,11 +39,12 @@ public sealed interface WorkerKvQueryResult
    * events are numbered 0, 1, 2, … as Dynamo's tree dump numbers them; those ids are not stream
    * ids.
    *
-   * <p>One exception, kept from Dynamo: before the worker has published any event {@code
-   * lastEventId} is 0 although no event 0 happened yet; the dump then reflects no event, and the
-   * router must take the next event 0 as new, not as a duplicate.
+   * <p>Two exceptions, kept from Dynamo: before the worker has published any event {@code
+   * lastEventId} is 0 although no event 0 happened yet, so 0 may mean "no event yet" as well as
+   * "event 0" and a router must take a following event 0 as new; and an older worker's dump does
+   * not say it at all ({@code lastEventId} null).
    */
-  record TreeDump(List<DynamoRouterEvent> events, long lastEventId)
+  record TreeDump(List<DynamoRouterEvent> events, Long lastEventId)
       implements WorkerKvQueryResult {
     public TreeDump {
       events = List.copyOf(Objects.requireNonNull(events, "events"));

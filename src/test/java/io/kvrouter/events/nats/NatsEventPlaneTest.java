@@ -1,10 +1,12 @@
 package io.kvrouter.events.nats;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.testing.NatsServerProcess;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -270,6 +272,11 @@ class NatsEventPlaneTest {
       assertThat(info.getConfiguration().getMaxAge()).isEqualTo(Duration.ofHours(1));
       assertThat(c.jetStreamManagement().getConsumerNames(info.getConfiguration().getName()))
           .containsExactly("router-a");
+      assertThat(c.jetStreamManagement()
+              .getConsumerInfo(info.getConfiguration().getName(), "router-a")
+              .getConsumerConfiguration().getAckWait())
+          .as("what a departed subscriber was handed comes back soon")
+          .isEqualTo(NatsEventSubscriber.ACK_WAIT);
     }
   }
 
@@ -277,16 +284,16 @@ class NatsEventPlaneTest {
   void aPublisher_answersRequests_andKeepsAnsweringAfterAServerRestart() throws Exception {
     NatsServerProcess server = server(false);
     NatsEventPublisher worker = publisher(server);
-    worker.serve("q.7", request -> ("echo " + new String(request, StandardCharsets.UTF_8))
-        .getBytes(StandardCharsets.UTF_8));
-    worker.serve("q.broken", request -> {
+    worker.serve("q.7", (request, max) -> List.of(("echo " + new String(request, UTF_8))
+        .getBytes(UTF_8)));
+    worker.serve("q.broken", (request, max) -> {
       throw new IllegalStateException("cannot answer");
     });
     NatsEventSubscriber router =
         subscriber(NatsEventSubscriber.Options.core(server.url(), SUBJECT), new Recorder());
 
-    byte[] reply = router.request("q.7", "hi".getBytes(StandardCharsets.UTF_8), WAIT).get();
-    assertThat(new String(reply, StandardCharsets.UTF_8)).isEqualTo("echo hi");
+    assertThat(text(router.request("q.7", "hi".getBytes(UTF_8), WAIT).get()))
+        .containsExactly("echo hi");
     assertThat(router.request("q.unserved", new byte[0], WAIT))
         .as("nobody serves it").failsWithin(WAIT);
     assertThat(router.request("q.broken", new byte[0], Duration.ofMillis(300)))
@@ -296,9 +303,41 @@ class NatsEventPlaneTest {
     Awaitility.await().atMost(WAIT).until(() -> router.stats().reconnects() == 1
         && worker.stats().reconnects() == 1);
     Awaitility.await().atMost(WAIT).untilAsserted(() ->
-        assertThat(new String(
-            router.request("q.7", "again".getBytes(StandardCharsets.UTF_8), WAIT).get(),
-            StandardCharsets.UTF_8)).isEqualTo("echo again"));
+        assertThat(text(router.request("q.7", "again".getBytes(UTF_8), WAIT).get()))
+            .containsExactly("echo again"));
+  }
+
+  @Test
+  void aReplyLargerThanOneMessage_arrivesInItsParts_inOrder() throws Exception {
+    NatsServerProcess server = server(false);
+    NatsEventPublisher worker = publisher(server);
+    AtomicInteger maxSeen = new AtomicInteger();
+    // three parts of nearly a whole message each: 3 MB in all, three times max_payload
+    worker.serve("q.big", (request, max) -> {
+      maxSeen.set(max);
+      return List.of(filled('a', max), filled('b', max), filled('c', max));
+    });
+    worker.serve("q.oversized", (request, max) -> List.of(filled('x', max + 2048)));
+    NatsEventSubscriber router =
+        subscriber(NatsEventSubscriber.Options.core(server.url(), SUBJECT), new Recorder());
+
+    List<byte[]> parts = router.request("q.big", new byte[0], WAIT).get();
+    assertThat(maxSeen.get()).isEqualTo(1024 * 1024 - MultipartReply.HEADER_ROOM);
+    assertThat(parts).hasSize(3);
+    assertThat(parts).extracting(p -> p.length).containsOnly(maxSeen.get());
+    assertThat(parts).extracting(p -> p[0]).containsExactly((byte) 'a', (byte) 'b', (byte) 'c');
+    assertThat(router.request("q.oversized", new byte[0], Duration.ofMillis(500)))
+        .as("a part over max_payload cannot be sent: the asker times out").failsWithin(WAIT);
+  }
+
+  private static byte[] filled(char c, int size) {
+    byte[] b = new byte[size];
+    java.util.Arrays.fill(b, (byte) c);
+    return b;
+  }
+
+  private static List<String> text(List<byte[]> parts) {
+    return parts.stream().map(p -> new String(p, UTF_8)).toList();
   }
 
   @Test

@@ -50,7 +50,7 @@ class WorkerKvQueryCodecTest {
                 List.of(
                     event(1, 0, KvCacheEvent.cleared()),
                     event(1, 1, KvCacheEvent.stored(null, new StoredBlock(2, 3)))),
-                41)),
+                41L)),
         Arguments.of("result_too_new.json", new WorkerKvQueryResult.TooNew(50, null, 41)),
         Arguments.of("result_invalid_range.json", new WorkerKvQueryResult.InvalidRange(9, 5)),
         Arguments.of(
@@ -81,7 +81,67 @@ class WorkerKvQueryCodecTest {
         .isEqualTo(new WorkerKvQueryCodec.Query(7, 0, 1L, null));
     String dump = "{\"TreeDump\":{\"events\":[],\"last_event_id\":3,\"reset_scope\":\"Rank\"}}";
     assertThat(WorkerKvQueryCodec.decodeResult(dump.getBytes(StandardCharsets.UTF_8)))
-        .isEqualTo(new WorkerKvQueryResult.TreeDump(List.of(), 3));
+        .isEqualTo(new WorkerKvQueryResult.TreeDump(List.of(), 3L));
+  }
+
+  @Test
+  void aTreeDump_inDynamosEarlierNewtypeForm_isRead_withoutALastEventId() {
+    String json =
+        "{\"TreeDump\":[{\"worker_id\":7,\"event\":{\"event_id\":0,\"data\":\"cleared\",\"dp_rank\":0}}]}";
+    WorkerKvQueryResult dump = WorkerKvQueryCodec.decodeResult(json.getBytes(StandardCharsets.UTF_8));
+    assertThat(dump)
+        .isEqualTo(new WorkerKvQueryResult.TreeDump(List.of(event(0, 0, KvCacheEvent.cleared())), null));
+    assertThat(text(WorkerKvQueryCodec.encodeResult(dump))).isEqualTo(json);
+  }
+
+  @Test
+  void aLargeTreeDump_isCutIntoParts_thatEachFit_andJoinToTheSame() {
+    List<DynamoRouterEvent> events = new java.util.ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      events.add(event(3, i, KvCacheEvent.stored(i == 0 ? null : (long) i - 1, new StoredBlock(i, i * 7L))));
+    }
+    WorkerKvQueryResult.TreeDump dump = new WorkerKvQueryResult.TreeDump(events, 1L << 63);
+    int max = 10_000;
+
+    List<byte[]> parts = WorkerKvQueryCodec.encodeResultParts(dump, max);
+
+    assertThat(WorkerKvQueryCodec.encodeResult(dump).length).isGreaterThan(5 * max);
+    assertThat(parts).hasSizeGreaterThan(5).allSatisfy(p -> assertThat(p.length).isLessThanOrEqualTo(max));
+    assertThat(WorkerKvQueryCodec.decodeResult(parts)).isEqualTo(dump);
+    assertThat(WorkerKvQueryCodec.encodeResultParts(dump, Integer.MAX_VALUE)).hasSize(1);
+    WorkerKvQueryResult.Events answer = new WorkerKvQueryResult.Events(events);
+    assertThat(WorkerKvQueryCodec.decodeResult(WorkerKvQueryCodec.encodeResultParts(answer, max)))
+        .isEqualTo(answer);
+  }
+
+  @Test
+  void anEventLargerThanAPart_cannotBeCut() {
+    WorkerKvQueryResult.TreeDump dump =
+        new WorkerKvQueryResult.TreeDump(
+            List.of(event(3, 0, KvCacheEvent.cleared()),
+                event(3, 1, KvCacheEvent.stored(null, new StoredBlock(1, 2)))), 1L);
+    assertThatThrownBy(() -> WorkerKvQueryCodec.encodeResultParts(dump, 120))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("alone takes");
+    assertThatThrownBy(() -> WorkerKvQueryCodec.encodeResultParts(
+            new WorkerKvQueryResult.Error("x".repeat(200)), 100))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void partsThatDoNotBelongTogether_areAFormatError() {
+    byte[] dumpAt3 = WorkerKvQueryCodec.encodeResult(new WorkerKvQueryResult.TreeDump(List.of(), 3L));
+    byte[] dumpAt4 = WorkerKvQueryCodec.encodeResult(new WorkerKvQueryResult.TreeDump(List.of(), 4L));
+    byte[] events = WorkerKvQueryCodec.encodeResult(new WorkerKvQueryResult.Events(List.of()));
+    byte[] tooNew = WorkerKvQueryCodec.encodeResult(new WorkerKvQueryResult.TooNew(5, null, 4));
+    assertThatThrownBy(() -> WorkerKvQueryCodec.decodeResult(List.of(dumpAt3, dumpAt4)))
+        .isInstanceOf(DynamoEventFormatException.class).hasMessageContaining("last_event_id");
+    assertThatThrownBy(() -> WorkerKvQueryCodec.decodeResult(List.of(dumpAt3, events)))
+        .isInstanceOf(DynamoEventFormatException.class).hasMessageContaining("part 2");
+    assertThatThrownBy(() -> WorkerKvQueryCodec.decodeResult(List.of(tooNew, tooNew)))
+        .isInstanceOf(DynamoEventFormatException.class);
+    assertThatThrownBy(() -> WorkerKvQueryCodec.decodeResult(List.<byte[]>of()))
+        .isInstanceOf(DynamoEventFormatException.class);
   }
 
   @ParameterizedTest

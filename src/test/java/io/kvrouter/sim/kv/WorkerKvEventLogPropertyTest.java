@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -205,11 +206,13 @@ class WorkerKvEventLogPropertyTest {
     int threads = 3;
     CountDownLatch done = new CountDownLatch(threads);
     AtomicReference<Throwable> failure = new AtomicReference<>();
+    // the writers go on until the reader has taken enough dumps, however slow the machine
+    AtomicInteger dumpsTaken = new AtomicInteger();
     for (int t = 0; t < threads; t++) {
       DynamoWorkload workload = new DynamoWorkload(kv, 500 + t, "t" + t + "-");
       Thread thread = new Thread(() -> {
         try {
-          for (int i = 0; i < 3_000; i++) {
+          for (int i = 0; i < 3_000 || dumpsTaken.get() <= 10; i++) {
             workload.step();
           }
         } catch (Throwable e) {
@@ -227,6 +230,7 @@ class WorkerKvEventLogPropertyTest {
     List<TreeDump> dumps = new ArrayList<>();
     while (done.getCount() > 0) {
       dumps.add((TreeDump) log.query(null, null));
+      dumpsTaken.incrementAndGet();
       Thread.yield();
     }
     done.await();
