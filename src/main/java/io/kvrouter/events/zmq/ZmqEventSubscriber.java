@@ -41,6 +41,7 @@ import org.zeromq.ZMsg;
 public final class ZmqEventSubscriber implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ZmqEventSubscriber.class);
   private static final int POLL_MILLIS = 50;
+  private static final int LIVE_BATCHES_PER_TURN = 1_024;
   /**
    * ZeroMQ's reconnect and handshake intervals: a restarted publisher is found again within a
    * second, and a peer that accepts the connection but never completes the handshake is dropped
@@ -182,9 +183,15 @@ public final class ZmqEventSubscriber implements AutoCloseable {
     }
   }
 
+  /**
+   * Reads the live batches waiting, at most {@link #LIVE_BATCHES_PER_TURN}: under a flood of live
+   * batches the replay socket is still read in time (its inactivity is timed from its last read).
+   */
   private void readLive(ZMQ.Socket sub) {
     ZMsg message;
-    while ((message = ZMsg.recvMsg(sub, ZMQ.DONTWAIT)) != null) {
+    for (int read = 0;
+        read < LIVE_BATCHES_PER_TURN && (message = ZMsg.recvMsg(sub, ZMQ.DONTWAIT)) != null;
+        read++) {
       // [topic, seq, payload]
       Optional<ZmqFrames.Numbered> batch = ZmqFrames.numbered(message, 3, 3);
       if (batch.isEmpty()) {
@@ -227,8 +234,8 @@ public final class ZmqEventSubscriber implements AutoCloseable {
       // dropped the rest (it drops beyond its send high-water mark). What came is used; a hole it
       // leaves is asked for again. No reply at all: the publisher cannot be reached.
       boolean partly = reading.anyReply();
-      log.warn("{} replay answer from {} in {}; going on without it",
-          partly ? "no more of the" : "no", replayEndpoint, timing.replayInactivity());
+      log.info("{} replay answer from {} in {}", partly ? "no more of the" : "no",
+          replayEndpoint, timing.replayInactivity());
       closeReplay();
       quietSinceNanos = now;
       sequencer.replayEnded(partly);
