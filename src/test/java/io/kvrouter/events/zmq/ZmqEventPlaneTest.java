@@ -200,9 +200,14 @@ class ZmqEventPlaneTest {
                 .withPorts(0, -1)
                 .withDropRate(0.3, 11));
     ZmqEventSubscriber subscriber = subscriber(publisher);
-    Thread.sleep(300);
-
-    publishRange(publisher, 0, 100);
+    // nothing replays what PUB/SUB loses before the subscription is in place (slow under load),
+    // so publish one at a time until a batch gets through, then the rest
+    long published = 0;
+    while (batchesSeen().isEmpty()) {
+      publishRange(publisher, published, ++published);
+      Thread.sleep(20);
+    }
+    publishRange(publisher, published, 100);
     Awaitility.await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> subscriber.stats().lastSeq() == 99);
