@@ -47,7 +47,13 @@ public final class ZmqEventSubscriber implements AutoCloseable {
    * second, and a peer that accepts the connection but never completes the handshake is dropped
    * after one instead of ZeroMQ's default 30 s.
    */
-  private static final int RECONNECT_AND_HANDSHAKE_MILLIS = 1_000;
+  private static final int RECONNECT_MILLIS = 1_000;
+  /**
+   * How long a connection's ZMTP handshake may take. Short enough to drop a peer that accepts TCP
+   * but never speaks; long enough for a loaded machine: with 1 s, replay requests on fresh
+   * connections were lost whenever the handshake lost the race.
+   */
+  private static final int HANDSHAKE_MILLIS = 5_000;
 
   /** Where batches go; called on the subscriber's thread. */
   public interface Listener {
@@ -64,7 +70,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
    */
   public record Timing(Duration quietProbe, Duration replayInactivity) {
     public static Timing defaults() {
-      return new Timing(Duration.ofSeconds(5), Duration.ofSeconds(2));
+      return new Timing(Duration.ofSeconds(5), Duration.ofSeconds(3));
     }
   }
 
@@ -152,8 +158,8 @@ public final class ZmqEventSubscriber implements AutoCloseable {
 
   /** The reconnect and handshake intervals every socket of the event plane uses. */
   static void setIntervals(ZMQ.Socket socket) {
-    socket.setReconnectIVL(RECONNECT_AND_HANDSHAKE_MILLIS);
-    socket.setHandshakeIvl(RECONNECT_AND_HANDSHAKE_MILLIS);
+    socket.setReconnectIVL(RECONNECT_MILLIS);
+    socket.setHandshakeIvl(HANDSHAKE_MILLIS);
   }
 
   private void run() {

@@ -20,7 +20,8 @@ class ZmqEventSubscriberTest {
    * Short enough that a test need not wait long for the subscriber to give up or probe, long
    * enough for a replay socket to connect on a busy machine.
    */
-  private static final Duration GIVE_UP = Duration.ofSeconds(1);
+  /** Long enough for a new connection's handshake on a loaded machine (or requests are lost). */
+  private static final Duration GIVE_UP = Duration.ofSeconds(3);
   private static final Duration NEVER = Duration.ofHours(1);
 
   private final List<AutoCloseable> closing = new ArrayList<>();
