@@ -58,7 +58,7 @@ public class KvIndexerBenchmark {
     MooncakeReplay.NaiveIndex naive;
     long[][] localPrompts;
     long[][] seqPrompts;
-    int cursor;
+    final MooncakeReplay.Cycle cycle = new MooncakeReplay.Cycle();
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -82,15 +82,11 @@ public class KvIndexerBenchmark {
     }
 
     long[] nextLocal() {
-      long[] p = localPrompts[cursor];
-      cursor = cursor + 1 == localPrompts.length ? 0 : cursor + 1;
-      return p;
+      return cycle.next(localPrompts);
     }
 
     long[] nextSeq() {
-      long[] p = seqPrompts[cursor];
-      cursor = cursor + 1 == seqPrompts.length ? 0 : cursor + 1;
-      return p;
+      return cycle.next(seqPrompts);
     }
 
     @TearDown(Level.Trial)

@@ -96,7 +96,7 @@ public class KvIndexerLatencyBenchmark {
     MooncakeReplay.NaiveIndex naive;
     long[][] localPrompts;
     long[][] seqPrompts;
-    int cursor;
+    final MooncakeReplay.Cycle cycle = new MooncakeReplay.Cycle();
     String benchmark;
     double loadAtStart;
 
@@ -198,15 +198,11 @@ public class KvIndexerLatencyBenchmark {
     }
 
     long[] nextLocal() {
-      long[] p = localPrompts[cursor];
-      cursor = cursor + 1 == localPrompts.length ? 0 : cursor + 1;
-      return p;
+      return cycle.next(localPrompts);
     }
 
     long[] nextSeq() {
-      long[] p = seqPrompts[cursor];
-      cursor = cursor + 1 == seqPrompts.length ? 0 : cursor + 1;
-      return p;
+      return cycle.next(seqPrompts);
     }
 
     @TearDown(Level.Trial)

@@ -350,4 +350,15 @@ final class MooncakeReplay {
       return new OverlapScores(overlap, cached);
     }
   }
+
+  /** Hands out prompts in order, from the first again after the last (one benchmark's cursor). */
+  static final class Cycle {
+    private int cursor;
+
+    long[] next(long[][] prompts) {
+      long[] p = prompts[cursor];
+      cursor = cursor + 1 == prompts.length ? 0 : cursor + 1;
+      return p;
+    }
+  }
 }
