@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,10 +35,21 @@ import org.slf4j.LoggerFactory;
  */
 final class NatsKvEvents implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NatsKvEvents.class);
-  /** How long a worker has to answer a recovery query (Dynamo waits 1 s). */
+  /** How long a worker has to answer a recovery query for events (Dynamo waits 1 s). */
   static final Duration QUERY_TIMEOUT = Duration.ofSeconds(2);
+  /** How long a tree dump may take to arrive: a large cache's dump is tens of MB. */
+  static final Duration DUMP_TIMEOUT = Duration.ofSeconds(30);
   /** A worker quiet for this long is asked whether the router missed its last events. */
   static final Duration PROBE_INTERVAL = Duration.ofSeconds(2);
+
+  /** Decodes recovery answers: one daemon thread, shared, idle when nothing is asked. */
+  private static final Executor DECODER =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "kv-recovery-decode");
+            t.setDaemon(true);
+            return t;
+          });
 
   private final DynamoEventFollower follower;
   private final NatsEventSubscriber events;
@@ -140,9 +153,11 @@ final class NatsKvEvents implements AutoCloseable {
     byte[] request =
         WorkerKvQueryCodec.encodeQuery(
             new WorkerKvQueryCodec.Query(workerId, rank.dpRank(), start, end));
+    // decoded off the reply dispatcher, so a big dump does not hold up other ranks' answers
     return connection
-        .request(WorkerKvQueryCodec.subject(component, workerId), request, QUERY_TIMEOUT)
-        .thenApply(WorkerKvQueryCodec::decodeResult);
+        .request(WorkerKvQueryCodec.subject(component, workerId), request,
+            start == null ? DUMP_TIMEOUT : QUERY_TIMEOUT)
+        .thenApplyAsync(WorkerKvQueryCodec::decodeResult, DECODER);
   }
 
   @Override

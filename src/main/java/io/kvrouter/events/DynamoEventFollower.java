@@ -210,7 +210,12 @@ public final class DynamoEventFollower implements AutoCloseable {
 
   private void probeQuietRanks() {
     long now = System.nanoTime();
-    ranks.values().forEach(r -> r.probeIfQuiet(now));
+    try {
+      ranks.values().forEach(r -> r.probeIfQuiet(now));
+    } catch (RuntimeException e) {
+      // a periodic task that throws is never run again: keep probing
+      log.error("probing quiet ranks failed", e);
+    }
   }
 
   private RankState rank(WorkerRank rank) {
@@ -280,7 +285,12 @@ public final class DynamoEventFollower implements AutoCloseable {
       }
       if (bestEffort) {
         applyAnyway(event);
-        if (recovering) {
+        if (id == 0) {
+          held.clear();
+          if (recovering) {
+            ask(null, null); // the dump out may be the old process's
+          }
+        } else if (recovering) {
           held.put(id, event); // applied, and again after the dump the rank is waiting for
         }
         return;
@@ -313,12 +323,12 @@ public final class DynamoEventFollower implements AutoCloseable {
     /** A repeat of an applied event: any old id when delivery is at-least-once, else a straggler. */
     private boolean isDuplicate(long id) {
       if (answeredUpTo != NOTHING) {
-        if (System.nanoTime() - answeredAtNanos < STRAGGLER_WINDOW.toNanos()
+        if (id != 0 && System.nanoTime() - answeredAtNanos < STRAGGLER_WINDOW.toNanos()
             && Long.compareUnsigned(id, answeredUpTo) <= 0) {
           return true;
         }
       }
-      return atLeastOnce && last != null && !bestEffort && isOld(id)
+      return atLeastOnce && last != null && isOld(id)
           && (id != 0 || last == 0); // event 0 after more: a restart, not a repeat
     }
 
@@ -378,7 +388,9 @@ public final class DynamoEventFollower implements AutoCloseable {
 
     /** Holds {@code event} for later; false when too much is held and the rank resyncs instead. */
     private boolean hold(DynamoRouterEvent event) {
-      if (held.size() >= maxHeld) {
+      if (held.size() >= maxHeld && recovering && askedStart == null) {
+        held.clear(); // the dump out covers the older ones; drainHeld asks for the rest
+      } else if (held.size() >= maxHeld) {
         log.warn("{}: {} events held while waiting for an answer; asking for its state", rank,
             held.size());
         resync();
@@ -427,7 +439,18 @@ public final class DynamoEventFollower implements AutoCloseable {
       } else if (result instanceof WorkerKvQueryResult.TreeDump dump) {
         applyDump(dump);
       } else {
-        applyAnswered(((WorkerKvQueryResult.Events) result).events());
+        if (last == null) {
+          failed("an Events answer to a question for a tree dump");
+          return;
+        }
+        boolean whole = applyAnswered(((WorkerKvQueryResult.Events) result).events());
+        // a gap question must be answered up to its end; else asking again would loop
+        if (!whole || askedEnd != null
+            && (last == NOTHING || Long.compareUnsigned(last, askedEnd) < 0)) {
+          log.info("{} answered {}..{} with a hole; asking for its state", rank, askedStart, askedEnd);
+          resync();
+          return;
+        }
       }
       drainHeld();
     }
@@ -462,13 +485,15 @@ public final class DynamoEventFollower implements AutoCloseable {
      * Applies an {@code Events} answer from {@code last + 1} on; a worker may leave out what came
      * before a {@code Cleared} it includes (Dynamo E3), so a clear may follow a hole.
      */
-    private void applyAnswered(List<DynamoRouterEvent> events) {
+    private boolean applyAnswered(List<DynamoRouterEvent> events) {
+      boolean whole = true;
       for (DynamoRouterEvent e : events) {
         long id = e.eventId();
         if (isOld(id)) {
           continue;
         }
         if (id != last + 1 && !(e.event().event() instanceof KvCacheEvent.Cleared)) {
+          whole = false;
           break; // a hole: what is held, or the next event, asks again from it
         }
         apply(e);
@@ -476,6 +501,7 @@ public final class DynamoEventFollower implements AutoCloseable {
       if (last != NOTHING) {
         answered(last);
       }
+      return whole;
     }
 
     /** Applies held events that now follow on; a hole among them asks again. */

@@ -460,4 +460,105 @@ class DynamoEventFollowerTest {
     awaitConverged();
     assertThat(feed().lastSeq()).isEqualTo(worker.log.newestEventId());
   }
+
+  /** A worker that restarts within a second of an answer: its event 0 is not a straggler. */
+  @ParameterizedTest(name = "at least once: {0}")
+  @ValueSource(booleans = {false, true})
+  void aRestartRightAfterAProbeAnswer_isNotSwallowedAsStragglers(boolean atLeastOnce) {
+    follower.close();
+    follower = new DynamoEventFollower(index, this::query, atLeastOnce, PROBE, meters);
+    worker = new Worker(30, 1024);
+    worker.events(50);
+    awaitConverged();
+    worker.lose = id -> true;
+    worker.events(2); // a lost tail: the probe fetches it, answeredUpTo = last
+    long tail = worker.log.newestEventId();
+    Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
+      follower.sync().join();
+      return feed().lastSeq() == tail;
+    });
+    worker.log.close();
+    worker = new Worker(31, 1024); // restarts now, < 1 s after the probe's answer
+    worker.events((int) tail + 20); // its ids pass the old position
+
+    awaitConverged();
+  }
+
+  /** Best effort: a dump asked of the old process, answered after the worker restarted. */
+  @Test
+  void bestEffort_aDumpFromBeforeARestart_doesNotOverrideTheNewProcess() {
+    follower.close();
+    follower = new DynamoEventFollower(index, this::query, true, PROBE, meters);
+    worker = new Worker(40, 1024);
+    worker.events(50);
+    awaitConverged();
+    failNext.set(Integer.MAX_VALUE);
+    follower.follow(RANK); // a dump that keeps failing: best effort after 3
+    Awaitility.await().atMost(WAIT).until(() -> feed().incompleteReplays() >= 3);
+    parkAnswers = true;
+    answerWhenAsked = true; // the dump is what the OLD process held
+    int before = queries.get();
+    failNext.set(0);
+    Awaitility.await().atMost(WAIT).until(() -> queries.get() > before); // the retry is out
+    worker.log.close();
+    parkAnswers = false;
+    answerWhenAsked = false;
+    worker = new Worker(41, 1024); // restarts: events 0.. applied and held (best effort)
+    worker.events(10);
+    follower.sync().join();
+    synchronized (parked) {
+      parked.forEach(Runnable::run); // the old process's dump arrives now
+    }
+    worker.events(80); // ids pass the old position: 10..~52 dropped as repeats, then applied
+
+    awaitConverged();
+  }
+
+  /** An Events answer with a hole is not asked again at once, forever (it was, 3.6 M times a second). */
+  @Test
+  void anAnswerWithAHole_isNotAskedAgainInATightLoop() throws Exception {
+    follower.close();
+    AtomicInteger asked = new AtomicInteger();
+    follower = new DynamoEventFollower(index, (rank, start, end) -> {
+      asked.incrementAndGet();
+      if (start == null) {
+        return CompletableFuture.completedFuture(new WorkerKvQueryResult.TreeDump(List.of(), 0L));
+      }
+      return CompletableFuture.completedFuture(new WorkerKvQueryResult.Events(List.of()));
+    }, false, PROBE, meters);
+    for (long id : new long[] {0, 1, 3}) { // event 2 lost
+      follower.onMessage(DynamoEventCodec.encode(new io.kvrouter.protocol.dynamo.DynamoRouterEvent(
+          new io.kvrouter.protocol.RouterEvent(RANK, io.kvrouter.protocol.KvCacheEvent.cleared()), id)));
+    }
+    Thread.sleep(500);
+    assertThat(asked.get()).as("queries in 0.5 s").isLessThan(20);
+  }
+
+  /** Held events overflowing while a dump is out do not supersede it: steady traffic starved it. */
+  @Test
+  void aSteadyStream_whileADumpIsOut_doesNotSupersedeItForever() throws Exception {
+    follower.close();
+    follower = new DynamoEventFollower(index, this::query, false, PROBE, meters, 16);
+    worker = new Worker(42, 1024);
+    worker.events(10);
+    awaitConverged();
+    // each answer takes 50 ms; 16 events arrive faster than that
+    parkAnswers = true;
+    Thread feeder = new Thread(() -> {
+      long until = System.nanoTime() + 3_000_000_000L;
+      while (System.nanoTime() < until) {
+        synchronized (parked) { parked.forEach(r -> CompletableFuture.runAsync(r, CompletableFuture.delayedExecutor(50, java.util.concurrent.TimeUnit.MILLISECONDS))); parked.clear(); }
+        try { Thread.sleep(1); } catch (InterruptedException e) { return; }
+      }
+    });
+    feeder.start();
+    follower.follow(RANK);
+    long until = System.nanoTime() + 3_000_000_000L;
+    while (System.nanoTime() < until) {
+      worker.events(1);
+      Thread.sleep(1);
+    }
+    feeder.join();
+    assertThat(feed().resets()).as("some dump was taken in 3 s of steady traffic").isPositive();
+  }
 }
