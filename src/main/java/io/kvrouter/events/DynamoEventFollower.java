@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * live event with id {@code e}:
  *
  * <pre>
- *   e was covered by an answer     a straggler: the answer overtook it (core NATS delivers
- *   in the last second                answers and events on different subscriptions); dropped
+ *   e &gt; 0 was covered by an       a straggler: the answer overtook it (core NATS delivers
+ *   answer in the last second         answers and events on different subscriptions); dropped
  *   e &lt;= last, at-least-once         a repeat (JetStream redelivery); dropped
  *   e == 0                         a publisher's first event, its cache empty: clear the rank,
  *                                     apply, last = 0 (a reset, if last was a real position)
@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * Answers: {@code Events} are applied from {@code last + 1} in order (a worker may leave out what
- * came before a {@code Cleared}); a {@code TreeDump} clears the rank, applies the dump and sets
+ * came before a {@code Cleared}); one with a hole, or short of the gap it was asked for, asks for a
+ * tree dump instead (asking the same again would loop); a {@code TreeDump} clears the rank, applies the dump and sets
  * {@code last} to its {@code last_event_id} (0 there may mean "no event yet", so it reads as
  * {@code NOTHING}: a following event 0 is applied, and a repeat of event 0 is harmless); a dump
  * without {@code last_event_id} (older Dynamo) takes its position from the next event. {@code
@@ -61,8 +62,10 @@ import org.slf4j.LoggerFactory;
  * the router keeps routing on what it has. After {@value #GIVE_UP_AFTER} failures in a row the
  * worker is taken not to answer at all (its query endpoint unreachable, say): rather than hold its
  * events forever, the follower applies them as they come, holes and all, and keeps asking for a
- * tree dump, which puts the rank right once it comes. A rank holding more than {@code maxHeld}
- * events asks for a tree dump instead of holding more.
+ * tree dump, which puts the rank right once it comes (an event 0 meanwhile supersedes the dump
+ * that is out: it may be the old process's). A rank holding more than {@code maxHeld} events asks
+ * for a tree dump instead of holding more, or, when a dump is out already, drops what it held:
+ * the dump covers it.
  *
  * <p>A lost event is noticed when the next one arrives; a lost <em>last</em> event would never be.
  * So a rank that has been quiet for {@code probeInterval} is asked for anything after {@code
