@@ -76,6 +76,14 @@ final class NatsKvEvents implements AutoCloseable {
             PROBE_INTERVAL,
             meters);
     List<AutoCloseable> started = new ArrayList<>(List.of(follower));
+    List<WorkerRank> ranks = new ArrayList<>();
+    for (WorkerSpec worker : workers) {
+      for (int dp = 0; dp < worker.dpSize(); dp++) {
+        WorkerRank rank = new WorkerRank(worker.id(), dp);
+        ranks.add(rank);
+        router.reportKvEventFeed(rank, () -> follower.feed(rank));
+      }
+    }
     try {
       NatsEventSubscriber.Options options =
           config.durable()
@@ -93,20 +101,16 @@ final class NatsKvEvents implements AutoCloseable {
 
                 @Override
                 public void connected(boolean reconnect) {
-                  if (reconnect && !config.durable()) {
+                  if (!reconnect) {
+                    // ask for every rank's state once questions can reach the workers
+                    ranks.forEach(follower::follow);
+                  } else if (!config.durable()) {
                     follower.resyncAll();
                   }
                 }
               });
       started.add(events);
       connection.set(events);
-      for (WorkerSpec worker : workers) {
-        for (int dp = 0; dp < worker.dpSize(); dp++) {
-          WorkerRank rank = new WorkerRank(worker.id(), dp);
-          follower.follow(rank);
-          router.reportKvEventFeed(rank, () -> follower.feed(rank));
-        }
-      }
       NatsEventSubscriber loads = followLoads(config, router, meters);
       return new NatsKvEvents(follower, events, loads);
     } catch (RuntimeException e) {

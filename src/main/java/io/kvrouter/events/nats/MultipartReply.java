@@ -58,7 +58,7 @@ final class MultipartReply {
       Connection connection, Dispatcher dispatcher, String subject, byte[] payload,
       Duration timeout) {
     String inbox = connection.createInbox();
-    Parts parts = new Parts();
+    Parts parts = new Parts(subject);
     Subscription subscription = dispatcher.subscribe(inbox, parts::accept);
     parts.result.whenComplete((r, e) -> dispatcher.unsubscribe(subscription));
     try {
@@ -72,7 +72,13 @@ final class MultipartReply {
   /** The parts received so far; called on the dispatcher's thread only. */
   private static final class Parts {
     final CompletableFuture<List<byte[]>> result = new CompletableFuture<>();
+    /** Where the request went, for errors (a status message comes on the inbox). */
+    private final String subject;
     private byte[][] received;
+
+    Parts(String subject) {
+      this.subject = subject;
+    }
     private int missing;
 
     void accept(Message message) {
@@ -80,8 +86,8 @@ final class MultipartReply {
         result.completeExceptionally(
             new IllegalStateException(
                 message.getStatus().getCode() == 503
-                    ? "no responders on " + message.getSubject()
-                    : "NATS status " + message.getStatus()));
+                    ? "no responders on " + subject
+                    : "NATS status " + message.getStatus() + " for " + subject));
         return;
       }
       byte[] data = message.getData() == null ? new byte[0] : message.getData();
