@@ -150,14 +150,17 @@ class ZmqEventPlaneTest {
   @Test
   void aMalformedBatch_isCountedAndSkipped_theNextOneStillApplies() throws Exception {
     try (ZContext context = new ZContext(1)) {
-      ZMQ.Socket pub = context.createSocket(SocketType.PUB);
+      // an XPUB hands over the subscription, so the batches go out only once it is in place:
+      // without a replay socket nothing brings back what a late subscriber missed
+      ZMQ.Socket pub = context.createSocket(SocketType.XPUB);
+      pub.setReceiveTimeOut(20_000);
       int port = pub.bindToRandomPort("tcp://127.0.0.1");
       RecordingListener listener = new RecordingListener();
       ZmqEventSubscriber subscriber =
           new ZmqEventSubscriber("tcp://127.0.0.1:" + port, null, "", listener);
       closing.add(0, subscriber);
       subscriber.start();
-      Thread.sleep(300);
+      assertThat(pub.recv()).as("the subscription").isNotNull();
 
       byte[] valid =
           VllmEventCodec.encode(
