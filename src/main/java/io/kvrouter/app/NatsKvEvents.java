@@ -75,16 +75,17 @@ final class NatsKvEvents implements AutoCloseable {
             config.durable(),
             PROBE_INTERVAL,
             meters);
-    List<AutoCloseable> started = new ArrayList<>(List.of(follower));
-    List<WorkerRank> ranks = new ArrayList<>();
-    for (WorkerSpec worker : workers) {
-      for (int dp = 0; dp < worker.dpSize(); dp++) {
-        WorkerRank rank = new WorkerRank(worker.id(), dp);
-        ranks.add(rank);
-        router.reportKvEventFeed(rank, () -> follower.feed(rank));
-      }
-    }
+    StartedParts started = new StartedParts();
+    started.add("KV event follower", follower);
     try {
+      List<WorkerRank> ranks = new ArrayList<>();
+      for (WorkerSpec worker : workers) {
+        for (int dp = 0; dp < worker.dpSize(); dp++) {
+          WorkerRank rank = new WorkerRank(worker.id(), dp);
+          ranks.add(rank);
+          router.reportKvEventFeed(rank, () -> follower.feed(rank));
+        }
+      }
       NatsEventSubscriber.Options options =
           config.durable()
               ? NatsEventSubscriber.Options.durable(
@@ -109,12 +110,12 @@ final class NatsKvEvents implements AutoCloseable {
                   }
                 }
               });
-      started.add(events);
+      started.add("KV event subscription", events);
       connection.set(events);
       NatsEventSubscriber loads = followLoads(config, router, meters);
       return new NatsKvEvents(follower, events, loads);
     } catch (RuntimeException e) {
-      closeAll(started, e);
+      started.closeParts();
       throw e;
     }
   }
@@ -138,15 +139,6 @@ final class NatsKvEvents implements AutoCloseable {
         });
   }
 
-  private static void closeAll(List<AutoCloseable> started, RuntimeException cause) {
-    for (AutoCloseable c : started) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        cause.addSuppressed(e);
-      }
-    }
-  }
 
   private static CompletableFuture<WorkerKvQueryResult> query(
       NatsEventSubscriber connection, String component, WorkerRank rank, Long start, Long end) {

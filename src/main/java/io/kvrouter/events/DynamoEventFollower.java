@@ -476,10 +476,11 @@ public final class DynamoEventFollower implements AutoCloseable {
         return;
       }
       last = position == 0 ? NOTHING : position;
-      answered(last);
+      markAnswered(last);
     }
 
-    private void answered(long upTo) {
+    /** Live events up to {@code upTo} arriving within the straggler window are stragglers. */
+    private void markAnswered(long upTo) {
       answeredUpTo = upTo;
       answeredAtNanos = System.nanoTime();
     }
@@ -502,7 +503,7 @@ public final class DynamoEventFollower implements AutoCloseable {
         apply(e);
       }
       if (last != NOTHING) {
-        answered(last);
+        markAnswered(last);
       }
       return whole;
     }
