@@ -1,13 +1,16 @@
 package io.kvrouter.transport;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.vertx.core.Future;
+import java.time.Duration;
+import java.util.List;
 
 /**
  * The frontend side of a request plane: sends one preprocessed request to one worker and returns
- * its response stream.
+ * its response stream, or asks one of a worker's other endpoints a question.
  */
 public interface RequestPlane {
 
@@ -24,6 +27,16 @@ public interface RequestPlane {
    * reached, refused the request or failed before streaming.
    */
   Future<ResponseStream> send(WorkerEndpoint worker, String requestId, PreprocessedRequest request);
+
+  /**
+   * Asks {@code endpoint} (a worker's endpoint other than generate, such as Dynamo's {@code
+   * worker_kv_indexer_query_dp{rank}}) the JSON question {@code body}. The future gives the data of
+   * every item of the answer, in order, once the worker completes it; it fails as {@link #send}
+   * does, with {@link io.kvrouter.protocol.WorkerStreamException} when the worker reports an error
+   * or the answer breaks off, and when no complete answer came within {@code timeout}.
+   */
+  Future<List<JsonNode>> ask(
+      WorkerEndpoint endpoint, String requestId, byte[] body, Duration timeout);
 
   /** Succeeds when a connection to {@code worker} can be opened (or one is already open). */
   Future<Void> probe(WorkerEndpoint worker);

@@ -1,5 +1,6 @@
 package io.kvrouter.testing;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.FinishReason;
 import io.kvrouter.protocol.PreprocessedRequest;
@@ -10,10 +11,12 @@ import io.kvrouter.protocol.WorkerStreamException;
 import io.kvrouter.protocol.WorkerUnavailableException;
 import io.kvrouter.transport.RequestPlane;
 import io.vertx.core.Future;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 
 /**
  * A {@link RequestPlane} whose workers are scripted per worker id (see {@link Behaviour}); a worker
@@ -40,6 +43,9 @@ public final class FakeRequestPlane implements RequestPlane {
   public final List<String> sends = new CopyOnWriteArrayList<>();
   public final List<String> probes = new CopyOnWriteArrayList<>();
   public final List<String> cancels = new CopyOnWriteArrayList<>();
+  /** {@code workerId/path} of every question asked. */
+  public final List<String> asks = new CopyOnWriteArrayList<>();
+  private final Map<String, Function<byte[], List<JsonNode>>> endpoints = new ConcurrentHashMap<>();
   /** The worker each request was last sent to, by request id. */
   public final Map<String, String> workerOf = new ConcurrentHashMap<>();
   /** The request as each request id was sent, routing hints included. */
@@ -72,6 +78,33 @@ public final class FakeRequestPlane implements RequestPlane {
           WorkerUnavailableException.refused(worker.workerId(), "Server overloaded"));
     }
     return Future.succeededFuture(new ScriptedStream(requestId, worker.workerId(), behaviour));
+  }
+
+  /** Makes every worker answer questions to {@code path} with what {@code endpoint} returns. */
+  public FakeRequestPlane answer(String path, Function<byte[], List<JsonNode>> endpoint) {
+    endpoints.put(path, endpoint);
+    return this;
+  }
+
+  /**
+   * Answers from the endpoint scripted for the path; a worker without one refuses the question, as
+   * a real one acks an unknown path.
+   */
+  @Override
+  public Future<List<JsonNode>> ask(
+      WorkerEndpoint endpoint, String requestId, byte[] body, Duration timeout) {
+    asks.add(endpoint.workerId() + "/" + endpoint.path());
+    if (behaviour(endpoint.workerId()) == Behaviour.UNREACHABLE) {
+      return Future.failedFuture(
+          WorkerUnavailableException.unreachable(endpoint.workerId(), "connection refused", null));
+    }
+    Function<byte[], List<JsonNode>> answering = endpoints.get(endpoint.path());
+    if (answering == null) {
+      return Future.failedFuture(
+          WorkerUnavailableException.refused(
+              endpoint.workerId(), "Server unavailable: unknown endpoint " + endpoint.path()));
+    }
+    return Future.succeededFuture(answering.apply(body));
   }
 
   @Override

@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One connection a worker opened to the call-home listener, up to the point where its response
  * stream opens: the handshake names the pending call, the prologue settles it, and from then on the
- * frames belong to a {@link CallHomeStream}. Runs on the socket's event loop.
+ * frames belong to the call's {@link CallHomeReader}. Runs on the socket's event loop.
  */
 final class CallHomeConnection {
   private static final Logger LOG = LoggerFactory.getLogger(CallHomeConnection.class);
@@ -30,8 +30,8 @@ final class CallHomeConnection {
   private final TwoPartDecoder decoder;
   private final CallHomeFrames frames;
   private State state = State.HANDSHAKE;
-  private PendingCall call;
-  private CallHomeStream stream;
+  private PendingCall<?> call;
+  private CallHomeReader stream;
   private long handshakeTimer;
 
   CallHomeConnection(Vertx vertx, NetSocket socket, CallHomeListener listener, int maxMessageSize) {
@@ -111,11 +111,7 @@ final class CallHomeConnection {
       return;
     }
     state = State.STREAMING;
-    stream =
-        new CallHomeStream(Vertx.currentContext(), socket, frames, call.worker(), call.requestId());
-    if (!call.open(stream)) {
-      stream.cancel();
-    }
+    stream = call.open(Vertx.currentContext(), socket, frames);
   }
 
   /**

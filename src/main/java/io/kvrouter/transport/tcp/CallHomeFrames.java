@@ -21,7 +21,7 @@ final class CallHomeFrames {
     return header(prologue);
   }
 
-  Buffer item(StreamItem item) {
+  Buffer item(StreamItem<?> item) {
     return body(ResponseEnvelope.of(item));
   }
 

@@ -28,7 +28,7 @@ final class CallHomeListener {
   private final List<NetServer> servers = new CopyOnWriteArrayList<>();
   private final List<String> deployments = new CopyOnWriteArrayList<>();
   private final Future<NetServer> listening;
-  private final ConcurrentMap<String, PendingCall> waiting = new ConcurrentHashMap<>();
+  private final ConcurrentMap<String, PendingCall<?>> waiting = new ConcurrentHashMap<>();
 
   CallHomeListener(Vertx vertx, TcpConfig config, int eventLoops) {
     this.vertx = vertx;
@@ -75,17 +75,22 @@ final class CallHomeListener {
     return servers.get(0).actualPort();
   }
 
-  /** Registers a new call under a fresh subject for a worker to claim when it calls home. */
-  PendingCall register(WorkerEndpoint worker, String requestId) {
+  /**
+   * Registers a new call under a fresh subject for a worker to claim when it calls home; {@code
+   * readers} makes what reads its stream.
+   */
+  <R extends CallHomeReader> PendingCall<R> register(
+      WorkerEndpoint worker, String requestId, PendingCall.ReaderFactory<R> readers) {
     String subject = UUID.randomUUID().toString();
-    PendingCall call =
-        new PendingCall(subject, worker, requestId, c -> waiting.remove(c.subject(), c));
+    PendingCall<R> call =
+        new PendingCall<>(
+            subject, worker, requestId, readers, c -> waiting.remove(c.subject(), c));
     waiting.put(subject, call);
     return call;
   }
 
   /** Takes the call a handshake names, or {@code null} if there is none (late or unknown). */
-  PendingCall claim(String subject) {
+  PendingCall<?> claim(String subject) {
     return waiting.remove(subject);
   }
 

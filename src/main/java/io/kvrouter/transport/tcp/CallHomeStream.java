@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * "kill"}, closes the socket and fails with {@link RequestCancelledException}. After the ending is
  * queued the socket keeps being read (and discarded) until the worker's sentinel, then closed.
  */
-final class CallHomeStream implements ResponseStream {
+final class CallHomeStream implements ResponseStream, CallHomeReader {
   private static final Logger LOG = LoggerFactory.getLogger(CallHomeStream.class);
   private static final Object COMPLETE = new Object();
 
@@ -102,7 +102,8 @@ final class CallHomeStream implements ResponseStream {
   }
 
   /** A frame that followed the prologue. Throws {@link TcpCodecException} if it is malformed. */
-  void onFrame(TwoPartMessage frame) {
+  @Override
+  public void onFrame(TwoPartMessage frame) {
     if (frame.hasHeader()) {
       ControlMessage control =
           WireJson.read(frame.header(), ControlMessage.class, "control message");
@@ -111,7 +112,7 @@ final class CallHomeStream implements ResponseStream {
       }
       onSentinel();
     } else if (frame.hasBody()) {
-      onEnvelope(WireJson.read(frame.body(), ResponseEnvelope.class, "response item"));
+      onEnvelope(WireJson.read(frame.body(), ResponseEnvelope.OF_OUTPUT, "response item"));
     }
     drain();
   }
@@ -120,7 +121,8 @@ final class CallHomeStream implements ResponseStream {
    * The socket closed. Vert.x reports the close before the data it still holds for a paused socket;
    * resuming lets that data, then the end of the socket ({@link #onSocketEnd}), come through.
    */
-  void onSocketClosed() {
+  @Override
+  public void onSocketClosed() {
     closing = true;
     if (!reading) {
       reading = true;
@@ -132,7 +134,8 @@ final class CallHomeStream implements ResponseStream {
    * Everything the worker sent has been read: the stream counts as broken off only if it ended
    * without {@code complete_final}.
    */
-  void onSocketEnd() {
+  @Override
+  public void onSocketEnd() {
     closing = true;
     if (!completeFinal) {
       end(brokenOff());
@@ -140,7 +143,8 @@ final class CallHomeStream implements ResponseStream {
     drain();
   }
 
-  void onProtocolError(String reason) {
+  @Override
+  public void onProtocolError(String reason) {
     end(
         WorkerStreamException.disconnected(
             "worker " + worker.workerId() + " sent a malformed response stream: " + reason, null));
@@ -148,7 +152,7 @@ final class CallHomeStream implements ResponseStream {
     drain();
   }
 
-  private void onEnvelope(ResponseEnvelope envelope) {
+  private void onEnvelope(ResponseEnvelope<EngineOutput> envelope) {
     if (completeFinal) {
       LOG.warn(
           "worker {} sent an item after complete_final for request {}; ignored",
@@ -156,7 +160,7 @@ final class CallHomeStream implements ResponseStream {
           requestId);
       return;
     }
-    StreamItem item = envelope.data();
+    StreamItem<EngineOutput> item = envelope.data();
     if (item != null && item.isError()) {
       end(
           WorkerStreamException.reported(

@@ -6,14 +6,15 @@ import io.vertx.core.buffer.Buffer;
 /**
  * A request as a worker takes it off the wire: the TwoPart payload of a request frame, its control
  * header checked for what this worker can serve (a single request answered by a stream over a TCP
- * call-home, JSON body) and its body parsed.
+ * call-home, JSON body). The body is parsed by what the endpoint takes: {@link #request()} for
+ * generate.
  *
  * @param requestId the frontend's request id, also the engine's
  * @param callHome where to dial back
  * @param subject what to say in the handshake
+ * @param body the request's JSON
  */
-record InboundRequest(
-    String requestId, HostAndPort callHome, String subject, PreprocessedRequest request) {
+record InboundRequest(String requestId, HostAndPort callHome, String subject, Buffer body) {
 
   /** Parses a request frame's payload; throws {@link TcpCodecException} saying what is wrong. */
   static InboundRequest parse(Buffer payload, int maxMessageSize) {
@@ -53,9 +54,12 @@ record InboundRequest(
     } catch (IllegalArgumentException e) {
       throw new TcpCodecException(e.getMessage(), e);
     }
-    PreprocessedRequest request =
-        WireJson.read(envelope.body(), PreprocessedRequest.class, "request body");
-    return new InboundRequest(control.id(), callHome, info.subject(), request);
+    return new InboundRequest(control.id(), callHome, info.subject(), envelope.body());
+  }
+
+  /** The body as a generate request; throws {@link TcpCodecException} if it is not one. */
+  PreprocessedRequest request() {
+    return WireJson.read(body, PreprocessedRequest.class, "request body");
   }
 
   private static void require(boolean condition, String problem) {

@@ -1,8 +1,8 @@
 package io.kvrouter.transport.tcp;
 
-import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerUnavailableException;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.net.NetSocket;
@@ -13,21 +13,36 @@ import java.util.function.Consumer;
  * its call-home subject to the worker's prologue. The request connection (ack, timeout, close) and
  * the call-home listener (handshake, prologue) race to settle it from different event loops, so its
  * few state changes are synchronized; the first to settle wins and the others are no-ops.
+ *
+ * @param <R> what reads the response stream once it opens
  */
-final class PendingCall {
+final class PendingCall<R extends CallHomeReader> {
+
+  /** Makes the reader of a call's response stream when the worker's prologue is good. */
+  @FunctionalInterface
+  interface ReaderFactory<R extends CallHomeReader> {
+    R open(Context context, NetSocket socket, CallHomeFrames frames, PendingCall<R> call);
+  }
+
   private final String subject;
   private final WorkerEndpoint worker;
   private final String requestId;
-  private final Consumer<PendingCall> unregister;
-  private final Promise<ResponseStream> promise = Promise.promise();
+  private final ReaderFactory<R> readers;
+  private final Consumer<PendingCall<?>> unregister;
+  private final Promise<R> promise = Promise.promise();
   private NetSocket callHome;
   private boolean settled;
 
   PendingCall(
-      String subject, WorkerEndpoint worker, String requestId, Consumer<PendingCall> unregister) {
+      String subject,
+      WorkerEndpoint worker,
+      String requestId,
+      ReaderFactory<R> readers,
+      Consumer<PendingCall<?>> unregister) {
     this.subject = subject;
     this.worker = worker;
     this.requestId = requestId;
+    this.readers = readers;
     this.unregister = unregister;
   }
 
@@ -43,7 +58,7 @@ final class PendingCall {
     return requestId;
   }
 
-  Future<ResponseStream> future() {
+  Future<R> future() {
     return promise.future();
   }
 
@@ -56,16 +71,23 @@ final class PendingCall {
     return true;
   }
 
-  /** Hands over the open stream; {@code false} if the call already failed. */
-  boolean open(ResponseStream stream) {
+  /**
+   * The prologue was good: makes the reader of the stream on {@code socket} and hands it over. If
+   * the call failed meanwhile, the reader is cancelled at once (telling the worker to stop).
+   */
+  CallHomeReader open(Context context, NetSocket socket, CallHomeFrames frames) {
+    R reader = readers.open(context, socket, frames, this);
+    boolean handed;
     synchronized (this) {
-      if (settled) {
-        return false;
-      }
+      handed = !settled;
       settled = true;
     }
-    promise.complete(stream);
-    return true;
+    if (handed) {
+      promise.complete(reader);
+    } else {
+      reader.cancel();
+    }
+    return reader;
   }
 
   /**

@@ -29,9 +29,9 @@ import org.slf4j.LoggerFactory;
 final class RequestConnection {
   private static final Logger LOG = LoggerFactory.getLogger(RequestConnection.class);
 
-  private record Submission(PendingCall call, Function<String, Buffer> frameForLocalHost) {}
+  private record Submission(PendingCall<?> call, Function<String, Buffer> frameForLocalHost) {}
 
-  private record AwaitingAck(PendingCall call, long timer) {}
+  private record AwaitingAck(PendingCall<?> call, long timer) {}
 
   private final Vertx vertx;
   private final HostAndPort address;
@@ -42,7 +42,7 @@ final class RequestConnection {
   private final ArrayDeque<AwaitingAck> awaitingAck = new ArrayDeque<>();
 
   /** Acked calls whose worker has not opened the response stream yet; settled from any thread. */
-  private final Set<PendingCall> awaitingCallHome = ConcurrentHashMap.newKeySet();
+  private final Set<PendingCall<?>> awaitingCallHome = ConcurrentHashMap.newKeySet();
 
   private final Promise<Void> open = Promise.promise();
   private NetSocket socket;
@@ -97,7 +97,7 @@ final class RequestConnection {
    * default call-home host); a builder that throws {@link TcpCodecException} (the request does not
    * fit in a frame) fails the call with {@link InvalidRequestException}.
    */
-  void submit(PendingCall call, Function<String, Buffer> frameForLocalHost) {
+  void submit(PendingCall<?> call, Function<String, Buffer> frameForLocalHost) {
     if (closed) {
       call.fail("connection to " + address + " is closed", null);
     } else if (socket == null) {
@@ -136,7 +136,7 @@ final class RequestConnection {
   }
 
   private void write(Submission submission) {
-    PendingCall call = submission.call();
+    PendingCall<?> call = submission.call();
     Buffer frame;
     try {
       frame = submission.frameForLocalHost().apply(socket.localAddress().hostAddress());
@@ -174,7 +174,7 @@ final class RequestConnection {
       throw new TcpCodecException("acknowledgement without a request");
     }
     vertx.cancelTimer(waiting.timer());
-    PendingCall call = waiting.call();
+    PendingCall<?> call = waiting.call();
     if (ack.accepted()) {
       awaitingCallHome.add(call);
       // A worker that accepted the request but never opens its response stream must not leave it
@@ -207,7 +207,7 @@ final class RequestConnection {
       return;
     }
     closed = true;
-    List<PendingCall> failing = new ArrayList<>(awaitingCallHome);
+    List<PendingCall<?>> failing = new ArrayList<>(awaitingCallHome);
     beforeOpen.forEach(s -> failing.add(s.call()));
     awaitingAck.forEach(
         a -> {

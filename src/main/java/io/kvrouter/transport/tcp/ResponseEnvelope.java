@@ -3,6 +3,9 @@ package io.kvrouter.transport.tcp;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kvrouter.protocol.EngineOutput;
 
 /**
  * The body of a data frame on a call-home connection: Dynamo's {@code NetworkStreamWrapper}. The
@@ -16,12 +19,23 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"data", "complete_final"})
-record ResponseEnvelope(
-    @JsonProperty("data") StreamItem data, @JsonProperty("complete_final") boolean completeFinal) {
+record ResponseEnvelope<T>(
+    @JsonProperty("data") StreamItem<T> data,
+    @JsonProperty("complete_final") boolean completeFinal) {
 
-  static final ResponseEnvelope COMPLETE_FINAL = new ResponseEnvelope(null, true);
+  /** The envelope of a generate stream, whose items carry engine outputs. */
+  static final JavaType OF_OUTPUT = type(EngineOutput.class);
 
-  static ResponseEnvelope of(StreamItem item) {
-    return new ResponseEnvelope(item, false);
+  /** The envelope of any other endpoint's stream, whose items carry plain JSON. */
+  static final JavaType OF_JSON = type(JsonNode.class);
+
+  static final ResponseEnvelope<?> COMPLETE_FINAL = new ResponseEnvelope<>(null, true);
+
+  static <T> ResponseEnvelope<T> of(StreamItem<T> item) {
+    return new ResponseEnvelope<>(item, false);
+  }
+
+  private static JavaType type(Class<?> data) {
+    return WireJson.MAPPER.getTypeFactory().constructParametricType(ResponseEnvelope.class, data);
   }
 }

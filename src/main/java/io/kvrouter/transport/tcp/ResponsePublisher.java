@@ -2,20 +2,16 @@ package io.kvrouter.transport.tcp;
 
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.InferenceEngine;
+import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetClient;
-import io.vertx.core.net.NetSocket;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The worker's half of one call-home: dials the frontend, identifies the stream, runs the engine
- * and writes its outputs. As in Dynamo, the prologue follows the engine's {@code generate()}
- * call: an engine that refuses the request there sends an error prologue (the frontend may take the
- * request elsewhere); a failure after that is an error item in the stream.
+ * The worker's half of one generate call: runs the engine and writes its outputs over a {@link
+ * WorkerCallHome}. As in Dynamo, the prologue follows the engine's {@code generate()} call: an
+ * engine that refuses the request there sends an error prologue (the frontend may take the request
+ * elsewhere); a failure after that is an error item in the stream.
  *
  * <pre>
  * handshake, generate(), prologue, item*, complete_final, sentinel, [wait for FIN]
@@ -26,72 +22,38 @@ import org.slf4j.LoggerFactory;
  * the engine stream; nothing more is written after a cancel, not even the sentinel. Engine
  * callbacks may come from any thread and are moved onto the socket's event loop, in order.
  */
-final class ResponsePublisher {
-  private static final Logger LOG = LoggerFactory.getLogger(ResponsePublisher.class);
-
-  /** How long to wait for the frontend to close after the last frame (Dynamo waits 10 s). */
-  static final long LINGER_MS = 10_000;
-
-  private final Vertx vertx;
-  private final NetClient client;
+final class ResponsePublisher implements WorkerCallHome.Listener {
   private final InferenceEngine engine;
-  private final InboundRequest request;
+  private final String requestId;
+  private final PreprocessedRequest request;
   private final CallHomeFrames frames;
-  private final TwoPartDecoder controlDecoder;
-  private Context context;
-  private NetSocket socket;
-  private CoalescingWriter writer;
+  private final WorkerCallHome callHome;
   private ResponseStream engineStream;
   private int hopsInFlight;
   private boolean prologueSent;
-  private boolean finished;
   private boolean enginePaused;
-  private long lingerTimer = -1;
 
   ResponsePublisher(
-      Vertx vertx,
-      NetClient client,
       InferenceEngine engine,
-      InboundRequest request,
-      CallHomeFrames frames) {
-    this.vertx = vertx;
-    this.client = client;
+      PreprocessedRequest request,
+      InboundRequest inbound,
+      CallHomeFrames frames,
+      WorkerCallHome callHome) {
     this.engine = engine;
+    this.requestId = inbound.requestId();
     this.request = request;
     this.frames = frames;
-    // control frames are a few bytes; anything large is not a control frame
-    this.controlDecoder = new TwoPartDecoder(64 * 1024);
+    this.callHome = callHome;
   }
 
   void start() {
-    client
-        .connect(request.callHome().port(), request.callHome().host())
-        .onComplete(
-            ar -> {
-              if (ar.succeeded()) {
-                connected(ar.result());
-              } else {
-                LOG.warn(
-                    "request {}: cannot call home to {}: {}",
-                    request.requestId(),
-                    request.callHome(),
-                    ar.cause().getMessage());
-              }
-            });
+    callHome.connect(this);
   }
 
-  private void connected(NetSocket connected) {
-    socket = connected;
-    context = Vertx.currentContext();
-    writer = new CoalescingWriter(socket, context);
-    socket.handler(this::onControlBytes);
-    socket.closeHandler(v -> onClosed());
-    socket.drainHandler(v -> onDrain());
-    socket.exceptionHandler(
-        e -> LOG.debug("call-home of request {}: {}", request.requestId(), e.toString()));
-    socket.write(frames.handshake(request.subject()));
+  @Override
+  public void connected() {
     try {
-      engineStream = engine.generate(request.requestId(), request.request());
+      engineStream = engine.generate(requestId, request);
     } catch (RuntimeException e) {
       fail(e);
       return;
@@ -121,6 +83,7 @@ final class ResponsePublisher {
    * (the usual case, an engine on the same event loop), else queued behind what is, keeping order.
    */
   private void onContext(Runnable action) {
+    Context context = callHome.context();
     boolean direct;
     synchronized (this) {
       direct = Vertx.currentContext() == context && hopsInFlight == 0;
@@ -142,110 +105,62 @@ final class ResponsePublisher {
   }
 
   private void emit(EngineOutput output) {
-    if (finished) {
+    if (callHome.finished()) {
       return;
     }
     sendPrologueOnce();
-    write(frames.item(StreamItem.of(output)));
-    if (!enginePaused && writer.writeQueueFull()) {
+    callHome.write(frames.item(StreamItem.of(output)));
+    if (!enginePaused && callHome.writeQueueFull()) {
       enginePaused = true;
       engineStream.pause();
     }
   }
 
   private void complete() {
-    if (finished) {
+    if (callHome.finished()) {
       return;
     }
     sendPrologueOnce();
-    write(frames.completeFinal());
-    write(frames.control(ControlMessage.SENTINEL));
-    finish();
+    callHome.write(frames.completeFinal());
+    callHome.write(frames.control(ControlMessage.SENTINEL));
+    callHome.finish();
   }
 
   private void fail(Throwable error) {
-    if (finished) {
+    if (callHome.finished()) {
       return;
     }
     String message =
         error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage();
     if (!prologueSent) {
       prologueSent = true;
-      write(frames.prologue(new StreamPrologue(message)));
+      callHome.write(frames.prologue(new StreamPrologue(message)));
     } else {
-      write(frames.item(StreamItem.failure(message)));
-      write(frames.completeFinal());
-      write(frames.control(ControlMessage.SENTINEL));
+      callHome.write(frames.item(StreamItem.failure(message)));
+      callHome.write(frames.completeFinal());
+      callHome.write(frames.control(ControlMessage.SENTINEL));
     }
-    finish();
+    callHome.finish();
   }
 
   private void sendPrologueOnce() {
     if (!prologueSent) {
       prologueSent = true;
-      write(frames.prologue(StreamPrologue.OK));
+      callHome.write(frames.prologue(StreamPrologue.OK));
     }
   }
 
-  private void write(Buffer frame) {
-    writer.write(frame);
-  }
-
-  /** Nothing more to write: the frontend closes the socket; close it ourselves if it does not. */
-  private void finish() {
-    finished = true;
-    if (lingerTimer < 0) {
-      lingerTimer = vertx.setTimer(LINGER_MS, id -> socket.close());
-    }
-  }
-
-  private void onControlBytes(Buffer chunk) {
-    try {
-      controlDecoder.decode(chunk, this::onControl);
-    } catch (TcpCodecException e) {
-      LOG.warn(
-          "request {}: malformed control frame from the frontend: {}",
-          request.requestId(),
-          e.getMessage());
-      cancelEngine();
-      socket.close();
-    }
-  }
-
-  private void onControl(TwoPartMessage frame) {
-    if (!frame.hasHeader()) {
-      throw new TcpCodecException("expected a header-only control frame");
-    }
-    ControlMessage control = WireJson.read(frame.header(), ControlMessage.class, "control message");
-    if (control == ControlMessage.SENTINEL) {
-      throw new TcpCodecException("a frontend does not send the sentinel");
-    }
-    LOG.debug("request {}: {} from the frontend", request.requestId(), control.wireName());
-    cancelEngine();
-    finish();
-  }
-
-  private void onDrain() {
-    if (enginePaused && !finished) {
+  @Override
+  public void drained() {
+    if (enginePaused && !callHome.finished()) {
       enginePaused = false;
       engineStream.resume();
     }
   }
 
-  private void onClosed() {
-    if (lingerTimer >= 0) {
-      vertx.cancelTimer(lingerTimer);
-    }
-    if (!finished) {
-      LOG.debug("request {}: the frontend closed the response stream early", request.requestId());
-      cancelEngine();
-    }
-  }
-
-  private void cancelEngine() {
-    boolean running = !finished;
-    finished = true;
-    if (running && engineStream != null) {
+  @Override
+  public void cancelled() {
+    if (engineStream != null) {
       engineStream.cancel();
     }
   }

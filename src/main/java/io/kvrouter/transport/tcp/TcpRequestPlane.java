@@ -1,10 +1,12 @@
 package io.kvrouter.transport.tcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerStreamException;
 import io.kvrouter.protocol.WorkerUnavailableException;
 import io.kvrouter.transport.RequestPlane;
 import io.vertx.core.Context;
@@ -14,6 +16,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetClientOptions;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +57,11 @@ final class TcpRequestPlane implements RequestPlane {
   @Override
   public Future<ResponseStream> send(
       WorkerEndpoint worker, String requestId, PreprocessedRequest request) {
-    PendingCall call = callHome.register(worker, requestId);
+    PendingCall<CallHomeStream> call =
+        callHome.register(
+            worker, requestId,
+            (context, socket, frames, c) ->
+                new CallHomeStream(context, socket, frames, c.worker(), c.requestId()));
     // Serialized here, on the caller's event loop, not on the plane's shared one; a prompt that
     // cannot fit in a frame (each token id takes at least two JSON bytes) is refused unencoded.
     long minimumBytes = 2L * request.tokenIds().length;
@@ -65,11 +72,43 @@ final class TcpRequestPlane implements RequestPlane {
                   + " frame of at most " + config.maxMessageSize() + " bytes"
                   + " (DYN_TCP_MAX_MESSAGE_SIZE)",
               null));
-      return call.future();
+      return call.future().map(stream -> stream);
     }
     Buffer body = WireJson.write(request);
     afterBind(() -> dispatch(call, body), failure -> call.fail(failure));
-    return call.future();
+    return call.future().map(stream -> stream);
+  }
+
+  /**
+   * Sends {@code body} to the endpoint and reads its answer whole (see {@link CallHomeAnswer}). At
+   * {@code timeout} the call is given up: before the stream opens it fails as an unreachable
+   * worker, after it the worker is told to stop.
+   */
+  @Override
+  public Future<List<JsonNode>> ask(
+      WorkerEndpoint endpoint, String requestId, byte[] body, Duration timeout) {
+    PendingCall<CallHomeAnswer> call =
+        callHome.register(
+            endpoint, requestId,
+            (context, socket, frames, c) ->
+                new CallHomeAnswer(context, socket, frames, c.worker(), config.maxMessageSize()));
+    Buffer payload = Buffer.buffer(body);
+    afterBind(() -> dispatch(call, payload), failure -> call.fail(failure));
+    long timer =
+        vertx.setTimer(
+            Math.max(1, timeout.toMillis()),
+            id -> {
+              String late = "no answer within " + timeout.toMillis() + " ms";
+              call.fail(late, null);
+              call.future().onSuccess(
+                  answer ->
+                      answer.fail(
+                          WorkerStreamException.disconnected(
+                              "worker " + endpoint.workerId() + " sent " + late, null)));
+            });
+    Future<List<JsonNode>> answer = call.future().compose(CallHomeAnswer::items);
+    answer.onComplete(done -> vertx.cancelTimer(timer));
+    return answer;
   }
 
   /**
@@ -111,7 +150,7 @@ final class TcpRequestPlane implements RequestPlane {
     return done.future();
   }
 
-  private void dispatch(PendingCall call, Buffer body) {
+  private void dispatch(PendingCall<?> call, Buffer body) {
     if (closed) {
       call.fail("request plane closed", null);
       return;
@@ -121,7 +160,7 @@ final class TcpRequestPlane implements RequestPlane {
   }
 
   /** The request frame for {@code call}, telling the worker where to call home. */
-  private Buffer frame(PendingCall call, Buffer body, String localHost) {
+  private Buffer frame(PendingCall<?> call, Buffer body, String localHost) {
     ResponseStreamInfo info =
         new ResponseStreamInfo(
             new HostAndPort(callHomeHost(localHost), callHome.port()).toString(),

@@ -2,6 +2,7 @@ package io.kvrouter.transport.tcp;
 
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.InferenceEngine;
+import io.kvrouter.transport.JsonEndpoint;
 import io.kvrouter.transport.RequestPlane;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -31,6 +32,20 @@ public final class TcpTransport {
    */
   public static Future<WorkerServer> server(
       Vertx vertx, String host, int port, Map<String, InferenceEngine> engines, TcpConfig config) {
-    return TcpWorkerServer.start(vertx, host, port, engines, config);
+    return server(vertx, host, port, engines, Map.of(), config);
+  }
+
+  /**
+   * Serves {@code engines} as above, and {@code endpoints} (by path too) to frontends that {@link
+   * RequestPlane#ask ask} them a question.
+   */
+  public static Future<WorkerServer> server(
+      Vertx vertx,
+      String host,
+      int port,
+      Map<String, InferenceEngine> engines,
+      Map<String, JsonEndpoint> endpoints,
+      TcpConfig config) {
+    return TcpWorkerServer.start(vertx, host, port, engines, endpoints, config);
   }
 }

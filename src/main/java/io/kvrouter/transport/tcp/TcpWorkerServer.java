@@ -2,6 +2,7 @@ package io.kvrouter.transport.tcp;
 
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.InferenceEngine;
+import io.kvrouter.transport.JsonEndpoint;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetClient;
@@ -13,8 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The worker side of Dynamo's TCP request plane (see the package Javadoc for the pinned version):
- * accepts request frames, acknowledges each, and streams every accepted request's outputs back over
- * a call-home connection to the frontend.
+ * accepts request frames, acknowledges each, and streams every accepted request's outputs (or its
+ * {@link JsonEndpoint}'s answer) back over a call-home connection to the frontend.
  */
 final class TcpWorkerServer implements WorkerServer {
   private final NetServer server;
@@ -27,8 +28,19 @@ final class TcpWorkerServer implements WorkerServer {
   }
 
   static Future<WorkerServer> start(
-      Vertx vertx, String host, int port, Map<String, InferenceEngine> engines, TcpConfig config) {
+      Vertx vertx,
+      String host,
+      int port,
+      Map<String, InferenceEngine> engines,
+      Map<String, JsonEndpoint> endpoints,
+      TcpConfig config) {
     Map<String, InferenceEngine> byPath = Map.copyOf(engines);
+    Map<String, JsonEndpoint> answering = Map.copyOf(endpoints);
+    for (String path : answering.keySet()) {
+      if (byPath.containsKey(path)) {
+        throw new IllegalArgumentException("path " + path + " is both an engine and an endpoint");
+      }
+    }
     NetClient callHomeClient =
         vertx.createNetClient(
             new NetClientOptions()
@@ -40,7 +52,8 @@ final class TcpWorkerServer implements WorkerServer {
     server.connectHandler(
         socket -> {
           worker.acceptedConnections.incrementAndGet();
-          new WorkerConnection(vertx, socket, byPath, callHomeClient, config).start();
+          new WorkerConnection(vertx, socket, byPath, answering, callHomeClient, config)
+              .start();
         });
     return server
         .listen(port, host)

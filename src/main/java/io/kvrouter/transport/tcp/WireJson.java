@@ -2,6 +2,7 @@ package io.kvrouter.transport.tcp;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.vertx.core.buffer.Buffer;
@@ -42,6 +43,15 @@ final class WireJson {
   /** Reads one {@code type} from {@code json}; {@code what} names it in the error message. */
   static <T> T read(Buffer json, Class<T> type, String what) {
     return read(json.getBytes(), type, what);
+  }
+
+  /** Reads one value of a generic {@code type} from {@code json}. */
+  static <T> T read(Buffer json, JavaType type, String what) {
+    try {
+      return check(MAPPER.readValue(json.getBytes(), type), what);
+    } catch (IOException e) {
+      throw malformed(what, e);
+    }
   }
 
   static <T> T read(String json, Class<T> type, String what) {

@@ -2,6 +2,8 @@ package io.kvrouter.transport.tcp;
 
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.InferenceEngine;
+import io.kvrouter.protocol.PreprocessedRequest;
+import io.kvrouter.transport.JsonEndpoint;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetClient;
@@ -23,6 +25,7 @@ final class WorkerConnection {
   private final Vertx vertx;
   private final NetSocket socket;
   private final Map<String, InferenceEngine> engines;
+  private final Map<String, JsonEndpoint> endpoints;
   private final NetClient callHomeClient;
   private final TcpConfig config;
   private final RequestFrameDecoder decoder;
@@ -32,11 +35,13 @@ final class WorkerConnection {
       Vertx vertx,
       NetSocket socket,
       Map<String, InferenceEngine> engines,
+      Map<String, JsonEndpoint> endpoints,
       NetClient callHomeClient,
       TcpConfig config) {
     this.vertx = vertx;
     this.socket = socket;
     this.engines = engines;
+    this.endpoints = endpoints;
     this.callHomeClient = callHomeClient;
     this.config = config;
     this.decoder = new RequestFrameDecoder(config.maxMessageSize());
@@ -66,20 +71,30 @@ final class WorkerConnection {
       return;
     }
     InferenceEngine engine = engines.get(frame.path());
-    if (engine == null) {
+    JsonEndpoint endpoint = endpoints.get(frame.path());
+    if (engine == null && endpoint == null) {
       ack(Ack.unavailable("unknown endpoint " + frame.path()));
       return;
     }
     InboundRequest request;
+    PreprocessedRequest generate = null;
     try {
       request = InboundRequest.parse(frame.payload(), config.maxMessageSize());
+      if (engine != null) {
+        generate = request.request();
+      }
     } catch (TcpCodecException e) {
       LOG.warn("refusing a request from {}: {}", socket.remoteAddress(), e.getMessage());
       ack(Ack.unavailable("invalid request: " + e.getMessage()));
       return;
     }
     ack(Ack.ACCEPTED);
-    new ResponsePublisher(vertx, callHomeClient, engine, request, frames).start();
+    WorkerCallHome callHome = new WorkerCallHome(vertx, callHomeClient, request, frames);
+    if (engine != null) {
+      new ResponsePublisher(engine, generate, request, frames, callHome).start();
+    } else {
+      new AnswerPublisher(endpoint, request.body().getBytes(), frames, callHome).start();
+    }
   }
 
   private void ack(Ack ack) {

@@ -4,6 +4,7 @@ import static io.kvrouter.transport.tcp.Golden.bytes;
 import static io.kvrouter.transport.tcp.Golden.u16;
 import static io.kvrouter.transport.tcp.Golden.u32;
 import static io.kvrouter.transport.tcp.Golden.utf8;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.config.TcpConfig;
@@ -65,6 +66,43 @@ class WorkerServerWireTest {
     assertThat(frontend.next()).isEqualTo(TwoPartMessage.headerOnly(Buffer.buffer("\"sentinel\"")));
     assertThat(engine.run("req-42").request.get(5, TimeUnit.SECONDS).tokenIds())
         .containsExactly(7, 1, 2);
+  }
+
+  @Test
+  void answersAJsonEndpointWithOneItemHoldingTheAnswer() throws Exception {
+    RawPeers.Frontend frontend = RawPeers.Frontend.listen(vertx);
+    TcpWorkerServer server =
+        (TcpWorkerServer)
+            Await.result(
+                TcpTransport.server(
+                    vertx, "127.0.0.1", 0, Map.of(),
+                    Map.of("worker_kv_indexer_query_dp0",
+                        question -> CompletableFuture.completedFuture(
+                            "{\"TooNew\":{\"newest_available\":5}}".getBytes(UTF_8))),
+                    TcpEndToEndTest.config(2)));
+    Connection connection = connect(server);
+
+    connection.socket.write(
+        requestFrame("worker_kv_indexer_query_dp0", "q-1", "subj-9", frontend.address(),
+            Buffer.buffer("{\"worker_id\":7}")));
+
+    assertThat(connection.nextAck()).isEqualTo(Ack.ACCEPTED);
+    assertThat(frontend.next())
+        .isEqualTo(
+            TwoPartMessage.headerOnly(
+                Buffer.buffer("{\"subject\":\"subj-9\",\"stream_type\":\"response\"}")));
+    assertThat(frontend.next())
+        .isEqualTo(TwoPartMessage.headerOnly(Buffer.buffer("{\"error\":null}")));
+    assertThat(frontend.next())
+        .isEqualTo(
+            TwoPartMessage.bodyOnly(
+                Buffer.buffer(
+                    "{\"data\":{\"data\":{\"TooNew\":{\"newest_available\":5}}},"
+                        + "\"complete_final\":false}")));
+    assertThat(frontend.next())
+        .isEqualTo(TwoPartMessage.bodyOnly(Buffer.buffer("{\"complete_final\":true}")));
+    assertThat(frontend.next()).isEqualTo(TwoPartMessage.headerOnly(Buffer.buffer("\"sentinel\"")));
+    Await.result(server.close());
   }
 
   @Test
@@ -183,21 +221,27 @@ class WorkerServerWireTest {
 
   private static Buffer requestFrame(
       String path, String requestId, String subject, String callHome) {
+    return requestFrame(
+        path, requestId, subject, callHome, WireJson.write(TcpEndToEndTest.request(7)));
+  }
+
+  private static Buffer requestFrame(
+      String path, String requestId, String subject, String callHome, Buffer body) {
     RequestControlMessage control =
         RequestControlMessage.singleInManyOut(
             requestId,
             new ResponseStreamInfo(callHome, subject, requestId, ResponseStreamInfo.RESPONSE));
     Buffer payload =
         TwoPartEncoder.encode(
-            new TwoPartMessage(WireJson.write(control), WireJson.write(TcpEndToEndTest.request(7))),
+            new TwoPartMessage(WireJson.write(control), body),
             RawPeers.MAX);
     return RequestFrameEncoder.encode(
         new RequestFrame(path, Map.of("request-id", requestId), payload), RawPeers.MAX);
   }
 
-  private static ResponseEnvelope item(TwoPartMessage frame) {
+  private static ResponseEnvelope<EngineOutput> item(TwoPartMessage frame) {
     assertThat(frame.hasHeader()).isFalse();
-    return WireJson.read(frame.body(), ResponseEnvelope.class, "item");
+    return WireJson.read(frame.body(), ResponseEnvelope.OF_OUTPUT, "item");
   }
 
   private static final class Connection {

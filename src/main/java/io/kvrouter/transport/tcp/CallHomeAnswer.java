@@ -1,0 +1,162 @@
+package io.kvrouter.transport.tcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kvrouter.protocol.RequestCancelledException;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerStreamException;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetSocket;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The frontend's view of an answer from an endpoint other than generate (a worker's KV indexer
+ * query, say): the stream is read whole, then decoded off the event loop, since one answer can be
+ * a tree dump of several megabytes. {@link #items()} gives the data of every item, in order, once
+ * the worker has sent {@code complete_final}; it fails with {@link WorkerStreamException} if an
+ * item is an error, if the stream ends without {@code complete_final}, or if the answer grows past
+ * the largest message the plane takes.
+ *
+ * <p>The stream's end is the worker's sentinel or the socket closing, whichever comes first; the
+ * frontend closes the socket then, as for a generate stream.
+ */
+final class CallHomeAnswer implements CallHomeReader {
+  private final Context context;
+  private final NetSocket socket;
+  private final CallHomeFrames frames;
+  private final WorkerEndpoint worker;
+  private final int maxBytes;
+  private final List<Buffer> bodies = new ArrayList<>();
+  private final Promise<List<JsonNode>> items = Promise.promise();
+  private long bytes;
+  private boolean ended;
+
+  CallHomeAnswer(
+      Context context, NetSocket socket, CallHomeFrames frames, WorkerEndpoint worker,
+      int maxBytes) {
+    this.context = context;
+    this.socket = socket;
+    this.frames = frames;
+    this.worker = worker;
+    this.maxBytes = maxBytes;
+  }
+
+  /** The answer's items; completes on a worker thread or the socket's event loop. */
+  Future<List<JsonNode>> items() {
+    return items.future();
+  }
+
+  @Override
+  public void onFrame(TwoPartMessage frame) {
+    if (ended) {
+      return;
+    }
+    if (frame.hasHeader()) {
+      ControlMessage control =
+          WireJson.read(frame.header(), ControlMessage.class, "control message");
+      if (control != ControlMessage.SENTINEL || frame.hasBody()) {
+        throw new TcpCodecException("unexpected control message " + control + " from the worker");
+      }
+      endOfStream();
+    } else if (frame.hasBody()) {
+      bytes += frame.body().length();
+      if (bytes > maxBytes) {
+        abort(WorkerStreamException.disconnected(
+            "the answer of worker " + worker.workerId() + " is larger than " + maxBytes
+                + " bytes (DYN_TCP_MAX_MESSAGE_SIZE)", null));
+        return;
+      }
+      bodies.add(frame.body());
+    }
+  }
+
+  @Override
+  public void onSocketClosed() {
+    endOfStream();
+  }
+
+  @Override
+  public void onSocketEnd() {
+    endOfStream();
+  }
+
+  @Override
+  public void onProtocolError(String reason) {
+    abort(WorkerStreamException.disconnected(
+        "worker " + worker.workerId() + " sent a malformed answer: " + reason, null));
+  }
+
+  @Override
+  public void cancel() {
+    fail(new RequestCancelledException("the question to worker " + worker.workerId()
+        + " was cancelled"));
+  }
+
+  /** Gives up on the answer (a timeout, say): the worker is told to stop. No-op once ended. */
+  void fail(Throwable failure) {
+    onContext(() -> abort(failure));
+  }
+
+  private void abort(Throwable failure) {
+    if (ended) {
+      return;
+    }
+    ended = true;
+    bodies.clear();
+    socket.write(frames.control(ControlMessage.KILL));
+    socket.close();
+    items.tryFail(failure);
+  }
+
+  private void endOfStream() {
+    if (ended) {
+      return;
+    }
+    ended = true;
+    socket.close();
+    List<Buffer> read = List.copyOf(bodies);
+    bodies.clear();
+    context
+        .<List<JsonNode>>executeBlocking(() -> decode(read), false)
+        .onComplete(items);
+  }
+
+  /** The items' data; throws {@link WorkerStreamException} for an error or a broken stream. */
+  private List<JsonNode> decode(List<Buffer> read) {
+    List<JsonNode> data = new ArrayList<>(read.size());
+    for (Buffer body : read) {
+      ResponseEnvelope<JsonNode> envelope;
+      try {
+        envelope = WireJson.read(body, ResponseEnvelope.OF_JSON, "answer item");
+      } catch (TcpCodecException e) {
+        throw WorkerStreamException.disconnected(
+            "worker " + worker.workerId() + " sent a malformed answer: " + e.getMessage(), e);
+      }
+      StreamItem<JsonNode> item = envelope.data();
+      if (item != null && item.isError()) {
+        throw WorkerStreamException.reported(
+            "worker " + worker.workerId() + " failed: " + item.errorMessage());
+      }
+      if (item != null && item.data() != null) {
+        data.add(item.data());
+      }
+      if (envelope.completeFinal()) {
+        return data;
+      }
+    }
+    throw WorkerStreamException.disconnected(
+        "the answer of worker " + worker.workerId() + " ended before complete_final", null);
+  }
+
+  private void onContext(Runnable action) {
+    if (Vertx.currentContext() == context) {
+      action.run();
+    } else {
+      context.runOnContext(v -> action.run());
+    }
+  }
+}
