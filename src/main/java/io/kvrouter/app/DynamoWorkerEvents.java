@@ -12,12 +12,18 @@ import io.kvrouter.sim.SimulatedEngine;
 import io.kvrouter.sim.kv.KvCacheManager;
 import io.kvrouter.sim.kv.WorkerKvEventLog;
 import java.time.Duration;
+import io.kvrouter.transport.JsonEndpoint;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,8 +34,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>every KV event of the engine's cache, numbered by a {@link WorkerKvEventLog}, goes out as
  *       a JSON {@code RouterEvent} on {@code namespace.{ns}.component.{comp}.kv_events} (also kept
  *       in the JetStream stream when {@code durable});
- *   <li>the router's recovery queries on {@code ...worker_kv_indexer_query.{worker_id}} are
- *       answered from the log (events, tree dump, too new);
+ *   <li>the router's recovery queries, asked over the request plane at each rank's {@code
+ *       worker_kv_indexer_query_dp{rank}} endpoint ({@link #queryEndpoints()}), are answered from
+ *       the log (events, tree dump, too new), one at a time as Dynamo's worker does;
  *   <li>its load goes out on {@code namespace.{ns}.kv_metrics} every {@code loadInterval} while it
  *       changes, and at least once a second.
  * </ul>
@@ -51,15 +58,17 @@ final class DynamoWorkerEvents implements AutoCloseable {
   private final NatsEventPublisher publisher;
   private final List<WorkerKvEventLog> logs;
   private final ScheduledExecutorService loadTimer;
+  private final ExecutorService queries;
   private final WorkerLoadReport[] lastLoad;
   private final long[] lastLoadMillis;
 
   private DynamoWorkerEvents(
       NatsEventPublisher publisher, List<WorkerKvEventLog> logs,
-      ScheduledExecutorService loadTimer) {
+      ScheduledExecutorService loadTimer, String workerId) {
     this.publisher = publisher;
     this.logs = logs;
     this.loadTimer = loadTimer;
+    this.queries = Executors.newSingleThreadExecutor(daemon("worker-kv-query-" + workerId));
     this.lastLoad = new WorkerLoadReport[logs.size()];
     this.lastLoadMillis = new long[logs.size()];
   }
@@ -71,8 +80,6 @@ final class DynamoWorkerEvents implements AutoCloseable {
    */
   static DynamoWorkerEvents start(
       List<SimulatedEngine> ranks, String workerId, Settings settings, double dropRate) {
-    long id = DynamoEventCodec.workerIdToU64(workerId);
-    String component = NatsSubjects.component(settings.namespace(), settings.component());
     String kvEvents = NatsSubjects.kvEvents(settings.namespace(), settings.component());
     NatsEventPublisher publisher =
         NatsEventPublisher.start(
@@ -98,16 +105,10 @@ final class DynamoWorkerEvents implements AutoCloseable {
           });
       logs.add(log);
     }
-    publisher.serve(WorkerKvQueryCodec.subject(component, id), (request, maxPartBytes) ->
-        answer(logs, request, maxPartBytes));
     ScheduledExecutorService timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "worker-load-" + workerId);
-              t.setDaemon(true);
-              return t;
-            });
-    DynamoWorkerEvents events = new DynamoWorkerEvents(publisher, List.copyOf(logs), timer);
+        Executors.newSingleThreadScheduledExecutor(daemon("worker-load-" + workerId));
+    DynamoWorkerEvents events =
+        new DynamoWorkerEvents(publisher, List.copyOf(logs), timer, workerId);
     String loadSubject = WorkerLoadCodec.subject(settings.namespace());
     long period = settings.loadInterval().toMillis();
     timer.scheduleWithFixedDelay(
@@ -121,29 +122,50 @@ final class DynamoWorkerEvents implements AutoCloseable {
   }
 
   /**
-   * The worker's side of a recovery query, answered from the log of the rank it names, in parts
-   * of at most {@code maxPartBytes} (a large cache's tree dump does not fit in one NATS message); a
-   * malformed query, one for a rank the worker does not have, or an answer that cannot be cut to
-   * size is answered with an {@code Error}.
+   * Each rank's recovery-query endpoint, by request-plane path ({@code
+   * worker_kv_indexer_query_dp{rank}}), for the worker's TCP server to serve.
    */
-  static List<byte[]> answer(List<WorkerKvEventLog> logs, byte[] request, int maxPartBytes) {
+  Map<String, JsonEndpoint> queryEndpoints() {
+    Map<String, JsonEndpoint> endpoints = new LinkedHashMap<>();
+    for (int dp = 0; dp < logs.size(); dp++) {
+      int rank = dp;
+      endpoints.put(
+          WorkerKvQueryCodec.endpoint(rank),
+          question -> CompletableFuture.supplyAsync(() -> answer(rank, question), queries));
+    }
+    return endpoints;
+  }
+
+  /**
+   * The answer to a recovery query at rank {@code rank}'s endpoint, from that rank's log; a
+   * malformed query, or one naming another worker or rank, is answered with an {@code Error}.
+   */
+  byte[] answer(int rank, byte[] request) {
     WorkerKvQueryResult result;
     try {
       WorkerKvQueryCodec.Query query = WorkerKvQueryCodec.decodeQuery(request);
-      if (query.dpRank() >= logs.size()) {
+      WorkerRank asked = logs.get(rank).rank();
+      long workerId = DynamoEventCodec.workerIdToU64(asked.workerId());
+      if (query.workerId() != workerId || query.dpRank() != rank) {
         result = new WorkerKvQueryResult.Error(
-            "no dp_rank " + query.dpRank() + " here: this worker has " + logs.size());
+            "asked for worker " + Long.toUnsignedString(query.workerId()) + " rank "
+                + query.dpRank() + " at the endpoint of worker " + asked.workerId() + " rank "
+                + rank);
       } else {
-        result = logs.get(query.dpRank()).query(query.start(), query.end());
+        result = logs.get(rank).query(query.start(), query.end());
       }
     } catch (IllegalArgumentException e) {
       result = new WorkerKvQueryResult.Error("malformed query: " + e.getMessage());
     }
-    try {
-      return WorkerKvQueryCodec.encodeResultParts(result, maxPartBytes);
-    } catch (IllegalArgumentException e) {
-      return List.of(WorkerKvQueryCodec.encodeResult(new WorkerKvQueryResult.Error(e.getMessage())));
-    }
+    return WorkerKvQueryCodec.encodeResult(result);
+  }
+
+  private static ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   private void publishLoad(SimulatedEngine engine, int dp, WorkerRank rank, String subject) {
@@ -170,6 +192,7 @@ final class DynamoWorkerEvents implements AutoCloseable {
   @Override
   public void close() {
     loadTimer.shutdownNow();
+    queries.shutdownNow();
     logs.forEach(WorkerKvEventLog::close);
     publisher.close();
   }

@@ -9,6 +9,7 @@ import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.routing.Router;
 import io.kvrouter.sim.SimulatedEngine;
+import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -37,7 +38,7 @@ final class EventPlane implements AutoCloseable {
 
   /** Starts the event plane {@code config} asks for; one that does nothing outside kv mode. */
   static EventPlane start(
-      RouterConfig config, List<SimulatedEngine> mockEngines, Router router,
+      RouterConfig config, List<SimulatedEngine> mockEngines, Router router, RequestPlane plane,
       MeterRegistry meters) {
     if (config.routerMode() != RouterMode.KV || !config.kv().kvEvents()) {
       return new EventPlane(List.of(), null);
@@ -45,7 +46,7 @@ final class EventPlane implements AutoCloseable {
     if (config.eventPlane().kind() == EventPlaneKind.NATS) {
       // config validation keeps --mock-workers out of nats mode
       return new EventPlane(
-          List.of(), NatsKvEvents.start(config.eventPlane(), config.workers(), router, meters));
+          List.of(), NatsKvEvents.start(config.eventPlane(), config.workers(), router, plane, meters));
     }
     Map<WorkerRank, KvEventSource> sources = rankSources(config.workers());
     List<ZmqEventPublisher> publishers = new ArrayList<>();

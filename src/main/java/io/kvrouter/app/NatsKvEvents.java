@@ -6,50 +6,35 @@ import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.events.nats.NatsEventSubscriber;
 import io.kvrouter.events.nats.NatsSubjects;
 import io.kvrouter.metrics.MetricNames;
+import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerRank;
-import io.kvrouter.protocol.dynamo.DynamoEventCodec;
-import io.kvrouter.protocol.dynamo.WorkerKvQueryCodec;
-import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
 import io.kvrouter.protocol.dynamo.WorkerLoadCodec;
 import io.kvrouter.routing.Router;
+import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The router's side of Dynamo's NATS event plane ({@code --event-plane nats}): the component's
  * {@code kv_events} subject (core, or a JetStream durable consumer) feeds a {@link
- * DynamoEventFollower}, whose recovery queries go to each worker by NATS request/reply; the
- * namespace's {@code kv_metrics} subject feeds the workers' load reports to the router.
+ * DynamoEventFollower}, whose recovery queries go to each worker over the request plane ({@link
+ * RequestPlaneRecovery}); the namespace's {@code kv_metrics} subject feeds the workers' load
+ * reports to the router.
  *
  * <p>After a core subscription reconnects, every worker is asked for a tree dump: whatever was
  * published meanwhile is lost. A durable consumer gets it delivered instead.
  */
 final class NatsKvEvents implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NatsKvEvents.class);
-  /** How long a worker has to answer a recovery query for events (Dynamo waits 1 s). */
-  static final Duration QUERY_TIMEOUT = Duration.ofSeconds(2);
-  /** How long a tree dump may take to arrive: a large cache's dump is tens of MB. */
-  static final Duration DUMP_TIMEOUT = Duration.ofSeconds(30);
   /** A worker quiet for this long is asked whether the router missed its last events. */
   static final Duration PROBE_INTERVAL = Duration.ofSeconds(2);
-
-  /** Decodes recovery answers: one daemon thread, shared, idle when nothing is asked. */
-  private static final Executor DECODER =
-      Executors.newSingleThreadExecutor(
-          r -> {
-            Thread t = new Thread(r, "kv-recovery-decode");
-            t.setDaemon(true);
-            return t;
-          });
 
   private final DynamoEventFollower follower;
   private final NatsEventSubscriber events;
@@ -63,15 +48,13 @@ final class NatsKvEvents implements AutoCloseable {
   }
 
   static NatsKvEvents start(
-      EventPlaneConfig config, List<WorkerSpec> workers, Router router, MeterRegistry meters) {
-    String component = NatsSubjects.component(config.namespace(), config.component());
+      EventPlaneConfig config, List<WorkerSpec> workers, Router router, RequestPlane plane,
+      MeterRegistry meters) {
     String subject = NatsSubjects.kvEvents(config.namespace(), config.component());
-    // the follower asks its first questions before the subscriber below exists
-    AtomicReference<NatsEventSubscriber> connection = new AtomicReference<>();
     DynamoEventFollower follower =
         new DynamoEventFollower(
             router.kvEventSink().orElseThrow(),
-            (rank, start, end) -> query(connection.get(), component, rank, start, end),
+            new RequestPlaneRecovery(plane, generateEndpoints(workers)),
             config.durable(),
             PROBE_INTERVAL,
             meters);
@@ -111,7 +94,6 @@ final class NatsKvEvents implements AutoCloseable {
                 }
               });
       started.add("KV event subscription", events);
-      connection.set(events);
       NatsEventSubscriber loads = followLoads(config, router, meters);
       return new NatsKvEvents(follower, events, loads);
     } catch (RuntimeException e) {
@@ -140,20 +122,13 @@ final class NatsKvEvents implements AutoCloseable {
   }
 
 
-  private static CompletableFuture<WorkerKvQueryResult> query(
-      NatsEventSubscriber connection, String component, WorkerRank rank, Long start, Long end) {
-    if (connection == null) {
-      return CompletableFuture.failedFuture(new IllegalStateException("not subscribed yet"));
+  private static Map<String, WorkerEndpoint> generateEndpoints(List<WorkerSpec> workers) {
+    Map<String, WorkerEndpoint> endpoints = new HashMap<>();
+    for (WorkerSpec worker : workers) {
+      endpoints.put(
+          worker.id(), new WorkerEndpoint(worker.id(), worker.host(), worker.port(), worker.path()));
     }
-    long workerId = DynamoEventCodec.workerIdToU64(rank.workerId());
-    byte[] request =
-        WorkerKvQueryCodec.encodeQuery(
-            new WorkerKvQueryCodec.Query(workerId, rank.dpRank(), start, end));
-    // decoded off the reply dispatcher, so a big dump does not hold up other ranks' answers
-    return connection
-        .request(WorkerKvQueryCodec.subject(component, workerId), request,
-            start == null ? DUMP_TIMEOUT : QUERY_TIMEOUT)
-        .thenApplyAsync(WorkerKvQueryCodec::decodeResult, DECODER);
+    return endpoints;
   }
 
   @Override

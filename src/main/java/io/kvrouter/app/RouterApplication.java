@@ -143,7 +143,7 @@ public final class RouterApplication {
               // binding and connecting the event plane's sockets blocks: not on an event loop
               return vertx
                   .executeBlocking(
-                      () -> EventPlane.start(config, engines, router, metrics.registry()), false)
+                      () -> EventPlane.start(config, engines, router, plane, metrics.registry()), false)
                   .compose(
                       eventPlane -> {
                         parts.add("event plane", eventPlane);

@@ -12,6 +12,7 @@ import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
 import io.kvrouter.sim.DataParallelEngine;
 import io.kvrouter.sim.SimulatedEngine;
+import io.kvrouter.transport.JsonEndpoint;
 import io.kvrouter.transport.tcp.TcpTransport;
 import io.kvrouter.transport.tcp.WorkerServer;
 import io.micrometer.core.instrument.Tags;
@@ -162,7 +163,8 @@ final class WorkerCommand {
       description =
           "Where KV events go: zmq (vLLM's PUB socket on --kv-events-port) or nats (Dynamo's"
               + " RouterEvent JSON on namespace.NS.component.NAME.kv_events, recovery queries"
-              + " answered on ...worker_kv_indexer_query.ID, load on namespace.NS.kv_metrics)."
+              + " answered on the request plane at worker_kv_indexer_query_dpR, load on"
+              + " namespace.NS.kv_metrics)."
               + " Env: DYN_EVENT_PLANE. Default: zmq.")
   String eventPlane;
 
@@ -259,20 +261,24 @@ final class WorkerCommand {
               Tags.of("model", modelName, "dp_rank", String.valueOf(dp))));
     }
     DataParallelEngine engine = new DataParallelEngine(ranks);
-    Future<WorkerServer> server =
-        TcpTransport.server(
-            vertx, host, port, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), tcp);
     List<AutoCloseable> publishers;
+    Map<String, JsonEndpoint> queryEndpoints = Map.of();
     try {
-      publishers =
-          eventPlane.equals("nats")
-              ? List.of(publishOnNats(ranks))
-              : kvEventsPort == null ? List.of() : publishKvEvents(ranks);
+      if (eventPlane.equals("nats")) {
+        DynamoWorkerEvents events = publishOnNats(ranks);
+        publishers = List.of(events);
+        queryEndpoints = events.queryEndpoints();
+      } else {
+        publishers = kvEventsPort == null ? List.of() : publishKvEvents(ranks);
+      }
     } catch (RuntimeException e) {
       err.println("error: cannot publish KV events: " + e.getMessage());
       vertx.close();
       return OptionalInt.of(1);
     }
+    Future<WorkerServer> server =
+        TcpTransport.server(
+            vertx, host, port, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), queryEndpoints, tcp);
     Future<?> system =
         systemPort == null ? Future.succeededFuture() : serveSystemPort(vertx, metrics, ranks);
     try {

@@ -20,6 +20,16 @@ public record WorkerEndpoint(String workerId, String host, int port, String path
     }
   }
 
+  /**
+   * The same worker's endpoint named {@code name}: the path with its last {@code /}-separated
+   * segment, the endpoint's name in Dynamo's paths ({@code generate} or {@code
+   * {instance_hex}/generate}), replaced by {@code name}.
+   */
+  public WorkerEndpoint sibling(String name) {
+    int slash = path.lastIndexOf('/');
+    return new WorkerEndpoint(workerId, host, port, path.substring(0, slash + 1) + name);
+  }
+
   /** {@code host:port/path}, the form Dynamo publishes in discovery. */
   public String address() {
     return host + ":" + port + "/" + path;

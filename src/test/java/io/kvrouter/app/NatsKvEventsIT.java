@@ -207,7 +207,7 @@ class NatsKvEventsIT {
   }
 
   @Test
-  void aTreeDumpLargerThanOneNatsMessage_reachesANewRouterInParts() throws Exception {
+  void aTreeDumpOfSeveralMegabytes_reachesANewRouterOverTheRequestPlane() throws Exception {
     try (NatsServerProcess nats = NatsServerProcess.start()) {
       int capacity = 16_384;
       WorkerProcess w41 = worker(nats, "41", List.of("--port", "0", "--num-gpu-blocks",
@@ -227,7 +227,8 @@ class NatsKvEventsIT {
           send(other, prompts);
         }
         int cached = KvConvergence.blocksOf(w41.kvState()).size();
-        // a stored block is over 150 bytes of RouterEvent JSON: the dump exceeds NATS's 1 MB
+        // a stored block is over 150 bytes of RouterEvent JSON: the dump is megabytes, more than
+        // NATS's 1 MB max_payload would carry, as one item of the query's response stream
         assertThat(cached * 150L).isGreaterThan(1024 * 1024);
 
         try (RouterFixture router =

@@ -1,14 +1,9 @@
 package io.kvrouter.events.nats;
 
 import io.nats.client.Connection;
-import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
-import io.nats.client.Message;
 import java.io.IOException;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,10 +57,8 @@ public final class NatsEventPublisher implements AutoCloseable {
       boolean connected, long published, long dropped, long disconnects, long reconnects) {}
 
   private final Connector connector;
-  /** Request subjects this publisher answers, subscribed on the first connect (jnats re-subscribes after reconnects). */
-  private final Map<String, Responder> services = new LinkedHashMap<>();
+  /** Subjects kept in a JetStream stream, set up on every connect. */
   private final Set<String> streams = new LinkedHashSet<>();
-  private Dispatcher dispatcher;
   private final AtomicLong published = new AtomicLong();
   private final AtomicLong dropped = new AtomicLong();
   private volatile boolean closed;
@@ -132,32 +125,6 @@ public final class NatsEventPublisher implements AutoCloseable {
     }
   }
 
-  /** Answers a request with one or more reply payloads (see {@link MultipartReply}). */
-  public interface Responder {
-    /**
-     * The reply to {@code request}, as parts of at most {@code maxPartBytes} each (the server's
-     * {@code max_payload} less room for headers); usually one.
-     */
-    List<byte[]> answer(byte[] request, int maxPartBytes);
-  }
-
-  /**
-   * Answers each request on {@code subject} with {@code handler}'s reply (NATS request/reply:
-   * the reply goes to the request's reply subject, in {@link MultipartReply parts} if there are
-   * several). A handler that throws, or a reply that cannot be sent, sends nothing, so the asker
-   * times out. Handlers run on jnats's dispatcher thread, one at a time.
-   */
-  public synchronized void serve(String subject, Responder handler) {
-    Objects.requireNonNull(subject, "subject");
-    Objects.requireNonNull(handler, "handler");
-    if (services.putIfAbsent(subject, handler) != null) {
-      throw new IllegalStateException("already serving " + subject);
-    }
-    if (dispatcher != null) {
-      subscribe(subject, handler);
-    }
-  }
-
   /**
    * Makes sure a JetStream stream stores {@code subject} (Dynamo's {@code --durable-kv-events} on
    * a worker): created now if connected, else on the first connect; a stream that is already
@@ -174,28 +141,6 @@ public final class NatsEventPublisher implements AutoCloseable {
 
   private synchronized void onConnected(Connection connection) {
     streams.forEach(subject -> ensureStream(connection, subject));
-    if (dispatcher == null) {
-      dispatcher = connection.createDispatcher();
-      services.forEach(this::subscribe);
-    }
-  }
-
-  private void subscribe(String subject, Responder handler) {
-    dispatcher.subscribe(subject, message -> answer(message, handler));
-  }
-
-  private void answer(Message message, Responder handler) {
-    Connection connection = connector.connection();
-    if (message.getReplyTo() == null || connection == null) {
-      return;
-    }
-    try {
-      byte[] request = message.getData() == null ? new byte[0] : message.getData();
-      List<byte[]> reply = handler.answer(request, MultipartReply.maxPartBytes(connection));
-      MultipartReply.send(connection, message.getReplyTo(), reply);
-    } catch (RuntimeException e) {
-      log.warn("cannot answer a request on {}", message.getSubject(), e);
-    }
   }
 
   private static void ensureStream(Connection connection, String subject) {

@@ -12,8 +12,6 @@ import io.nats.client.api.StreamInfo;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.ZonedDateTime;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -149,8 +147,6 @@ public final class NatsEventSubscriber implements AutoCloseable {
   /** Durable mode: the highest stream sequence handed to the listener; anything at or below it is a redelivery. */
   private long deliveredStreamSeq;
   private Dispatcher dispatcher;
-  /** Where replies to {@link #request} arrive; made on the first request. */
-  private Dispatcher replyDispatcher;
   private MessageConsumer consumer;
 
   private NatsEventSubscriber(Options options, Listener listener) {
@@ -306,33 +302,6 @@ public final class NatsEventSubscriber implements AutoCloseable {
     }
     deliveredStreamSeq = seq;
     return false;
-  }
-
-  /**
-   * Sends {@code payload} as a NATS request on {@code subject} over this subscriber's connection
-   * and completes with the reply's payload, in as many {@link MultipartReply parts} as the
-   * responder sent; fails when not connected, when nobody serves the subject, or after {@code
-   * timeout}.
-   */
-  public CompletableFuture<List<byte[]>> request(String subject, byte[] payload, Duration timeout) {
-    Dispatcher replies;
-    Connection connection;
-    synchronized (this) {
-      connection = connector.connection();
-      if (connection == null || closed) {
-        return CompletableFuture.failedFuture(
-            new IllegalStateException("not connected to " + options.url()));
-      }
-      if (replyDispatcher == null) {
-        replyDispatcher = connection.createDispatcher();
-      }
-      replies = replyDispatcher;
-    }
-    try {
-      return MultipartReply.request(connection, replies, subject, payload, timeout);
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
   }
 
   /**

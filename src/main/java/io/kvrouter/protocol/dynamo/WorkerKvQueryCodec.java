@@ -7,12 +7,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Function;
 
 /**
  * JSON of the router's recovery query to a worker and the worker's answer (Dynamo's {@code
- * WorkerKvQueryRequest} / {@code WorkerKvQueryResponse}, serde JSON, sent by NATS request/reply
- * on {@link #subject}; {@code reference/dynamo-kv-router.md} §3).
+ * WorkerKvQueryRequest} / {@code WorkerKvQueryResponse}, serde JSON; {@code
+ * reference/dynamo-kv-router.md} §3). The router asks over the request plane, at the worker's
+ * endpoint {@link #endpoint(int) worker_kv_indexer_query_dp{rank}}; the answer is the data of the
+ * one item of the response stream.
  *
  * <pre>
  * request:   {"worker_id": u64, "dp_rank": u32, "start_event_id": u64|null, "end_event_id": u64|null}
@@ -28,17 +29,13 @@ import java.util.function.Function;
  * The bare-array forms are older Dynamo's; such a tree dump does not say its last event id, and
  * decodes with {@code lastEventId} null (and encodes back to the bare array).
  *
- * <p>An answer too large for one message goes as {@linkplain #encodeResultParts parts}: each a
- * complete answer of the same variant and {@code last_event_id} carrying a run of the events, in
- * order; {@link #decodeResult(List)} joins them.
- *
  * <p>Decoding takes unknown fields and variants' extra fields in its stride (a newer worker's {@code
  * reset_scope}, a newer router's {@code supports_tree_dump_failed}); {@code dp_rank} absent reads
  * as 0. Anything malformed is a {@link DynamoEventFormatException} naming the field.
  */
 public final class WorkerKvQueryCodec {
-  /** The last subject token before the worker id. */
-  public static final String QUERY = "worker_kv_indexer_query";
+  /** The name of a rank's query endpoint, before the rank. */
+  public static final String ENDPOINT_PREFIX = "worker_kv_indexer_query_dp";
 
   private WorkerKvQueryCodec() {}
 
@@ -54,9 +51,12 @@ public final class WorkerKvQueryCodec {
     }
   }
 
-  /** {@code {componentSubject}.worker_kv_indexer_query.{worker_id}}, where a worker answers. */
-  public static String subject(String componentSubject, long workerId) {
-    return componentSubject + "." + QUERY + "." + Long.toUnsignedString(workerId);
+  /** {@code worker_kv_indexer_query_dp{dpRank}}: the endpoint where a worker answers for a rank. */
+  public static String endpoint(int dpRank) {
+    if (dpRank < 0) {
+      throw new IllegalArgumentException("dpRank must be >= 0");
+    }
+    return ENDPOINT_PREFIX + dpRank;
   }
 
   public static byte[] encodeQuery(Query query) {
@@ -121,7 +121,12 @@ public final class WorkerKvQueryCodec {
   }
 
   public static WorkerKvQueryResult decodeResult(byte[] json) {
-    JsonNode root = DynamoEventCodec.object(DynamoEventCodec.parse(json), "$");
+    return decodeResult(DynamoEventCodec.parse(json));
+  }
+
+  /** The answer in {@code json}, already parsed (the data of a response-stream item). */
+  public static WorkerKvQueryResult decodeResult(JsonNode json) {
+    JsonNode root = DynamoEventCodec.object(json, "$");
     if (root.size() != 1) {
       throw new DynamoEventFormatException(
           "$: expected exactly one variant key (Events, TreeDump, TooNew, InvalidRange, Error),"
@@ -189,98 +194,6 @@ public final class WorkerKvQueryCodec {
       DynamoEventCodec.writeRouterEvent(g, event);
     }
     g.writeEndArray();
-  }
-
-  /**
-   * {@code result} as one or more messages of at most {@code maxBytes} each: an {@code Events} or
-   * {@code TreeDump} answer too large for one is cut into runs of its events, each run a complete
-   * answer with the same {@code last_event_id}; anything else is one message.
-   *
-   * @throws IllegalArgumentException when a single event does not fit in {@code maxBytes}
-   */
-  public static List<byte[]> encodeResultParts(WorkerKvQueryResult result, int maxBytes) {
-    byte[] whole = encodeResult(result);
-    if (whole.length <= maxBytes) {
-      return List.of(whole);
-    }
-    List<DynamoRouterEvent> events;
-    Function<List<DynamoRouterEvent>, WorkerKvQueryResult> part;
-    if (result instanceof WorkerKvQueryResult.TreeDump dump) {
-      events = dump.events();
-      part = run -> new WorkerKvQueryResult.TreeDump(run, dump.lastEventId());
-    } else if (result instanceof WorkerKvQueryResult.Events answer) {
-      events = answer.events();
-      part = WorkerKvQueryResult.Events::new;
-    } else {
-      throw new IllegalArgumentException(
-          "a " + result.getClass().getSimpleName() + " answer of " + whole.length
-              + " bytes cannot be split to " + maxBytes);
-    }
-    // the envelope around the events costs about the same in every part: measure it on an empty
-    // run, plus room for an Events answer's last_event_id, which is its run's last id (up to 20
-    // digits) where the empty run has 0
-    int envelope = encodeResult(part.apply(List.of())).length + 20;
-    List<byte[]> parts = new ArrayList<>();
-    List<DynamoRouterEvent> run = new ArrayList<>();
-    int size = envelope;
-    for (DynamoRouterEvent event : events) {
-      int eventBytes = DynamoEventCodec.encode(event).length + 1; // and its comma
-      if (envelope + eventBytes > maxBytes) {
-        throw new IllegalArgumentException(
-            "event " + Long.toUnsignedString(event.eventId()) + " alone takes " + eventBytes
-                + " bytes, more than a message's " + maxBytes);
-      }
-      if (size + eventBytes > maxBytes) {
-        parts.add(encodeResult(part.apply(run)));
-        run = new ArrayList<>();
-        size = envelope;
-      }
-      run.add(event);
-      size += eventBytes;
-    }
-    parts.add(encodeResult(part.apply(run)));
-    return parts;
-  }
-
-  /**
-   * The answer carried by {@code parts} (see {@link #encodeResultParts}): one part is decoded as
-   * it is; several must all be {@code Events} or all {@code TreeDump} with one {@code
-   * last_event_id}, and their events are joined in order.
-   */
-  public static WorkerKvQueryResult decodeResult(List<byte[]> parts) {
-    if (parts.isEmpty()) {
-      throw new DynamoEventFormatException("$: an answer of no parts");
-    }
-    WorkerKvQueryResult first = decodeResult(parts.get(0));
-    if (parts.size() == 1) {
-      return first;
-    }
-    List<DynamoRouterEvent> events = new ArrayList<>();
-    for (int i = 0; i < parts.size(); i++) {
-      WorkerKvQueryResult part = i == 0 ? first : decodeResult(parts.get(i));
-      if (part.getClass() != first.getClass()) {
-        throw new DynamoEventFormatException(
-            "part " + (i + 1) + ": a " + part.getClass().getSimpleName() + " among "
-                + first.getClass().getSimpleName() + " parts");
-      }
-      if (part instanceof WorkerKvQueryResult.TreeDump dump) {
-        if (!Objects.equals(dump.lastEventId(),
-            ((WorkerKvQueryResult.TreeDump) first).lastEventId())) {
-          throw new DynamoEventFormatException(
-              "part " + (i + 1) + ": last_event_id " + dump.lastEventId() + " differs from "
-                  + ((WorkerKvQueryResult.TreeDump) first).lastEventId());
-        }
-        events.addAll(dump.events());
-      } else if (part instanceof WorkerKvQueryResult.Events answer) {
-        events.addAll(answer.events());
-      } else {
-        throw new DynamoEventFormatException(
-            "part " + (i + 1) + ": only Events and TreeDump answers come in parts");
-      }
-    }
-    return first instanceof WorkerKvQueryResult.TreeDump dump
-        ? new WorkerKvQueryResult.TreeDump(events, dump.lastEventId())
-        : new WorkerKvQueryResult.Events(events);
   }
 
   private static List<DynamoRouterEvent> events(JsonNode array, String path) {

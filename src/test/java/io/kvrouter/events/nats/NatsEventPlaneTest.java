@@ -1,12 +1,10 @@
 package io.kvrouter.events.nats;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.testing.NatsServerProcess;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -278,66 +276,6 @@ class NatsEventPlaneTest {
           .as("what a departed subscriber was handed comes back soon")
           .isEqualTo(NatsEventSubscriber.ACK_WAIT);
     }
-  }
-
-  @Test
-  void aPublisher_answersRequests_andKeepsAnsweringAfterAServerRestart() throws Exception {
-    NatsServerProcess server = server(false);
-    NatsEventPublisher worker = publisher(server);
-    worker.serve("q.7", (request, max) -> List.of(("echo " + new String(request, UTF_8))
-        .getBytes(UTF_8)));
-    worker.serve("q.broken", (request, max) -> {
-      throw new IllegalStateException("cannot answer");
-    });
-    NatsEventSubscriber router =
-        subscriber(NatsEventSubscriber.Options.core(server.url(), SUBJECT), new Recorder());
-
-    assertThat(text(router.request("q.7", "hi".getBytes(UTF_8), WAIT).get()))
-        .containsExactly("echo hi");
-    assertThat(router.request("q.unserved", new byte[0], WAIT))
-        .as("nobody serves it").failsWithin(WAIT);
-    assertThat(router.request("q.broken", new byte[0], Duration.ofMillis(300)))
-        .as("a handler that throws sends no reply").failsWithin(WAIT);
-
-    server.restart();
-    Awaitility.await().atMost(WAIT).until(() -> router.stats().reconnects() == 1
-        && worker.stats().reconnects() == 1);
-    Awaitility.await().atMost(WAIT).untilAsserted(() ->
-        assertThat(text(router.request("q.7", "again".getBytes(UTF_8), WAIT).get()))
-            .containsExactly("echo again"));
-  }
-
-  @Test
-  void aReplyLargerThanOneMessage_arrivesInItsParts_inOrder() throws Exception {
-    NatsServerProcess server = server(false);
-    NatsEventPublisher worker = publisher(server);
-    AtomicInteger maxSeen = new AtomicInteger();
-    // three parts of nearly a whole message each: 3 MB in all, three times max_payload
-    worker.serve("q.big", (request, max) -> {
-      maxSeen.set(max);
-      return List.of(filled('a', max), filled('b', max), filled('c', max));
-    });
-    worker.serve("q.oversized", (request, max) -> List.of(filled('x', max + 2048)));
-    NatsEventSubscriber router =
-        subscriber(NatsEventSubscriber.Options.core(server.url(), SUBJECT), new Recorder());
-
-    List<byte[]> parts = router.request("q.big", new byte[0], WAIT).get();
-    assertThat(maxSeen.get()).isEqualTo(1024 * 1024 - MultipartReply.HEADER_ROOM);
-    assertThat(parts).hasSize(3);
-    assertThat(parts).extracting(p -> p.length).containsOnly(maxSeen.get());
-    assertThat(parts).extracting(p -> p[0]).containsExactly((byte) 'a', (byte) 'b', (byte) 'c');
-    assertThat(router.request("q.oversized", new byte[0], Duration.ofMillis(500)))
-        .as("a part over max_payload cannot be sent: the asker times out").failsWithin(WAIT);
-  }
-
-  private static byte[] filled(char c, int size) {
-    byte[] b = new byte[size];
-    java.util.Arrays.fill(b, (byte) c);
-    return b;
-  }
-
-  private static List<String> text(List<byte[]> parts) {
-    return parts.stream().map(p -> new String(p, UTF_8)).toList();
   }
 
   @Test

@@ -94,56 +94,6 @@ class WorkerKvQueryCodecTest {
     assertThat(text(WorkerKvQueryCodec.encodeResult(dump))).isEqualTo(json);
   }
 
-  @Test
-  void aLargeTreeDump_isCutIntoParts_thatEachFit_andJoinToTheSame() {
-    List<DynamoRouterEvent> events = new java.util.ArrayList<>();
-    for (int i = 0; i < 1000; i++) {
-      events.add(event(3, i, KvCacheEvent.stored(i == 0 ? null : (long) i - 1, new StoredBlock(i, i * 7L))));
-    }
-    WorkerKvQueryResult.TreeDump dump = new WorkerKvQueryResult.TreeDump(events, 1L << 63);
-    int max = 10_000;
-
-    List<byte[]> parts = WorkerKvQueryCodec.encodeResultParts(dump, max);
-
-    assertThat(WorkerKvQueryCodec.encodeResult(dump).length).isGreaterThan(5 * max);
-    assertThat(parts).hasSizeGreaterThan(5).allSatisfy(p -> assertThat(p.length).isLessThanOrEqualTo(max));
-    assertThat(WorkerKvQueryCodec.decodeResult(parts)).isEqualTo(dump);
-    assertThat(WorkerKvQueryCodec.encodeResultParts(dump, Integer.MAX_VALUE)).hasSize(1);
-    WorkerKvQueryResult.Events answer = new WorkerKvQueryResult.Events(events);
-    assertThat(WorkerKvQueryCodec.decodeResult(WorkerKvQueryCodec.encodeResultParts(answer, max)))
-        .isEqualTo(answer);
-  }
-
-  @Test
-  void anEventLargerThanAPart_cannotBeCut() {
-    WorkerKvQueryResult.TreeDump dump =
-        new WorkerKvQueryResult.TreeDump(
-            List.of(event(3, 0, KvCacheEvent.cleared()),
-                event(3, 1, KvCacheEvent.stored(null, new StoredBlock(1, 2)))), 1L);
-    assertThatThrownBy(() -> WorkerKvQueryCodec.encodeResultParts(dump, 120))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("alone takes");
-    assertThatThrownBy(() -> WorkerKvQueryCodec.encodeResultParts(
-            new WorkerKvQueryResult.Error("x".repeat(200)), 100))
-        .isInstanceOf(IllegalArgumentException.class);
-  }
-
-  @Test
-  void partsThatDoNotBelongTogether_areAFormatError() {
-    byte[] dumpAt3 = WorkerKvQueryCodec.encodeResult(new WorkerKvQueryResult.TreeDump(List.of(), 3L));
-    byte[] dumpAt4 = WorkerKvQueryCodec.encodeResult(new WorkerKvQueryResult.TreeDump(List.of(), 4L));
-    byte[] events = WorkerKvQueryCodec.encodeResult(new WorkerKvQueryResult.Events(List.of()));
-    byte[] tooNew = WorkerKvQueryCodec.encodeResult(new WorkerKvQueryResult.TooNew(5, null, 4));
-    assertThatThrownBy(() -> WorkerKvQueryCodec.decodeResult(List.of(dumpAt3, dumpAt4)))
-        .isInstanceOf(DynamoEventFormatException.class).hasMessageContaining("last_event_id");
-    assertThatThrownBy(() -> WorkerKvQueryCodec.decodeResult(List.of(dumpAt3, events)))
-        .isInstanceOf(DynamoEventFormatException.class).hasMessageContaining("part 2");
-    assertThatThrownBy(() -> WorkerKvQueryCodec.decodeResult(List.of(tooNew, tooNew)))
-        .isInstanceOf(DynamoEventFormatException.class);
-    assertThatThrownBy(() -> WorkerKvQueryCodec.decodeResult(List.<byte[]>of()))
-        .isInstanceOf(DynamoEventFormatException.class);
-  }
-
   @ParameterizedTest
   @ValueSource(
       strings = {
@@ -163,9 +113,11 @@ class WorkerKvQueryCodecTest {
   }
 
   @Test
-  void subject_isPerWorker_inTheComponent() {
-    assertThat(WorkerKvQueryCodec.subject("namespace.dynamo.component.backend", -1L))
-        .isEqualTo("namespace.dynamo.component.backend.worker_kv_indexer_query.18446744073709551615");
+  void endpoint_isPerRank() {
+    assertThat(WorkerKvQueryCodec.endpoint(0)).isEqualTo("worker_kv_indexer_query_dp0");
+    assertThat(WorkerKvQueryCodec.endpoint(3)).isEqualTo("worker_kv_indexer_query_dp3");
+    assertThatThrownBy(() -> WorkerKvQueryCodec.endpoint(-1))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

@@ -1,0 +1,80 @@
+package io.kvrouter.app;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kvrouter.events.DynamoEventFollower;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.protocol.dynamo.DynamoEventCodec;
+import io.kvrouter.protocol.dynamo.DynamoEventFormatException;
+import io.kvrouter.protocol.dynamo.WorkerKvQueryCodec;
+import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
+import io.kvrouter.transport.RequestPlane;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+
+/**
+ * Asks workers' local KV indexers for their events where Dynamo's router asks them: over the
+ * request plane, rank {@code r}'s question to the worker's {@code worker_kv_indexer_query_dp{r}}
+ * endpoint, at the worker's request-plane address ({@link WorkerEndpoint#sibling}). The answer is
+ * the one item of the response stream; it is decoded on a thread of its own, since a tree dump
+ * of a full cache is megabytes of JSON.
+ */
+final class RequestPlaneRecovery implements DynamoEventFollower.RecoveryClient {
+  /** How long a worker has to answer a question for events (Dynamo waits 1 s). */
+  static final Duration QUERY_TIMEOUT = Duration.ofSeconds(2);
+  /** How long a tree dump may take to arrive: a large cache's dump is tens of MB. */
+  static final Duration DUMP_TIMEOUT = Duration.ofSeconds(30);
+
+  /** Decodes answers: one daemon thread, shared, idle when nothing is asked. */
+  private static final Executor DECODER =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "kv-recovery-decode");
+            t.setDaemon(true);
+            return t;
+          });
+
+  private final RequestPlane plane;
+  private final Map<String, WorkerEndpoint> workers;
+
+  /** @param workers each worker's generate endpoint, by worker id */
+  RequestPlaneRecovery(RequestPlane plane, Map<String, WorkerEndpoint> workers) {
+    this.plane = plane;
+    this.workers = Map.copyOf(workers);
+  }
+
+  @Override
+  public CompletableFuture<WorkerKvQueryResult> query(WorkerRank rank, Long start, Long end) {
+    WorkerEndpoint worker = workers.get(rank.workerId());
+    if (worker == null) {
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException("no request-plane address for worker " + rank.workerId()));
+    }
+    byte[] question =
+        WorkerKvQueryCodec.encodeQuery(
+            new WorkerKvQueryCodec.Query(
+                DynamoEventCodec.workerIdToU64(rank.workerId()), rank.dpRank(), start, end));
+    return plane
+        .ask(
+            worker.sibling(WorkerKvQueryCodec.endpoint(rank.dpRank())),
+            UUID.randomUUID().toString(),
+            question,
+            start == null ? DUMP_TIMEOUT : QUERY_TIMEOUT)
+        .toCompletionStage()
+        .toCompletableFuture()
+        .thenApplyAsync(RequestPlaneRecovery::decode, DECODER);
+  }
+
+  private static WorkerKvQueryResult decode(List<JsonNode> items) {
+    if (items.size() != 1) {
+      throw new DynamoEventFormatException(
+          "a recovery answer is one stream item, got " + items.size());
+    }
+    return WorkerKvQueryCodec.decodeResult(items.get(0));
+  }
+}
