@@ -56,11 +56,7 @@ final class CallHomeAnswer implements CallHomeReader {
       return;
     }
     if (frame.hasHeader()) {
-      ControlMessage control =
-          WireJson.read(frame.header(), ControlMessage.class, "control message");
-      if (control != ControlMessage.SENTINEL || frame.hasBody()) {
-        throw new TcpCodecException("unexpected control message " + control + " from the worker");
-      }
+      ControlMessage.requireSentinel(frame);
       endOfStream();
     } else if (frame.hasBody()) {
       bytes += frame.body().length();

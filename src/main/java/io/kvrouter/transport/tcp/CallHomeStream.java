@@ -105,11 +105,7 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
   @Override
   public void onFrame(TwoPartMessage frame) {
     if (frame.hasHeader()) {
-      ControlMessage control =
-          WireJson.read(frame.header(), ControlMessage.class, "control message");
-      if (control != ControlMessage.SENTINEL || frame.hasBody()) {
-        throw new TcpCodecException("unexpected control message " + control + " from the worker");
-      }
+      ControlMessage.requireSentinel(frame);
       onSentinel();
     } else if (frame.hasBody()) {
       onEnvelope(WireJson.read(frame.body(), ResponseEnvelope.OF_OUTPUT, "response item"));

@@ -27,4 +27,15 @@ enum ControlMessage {
   String wireName() {
     return wireName;
   }
+
+  /**
+   * Checks that a header frame from a worker, after the prologue, is the sentinel: the only control
+   * message a worker sends. Throws {@link TcpCodecException} otherwise.
+   */
+  static void requireSentinel(TwoPartMessage frame) {
+    ControlMessage control = WireJson.read(frame.header(), ControlMessage.class, "control message");
+    if (control != SENTINEL || frame.hasBody()) {
+      throw new TcpCodecException("unexpected control message " + control + " from the worker");
+    }
+  }
 }
