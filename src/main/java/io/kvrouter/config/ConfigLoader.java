@@ -119,11 +119,14 @@ public final class ConfigLoader {
             "Worker '" + worker.id() + "' has kv-events=, a ZMQ endpoint, but --event-plane is"
                 + " nats: drop kv-events/kv-replay or use --event-plane zmq");
       }
-      if (kind == EventPlaneKind.NATS && !isDynamoWorkerId(worker.id())) {
+      boolean dynamoOverZmq =
+          worker.kvEvents().map(e -> e.format() == KvEventsFormat.DYNAMO).orElse(false);
+      if ((kind == EventPlaneKind.NATS || dynamoOverZmq) && !isDynamoWorkerId(worker.id())) {
         throw new ConfigException(
-            "Worker id '" + worker.id() + "' cannot name a worker on --event-plane nats: KV"
-                + " events carry Dynamo's numeric worker_id, so give the worker's id as a decimal"
-                + " integer (its --worker-id)");
+            "Worker id '" + worker.id() + "' cannot name a worker "
+                + (dynamoOverZmq ? "with events-format=dynamo" : "on --event-plane nats")
+                + ": Dynamo's KV events carry a numeric worker_id, so give the worker's id as a"
+                + " decimal integer (its --worker-id)");
       }
     }
     if (kind == EventPlaneKind.NATS && mock.count() > 0) {

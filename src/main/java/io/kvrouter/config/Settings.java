@@ -157,8 +157,10 @@ public final class Settings {
               + " the address may end in /PATH (default /generate); kv-blocks=N declares its KV"
               + " capacity (per data-parallel rank); dp-size=N its data-parallel ranks (kv mode"
               + " routes to a rank); kv-events=tcp://HOST:PORT is where it publishes vLLM KV"
-              + " events and kv-replay=tcp://HOST:PORT its replay socket (rank r: port + r)."
-              + " Repeat for each worker.",
+              + " events and kv-replay=tcp://HOST:PORT its replay socket (rank r: port + r);"
+              + " events-format=dynamo says kv-events= is Dynamo's ZMQ event plane instead (one"
+              + " socket for every rank, recovery asked over the request plane; the id must then"
+              + " be the worker's numeric Dynamo id). Repeat for each worker.",
           null, WorkerSpec.EXPECTED, true, WorkerSpec::parse);
 
   public static final Setting<Integer> MOCK_WORKERS =

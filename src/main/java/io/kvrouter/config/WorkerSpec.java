@@ -8,12 +8,13 @@ import java.util.Set;
 
 /**
  * A statically configured worker, written {@code
- * id=w1,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT]]}.
+ * id=w1,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo]]}.
  * The path is the opaque routing path of Dynamo's TCP address; it defaults to {@code generate}.
  *
  * @param kvBlocks the KV capacity each data-parallel rank declares, 0 when not given
- * @param kvEvents where the worker publishes vLLM's KV cache events, if it does: rank 0's
- *     endpoints; rank {@code r} publishes on the same ports plus {@code r}, as vLLM does
+ * @param kvEvents where the worker publishes its KV cache events over ZMQ, if it does: in vLLM's
+ *     format rank 0's endpoints (rank {@code r} publishes on the same ports plus {@code r}, as
+ *     vLLM does); in Dynamo's, the one endpoint of every rank
  * @param dpSize its data-parallel ranks, 1 without data parallelism
  */
 public record WorkerSpec(
@@ -27,20 +28,31 @@ public record WorkerSpec(
 
   static final String EXPECTED =
       "id=ID,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT"
-          + "[,kv-replay=tcp://HOST:PORT]] (keys: id, address, kv-blocks, dp-size, kv-events,"
-          + " kv-replay)";
+          + "[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo]] (keys: id, address,"
+          + " kv-blocks, dp-size, kv-events, kv-replay, events-format)";
   private static final Set<String> KEYS =
-      Set.of("id", "address", "kv-blocks", "dp-size", "kv-events", "kv-replay");
+      Set.of("id", "address", "kv-blocks", "dp-size", "kv-events", "kv-replay", "events-format");
   /** The most data-parallel ranks one worker may declare. */
   public static final int MAX_DP_SIZE = 256;
 
   /**
-   * A worker's vLLM KV event publisher: its ZMQ PUB endpoint, and its replay (ROUTER) endpoint or
-   * {@code null} when it has none.
+   * A worker's ZMQ KV event publisher: its PUB endpoint, its replay (ROUTER) endpoint or {@code
+   * null} when it has none (always none in Dynamo's format), and what it speaks.
    */
-  public record KvEventSource(String endpoint, String replayEndpoint) {
+  public record KvEventSource(String endpoint, String replayEndpoint, KvEventsFormat format) {
     public KvEventSource {
       Objects.requireNonNull(endpoint, "endpoint");
+      Objects.requireNonNull(format, "format");
+      if (format == KvEventsFormat.DYNAMO && replayEndpoint != null) {
+        throw new IllegalArgumentException(
+            "kv-replay is vLLM's replay socket; a worker with events-format=dynamo is asked over"
+                + " the request plane instead");
+      }
+    }
+
+    /** A vLLM publisher. */
+    public KvEventSource(String endpoint, String replayEndpoint) {
+      this(endpoint, replayEndpoint, KvEventsFormat.VLLM);
     }
 
     /**
@@ -50,7 +62,8 @@ public record WorkerSpec(
     public KvEventSource forRank(int dpRank) {
       return new KvEventSource(
           offsetPort(endpoint, dpRank),
-          replayEndpoint == null ? null : offsetPort(replayEndpoint, dpRank));
+          replayEndpoint == null ? null : offsetPort(replayEndpoint, dpRank),
+          format);
     }
 
     private static String offsetPort(String endpoint, int offset) {
@@ -139,8 +152,19 @@ public record WorkerSpec(
     }
     String events = fields.get("kv-events");
     String replay = fields.get("kv-replay");
-    if (events == null && replay != null) {
-      throw new IllegalArgumentException("kv-replay needs kv-events");
+    String format = fields.get("events-format");
+    if (events == null && (replay != null || format != null)) {
+      throw new IllegalArgumentException(
+          (replay != null ? "kv-replay" : "events-format") + " needs kv-events");
+    }
+    KvEventsFormat eventsFormat = KvEventsFormat.VLLM;
+    if (format != null) {
+      try {
+        eventsFormat = Parsers.named(KvEventsFormat.class).apply(format);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "events-format '" + format + "' is not " + Parsers.oneOf(KvEventsFormat.class));
+      }
     }
     Optional<KvEventSource> source =
         events == null
@@ -148,8 +172,9 @@ public record WorkerSpec(
             : Optional.of(
                 new KvEventSource(
                     zmqEndpoint("kv-events", events),
-                    replay == null ? null : zmqEndpoint("kv-replay", replay)));
-    if (source.isPresent()) {
+                    replay == null ? null : zmqEndpoint("kv-replay", replay),
+                    eventsFormat));
+    if (source.isPresent() && eventsFormat == KvEventsFormat.VLLM) {
       checkRankPorts("kv-events", source.get().endpoint(), dpSize);
       if (source.get().replayEndpoint() != null) {
         checkRankPorts("kv-replay", source.get().replayEndpoint(), dpSize);

@@ -193,6 +193,38 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void eventsFormatDynamo_isOneSocketForEveryRank_withoutReplay_andNeedsANumericId() {
+    WorkerSpec worker =
+        ConfigLoader.load(
+                Map.of("worker", List.of(
+                    "id=7,address=h:1,dp-size=3,kv-events=tcp://h:65535,events-format=dynamo")),
+                Map.of(), null)
+            .workers().get(0);
+    assertThat(worker.kvEvents())
+        .contains(new WorkerSpec.KvEventSource("tcp://h:65535", null, KvEventsFormat.DYNAMO));
+    assertThat(ConfigLoader.load(
+            Map.of("worker", List.of("id=7,address=h:1,kv-events=tcp://h:5,events-format=vllm")),
+            Map.of(), null).workers().get(0).kvEvents().orElseThrow().format())
+        .isEqualTo(KvEventsFormat.VLLM);
+    for (var bad : Map.of(
+            "id=7,address=h:1,kv-events=tcp://h:5,kv-replay=tcp://h:6,events-format=dynamo",
+            "kv-replay is vLLM's replay socket",
+            "id=7,address=h:1,events-format=dynamo", "events-format needs kv-events",
+            "id=7,address=h:1,kv-events=tcp://h:5,events-format=json",
+            "events-format 'json' is not one of: vllm, dynamo",
+            "id=w7,address=h:1,kv-events=tcp://h:5,events-format=dynamo",
+            "Worker id 'w7' cannot name a worker with events-format=dynamo")
+        .entrySet()) {
+      assertThatThrownBy(
+              () -> ConfigLoader.load(
+                  Map.of("worker", List.of(bad.getKey()), "router-mode", List.of("kv")),
+                  Map.of(), null))
+          .as(bad.getKey())
+          .hasMessageContaining(bad.getValue());
+    }
+  }
+
+  @Test
   void badWorker_isRejectedWithTheExpectedForm() {
     for (String bad :
         List.of(
