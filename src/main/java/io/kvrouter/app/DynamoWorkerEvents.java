@@ -1,13 +1,10 @@
 package io.kvrouter.app;
 
-import io.kvrouter.events.nats.NatsEventPublisher;
-import io.kvrouter.events.nats.NatsSubjects;
 import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.DynamoEventCodec;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryCodec;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
-import io.kvrouter.protocol.dynamo.WorkerLoadCodec;
 import io.kvrouter.sim.SimulatedEngine;
 import io.kvrouter.sim.kv.KvCacheManager;
 import io.kvrouter.sim.kv.WorkerKvEventLog;
@@ -17,7 +14,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -27,35 +23,22 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A simulated worker's data-parallel ranks on Dynamo's NATS event plane, as a Dynamo worker with
- * its local indexer, one log per rank:
+ * A simulated worker's data-parallel ranks on Dynamo's event plane (NATS or ZMQ, see {@link
+ * DynamoEventSink}), as a Dynamo worker with its local indexer, one log per rank:
  *
  * <ul>
  *   <li>every KV event of the engine's cache, numbered by a {@link WorkerKvEventLog}, goes out as
- *       a JSON {@code RouterEvent} on {@code namespace.{ns}.component.{comp}.kv_events} (also kept
- *       in the JetStream stream when {@code durable});
+ *       a {@code RouterEvent};
  *   <li>the router's recovery queries, asked over the request plane at each rank's {@code
  *       worker_kv_indexer_query_dp{rank}} endpoint ({@link #queryEndpoints()}), are answered from
  *       the log (events, tree dump, too new), one at a time as Dynamo's worker does;
- *   <li>its load goes out on {@code namespace.{ns}.kv_metrics} every {@code loadInterval} while it
- *       changes, and at least once a second.
+ *   <li>its load goes out every {@code loadInterval} while it changes, and at least once a second.
  * </ul>
  */
 final class DynamoWorkerEvents implements AutoCloseable {
-  /** Where and how a worker publishes. */
-  record Settings(
-      String natsUrl, String namespace, String component, boolean durable, Duration loadInterval) {
-    Settings {
-      Objects.requireNonNull(natsUrl, "natsUrl");
-      Objects.requireNonNull(namespace, "namespace");
-      Objects.requireNonNull(component, "component");
-      Objects.requireNonNull(loadInterval, "loadInterval");
-    }
-  }
-
   private static final long LOAD_HEARTBEAT_MS = 1000;
 
-  private final NatsEventPublisher publisher;
+  private final DynamoEventSink sink;
   private final List<WorkerKvEventLog> logs;
   private final ScheduledExecutorService loadTimer;
   private final ExecutorService queries;
@@ -63,9 +46,9 @@ final class DynamoWorkerEvents implements AutoCloseable {
   private final long[] lastLoadMillis;
 
   private DynamoWorkerEvents(
-      NatsEventPublisher publisher, List<WorkerKvEventLog> logs,
+      DynamoEventSink sink, List<WorkerKvEventLog> logs,
       ScheduledExecutorService loadTimer, String workerId) {
-    this.publisher = publisher;
+    this.sink = sink;
     this.logs = logs;
     this.loadTimer = loadTimer;
     this.queries = Executors.newSingleThreadExecutor(daemon("worker-kv-query-" + workerId));
@@ -75,19 +58,13 @@ final class DynamoWorkerEvents implements AutoCloseable {
 
   /**
    * Starts publishing the events and load of {@code ranks} (rank {@code r} is data-parallel rank
-   * {@code r}) as worker {@code workerId} (a decimal u64, as Dynamo's worker ids are), losing
-   * {@code dropRate} of the events on purpose.
+   * {@code r}) as worker {@code workerId} (a decimal u64, as Dynamo's worker ids are) to {@code
+   * sink}, which it then owns, the load every {@code loadInterval} while it changes; losing {@code
+   * dropRate} of the events on purpose.
    */
   static DynamoWorkerEvents start(
-      List<SimulatedEngine> ranks, String workerId, Settings settings, double dropRate) {
-    String kvEvents = NatsSubjects.kvEvents(settings.namespace(), settings.component());
-    NatsEventPublisher publisher =
-        NatsEventPublisher.start(
-            settings.natsUrl(), "worker-" + workerId,
-            NatsEventPublisher.DEFAULT_RECONNECT_BUFFER_BYTES);
-    if (settings.durable()) {
-      publisher.storeInStream(kvEvents);
-    }
+      List<SimulatedEngine> ranks, String workerId, DynamoEventSink sink, Duration loadInterval,
+      double dropRate) {
     List<WorkerKvEventLog> logs = new ArrayList<>(ranks.size());
     SplittableRandom random = new SplittableRandom(System.nanoTime());
     for (int dp = 0; dp < ranks.size(); dp++) {
@@ -101,20 +78,19 @@ final class DynamoWorkerEvents implements AutoCloseable {
                 return;
               }
             }
-            publisher.publish(kvEvents, DynamoEventCodec.encode(event));
+            sink.publishEvent(event);
           });
       logs.add(log);
     }
     ScheduledExecutorService timer =
         Executors.newSingleThreadScheduledExecutor(daemon("worker-load-" + workerId));
     DynamoWorkerEvents events =
-        new DynamoWorkerEvents(publisher, List.copyOf(logs), timer, workerId);
-    String loadSubject = WorkerLoadCodec.subject(settings.namespace());
-    long period = settings.loadInterval().toMillis();
+        new DynamoWorkerEvents(sink, List.copyOf(logs), timer, workerId);
+    long period = loadInterval.toMillis();
     timer.scheduleWithFixedDelay(
         () -> {
           for (int dp = 0; dp < ranks.size(); dp++) {
-            events.publishLoad(ranks.get(dp), dp, new WorkerRank(workerId, dp), loadSubject);
+            events.publishLoad(ranks.get(dp), dp, new WorkerRank(workerId, dp));
           }
         },
         0, period, TimeUnit.MILLISECONDS);
@@ -168,7 +144,7 @@ final class DynamoWorkerEvents implements AutoCloseable {
     };
   }
 
-  private void publishLoad(SimulatedEngine engine, int dp, WorkerRank rank, String subject) {
+  private void publishLoad(SimulatedEngine engine, int dp, WorkerRank rank) {
     KvCacheManager kv = engine.kvCache();
     long active = kv.activeBlocks();
     WorkerLoadReport load =
@@ -179,14 +155,15 @@ final class DynamoWorkerEvents implements AutoCloseable {
     if (load.equals(lastLoad[dp]) && now - lastLoadMillis[dp] < LOAD_HEARTBEAT_MS) {
       return;
     }
-    if (publisher.publish(subject, WorkerLoadCodec.encode(load))) {
+    if (sink.publishLoad(load)) {
       lastLoad[dp] = load;
       lastLoadMillis[dp] = now;
     }
   }
 
-  NatsEventPublisher publisher() {
-    return publisher;
+  /** Where the events go, for the worker's start-up line. */
+  String describe() {
+    return sink.describe();
   }
 
   @Override
@@ -194,6 +171,6 @@ final class DynamoWorkerEvents implements AutoCloseable {
     loadTimer.shutdownNow();
     queries.shutdownNow();
     logs.forEach(WorkerKvEventLog::close);
-    publisher.close();
+    sink.close();
   }
 }

@@ -358,16 +358,15 @@ final class WorkerCommand {
   }
 
   private DynamoWorkerEvents publishOnNats(List<SimulatedEngine> ranks) {
+    return publishDynamo(
+        ranks, NatsDynamoSink.start(natsServer, namespace, component, durableKvEvents, workerId));
+  }
+
+  private DynamoWorkerEvents publishDynamo(List<SimulatedEngine> ranks, DynamoEventSink sink) {
     DynamoWorkerEvents events =
-        DynamoWorkerEvents.start(
-            ranks,
-            workerId,
-            new DynamoWorkerEvents.Settings(
-                natsServer, namespace, component, durableKvEvents, Duration.ofMillis(100)),
-            kvEventsDropRate);
+        DynamoWorkerEvents.start(ranks, workerId, sink, Duration.ofMillis(100), kvEventsDropRate);
     spec.commandLine().getOut().printf(
-        "kvrouter worker kv events: %s on %s as worker %s%n",
-        NatsSubjects.kvEvents(namespace, component), natsServer, workerId);
+        "kvrouter worker kv events: %s as worker %s%n", events.describe(), workerId);
     return events;
   }
 

@@ -1,0 +1,23 @@
+package io.kvrouter.app;
+
+import io.kvrouter.protocol.WorkerLoadReport;
+import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
+
+/**
+ * Where a simulated worker's Dynamo KV events and load reports go: NATS subjects ({@link
+ * NatsDynamoSink}) or Dynamo's ZMQ event plane ({@link ZmqDynamoSink}). Calls may come from any
+ * thread; a message that cannot go out now is dropped, and the router recovers it by query.
+ */
+interface DynamoEventSink extends AutoCloseable {
+
+  void publishEvent(DynamoRouterEvent event);
+
+  /** Whether the report went out (the worker tries again at its next tick if not). */
+  boolean publishLoad(WorkerLoadReport load);
+
+  /** Where the events go, for the worker's start-up line. */
+  String describe();
+
+  @Override
+  void close();
+}
