@@ -1,5 +1,6 @@
 package io.kvrouter.protocol.dynamo;
 
+import static io.kvrouter.protocol.dynamo.E3Golden.concat;
 import static io.kvrouter.protocol.dynamo.E3Golden.map;
 import static io.kvrouter.protocol.dynamo.E3Golden.pack;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -384,14 +385,6 @@ class DynamoMsgpackCodecTest {
     assertThatThrownBy(() -> DynamoMsgpackCodec.decodePayload(payload))
         .isInstanceOf(DynamoEventFormatException.class)
         .hasMessageContaining(message);
-  }
-
-  private static byte[] concat(byte[]... parts) {
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    for (byte[] part : parts) {
-      out.writeBytes(part);
-    }
-    return out.toByteArray();
   }
 
   // ------------------------------------------------------------------ load

@@ -1,10 +1,12 @@
 package io.kvrouter.protocol.dynamo;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,7 +42,7 @@ final class E3Golden {
 
   /** A frame's envelope bytes (after the 5-byte header). */
   static byte[] envelopeOf(byte[] frame) {
-    return java.util.Arrays.copyOfRange(frame, EventEnvelopeCodec.FRAME_HEADER_BYTES, frame.length);
+    return Arrays.copyOfRange(frame, EventEnvelopeCodec.FRAME_HEADER_BYTES, frame.length);
   }
 
   /** A map of the given keys and values, in that order. */
@@ -50,6 +52,14 @@ final class E3Golden {
       map.put(keysAndValues[i], keysAndValues[i + 1]);
     }
     return map;
+  }
+
+  static byte[] concat(byte[]... parts) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (byte[] part : parts) {
+      out.writeBytes(part);
+    }
+    return out.toByteArray();
   }
 
   /** A u64 given by its bits: packed as uint64 when the top bit is set. */
