@@ -1,6 +1,7 @@
 package io.kvrouter.app;
 
 import io.kvrouter.config.EventPlaneKind;
+import io.kvrouter.config.KvEventsFormat;
 import io.kvrouter.config.RouterConfig;
 import io.kvrouter.config.RouterMode;
 import io.kvrouter.config.WorkerSpec;
@@ -20,13 +21,14 @@ import java.util.Map;
  * The KV event plane of a router process, when it runs {@code --router-mode kv} with KV events:
  * each in-process simulated worker publishes its cache's events on loopback, and the router
  * subscribes to those and to every rank of every {@code --worker} with a {@code kv-events}
- * endpoint.
+ * endpoint: in vLLM's format through {@link KvEventSubscriptions}, in Dynamo's through {@link
+ * ZmqDynamoEvents}.
  */
 final class EventPlane implements AutoCloseable {
   private final List<ZmqEventPublisher> publishers;
-  private final AutoCloseable subscriptions;
+  private final StartedParts subscriptions;
 
-  private EventPlane(List<ZmqEventPublisher> publishers, AutoCloseable subscriptions) {
+  private EventPlane(List<ZmqEventPublisher> publishers, StartedParts subscriptions) {
     this.publishers = publishers;
     this.subscriptions = subscriptions;
   }
@@ -40,17 +42,26 @@ final class EventPlane implements AutoCloseable {
   static EventPlane start(
       RouterConfig config, List<SimulatedEngine> mockEngines, Router router, RequestPlane plane,
       MeterRegistry meters) {
+    StartedParts subscriptions = new StartedParts();
     if (config.routerMode() != RouterMode.KV || !config.kv().kvEvents()) {
-      return new EventPlane(List.of(), null);
+      return new EventPlane(List.of(), subscriptions);
     }
     if (config.eventPlane().kind() == EventPlaneKind.NATS) {
       // config validation keeps --mock-workers out of nats mode
-      return new EventPlane(
-          List.of(), NatsKvEvents.start(config.eventPlane(), config.workers(), router, plane, meters));
+      subscriptions.add(
+          "NATS KV events",
+          NatsKvEvents.start(config.eventPlane(), config.workers(), router, plane, meters));
+      return new EventPlane(List.of(), subscriptions);
     }
     Map<WorkerRank, KvEventSource> sources = rankSources(config.workers());
+    List<WorkerSpec> dynamoWorkers = ZmqDynamoEvents.publishers(config.workers());
     List<ZmqEventPublisher> publishers = new ArrayList<>();
     try {
+      if (!dynamoWorkers.isEmpty()) {
+        subscriptions.add(
+            "Dynamo ZMQ KV events",
+            ZmqDynamoEvents.start(dynamoWorkers, router, plane, meters));
+      }
       for (int i = 0; i < mockEngines.size(); i++) {
         ZmqEventPublisher publisher =
             SimulatedWorkerEvents.publish(
@@ -62,24 +73,30 @@ final class EventPlane implements AutoCloseable {
                 "tcp://127.0.0.1:" + publisher.port(),
                 "tcp://127.0.0.1:" + publisher.replayPort()));
       }
-      KvEventSubscriptions subscriptions =
-          KvEventSubscriptions.start(sources, router, config.model().kvCacheBlockSize(), meters);
+      if (!sources.isEmpty()) {
+        subscriptions.add(
+            "vLLM KV events",
+            KvEventSubscriptions.start(
+                sources, router, config.model().kvCacheBlockSize(), meters));
+      }
       return new EventPlane(publishers, subscriptions);
     } catch (RuntimeException e) {
       // nothing of a half-started event plane may outlive the failed start
+      subscriptions.closeParts();
       publishers.forEach(ZmqEventPublisher::close);
       throw e;
     }
   }
 
   /**
-   * The publisher of every rank of every worker with {@code kv-events}: rank {@code r} of a
-   * {@code dp-size=N} worker publishes on the base ports plus {@code r}, as vLLM does.
+   * The publisher of every rank of every worker with {@code kv-events} in vLLM's format: rank
+   * {@code r} of a {@code dp-size=N} worker publishes on the base ports plus {@code r}, as vLLM
+   * does.
    */
   static Map<WorkerRank, KvEventSource> rankSources(List<WorkerSpec> workers) {
     Map<WorkerRank, KvEventSource> sources = new LinkedHashMap<>();
     for (WorkerSpec worker : workers) {
-      worker.kvEvents().ifPresent(
+      worker.kvEvents().filter(source -> source.format() == KvEventsFormat.VLLM).ifPresent(
           source -> {
             for (int dp = 0; dp < worker.dpSize(); dp++) {
               sources.put(new WorkerRank(worker.id(), dp), source.forRank(dp));
@@ -93,11 +110,7 @@ final class EventPlane implements AutoCloseable {
   @Override
   public void close() {
     try {
-      if (subscriptions != null) {
-        subscriptions.close();
-      }
-    } catch (Exception e) {
-      throw new IllegalStateException("closing the KV event subscriptions failed", e);
+      subscriptions.closeParts();
     } finally {
       publishers.forEach(ZmqEventPublisher::close);
     }

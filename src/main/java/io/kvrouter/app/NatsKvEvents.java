@@ -5,21 +5,12 @@ import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.events.nats.NatsEventSubscriber;
 import io.kvrouter.events.nats.NatsSubjects;
-import io.kvrouter.metrics.MetricNames;
-import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.WorkerLoadCodec;
 import io.kvrouter.routing.Router;
 import io.kvrouter.transport.RequestPlane;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The router's side of Dynamo's NATS event plane ({@code --event-plane nats}): the component's
@@ -32,10 +23,6 @@ import org.slf4j.LoggerFactory;
  * published meanwhile is lost. A durable consumer gets it delivered instead.
  */
 final class NatsKvEvents implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(NatsKvEvents.class);
-  /** A worker quiet for this long is asked whether the router missed its last events. */
-  static final Duration PROBE_INTERVAL = Duration.ofSeconds(2);
-
   private final DynamoEventFollower follower;
   private final NatsEventSubscriber events;
   private final NatsEventSubscriber loads;
@@ -52,23 +39,11 @@ final class NatsKvEvents implements AutoCloseable {
       MeterRegistry meters) {
     String subject = NatsSubjects.kvEvents(config.namespace(), config.component());
     DynamoEventFollower follower =
-        new DynamoEventFollower(
-            router.kvEventSink().orElseThrow(),
-            new RequestPlaneRecovery(plane, generateEndpoints(workers)),
-            config.durable(),
-            PROBE_INTERVAL,
-            meters);
+        DynamoFollowing.follower(workers, router, plane, config.durable(), meters);
     StartedParts started = new StartedParts();
     started.add("KV event follower", follower);
     try {
-      List<WorkerRank> ranks = new ArrayList<>();
-      for (WorkerSpec worker : workers) {
-        for (int dp = 0; dp < worker.dpSize(); dp++) {
-          WorkerRank rank = new WorkerRank(worker.id(), dp);
-          ranks.add(rank);
-          router.reportKvEventFeed(rank, () -> follower.feed(rank));
-        }
-      }
+      List<WorkerRank> ranks = DynamoFollowing.ranks(workers);
       NatsEventSubscriber.Options options =
           config.durable()
               ? NatsEventSubscriber.Options.durable(
@@ -104,31 +79,10 @@ final class NatsKvEvents implements AutoCloseable {
 
   private static NatsEventSubscriber followLoads(
       EventPlaneConfig config, Router router, MeterRegistry meters) {
-    Counter malformedLoads =
-        Counter.builder(MetricNames.KV_EVENT_MALFORMED)
-            .tag(MetricNames.TAG_FORMAT, "dynamo-load")
-            .register(meters);
     return NatsEventSubscriber.start(
         NatsEventSubscriber.Options.core(
             config.natsServer(), WorkerLoadCodec.subject(config.namespace())),
-        payload -> {
-          try {
-            router.reportLoad(WorkerLoadCodec.decode(payload));
-          } catch (IllegalArgumentException e) {
-            malformedLoads.increment();
-            log.warn("dropped a malformed load report: {}", e.getMessage());
-          }
-        });
-  }
-
-
-  private static Map<String, WorkerEndpoint> generateEndpoints(List<WorkerSpec> workers) {
-    Map<String, WorkerEndpoint> endpoints = new HashMap<>();
-    for (WorkerSpec worker : workers) {
-      endpoints.put(
-          worker.id(), new WorkerEndpoint(worker.id(), worker.host(), worker.port(), worker.path()));
-    }
-    return endpoints;
+        DynamoFollowing.loadReports(router, meters, "dynamo-load", WorkerLoadCodec::decode)::accept);
   }
 
   @Override

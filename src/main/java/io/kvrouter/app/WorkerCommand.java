@@ -116,18 +116,29 @@ final class WorkerCommand {
           "Data-parallel ranks, each with its own KV cache of --num-gpu-blocks, behind the one"
               + " request-plane port: a request goes to the rank the router names in"
               + " routing.dp_rank, else to the least busy. Rank r publishes its KV events on"
-              + " --kv-events-port + r and --kv-replay-port + r (as vLLM), or on NATS with"
-              + " dp_rank r. From 1 to 256. Default: ${DEFAULT-VALUE}.")
+              + " --kv-events-port + r and --kv-replay-port + r (as vLLM), or, in Dynamo's format,"
+              + " with dp_rank r. From 1 to 256. Default: ${DEFAULT-VALUE}.")
   int dataParallelSize;
 
   @Option(
       names = "--kv-events-port",
       paramLabel = "PORT",
       description =
-          "Publish the cache's KV events as vLLM does (ZMQ PUB, topic \"\", frames topic | seq"
-              + " | msgpack batch) on this port (0 picks a free port). The router follows them with"
+          "Publish the cache's KV events on ZMQ on this port (0 picks a free port): as vLLM does"
+              + " (PUB, topic \"\", frames topic | seq | msgpack batch), or with"
+              + " --kv-events-format dynamo as Dynamo's ZMQ event plane (topic kv-events,"
+              + " enveloped msgpack RouterEvents of every rank). The router follows them with"
               + " --worker ...,kv-events=tcp://HOST:PORT. Off by default.")
   Integer kvEventsPort;
+
+  @Option(
+      names = "--kv-metrics-port",
+      paramLabel = "PORT",
+      description =
+          "With --kv-events-format dynamo on zmq: publish the load reports (topic kv_metrics,"
+              + " msgpack ActiveLoad) on this port; the router reads them with --worker"
+              + " ...,kv-metrics=tcp://HOST:PORT. Default: a free port, printed at start.")
+  Integer kvMetricsPort;
 
   @Option(
       names = "--kv-replay-port",
@@ -172,8 +183,9 @@ final class WorkerCommand {
       names = "--kv-events-format",
       paramLabel = "FORMAT",
       description =
-          "vllm (msgpack batches; zmq only) or dynamo (RouterEvent JSON; nats only). Default:"
-              + " vllm on zmq, dynamo on nats.")
+          "vllm (msgpack batches; zmq only) or dynamo (RouterEvents: JSON on nats, enveloped"
+              + " msgpack on zmq, recovery queries answered on the request plane). Default: vllm"
+              + " on zmq, dynamo on nats.")
   String kvEventsFormat;
 
   @Option(
@@ -264,8 +276,16 @@ final class WorkerCommand {
     List<AutoCloseable> publishers;
     Map<String, JsonEndpoint> queryEndpoints = Map.of();
     try {
-      if (eventPlane.equals("nats")) {
-        DynamoWorkerEvents events = publishOnNats(ranks);
+      if (kvEventsFormat.equals("dynamo")) {
+        DynamoWorkerEvents events =
+            publishDynamo(
+                ranks,
+                eventPlane.equals("nats")
+                    ? NatsDynamoSink.start(
+                        natsServer, namespace, component, durableKvEvents, workerId)
+                    : ZmqDynamoSink.start(
+                        zmqBindHost(), kvEventsPort,
+                        kvMetricsPort == null ? 0 : kvMetricsPort, host));
         publishers = List.of(events);
         queryEndpoints = events.queryEndpoints();
       } else {
@@ -314,7 +334,7 @@ final class WorkerCommand {
 
   /** One vLLM publisher per rank, rank r on the base ports + r (vLLM's data-parallel offsets). */
   private List<AutoCloseable> publishKvEvents(List<SimulatedEngine> ranks) {
-    String bindHost = host.equals("0.0.0.0") ? "*" : host;
+    String bindHost = zmqBindHost();
     List<AutoCloseable> publishers = new ArrayList<>();
     try {
       for (int dp = 0; dp < ranks.size(); dp++) {
@@ -349,17 +369,17 @@ final class WorkerCommand {
     return publishers;
   }
 
+  /** The address ZeroMQ binds for {@code --host}: {@code *} for every interface. */
+  private String zmqBindHost() {
+    return host.equals("0.0.0.0") ? "*" : host;
+  }
+
   private static void closeQuietly(AutoCloseable closeable) {
     try {
       closeable.close();
     } catch (Exception e) {
       // closing on the way out of a failed start: the first error is the one to report
     }
-  }
-
-  private DynamoWorkerEvents publishOnNats(List<SimulatedEngine> ranks) {
-    return publishDynamo(
-        ranks, NatsDynamoSink.start(natsServer, namespace, component, durableKvEvents, workerId));
   }
 
   private DynamoWorkerEvents publishDynamo(List<SimulatedEngine> ranks, DynamoEventSink sink) {
@@ -454,13 +474,14 @@ final class WorkerCommand {
       return "Invalid value '" + dataParallelSize + "' for --data-parallel-size: expected an"
           + " integer from 1 to 256";
     }
-    if (dataParallelSize > 1
+    boolean dynamoOnZmq = eventPlane.equals("zmq") && "dynamo".equals(kvEventsFormat);
+    if (dataParallelSize > 1 && !dynamoOnZmq
         && ((kvEventsPort != null && kvEventsPort == 0)
             || (kvReplayPort != null && kvReplayPort == 0))) {
       return "--data-parallel-size above 1 needs fixed --kv-events-port and --kv-replay-port"
           + " (rank r uses the port + r)";
     }
-    if (kvEventsPort != null && kvEventsPort + dataParallelSize - 1 > 65535) {
+    if (kvEventsPort != null && !dynamoOnZmq && kvEventsPort + dataParallelSize - 1 > 65535) {
       return "--kv-events-port + --data-parallel-size - 1 is above 65535";
     }
     if (kvReplayPort != null && kvReplayPort + dataParallelSize - 1 > 65535) {
@@ -484,8 +505,18 @@ final class WorkerCommand {
       return "Invalid value '" + kvEventsFormat + "' for --kv-events-format: expected vllm or"
           + " dynamo";
     }
-    if (eventPlane.equals("zmq") && kvEventsFormat.equals("dynamo")) {
-      return "--kv-events-format dynamo is published on NATS: add --event-plane nats";
+    if (dynamoOnZmq && kvEventsPort == null) {
+      return "--kv-events-format dynamo on --event-plane zmq needs --kv-events-port";
+    }
+    if (dynamoOnZmq && kvReplayPort != null) {
+      return "--kv-replay-port is vLLM's replay socket; with --kv-events-format dynamo the router"
+          + " asks the worker over the request plane instead";
+    }
+    if (kvMetricsPort != null && !dynamoOnZmq) {
+      return "--kv-metrics-port is for --kv-events-format dynamo on --event-plane zmq";
+    }
+    if (kvMetricsPort != null && (kvMetricsPort < 0 || kvMetricsPort > 65535)) {
+      return "Invalid value '" + kvMetricsPort + "' for --kv-metrics-port: expected 0 to 65535";
     }
     if (eventPlane.equals("nats") && kvEventsFormat.equals("vllm")) {
       return "--event-plane nats carries --kv-events-format dynamo, not vllm";

@@ -160,7 +160,8 @@ public final class Settings {
               + " events and kv-replay=tcp://HOST:PORT its replay socket (rank r: port + r);"
               + " events-format=dynamo says kv-events= is Dynamo's ZMQ event plane instead (one"
               + " socket for every rank, recovery asked over the request plane; the id must then"
-              + " be the worker's numeric Dynamo id). Repeat for each worker.",
+              + " be the worker's numeric Dynamo id), and kv-metrics=tcp://HOST:PORT where its"
+              + " load reports are published. Repeat for each worker.",
           null, WorkerSpec.EXPECTED, true, WorkerSpec::parse);
 
   public static final Setting<Integer> MOCK_WORKERS =

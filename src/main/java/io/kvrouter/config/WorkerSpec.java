@@ -1,6 +1,7 @@
 package io.kvrouter.config;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -8,7 +9,7 @@ import java.util.Set;
 
 /**
  * A statically configured worker, written {@code
- * id=w1,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo]]}.
+ * id=w1,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo][,kv-metrics=tcp://HOST:PORT]]}.
  * The path is the opaque routing path of Dynamo's TCP address; it defaults to {@code generate}.
  *
  * @param kvBlocks the KV capacity each data-parallel rank declares, 0 when not given
@@ -28,18 +29,24 @@ public record WorkerSpec(
 
   static final String EXPECTED =
       "id=ID,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT"
-          + "[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo]] (keys: id, address,"
-          + " kv-blocks, dp-size, kv-events, kv-replay, events-format)";
+          + "[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo][,kv-metrics=tcp://HOST:PORT]]"
+          + " (keys: id, address, kv-blocks, dp-size, kv-events, kv-replay, events-format,"
+          + " kv-metrics)";
   private static final Set<String> KEYS =
-      Set.of("id", "address", "kv-blocks", "dp-size", "kv-events", "kv-replay", "events-format");
+      Set.of(
+          "id", "address", "kv-blocks", "dp-size", "kv-events", "kv-replay", "events-format",
+          "kv-metrics");
   /** The most data-parallel ranks one worker may declare. */
   public static final int MAX_DP_SIZE = 256;
 
   /**
-   * A worker's ZMQ KV event publisher: its PUB endpoint, its replay (ROUTER) endpoint or {@code
-   * null} when it has none (always none in Dynamo's format), and what it speaks.
+   * A worker's ZMQ KV event publisher: its PUB endpoint, what it speaks, its replay (ROUTER)
+   * endpoint or {@code null} when it has none (vLLM's format only), and the endpoint of its load
+   * reports or {@code null} when not given (Dynamo's format only: a separate publisher of topic
+   * {@code kv_metrics}).
    */
-  public record KvEventSource(String endpoint, String replayEndpoint, KvEventsFormat format) {
+  public record KvEventSource(
+      String endpoint, String replayEndpoint, KvEventsFormat format, String loadEndpoint) {
     public KvEventSource {
       Objects.requireNonNull(endpoint, "endpoint");
       Objects.requireNonNull(format, "format");
@@ -48,11 +55,24 @@ public record WorkerSpec(
             "kv-replay is vLLM's replay socket; a worker with events-format=dynamo is asked over"
                 + " the request plane instead");
       }
+      if (format == KvEventsFormat.VLLM && loadEndpoint != null) {
+        throw new IllegalArgumentException(
+            "kv-metrics is Dynamo's load publisher: it needs events-format=dynamo");
+      }
     }
 
     /** A vLLM publisher. */
     public KvEventSource(String endpoint, String replayEndpoint) {
-      this(endpoint, replayEndpoint, KvEventsFormat.VLLM);
+      this(endpoint, replayEndpoint, KvEventsFormat.VLLM, null);
+    }
+
+    /** A Dynamo publisher, with its load publisher's endpoint or {@code null}. */
+    public static KvEventSource dynamo(String endpoint, String loadEndpoint) {
+      return new KvEventSource(endpoint, null, KvEventsFormat.DYNAMO, loadEndpoint);
+    }
+
+    public Optional<String> metricsEndpoint() {
+      return Optional.ofNullable(loadEndpoint);
     }
 
     /**
@@ -63,7 +83,8 @@ public record WorkerSpec(
       return new KvEventSource(
           offsetPort(endpoint, dpRank),
           replayEndpoint == null ? null : offsetPort(replayEndpoint, dpRank),
-          format);
+          format,
+          loadEndpoint);
     }
 
     private static String offsetPort(String endpoint, int offset) {
@@ -153,9 +174,11 @@ public record WorkerSpec(
     String events = fields.get("kv-events");
     String replay = fields.get("kv-replay");
     String format = fields.get("events-format");
-    if (events == null && (replay != null || format != null)) {
-      throw new IllegalArgumentException(
-          (replay != null ? "kv-replay" : "events-format") + " needs kv-events");
+    String metrics = fields.get("kv-metrics");
+    for (String dependent : List.of("kv-replay", "events-format", "kv-metrics")) {
+      if (events == null && fields.containsKey(dependent)) {
+        throw new IllegalArgumentException(dependent + " needs kv-events");
+      }
     }
     KvEventsFormat eventsFormat = KvEventsFormat.VLLM;
     if (format != null) {
@@ -173,7 +196,8 @@ public record WorkerSpec(
                 new KvEventSource(
                     zmqEndpoint("kv-events", events),
                     replay == null ? null : zmqEndpoint("kv-replay", replay),
-                    eventsFormat));
+                    eventsFormat,
+                    metrics == null ? null : zmqEndpoint("kv-metrics", metrics)));
     if (source.isPresent() && eventsFormat == KvEventsFormat.VLLM) {
       checkRankPorts("kv-events", source.get().endpoint(), dpSize);
       if (source.get().replayEndpoint() != null) {

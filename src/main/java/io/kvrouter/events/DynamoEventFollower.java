@@ -5,6 +5,7 @@ import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.KvEventFeed;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.DynamoEventCodec;
+import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
 import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
 import io.kvrouter.routing.index.KvEventSink;
@@ -21,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,8 +84,9 @@ import org.slf4j.LoggerFactory;
  * (after a reconnect, say) puts it right. Dynamo sidesteps this by giving a restarted
  * worker a new id (its lease); it needs {@code last + 1} events in a row lost, event 0 among them.
  *
- * <p>All state lives on one thread; {@link #onMessage} decodes on the caller's thread and hands
- * over. A payload that is not a {@code RouterEvent} is counted and dropped.
+ * <p>All state lives on one thread; {@link #onMessage} and {@link #onMsgpack} decode on the
+ * caller's thread and hand over. A payload that is not a {@code RouterEvent} (or, in msgpack, a
+ * list of them) is counted and dropped whole.
  */
 public final class DynamoEventFollower implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DynamoEventFollower.class);
@@ -158,17 +161,29 @@ public final class DynamoEventFollower implements AutoCloseable {
             .register(meters);
   }
 
-  /** One payload from the event plane: a JSON {@code RouterEvent}. */
+  /** One payload from the NATS event plane: a JSON {@code RouterEvent}. */
   public void onMessage(byte[] payload) {
-    DynamoRouterEvent event;
+    accept(payload, bytes -> List.of(DynamoEventCodec.decode(bytes)));
+  }
+
+  /**
+   * One payload from the ZMQ event plane: a msgpack {@code RouterEvent}, or a list of them in
+   * order.
+   */
+  public void onMsgpack(byte[] payload) {
+    accept(payload, DynamoMsgpackCodec::decodePayload);
+  }
+
+  private void accept(byte[] payload, Function<byte[], List<DynamoRouterEvent>> decoder) {
+    List<DynamoRouterEvent> events;
     try {
-      event = DynamoEventCodec.decode(payload);
+      events = decoder.apply(payload);
     } catch (IllegalArgumentException e) {
       malformed.increment();
-      log.warn("dropped a malformed KV event: {}", e.getMessage());
+      log.warn("dropped a malformed KV event payload: {}", e.getMessage());
       return;
     }
-    submit(() -> rank(event.event().worker()).onEvent(event));
+    submit(() -> events.forEach(event -> rank(event.event().worker()).onEvent(event)));
   }
 
   /** Starts following {@code rank} before its first event: asks for its tree dump now. */

@@ -123,4 +123,25 @@ class CliTest {
         .hasValue(2);
     assertThat(err.toString()).contains("--num-gpu-blocks").contains("1 to 1000000000");
   }
+
+  @Test
+  void workerDynamoFormatOnZmq_isValidated() {
+    String[] base = {"worker", "--model-name", "m", "--port", "0", "--kv-events-format", "dynamo"};
+    for (var bad : Map.of(
+            List.of(), "needs --kv-events-port",
+            List.of("--kv-events-port", "0", "--kv-replay-port", "0"),
+                "--kv-replay-port is vLLM's replay socket",
+            List.of("--kv-events-port", "0", "--kv-metrics-port", "70000"),
+                "for --kv-metrics-port: expected 0 to 65535")
+        .entrySet()) {
+      List<String> args = new java.util.ArrayList<>(List.of(base));
+      args.addAll(bad.getKey());
+      assertThat(run(Map.of(), args.toArray(String[]::new))).as(args.toString()).hasValue(2);
+      assertThat(err.toString()).contains(bad.getValue());
+    }
+    assertThat(run(Map.of(), "worker", "--model-name", "m", "--port", "0", "--kv-events-port",
+            "0", "--kv-metrics-port", "0"))
+        .hasValue(2);
+    assertThat(err.toString()).contains("--kv-metrics-port is for --kv-events-format dynamo");
+  }
 }

@@ -197,11 +197,12 @@ class ConfigLoaderTest {
     WorkerSpec worker =
         ConfigLoader.load(
                 Map.of("worker", List.of(
-                    "id=7,address=h:1,dp-size=3,kv-events=tcp://h:65535,events-format=dynamo")),
+                    "id=7,address=h:1,dp-size=3,kv-events=tcp://h:65535,events-format=dynamo,"
+                        + "kv-metrics=tcp://h:6000")),
                 Map.of(), null)
             .workers().get(0);
     assertThat(worker.kvEvents())
-        .contains(new WorkerSpec.KvEventSource("tcp://h:65535", null, KvEventsFormat.DYNAMO));
+        .contains(WorkerSpec.KvEventSource.dynamo("tcp://h:65535", "tcp://h:6000"));
     assertThat(ConfigLoader.load(
             Map.of("worker", List.of("id=7,address=h:1,kv-events=tcp://h:5,events-format=vllm")),
             Map.of(), null).workers().get(0).kvEvents().orElseThrow().format())
@@ -213,7 +214,10 @@ class ConfigLoaderTest {
             "id=7,address=h:1,kv-events=tcp://h:5,events-format=json",
             "events-format 'json' is not one of: vllm, dynamo",
             "id=w7,address=h:1,kv-events=tcp://h:5,events-format=dynamo",
-            "Worker id 'w7' cannot name a worker with events-format=dynamo")
+            "Worker id 'w7' cannot name a worker with events-format=dynamo",
+            "id=7,address=h:1,kv-events=tcp://h:5,kv-metrics=tcp://h:6",
+            "kv-metrics is Dynamo's load publisher: it needs events-format=dynamo",
+            "id=7,address=h:1,kv-metrics=tcp://h:6", "kv-metrics needs kv-events")
         .entrySet()) {
       assertThatThrownBy(
               () -> ConfigLoader.load(

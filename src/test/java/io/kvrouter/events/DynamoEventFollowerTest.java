@@ -6,6 +6,8 @@ import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.KvEventFeed;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.DynamoEventCodec;
+import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
+import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryCodec;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
 import io.kvrouter.routing.index.KvIndexer;
@@ -69,6 +71,9 @@ class DynamoEventFollowerTest {
     final DynamoWorkload workload;
     volatile Predicate<Long> lose = id -> false;
     volatile Predicate<Long> repeat = id -> false;
+    /** While positive, events go as msgpack batches of this many (Dynamo's ZMQ plane). */
+    volatile int msgpackBatch;
+    final List<DynamoRouterEvent> batch = new ArrayList<>();
     /** While true, live events wait in {@link #lagging} (a slow delivery queue). */
     volatile boolean lag;
     final List<byte[]> lagging = new ArrayList<>();
@@ -79,6 +84,14 @@ class DynamoEventFollowerTest {
       log.subscribe(
           event -> {
             if (lose.test(event.eventId())) {
+              return;
+            }
+            if (msgpackBatch > 0) {
+              batch.add(event);
+              if (batch.size() == msgpackBatch) {
+                follower.onMsgpack(DynamoMsgpackCodec.encodeBatch(batch));
+                batch.clear();
+              }
               return;
             }
             byte[] json = DynamoEventCodec.encode(event);
@@ -166,6 +179,24 @@ class DynamoEventFollowerTest {
 
   private KvEventFeed feed() {
     return follower.feed(RANK);
+  }
+
+  @Test
+  void msgpackBatches_areAppliedInOrder_gapsAcrossThemFetched_andAMalformedOneCounted() {
+    worker = new Worker(21, 1024);
+    worker.msgpackBatch = 4;
+    SplittableRandom random = new SplittableRandom(21);
+    worker.lose = id -> id > 0 && random.nextDouble() < 0.05;
+    worker.steps(300);
+    worker.lose = id -> false;
+    worker.events(8); // complete batches after the last lost event reveal it
+
+    follower.onMsgpack(new byte[] {(byte) 0x91, (byte) 0xc1}); // a list holding a reserved byte
+
+    awaitConverged();
+    assertThat(feed().gaps()).isPositive();
+    assertThat(meters.get(MetricNames.KV_EVENT_MALFORMED).tag("format", "dynamo").counter().count())
+        .isEqualTo(1);
   }
 
   @Test

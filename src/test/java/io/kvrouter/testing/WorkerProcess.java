@@ -25,13 +25,17 @@ public final class WorkerProcess implements AutoCloseable {
   private static final Pattern READY = Pattern.compile("ready: .* on tcp://[^:]+:(\\d+)/");
   private static final Pattern SYSTEM = Pattern.compile("system port: http://[^:]+:(\\d+)");
   private static final Pattern KV_EVENTS =
-      Pattern.compile("kv events: tcp://[^:]+:(\\d+)(?:, replay tcp://[^:]+:(\\d+))?");
+      Pattern.compile(
+          "kv events: tcp://[^:]+:(\\d+)(?:, replay tcp://[^:]+:(\\d+))?"
+              + "(?: \\(dynamo\\), load tcp://[^:]+:(\\d+))?");
 
   private final Process process;
   private final int port;
   private final int systemPort;
   private final int kvEventsPort;
   private final int kvReplayPort;
+  /** Its Dynamo load publisher's port; -1 unless it publishes Dynamo's format on ZMQ. */
+  private final int kvMetricsPort;
   private final List<String> output;
 
   private WorkerProcess(Process process, int[] ports, List<String> output) {
@@ -40,6 +44,7 @@ public final class WorkerProcess implements AutoCloseable {
     this.systemPort = ports[1];
     this.kvEventsPort = ports[2];
     this.kvReplayPort = ports[3];
+    this.kvMetricsPort = ports[4];
     this.output = output;
   }
 
@@ -80,6 +85,7 @@ public final class WorkerProcess implements AutoCloseable {
               int systemPort = -1;
               int eventsPort = -1;
               int replayPort = -1;
+              int metricsPort = -1;
               try (BufferedReader lines =
                   new BufferedReader(
                       new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
@@ -96,12 +102,14 @@ public final class WorkerProcess implements AutoCloseable {
                   if (events.find()) {
                     eventsPort = Integer.parseInt(events.group(1));
                     replayPort = events.group(2) == null ? -1 : Integer.parseInt(events.group(2));
+                    metricsPort = events.group(3) == null ? -1 : Integer.parseInt(events.group(3));
                   }
                   Matcher ready = READY.matcher(line);
                   if (ready.find()) {
                     ports.complete(
                         new int[] {
-                          Integer.parseInt(ready.group(1)), systemPort, eventsPort, replayPort
+                          Integer.parseInt(ready.group(1)), systemPort, eventsPort, replayPort,
+                          metricsPort
                         });
                   }
                 }
@@ -132,6 +140,11 @@ public final class WorkerProcess implements AutoCloseable {
     return kvEventsPort;
   }
 
+  /** The port of its Dynamo load publisher; -1 unless it publishes Dynamo's format on ZMQ. */
+  public int kvMetricsPort() {
+    return kvMetricsPort;
+  }
+
   /** The port of its KV event replay socket; -1 when it has none. */
   public int kvReplayPort() {
     return kvReplayPort;
@@ -139,7 +152,8 @@ public final class WorkerProcess implements AutoCloseable {
 
   /**
    * {@code id=ID,address=127.0.0.1:PORT}, the router's --worker form, with its KV event
-   * endpoints when it publishes.
+   * endpoints when it publishes on ZMQ (and {@code events-format=dynamo} with its load endpoint
+   * when it does so in Dynamo's format).
    */
   public String workerSpec(String id) {
     String spec = "id=" + id + ",address=127.0.0.1:" + port;
@@ -148,6 +162,9 @@ public final class WorkerProcess implements AutoCloseable {
     }
     if (kvReplayPort >= 0) {
       spec += ",kv-replay=tcp://127.0.0.1:" + kvReplayPort;
+    }
+    if (kvMetricsPort >= 0) {
+      spec += ",events-format=dynamo,kv-metrics=tcp://127.0.0.1:" + kvMetricsPort;
     }
     return spec;
   }

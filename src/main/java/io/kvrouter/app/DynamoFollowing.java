@@ -1,0 +1,99 @@
+package io.kvrouter.app;
+
+import io.kvrouter.config.WorkerSpec;
+import io.kvrouter.events.DynamoEventFollower;
+import io.kvrouter.metrics.MetricNames;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerLoadReport;
+import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.routing.Router;
+import io.kvrouter.transport.RequestPlane;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the router's two Dynamo event planes, NATS ({@link NatsKvEvents}) and ZMQ ({@link
+ * ZmqDynamoEvents}), share: a {@link DynamoEventFollower} whose recovery questions go over the
+ * request plane, the worker ranks it follows (each reported in {@code /router/workers}), and the
+ * workers' load reports handed to the router.
+ */
+final class DynamoFollowing {
+  private static final Logger log = LoggerFactory.getLogger(DynamoFollowing.class);
+
+  /** A worker quiet for this long is asked whether the router missed its last events. */
+  static final Duration PROBE_INTERVAL = Duration.ofSeconds(2);
+
+  private DynamoFollowing() {}
+
+  /**
+   * A follower of {@code workers}' ranks into the router's index, asking them over {@code plane};
+   * each rank's feed is reported to the router. The caller closes it.
+   *
+   * @param atLeastOnce whether the subscription may deliver an event twice
+   */
+  static DynamoEventFollower follower(
+      List<WorkerSpec> workers, Router router, RequestPlane plane, boolean atLeastOnce,
+      MeterRegistry meters) {
+    DynamoEventFollower follower =
+        new DynamoEventFollower(
+            router.kvEventSink().orElseThrow(),
+            new RequestPlaneRecovery(plane, generateEndpoints(workers)),
+            atLeastOnce,
+            PROBE_INTERVAL,
+            meters);
+    for (WorkerRank rank : ranks(workers)) {
+      router.reportKvEventFeed(rank, () -> follower.feed(rank));
+    }
+    return follower;
+  }
+
+  /** Every data-parallel rank of every worker. */
+  static List<WorkerRank> ranks(List<WorkerSpec> workers) {
+    List<WorkerRank> ranks = new ArrayList<>();
+    for (WorkerSpec worker : workers) {
+      for (int dp = 0; dp < worker.dpSize(); dp++) {
+        ranks.add(new WorkerRank(worker.id(), dp));
+      }
+    }
+    return ranks;
+  }
+
+  /**
+   * Hands each load report payload, decoded by {@code decoder}, to the router; a malformed one is
+   * counted under {@code format} and dropped.
+   */
+  static Consumer<byte[]> loadReports(
+      Router router, MeterRegistry meters, String format,
+      Function<byte[], WorkerLoadReport> decoder) {
+    Counter malformed =
+        Counter.builder(MetricNames.KV_EVENT_MALFORMED)
+            .tag(MetricNames.TAG_FORMAT, format)
+            .register(meters);
+    return payload -> {
+      try {
+        router.reportLoad(decoder.apply(payload));
+      } catch (IllegalArgumentException e) {
+        malformed.increment();
+        log.warn("dropped a malformed load report: {}", e.getMessage());
+      }
+    };
+  }
+
+  private static Map<String, WorkerEndpoint> generateEndpoints(List<WorkerSpec> workers) {
+    Map<String, WorkerEndpoint> endpoints = new HashMap<>();
+    for (WorkerSpec worker : workers) {
+      endpoints.put(
+          worker.id(), new WorkerEndpoint(worker.id(), worker.host(), worker.port(), worker.path()));
+    }
+    return endpoints;
+  }
+}

@@ -1,0 +1,104 @@
+package io.kvrouter.app;
+
+import io.kvrouter.config.KvEventsFormat;
+import io.kvrouter.config.WorkerSpec;
+import io.kvrouter.events.DynamoEventFollower;
+import io.kvrouter.events.zmq.DynamoZmqSubscriber;
+import io.kvrouter.metrics.MetricNames;
+import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
+import io.kvrouter.protocol.dynamo.EventEnvelope;
+import io.kvrouter.routing.Router;
+import io.kvrouter.transport.RequestPlane;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The router's side of Dynamo's ZMQ event plane, for the {@code --worker}s with {@code
+ * events-format=dynamo}: one SUB socket reads topic {@code kv-events} from every such worker's
+ * {@code kv-events=} endpoint and feeds a {@link DynamoEventFollower}, whose recovery questions go
+ * over the request plane; another reads topic {@code kv_metrics} from their {@code kv-metrics=}
+ * endpoints, when given, and hands the load reports to the router.
+ *
+ * <p>PUB/SUB says nothing about lost messages; the follower notices them from the events' own
+ * ids, and asks every rank for its state at start, since a new router has missed everything.
+ */
+final class ZmqDynamoEvents implements AutoCloseable {
+  private final StartedParts parts;
+
+  private ZmqDynamoEvents(StartedParts parts) {
+    this.parts = parts;
+  }
+
+  /** The workers among {@code workers} that publish Dynamo's format over ZMQ. */
+  static List<WorkerSpec> publishers(List<WorkerSpec> workers) {
+    return workers.stream()
+        .filter(w -> w.kvEvents().map(e -> e.format() == KvEventsFormat.DYNAMO).orElse(false))
+        .toList();
+  }
+
+  /** Follows {@code workers} (each with {@code events-format=dynamo}); at least one. */
+  static ZmqDynamoEvents start(
+      List<WorkerSpec> workers, Router router, RequestPlane plane, MeterRegistry meters) {
+    StartedParts parts = new StartedParts();
+    try {
+      DynamoEventFollower follower = DynamoFollowing.follower(workers, router, plane, false, meters);
+      parts.add("KV event follower", follower);
+      Counter malformed =
+          Counter.builder(MetricNames.KV_EVENT_MALFORMED)
+              .tag(MetricNames.TAG_FORMAT, "dynamo-zmq")
+              .register(meters);
+      List<String> events =
+          workers.stream().map(w -> w.kvEvents().orElseThrow().endpoint()).toList();
+      parts.add(
+          "KV event subscription",
+          subscribe(events, DynamoMsgpackCodec.KV_EVENTS_TOPIC, follower::onMsgpack, malformed));
+      List<String> loads =
+          workers.stream()
+              .map(w -> w.kvEvents().orElseThrow().metricsEndpoint())
+              .flatMap(Optional::stream)
+              .toList();
+      if (!loads.isEmpty()) {
+        parts.add(
+            "load report subscription",
+            subscribe(
+                loads, DynamoMsgpackCodec.KV_METRICS_TOPIC,
+                DynamoFollowing.loadReports(
+                    router, meters, "dynamo-load", DynamoMsgpackCodec::decodeLoad),
+                malformed));
+      }
+      DynamoFollowing.ranks(workers).forEach(follower::follow);
+      return new ZmqDynamoEvents(parts);
+    } catch (RuntimeException e) {
+      parts.closeParts();
+      throw e;
+    }
+  }
+
+  private static DynamoZmqSubscriber subscribe(
+      List<String> endpoints, String topic, Consumer<byte[]> payloads, Counter malformed) {
+    return new DynamoZmqSubscriber(
+            endpoints,
+            topic,
+            new DynamoZmqSubscriber.Listener() {
+              @Override
+              public void onEnvelope(EventEnvelope envelope) {
+                payloads.accept(envelope.payload());
+              }
+
+              @Override
+              public void onMalformed(String reason) {
+                malformed.increment();
+              }
+            })
+        .start();
+  }
+
+  /** Stops the subscriptions, then the follower. */
+  @Override
+  public void close() {
+    parts.closeParts();
+  }
+}
