@@ -127,7 +127,7 @@ class CliTest {
   @Test
   void workerDynamoFormatOnZmq_isValidated() {
     String[] base = {"worker", "--model-name", "m", "--port", "0", "--kv-events-format", "dynamo"};
-    for (var bad : Map.of(
+    for (var bad : Map.<List<String>, String>of(
             List.of(), "needs --kv-events-port",
             List.of("--kv-events-port", "0", "--kv-replay-port", "0"),
                 "--kv-replay-port is vLLM's replay socket",

@@ -4,6 +4,8 @@ import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.events.VllmEventTranslator;
 import io.kvrouter.events.nats.NatsEventPublisher;
 import io.kvrouter.events.nats.NatsEventSubscriber;
+import io.kvrouter.events.zmq.DynamoZmqPublisher;
+import io.kvrouter.events.zmq.DynamoZmqSubscriber;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.events.zmq.TranslatingListener;
 import io.kvrouter.events.zmq.ZmqEventSubscriber;
@@ -11,6 +13,7 @@ import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.DynamoEventCodec;
+import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
 import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
 import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.routing.index.KvEventSink;
@@ -31,8 +34,10 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * KV events from several publishers into one router's index, over ZMQ (vLLM's msgpack batches,
- * one SUB socket per publisher, the router hashing every block's tokens) and over NATS (Dynamo's
- * RouterEvent JSON on one subject, through {@link DynamoEventFollower}), side by side in one run:
+ * one SUB socket per publisher, the router hashing every block's tokens), over Dynamo's ZMQ event
+ * plane (enveloped msgpack RouterEvents, one SUB socket for every publisher) and over NATS
+ * (Dynamo's RouterEvent JSON on one subject), the Dynamo ones through {@link
+ * DynamoEventFollower}, side by side in one run:
  *
  * <ul>
  *   <li><b>throughput</b>: every publisher sends its batches as fast as it can; block events per
@@ -71,15 +76,19 @@ public final class EventPlaneBench {
     EventPlaneBench bench = new EventPlaneBench(publishers, batches, blocks);
     try (NatsServerProcess nats = NatsServerProcess.start()) {
       double[] zmq = new double[1];
+      double[] dynamoZmq = new double[1];
       double[] natsRate = new double[1];
       for (int round = 0; round < 2; round++) { // the second round is reported
         zmq[0] = bench.throughput(new ZmqPlane(bench));
+        dynamoZmq[0] = bench.throughput(new DynamoZmqPlane(bench));
         natsRate[0] = bench.throughput(new NatsPlane(bench, nats.url()));
       }
       long[] zmqLag = null;
+      long[] dynamoZmqLag = null;
       long[] natsLag = null;
       for (int round = 0; round < 2; round++) { // the second round is reported
         zmqLag = bench.lag(new ZmqPlane(bench), rate, lagSeconds);
+        dynamoZmqLag = bench.lag(new DynamoZmqPlane(bench), rate, lagSeconds);
         natsLag = bench.lag(new NatsPlane(bench, nats.url()), rate, lagSeconds);
       }
       System.out.printf(Locale.ROOT,
@@ -87,6 +96,7 @@ public final class EventPlaneBench {
               + " lag p99 at %,d/s | lag samples |%n", rate, rate);
       System.out.println("|---|---|---|---|---|---|---|");
       row("zmq (vLLM msgpack)", publishers, blocks, zmq[0], zmqLag);
+      row("zmq (Dynamo msgpack)", publishers, blocks, dynamoZmq[0], dynamoZmqLag);
       row("nats (Dynamo JSON)", publishers, blocks, natsRate[0], natsLag);
     }
   }
@@ -291,6 +301,91 @@ public final class EventPlaneBench {
     }
   }
 
+  /** A Dynamo follower whose events all arrive: nothing to recover, and never probed. */
+  private static DynamoEventFollower followerWithoutRecovery(KvEventSink sink) {
+    return new DynamoEventFollower(
+        sink,
+        (rank, start, end) ->
+            CompletableFuture.failedFuture(new IllegalStateException("no recovery here")),
+        false,
+        Duration.ofHours(1),
+        new SimpleMeterRegistry());
+  }
+
+  /** Batch {@code k} of publisher {@code p}: one sequence of fresh blocks from the root. */
+  private static DynamoRouterEvent dynamoBatch(int p, int k, int blocks, SplittableRandom random) {
+    List<KvCacheEvent.StoredBlock> stored = new ArrayList<>(blocks);
+    for (int i = 0; i < blocks; i++) {
+      stored.add(new KvCacheEvent.StoredBlock(random.nextLong(), random.nextLong()));
+    }
+    return new DynamoRouterEvent(new RouterEvent(rank(p), new KvCacheEvent.Stored(null, stored)), k);
+  }
+
+  /**
+   * Dynamo's ZMQ event plane: one PUB socket per publisher (topic kv-events, msgpack RouterEvent
+   * batches of one in the envelope), one SUB socket for all of them.
+   */
+  private static final class DynamoZmqPlane implements Plane {
+    private static final byte[] EMPTY_BATCH = {(byte) 0x90};
+    private final EventPlaneBench bench;
+    private final byte[][][] payloads;
+    private final List<DynamoZmqPublisher> publishers = new ArrayList<>();
+    private DynamoZmqSubscriber subscriber;
+    private DynamoEventFollower follower;
+
+    DynamoZmqPlane(EventPlaneBench bench) {
+      this.bench = bench;
+      SplittableRandom random = new SplittableRandom(44);
+      payloads = new byte[bench.publishers][bench.batches][];
+      for (int p = 0; p < bench.publishers; p++) {
+        for (int k = 0; k < bench.batches; k++) {
+          payloads[p][k] =
+              DynamoMsgpackCodec.encodeBatch(List.of(dynamoBatch(p, k, bench.blocks, random)));
+        }
+      }
+    }
+
+    @Override
+    public void start(KvEventSink sink) throws Exception {
+      follower = followerWithoutRecovery(sink);
+      List<String> endpoints = new ArrayList<>();
+      for (int p = 0; p < bench.publishers; p++) {
+        DynamoZmqPublisher publisher =
+            DynamoZmqPublisher.start(
+                DynamoZmqPublisher.Options.of(
+                    "127.0.0.1", DynamoMsgpackCodec.KV_EVENTS_TOPIC, p + 1));
+        publishers.add(publisher);
+        endpoints.add("tcp://127.0.0.1:" + publisher.port());
+      }
+      DynamoEventFollower events = follower;
+      subscriber =
+          new DynamoZmqSubscriber(
+                  endpoints, DynamoMsgpackCodec.KV_EVENTS_TOPIC,
+                  envelope -> events.onMsgpack(envelope.payload()))
+              .start();
+      // past ZeroMQ's slow joiner: each publisher's empty batches get through before the bench
+      for (DynamoZmqPublisher publisher : publishers) {
+        long seen = subscriber.delivered();
+        while (subscriber.delivered() == seen) {
+          publisher.publish(EMPTY_BATCH);
+          Thread.sleep(10);
+        }
+      }
+    }
+
+    @Override
+    public void publish(int p, int k) {
+      publishers.get(p).publish(payloads[p][k]);
+    }
+
+    @Override
+    public void close() {
+      subscriber.close();
+      publishers.forEach(DynamoZmqPublisher::close);
+      follower.close();
+    }
+  }
+
   /** Dynamo's RouterEvent JSON from one NATS connection per publisher to one subscriber. */
   private static final class NatsPlane implements Plane {
     private static final String SUBJECT = "namespace.bench.component.backend.kv_events";
@@ -308,28 +403,14 @@ public final class EventPlaneBench {
       payloads = new byte[bench.publishers][bench.batches][];
       for (int p = 0; p < bench.publishers; p++) {
         for (int k = 0; k < bench.batches; k++) {
-          List<KvCacheEvent.StoredBlock> stored = new ArrayList<>(bench.blocks);
-          for (int i = 0; i < bench.blocks; i++) {
-            stored.add(new KvCacheEvent.StoredBlock(random.nextLong(), random.nextLong()));
-          }
-          payloads[p][k] =
-              DynamoEventCodec.encode(
-                  new DynamoRouterEvent(
-                      new RouterEvent(rank(p), new KvCacheEvent.Stored(null, stored)), k));
+          payloads[p][k] = DynamoEventCodec.encode(dynamoBatch(p, k, bench.blocks, random));
         }
       }
     }
 
     @Override
     public void start(KvEventSink sink) throws Exception {
-      follower =
-          new DynamoEventFollower(
-              sink,
-              (rank, start, end) ->
-                  CompletableFuture.failedFuture(new IllegalStateException("no recovery here")),
-              false,
-              Duration.ofHours(1),
-              new SimpleMeterRegistry());
+      follower = followerWithoutRecovery(sink);
       subscriber =
           NatsEventSubscriber.start(
               NatsEventSubscriber.Options.core(url, SUBJECT), follower::onMessage);
