@@ -113,13 +113,14 @@ final class DynamoWorkerEvents implements AutoCloseable {
   }
 
   /**
-   * The answer to a recovery query at rank {@code rank}'s endpoint, from that rank's log; a
-   * malformed query, or one naming another worker or rank, is answered with an {@code Error}.
+   * The answer to a recovery query at rank {@code rank}'s endpoint, from that rank's log (a query
+   * without {@code dp_rank} is for the endpoint's rank); a malformed query, one naming another
+   * worker or rank, or a log that fails is answered with an {@code Error}, never left unanswered.
    */
   byte[] answer(int rank, byte[] request) {
     WorkerKvQueryResult result;
     try {
-      WorkerKvQueryCodec.Query query = WorkerKvQueryCodec.decodeQuery(request);
+      WorkerKvQueryCodec.Query query = WorkerKvQueryCodec.decodeQuery(request, rank);
       WorkerRank asked = logs.get(rank).rank();
       long workerId = DynamoEventCodec.workerIdToU64(asked.workerId());
       if (query.workerId() != workerId || query.dpRank() != rank) {
@@ -132,6 +133,8 @@ final class DynamoWorkerEvents implements AutoCloseable {
       }
     } catch (IllegalArgumentException e) {
       result = new WorkerKvQueryResult.Error("malformed query: " + e.getMessage());
+    } catch (RuntimeException e) {
+      result = new WorkerKvQueryResult.Error("cannot answer: " + e);
     }
     return WorkerKvQueryCodec.encodeResult(result);
   }

@@ -172,10 +172,10 @@ final class WorkerCommand {
       names = "--event-plane",
       paramLabel = "PLANE",
       description =
-          "Where KV events go: zmq (vLLM's PUB socket on --kv-events-port) or nats (Dynamo's"
-              + " RouterEvent JSON on namespace.NS.component.NAME.kv_events, recovery queries"
-              + " answered on the request plane at worker_kv_indexer_query_dpR, load on"
-              + " namespace.NS.kv_metrics)."
+          "Where KV events go: zmq (PUB sockets on --kv-events-port, in --kv-events-format) or"
+              + " nats (Dynamo's RouterEvent JSON on namespace.NS.component.NAME.kv_events, load"
+              + " on namespace.NS.kv_metrics). In Dynamo's format recovery queries are answered on"
+              + " the request plane at worker_kv_indexer_query_dpR."
               + " Env: DYN_EVENT_PLANE. Default: zmq.")
   String eventPlane;
 

@@ -58,11 +58,12 @@ public final class Settings {
 
   public static final Setting<EventPlaneKind> EVENT_PLANE =
       new Setting<>("event-plane", "DYN_EVENT_PLANE", "PLANE",
-          "kv mode: where KV events come from. zmq: each --worker's vLLM publisher (kv-events=,"
-              + " kv-replay=). nats: Dynamo RouterEvent JSON on"
-              + " namespace.NS.component.NAME.kv_events, recovered by asking the worker after a"
-              + " gap or restart; worker ids must be the workers' Dynamo ids; their load reports"
-              + " (namespace.NS.kv_metrics) feed the busy thresholds.",
+          "kv mode: where KV events come from. zmq: each --worker's publisher (kv-events=):"
+              + " vLLM's, with kv-replay=, or Dynamo's ZMQ event plane with events-format=dynamo."
+              + " nats: Dynamo RouterEvent JSON on namespace.NS.component.NAME.kv_events. Dynamo's"
+              + " events are recovered by asking the worker over the request plane after a gap or"
+              + " restart, and worker ids must be the workers' Dynamo ids; their load reports"
+              + " (namespace.NS.kv_metrics, or kv-metrics=) feed the busy thresholds.",
           "zmq", Parsers.oneOf(EventPlaneKind.class), false,
           Parsers.named(EventPlaneKind.class));
 

@@ -11,7 +11,9 @@ public interface JsonEndpoint {
 
   /**
    * The answer to {@code request} (JSON bytes), as JSON bytes; it may complete on any thread. An
-   * answer that fails, or this method throwing, reaches the asker as the error of the stream.
+   * endpoint reports a bad question in its own terms (a query's {@code {"Error": ...}}); an answer
+   * that fails anyway, or this method throwing, refuses the call with the failure's message (an
+   * error prologue). The answer must be ready within the asker's call-home timeout (10 s).
    */
   CompletionStage<byte[]> answer(byte[] request);
 }

@@ -74,10 +74,19 @@ public final class WorkerKvQueryCodec {
   }
 
   public static Query decodeQuery(byte[] json) {
+    return decodeQuery(json, 0);
+  }
+
+  /**
+   * The question in {@code json}; one without {@code dp_rank} (Dynamo releases whose rank is in
+   * the endpoint's name only) asks for {@code absentDpRank}.
+   */
+  public static Query decodeQuery(byte[] json, int absentDpRank) {
     JsonNode root = DynamoEventCodec.object(DynamoEventCodec.parse(json), "$");
+    JsonNode dpRank = root.get("dp_rank");
     return new Query(
         DynamoEventCodec.u64(DynamoEventCodec.required(root, "worker_id", ""), "worker_id"),
-        DynamoEventCodec.dpRank(root.get("dp_rank"), "dp_rank"),
+        dpRank == null ? absentDpRank : DynamoEventCodec.dpRank(dpRank, "dp_rank"),
         optionalU64(root, "start_event_id"),
         optionalU64(root, "end_event_id"));
   }

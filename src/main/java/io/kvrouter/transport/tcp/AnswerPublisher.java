@@ -1,22 +1,30 @@
 package io.kvrouter.transport.tcp;
 
-import com.fasterxml.jackson.databind.util.RawValue;
 import io.kvrouter.transport.JsonEndpoint;
-import java.nio.charset.StandardCharsets;
+import io.vertx.core.buffer.Buffer;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The worker's half of one call to a {@link JsonEndpoint}: the answer goes back as a stream of one
- * item, its JSON inlined as the item's data.
+ * The worker's half of one call to a {@link JsonEndpoint}. As a Dynamo engine that computes its
+ * answer in {@code generate()} and returns a stream of it, the prologue follows the answer: a good
+ * answer goes back as a stream of one item, its JSON as it is; an endpoint that fails (or an answer
+ * too large for a frame) sends an error prologue with the reason instead.
  *
  * <pre>
- * handshake, prologue, item {"data":{"data":ANSWER}}, complete_final, sentinel, [wait for FIN]
+ * handshake, [answer computed], prologue {"error":null}, {"data":ANSWER,"complete_final":false},
+ *     {"complete_final":true}, sentinel                        or
+ * handshake, [endpoint failed], prologue {"error":"reason"}
  * </pre>
  *
- * An endpoint that fails, or an answer too large for one frame, is an error item in its place.
+ * The answer's frame is built on the thread that completes it (a tree dump can be megabytes), and
+ * only written on the socket's event loop.
  */
 final class AnswerPublisher implements WorkerCallHome.Listener {
+  private static final Logger LOG = LoggerFactory.getLogger(AnswerPublisher.class);
+
   private final JsonEndpoint endpoint;
   private final byte[] question;
   private final CallHomeFrames frames;
@@ -36,40 +44,61 @@ final class AnswerPublisher implements WorkerCallHome.Listener {
 
   @Override
   public void connected() {
-    callHome.write(frames.prologue(StreamPrologue.OK));
     CompletionStage<byte[]> answer;
     try {
       answer = endpoint.answer(question);
     } catch (RuntimeException e) {
-      finish(null, e);
+      refuse(e);
       return;
     }
     answer.whenComplete(
-        (json, failure) -> callHome.context().runOnContext(v -> finish(json, failure)));
+        (json, failure) -> {
+          Buffer frame = null;
+          Throwable problem = failure;
+          if (problem == null) {
+            try {
+              if (json == null) {
+                throw new IllegalStateException("the endpoint answered nothing");
+              }
+              frame = frames.answer(json);
+            } catch (RuntimeException e) {
+              problem = e;
+            }
+          }
+          Buffer built = frame;
+          Throwable refused = problem;
+          callHome.context().runOnContext(v -> {
+            if (refused != null) {
+              refuse(refused);
+            } else {
+              send(built);
+            }
+          });
+        });
   }
 
-  private void finish(byte[] json, Throwable failure) {
+  private void send(Buffer answer) {
     if (callHome.finished()) {
       return;
     }
-    if (failure == null) {
-      try {
-        callHome.write(frames.item(StreamItem.of(
-            new RawValue(new String(json, StandardCharsets.UTF_8)))));
-      } catch (TcpCodecException e) {
-        failure = e;
-      }
-    }
-    if (failure instanceof CompletionException wrapped && wrapped.getCause() != null) {
-      failure = wrapped.getCause();
-    }
-    if (failure != null) {
-      String message =
-          failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
-      callHome.write(frames.item(StreamItem.failure(message)));
-    }
+    callHome.write(frames.prologue(StreamPrologue.OK));
+    callHome.write(answer);
     callHome.write(frames.completeFinal());
     callHome.write(frames.control(ControlMessage.SENTINEL));
+    callHome.finish();
+  }
+
+  private void refuse(Throwable failure) {
+    if (callHome.finished()) {
+      return;
+    }
+    Throwable cause =
+        failure instanceof CompletionException wrapped && wrapped.getCause() != null
+            ? wrapped.getCause()
+            : failure;
+    String message = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+    LOG.warn("an endpoint failed to answer: {}", message);
+    callHome.write(frames.prologue(new StreamPrologue(message)));
     callHome.finish();
   }
 

@@ -17,9 +17,10 @@ import java.util.List;
  * The frontend's view of an answer from an endpoint other than generate (a worker's KV indexer
  * query, say): the stream is read whole, then decoded off the event loop, since one answer can be
  * a tree dump of several megabytes. {@link #items()} gives the data of every item, in order, once
- * the worker has sent {@code complete_final}; it fails with {@link WorkerStreamException} if an
- * item is an error, if the stream ends without {@code complete_final}, or if the answer grows past
- * the largest message the plane takes.
+ * the worker has sent {@code complete_final}; it fails with {@link WorkerStreamException} if the
+ * stream ends without {@code complete_final}, or if the answer grows past the largest message the
+ * plane takes. The items are the endpoint's values as they are (not annotated as a generate
+ * stream's are): an endpoint says it failed in its own terms, such as a query's {@code Error}.
  *
  * <p>The stream's end is the worker's sentinel or the socket closing, whichever comes first; the
  * frontend closes the socket then, as for a generate stream.
@@ -132,13 +133,8 @@ final class CallHomeAnswer implements CallHomeReader {
         throw WorkerStreamException.disconnected(
             "worker " + worker.workerId() + " sent a malformed answer: " + e.getMessage(), e);
       }
-      StreamItem<JsonNode> item = envelope.data();
-      if (item != null && item.isError()) {
-        throw WorkerStreamException.reported(
-            "worker " + worker.workerId() + " failed: " + item.errorMessage());
-      }
-      if (item != null && item.data() != null) {
-        data.add(item.data());
+      if (envelope.data() != null) {
+        data.add(envelope.data());
       }
       if (envelope.completeFinal()) {
         return data;

@@ -1,6 +1,8 @@
 package io.kvrouter.transport.tcp;
 
+import com.fasterxml.jackson.databind.util.RawValue;
 import io.vertx.core.buffer.Buffer;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Builds the encoded frames of a call-home connection, each one TwoPart buffer: header-only for the
@@ -21,8 +23,14 @@ final class CallHomeFrames {
     return header(prologue);
   }
 
-  Buffer item(StreamItem<?> item) {
+  /** An item of a generate stream. */
+  Buffer item(StreamItem item) {
     return body(ResponseEnvelope.of(item));
+  }
+
+  /** The one item of another endpoint's answer: its JSON as it is. */
+  Buffer answer(byte[] json) {
+    return body(ResponseEnvelope.of(new RawValue(new String(json, StandardCharsets.UTF_8))));
   }
 
   Buffer completeFinal() {

@@ -148,7 +148,7 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
     drain();
   }
 
-  private void onEnvelope(ResponseEnvelope<EngineOutput> envelope) {
+  private void onEnvelope(ResponseEnvelope<StreamItem> envelope) {
     if (completeFinal) {
       LOG.warn(
           "worker {} sent an item after complete_final for request {}; ignored",
@@ -156,7 +156,7 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
           requestId);
       return;
     }
-    StreamItem<EngineOutput> item = envelope.data();
+    StreamItem item = envelope.data();
     if (item != null && item.isError()) {
       end(
           WorkerStreamException.reported(

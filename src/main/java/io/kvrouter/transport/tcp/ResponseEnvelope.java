@@ -5,33 +5,37 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.kvrouter.protocol.EngineOutput;
 
 /**
- * The body of a data frame on a call-home connection: Dynamo's {@code NetworkStreamWrapper}. The
- * item is a nested JSON value (not bytes), so an output is wrapped twice. The last data frame has
- * no item and {@code complete_final:true}; a stream that ends without it broke off.
+ * The body of a data frame on a call-home connection: Dynamo's {@code NetworkStreamWrapper<U>},
+ * where {@code U} is what the endpoint streams. A generate stream's {@code U} is {@code
+ * Annotated<LLMEngineOutput>} ({@link StreamItem}), so an output is wrapped twice; other endpoints
+ * stream their values as they are, such as a KV indexer query's answer. The item is a nested JSON
+ * value (not bytes). The last data frame has no item and {@code complete_final:true}; a stream that
+ * ends without it broke off.
  *
  * <pre>
- * {"data":{"data":{"token_ids":[11,12]}},"complete_final":false}
- * {"complete_final":true}
+ * generate:         {"data":{"data":{"token_ids":[11,12]}},"complete_final":false}
+ * other endpoints:  {"data":{"TooNew":{"newest_available":4}},"complete_final":false}
+ * last:             {"complete_final":true}
  * </pre>
+ *
+ * @param <D> the item: a {@link StreamItem} on generate streams, any JSON value elsewhere
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"data", "complete_final"})
-record ResponseEnvelope<T>(
-    @JsonProperty("data") StreamItem<T> data,
-    @JsonProperty("complete_final") boolean completeFinal) {
+record ResponseEnvelope<D>(
+    @JsonProperty("data") D data, @JsonProperty("complete_final") boolean completeFinal) {
 
-  /** The envelope of a generate stream, whose items carry engine outputs. */
-  static final JavaType OF_OUTPUT = type(EngineOutput.class);
+  /** The envelope of a generate stream, whose items are annotated engine outputs. */
+  static final JavaType OF_OUTPUT = type(StreamItem.class);
 
-  /** The envelope of any other endpoint's stream, whose items carry plain JSON. */
+  /** The envelope of any other endpoint's stream, whose items are plain JSON values. */
   static final JavaType OF_JSON = type(JsonNode.class);
 
   static final ResponseEnvelope<?> COMPLETE_FINAL = new ResponseEnvelope<>(null, true);
 
-  static <T> ResponseEnvelope<T> of(StreamItem<T> item) {
+  static <D> ResponseEnvelope<D> of(D item) {
     return new ResponseEnvelope<>(item, false);
   }
 

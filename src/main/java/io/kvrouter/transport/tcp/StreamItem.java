@@ -9,8 +9,7 @@ import io.kvrouter.protocol.EngineOutput;
 import java.util.List;
 
 /**
- * One item of a response stream: Dynamo's {@code Annotated<T>}, whose data is an {@link EngineOutput}
- * on a generate stream and any JSON value on other endpoints.
+ * One item of a response stream: Dynamo's {@code Annotated<LLMEngineOutput>}.
  *
  * <pre>
  * output:        {"data":{"token_ids":[11,12]}}
@@ -25,8 +24,8 @@ import java.util.List;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"data", "id", "event", "comment", "error"})
-record StreamItem<T>(
-    @JsonProperty("data") T data,
+record StreamItem(
+    @JsonProperty("data") EngineOutput data,
     @JsonProperty("id") String id,
     @JsonProperty("event") String event,
     @JsonProperty("comment") List<String> comment,
@@ -34,16 +33,16 @@ record StreamItem<T>(
 
   static final String ERROR_EVENT = "error";
 
-  static <T> StreamItem<T> of(T data) {
-    return new StreamItem<>(data, null, null, null, null);
+  static StreamItem of(EngineOutput output) {
+    return new StreamItem(output, null, null, null, null);
   }
 
   /** An error item in the v1 form, with Dynamo's catch-all error type. */
-  static <T> StreamItem<T> failure(String message) {
+  static StreamItem failure(String message) {
     ObjectNode error = WireJson.MAPPER.createObjectNode();
     error.put("error_type", "Unknown");
     error.put("message", message);
-    return new StreamItem<>(null, null, ERROR_EVENT, null, error);
+    return new StreamItem(null, null, ERROR_EVENT, null, error);
   }
 
   boolean isError() {

@@ -113,6 +113,17 @@ class WorkerKvQueryCodecTest {
   }
 
   @Test
+  void aQueryWithoutDpRank_isForTheRankItWasAskedAt() {
+    byte[] json = "{\"worker_id\":7,\"start_event_id\":3,\"end_event_id\":null}"
+        .getBytes(StandardCharsets.UTF_8);
+    assertThat(WorkerKvQueryCodec.decodeQuery(json, 2))
+        .isEqualTo(new WorkerKvQueryCodec.Query(7, 2, 3L, null));
+    assertThat(WorkerKvQueryCodec.decodeQuery(json)).isEqualTo(new WorkerKvQueryCodec.Query(7, 0, 3L, null));
+    byte[] explicit = "{\"worker_id\":7,\"dp_rank\":1}".getBytes(StandardCharsets.UTF_8);
+    assertThat(WorkerKvQueryCodec.decodeQuery(explicit, 2).dpRank()).isEqualTo(1);
+  }
+
+  @Test
   void endpoint_isPerRank() {
     assertThat(WorkerKvQueryCodec.endpoint(0)).isEqualTo("worker_kv_indexer_query_dp0");
     assertThat(WorkerKvQueryCodec.endpoint(3)).isEqualTo("worker_kv_indexer_query_dp3");

@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.WorkerEndpoint;
-import io.kvrouter.protocol.WorkerStreamException;
 import io.kvrouter.protocol.WorkerUnavailableException;
 import io.kvrouter.transport.JsonEndpoint;
 import io.kvrouter.transport.RequestPlane;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetServer;
 import io.vertx.junit5.VertxExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -75,19 +76,31 @@ class AskEndToEndTest {
   }
 
   @Test
-  void aFailingEndpointIsAReportedErrorWithItsMessage() throws Exception {
+  void aFailingEndpointRefusesTheCallWithItsReason() throws Exception {
     WorkerEndpoint endpoint =
         start(TcpEndToEndTest.config(2), "query_dp0",
             question -> CompletableFuture.failedFuture(new IllegalStateException("no such rank")));
 
     Throwable failure = Await.failure(plane.ask(endpoint, "q1", bytes("{}"), TIMEOUT));
 
-    assertThat(failure).isInstanceOf(WorkerStreamException.class).hasMessageContaining("no such rank");
-    assertThat(((WorkerStreamException) failure).disconnected()).isFalse();
+    assertThat(failure)
+        .isInstanceOf(WorkerUnavailableException.class)
+        .hasMessageContaining("no such rank");
   }
 
   @Test
-  void anAnswerLargerThanAFrameIsAnErrorNotSilence() throws Exception {
+  void anEndpointThatAnswersNothingRefusesTheCall() throws Exception {
+    WorkerEndpoint endpoint =
+        start(TcpEndToEndTest.config(2), "query_dp0",
+            question -> CompletableFuture.completedFuture(null));
+
+    assertThat(Await.failure(plane.ask(endpoint, "q1", bytes("{}"), TIMEOUT)))
+        .isInstanceOf(WorkerUnavailableException.class)
+        .hasMessageContaining("answered nothing");
+  }
+
+  @Test
+  void anAnswerLargerThanAFrameIsARefusalNotSilence() throws Exception {
     TcpConfig small =
         new TcpConfig(64 * 1024, Duration.ofSeconds(5), 2, Duration.ofSeconds(5), "127.0.0.1", 0,
             null);
@@ -98,7 +111,9 @@ class AskEndToEndTest {
 
     Throwable failure = Await.failure(plane.ask(endpoint, "q1", bytes("{}"), TIMEOUT));
 
-    assertThat(failure).isInstanceOf(WorkerStreamException.class).hasMessageContaining("65536");
+    assertThat(failure)
+        .isInstanceOf(WorkerUnavailableException.class)
+        .hasMessageContaining("65536");
   }
 
   @Test
@@ -125,6 +140,38 @@ class AskEndToEndTest {
         Await.failure(plane.ask(endpoint, "q1", bytes("{}"), Duration.ofMillis(300)));
 
     assertThat(failure).hasMessageContaining("no answer within 300 ms");
+  }
+
+  /** The answer of a Dynamo worker's KV query engine, written as it does: items not annotated. */
+  @Test
+  void readsAnAnswerAsADynamoWorkerStreamsIt() throws Exception {
+    NetServer worker =
+        Await.result(RawPeers.worker(vertx, (socket, request) -> {
+          RawPeers.ack(socket, Ack.ACCEPTED);
+          RawPeers.callHome(vertx, request).onSuccess(home -> {
+            home.write(RawPeers.FRAMES.prologue(StreamPrologue.OK));
+            home.write(body("{\"data\":{\"TooNew\":{\"requested_start\":3,"
+                + "\"requested_end\":null,\"newest_available\":2}},\"complete_final\":false}"));
+            home.write(body("{\"complete_final\":true}"));
+            home.write(RawPeers.FRAMES.control(ControlMessage.SENTINEL));
+          });
+        }));
+    plane = TcpTransport.client(vertx, TcpEndToEndTest.config(2));
+    WorkerEndpoint endpoint =
+        new WorkerEndpoint("7", "127.0.0.1", worker.actualPort(), "worker_kv_indexer_query_dp0");
+
+    List<JsonNode> answer =
+        Await.result(plane.ask(endpoint, "q1", bytes("{\"worker_id\":7}"), TIMEOUT));
+
+    assertThat(answer).hasSize(1);
+    assertThat(answer.get(0).toString())
+        .isEqualTo("{\"TooNew\":{\"requested_start\":3,\"requested_end\":null,"
+            + "\"newest_available\":2}}");
+    Await.result(worker.close());
+  }
+
+  private static Buffer body(String json) {
+    return TwoPartEncoder.encode(TwoPartMessage.bodyOnly(Buffer.buffer(json)), RawPeers.MAX);
   }
 
   private WorkerEndpoint start(TcpConfig config, String path, JsonEndpoint endpoint)

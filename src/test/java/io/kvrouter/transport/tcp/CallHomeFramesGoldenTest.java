@@ -88,7 +88,7 @@ class CallHomeFramesGoldenTest {
             + "\"finish_reason\":null,\"index\":null,\"extra_args\":null}},"
             + "\"complete_final\":false}";
 
-    ResponseEnvelope<EngineOutput> envelope = WireJson.read(Buffer.buffer(json), ResponseEnvelope.OF_OUTPUT, "item");
+    ResponseEnvelope<StreamItem> envelope = WireJson.read(Buffer.buffer(json), ResponseEnvelope.OF_OUTPUT, "item");
 
     assertThat(envelope.data().data()).isEqualTo(EngineOutput.tokens(5));
     assertThat(envelope.data().isError()).isFalse();
@@ -103,7 +103,7 @@ class CallHomeFramesGoldenTest {
                 + "\"engine exploded\"}},\"complete_final\":false}",
             frames.item(StreamItem.failure("engine exploded")));
 
-    ResponseEnvelope<EngineOutput> envelope = envelope(golden);
+    ResponseEnvelope<StreamItem> envelope = envelope(golden);
     assertThat(envelope).isEqualTo(ResponseEnvelope.of(StreamItem.failure("engine exploded")));
     assertThat(envelope.data().isError()).isTrue();
     assertThat(envelope.data().errorMessage()).isEqualTo("engine exploded");
@@ -117,7 +117,7 @@ class CallHomeFramesGoldenTest {
     Buffer golden = Golden.load("error_item_legacy.hex");
     assertThat(golden).isEqualTo(Golden.twoPart("", json));
 
-    StreamItem<EngineOutput> item = envelope(golden).data();
+    StreamItem item = envelope(golden).data();
     assertThat(item.isError()).isTrue();
     assertThat(item.data()).isNull();
     assertThat(item.errorMessage()).isEqualTo("engine exploded");
@@ -178,7 +178,7 @@ class CallHomeFramesGoldenTest {
     return TwoPartDecoder.decodeWhole(frame, MAX);
   }
 
-  private static ResponseEnvelope<EngineOutput> envelope(Buffer frame) {
+  private static ResponseEnvelope<StreamItem> envelope(Buffer frame) {
     return WireJson.read(decode(frame).body(), ResponseEnvelope.OF_OUTPUT, "envelope");
   }
 }

@@ -97,7 +97,7 @@ class WorkerServerWireTest {
         .isEqualTo(
             TwoPartMessage.bodyOnly(
                 Buffer.buffer(
-                    "{\"data\":{\"data\":{\"TooNew\":{\"newest_available\":5}}},"
+                    "{\"data\":{\"TooNew\":{\"newest_available\":5}},"
                         + "\"complete_final\":false}")));
     assertThat(frontend.next())
         .isEqualTo(TwoPartMessage.bodyOnly(Buffer.buffer("{\"complete_final\":true}")));
@@ -239,7 +239,7 @@ class WorkerServerWireTest {
         new RequestFrame(path, Map.of("request-id", requestId), payload), RawPeers.MAX);
   }
 
-  private static ResponseEnvelope<EngineOutput> item(TwoPartMessage frame) {
+  private static ResponseEnvelope<StreamItem> item(TwoPartMessage frame) {
     assertThat(frame.hasHeader()).isFalse();
     return WireJson.read(frame.body(), ResponseEnvelope.OF_OUTPUT, "item");
   }
