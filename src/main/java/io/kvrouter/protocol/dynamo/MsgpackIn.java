@@ -88,6 +88,10 @@ final class MsgpackIn {
     need(path, len, "a string of " + len + " bytes");
     int start = position();
     skipRaw(path, len);
+    if (isAscii(start, len)) {
+      // keys and enum names: no decoder needed, and ASCII is valid UTF-8
+      return new String(buffer, start, len, StandardCharsets.ISO_8859_1);
+    }
     try {
       return StandardCharsets.UTF_8
           .newDecoder()
@@ -96,6 +100,15 @@ final class MsgpackIn {
     } catch (CharacterCodingException e) {
       throw fail(path, "invalid UTF-8 in a string");
     }
+  }
+
+  private boolean isAscii(int start, int len) {
+    for (int i = start; i < start + len; i++) {
+      if (buffer[i] < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** A bin value's bytes (bin8, bin16 or bin32), copied. */
@@ -118,7 +131,15 @@ final class MsgpackIn {
       throw wrongType(path, "an unsigned 64-bit integer", f);
     }
     if (f == MessageFormat.UINT64) {
-      return call(path, () -> in.unpackBigInteger().longValue());
+      // 0xcf and 8 big-endian bytes, the bits kept as they are (half of all hashes are >= 2^63)
+      int at = position();
+      need(path, 9, "a uint64");
+      long bits = 0;
+      for (int i = 1; i <= 8; i++) {
+        bits = (bits << 8) | (buffer[at + i] & 0xFF);
+      }
+      skipRaw(path, 9);
+      return bits;
     }
     long value = call(path, in::unpackLong);
     if (value < 0) {

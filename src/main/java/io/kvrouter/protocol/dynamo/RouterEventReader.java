@@ -7,7 +7,6 @@ import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.WorkerRank;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.msgpack.value.ValueType;
@@ -311,20 +310,29 @@ final class RouterEventReader {
   private static final class Keys {
     private final MsgpackIn in;
     private final String path;
-    private final Set<String> known;
-    private final Set<String> seen = new HashSet<>();
+    /** A handful of field names: a linear search beats hashing, and allocates nothing. */
+    private final String[] known;
+    private long seen;
 
     Keys(MsgpackIn in, String path, String... known) {
       this.in = in;
       this.path = path;
-      this.known = Set.of(known);
+      this.known = known;
     }
 
     /** The next key, {@code null} for a key that is not a string (its value is then skipped). */
     String next() {
       String key = in.key(path);
-      if (key != null && known.contains(key) && !seen.add(key)) {
-        throw in.fail(at(path, key), "duplicate field");
+      if (key != null) {
+        for (int i = 0; i < known.length; i++) {
+          if (known[i].equals(key)) {
+            if ((seen & (1L << i)) != 0) {
+              throw in.fail(at(path, key), "duplicate field");
+            }
+            seen |= 1L << i;
+            break;
+          }
+        }
       }
       return key;
     }
