@@ -1,6 +1,7 @@
 package io.kvrouter.app;
 
 import io.kvrouter.config.Setting;
+import io.kvrouter.config.ModelLocation;
 import io.kvrouter.config.Settings;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.events.nats.NatsSubjects;
@@ -68,11 +69,12 @@ final class WorkerCommand {
 
   @Option(
       names = "--model-path",
-      paramLabel = "DIR",
+      paramLabel = "DIR|ORG/NAME",
       description =
-          "Hugging Face model folder; output is drawn from its tokenizer's vocabulary. Without"
-              + " it, output is demo-tokenizer text.")
-  Path modelPath;
+          "Hugging Face model folder, or the id of a model in the local Hugging Face cache"
+              + " (HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub); output is drawn"
+              + " from its tokenizer's vocabulary. Without it, output is demo-tokenizer text.")
+  String modelPath;
 
   @Option(
       names = "--ttft-ms",
@@ -251,7 +253,10 @@ final class WorkerCommand {
     }
     ModelAssets assets;
     try {
-      assets = modelPath == null ? ModelAssets.demo() : ModelAssets.load(modelPath);
+      assets =
+          modelPath == null
+              ? ModelAssets.demo()
+              : ModelAssets.load(ModelLocation.resolve(modelPath, env).folder());
     } catch (Exception e) {
       err.println("error: cannot load --model-path " + modelPath + ": " + e.getMessage());
       return OptionalInt.of(Cli.USAGE_ERROR);
@@ -536,9 +541,6 @@ final class WorkerCommand {
     if (!NatsSubjects.isToken(namespace) || !NatsSubjects.isToken(component)) {
       return "--namespace and --component must be non-empty NATS subject tokens (no '.', '*',"
           + " '>' or spaces)";
-    }
-    if (modelPath != null && !Files.isDirectory(modelPath)) {
-      return "Invalid value '" + modelPath + "' for --model-path: not a directory";
     }
     return null;
   }

@@ -84,11 +84,14 @@ public final class ConfigLoader {
         throw new ConfigException("Duplicate worker id '" + worker.id() + "' in --worker");
       }
     }
-    Path modelPath = value(MODEL_PATH);
+    ModelLocation location = modelLocation(value(MODEL_PATH));
+    Path modelPath = location == null ? null : location.folder();
     String servedName = value(SERVED_MODEL_NAME);
     if (servedName == null) {
-      Path folder = modelPath == null ? null : modelPath.toAbsolutePath().normalize().getFileName();
-      servedName = folder == null ? ModelConfig.DEMO_MODEL_NAME : folder.toString();
+      servedName =
+          location == null || location.defaultServedName() == null
+              ? ModelConfig.DEMO_MODEL_NAME
+              : location.defaultServedName();
     }
     ModelConfig model = new ModelConfig(modelPath, servedName, value(KV_CACHE_BLOCK_SIZE));
     RouterMode mode = value(ROUTER_MODE);
@@ -166,6 +169,18 @@ public final class ConfigLoader {
   }
 
   /** The single value of {@code setting}, or {@code null} when no source has it. */
+  private ModelLocation modelLocation(String raw) {
+    if (raw == null) {
+      return null;
+    }
+    try {
+      return ModelLocation.resolve(raw, env);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          "Invalid value '" + raw + "' for " + MODEL_PATH.flag() + ": " + e.getMessage());
+    }
+  }
+
   private <T> T value(Setting<T> setting) {
     List<T> all = values(setting);
     return all.isEmpty() ? null : all.get(all.size() - 1);

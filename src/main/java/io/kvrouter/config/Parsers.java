@@ -1,7 +1,5 @@
 package io.kvrouter.config;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.function.Function;
@@ -102,14 +100,6 @@ final class Parsers {
       throw new IllegalArgumentException("not a subject token");
     }
     return raw;
-  }
-
-  static Path directory(String raw) {
-    Path path = Path.of(nonEmpty(raw));
-    if (!Files.isDirectory(path)) {
-      throw new IllegalArgumentException("not a directory");
-    }
-    return path;
   }
 
   static <E extends Enum<E> & Named> Function<String, E> named(Class<E> type) {

@@ -190,12 +190,14 @@ public final class Settings {
               + " is a fraction of it).",
           "16384", "an integer from 1 to 1000000000", false, Parsers.longs(1, 1_000_000_000L));
 
-  public static final Setting<Path> MODEL_PATH =
-      new Setting<>("model-path", null, "DIR",
-          "Hugging Face model folder: its tokenizer.json and the chat_template of"
-              + " tokenizer_config.json are used. Without it the demo tokenizer (UTF-8 bytes"
-              + " as token ids) and a plain ChatML template are used.",
-          null, "an existing directory", false, Parsers::directory);
+  public static final Setting<String> MODEL_PATH =
+      new Setting<>("model-path", null, "DIR|ORG/NAME",
+          "Hugging Face model folder, or the id of a model in the local Hugging Face cache"
+              + " (HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub; nothing is"
+              + " downloaded): its tokenizer.json and the chat_template of tokenizer_config.json"
+              + " are used. Without it the demo tokenizer (UTF-8 bytes as token ids) and a plain"
+              + " ChatML template are used.",
+          null, "a model folder or a Hugging Face model id", false, Parsers::nonEmpty);
 
   public static final Setting<String> SERVED_MODEL_NAME =
       new Setting<>("served-model-name", null, "NAME",

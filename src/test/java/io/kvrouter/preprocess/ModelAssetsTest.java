@@ -3,6 +3,7 @@ package io.kvrouter.preprocess;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvrouter.config.ModelLocation;
 import io.kvrouter.preprocess.ChatMessage;
 import io.kvrouter.preprocess.template.ChatTemplateException;
 import io.kvrouter.preprocess.tokenizer.Tokenizer;
@@ -11,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +20,28 @@ class ModelAssetsTest {
 
   private static final List<ChatMessage> CHAT =
       List.of(ChatMessage.system("Be brief."), ChatMessage.user("Hi"));
+
+  /** Qwen3's real files, laid out in a hub cache as huggingface_hub downloads them. */
+  @Test
+  void loadsQwen3FromAHuggingFaceHubCache(@TempDir Path cache) throws IOException {
+    Path repo = cache.resolve("models--Qwen--Qwen3-0.6B");
+    Path snapshot = Files.createDirectories(repo.resolve("snapshots/c0ffee"));
+    for (String file : List.of(ModelAssets.TOKENIZER_FILE, ModelAssets.TOKENIZER_CONFIG_FILE)) {
+      Files.copy(TestModels.dir("qwen3").resolve(file), snapshot.resolve(file));
+    }
+    Files.createDirectories(repo.resolve("refs"));
+    Files.writeString(repo.resolve("refs/main"), "c0ffee");
+
+    Path folder =
+        ModelLocation.resolve("Qwen/Qwen3-0.6B", Map.of("HF_HUB_CACHE", cache.toString()))
+            .folder();
+    try (ModelAssets assets = ModelAssets.load(folder)) {
+      assertThat(assets.eosTokenIds()).containsExactly(151645);
+      assertThat(assets.tokenizer().encode(assets.chatTemplate().render(CHAT, true)))
+          .startsWith(151644)
+          .endsWith(198);
+    }
+  }
 
   @Test
   void loadsQwen3() throws IOException {
