@@ -69,10 +69,11 @@ public record ModelAssets(
    *
    * <ul>
    *   <li>{@code tokenizer.json}: required.
+   *   <li>{@code chat_template.jinja}: optional; when present it is the chat template, whatever
+   *       the tokenizer config says (transformers gives the separate file priority).
    *   <li>{@code tokenizer_config.json}: optional. Its {@code chat_template} is a string or a list
    *       of {@code {name, template}} (the one named "default" is used); {@code bos_token} and
-   *       {@code eos_token} are strings or objects with a {@code content} field. Without a template
-   *       there, {@code chat_template.jinja} beside it is used if present.
+   *       {@code eos_token} are strings or objects with a {@code content} field.
    *   <li>{@code generation_config.json}: optional; its {@code eos_token_id} is an int or a list.
    * </ul>
    *
@@ -159,6 +160,11 @@ public record ModelAssets(
 
   private static ChatTemplate chatTemplate(
       Path modelDir, Path configFile, JsonNode config, String bos, String eos) throws IOException {
+    // as in transformers, a separate template file wins over the tokenizer config's entry
+    Path jinja = modelDir.resolve(CHAT_TEMPLATE_FILE);
+    if (Files.isRegularFile(jinja)) {
+      return ChatTemplate.jinja(Files.readString(jinja, StandardCharsets.UTF_8), bos, eos);
+    }
     JsonNode t = config == null ? null : config.get("chat_template");
     if (t != null && !t.isNull()) {
       if (t.isTextual()) {
@@ -188,10 +194,6 @@ public record ModelAssets(
                 + ")");
       }
       throw new IOException(configFile + ": chat_template must be a string or a list, not " + t);
-    }
-    Path jinja = modelDir.resolve(CHAT_TEMPLATE_FILE);
-    if (Files.isRegularFile(jinja)) {
-      return ChatTemplate.jinja(Files.readString(jinja, StandardCharsets.UTF_8), bos, eos);
     }
     return ChatTemplate.missing(
         "the model in "

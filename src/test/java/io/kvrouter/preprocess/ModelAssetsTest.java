@@ -112,6 +112,16 @@ class ModelAssetsTest {
     }
   }
 
+  /** transformers gives a separate chat_template.jinja priority over tokenizer_config.json's. */
+  @Test
+  void aChatTemplateFileWinsOverTheConfigsTemplate(@TempDir Path tmp) throws IOException {
+    Path dir = copyOf("qwen3", tmp.resolve("qwen3"));
+    Files.writeString(dir.resolve("chat_template.jinja"), "{{ messages[-1].content }}?");
+    try (ModelAssets assets = ModelAssets.load(dir)) {
+      assertThat(assets.chatTemplate().render(CHAT, true)).isEqualTo("Hi?");
+    }
+  }
+
   @Test
   void aModelWithoutTemplateLoadsButRefusesChat(@TempDir Path tmp) throws IOException {
     Path dir = copyOf("qwen3", tmp.resolve("base-model"));
@@ -125,7 +135,7 @@ class ModelAssetsTest {
           .hasMessageContaining("no chat template")
           .hasMessageContaining(dir.toString());
     }
-    // chat_template.jinja beside it is used when the config has none
+    // chat_template.jinja beside it is used
     Files.writeString(dir.resolve("chat_template.jinja"), "{{ messages[0].content }}!");
     try (ModelAssets assets = ModelAssets.load(dir)) {
       assertThat(assets.chatTemplate().render(CHAT, true)).isEqualTo("Be brief.!");
