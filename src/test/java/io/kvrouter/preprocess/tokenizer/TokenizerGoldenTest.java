@@ -142,7 +142,9 @@ class TokenizerGoldenTest {
     int[] ids = tok.encode(text);
     if (expected.has("count")) {
       // the long case: no truncation, and both ends as the reference has them
-      assertThat(ids.length).as("token count").isEqualTo(expected.get("count").intValue());
+      assertThat(ids.length)
+          .as(model + " " + name + " token count")
+          .isEqualTo(expected.get("count").intValue());
       assertThat(Arrays.copyOfRange(ids, 0, 16)).isEqualTo(ints(expected.get("first16")));
       assertThat(Arrays.copyOfRange(ids, ids.length - 16, ids.length))
           .isEqualTo(ints(expected.get("last16")));
@@ -151,8 +153,10 @@ class TokenizerGoldenTest {
       return;
     }
     int[] golden = ints(expected.get("ids"));
-    assertThat(ids).as("ids").isEqualTo(golden);
-    assertThat(tok.decode(golden)).as("decode").isEqualTo(expected.get("decode").asText());
+    assertThat(ids).as(model + " " + name + " ids").isEqualTo(golden);
+    assertThat(tok.decode(golden))
+        .as(model + " " + name + " decode")
+        .isEqualTo(expected.get("decode").asText());
   }
 
   @ParameterizedTest(name = "{0} {1}")
@@ -162,12 +166,14 @@ class TokenizerGoldenTest {
     long[] raw = withSpecial(model).encode(text).getIds();
     int[] ids = Arrays.stream(raw).mapToInt(Math::toIntExact).toArray();
     if (expected.has("count")) {
-      assertThat(ids.length).isEqualTo(expected.get("count_with_special").intValue());
+      assertThat(ids.length)
+          .as(model + " " + name + " count")
+          .isEqualTo(expected.get("count_with_special").intValue());
       assertThat(Arrays.copyOfRange(ids, 0, 16))
           .isEqualTo(ints(expected.get("first16_with_special")));
       return;
     }
-    assertThat(ids).isEqualTo(ints(expected.get("ids_with_special")));
+    assertThat(ids).as(model + " " + name).isEqualTo(ints(expected.get("ids_with_special")));
   }
 
   @Test
