@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * README beside the fixtures), for every model folder {@code scripts/fetch-test-models} caches and
  * every case in {@code cases.json}: ASCII, code, whitespace runs, CRLF, numbers, CJK, emoji (ZWJ,
  * flags, skin tones), combining marks, RTL scripts, Thai, special-token text inside content, the
- * empty string and a 20,000-word prompt.
+ * empty string and a 140,000-token prompt (no truncation).
  *
  * <p>Our {@link Tokenizer#encode} adds no special tokens (the chat template writes them), so it is
  * compared with the fixture's {@code ids} ({@code add_special_tokens: false}); {@code
