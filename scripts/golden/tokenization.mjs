@@ -106,7 +106,10 @@ for (const model of MODELS) {
     }
     out.cases[c.name] = entry;
   }
-  fs.writeFileSync(path.join(goldenDir, `${model}.json`), JSON.stringify(out, null, 1) + '\n');
+  // One id list per line. A JSON string cannot hold a raw newline, so this only touches arrays.
+  const json = JSON.stringify(out, null, 1)
+    .replace(/\[\n\s*(-?\d+(?:,\n\s*-?\d+)*)\n\s*\]/g, (_, xs) => `[${xs.replace(/\s+/g, '')}]`);
+  fs.writeFileSync(path.join(goldenDir, `${model}.json`), json + '\n');
   console.log(`${model}: ${cases.length} cases`);
 }
 
