@@ -293,8 +293,8 @@ final class Builtins {
       double r;
       switch (method) {
         case "common":
-          r = new java.math.BigDecimal(Double.toString(x))
-              .setScale((int) precision, java.math.RoundingMode.HALF_UP).doubleValue();
+          r = new java.math.BigDecimal(x)
+              .setScale((int) precision, java.math.RoundingMode.HALF_EVEN).doubleValue();
           break;
         case "ceil":
           r = Math.ceil(x * scale) / scale;

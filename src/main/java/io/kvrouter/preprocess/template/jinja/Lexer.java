@@ -97,6 +97,9 @@ final class Lexer {
 
   private void emitText(String text) {
     if (!text.isEmpty()) {
+      if (text.indexOf('\r') >= 0) {
+        text = text.replace("\r\n", "\n").replace('\r', '\n');
+      }
       out.add(new Token(Type.TEXT, text, null, line));
     }
   }

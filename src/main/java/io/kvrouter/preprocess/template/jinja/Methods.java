@@ -65,11 +65,6 @@ final class Methods {
     if (obj instanceof Loop loop) {
       return loop.attribute(name);
     }
-    if (name.startsWith("_")) {
-      throw TemplateError.of(
-          "SecurityError",
-          "access to attribute '" + name + "' of '" + Py.typeName(obj) + "' object is unsafe.");
-    }
     return Undefined.attr(obj, name);
   }
 
@@ -138,10 +133,7 @@ final class Methods {
   }
 
   static List<Object> pair(Object k, Object v) {
-    List<Object> p = new ArrayList<>(2);
-    p.add(k);
-    p.add(v);
-    return p;
+    return new PyTuple(k, v);
   }
 
   static TemplateError unsafe(String name, String type) {

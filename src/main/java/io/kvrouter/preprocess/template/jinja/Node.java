@@ -262,6 +262,17 @@ final class Node {
     }
   }
 
+  record TupleLit(List<Expr> items) implements Expr {
+    @Override
+    public Object eval(Frame f) {
+      Object[] r = new Object[items.size()];
+      for (int i = 0; i < r.length; i++) {
+        r[i] = items.get(i).eval(f);
+      }
+      return new PyTuple(r);
+    }
+  }
+
   record DictLit(List<Expr> keys, List<Expr> values) implements Expr {
     @Override
     public Object eval(Frame f) {
@@ -396,7 +407,8 @@ final class Node {
         if (attr != null) {
           Object ns = f.lookup(targets.get(0));
           if (!(ns instanceof Namespace n)) {
-            throw TemplateError.typeError("cannot assign attribute on non-namespace object");
+            throw TemplateError.of(
+                "TemplateRuntimeError", "cannot assign attribute on non-namespace object");
           }
           n.attrs.put(attr, v);
         } else {

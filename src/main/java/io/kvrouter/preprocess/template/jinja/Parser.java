@@ -341,7 +341,8 @@ final class Parser {
     }
     Node.FilterFn fn = builtins.filter(name);
     if (fn == null) {
-      throw TemplateError.syntax("No filter named '" + name + "'.", line);
+      throw new TemplateError(
+          "TemplateAssertionError", "No filter named '" + name + "'.", line, false);
     }
     Args args = peek().isOp("(") ? parseCallArgs() : Args.NONE;
     return new Node.Filter(arg, name, fn, args);
@@ -362,7 +363,7 @@ final class Parser {
       }
       items.add(parseExpression(true));
     }
-    return new Node.ListLit(items);
+    return new Node.TupleLit(items);
   }
 
   Expr parseExpression(boolean withCondExpr) {
@@ -509,7 +510,7 @@ final class Parser {
         switch (t.text()) {
           case "(": {
             if (acceptOp(")")) {
-              return new Node.ListLit(List.of());
+              return new Node.TupleLit(List.of());
             }
             Expr e = parseExpression(true);
             if (peek().isOp(",")) {
@@ -521,7 +522,7 @@ final class Parser {
                 }
                 items.add(parseExpression(true));
               }
-              e = new Node.ListLit(items);
+              e = new Node.TupleLit(items);
             }
             expectOp(")");
             return e;
@@ -667,7 +668,8 @@ final class Parser {
     }
     Node.TestFn fn = builtins.test(name);
     if (fn == null) {
-      throw TemplateError.syntax("No test named '" + name + "'.", t.line());
+      throw new TemplateError(
+          "TemplateAssertionError", "No test named '" + name + "'.", t.line(), false);
     }
     Args args = Args.NONE;
     Token n = peek();

@@ -70,6 +70,9 @@ final class Py {
     if (v instanceof String) {
       return "str";
     }
+    if (v instanceof PyTuple) {
+      return "tuple";
+    }
     if (v instanceof List) {
       return "list";
     }
@@ -165,6 +168,15 @@ final class Py {
   private static void repr(StringBuilder sb, Object v) {
     if (v instanceof String s) {
       stringRepr(sb, s);
+    } else if (v instanceof PyTuple t) {
+      sb.append('(');
+      for (int i = 0; i < t.size(); i++) {
+        if (i > 0) {
+          sb.append(", ");
+        }
+        repr(sb, t.get(i));
+      }
+      sb.append(t.size() == 1 ? ",)" : ")");
     } else if (v instanceof List<?> l) {
       sb.append('[');
       for (int i = 0; i < l.size(); i++) {
@@ -273,7 +285,7 @@ final class Py {
       return a.equals(b);
     }
     if (a instanceof List<?> la && b instanceof List<?> lb) {
-      if (la.size() != lb.size()) {
+      if (la.size() != lb.size() || (a instanceof PyTuple) != (b instanceof PyTuple)) {
         return false;
       }
       for (int i = 0; i < la.size(); i++) {
@@ -417,7 +429,12 @@ final class Py {
           "can only concatenate str (not \"" + typeName(b) + "\") to str");
     }
     if (a instanceof List<?> la) {
-      if (b instanceof List<?> lb) {
+      if (b instanceof List<?> lb && (a instanceof PyTuple) == (b instanceof PyTuple)) {
+        if (a instanceof PyTuple) {
+          List<Object> r = new java.util.ArrayList<>(la);
+          r.addAll(lb);
+          return new PyTuple(r.toArray());
+        }
         List<Object> r = new ArrayList<>(la.size() + lb.size());
         r.addAll(la);
         r.addAll(lb);
@@ -427,7 +444,8 @@ final class Py {
         throw u.error();
       }
       throw TemplateError.typeError(
-          "can only concatenate list (not \"" + typeName(b) + "\") to list");
+          "can only concatenate " + typeName(a) + " (not \"" + typeName(b) + "\") to "
+              + typeName(a));
     }
     if (isNumber(a) && isNumber(b)) {
       if (a instanceof Double || b instanceof Double) {
@@ -440,6 +458,9 @@ final class Py {
 
   static Object arith(String op, Object a, Object b) {
     if (op.equals("*")) {
+      if (isInt(a) && (b instanceof String || b instanceof List)) {
+        return arith(op, b, a);
+      }
       if (a instanceof String s && isInt(b)) {
         return s.repeat((int) Math.max(0, toLong(b)));
       }

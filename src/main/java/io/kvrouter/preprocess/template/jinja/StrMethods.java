@@ -291,9 +291,9 @@ final class StrMethods {
         String sep = strArg(a, 0, name);
         int i = name.equals("partition") ? s.indexOf(sep) : s.lastIndexOf(sep);
         if (i < 0) {
-          return name.equals("partition") ? List.of(s, "", "") : List.of("", "", s);
+          return name.equals("partition") ? new PyTuple(s, "", "") : new PyTuple("", "", s);
         }
-        return List.of(s.substring(0, i), sep, s.substring(i + sep.length()));
+        return new PyTuple(s.substring(0, i), sep, s.substring(i + sep.length()));
       }
       default:
         throw TemplateError.unsupported("str method " + name);
