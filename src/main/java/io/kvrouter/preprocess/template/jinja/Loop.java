@@ -7,6 +7,7 @@ import java.util.Map;
 final class Loop {
   private final List<?> items;
   int index0;
+  private Object lastChanged = this;
 
   Loop(List<?> items) {
     this.items = items;
@@ -43,6 +44,15 @@ final class Loop {
             throw TemplateError.typeError("no items for cycling given");
           }
           return args.get(index0 % args.size());
+        };
+      case "changed":
+        return (PyCallable) (List<Object> args, Map<String, Object> kw) -> {
+          Object value = new PyTuple(args.toArray());
+          if (lastChanged == this || !Py.eq(lastChanged, value)) {
+            lastChanged = value;
+            return true;
+          }
+          return false;
         };
       default:
         return Undefined.attr(this, name);

@@ -82,6 +82,9 @@ final class Py {
     if (v instanceof Undefined) {
       return "Undefined";
     }
+    if (v instanceof Loop) {
+      return "LoopContext";
+    }
     if (v instanceof Namespace) {
       return "Namespace";
     }
@@ -146,6 +149,10 @@ final class Py {
     }
     if (v instanceof List || v instanceof Map) {
       return repr(v);
+    }
+    if (v instanceof PyCallable && !(v instanceof Macro)) {
+      throw TemplateError.unsupported(
+          "printing " + v + " (Python prints a function's memory address)");
     }
     return v.toString();
   }
