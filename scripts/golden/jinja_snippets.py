@@ -116,6 +116,8 @@ SNIPPETS = [
     ("str methods", "{{ 'banana'.count('a') }}|{{ 'banana'.find('n') }}|{{ 'banana'.find('z') }}|{{ 'banana'.rfind('a') }}|{{ 'banana'.index('b') }}", {}),
     ("str methods", "{{ 'a\\nb\\r\\nc'.splitlines() }}|{{ '123'.isdigit() }}|{{ 'ab'.isalpha() }}|{{ ' '.isspace() }}", {}),
     ("str methods", "{{ s.split('</think>')[0].rstrip('\\n').split('<think>')[-1].lstrip('\\n') }}", {"s": "<think>\nreason\n</think>\n\nanswer"}),
+    ("str methods", "{{ '你a b'.title() }}|{{ '1st ßx'.title() }}|{{ 'ß'.upper() }}|{{ 'ǆa'.title() }}|{{ 'İ'.lower()|length }}", {}),
+    ("operators", "{{ 2 ** 62 }}|{{ (-1) ** 5 }}|{{ 0 ** 0 }}|{{ 1 ** 100000 }}", {}),
     ("str methods", "{{ 'x'.nosuch }}|{{ 'x'.nosuch is defined }}", {}),
     ("str methods", "{{ s.__class__ }}", {"s": "x"}),
     # --- dict and list methods ---

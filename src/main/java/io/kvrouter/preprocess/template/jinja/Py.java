@@ -49,9 +49,15 @@ final class Py {
       return copy;
     }
     if (v instanceof Object[] a) {
-      return normalize(List.of(a));
+      return normalize(java.util.Arrays.asList(a));
     }
-    return v;
+    if (v == null || v instanceof String || v instanceof Boolean || v instanceof Long
+        || v instanceof Double || v instanceof PyCallable || v instanceof Namespace) {
+      return v;
+    }
+    throw new IllegalArgumentException(
+        "unsupported template value of type " + v.getClass().getName()
+            + ": use null, Boolean, a number, String, List or Map");
   }
 
   static String typeName(Object v) {
@@ -458,7 +464,7 @@ final class Py {
       if (a instanceof Double || b instanceof Double) {
         return toDouble(a) + toDouble(b);
       }
-      return toLong(a) + toLong(b);
+      return exact(() -> Math.addExact(toLong(a), toLong(b)));
     }
     throw operandError("+", a, b);
   }
@@ -488,9 +494,13 @@ final class Py {
     boolean f = a instanceof Double || b instanceof Double;
     switch (op) {
       case "-":
-        return f ? (Object) (toDouble(a) - toDouble(b)) : (Object) (toLong(a) - toLong(b));
+        return f
+            ? (Object) (toDouble(a) - toDouble(b))
+            : exact(() -> Math.subtractExact(toLong(a), toLong(b)));
       case "*":
-        return f ? (Object) (toDouble(a) * toDouble(b)) : (Object) (toLong(a) * toLong(b));
+        return f
+            ? (Object) (toDouble(a) * toDouble(b))
+            : exact(() -> Math.multiplyExact(toLong(a), toLong(b)));
       case "/":
         if (toDouble(b) == 0) {
           throw TemplateError.of("ZeroDivisionError", "division by zero");
@@ -516,15 +526,33 @@ final class Py {
         return Math.floorMod(toLong(a), toLong(b));
       case "**":
         if (!f && toLong(b) >= 0) {
-          long r = 1;
-          for (long i = 0; i < toLong(b); i++) {
-            r *= toLong(a);
+          long base = toLong(a);
+          long exp = toLong(b);
+          if (base == 0 || base == 1) {
+            return exp == 0 ? 1L : base;
           }
-          return r;
+          if (base == -1) {
+            return exp % 2 == 0 ? 1L : -1L;
+          }
+          return exact(() -> {
+            long r = 1;
+            for (long i = 0; i < exp; i++) {
+              r = Math.multiplyExact(r, base);
+            }
+            return r;
+          });
         }
         return Math.pow(toDouble(a), toDouble(b));
       default:
         throw TemplateError.unsupported("operator " + op);
+    }
+  }
+
+  private static Long exact(java.util.function.LongSupplier op) {
+    try {
+      return op.getAsLong();
+    } catch (ArithmeticException e) {
+      throw TemplateError.unsupported("integers beyond 64 bits (Python's are unbounded)");
     }
   }
 

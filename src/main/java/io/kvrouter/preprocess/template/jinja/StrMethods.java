@@ -119,15 +119,28 @@ final class StrMethods {
     for (int i = 0; i < s.length(); ) {
       int cp = s.codePointAt(i);
       i += Character.charCount(cp);
-      if (Character.isLetter(cp)) {
-        sb.appendCodePoint(prevCased ? Character.toLowerCase(cp) : Character.toTitleCase(cp));
-        prevCased = true;
+      if (prevCased) {
+        sb.append(new String(Character.toChars(cp)).toLowerCase(java.util.Locale.ROOT));
       } else {
-        sb.appendCodePoint(cp);
-        prevCased = false;
+        titleCase(sb, cp);
       }
+      prevCased = Character.isUpperCase(cp) || Character.isLowerCase(cp)
+          || Character.isTitleCase(cp);
     }
     return sb.toString();
+  }
+
+  /** Python's full title-case mapping of one code point ('ß' becomes "Ss"). */
+  private static void titleCase(StringBuilder sb, int cp) {
+    int t = Character.toTitleCase(cp);
+    String upper = new String(Character.toChars(cp)).toUpperCase(java.util.Locale.ROOT);
+    if (t != cp || upper.codePointCount(0, upper.length()) == 1) {
+      sb.appendCodePoint(t);
+      return;
+    }
+    int first = upper.codePointAt(0);
+    sb.appendCodePoint(first)
+        .append(upper.substring(Character.charCount(first)).toLowerCase(java.util.Locale.ROOT));
   }
 
   static String capitalize(String s) {
@@ -135,8 +148,9 @@ final class StrMethods {
       return s;
     }
     int cp = s.codePointAt(0);
-    return new StringBuilder().appendCodePoint(Character.toTitleCase(cp))
-        .append(s.substring(Character.charCount(cp)).toLowerCase(java.util.Locale.ROOT))
+    StringBuilder sb = new StringBuilder();
+    titleCase(sb, cp);
+    return sb.append(s.substring(Character.charCount(cp)).toLowerCase(java.util.Locale.ROOT))
         .toString();
   }
 
