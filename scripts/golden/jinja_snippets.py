@@ -234,6 +234,8 @@ SNIPPETS = [
     ("templates", "{{ x.content is defined }}", {"x": None}),
     ("templates", "{{ x[0] }}", {"x": {}}),
     ("templates", "{{ x[0] }}", {"x": None}),
+    ("templates", "{{ x[3] }}", {"x": [1]}),
+    ("templates", "{{ x[3].y }}", {"x": [1]}),
     ("templates", "{{ content + 'a' }}", {"content": None}),
     ("templates", "{{ 'a' + content }}", {"content": None}),
     ("templates", "{{ 'a' + content }}", {"content": ["x"]}),

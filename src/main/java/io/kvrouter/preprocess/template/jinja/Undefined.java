@@ -18,7 +18,7 @@ record Undefined(String hint) {
     if (key instanceof String s) {
       return attr(owner, s);
     }
-    return new Undefined("'" + Py.objectName(owner) + "' has no element " + Py.repr(key));
+    return new Undefined(Py.objectName(owner) + " has no element " + Py.repr(key));
   }
 
   TemplateError error() {
