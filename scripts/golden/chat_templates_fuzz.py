@@ -9,7 +9,7 @@ in exactly the environment of chat_templates.py. Writes a JSON list of
 Compare with the Java renderer:
 
     python3 scripts/golden/chat_templates_fuzz.py [SEED] [COUNT] [OUT]
-    mvn -o -q test-compile exec:java -Dexec.classpathScope=test \
+    mvn -o -q -DskipTests test-compile exec:java -Dexec.classpathScope=test \
         -Dexec.mainClass=io.kvrouter.preprocess.template.jinja.JinjaFuzzCompare \
         -Dexec.args=target/chat-template-fuzz.json
 
