@@ -177,6 +177,7 @@ SNIPPETS = [
     ("tojson", "{{ d|tojson }}", {"d": {"s": "caf\u00e9 \u4f60 \"q\" \\ \n\t\u0001 <&>'", "n": None, "b": True, "i": 1, "f": 1.5, "l": [1, [2, {}], []]}}),
     ("tojson", "{{ d|tojson(indent=2) }}", {"d": {"a": [1, {"b": None}], "c": {}, "e": []}}),
     ("tojson", "{{ d|tojson(indent=4) }}|{{ [1, 2]|tojson(separators=(',', ':')) }}|{{ d|tojson(sort_keys=true) }}|{{ '\u00e9'|tojson(ensure_ascii=true) }}", {"d": {"z": 1, "a": 2}}),
+    ("tojson", "{{ {'a': '\u00e9'}|tojson(2) }}|{{ {'a': [1]}|tojson(false, 2) }}|{{ {'k': [1]}|tojson(indent='\t') }}|{{ {'a': 1, 'b': 2}|tojson(none, none, (';', '=')) }}", {}),
     ("tojson", "{{ '\U0001F44B'|tojson(ensure_ascii=true) }}|{{ 1.0|tojson }}|{{ 1e20|tojson }}", {}),
     # --- tests ---
     ("tests", "{{ 'a' is string }}|{{ 1 is string }}|{{ 1 is number }}|{{ 1.5 is number }}|{{ true is number }}|{{ 1 is integer }}|{{ true is integer }}|{{ 1.0 is float }}|{{ true is boolean }}|{{ 1 is boolean }}", {}),

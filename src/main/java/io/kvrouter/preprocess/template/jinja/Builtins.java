@@ -86,22 +86,22 @@ final class Builtins {
     filters.put("float", (v, a, kw) -> toFloat(v, arg(a, kw, 0, "default", 0.0)));
     filters.put("list", (v, a, kw) -> new ArrayList<>(Py.iterable(v)));
     filters.put("tojson", (v, a, kw) -> {
-      Object indent = arg(a, kw, 0, "indent", null);
+      Object indent = arg(a, kw, 1, "indent", null);
       String ind = null;
       if (indent instanceof String s) {
         ind = s;
       } else if (indent != null && Py.isInt(indent)) {
         ind = " ".repeat((int) Math.max(0, Py.toLong(indent)));
       }
-      Object seps = kw.get("separators");
+      Object seps = arg(a, kw, 2, "separators", null);
       String itemSep = null;
       String keySep = null;
       if (seps instanceof List<?> l && l.size() == 2) {
         itemSep = (String) l.get(0);
         keySep = (String) l.get(1);
       }
-      boolean ascii = Py.truthy(kw.getOrDefault("ensure_ascii", false));
-      boolean sort = Py.truthy(kw.getOrDefault("sort_keys", false));
+      boolean ascii = Py.truthy(arg(a, kw, 0, "ensure_ascii", false));
+      boolean sort = Py.truthy(arg(a, kw, 3, "sort_keys", false));
       return new Json(ascii, ind, itemSep, keySep, sort).dumps(v);
     });
     // ---- sequences ----
@@ -360,6 +360,46 @@ final class Builtins {
     tests.put("in", (v, a) -> Py.contains(Methods.arg(a, 0, "seq"), v));
     tests.put("filter", (v, a) -> filters.containsKey(Py.str(v)));
     tests.put("test", (v, a) -> tests.containsKey(Py.str(v)));
+
+    // Parameters of each filter (after the value): more positional arguments, or a keyword not
+    // in the list, is a TypeError as in Python, never silently ignored. Filters taking *args
+    // (map, select, reject, selectattr, rejectattr) are not listed.
+    String[][] signatures = {
+      {"trim", "chars"}, {"string"}, {"upper"}, {"lower"}, {"title"}, {"capitalize"}, {"safe"},
+      {"e"}, {"escape"}, {"forceescape"}, {"wordcount"}, {"list"}, {"length"}, {"count"},
+      {"first"}, {"last"}, {"reverse"}, {"abs"}, {"items"}, {"replace", "old", "new", "count"},
+      {"indent", "width", "first", "blank"}, {"center", "width"}, {"int", "default"},
+      {"float", "default"}, {"tojson", "ensure_ascii", "indent", "separators", "sort_keys"},
+      {"join", "d", "attribute"}, {"sort", "reverse", "case_sensitive", "attribute"},
+      {"unique", "case_sensitive", "attribute"}, {"dictsort", "case_sensitive", "by", "reverse"},
+      {"batch", "linecount", "fill_with"}, {"sum", "attribute", "start"},
+      {"min", "case_sensitive", "attribute"}, {"max", "case_sensitive", "attribute"},
+      {"default", "default_value", "boolean"}, {"d", "default_value", "boolean"},
+      {"round", "precision", "method"}, {"attr", "name"}, {"format"}
+    };
+    for (String[] sig : signatures) {
+      String name = sig[0];
+      List<String> params = List.of(sig).subList(1, sig.length);
+      FilterFn fn = filters.get(name);
+      filters.put(name, (v, a, kw) -> {
+        if (a.size() > params.size()) {
+          throw TemplateError.typeError("filter " + name + " takes at most " + params.size()
+              + " argument(s) but " + a.size() + " were given");
+        }
+        for (String k : kw.keySet()) {
+          int at = params.indexOf(k);
+          if (at < 0) {
+            throw TemplateError.typeError(
+                "filter " + name + " got an unexpected keyword argument '" + k + "'");
+          }
+          if (at < a.size()) {
+            throw TemplateError.typeError(
+                "filter " + name + " got multiple values for argument '" + k + "'");
+          }
+        }
+        return fn.apply(v, a, kw);
+      });
+    }
   }
 
   private static Object number(Object v) {

@@ -119,6 +119,17 @@ class JinjaTemplateTest {
   }
 
   @Test
+  void filterArgumentsPythonWouldRejectAreRejected() {
+    for (String src : List.of("{{ 1|tojson(foo=1) }}", "{{ 'a'|trim('a', 2) }}",
+        "{{ 'a'|upper(1) }}", "{{ 'a'|replace('a', 'b', count=1, old='x') }}")) {
+      assertThatThrownBy(() -> render(src, Map.of()))
+          .as(src)
+          .isInstanceOfSatisfying(TemplateError.class,
+              e -> assertThat(e.kind()).isEqualTo("TypeError"));
+    }
+  }
+
+  @Test
   void syntaxErrorsNameTheLine() {
     assertThatThrownBy(() -> JinjaTemplate.parse("a\n{% if x %}\nb"))
         .isInstanceOfSatisfying(TemplateError.class, e -> {
