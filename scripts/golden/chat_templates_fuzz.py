@@ -13,7 +13,9 @@ Compare with the Java renderer:
         -Dexec.mainClass=io.kvrouter.preprocess.template.jinja.JinjaFuzzCompare \
         -Dexec.args=target/chat-template-fuzz.json
 
-Not a test fixture (megabytes, and random): a tool for finding divergences.
+Not a test fixture (megabytes, and random): a tool for finding divergences. Other templates: put
+them in model folders (chat_template.jinja + tokenizer_config.json) under $KVROUTER_TEST_MODELS and
+name the folders in FUZZ_MODELS=a,b (comma-separated), for both commands.
 """
 import datetime
 import json
@@ -70,12 +72,13 @@ for n in range(COUNT):
     if kw: case["chat_template_kwargs"] = kw
     cases.append(case)
 out = []
-for model in spec["models"]:
+MODELS = os.environ.get("FUZZ_MODELS", ",".join(spec["models"])).split(",")
+for model in MODELS:
     models_dir = os.environ.get("KVROUTER_TEST_MODELS") or os.path.expanduser("~/.cache/kvrouter/models")
     template, origin, special = ct.load_model(models_dir, model)
     for idx, case in enumerate(cases):
         source, _ = ct.pick_template(template, case.get("tools"))
-        e = {"model": model, "idx": idx, "case": case}
+        e = {"model": model, "idx": idx, "case": case, "variables": special}
         try:
             e["output"] = ct.render(env, env.from_string(source), case, special)
         except ct.TemplateRaised as ex:

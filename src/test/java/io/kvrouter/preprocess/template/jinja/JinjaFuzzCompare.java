@@ -53,7 +53,9 @@ public final class JinjaFuzzCompare {
       vars.put("tools", c.has("tools") ? json.convertValue(c.get("tools"), Object.class) : null);
       vars.put("documents", null);
       vars.put("add_generation_prompt", c.get("add_generation_prompt").asBoolean());
-      vars.putAll(json.convertValue(sources.get(model).get("variables"), Map.class));
+      JsonNode special =
+          e.has("variables") ? e.get("variables") : sources.get(model).get("variables");
+      vars.putAll(json.convertValue(special, Map.class));
       if (c.has("chat_template_kwargs")) {
         vars.putAll(json.convertValue(c.get("chat_template_kwargs"), Map.class));
       }
