@@ -182,7 +182,32 @@ final class StrMethods {
     return charIndex < 0 ? -1 : s.codePointCount(0, charIndex);
   }
 
+  /** Most positional arguments each method takes here (Python's optional start/end are not). */
+  private static final Map<String, Integer> ARITY = Map.ofEntries(
+      Map.entry("strip", 1), Map.entry("lstrip", 1), Map.entry("rstrip", 1),
+      Map.entry("split", 2), Map.entry("startswith", 1), Map.entry("endswith", 1),
+      Map.entry("upper", 0), Map.entry("lower", 0), Map.entry("title", 0),
+      Map.entry("capitalize", 0), Map.entry("swapcase", 0), Map.entry("replace", 3),
+      Map.entry("join", 1), Map.entry("count", 1), Map.entry("find", 1), Map.entry("rfind", 1),
+      Map.entry("index", 1), Map.entry("rindex", 1), Map.entry("isdigit", 0),
+      Map.entry("isalpha", 0), Map.entry("isalnum", 0), Map.entry("isspace", 0),
+      Map.entry("isupper", 0), Map.entry("islower", 0), Map.entry("removeprefix", 1),
+      Map.entry("removesuffix", 1), Map.entry("splitlines", 0), Map.entry("partition", 1),
+      Map.entry("rpartition", 1));
+
   static Object call(String s, String name, List<Object> a, Map<String, Object> kw) {
+    Integer arity = ARITY.get(name);
+    if (arity != null) {
+      if (a.size() > arity) {
+        throw TemplateError.unsupported(
+            "str." + name + " with " + a.size() + " arguments (at most " + arity + " here)");
+      }
+      for (String k : kw.keySet()) {
+        if (!name.equals("split") || !(k.equals("sep") || k.equals("maxsplit"))) {
+          throw TemplateError.unsupported("str." + name + " with keyword argument " + k);
+        }
+      }
+    }
     switch (name) {
       case "strip":
         return strip(s, optChars(a));

@@ -113,6 +113,12 @@ class JinjaTemplateTest {
     assertThatThrownBy(() -> render("{{ '{:>5}'.format(1) }}", Map.of()))
         .isInstanceOf(TemplateError.class)
         .hasMessageContaining("str.format field spec");
+    assertThatThrownBy(() -> render("{{ 'abc'.startswith('b', 1) }}", Map.of()))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("str.startswith with 2 arguments");
+    assertThatThrownBy(() -> render("{{ 'abc'.strip(chars='a') }}", Map.of()))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("str.strip with keyword argument chars");
     assertThatThrownBy(() -> render("{{ strftime_now('%Z') }}", Map.of()))
         .isInstanceOf(TemplateError.class)
         .hasMessageContaining("strftime directive %Z");
