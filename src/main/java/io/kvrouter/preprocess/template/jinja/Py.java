@@ -386,7 +386,7 @@ final class Py {
       return false;
     }
     if (container instanceof Map<?, ?> m) {
-      return m.containsKey(item instanceof Long || item instanceof String ? item : item);
+      return m.containsKey(item);
     }
     if (container instanceof Undefined) {
       return false;
@@ -640,9 +640,6 @@ final class Py {
     }
     if (key instanceof String s) {
       return Methods.attribute(obj, s);
-    }
-    if (obj == null) {
-      return Undefined.item(obj, key);
     }
     return Undefined.item(obj, key);
   }
