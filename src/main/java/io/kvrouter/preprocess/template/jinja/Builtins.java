@@ -1,0 +1,622 @@
+package io.kvrouter.preprocess.template.jinja;
+
+import io.kvrouter.preprocess.template.jinja.Node.FilterFn;
+import io.kvrouter.preprocess.template.jinja.Node.TestFn;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Jinja2's built-in filters and tests as Hugging Face's environment has them (with its
+ * {@code tojson}). Unknown names are rejected when the template is parsed.
+ */
+final class Builtins {
+  static final Builtins DEFAULT = new Builtins();
+
+  private final Map<String, FilterFn> filters = new HashMap<>();
+  private final Map<String, TestFn> tests = new HashMap<>();
+
+  FilterFn filter(String name) {
+    return filters.get(name);
+  }
+
+  TestFn test(String name) {
+    return tests.get(name);
+  }
+
+  /** Argument {@code pos} or keyword {@code name}, else {@code dflt}. */
+  static Object arg(List<Object> a, Map<String, Object> kw, int pos, String name, Object dflt) {
+    if (pos >= 0 && pos < a.size()) {
+      return a.get(pos);
+    }
+    return kw.containsKey(name) ? kw.get(name) : dflt;
+  }
+
+  private static String requireStr(Object v, String filter) {
+    if (v instanceof String s) {
+      return s;
+    }
+    if (v instanceof Undefined u) {
+      throw u.error();
+    }
+    throw TemplateError.typeError(filter + " expects a string, got " + Py.typeName(v));
+  }
+
+  private Builtins() {
+    // ---- strings ----
+    filters.put("trim", (v, a, kw) -> {
+      Object chars = arg(a, kw, 0, "chars", null);
+      return StrMethods.strip(Py.str(v), chars == null ? null : (String) chars);
+    });
+    filters.put("string", (v, a, kw) -> Py.str(v));
+    filters.put("upper", (v, a, kw) -> Py.str(v).toUpperCase(Locale.ROOT));
+    filters.put("lower", (v, a, kw) -> Py.str(v).toLowerCase(Locale.ROOT));
+    filters.put("title", (v, a, kw) -> StrMethods.title(Py.str(v)));
+    filters.put("capitalize", (v, a, kw) -> StrMethods.capitalize(Py.str(v)));
+    filters.put("replace", (v, a, kw) -> StrMethods.replace(Py.str(v),
+        Py.str(arg(a, kw, 0, "old", "")), Py.str(arg(a, kw, 1, "new", "")),
+        Py.toLong(arg(a, kw, 2, "count", -1L))));
+    filters.put("safe", (v, a, kw) -> v);
+    FilterFn escape = (v, a, kw) -> escape(Py.str(v));
+    filters.put("e", escape);
+    filters.put("escape", escape);
+    filters.put("forceescape", escape);
+    filters.put("indent", (v, a, kw) -> indent(Py.str(v), arg(a, kw, 0, "width", 4L),
+        Py.truthy(arg(a, kw, 1, "first", false)), Py.truthy(arg(a, kw, 2, "blank", false))));
+    filters.put("wordcount", (v, a, kw) -> (long) StrMethods.split(Py.str(v), null, -1).size());
+    filters.put("center", (v, a, kw) -> {
+      String s = Py.str(v);
+      int width = (int) Py.toLong(arg(a, kw, 0, "width", 80L));
+      int n = s.codePointCount(0, s.length());
+      if (width <= n) {
+        return s;
+      }
+      int total = width - n;
+      int left = total / 2 + (total & width & 1);
+      return " ".repeat(left) + s + " ".repeat(total - left);
+    });
+    filters.put("format", (v, a, kw) -> {
+      throw TemplateError.unsupported("filter format (printf-style)");
+    });
+    // ---- conversion ----
+    filters.put("int", (v, a, kw) -> toInt(v, arg(a, kw, 0, "default", 0L)));
+    filters.put("float", (v, a, kw) -> toFloat(v, arg(a, kw, 0, "default", 0.0)));
+    filters.put("list", (v, a, kw) -> new ArrayList<>(Py.iterable(v)));
+    filters.put("tojson", (v, a, kw) -> {
+      Object indent = arg(a, kw, 1, "indent", null);
+      String ind = null;
+      if (indent instanceof String s) {
+        ind = s;
+      } else if (indent != null && Py.isInt(indent)) {
+        ind = " ".repeat((int) Math.max(0, Py.toLong(indent)));
+      }
+      Object seps = arg(a, kw, 2, "separators", null);
+      String itemSep = null;
+      String keySep = null;
+      if (seps instanceof List<?> l && l.size() == 2) {
+        itemSep = (String) l.get(0);
+        keySep = (String) l.get(1);
+      }
+      boolean ascii = Py.truthy(arg(a, kw, 0, "ensure_ascii", false));
+      boolean sort = Py.truthy(arg(a, kw, 3, "sort_keys", false));
+      return new Json(ascii, ind, itemSep, keySep, sort).dumps(v);
+    });
+    // ---- sequences ----
+    FilterFn length = (v, a, kw) -> (long) Py.length(v);
+    filters.put("length", length);
+    filters.put("count", length);
+    filters.put("first", (v, a, kw) -> {
+      List<?> l = Py.iterable(v);
+      return l.isEmpty() ? new Undefined("No first item, sequence was empty.") : l.get(0);
+    });
+    filters.put("last", (v, a, kw) -> {
+      List<?> l = Py.iterable(v);
+      return l.isEmpty() ? new Undefined("No last item, sequence was empty.") : l.get(l.size() - 1);
+    });
+    filters.put("join", (v, a, kw) -> {
+      String sep = Py.str(arg(a, kw, 0, "d", ""));
+      Object attr = arg(a, kw, 1, "attribute", null);
+      StringBuilder sb = new StringBuilder();
+      boolean first = true;
+      for (Object o : Py.iterable(v)) {
+        if (!first) {
+          sb.append(sep);
+        }
+        first = false;
+        Py.appendStr(sb, attr == null ? o : attribute(o, attr));
+      }
+      return sb.toString();
+    });
+    filters.put("reverse", (v, a, kw) -> {
+      if (v instanceof String s) {
+        return new StringBuilder(s).reverse().toString();
+      }
+      List<Object> r = new ArrayList<>(Py.iterable(v));
+      java.util.Collections.reverse(r);
+      return r;
+    });
+    filters.put("sort", (v, a, kw) -> {
+      boolean reverse = Py.truthy(arg(a, kw, 0, "reverse", false));
+      boolean cs = Py.truthy(arg(a, kw, 1, "case_sensitive", false));
+      Object attr = arg(a, kw, 2, "attribute", null);
+      List<Object> r = new ArrayList<>(Py.iterable(v));
+      r.sort((x, y) -> {
+        Object kx = sortKey(attr == null ? x : attribute(x, attr), cs);
+        Object ky = sortKey(attr == null ? y : attribute(y, attr), cs);
+        return Py.compare(kx, ky, "<");
+      });
+      if (reverse) {
+        java.util.Collections.reverse(r);
+      }
+      return r;
+    });
+    filters.put("unique", (v, a, kw) -> {
+      boolean cs = Py.truthy(arg(a, kw, 0, "case_sensitive", false));
+      Object attr = arg(a, kw, 1, "attribute", null);
+      List<Object> r = new ArrayList<>();
+      List<Object> seen = new ArrayList<>();
+      for (Object o : Py.iterable(v)) {
+        Object k = sortKey(attr == null ? o : attribute(o, attr), cs);
+        boolean dup = false;
+        for (Object s : seen) {
+          if (Py.eq(s, k)) {
+            dup = true;
+            break;
+          }
+        }
+        if (!dup) {
+          seen.add(k);
+          r.add(o);
+        }
+      }
+      return r;
+    });
+    filters.put("items", (v, a, kw) -> {
+      if (v instanceof Undefined) {
+        return List.of();
+      }
+      if (!(v instanceof Map<?, ?> m)) {
+        throw TemplateError.typeError("Can only get item pairs from a mapping.");
+      }
+      List<Object> r = new ArrayList<>();
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        r.add(Methods.pair(e.getKey(), e.getValue()));
+      }
+      return r;
+    });
+    filters.put("dictsort", (v, a, kw) -> {
+      boolean cs = Py.truthy(arg(a, kw, 0, "case_sensitive", false));
+      String by = Py.str(arg(a, kw, 1, "by", "key"));
+      boolean reverse = Py.truthy(arg(a, kw, 2, "reverse", false));
+      if (!(v instanceof Map<?, ?> m)) {
+        throw TemplateError.typeError("dictsort expects a mapping");
+      }
+      List<Object> r = new ArrayList<>();
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        r.add(Methods.pair(e.getKey(), e.getValue()));
+      }
+      int idx = by.equals("value") ? 1 : 0;
+      r.sort((x, y) -> Py.compare(sortKey(((List<?>) x).get(idx), cs),
+          sortKey(((List<?>) y).get(idx), cs), "<"));
+      if (reverse) {
+        java.util.Collections.reverse(r);
+      }
+      return r;
+    });
+    filters.put("batch", (v, a, kw) -> {
+      int n = (int) Py.toLong(arg(a, kw, 0, "linecount", 1L));
+      Object fill = arg(a, kw, 1, "fill_with", null);
+      boolean hasFill = a.size() > 1 || kw.containsKey("fill_with");
+      List<Object> r = new ArrayList<>();
+      List<Object> cur = new ArrayList<>();
+      for (Object o : Py.iterable(v)) {
+        cur.add(o);
+        if (cur.size() == n) {
+          r.add(cur);
+          cur = new ArrayList<>();
+        }
+      }
+      if (!cur.isEmpty()) {
+        while (hasFill && cur.size() < n) {
+          cur.add(fill);
+        }
+        r.add(cur);
+      }
+      return r;
+    });
+    filters.put("sum", (v, a, kw) -> {
+      Object attr = arg(a, kw, 0, "attribute", null);
+      Object total = arg(a, kw, 1, "start", 0L);
+      for (Object o : Py.iterable(v)) {
+        total = Py.add(total, attr == null ? o : attribute(o, attr));
+      }
+      return total;
+    });
+    filters.put("min", (v, a, kw) -> minMax(v, a, kw, false));
+    filters.put("max", (v, a, kw) -> minMax(v, a, kw, true));
+    filters.put("map", (v, a, kw) -> {
+      List<Object> r = new ArrayList<>();
+      if (kw.containsKey("attribute")) {
+        Object attr = kw.get("attribute");
+        boolean hasDefault = kw.containsKey("default");
+        for (Object o : Py.iterable(v)) {
+          Object x = attribute(o, attr);
+          r.add(x instanceof Undefined && hasDefault ? kw.get("default") : x);
+        }
+        return r;
+      }
+      if (a.isEmpty()) {
+        throw TemplateError.of("FilterArgumentError", "map requires a filter argument");
+      }
+      String name = Py.str(a.get(0));
+      FilterFn f = filters.get(name);
+      if (f == null) {
+        throw TemplateError.of("TemplateRuntimeError", "No filter named '" + name + "'.");
+      }
+      List<Object> rest = a.subList(1, a.size());
+      for (Object o : Py.iterable(v)) {
+        r.add(f.apply(o, rest, kw));
+      }
+      return r;
+    });
+    filters.put("select", (v, a, kw) -> select(v, a, false, false));
+    filters.put("reject", (v, a, kw) -> select(v, a, true, false));
+    filters.put("selectattr", (v, a, kw) -> select(v, a, false, true));
+    filters.put("rejectattr", (v, a, kw) -> select(v, a, true, true));
+    // ---- values ----
+    filters.put("default", (v, a, kw) -> {
+      Object dflt = arg(a, kw, 0, "default_value", "");
+      boolean bool = Py.truthy(arg(a, kw, 1, "boolean", false));
+      if (v instanceof Undefined || (bool && !Py.truthy(v))) {
+        return dflt;
+      }
+      return v;
+    });
+    filters.put("d", filters.get("default"));
+    filters.put("abs", (v, a, kw) -> {
+      if (v instanceof Double d) {
+        return Math.abs(d);
+      }
+      if (Py.isInt(v)) {
+        return Math.abs(Py.toLong(v));
+      }
+      throw TemplateError.typeError("bad operand type for abs(): '" + Py.typeName(v) + "'");
+    });
+    filters.put("round", (v, a, kw) -> {
+      long precision = Py.toLong(arg(a, kw, 0, "precision", 0L));
+      String method = Py.str(arg(a, kw, 1, "method", "common"));
+      double x = Py.toDouble(v);
+      double scale = Math.pow(10, precision);
+      double r;
+      switch (method) {
+        case "common":
+          r = new java.math.BigDecimal(x)
+              .setScale((int) precision, java.math.RoundingMode.HALF_EVEN).doubleValue();
+          break;
+        case "ceil":
+          r = Math.ceil(x * scale) / scale;
+          break;
+        case "floor":
+          r = Math.floor(x * scale) / scale;
+          break;
+        default:
+          throw TemplateError.of("FilterArgumentError",
+              "method must be common, ceil or floor");
+      }
+      return r;
+    });
+    filters.put("attr", (v, a, kw) -> Py.getAttr(v, Py.str(arg(a, kw, 0, "name", ""))));
+
+    // ---- tests ----
+    tests.put("defined", (v, a) -> !(v instanceof Undefined));
+    tests.put("undefined", (v, a) -> v instanceof Undefined);
+    tests.put("none", (v, a) -> v == null);
+    tests.put("string", (v, a) -> v instanceof String);
+    tests.put("number", (v, a) -> Py.isNumber(v));
+    tests.put("integer", (v, a) -> v instanceof Long);
+    tests.put("float", (v, a) -> v instanceof Double);
+    tests.put("boolean", (v, a) -> v instanceof Boolean);
+    tests.put("true", (v, a) -> Boolean.TRUE.equals(v));
+    tests.put("false", (v, a) -> Boolean.FALSE.equals(v));
+    tests.put("mapping", (v, a) -> v instanceof Map);
+    tests.put("iterable", (v, a) -> Py.isIterable(v));
+    tests.put("sequence", (v, a) -> v instanceof String || v instanceof List || v instanceof Map);
+    tests.put("callable", (v, a) -> v instanceof PyCallable);
+    tests.put("lower", (v, a) -> v instanceof String s && s.equals(s.toLowerCase(Locale.ROOT)));
+    tests.put("upper", (v, a) -> v instanceof String s && s.equals(s.toUpperCase(Locale.ROOT)));
+    tests.put("odd", (v, a) -> Py.toLong(number(v)) % 2 != 0);
+    tests.put("even", (v, a) -> Py.toLong(number(v)) % 2 == 0);
+    tests.put("divisibleby", (v, a) -> Py.toLong(number(v)) % Py.toLong(Methods.arg(a, 0, "num")) == 0);
+    tests.put("escaped", (v, a) -> false);
+    tests.put("sameas", (v, a) -> {
+      Object o = Methods.arg(a, 0, "other");
+      return v == o || (v instanceof Boolean && v.equals(o));
+    });
+    TestFn eq = (v, a) -> Py.eq(v, Methods.arg(a, 0, "other"));
+    TestFn ne = (v, a) -> !Py.eq(v, Methods.arg(a, 0, "other"));
+    for (String n : new String[] {"eq", "equalto", "=="}) {
+      tests.put(n, eq);
+    }
+    for (String n : new String[] {"ne", "!="}) {
+      tests.put(n, ne);
+    }
+    TestFn lt = (v, a) -> Py.compare(v, Methods.arg(a, 0, "other"), "<") < 0;
+    TestFn le = (v, a) -> Py.compare(v, Methods.arg(a, 0, "other"), "<=") <= 0;
+    TestFn gt = (v, a) -> Py.compare(v, Methods.arg(a, 0, "other"), ">") > 0;
+    TestFn ge = (v, a) -> Py.compare(v, Methods.arg(a, 0, "other"), ">=") >= 0;
+    tests.put("lt", lt);
+    tests.put("lessthan", lt);
+    tests.put("<", lt);
+    tests.put("le", le);
+    tests.put("<=", le);
+    tests.put("gt", gt);
+    tests.put("greaterthan", gt);
+    tests.put(">", gt);
+    tests.put("ge", ge);
+    tests.put(">=", ge);
+    tests.put("in", (v, a) -> Py.contains(Methods.arg(a, 0, "seq"), v));
+    tests.put("filter", (v, a) -> filters.containsKey(Py.str(v)));
+    tests.put("test", (v, a) -> tests.containsKey(Py.str(v)));
+
+    // Parameters of each filter (after the value): more positional arguments, or a keyword not
+    // in the list, is a TypeError as in Python, never silently ignored. Filters taking *args
+    // (map, select, reject, selectattr, rejectattr) are not listed.
+    String[][] signatures = {
+      {"trim", "chars"}, {"string"}, {"upper"}, {"lower"}, {"title"}, {"capitalize"}, {"safe"},
+      {"e"}, {"escape"}, {"forceescape"}, {"wordcount"}, {"list"}, {"length"}, {"count"},
+      {"first"}, {"last"}, {"reverse"}, {"abs"}, {"items"}, {"replace", "old", "new", "count"},
+      {"indent", "width", "first", "blank"}, {"center", "width"}, {"int", "default"},
+      {"float", "default"}, {"tojson", "ensure_ascii", "indent", "separators", "sort_keys"},
+      {"join", "d", "attribute"}, {"sort", "reverse", "case_sensitive", "attribute"},
+      {"unique", "case_sensitive", "attribute"}, {"dictsort", "case_sensitive", "by", "reverse"},
+      {"batch", "linecount", "fill_with"}, {"sum", "attribute", "start"},
+      {"min", "case_sensitive", "attribute"}, {"max", "case_sensitive", "attribute"},
+      {"default", "default_value", "boolean"}, {"d", "default_value", "boolean"},
+      {"round", "precision", "method"}, {"attr", "name"}, {"format"}
+    };
+    for (String[] sig : signatures) {
+      String name = sig[0];
+      List<String> params = List.of(sig).subList(1, sig.length);
+      FilterFn fn = filters.get(name);
+      filters.put(name, (v, a, kw) -> {
+        if (a.size() > params.size()) {
+          throw TemplateError.typeError("filter " + name + " takes at most " + params.size()
+              + " argument(s) but " + a.size() + " were given");
+        }
+        for (String k : kw.keySet()) {
+          int at = params.indexOf(k);
+          if (at < 0) {
+            throw TemplateError.typeError(
+                "filter " + name + " got an unexpected keyword argument '" + k + "'");
+          }
+          if (at < a.size()) {
+            throw TemplateError.typeError(
+                "filter " + name + " got multiple values for argument '" + k + "'");
+          }
+        }
+        return fn.apply(v, a, kw);
+      });
+    }
+  }
+
+  private static Object number(Object v) {
+    if (v instanceof Undefined u) {
+      throw u.error();
+    }
+    if (!Py.isNumber(v)) {
+      throw TemplateError.typeError("not all arguments converted during string formatting");
+    }
+    return v;
+  }
+
+  private static Object sortKey(Object v, boolean caseSensitive) {
+    return !caseSensitive && v instanceof String s ? s.toLowerCase(Locale.ROOT) : v;
+  }
+
+  /** {@code attribute='a.b'} or an integer index path, as Jinja2's make_attrgetter. */
+  static Object attribute(Object o, Object attr) {
+    if (attr instanceof Long l) {
+      return Py.getItem(o, l);
+    }
+    Object cur = o;
+    for (String part : Py.str(attr).split("\\.")) {
+      Object key = part;
+      if (!part.isEmpty() && part.chars().allMatch(Character::isDigit)) {
+        key = Long.parseLong(part);
+      }
+      cur = Py.getItem(cur, key);
+    }
+    return cur;
+  }
+
+  private Object select(Object v, List<Object> a, boolean reject, boolean byAttr) {
+    int off = 0;
+    Object attr = null;
+    if (byAttr) {
+      attr = Methods.arg(a, 0, "attribute");
+      off = 1;
+    }
+    TestFn test = null;
+    List<Object> testArgs = List.of();
+    if (a.size() > off) {
+      String name = Py.str(a.get(off));
+      test = tests.get(name);
+      if (test == null) {
+        throw TemplateError.of("TemplateRuntimeError", "No test named '" + name + "'.");
+      }
+      testArgs = a.subList(off + 1, a.size());
+    }
+    List<Object> r = new ArrayList<>();
+    for (Object o : Py.iterable(v)) {
+      Object x = byAttr ? attribute(o, attr) : o;
+      boolean ok = test == null ? Py.truthy(x) : test.test(x, testArgs);
+      if (ok != reject) {
+        r.add(o);
+      }
+    }
+    return r;
+  }
+
+  private static Object minMax(Object v, List<Object> a, Map<String, Object> kw, boolean max) {
+    boolean cs = Py.truthy(arg(a, kw, 0, "case_sensitive", false));
+    Object attr = arg(a, kw, 1, "attribute", null);
+    Object best = null;
+    Object bestKey = null;
+    boolean any = false;
+    for (Object o : Py.iterable(v)) {
+      Object k = sortKey(attr == null ? o : attribute(o, attr), cs);
+      if (!any || (max ? Py.compare(k, bestKey, ">") > 0 : Py.compare(k, bestKey, "<") < 0)) {
+        best = o;
+        bestKey = k;
+        any = true;
+      }
+    }
+    return any ? best : new Undefined("No aggregated item, sequence was empty.");
+  }
+
+  static String escape(String s) {
+    StringBuilder sb = new StringBuilder(s.length() + 16);
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '&' -> sb.append("&amp;");
+        case '<' -> sb.append("&lt;");
+        case '>' -> sb.append("&gt;");
+        case '"' -> sb.append("&#34;");
+        case '\'' -> sb.append("&#39;");
+        default -> sb.append(c);
+      }
+    }
+    return sb.toString();
+  }
+
+  private static String indent(String s, Object width, boolean first, boolean blank) {
+    String pad = width instanceof String w ? w : " ".repeat((int) Py.toLong(width));
+    String newline = "\n";
+    StringBuilder sb = new StringBuilder();
+    String text = s;
+    if (text.endsWith("\n")) {
+      text = text.substring(0, text.length() - 1);
+    }
+    String[] lines = text.split("\n", -1);
+    for (int i = 0; i < lines.length; i++) {
+      String line = lines[i];
+      if (i > 0) {
+        sb.append(newline);
+      }
+      if ((i > 0 || first) && (blank || !line.isEmpty())) {
+        sb.append(pad);
+      }
+      sb.append(line);
+    }
+    if (s.endsWith("\n")) {
+      sb.append(newline);
+    }
+    return sb.toString();
+  }
+
+  private static Object toInt(Object v, Object dflt) {
+    if (v instanceof Long) {
+      return v;
+    }
+    if (v instanceof Boolean b) {
+      return b ? 1L : 0L;
+    }
+    if (v instanceof Double d) {
+      return (long) (double) d;
+    }
+    if (v instanceof String s) {
+      String t = StrMethods.strip(s, null).replace("_", "");
+      try {
+        return Long.parseLong(t);
+      } catch (NumberFormatException e) {
+        try {
+          return (long) Double.parseDouble(t);
+        } catch (NumberFormatException e2) {
+          return dflt;
+        }
+      }
+    }
+    return dflt;
+  }
+
+  private static Object toFloat(Object v, Object dflt) {
+    if (v instanceof Double) {
+      return v;
+    }
+    if (Py.isInt(v)) {
+      return (double) Py.toLong(v);
+    }
+    if (v instanceof String s) {
+      try {
+        return Double.parseDouble(StrMethods.strip(s, null));
+      } catch (NumberFormatException e) {
+        return dflt;
+      }
+    }
+    return dflt;
+  }
+
+  /** The global functions: {@code range}, {@code dict}, {@code namespace}, ... */
+  static Map<String, Object> globals() {
+    Map<String, Object> g = new LinkedHashMap<>();
+    g.put("range", (PyCallable) (a, kw) -> {
+      long start = 0;
+      long stop;
+      long step = 1;
+      if (a.size() == 1) {
+        stop = Py.toLong(a.get(0));
+      } else {
+        start = Py.toLong(Methods.arg(a, 0, "start"));
+        stop = Py.toLong(Methods.arg(a, 1, "stop"));
+        if (a.size() > 2) {
+          step = Py.toLong(a.get(2));
+        }
+      }
+      if (step == 0) {
+        throw TemplateError.of("ValueError", "range() arg 3 must not be zero");
+      }
+      List<Object> r = new ArrayList<>();
+      for (long x = start; step > 0 ? x < stop : x > stop; x += step) {
+        if (r.size() >= 100_000) {
+          throw TemplateError.of("OverflowError",
+              "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
+        }
+        r.add(x);
+      }
+      return r;
+    });
+    g.put("dict", (PyCallable) (a, kw) -> {
+      Map<Object, Object> m = new LinkedHashMap<>();
+      if (!a.isEmpty()) {
+        if (a.get(0) instanceof Map<?, ?> src) {
+          m.putAll(src);
+        } else {
+          for (Object pair : Py.iterable(a.get(0))) {
+            List<?> p = Py.iterable(pair);
+            m.put(p.get(0), p.get(1));
+          }
+        }
+      }
+      m.putAll(kw);
+      return m;
+    });
+    g.put("namespace", (PyCallable) (a, kw) -> {
+      Namespace ns = new Namespace();
+      if (!a.isEmpty() && a.get(0) instanceof Map<?, ?> src) {
+        for (Map.Entry<?, ?> e : src.entrySet()) {
+          ns.attrs.put(Py.str(e.getKey()), e.getValue());
+        }
+      }
+      ns.attrs.putAll(kw);
+      return ns;
+    });
+    g.put("raise_exception", (PyCallable) (a, kw) -> {
+      throw TemplateError.raised(Py.str(Methods.arg(a, 0, "message")));
+    });
+    return g;
+  }
+}

@@ -1,0 +1,150 @@
+package io.kvrouter.preprocess.template.jinja;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Attributes of values: Python's non-mutating {@code str}, {@code dict} and {@code list} methods
+ * as bound methods, namespace attributes, the {@code loop} object. Mutating methods exist but
+ * raise {@code SecurityError} when called, as in Jinja2's {@code ImmutableSandboxedEnvironment}.
+ */
+final class Methods {
+  private Methods() {}
+
+  private static final Set<String> DICT_METHODS =
+      Set.of("items", "keys", "values", "get", "copy", "pop", "popitem", "update", "setdefault",
+          "clear", "fromkeys");
+  private static final Set<String> DICT_MUTATORS =
+      Set.of("pop", "popitem", "update", "setdefault", "clear");
+  private static final Set<String> LIST_METHODS =
+      Set.of("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "copy",
+          "index", "count");
+  private static final Set<String> LIST_MUTATORS =
+      Set.of("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse");
+  private static final Set<String> STR_METHODS =
+      Set.of("strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith",
+          "endswith", "upper", "lower", "title", "capitalize", "replace", "join", "format",
+          "count", "find", "rfind", "index", "rindex", "isdigit", "isalpha", "isalnum", "isspace",
+          "isupper", "islower", "swapcase", "removeprefix", "removesuffix", "partition",
+          "rpartition", "zfill", "center", "ljust", "rjust");
+
+  static boolean isDictMethod(String name) {
+    return DICT_METHODS.contains(name);
+  }
+
+  /** A bound method: {@code obj.name} waiting for its call. */
+  record Bound(Object self, String name) implements PyCallable {
+    @Override
+    public Object call(List<Object> args, Map<String, Object> kwargs) {
+      return invoke(self, name, args, kwargs);
+    }
+
+    @Override
+    public String toString() {
+      return "<built-in method " + name + " of " + Py.typeName(self) + " object>";
+    }
+  }
+
+  static Object attribute(Object obj, String name) {
+    if (obj instanceof String && STR_METHODS.contains(name)) {
+      return new Bound(obj, name);
+    }
+    if (obj instanceof Map<?, ?> && DICT_METHODS.contains(name)) {
+      return new Bound(obj, name);
+    }
+    if (obj instanceof List<?> && LIST_METHODS.contains(name)) {
+      return new Bound(obj, name);
+    }
+    if (obj instanceof Namespace ns) {
+      Object v = ns.attrs.get(name);
+      return v != null || ns.attrs.containsKey(name) ? v : Undefined.attr(obj, name);
+    }
+    if (obj instanceof Loop loop) {
+      return loop.attribute(name);
+    }
+    return Undefined.attr(obj, name);
+  }
+
+  static Object invoke(Object self, String name, List<Object> a, Map<String, Object> kw) {
+    if (self instanceof String s) {
+      return StrMethods.call(s, name, a, kw);
+    }
+    if (self instanceof Map<?, ?> m) {
+      if (DICT_MUTATORS.contains(name)) {
+        throw unsafe(name, "dict");
+      }
+      switch (name) {
+        case "items": {
+          List<Object> r = new ArrayList<>(m.size());
+          for (Map.Entry<?, ?> e : m.entrySet()) {
+            r.add(pair(e.getKey(), e.getValue()));
+          }
+          return r;
+        }
+        case "keys":
+          return new ArrayList<>(m.keySet());
+        case "values":
+          return new ArrayList<>(m.values());
+        case "get": {
+          Object key = arg(a, 0, "key");
+          if (m.containsKey(key)) {
+            return m.get(key);
+          }
+          return a.size() > 1 ? a.get(1) : null;
+        }
+        case "copy":
+          return new LinkedHashMap<>(m);
+        default:
+          break;
+      }
+    }
+    if (self instanceof List<?> l) {
+      if (LIST_MUTATORS.contains(name)) {
+        throw unsafe(name, "list");
+      }
+      switch (name) {
+        case "copy":
+          return new ArrayList<>(l);
+        case "count": {
+          long n = 0;
+          for (Object o : l) {
+            if (Py.eq(o, arg(a, 0, "value"))) {
+              n++;
+            }
+          }
+          return n;
+        }
+        case "index": {
+          for (int i = 0; i < l.size(); i++) {
+            if (Py.eq(l.get(i), arg(a, 0, "value"))) {
+              return (long) i;
+            }
+          }
+          throw TemplateError.of("ValueError", Py.repr(a.get(0)) + " is not in list");
+        }
+        default:
+          break;
+      }
+    }
+    throw TemplateError.unsupported("method " + Py.typeName(self) + "." + name);
+  }
+
+  static List<Object> pair(Object k, Object v) {
+    return new PyTuple(k, v);
+  }
+
+  static TemplateError unsafe(String name, String type) {
+    return TemplateError.of(
+        "SecurityError", "access to attribute '" + name + "' of '" + type + "' object is unsafe.");
+  }
+
+  static Object arg(List<Object> a, int i, String name) {
+    if (i >= a.size()) {
+      throw TemplateError.typeError("missing required argument '" + name + "' (pos " + (i + 1) + ")");
+    }
+    return a.get(i);
+  }
+}

@@ -1,0 +1,719 @@
+package io.kvrouter.preprocess.template.jinja;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Python value semantics over Java values: {@code null} is None, {@link Undefined} is Jinja2's
+ * undefined, {@link Boolean}, {@link Long} (int), {@link Double} (float), {@link String},
+ * {@link List} (list and tuple), {@link Map} (dict, insertion-ordered), {@link Namespace} and
+ * {@link PyCallable}. Other integral numbers are accepted as input and normalized on the way in.
+ */
+final class Py {
+  private Py() {}
+
+  /** Converts caller-supplied values (Integer, arrays, ...) into the value model, recursively. */
+  static Object normalize(Object v) {
+    if (v instanceof Integer || v instanceof Short || v instanceof Byte) {
+      return ((Number) v).longValue();
+    }
+    if (v instanceof Float f) {
+      return f.doubleValue();
+    }
+    if (v instanceof BigDecimal d) {
+      return d.doubleValue();
+    }
+    if (v instanceof java.math.BigInteger b) {
+      return b.longValue();
+    }
+    if (v instanceof Character c) {
+      return c.toString();
+    }
+    if (v instanceof Map<?, ?> m) {
+      Map<Object, Object> copy = new java.util.LinkedHashMap<>();
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        copy.put(normalize(e.getKey()), normalize(e.getValue()));
+      }
+      return copy;
+    }
+    if (v instanceof Collection<?> c) {
+      List<Object> copy = new ArrayList<>(c.size());
+      for (Object o : c) {
+        copy.add(normalize(o));
+      }
+      return copy;
+    }
+    if (v instanceof Object[] a) {
+      return normalize(java.util.Arrays.asList(a));
+    }
+    if (v == null || v instanceof String || v instanceof Boolean || v instanceof Long
+        || v instanceof Double || v instanceof PyCallable || v instanceof Namespace) {
+      return v;
+    }
+    throw new IllegalArgumentException(
+        "unsupported template value of type " + v.getClass().getName()
+            + ": use null, Boolean, a number, String, List or Map");
+  }
+
+  static String typeName(Object v) {
+    if (v == null) {
+      return "NoneType";
+    }
+    if (v instanceof Boolean) {
+      return "bool";
+    }
+    if (v instanceof Long) {
+      return "int";
+    }
+    if (v instanceof Double) {
+      return "float";
+    }
+    if (v instanceof String) {
+      return "str";
+    }
+    if (v instanceof PyTuple) {
+      return "tuple";
+    }
+    if (v instanceof List) {
+      return "list";
+    }
+    if (v instanceof Map) {
+      return "dict";
+    }
+    if (v instanceof Undefined) {
+      return "Undefined";
+    }
+    if (v instanceof Loop) {
+      return "LoopContext";
+    }
+    if (v instanceof Namespace) {
+      return "Namespace";
+    }
+    if (v instanceof Macro) {
+      return "Macro";
+    }
+    if (v instanceof PyCallable) {
+      return "function";
+    }
+    return v.getClass().getSimpleName();
+  }
+
+  /** How Jinja2 names an object in an undefined hint: {@code 'dict object'}. */
+  static String objectName(Object v) {
+    return v == null ? "None" : typeName(v) + " object";
+  }
+
+  static boolean truthy(Object v) {
+    if (v == null || v instanceof Undefined) {
+      return false;
+    }
+    if (v instanceof Boolean b) {
+      return b;
+    }
+    if (v instanceof Long l) {
+      return l != 0;
+    }
+    if (v instanceof Double d) {
+      return d != 0.0;
+    }
+    if (v instanceof String s) {
+      return !s.isEmpty();
+    }
+    if (v instanceof Collection<?> c) {
+      return !c.isEmpty();
+    }
+    if (v instanceof Map<?, ?> m) {
+      return !m.isEmpty();
+    }
+    return true;
+  }
+
+  /** Python's {@code str(v)}, with Undefined printing as "". */
+  static String str(Object v) {
+    if (v instanceof String s) {
+      return s;
+    }
+    if (v == null) {
+      return "None";
+    }
+    if (v instanceof Boolean b) {
+      return b ? "True" : "False";
+    }
+    if (v instanceof Long) {
+      return v.toString();
+    }
+    if (v instanceof Double d) {
+      return floatRepr(d);
+    }
+    if (v instanceof Undefined) {
+      return "";
+    }
+    if (v instanceof List || v instanceof Map) {
+      return repr(v);
+    }
+    if (v instanceof PyCallable && !(v instanceof Macro)) {
+      throw TemplateError.unsupported(
+          "printing " + v + " (Python prints a function's memory address)");
+    }
+    return v.toString();
+  }
+
+  static void appendStr(StringBuilder sb, Object v) {
+    if (v instanceof String s) {
+      sb.append(s);
+    } else {
+      sb.append(str(v));
+    }
+  }
+
+  /** Python's {@code repr(v)}. */
+  static String repr(Object v) {
+    StringBuilder sb = new StringBuilder();
+    repr(sb, v);
+    return sb.toString();
+  }
+
+  private static void repr(StringBuilder sb, Object v) {
+    if (v instanceof String s) {
+      stringRepr(sb, s);
+    } else if (v instanceof PyTuple t) {
+      sb.append('(');
+      for (int i = 0; i < t.size(); i++) {
+        if (i > 0) {
+          sb.append(", ");
+        }
+        repr(sb, t.get(i));
+      }
+      sb.append(t.size() == 1 ? ",)" : ")");
+    } else if (v instanceof List<?> l) {
+      sb.append('[');
+      for (int i = 0; i < l.size(); i++) {
+        if (i > 0) {
+          sb.append(", ");
+        }
+        repr(sb, l.get(i));
+      }
+      sb.append(']');
+    } else if (v instanceof Map<?, ?> m) {
+      sb.append('{');
+      boolean first = true;
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        if (!first) {
+          sb.append(", ");
+        }
+        first = false;
+        repr(sb, e.getKey());
+        sb.append(": ");
+        repr(sb, e.getValue());
+      }
+      sb.append('}');
+    } else {
+      sb.append(str(v));
+    }
+  }
+
+  private static void stringRepr(StringBuilder sb, String s) {
+    char q = s.indexOf('\'') >= 0 && s.indexOf('"') < 0 ? '"' : '\'';
+    sb.append(q);
+    for (int i = 0; i < s.length(); ) {
+      int cp = s.codePointAt(i);
+      i += Character.charCount(cp);
+      switch (cp) {
+        case '\\' -> sb.append("\\\\");
+        case '\n' -> sb.append("\\n");
+        case '\r' -> sb.append("\\r");
+        case '\t' -> sb.append("\\t");
+        default -> {
+          if (cp == q) {
+            sb.append('\\').append(q);
+          } else if (cp < 0x20 || cp == 0x7f) {
+            sb.append(String.format("\\x%02x", cp));
+          } else {
+            sb.appendCodePoint(cp);
+          }
+        }
+      }
+    }
+    sb.append(q);
+  }
+
+  /** Python's {@code repr(float)}: shortest round-trip digits, {@code 1.0}, {@code 1e+16}. */
+  static String floatRepr(double d) {
+    if (Double.isNaN(d)) {
+      return "nan";
+    }
+    if (Double.isInfinite(d)) {
+      return d > 0 ? "inf" : "-inf";
+    }
+    if (d == 0) {
+      return (1 / d < 0) ? "-0.0" : "0.0";
+    }
+    BigDecimal bd = new BigDecimal(Double.toString(d)).stripTrailingZeros();
+    int exp = bd.precision() - bd.scale() - 1;
+    if (exp >= -5 && exp < 16) {
+      String plain = bd.toPlainString();
+      return plain.contains(".") ? plain : plain + ".0";
+    }
+    String digits = bd.unscaledValue().abs().toString();
+    StringBuilder sb = new StringBuilder();
+    if (d < 0) {
+      sb.append('-');
+    }
+    sb.append(digits.charAt(0));
+    if (digits.length() > 1) {
+      sb.append('.').append(digits, 1, digits.length());
+    }
+    sb.append('e').append(exp < 0 ? '-' : '+');
+    if (Math.abs(exp) < 10) {
+      sb.append('0');
+    }
+    sb.append(Math.abs(exp));
+    return sb.toString();
+  }
+
+  // ---- equality and ordering ----
+
+  static boolean eq(Object a, Object b) {
+    if (a == b) {
+      return true;
+    }
+    if (a == null || b == null) {
+      return false;
+    }
+    if (a instanceof Undefined || b instanceof Undefined) {
+      return a instanceof Undefined && b instanceof Undefined;
+    }
+    if (isNumber(a) && isNumber(b)) {
+      if (a instanceof Double || b instanceof Double) {
+        return toDouble(a) == toDouble(b);
+      }
+      return toLong(a) == toLong(b);
+    }
+    if (a instanceof String && b instanceof String) {
+      return a.equals(b);
+    }
+    if (a instanceof List<?> la && b instanceof List<?> lb) {
+      if (la.size() != lb.size() || (a instanceof PyTuple) != (b instanceof PyTuple)) {
+        return false;
+      }
+      for (int i = 0; i < la.size(); i++) {
+        if (!eq(la.get(i), lb.get(i))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (a instanceof Map<?, ?> ma && b instanceof Map<?, ?> mb) {
+      if (ma.size() != mb.size()) {
+        return false;
+      }
+      for (Map.Entry<?, ?> e : ma.entrySet()) {
+        if (!mb.containsKey(e.getKey()) || !eq(e.getValue(), mb.get(e.getKey()))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return a.equals(b);
+  }
+
+  static int compare(Object a, Object b, String op) {
+    if (a instanceof Undefined u) {
+      throw u.error();
+    }
+    if (b instanceof Undefined u) {
+      throw u.error();
+    }
+    if (isNumber(a) && isNumber(b)) {
+      if (a instanceof Double || b instanceof Double) {
+        return Double.compare(toDouble(a), toDouble(b));
+      }
+      return Long.compare(toLong(a), toLong(b));
+    }
+    if (a instanceof String sa && b instanceof String sb) {
+      return compareCodePoints(sa, sb);
+    }
+    if (a instanceof List<?> la && b instanceof List<?> lb) {
+      for (int i = 0; i < Math.min(la.size(), lb.size()); i++) {
+        if (!eq(la.get(i), lb.get(i))) {
+          return compare(la.get(i), lb.get(i), op);
+        }
+      }
+      return Integer.compare(la.size(), lb.size());
+    }
+    throw TemplateError.typeError(
+        "'" + op + "' not supported between instances of '" + typeName(a) + "' and '"
+            + typeName(b) + "'");
+  }
+
+  static int compareCodePoints(String a, String b) {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      int ca = a.codePointAt(i);
+      int cb = b.codePointAt(j);
+      if (ca != cb) {
+        return Integer.compare(ca, cb);
+      }
+      i += Character.charCount(ca);
+      j += Character.charCount(cb);
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
+  }
+
+  static boolean contains(Object container, Object item) {
+    if (container instanceof String s) {
+      if (item instanceof String t) {
+        return s.contains(t);
+      }
+      if (item instanceof Undefined u) {
+        throw u.error();
+      }
+      throw TemplateError.typeError(
+          "'in <string>' requires string as left operand, not " + typeName(item));
+    }
+    if (container instanceof List<?> l) {
+      for (Object o : l) {
+        if (eq(o, item)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    if (container instanceof Map<?, ?> m) {
+      return m.containsKey(item);
+    }
+    if (container instanceof Undefined) {
+      return false;
+    }
+    if (container instanceof Namespace) {
+      throw TemplateError.typeError("argument of type 'Namespace' is not iterable");
+    }
+    throw TemplateError.typeError(
+        "argument of type '" + typeName(container) + "' is not iterable");
+  }
+
+  // ---- numbers ----
+
+  static boolean isNumber(Object v) {
+    return v instanceof Long || v instanceof Double || v instanceof Boolean;
+  }
+
+  static long toLong(Object v) {
+    if (v instanceof Boolean b) {
+      return b ? 1 : 0;
+    }
+    return ((Number) v).longValue();
+  }
+
+  static double toDouble(Object v) {
+    if (v instanceof Boolean b) {
+      return b ? 1 : 0;
+    }
+    return ((Number) v).doubleValue();
+  }
+
+  private static TemplateError operandError(String op, Object a, Object b) {
+    if (a instanceof Undefined u) {
+      return u.error();
+    }
+    if (b instanceof Undefined u) {
+      return u.error();
+    }
+    return TemplateError.typeError(
+        "unsupported operand type(s) for " + op + ": '" + typeName(a) + "' and '" + typeName(b)
+            + "'");
+  }
+
+  static Object add(Object a, Object b) {
+    if (a instanceof String sa) {
+      if (b instanceof String sb) {
+        return sa.concat(sb);
+      }
+      if (b instanceof Undefined u) {
+        throw u.error();
+      }
+      throw TemplateError.typeError(
+          "can only concatenate str (not \"" + typeName(b) + "\") to str");
+    }
+    if (a instanceof List<?> la) {
+      if (b instanceof List<?> lb && (a instanceof PyTuple) == (b instanceof PyTuple)) {
+        if (a instanceof PyTuple) {
+          List<Object> r = new java.util.ArrayList<>(la);
+          r.addAll(lb);
+          return new PyTuple(r.toArray());
+        }
+        List<Object> r = new ArrayList<>(la.size() + lb.size());
+        r.addAll(la);
+        r.addAll(lb);
+        return r;
+      }
+      if (b instanceof Undefined u) {
+        throw u.error();
+      }
+      throw TemplateError.typeError(
+          "can only concatenate " + typeName(a) + " (not \"" + typeName(b) + "\") to "
+              + typeName(a));
+    }
+    if (isNumber(a) && isNumber(b)) {
+      if (a instanceof Double || b instanceof Double) {
+        return toDouble(a) + toDouble(b);
+      }
+      return exact(() -> Math.addExact(toLong(a), toLong(b)));
+    }
+    throw operandError("+", a, b);
+  }
+
+  static Object arith(String op, Object a, Object b) {
+    if (op.equals("*")) {
+      if (isInt(a) && (b instanceof String || b instanceof List)) {
+        return arith(op, b, a);
+      }
+      if (a instanceof String s && isInt(b)) {
+        return s.repeat((int) Math.max(0, toLong(b)));
+      }
+      if (a instanceof List<?> l && isInt(b)) {
+        List<Object> r = new ArrayList<>();
+        for (long i = 0; i < toLong(b); i++) {
+          r.addAll(l);
+        }
+        return r;
+      }
+    }
+    if (op.equals("%") && a instanceof String) {
+      throw TemplateError.unsupported("printf-style string formatting ('...' % args)");
+    }
+    if (!isNumber(a) || !isNumber(b)) {
+      throw operandError(op, a, b);
+    }
+    boolean f = a instanceof Double || b instanceof Double;
+    switch (op) {
+      case "-":
+        return f
+            ? (Object) (toDouble(a) - toDouble(b))
+            : exact(() -> Math.subtractExact(toLong(a), toLong(b)));
+      case "*":
+        return f
+            ? (Object) (toDouble(a) * toDouble(b))
+            : exact(() -> Math.multiplyExact(toLong(a), toLong(b)));
+      case "/":
+        if (toDouble(b) == 0) {
+          throw TemplateError.of("ZeroDivisionError", "division by zero");
+        }
+        return toDouble(a) / toDouble(b);
+      case "//":
+        if (toDouble(b) == 0) {
+          throw TemplateError.of("ZeroDivisionError", "integer division or modulo by zero");
+        }
+        return f
+            ? (Object) Math.floor(toDouble(a) / toDouble(b))
+            : (Object) Math.floorDiv(toLong(a), toLong(b));
+      case "%":
+        if (toDouble(b) == 0) {
+          throw TemplateError.of("ZeroDivisionError", "integer division or modulo by zero");
+        }
+        if (f) {
+          double x = toDouble(a);
+          double y = toDouble(b);
+          double m = x % y;
+          return m != 0 && ((m < 0) != (y < 0)) ? m + y : m;
+        }
+        return Math.floorMod(toLong(a), toLong(b));
+      case "**":
+        if (!f && toLong(b) >= 0) {
+          long base = toLong(a);
+          long exp = toLong(b);
+          if (base == 0 || base == 1) {
+            return exp == 0 ? 1L : base;
+          }
+          if (base == -1) {
+            return exp % 2 == 0 ? 1L : -1L;
+          }
+          return exact(() -> {
+            long r = 1;
+            for (long i = 0; i < exp; i++) {
+              r = Math.multiplyExact(r, base);
+            }
+            return r;
+          });
+        }
+        return Math.pow(toDouble(a), toDouble(b));
+      default:
+        throw TemplateError.unsupported("operator " + op);
+    }
+  }
+
+  private static Long exact(java.util.function.LongSupplier op) {
+    try {
+      return op.getAsLong();
+    } catch (ArithmeticException e) {
+      throw TemplateError.unsupported("integers beyond 64 bits (Python's are unbounded)");
+    }
+  }
+
+  static boolean isInt(Object v) {
+    return v instanceof Long || v instanceof Boolean;
+  }
+
+  // ---- iteration, length, indexing ----
+
+  /** What {@code for} iterates: list items, dict keys, string characters; Undefined is empty. */
+  static List<?> iterable(Object v) {
+    if (v instanceof List<?> l) {
+      return l;
+    }
+    if (v instanceof Map<?, ?> m) {
+      return new ArrayList<>(m.keySet());
+    }
+    if (v instanceof String s) {
+      List<Object> chars = new ArrayList<>();
+      s.codePoints().forEach(cp -> chars.add(new String(Character.toChars(cp))));
+      return chars;
+    }
+    if (v instanceof Undefined) {
+      return Collections.emptyList();
+    }
+    throw TemplateError.typeError("'" + typeName(v) + "' object is not iterable");
+  }
+
+  static int length(Object v) {
+    if (v instanceof String s) {
+      return s.codePointCount(0, s.length());
+    }
+    if (v instanceof Collection<?> c) {
+      return c.size();
+    }
+    if (v instanceof Map<?, ?> m) {
+      return m.size();
+    }
+    if (v instanceof Undefined) {
+      return 0;
+    }
+    throw TemplateError.typeError("object of type '" + typeName(v) + "' has no len()");
+  }
+
+  static boolean isIterable(Object v) {
+    return v instanceof String || v instanceof List || v instanceof Map || v instanceof Undefined;
+  }
+
+  /** {@code obj[key]} as Jinja2's sandbox does it: item, then attribute, else Undefined. */
+  static Object getItem(Object obj, Object key) {
+    if (obj instanceof Undefined u) {
+      throw u.error();
+    }
+    if (obj instanceof Map<?, ?> m) {
+      Object k = key;
+      if (m.containsKey(k)) {
+        return m.get(k);
+      }
+      if (key instanceof String s) {
+        return Methods.attribute(obj, s);
+      }
+      return Undefined.item(obj, key);
+    }
+    if (obj instanceof List<?> l && isInt(key)) {
+      long i = toLong(key);
+      if (i < 0) {
+        i += l.size();
+      }
+      if (i < 0 || i >= l.size()) {
+        return Undefined.item(obj, key);
+      }
+      return l.get((int) i);
+    }
+    if (obj instanceof String s && isInt(key)) {
+      int n = s.codePointCount(0, s.length());
+      long i = toLong(key);
+      if (i < 0) {
+        i += n;
+      }
+      if (i < 0 || i >= n) {
+        return Undefined.item(obj, key);
+      }
+      int off = s.offsetByCodePoints(0, (int) i);
+      return new String(Character.toChars(s.codePointAt(off)));
+    }
+    if (key instanceof String s) {
+      return Methods.attribute(obj, s);
+    }
+    return Undefined.item(obj, key);
+  }
+
+  /** {@code obj.name}: attribute (methods, namespace attributes), then item, else Undefined. */
+  static Object getAttr(Object obj, String name) {
+    if (obj instanceof Undefined u) {
+      throw u.error();
+    }
+    if (obj instanceof Map<?, ?> m) {
+      if (!Methods.isDictMethod(name) && m.containsKey(name)) {
+        return m.get(name);
+      }
+      Object a = Methods.attribute(obj, name);
+      return a;
+    }
+    return Methods.attribute(obj, name);
+  }
+
+  static Object slice(Object obj, Object start, Object stop, Object step) {
+    if (obj instanceof Undefined u) {
+      throw u.error();
+    }
+    long st = step == null ? 1 : toLong(step);
+    if (st == 0) {
+      throw TemplateError.of("ValueError", "slice step cannot be zero");
+    }
+    List<?> items;
+    boolean isString = obj instanceof String;
+    if (isString) {
+      items = iterable(obj);
+    } else if (obj instanceof List<?> l) {
+      items = l;
+    } else {
+      throw TemplateError.typeError("'" + typeName(obj) + "' object is not subscriptable");
+    }
+    int n = items.size();
+    long lo;
+    long hi;
+    if (st > 0) {
+      lo = start == null ? 0 : clampIndex(toLong(start), n, 0, n);
+      hi = stop == null ? n : clampIndex(toLong(stop), n, 0, n);
+    } else {
+      lo = start == null ? n - 1 : clampIndex(toLong(start), n, -1, n - 1);
+      hi = stop == null ? -1 : clampIndex(toLong(stop), n, -1, n - 1);
+    }
+    List<Object> r = new ArrayList<>();
+    if (st > 0) {
+      for (long i = lo; i < hi; i += st) {
+        r.add(items.get((int) i));
+      }
+    } else {
+      for (long i = lo; i > hi; i += st) {
+        r.add(items.get((int) i));
+      }
+    }
+    if (isString) {
+      StringBuilder sb = new StringBuilder();
+      for (Object o : r) {
+        sb.append((String) o);
+      }
+      return sb.toString();
+    }
+    return r;
+  }
+
+  private static long clampIndex(long i, int n, long min, long max) {
+    if (i < 0) {
+      i += n;
+    }
+    return Math.max(min, Math.min(max, i));
+  }
+
+  static Iterator<?> iterator(Object v) {
+    return iterable(v).iterator();
+  }
+}

@@ -1,0 +1,167 @@
+package io.kvrouter.preprocess.template.jinja;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The public surface: parse once, render many; errors that name the construct and the line. */
+class JinjaTemplateTest {
+
+  private static String render(String source, Map<String, ?> vars) {
+    return JinjaTemplate.parse(source).render(vars);
+  }
+
+  @Test
+  void parsesOnceAndRendersManyTimesWithDifferentContexts() {
+    JinjaTemplate t = JinjaTemplate.parse("{% for m in messages %}{{ m.role }}:{{ m.content }};{% endfor %}");
+    assertThat(t.render(Map.of("messages", List.of(Map.of("role", "user", "content", "a")))))
+        .isEqualTo("user:a;");
+    assertThat(t.render(Map.of("messages", List.of()))).isEmpty();
+  }
+
+  @Test
+  void acceptsJavaValuesOfAnyIntegralTypeAndArrays() {
+    Map<String, Object> vars = new HashMap<>();
+    vars.put("i", 3);
+    vars.put("f", 1.5f);
+    vars.put("a", new Object[] {1, "x"});
+    vars.put("n", null);
+    assertThat(render("{{ i + 1 }}|{{ i is integer }}|{{ f }}|{{ a }}|{{ n }}", vars))
+        .isEqualTo("4|True|1.5|[1, 'x']|None");
+  }
+
+  @Test
+  void doesNotMutateTheCallersValues() {
+    Map<String, Object> m = new HashMap<>(Map.of("k", "v"));
+    render("{% set x = m %}{{ x.k }}", Map.of("m", m));
+    assertThat(m).containsOnly(Map.entry("k", "v"));
+  }
+
+  @Test
+  void strftimeNowReadsTheInjectedClocksLocalTime() {
+    Clock clock = Clock.fixed(Instant.parse("2024-12-31T23:30:00Z"), ZoneId.of("Asia/Tokyo"));
+    JinjaTemplate t = JinjaTemplate.parse("{{ strftime_now('%d %B %Y %H:%M') }}", clock);
+    assertThat(t.render(Map.of())).isEqualTo("01 January 2025 08:30");
+    Clock other = Clock.fixed(Instant.parse("2024-12-31T23:30:00Z"), ZoneId.of("UTC"));
+    assertThat(t.withClock(other).render(Map.of())).isEqualTo("31 December 2024 23:30");
+  }
+
+  @Test
+  void raiseExceptionCarriesTheTemplatesMessageAndLine() {
+    assertThatThrownBy(() -> render("line1\n{{ raise_exception('no ' ~ x) }}", Map.of("x", "tools")))
+        .isInstanceOfSatisfying(TemplateError.class, e -> {
+          assertThat(e.raisedByTemplate()).isTrue();
+          assertThat(e.kind()).isEqualTo("TemplateError");
+          assertThat(e.pythonMessage()).isEqualTo("no tools");
+          assertThat(e.line()).isEqualTo(2);
+          assertThat(e.getMessage()).isEqualTo("TemplateError: no tools (template line 2)");
+        });
+  }
+
+  @Test
+  void runtimeErrorsNameTheInnermostStatementsLine() {
+    String src = "{% for m in messages %}\n{% if m.content %}\n{{ m.content + 1 }}\n{% endif %}\n{% endfor %}";
+    assertThatThrownBy(() -> render(src, Map.of("messages", List.of(Map.of("content", "a")))))
+        .isInstanceOfSatisfying(TemplateError.class, e -> {
+          assertThat(e.kind()).isEqualTo("TypeError");
+          assertThat(e.pythonMessage()).isEqualTo("can only concatenate str (not \"int\") to str");
+          assertThat(e.line()).isEqualTo(3);
+        });
+  }
+
+  @Test
+  void unsupportedStatementsFailAtParseNamingTheTagAndLine() {
+    for (String tag : Arrays.asList("include 'x'", "import 'x' as y", "extends 'x'", "block b",
+        "call m()", "with a = 1", "autoescape true")) {
+      assertThatThrownBy(() -> JinjaTemplate.parse("a\nb\n{% " + tag + " %}"))
+          .isInstanceOfSatisfying(TemplateError.class, e -> {
+            assertThat(e.kind()).isEqualTo("TemplateSyntaxError");
+            assertThat(e.pythonMessage()).contains("unsupported").contains(tag.split(" ")[0]);
+            assertThat(e.line()).isEqualTo(3);
+          });
+    }
+  }
+
+  @Test
+  void unknownFiltersAndTestsFailAtParse() {
+    assertThatThrownBy(() -> JinjaTemplate.parse("\n{{ x|frobnicate }}"))
+        .isInstanceOfSatisfying(TemplateError.class, e -> {
+          assertThat(e.getMessage())
+              .isEqualTo("TemplateAssertionError: No filter named 'frobnicate'. (template line 2)");
+        });
+    assertThatThrownBy(() -> JinjaTemplate.parse("{{ x is frobnicated }}"))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("No test named 'frobnicated'.");
+  }
+
+  @Test
+  void constructsPythonWouldRenderDifferentlyFailInsteadOfGuessing() {
+    assertThatThrownBy(() -> render("{{ '%s!' % name }}", Map.of("name", "x")))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("printf-style");
+    assertThatThrownBy(() -> render("{{ d.items }}", Map.of("d", Map.of())))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("memory address");
+    assertThatThrownBy(() -> render("{{ '{:>5}'.format(1) }}", Map.of()))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("str.format field spec");
+    assertThatThrownBy(() -> render("{{ 'abc'.startswith('b', 1) }}", Map.of()))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("str.startswith with 2 arguments");
+    assertThatThrownBy(() -> render("{{ 'abc'.strip(chars='a') }}", Map.of()))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("str.strip with keyword argument chars");
+    assertThatThrownBy(() -> render("{{ strftime_now('%Z') }}", Map.of()))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("strftime directive %Z");
+  }
+
+  @Test
+  void filterArgumentsPythonWouldRejectAreRejected() {
+    for (String src : List.of("{{ 1|tojson(foo=1) }}", "{{ 'a'|trim('a', 2) }}",
+        "{{ 'a'|upper(1) }}", "{{ 'a'|replace('a', 'b', count=1, old='x') }}")) {
+      assertThatThrownBy(() -> render(src, Map.of()))
+          .as(src)
+          .isInstanceOfSatisfying(TemplateError.class,
+              e -> assertThat(e.kind()).isEqualTo("TypeError"));
+    }
+  }
+
+  @Test
+  void syntaxErrorsNameTheLine() {
+    assertThatThrownBy(() -> JinjaTemplate.parse("a\n{% if x %}\nb"))
+        .isInstanceOfSatisfying(TemplateError.class, e -> {
+          assertThat(e.kind()).isEqualTo("TemplateSyntaxError");
+          assertThat(e.line()).isEqualTo(2);
+          assertThat(e.pythonMessage()).contains("'endif'");
+        });
+    assertThatThrownBy(() -> JinjaTemplate.parse("{{ 1 + }}"))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("expected an expression");
+  }
+
+  @Test
+  void sandboxRefusesMutatingMethods() {
+    assertThatThrownBy(() -> render("{% set l = [] %}{{ l.append(1) }}", Map.of()))
+        .isInstanceOfSatisfying(TemplateError.class, e -> {
+          assertThat(e.kind()).isEqualTo("SecurityError");
+          assertThat(e.pythonMessage())
+              .isEqualTo("access to attribute 'append' of 'list' object is unsafe.");
+        });
+  }
+
+  @Test
+  void deepRecursionFailsCleanly() {
+    assertThatThrownBy(() -> render("{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}", Map.of()))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("recursion");
+  }
+}
