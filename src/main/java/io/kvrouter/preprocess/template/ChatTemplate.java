@@ -54,7 +54,8 @@ public interface ChatTemplate {
 
   /**
    * A Hugging Face chat template ({@code tokenizer_config.json}'s {@code chat_template}), rendered
-   * with Jinjava configured like transformers' {@code apply_chat_template}: {@code trim_blocks},
+   * by our Jinja2 interpreter with Python's semantics, as transformers' {@code apply_chat_template}
+   * renders it: {@code trim_blocks},
    * {@code lstrip_blocks}, the variables {@code messages}, {@code add_generation_prompt}, {@code
    * bos_token} and {@code eos_token}, a {@code raise_exception} function and a Python-style {@code
    * tojson} filter.

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Compares Jinjava renderings of the real Llama 3 and Qwen3 chat templates with goldens rendered by
+ * Compares our renderings of the real Llama 3 and Qwen3 chat templates with goldens rendered by
  * Python's jinja2 under Hugging Face's settings ({@code golden/templates/render_goldens.py}).
  */
 class JinjaChatTemplateTest {
@@ -86,14 +86,19 @@ class JinjaChatTemplateTest {
   @Test
   void brokenTemplatesFailWithTheJinjaError() {
     assertThatThrownBy(
-            () ->
-                ChatTemplate.jinja("{% for m in messages %}{{ m.content }}", null, null)
-                    .render(List.of(ChatMessage.user("x")), true))
+            () -> ChatTemplate.jinja("{% for m in messages %}{{ m.content }}", null, null))
         .isInstanceOfSatisfying(
             ChatTemplateException.class,
             e -> assertThat(e.reason()).isEqualTo(ChatTemplateException.Reason.FAILED))
-        .hasMessageContaining("chat template failed to render")
+        .hasMessageContaining("chat template does not parse")
         .hasMessageContaining("endfor");
+    assertThatThrownBy(
+            () ->
+                ChatTemplate.jinja("{{ messages[0].content + 1 }}", null, null)
+                    .render(List.of(ChatMessage.user("x")), true))
+        .isInstanceOf(ChatTemplateException.class)
+        .hasMessageContaining("chat template failed to render")
+        .hasMessageContaining("TypeError");
     // an unsupported method is an error, not a silently different prompt
     assertThatThrownBy(
             () ->
@@ -150,17 +155,11 @@ class JinjaChatTemplateTest {
                 + " 'aXbXc'.replace('X', '-', 1) }}",
             null, null);
     assertThat(t.render(List.of(ChatMessage.user("<a>x</a>\n\ntail")), true))
-        .isEqualTo("true false [tail] [] [pad] 3 a-bXc");
+        .isEqualTo("True False [tail] [] [pad] 3 a-bXc"); // Python's str(True), as jinja2 prints
   }
 
   @Test
-  void adaptsSlicesAndNamespaceArguments() {
-    assertThat(JinjaChatTemplate.adaptSource("{% for m in messages[::-1] %}"))
-        .isEqualTo("{% for m in (messages|reverse) %}");
-    assertThat(
-            JinjaChatTemplate.adaptSource(
-                "{% set ns = namespace(a=true, b=messages|length - 1, c='x,y') %}"))
-        .isEqualTo("{% set ns = namespace(a=(true), b=(messages|length - 1), c=('x,y')) %}");
+  void slicesAndNamespaces() {
     ChatTemplate t =
         ChatTemplate.jinja(
             "{% set ns = namespace(last=messages|length - 1) %}"
@@ -175,23 +174,12 @@ class JinjaChatTemplateTest {
 
   @Test
   void strftimeNowLikeTransformers() {
-    assertThat(
-            JinjaChatTemplate.TemplateFunctions.strftime(
-                java.time.LocalDateTime.of(2024, 7, 5, 14, 3, 9),
-                "%d %b %Y|%B %A %H:%M:%S %I%p %j %%"))
-        .isEqualTo("05 Jul 2024|July Friday 14:03:09 02PM 187 %");
     java.time.LocalDate before = java.time.LocalDate.now();
     String year =
         ChatTemplate.jinja("{{ strftime_now('%Y') }}", null, null)
             .render(List.of(ChatMessage.user("x")), true);
     java.time.LocalDate after = java.time.LocalDate.now();
     assertThat(year).isIn(String.valueOf(before.getYear()), String.valueOf(after.getYear()));
-    assertThatThrownBy(
-            () ->
-                ChatTemplate.jinja("{{ strftime_now('%Q') }}", null, null)
-                    .render(List.of(ChatMessage.user("x")), true))
-        .isInstanceOf(ChatTemplateException.class)
-        .hasMessageContaining("%Q");
   }
 
   @Test
