@@ -8,8 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvrouter.testing.Http;
 import io.kvrouter.testing.Prometheus;
 import io.kvrouter.testing.WorkerProcess;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -47,13 +45,6 @@ class DynamoZmqEventsIT {
     return flags;
   }
 
-  private static double perWorker(String metrics, String name, String workerId) {
-    return metrics.lines()
-        .filter(l -> l.startsWith(name + "{") && l.contains("worker_id=\"" + workerId + "\""))
-        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
-        .sum();
-  }
-
   @Test
   void lossyEvents_routerRestart_workerRestart() throws Exception {
     List<String> lossy =
@@ -75,29 +66,14 @@ class DynamoZmqEventsIT {
         assertThat(Prometheus.sum(metrics, "kvrouter_kv_event_gaps_total"))
             .as("lost events were noticed")
             .isPositive();
-        Awaitility.await()
-            .atMost(Duration.ofSeconds(10))
-            .untilAsserted(() -> {
-              JsonArray statuses =
-                  Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers");
-              for (int i = 0; i < statuses.size(); i++) {
-                JsonObject status = statuses.getJsonObject(i);
-                assertThat(status.getJsonObject("kv_events").getString("state"))
-                    .isEqualTo("following");
-                assertThat(status.getJsonObject("reported_load"))
-                    .as("the worker's load report, from kv_metrics")
-                    .isNotNull();
-                assertThat(status.getJsonObject("reported_load").getLong("kv_total_blocks"))
-                    .isEqualTo(KvConvergence.KV_BLOCKS);
-              }
-            });
+        KvConvergence.awaitFollowingWithReportedLoad(router);
       }
 
       // (c) a new router learns every worker's state by asking, before any new event
       try (RouterFixture router = RouterFixture.start(flags)) {
         awaitConverged(router, workers);
         String metrics = Http.get(router.baseUrl + "/metrics").body();
-        assertThat(perWorker(metrics, "kvrouter_kv_event_resets_total", "51"))
+        assertThat(KvConvergence.perWorker(metrics, "kvrouter_kv_event_resets_total", "51"))
             .as("one tree dump per worker, over the request plane")
             .isEqualTo(1);
         send(router, workload(random, 30));
@@ -121,7 +97,7 @@ class DynamoZmqEventsIT {
             .isPositive();
         awaitConverged(router, workers);
         metrics = Http.get(router.baseUrl + "/metrics").body();
-        assertThat(perWorker(metrics, "kvrouter_kv_event_resets_total", "51"))
+        assertThat(KvConvergence.perWorker(metrics, "kvrouter_kv_event_resets_total", "51"))
             .as("the restart replaced what the rank held: once more")
             .isGreaterThanOrEqualTo(2);
       }

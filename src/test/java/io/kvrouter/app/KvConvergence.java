@@ -175,4 +175,35 @@ final class KvConvergence {
     return Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers")
         .getJsonObject(index).getBoolean("healthy");
   }
+
+  /** The sum of {@code name}'s samples for worker {@code workerId} in a Prometheus scrape. */
+  static double perWorker(String metrics, String name, String workerId) {
+    return metrics.lines()
+        .filter(l -> l.startsWith(name + "{") && l.contains("worker_id=\"" + workerId + "\""))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
+  }
+
+  /**
+   * Waits until {@code /router/workers} shows every worker's events followed and its load report
+   * received, with the simulated workers' KV capacity.
+   */
+  static void awaitFollowingWithReportedLoad(RouterFixture router) {
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> {
+          JsonArray statuses =
+              Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers");
+          for (int i = 0; i < statuses.size(); i++) {
+            JsonObject status = statuses.getJsonObject(i);
+            assertThat(status.getJsonObject("kv_events").getString("state"))
+                .isEqualTo("following");
+            assertThat(status.getJsonObject("reported_load"))
+                .as("the worker's load report")
+                .isNotNull();
+            assertThat(status.getJsonObject("reported_load").getLong("kv_total_blocks"))
+                .isEqualTo(KV_BLOCKS);
+          }
+        });
+  }
 }

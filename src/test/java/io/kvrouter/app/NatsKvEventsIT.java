@@ -9,7 +9,6 @@ import io.kvrouter.testing.Http;
 import io.kvrouter.testing.NatsServerProcess;
 import io.kvrouter.testing.Prometheus;
 import io.kvrouter.testing.WorkerProcess;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,13 +60,6 @@ class NatsKvEventsIT {
     return flags;
   }
 
-  private static double perWorker(String metrics, String name, String workerId) {
-    return metrics.lines()
-        .filter(l -> l.startsWith(name + "{") && l.contains("worker_id=\"" + workerId + "\""))
-        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
-        .sum();
-  }
-
   @Test
   void lossyEvents_routerRestart_workerRestart_natsRestartUnderTraffic() throws Exception {
     try (NatsServerProcess nats = NatsServerProcess.start()) {
@@ -88,23 +80,14 @@ class NatsKvEventsIT {
           assertThat(Prometheus.sum(metrics, "kvrouter_kv_event_gaps_total"))
               .as("lost events were noticed")
               .isPositive();
-          JsonArray statuses =
-              Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers");
-          for (int i = 0; i < statuses.size(); i++) {
-            JsonObject status = statuses.getJsonObject(i);
-            assertThat(status.getJsonObject("kv_events").getString("state"))
-                .isEqualTo("following");
-            assertThat(status.getJsonObject("reported_load").getLong("kv_total_blocks"))
-                .as("the worker's load report")
-                .isEqualTo(KvConvergence.KV_BLOCKS);
-          }
+          KvConvergence.awaitFollowingWithReportedLoad(router);
         }
 
         // (c) a new router learns every worker's state by asking, before any new event
         try (RouterFixture router = RouterFixture.start(flags)) {
           awaitConverged(router, workers);
           String metrics = Http.get(router.baseUrl + "/metrics").body();
-          assertThat(perWorker(metrics, "kvrouter_kv_event_resets_total", "11"))
+          assertThat(KvConvergence.perWorker(metrics, "kvrouter_kv_event_resets_total", "11"))
               .as("one tree dump per worker")
               .isEqualTo(1);
           send(router, workload(random, 30));
@@ -125,7 +108,7 @@ class NatsKvEventsIT {
               .isPositive();
           awaitConverged(router, workers);
           metrics = Http.get(router.baseUrl + "/metrics").body();
-          assertThat(perWorker(metrics, "kvrouter_kv_event_resets_total", "11"))
+          assertThat(KvConvergence.perWorker(metrics, "kvrouter_kv_event_resets_total", "11"))
               .as("the restart replaced what the rank held: once more")
               .isEqualTo(2);
 
@@ -158,7 +141,7 @@ class NatsKvEventsIT {
           // may find a worker not yet reconnected, and are asked again (up to 5 s apart)
           Awaitility.await()
               .atMost(Duration.ofSeconds(20))
-              .untilAsserted(() -> assertThat(perWorker(Http.get(router.baseUrl + "/metrics").body(),
+              .untilAsserted(() -> assertThat(KvConvergence.perWorker(Http.get(router.baseUrl + "/metrics").body(),
                       "kvrouter_kv_event_resets_total", "12"))
                   .as("after the reconnect every worker was asked for its state again")
                   .isGreaterThanOrEqualTo(2));
@@ -234,7 +217,7 @@ class NatsKvEventsIT {
         try (RouterFixture router =
             RouterFixture.start(routerFlags(nats, List.of(w41.workerSpec("41"))))) {
           awaitConverged(router, workers);
-          assertThat(perWorker(Http.get(router.baseUrl + "/metrics").body(),
+          assertThat(KvConvergence.perWorker(Http.get(router.baseUrl + "/metrics").body(),
                   "kvrouter_kv_event_resets_total", "41"))
               .as("one tree dump")
               .isEqualTo(1);
