@@ -281,7 +281,7 @@ final class Builtins {
         return Math.abs(d);
       }
       if (Py.isInt(v)) {
-        return Math.abs(Py.toLong(v));
+        return Py.exact(() -> Math.absExact(Py.toLong(v)));
       }
       throw TemplateError.typeError("bad operand type for abs(): '" + Py.typeName(v) + "'");
     });

@@ -154,7 +154,9 @@ final class Node {
       if (!minus) {
         return v instanceof Boolean ? (Object) Py.toLong(v) : v;
       }
-      return v instanceof Double d ? (Object) (-d) : (Object) (-Py.toLong(v));
+      return v instanceof Double d
+          ? (Object) (-d)
+          : (Object) Py.exact(() -> Math.negateExact(Py.toLong(v)));
     }
   }
 

@@ -1,6 +1,8 @@
 package io.kvrouter.preprocess.template.jinja;
 
 import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -253,9 +255,9 @@ final class Py {
     if (d == 0) {
       return (1 / d < 0) ? "-0.0" : "0.0";
     }
-    BigDecimal bd = new BigDecimal(Double.toString(d)).stripTrailingZeros();
+    BigDecimal bd = shortestRoundTrip(d).stripTrailingZeros();
     int exp = bd.precision() - bd.scale() - 1;
-    if (exp >= -5 && exp < 16) {
+    if (exp >= -4 && exp < 16) {
       String plain = bd.toPlainString();
       return plain.contains(".") ? plain : plain + ".0";
     }
@@ -469,17 +471,45 @@ final class Py {
     throw operandError("+", a, b);
   }
 
+  /**
+   * The fewest significant digits that read back as {@code d}, the closest such decimal: what
+   * Python's {@code repr} prints. (JDK 17's {@code Double.toString} is not always the shortest.)
+   */
+  private static BigDecimal shortestRoundTrip(double d) {
+    BigDecimal exact = new BigDecimal(d);
+    for (int digits = 1; digits < 17; digits++) {
+      BigDecimal candidate = exact.round(new MathContext(digits, RoundingMode.HALF_EVEN));
+      if (candidate.doubleValue() == d) {
+        return candidate;
+      }
+    }
+    return exact.round(new MathContext(17, RoundingMode.HALF_EVEN));
+  }
+
+  /** The longest string or list a repetition may build: beyond it the render fails. */
+  static final long MAX_REPEATED_LENGTH = 64L * 1024 * 1024;
+
+  private static int repetitions(long count, int unit) {
+    long times = Math.max(0, count);
+    if (unit > 0 && times > MAX_REPEATED_LENGTH / unit) {
+      throw TemplateError.of(
+          "MemoryError", "a repetition of " + times + " times " + unit + " elements is too large");
+    }
+    return (int) times;
+  }
+
   static Object arith(String op, Object a, Object b) {
     if (op.equals("*")) {
       if (isInt(a) && (b instanceof String || b instanceof List)) {
         return arith(op, b, a);
       }
       if (a instanceof String s && isInt(b)) {
-        return s.repeat((int) Math.max(0, toLong(b)));
+        return s.repeat(repetitions(toLong(b), s.length()));
       }
       if (a instanceof List<?> l && isInt(b)) {
+        int times = repetitions(toLong(b), l.size());
         List<Object> r = new ArrayList<>();
-        for (long i = 0; i < toLong(b); i++) {
+        for (int i = 0; i < times; i++) {
           r.addAll(l);
         }
         return r;
@@ -509,6 +539,9 @@ final class Py {
       case "//":
         if (toDouble(b) == 0) {
           throw TemplateError.of("ZeroDivisionError", "integer division or modulo by zero");
+        }
+        if (!f && toLong(a) == Long.MIN_VALUE && toLong(b) == -1) {
+          return exact(() -> Math.negateExact(Long.MIN_VALUE));
         }
         return f
             ? (Object) Math.floor(toDouble(a) / toDouble(b))
@@ -548,7 +581,7 @@ final class Py {
     }
   }
 
-  private static Long exact(java.util.function.LongSupplier op) {
+  static Long exact(java.util.function.LongSupplier op) {
     try {
       return op.getAsLong();
     } catch (ArithmeticException e) {

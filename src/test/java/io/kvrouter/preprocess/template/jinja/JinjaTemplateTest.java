@@ -19,6 +19,30 @@ class JinjaTemplateTest {
     return JinjaTemplate.parse(source).render(vars);
   }
 
+  /** Expected strings from Python Jinja2 3.1.6 (transformers' environment and tojson). */
+  @Test
+  void floatsPrintAsPythonsShortestRepr() {
+    assertThat(render(
+            "{{ 1e-5 }} {{ 1.1e-5|tojson }} {{ 0.0001 }} {{ 1.0e23 }} {{ 8.41e21 }} {{ 5e-324 }}"
+                + " {{ 0.1 + 0.2 }} {{ 2.5e-4 }}", Map.of()))
+        .isEqualTo("1e-05 1.1e-05 0.0001 1e+23 8.41e+21 5e-324 0.30000000000000004 0.00025");
+  }
+
+  /** Where Python's integers grow without bound or it runs out of memory, the render fails. */
+  @Test
+  void countsAndIntegersBeyondTheirRangeFailInsteadOfWrapping() {
+    for (String source : List.of(
+        "{{ 'ab' * 4294967297 }}", "{{ [1] * 100000000000 }}",
+        "{{ (-9223372036854775807 - 1) // -1 }}", "{{ -(-9223372036854775807 - 1) }}",
+        "{{ (-9223372036854775807 - 1)|abs }}")) {
+      assertThatThrownBy(() -> render(source, Map.of()))
+          .as(source)
+          .isInstanceOf(TemplateError.class);
+    }
+    assertThat(render("{{ 'ab' * 3 }}{{ [1] * 2 }}{{ 'x' * -1 }}", Map.of()))
+        .isEqualTo("ababab[1, 1]");
+  }
+
   @Test
   void parsesOnceAndRendersManyTimesWithDifferentContexts() {
     JinjaTemplate t = JinjaTemplate.parse("{% for m in messages %}{{ m.role }}:{{ m.content }};{% endfor %}");
