@@ -89,13 +89,7 @@ public final class DynamoZmqPublisher implements AutoCloseable {
       this.pub = context.createSocket(SocketType.PUB);
       pub.setSndHWM(100_000);
       pub.setLinger(0);
-      String address = "tcp://" + options.host();
-      if (options.port() == 0) {
-        this.port = pub.bindToRandomPort(address);
-      } else {
-        pub.bind(address + ":" + options.port());
-        this.port = options.port();
-      }
+      this.port = ZmqEventPublisher.bind(pub, options.host(), options.port());
     } catch (RuntimeException e) {
       context.close(); // release ZeroMQ's threads (and the socket, if it was created)
       throw e;

@@ -98,7 +98,7 @@ public final class ZmqEventPublisher implements AutoCloseable {
       this.pub = context.createSocket(SocketType.PUB);
       pub.setSndHWM(100_000);
       pub.setLinger(0);
-      this.port = bind(pub, options.port());
+      this.port = bind(pub, options.host(), options.port());
       if (options.replayPort() < 0) {
         this.replay = null;
         this.replayPort = -1;
@@ -107,7 +107,7 @@ public final class ZmqEventPublisher implements AutoCloseable {
         replay.setLinger(0);
         // a whole buffer's answer queues for a slow reader instead of being dropped
         replay.setSndHWM(options.bufferSteps() + 1);
-        this.replayPort = bind(replay, options.replayPort());
+        this.replayPort = bind(replay, options.host(), options.replayPort());
       }
     } catch (RuntimeException e) {
       // the PUB socket may be bound already: release it and ZeroMQ's threads
@@ -117,8 +117,9 @@ public final class ZmqEventPublisher implements AutoCloseable {
     this.thread = new SocketThread("kv-events-publisher-" + port, this::run);
   }
 
-  private int bind(ZMQ.Socket socket, int requested) {
-    String address = "tcp://" + options.host();
+  /** Binds {@code socket} on {@code host}: on {@code requested}, or a free port when 0. */
+  static int bind(ZMQ.Socket socket, String host, int requested) {
+    String address = "tcp://" + host;
     if (requested == 0) {
       return socket.bindToRandomPort(address);
     }

@@ -1,13 +1,11 @@
 package io.kvrouter.protocol.dynamo;
 
+import io.kvrouter.testing.HexFixtures;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,20 +22,7 @@ final class E3Golden {
   private E3Golden() {}
 
   static byte[] load(String name) {
-    String resource = "/golden/dynamo-e3/" + name;
-    try (InputStream in = E3Golden.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IllegalArgumentException("no fixture " + resource);
-      }
-      StringBuilder hex = new StringBuilder();
-      for (String line : new String(in.readAllBytes(), StandardCharsets.US_ASCII).split("\n")) {
-        int comment = line.indexOf('#');
-        hex.append(comment >= 0 ? line.substring(0, comment) : line);
-      }
-      return HexFormat.of().parseHex(hex.toString().replaceAll("\\s+", ""));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return HexFixtures.load("/golden/dynamo-e3/" + name);
   }
 
   /** A frame's envelope bytes (after the 5-byte header). */

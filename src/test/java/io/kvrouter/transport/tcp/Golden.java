@@ -1,9 +1,7 @@
 package io.kvrouter.transport.tcp;
 
+import io.kvrouter.testing.HexFixtures;
 import io.vertx.core.buffer.Buffer;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -16,25 +14,7 @@ final class Golden {
   private Golden() {}
 
   static Buffer load(String name) {
-    String resource = "/golden/tcp/" + name;
-    try (InputStream in = Golden.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IllegalArgumentException("no fixture " + resource);
-      }
-      StringBuilder hex = new StringBuilder();
-      for (String line : new String(in.readAllBytes(), StandardCharsets.US_ASCII).split("\n")) {
-        int comment = line.indexOf('#');
-        hex.append(comment >= 0 ? line.substring(0, comment) : line);
-      }
-      String digits = hex.toString().replaceAll("\\s+", "");
-      byte[] bytes = new byte[digits.length() / 2];
-      for (int i = 0; i < bytes.length; i++) {
-        bytes[i] = (byte) Integer.parseInt(digits.substring(2 * i, 2 * i + 2), 16);
-      }
-      return Buffer.buffer(bytes);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return Buffer.buffer(HexFixtures.load("/golden/tcp/" + name));
   }
 
   /** Concatenates fields laid out by {@link #u16}, {@link #u32}, {@link #u64} and {@link #utf8}. */
