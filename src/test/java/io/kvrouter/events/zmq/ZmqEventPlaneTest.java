@@ -211,13 +211,23 @@ class ZmqEventPlaneTest {
       Thread.sleep(20);
     }
     publishRange(publisher, published, 100);
+    // the last of those may be among the dropped ones: keep publishing until one past it arrives
+    long[] next = {100};
     Awaitility.await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> subscriber.stats().lastSeq() == 99);
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              if (subscriber.stats().lastSeq() >= 99) {
+                return true;
+              }
+              publishRange(publisher, next[0], ++next[0]);
+              return false;
+            });
 
     assertThat(subscriber.stats().incompleteReplays()).isPositive();
     assertThat(subscriber.stats().resets()).isGreaterThan(1);
     List<Long> batches = batchesSeen();
-    assertThat(batches).isSorted().doesNotHaveDuplicates().hasSizeLessThan(100);
+    assertThat(batches).isSorted().doesNotHaveDuplicates().hasSizeLessThan((int) next[0]);
   }
 }
