@@ -3,11 +3,15 @@ package io.kvrouter.app;
 import io.kvrouter.common.Ports;
 import io.kvrouter.config.ConfigException;
 import io.kvrouter.config.HttpConfig;
+import io.kvrouter.config.ModelConfig;
 import io.kvrouter.config.RouterConfig;
 import io.kvrouter.frontend.HttpFrontend;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
+import io.kvrouter.preprocess.OutputParsers;
 import io.kvrouter.preprocess.Preprocessor;
+import io.kvrouter.preprocess.parse.ReasoningParserName;
+import io.kvrouter.preprocess.parse.ToolCallParserName;
 import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.routing.RouteTarget;
@@ -75,12 +79,13 @@ public final class RouterApplication {
    * @throws ConfigException when the model folder cannot be loaded
    */
   public static Future<RouterApplication> start(RouterConfig config, VertxOptions vertxOptions) {
+    OutputParsers parsers = outputParsers(config.model());
     ModelAssets assets = loadModel(config);
     Vertx vertx = Vertx.vertx(vertxOptions);
     StartedParts parts = new StartedParts();
     Future<RouterApplication> started;
     try {
-      started = startOn(vertx, parts, config, vertxOptions, assets);
+      started = startOn(vertx, parts, config, vertxOptions, assets, parsers);
     } catch (RuntimeException e) {
       started = Future.failedFuture(e);
     }
@@ -100,7 +105,7 @@ public final class RouterApplication {
   /** Starts everything on {@code vertx}, adding each part to {@code parts} once started. */
   private static Future<RouterApplication> startOn(
       Vertx vertx, StartedParts parts, RouterConfig config, VertxOptions vertxOptions,
-      ModelAssets assets) {
+      ModelAssets assets, OutputParsers parsers) {
     Metrics metrics = new Metrics();
     String model = config.model().servedName();
     List<SimulatedEngine> engines = new ArrayList<>();
@@ -136,7 +141,7 @@ public final class RouterApplication {
               parts.add("router", router::close);
               HttpFrontend frontend =
                   new HttpFrontend(
-                      new Preprocessor(vertx, assets, model, router),
+                      new Preprocessor(vertx, assets, model, router, parsers),
                       metrics,
                       config.http(),
                       config.model().kvCacheBlockSize());
@@ -216,6 +221,32 @@ public final class RouterApplication {
   /** Default Vert.x options: one event loop per core. */
   public static VertxOptions defaultVertxOptions() {
     return new VertxOptions().setEventLoopPoolSize(Runtime.getRuntime().availableProcessors());
+  }
+
+  /** The parsers named by --reasoning-parser and --tool-call-parser. */
+  static OutputParsers outputParsers(ModelConfig model) {
+    ReasoningParserName reasoning = null;
+    if (model.reasoningParser() != null) {
+      reasoning =
+          ReasoningParserName.of(model.reasoningParser())
+              .orElseThrow(
+                  () -> unknownParser("--reasoning-parser", model.reasoningParser(),
+                      ReasoningParserName.names()));
+    }
+    ToolCallParserName toolCalls = null;
+    if (model.toolCallParser() != null) {
+      toolCalls =
+          ToolCallParserName.of(model.toolCallParser())
+              .orElseThrow(
+                  () -> unknownParser("--tool-call-parser", model.toolCallParser(),
+                      ToolCallParserName.names()));
+    }
+    return new OutputParsers(reasoning, toolCalls);
+  }
+
+  private static ConfigException unknownParser(String flag, String value, String names) {
+    return new ConfigException(
+        "Invalid value '" + value + "' for " + flag + ": expected one of " + names);
   }
 
   private static ModelAssets loadModel(RouterConfig config) {

@@ -93,7 +93,10 @@ public final class ConfigLoader {
               ? ModelConfig.DEMO_MODEL_NAME
               : location.defaultServedName();
     }
-    ModelConfig model = new ModelConfig(modelPath, servedName, value(KV_CACHE_BLOCK_SIZE));
+    ModelConfig model =
+        new ModelConfig(
+            modelPath, servedName, value(KV_CACHE_BLOCK_SIZE), value(REASONING_PARSER),
+            value(TOOL_CALL_PARSER));
     RouterMode mode = value(ROUTER_MODE);
     KvRouterConfig kv = kvRouter(mode);
     EventPlaneConfig eventPlane =

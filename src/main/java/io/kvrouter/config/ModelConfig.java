@@ -8,8 +8,15 @@ import java.util.Objects;
  *
  * @param path the Hugging Face model folder, or {@code null} for the demo tokenizer
  * @param servedName the name clients request
+ * @param reasoningParser {@code --reasoning-parser}, or null
+ * @param toolCallParser {@code --tool-call-parser}, or null
  */
-public record ModelConfig(Path path, String servedName, int kvCacheBlockSize) {
+public record ModelConfig(
+    Path path,
+    String servedName,
+    int kvCacheBlockSize,
+    String reasoningParser,
+    String toolCallParser) {
 
   public static final String DEMO_MODEL_NAME = "mock-model";
 

@@ -204,6 +204,22 @@ public final class Settings {
           "Model name clients use; defaults to the model folder's name, or mock-model.",
           null, "a non-empty string", false, Parsers::nonEmpty);
 
+  public static final Setting<String> REASONING_PARSER =
+      new Setting<>("reasoning-parser", null, "NAME",
+          "Reads the model's <think>...</think> blocks out of chat answers into"
+              + " reasoning_content: basic, deepseek_r1 or qwen3 (one format under Dynamo's and"
+              + " vLLM's names; whether an answer starts inside a block is read from the"
+              + " prompt).",
+          null, "basic, deepseek_r1 or qwen3", false, Parsers::nonEmpty);
+
+  public static final Setting<String> TOOL_CALL_PARSER =
+      new Setting<>("tool-call-parser", null, "NAME",
+          "Reads the model's tool calls out of chat answers into tool_calls when a request has"
+              + " tools and tool_choice \"auto\": hermes (Qwen 2.5, Qwen 3), llama3_json"
+              + " (Llama 3.1, 3.2), mistral (Mistral Nemo), deepseek_v3. Without it such"
+              + " requests are refused.",
+          null, "hermes, llama3_json, mistral or deepseek_v3", false, Parsers::nonEmpty);
+
   public static final Setting<Integer> KV_CACHE_BLOCK_SIZE =
       new Setting<>("kv-cache-block-size", "DYN_KV_CACHE_BLOCK_SIZE", "TOKENS",
           "Tokens per KV cache block of the workers; kv mode hashes prompts in blocks of this"
@@ -260,6 +276,7 @@ public final class Settings {
           ACTIVE_PREFILL_TOKENS_THRESHOLD, BUSY_STATUS_CODE, ROUTER_TTL, ROUTER_MAX_TREE_SIZE,
           ROUTER_PRUNE_TARGET_RATIO, REQUEST_PLANE, WORKER, MOCK_WORKERS, MOCK_TTFT_MS,
           MOCK_ITL_MS, MOCK_KV_BLOCKS, MODEL_PATH, SERVED_MODEL_NAME,
+          REASONING_PARSER, TOOL_CALL_PARSER,
           KV_CACHE_BLOCK_SIZE, TCP_MAX_MESSAGE_SIZE, TCP_REQUEST_TIMEOUT, TCP_POOL_SIZE,
           TCP_CONNECT_TIMEOUT, TCP_RESPONSE_STREAM_HOST, TCP_RESPONSE_STREAM_PORT,
           TCP_RESPONSE_STREAM_ADVERTISE_HOST);

@@ -4,7 +4,6 @@ import io.kvrouter.frontend.openai.OpenAiRequest;
 import io.kvrouter.frontend.openai.ResponseFormat;
 import io.kvrouter.preprocess.Generation;
 import io.kvrouter.preprocess.Preprocessor;
-import io.kvrouter.preprocess.Prompt;
 import io.kvrouter.protocol.ModelNotFoundException;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -77,14 +76,12 @@ final class GenerationHandler implements Handler<RoutingContext> {
               }
               Generation generation = ar.result();
               tracker.promptTokens(generation.promptTokens());
-              String echo = request.echo() ? ((Prompt.Text) request.prompt()).text() : "";
               Responder responder =
                   request.stream()
                       ? new SseResponder(
-                          ctx.response(), format, header, request, echo, generation, tracker,
-                          errors)
+                          ctx.response(), format, header, request, generation, tracker, errors)
                       : new UnaryResponder(
-                          ctx.response(), format, header, echo, generation, tracker, errors);
+                          ctx.response(), format, header, generation, tracker, errors);
               responder.start();
             });
   }

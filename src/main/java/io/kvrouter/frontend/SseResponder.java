@@ -2,6 +2,7 @@ package io.kvrouter.frontend;
 
 import io.kvrouter.frontend.openai.OpenAiRequest;
 import io.kvrouter.frontend.openai.ResponseFormat;
+import io.kvrouter.preprocess.Delta;
 import io.kvrouter.preprocess.Generation;
 import io.kvrouter.protocol.FinishReason;
 import io.vertx.core.Context;
@@ -23,6 +24,7 @@ final class SseResponder extends Responder {
   private final ResponseFormat.Header header;
   private final boolean includeUsage;
   private boolean first = true;
+  private boolean calledTools;
   private String echo;
   /** Events written in the current event-loop task, sent as one write when it ends. */
   private Buffer pending;
@@ -32,7 +34,6 @@ final class SseResponder extends Responder {
       ResponseFormat format,
       ResponseFormat.Header header,
       OpenAiRequest request,
-      String echo,
       Generation generation,
       FrontendMetrics.RequestTracker tracker,
       ErrorResponses errors) {
@@ -40,7 +41,7 @@ final class SseResponder extends Responder {
     this.format = format;
     this.header = header;
     this.includeUsage = request.includeUsage();
-    this.echo = echo;
+    this.echo = generation.echo();
   }
 
   @Override
@@ -54,12 +55,14 @@ final class SseResponder extends Responder {
   }
 
   @Override
-  public void onDelta(String text, int newTokens) {
+  public void onDelta(Delta delta, int newTokens) {
     tracker.tokens(newTokens);
-    if (ended() || (text.isEmpty() && !first)) {
+    if (ended() || (delta.isEmpty() && !first)) {
       return;
     }
-    write(format.chunk(header, echo + text, first, null));
+    calledTools |= !delta.toolCalls().isEmpty();
+    Delta withEcho = new Delta(echo + delta.content(), delta.reasoning(), delta.toolCalls());
+    write(format.chunk(header, withEcho, first, null));
     first = false;
     echo = "";
     if (response.writeQueueFull()) {
@@ -72,7 +75,8 @@ final class SseResponder extends Responder {
     if (!end()) {
       return;
     }
-    write(format.chunk(header, echo, first, reason.openAiName()));
+    write(format.chunk(header, Delta.content(echo), first,
+        ResponseFormat.finishReason(reason, calledTools)));
     if (includeUsage) {
       write(format.usageChunk(
           header, ResponseFormat.usage(generation.promptTokens(), completionTokens)));

@@ -1,5 +1,6 @@
 package io.kvrouter.preprocess;
 
+import io.kvrouter.preprocess.parse.OutputParser;
 import io.kvrouter.preprocess.tokenizer.IncrementalDetokenizer;
 import io.kvrouter.preprocess.tokenizer.Tokenizer;
 import io.kvrouter.protocol.EngineOutput;
@@ -9,8 +10,10 @@ import io.kvrouter.protocol.WorkerStreamException;
 import java.util.List;
 
 /**
- * Turns a worker's token stream into text: incremental detokenization, stop strings, stop token
- * ids (both only after {@code min_tokens}, as vLLM does) and {@code max_tokens}. The worker normally enforces the last two itself; checking them here
+ * Turns a worker's token stream into text: incremental detokenization, stop strings (kept in the
+ * text with {@code include_stop_str_in_output}), stop token ids (both only after {@code
+ * min_tokens}, as vLLM does), {@code max_tokens}, and the response's reasoning and tool-call
+ * parsing ({@link DeltaAssembler}). The worker normally enforces the last two itself; checking them here
  * too means a worker that overshoots cannot make the client see more than it asked for. When the
  * router ends a generation early (a stop string matched), it cancels the request at the worker.
  */
@@ -22,15 +25,32 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
   private final int maxTokens;
   private final int minTokens;
   private final int promptTokens;
+  private final String echo;
+  private final boolean includeStopString;
+  private final DeltaAssembler deltas;
 
   private Listener listener;
   private int completionTokens;
   private boolean finished;
 
+  /**
+   * @param echo the prompt's text to return before the generated text, or empty
+   * @param skipSpecialTokens special tokens are left out of the text
+   * @param parser reads reasoning and tool calls out of the text, or null when it is all content
+   */
   DetokenizingGeneration(
-      ResponseStream stream, Tokenizer tokenizer, GenerationRequest request, int promptTokens) {
+      ResponseStream stream,
+      Tokenizer tokenizer,
+      GenerationRequest request,
+      int promptTokens,
+      String echo,
+      boolean skipSpecialTokens,
+      OutputParser parser) {
     this.stream = stream;
-    this.detokenizer = new IncrementalDetokenizer(tokenizer, true);
+    this.detokenizer = new IncrementalDetokenizer(tokenizer, skipSpecialTokens);
+    this.echo = echo;
+    this.includeStopString = request.output().includeStopString();
+    this.deltas = new DeltaAssembler(parser);
     this.stopStrings = new StopStringMatcher(request.stop());
     this.stopTokenIds = request.stopTokenIds();
     this.maxTokens = request.maxTokens() == null ? Integer.MAX_VALUE : request.maxTokens();
@@ -41,6 +61,11 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
   @Override
   public int promptTokens() {
     return promptTokens;
+  }
+
+  @Override
+  public String echo() {
+    return echo;
   }
 
   @Override
@@ -106,7 +131,7 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
       finish(text + rest, accepted,
           stopStrings.matched() ? FinishReason.STOP : output.finishReason(), false);
     } else {
-      listener.onDelta(text, accepted);
+      listener.onDelta(deltas.accept(text), accepted);
     }
   }
 
@@ -116,6 +141,11 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
     return stopStrings.matched() ? rest : rest + stopStrings.finish();
   }
 
+  /** The matched stop string, when the request wants it kept at the end of the text. */
+  private String keptStop() {
+    return includeStopString ? stopStrings.matchedStop().orElse("") : "";
+  }
+
   /**
    * Delivers the last text and the finish. {@code stopWorker} is set when the router ends the
    * generation before the worker did (stop string, stop token, max_tokens), so the worker is told
@@ -123,8 +153,9 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
    */
   private void finish(String text, int newTokens, FinishReason reason, boolean stopWorker) {
     finished = true;
-    if (!text.isEmpty() || newTokens > 0) {
-      listener.onDelta(text, newTokens);
+    Delta last = deltas.finish(text + keptStop());
+    if (!last.isEmpty() || newTokens > 0) {
+      listener.onDelta(last, newTokens);
     }
     listener.onFinish(reason, completionTokens);
     if (stopWorker) {

@@ -12,6 +12,9 @@ public interface Generation {
   /** Tokens in the prompt as sent to the worker. */
   int promptTokens();
 
+  /** The prompt's text when the request asked for it to be echoed, else empty. */
+  String echo();
+
   /** Starts delivery; may be called once. */
   void subscribe(Listener listener);
 
@@ -25,10 +28,10 @@ public interface Generation {
   /** Receives a generation's text. */
   interface Listener {
     /**
-     * New text (possibly empty while a character or a possible stop string is held back) and the
-     * number of tokens that arrived with it.
+     * New output (possibly empty while a character, a possible stop string or a marker is held
+     * back) and the number of tokens that arrived with it.
      */
-    void onDelta(String text, int newTokens);
+    void onDelta(Delta delta, int newTokens);
 
     /** Generation ended normally; {@code completionTokens} counts every generated token. */
     void onFinish(FinishReason reason, int completionTokens);

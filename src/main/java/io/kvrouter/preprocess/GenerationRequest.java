@@ -10,6 +10,7 @@ import java.util.Objects;
  * @param maxTokens most tokens to generate, or {@code null} for the engine's default
  * @param stop strings that end generation; the matched string is not returned
  * @param stopTokenIds token ids that end generation
+ * @param output what the text holds besides the decoded tokens
  */
 public record GenerationRequest(
     String requestId,
@@ -19,7 +20,8 @@ public record GenerationRequest(
     List<Integer> stopTokenIds,
     Integer minTokens,
     boolean ignoreEos,
-    SamplingOptions sampling) {
+    SamplingOptions sampling,
+    OutputOptions output) {
 
   public GenerationRequest {
     Objects.requireNonNull(requestId, "requestId");
@@ -27,5 +29,6 @@ public record GenerationRequest(
     stop = stop == null ? List.of() : List.copyOf(stop);
     stopTokenIds = stopTokenIds == null ? List.of() : List.copyOf(stopTokenIds);
     sampling = sampling == null ? SamplingOptions.DEFAULT : sampling;
+    output = output == null ? OutputOptions.TEXT : output;
   }
 }

@@ -1,15 +1,21 @@
 package io.kvrouter.preprocess;
 
+import io.kvrouter.preprocess.parse.OutputParser;
+import io.kvrouter.preprocess.parse.ReasoningParserName;
+import io.kvrouter.preprocess.parse.ToolCallParserName;
 import io.kvrouter.preprocess.tokenizer.Tokenizer;
 import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.PreprocessedRequest.StopConditions;
+import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.RouteExplanation;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.routing.Router;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -25,6 +31,7 @@ public final class Preprocessor {
   private final ModelAssets assets;
   private final String modelName;
   private final Router router;
+  private final OutputParsers parsers;
   private final boolean preprocessInline;
 
   /**
@@ -33,11 +40,13 @@ public final class Preprocessor {
    */
   static final int INLINE_PROMPT_CHARS = 16 * 1024;
 
-  public Preprocessor(Vertx vertx, ModelAssets assets, String modelName, Router router) {
+  public Preprocessor(
+      Vertx vertx, ModelAssets assets, String modelName, Router router, OutputParsers parsers) {
     this.vertx = vertx;
     this.assets = assets;
     this.modelName = modelName;
     this.router = router;
+    this.parsers = parsers;
     this.preprocessInline = assets.tokenizer() == Tokenizer.bytes();
   }
 
@@ -56,15 +65,36 @@ public final class Preprocessor {
    * rendered or is empty, and with the router's failures when no worker takes it.
    */
   public Future<Generation> generate(GenerationRequest request) {
-    return tokens(request.prompt())
+    OutputOptions output = request.output();
+    if (output.parseToolCalls() && parsers.toolCalls() == null) {
+      return Future.failedFuture(
+          new InvalidRequestException(
+              "'tool_choice' \"auto\" needs a tool-call parser: start the router with"
+                  + " --tool-call-parser NAME for " + modelName, "tool_choice"));
+    }
+    return prepare(request)
         .compose(
-            ids ->
+            prompt ->
                 router
-                    .generate(request.requestId(), preprocessed(request, ids))
-                    .map(
-                        stream ->
-                            new DetokenizingGeneration(
-                                stream, assets.tokenizer(), request, ids.length)));
+                    .generate(request.requestId(), preprocessed(request, prompt.ids()))
+                    .map(stream -> detokenizing(stream, request, prompt)));
+  }
+
+  private Generation detokenizing(
+      ResponseStream stream, GenerationRequest request, PreparedPrompt prompt) {
+    OutputOptions output = request.output();
+    ReasoningParserName reasoning = output.parseReasoning() ? parsers.reasoning() : null;
+    ToolCallParserName toolCalls = output.parseToolCalls() ? parsers.toolCalls() : null;
+    OutputParser parser =
+        reasoning == null && toolCalls == null
+            ? null
+            : OutputParser.of(reasoning, toolCalls, prompt.text());
+    // a parser whose markers are special tokens must see them, as vLLM arranges for Mistral
+    boolean skipSpecial =
+        output.skipSpecialTokens() && (toolCalls == null || !toolCalls.needsSpecialTokens());
+    return new DetokenizingGeneration(
+        stream, assets.tokenizer(), request, prompt.ids().length,
+        output.echo() ? prompt.text() : "", skipSpecial, parser);
   }
 
   /**
@@ -73,7 +103,7 @@ public final class Preprocessor {
    * costs to show.
    */
   public Future<Optional<RouteExplanation>> explain(GenerationRequest request) {
-    return tokens(request.prompt()).map(ids -> router.explain(preprocessed(request, ids)));
+    return prepare(request).map(prompt -> router.explain(preprocessed(request, prompt.ids())));
   }
 
   /** What the router knows about each worker now. */
@@ -81,17 +111,28 @@ public final class Preprocessor {
     return router.workers();
   }
 
-  private Future<int[]> tokens(Prompt prompt) {
+  /**
+   * A prompt made ready: its token ids and its text (the rendered chat, the text as given, or
+   * the token ids decoded when the text is needed for an echo).
+   */
+  private record PreparedPrompt(int[] ids, String text) {}
+
+  private Future<PreparedPrompt> prepare(GenerationRequest request) {
+    Prompt prompt = request.prompt();
+    boolean echo = request.output().echo();
     return preprocessInline && promptChars(prompt) <= INLINE_PROMPT_CHARS
-        ? Future.future(p -> p.complete(tokenize(prompt)))
-        : vertx.executeBlocking(() -> tokenize(prompt), false);
+        ? Future.future(p -> p.complete(prepare(prompt, echo)))
+        : vertx.executeBlocking(() -> prepare(prompt, echo), false);
   }
 
   private static int promptChars(Prompt prompt) {
     if (prompt instanceof Prompt.Text text) {
       return text.text().length();
     }
-    return ((Prompt.Chat) prompt).messages().stream().mapToInt(m -> m.content().length()).sum();
+    if (prompt instanceof Prompt.Tokens tokens) {
+      return tokens.ids().length;
+    }
+    return ((Prompt.Chat) prompt).messages().stream().mapToInt(m -> m.text().length()).sum();
   }
 
   private PreprocessedRequest preprocessed(GenerationRequest request, int[] promptIds) {
@@ -110,23 +151,54 @@ public final class Preprocessor {
         null);
   }
 
-  private int[] tokenize(Prompt prompt) {
-    String text =
-        prompt instanceof Prompt.Chat chat ? renderChat(chat) : ((Prompt.Text) prompt).text();
-    int[] ids = assets.tokenizer().encode(text);
-    if (ids.length == 0) {
+  private PreparedPrompt prepare(Prompt prompt, boolean echo) {
+    PreparedPrompt prepared;
+    if (prompt instanceof Prompt.Tokens tokens) {
+      int[] ids = checkedTokens(tokens.ids());
+      prepared = new PreparedPrompt(ids, echo ? assets.tokenizer().decode(ids) : "");
+    } else if (prompt instanceof Prompt.Text text) {
+      prepared =
+          new PreparedPrompt(
+              assets.tokenizer().encode(text.text(), text.addSpecialTokens()), text.text());
+    } else {
+      String rendered = renderChat((Prompt.Chat) prompt);
+      prepared = new PreparedPrompt(assets.tokenizer().encode(rendered, false), rendered);
+    }
+    if (prepared.ids().length == 0) {
       throw new InvalidRequestException("The prompt is empty", "prompt");
+    }
+    return prepared;
+  }
+
+  private int[] checkedTokens(int[] ids) {
+    int vocabulary = assets.tokenizer().vocabularySize();
+    for (int id : ids) {
+      if (id < 0 || id >= vocabulary) {
+        throw new InvalidRequestException(
+            "Token id " + id + " in 'prompt' is outside the vocabulary of " + modelName
+                + " (0 to " + (vocabulary - 1) + ")", "prompt");
+      }
     }
     return ids;
   }
 
+  /** The chat prompt as text: the template rendered with the request's tools and variables. */
   private String renderChat(Prompt.Chat chat) {
+    Map<String, Object> variables = new HashMap<>(chat.templateVariables());
+    if (chat.tools() != null) {
+      variables.put("tools", chat.tools());
+    }
+    String rendered;
     try {
-      return assets.chatTemplate().render(chat.messages(), chat.addGenerationPrompt());
+      rendered =
+          assets.chatTemplate().render(chat.messages(), chat.addGenerationPrompt(), variables);
     } catch (RuntimeException e) {
       throw new InvalidRequestException(
           "The chat template of " + modelName + " cannot render these messages: " + e.getMessage(),
           "messages");
     }
+    return chat.continueFinalMessage()
+        ? FinalMessageContinuation.cut(rendered, chat.messages().get(chat.messages().size() - 1))
+        : rendered;
   }
 }

@@ -2,6 +2,9 @@ package io.kvrouter.preprocess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvrouter.preprocess.parse.OutputParser;
+import io.kvrouter.preprocess.parse.ReasoningParserName;
+import io.kvrouter.preprocess.parse.ToolCallParserName;
 import io.kvrouter.preprocess.tokenizer.Tokenizer;
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.FinishReason;
@@ -44,13 +47,17 @@ class DetokenizingGenerationTest {
 
   private static final class Recorder implements Generation.Listener {
     final List<String> deltas = new ArrayList<>();
+    final StringBuilder reasoning = new StringBuilder();
+    final List<Delta.ToolCall> toolCalls = new ArrayList<>();
     int tokens;
     FinishReason finish;
     int completionTokens = -1;
 
     @Override
-    public void onDelta(String text, int newTokens) {
-      deltas.add(text);
+    public void onDelta(Delta delta, int newTokens) {
+      deltas.add(delta.content());
+      reasoning.append(delta.reasoning());
+      toolCalls.addAll(delta.toolCalls());
       tokens += newTokens;
     }
 
@@ -91,10 +98,17 @@ class DetokenizingGenerationTest {
 
   private static Recorder run(ScriptedStream stream, Integer maxTokens, List<String> stop,
       List<Integer> stopIds, Integer minTokens, Recorder recorder) {
+    return run(stream, maxTokens, stop, stopIds, minTokens, OutputOptions.TEXT, null, recorder);
+  }
+
+  private static Recorder run(ScriptedStream stream, Integer maxTokens, List<String> stop,
+      List<Integer> stopIds, Integer minTokens, OutputOptions output, OutputParser parser,
+      Recorder recorder) {
     GenerationRequest request =
         new GenerationRequest(
-            "r", new Prompt.Text("p"), maxTokens, stop, stopIds, minTokens, false, null);
-    new DetokenizingGeneration(stream, Tokenizer.bytes(), request, 1).subscribe(recorder);
+            "r", new Prompt.Text("p"), maxTokens, stop, stopIds, minTokens, false, null, output);
+    new DetokenizingGeneration(stream, Tokenizer.bytes(), request, 1, "", true, parser)
+        .subscribe(recorder);
     return recorder;
   }
 
@@ -116,6 +130,39 @@ class DetokenizingGenerationTest {
     assertThat(result.text()).isEqualTo("one two ");
     assertThat(result.finish).isEqualTo(FinishReason.STOP);
     assertThat(stream.cancelled).isTrue();
+  }
+
+  @Test
+  void includeStopString_keepsTheMatchedStopAtTheEnd() {
+    OutputOptions keep = new OutputOptions(true, true, false, false, false);
+    Recorder result =
+        run(new ScriptedStream(bytes("one two STOP three", null)), null, List.of("STOP", "TW"),
+            null, null, keep, null, new Recorder());
+    assertThat(result.text()).isEqualTo("one two STOP");
+    assertThat(result.finish).isEqualTo(FinishReason.STOP);
+  }
+
+  @Test
+  void aParser_splitsReasoningAndToolCallsOutOfTheStream_whateverTheTokenCuts() {
+    String output =
+        "<think>weigh it</think>Checking.<tool_call>\n{\"name\": \"f\", \"arguments\":"
+            + " {\"x\": \"é\"}}\n</tool_call>";
+    OutputParser parser =
+        OutputParser.of(ReasoningParserName.QWEN3, ToolCallParserName.HERMES, "<|im_start|>");
+    Recorder result =
+        run(new ScriptedStream(bytes(output, FinishReason.EOS)), null, null, null, null,
+            new OutputOptions(true, false, false, true, true), parser, new Recorder());
+    assertThat(result.reasoning).hasToString("weigh it");
+    assertThat(result.text()).isEqualTo("Checking.");
+    assertThat(result.toolCalls)
+        .singleElement()
+        .satisfies(call -> {
+          assertThat(call.index()).isZero();
+          assertThat(call.name()).isEqualTo("f");
+          assertThat(call.arguments()).isEqualTo("{\"x\": \"é\"}");
+          assertThat(call.id()).startsWith("chatcmpl-tool-");
+        });
+    assertThat(result.finish).isEqualTo(FinishReason.EOS);
   }
 
   @Test

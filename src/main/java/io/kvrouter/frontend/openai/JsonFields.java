@@ -13,9 +13,21 @@ import java.util.Set;
  */
 final class JsonFields {
   private final JsonObject json;
+  private final String path;
 
   JsonFields(JsonObject json) {
+    this(json, "");
+  }
+
+  /** Fields of an object nested at {@code path} (such as {@code messages[2]}), named under it. */
+  JsonFields(JsonObject json, String path) {
     this.json = json;
+    this.path = path.isEmpty() ? "" : path + ".";
+  }
+
+  /** The field's name as errors give it: with the path of the object it is in. */
+  String param(String name) {
+    return path + name;
   }
 
   /** Rejects any field not in {@code known}, naming it. */
@@ -23,9 +35,14 @@ final class JsonFields {
     for (String name : json.fieldNames()) {
       if (!known.contains(name)) {
         throw new InvalidRequestException(
-            "Unrecognized request argument supplied: " + name, name);
+            "Unrecognized request argument supplied: " + param(name), param(name));
       }
     }
+  }
+
+  /** The field's value as it is, or null. */
+  Object raw(String name) {
+    return json.getValue(name);
   }
 
   boolean has(String name) {
@@ -35,10 +52,10 @@ final class JsonFields {
   String string(String name) {
     Object value = json.getValue(name);
     if (value == null) {
-      throw new InvalidRequestException("'" + name + "' is required", name);
+      throw new InvalidRequestException("'" + param(name) + "' is required", param(name));
     }
     if (!(value instanceof String s)) {
-      throw typeError(name, "a string");
+      throw typeError(param(name), "a string");
     }
     return s;
   }
@@ -48,7 +65,7 @@ final class JsonFields {
     if (value == null || value instanceof Boolean) {
       return (Boolean) value;
     }
-    throw typeError(name, "a boolean");
+    throw typeError(param(name), "a boolean");
   }
 
   boolean bool(String name, boolean fallback) {
@@ -62,7 +79,7 @@ final class JsonFields {
       return null;
     }
     if (!(value instanceof Number n)) {
-      throw typeError(name, "a number");
+      throw typeError(param(name), "a number");
     }
     double d = n.doubleValue();
     if (!(d >= min && d <= max)) {
@@ -84,7 +101,7 @@ final class JsonFields {
       return null;
     }
     if (!(value instanceof Integer || value instanceof Long)) {
-      throw typeError(name, "an integer");
+      throw typeError(param(name), "an integer");
     }
     long l = ((Number) value).longValue();
     if (l < min || l > max) {
@@ -100,7 +117,7 @@ final class JsonFields {
     if (value == null || value instanceof JsonObject) {
       return (JsonObject) value;
     }
-    throw typeError(name, "an object");
+    throw typeError(param(name), "an object");
   }
 
   JsonArray array(String name) {
@@ -108,7 +125,7 @@ final class JsonFields {
     if (value == null || value instanceof JsonArray) {
       return (JsonArray) value;
     }
-    throw typeError(name, "an array");
+    throw typeError(param(name), "an array");
   }
 
   /** A string or an array of strings (OpenAI's {@code stop}), as a list. */
@@ -124,13 +141,13 @@ final class JsonFields {
       List<String> out = new ArrayList<>(array.size());
       for (Object item : array) {
         if (!(item instanceof String s)) {
-          throw typeError(name, "a string or an array of strings");
+          throw typeError(param(name), "a string or an array of strings");
         }
         out.add(s);
       }
       return out;
     }
-    throw typeError(name, "a string or an array of strings");
+    throw typeError(param(name), "a string or an array of strings");
   }
 
   List<Integer> integers(String name) {
@@ -141,7 +158,7 @@ final class JsonFields {
     List<Integer> out = new ArrayList<>(array.size());
     for (Object item : array) {
       if (!(item instanceof Integer i) || i < 0) {
-        throw typeError(name, "an array of non-negative integers");
+        throw typeError(param(name), "an array of non-negative integers");
       }
       out.add(i);
     }

@@ -1,6 +1,7 @@
 package io.kvrouter.frontend.openai;
 
 import io.kvrouter.preprocess.GenerationRequest;
+import io.kvrouter.preprocess.OutputOptions;
 import io.kvrouter.preprocess.Prompt;
 import io.kvrouter.protocol.PreprocessedRequest.SamplingOptions;
 import java.util.List;
@@ -9,7 +10,7 @@ import java.util.List;
  * A validated OpenAI chat-completions or completions request, reduced to what the router uses.
  *
  * @param includeUsage {@code stream_options.include_usage}: a last chunk carries {@code usage}
- * @param echo completions only: the prompt is returned before the generated text
+ * @param output what the response text holds besides the decoded tokens (echo, parsing, ...)
  */
 public record OpenAiRequest(
     String model,
@@ -22,10 +23,10 @@ public record OpenAiRequest(
     Integer minTokens,
     boolean ignoreEos,
     SamplingOptions sampling,
-    boolean echo) {
+    OutputOptions output) {
 
   public GenerationRequest toGeneration(String requestId) {
     return new GenerationRequest(
-        requestId, prompt, maxTokens, stop, stopTokenIds, minTokens, ignoreEos, sampling);
+        requestId, prompt, maxTokens, stop, stopTokenIds, minTokens, ignoreEos, sampling, output);
   }
 }

@@ -1,13 +1,13 @@
 package io.kvrouter.frontend.openai;
 
-import io.kvrouter.preprocess.Prompt;
 import io.kvrouter.preprocess.ChatMessage;
+import io.kvrouter.preprocess.OutputOptions;
+import io.kvrouter.preprocess.Prompt;
 import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.PreprocessedRequest.SamplingOptions;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -19,7 +19,6 @@ public final class OpenAiRequests {
   private OpenAiRequests() {}
 
   static final int MAX_STOP_STRINGS = 4;
-  static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant", "tool");
 
   /** Fields both APIs share. */
   private static final Set<String> COMMON =
@@ -27,11 +26,18 @@ public final class OpenAiRequests {
           "model", "stream", "stream_options", "max_tokens", "temperature", "top_p", "top_k",
           "min_p", "n", "stop", "stop_token_ids", "seed", "presence_penalty",
           "frequency_penalty", "repetition_penalty", "min_tokens", "ignore_eos", "user",
-          "logit_bias", "logprobs");
+          "logit_bias", "logprobs", "skip_special_tokens", "include_stop_str_in_output");
 
   private static final Set<String> CHAT =
-      union(COMMON, "messages", "max_completion_tokens", "top_logprobs");
-  private static final Set<String> COMPLETIONS = union(COMMON, "prompt", "echo", "best_of");
+      union(COMMON, "messages", "max_completion_tokens", "top_logprobs", "tools", "tool_choice",
+          "parallel_tool_calls", "chat_template_kwargs", "add_generation_prompt",
+          "continue_final_message");
+  private static final Set<String> COMPLETIONS =
+      union(COMMON, "prompt", "echo", "best_of", "add_special_tokens");
+
+  /** Template variables a request sets through their own fields, not chat_template_kwargs. */
+  private static final Set<String> RESERVED_TEMPLATE_VARIABLES =
+      Set.of("messages", "tools", "documents", "add_generation_prompt", "continue_final_message");
 
   public static OpenAiRequest chat(JsonObject body) {
     JsonFields f = new JsonFields(body);
@@ -44,7 +50,24 @@ public final class OpenAiRequests {
     if (f.bool("logprobs", false)) {
       throw unsupported("logprobs");
     }
-    return common(f, new Prompt.Chat(messages(f), true), maxTokens, false);
+    List<ChatMessage> messages = ChatMessages.read(f.array("messages"));
+    List<Map<String, Object>> tools = ChatTools.read(f.array("tools"));
+    boolean parseToolCalls = ChatTools.callsExpected(f, tools);
+    boolean continueFinal = f.bool("continue_final_message", false);
+    Boolean addGenerationPrompt = f.bool("add_generation_prompt");
+    if (continueFinal && Boolean.TRUE.equals(addGenerationPrompt)) {
+      throw new InvalidRequestException(
+          "Validation: 'continue_final_message' and 'add_generation_prompt' cannot both be true",
+          "continue_final_message");
+    }
+    Prompt.Chat prompt =
+        new Prompt.Chat(
+            messages,
+            !continueFinal && (addGenerationPrompt == null || addGenerationPrompt),
+            continueFinal,
+            tools,
+            templateVariables(f.object("chat_template_kwargs")));
+    return common(f, prompt, maxTokens, false, true, parseToolCalls);
   }
 
   public static OpenAiRequest completion(JsonObject body) {
@@ -59,11 +82,31 @@ public final class OpenAiRequests {
       throw unsupported("logprobs");
     }
     Integer maxTokens = f.integer("max_tokens", 1, Integer.MAX_VALUE);
-    return common(f, new Prompt.Text(prompt(f)), maxTokens, f.bool("echo", false));
+    Prompt prompt = CompletionPrompt.read(body.getValue("prompt"), f.bool("add_special_tokens", true));
+    return common(f, prompt, maxTokens, f.bool("echo", false), false, false);
+  }
+
+  private static Map<String, Object> templateVariables(JsonObject kwargs) {
+    if (kwargs == null) {
+      return Map.of();
+    }
+    for (String name : kwargs.fieldNames()) {
+      if (RESERVED_TEMPLATE_VARIABLES.contains(name)) {
+        throw new InvalidRequestException(
+            "'chat_template_kwargs." + name + "' is not allowed: the request sets '" + name
+                + "' through its own field", "chat_template_kwargs");
+      }
+    }
+    return JsonValues.plainMap(kwargs);
   }
 
   private static OpenAiRequest common(
-      JsonFields f, Prompt prompt, Integer maxTokens, boolean echo) {
+      JsonFields f,
+      Prompt prompt,
+      Integer maxTokens,
+      boolean echo,
+      boolean parseReasoning,
+      boolean parseToolCalls) {
     String model = f.string("model");
     boolean stream = f.bool("stream", false);
     JsonObject streamOptions = f.object("stream_options");
@@ -139,78 +182,15 @@ public final class OpenAiRequests {
         f.integer("min_tokens", 0, Integer.MAX_VALUE),
         f.bool("ignore_eos", false),
         sampling,
-        echo);
+        new OutputOptions(
+            f.bool("skip_special_tokens", true),
+            f.bool("include_stop_str_in_output", false),
+            echo,
+            parseReasoning,
+            parseToolCalls));
   }
 
-  private static List<ChatMessage> messages(JsonFields f) {
-    JsonArray array = f.array("messages");
-    if (array == null) {
-      throw new InvalidRequestException("'messages' is required", "messages");
-    }
-    if (array.isEmpty()) {
-      throw new InvalidRequestException("Validation: 'messages' must not be empty", "messages");
-    }
-    List<ChatMessage> messages = new ArrayList<>(array.size());
-    for (int i = 0; i < array.size(); i++) {
-      String param = "messages[" + i + "]";
-      if (!(array.getValue(i) instanceof JsonObject message)) {
-        throw JsonFields.typeError(param, "an object");
-      }
-      JsonFields m = new JsonFields(message);
-      m.rejectUnknown(Set.of("role", "content", "name"));
-      String role = m.string("role");
-      if (!ROLES.contains(role)) {
-        throw new InvalidRequestException(
-            "'" + param + ".role' must be one of system, developer, user, assistant, tool; got '"
-                + role + "'", param + ".role");
-      }
-      messages.add(new ChatMessage(role, content(message.getValue("content"), param, role)));
-    }
-    return messages;
-  }
-
-  /** Message content: a string, or an array of {@code {"type":"text","text":...}} parts. */
-  private static String content(Object value, String param, String role) {
-    if (value == null) {
-      if (role.equals("assistant")) {
-        return "";
-      }
-      throw new InvalidRequestException("'" + param + ".content' is required", param + ".content");
-    }
-    if (value instanceof String s) {
-      return s;
-    }
-    if (value instanceof JsonArray parts) {
-      StringBuilder text = new StringBuilder();
-      for (Object part : parts) {
-        if (!(part instanceof JsonObject p)
-            || !"text".equals(p.getValue("type"))
-            || !(p.getValue("text") instanceof String s)) {
-          throw new InvalidRequestException(
-              "'" + param + ".content' parts must be {\"type\":\"text\",\"text\":...};"
-                  + " other content types are not supported", param + ".content");
-        }
-        text.append(s);
-      }
-      return text.toString();
-    }
-    throw JsonFields.typeError(param + ".content", "a string or an array of content parts");
-  }
-
-  private static String prompt(JsonFields f) {
-    if (!f.has("prompt")) {
-      throw new InvalidRequestException("'prompt' is required", "prompt");
-    }
-    List<String> prompts = f.stringOrStrings("prompt");
-    if (prompts.size() != 1) {
-      throw new InvalidRequestException(
-          "Validation: exactly one prompt is supported per request, got " + prompts.size(),
-          "prompt");
-    }
-    return prompts.get(0);
-  }
-
-  private static InvalidRequestException unsupported(String param) {
+  static InvalidRequestException unsupported(String param) {
     return new InvalidRequestException("'" + param + "' is not supported by this server", param);
   }
 

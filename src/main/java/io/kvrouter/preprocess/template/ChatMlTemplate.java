@@ -19,7 +19,7 @@ final class ChatMlTemplate implements ChatTemplate {
     StringBuilder sb = new StringBuilder();
     for (ChatMessage m : messages) {
       sb.append("<|im_start|>").append(m.role()).append('\n');
-      sb.append(m.content()).append("<|im_end|>\n");
+      sb.append(m.text()).append("<|im_end|>\n");
     }
     if (addGenerationPrompt) {
       sb.append("<|im_start|>assistant\n");

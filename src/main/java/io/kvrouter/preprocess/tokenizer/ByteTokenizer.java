@@ -18,7 +18,8 @@ final class ByteTokenizer implements Tokenizer {
   private ByteTokenizer() {}
 
   @Override
-  public int[] encode(String text) {
+  public int[] encode(String text, boolean addSpecialTokens) {
+    // no special tokens, so none to add
     Objects.requireNonNull(text, "text");
     byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
     int[] ids = new int[bytes.length];

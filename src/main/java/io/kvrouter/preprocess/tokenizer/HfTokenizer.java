@@ -21,8 +21,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * JNI binding ({@code ai.djl.huggingface:tokenizers}, whose jar bundles the native library, so it
  * works offline).
  *
- * <p>Options: {@code addSpecialTokens=false} (the chat template writes every special token itself),
- * {@code truncation=false} (DJL otherwise truncates to 512 tokens), {@code padding=false}. The
+ * <p>Options: special tokens are added only when a caller asks ({@link #encode(String, boolean)}:
+ * completions prompts, as Hugging Face's {@code add_special_tokens=True}; a chat template writes
+ * every special token itself), {@code truncation=false} (DJL otherwise truncates to 512 tokens), {@code padding=false}. The
  * tokenizer is created from the {@code tokenizer.json} file alone, so DJL applies none of the
  * Python-side extras it would read from {@code tokenizer_config.json} ({@code
  * clean_up_tokenization_spaces}, {@code add_prefix_space}, lower-casing): what comes out is exactly
@@ -119,13 +120,13 @@ final class HfTokenizer implements Tokenizer {
   }
 
   @Override
-  public int[] encode(String text) {
+  public int[] encode(String text, boolean addSpecialTokens) {
     Objects.requireNonNull(text, "text");
     long[] ids;
     handleLock.readLock().lock();
     try {
       ensureOpen();
-      ids = delegate.encode(text, false, false).getIds();
+      ids = delegate.encode(text, addSpecialTokens, false).getIds();
     } finally {
       handleLock.readLock().unlock();
     }

@@ -25,7 +25,19 @@ import java.util.Optional;
 public interface Tokenizer extends AutoCloseable {
 
   /** Encodes {@code text} into token ids, without truncation and without adding any token. */
-  int[] encode(String text);
+  default int[] encode(String text) {
+    return encode(text, false);
+  }
+
+  /**
+   * Encodes {@code text} into token ids, without truncation.
+   *
+   * @param addSpecialTokens when true, the tokenizer adds the tokens its post-processor puts
+   *     around a text (Llama 3.1's and Gemma's BOS), as Hugging Face's {@code
+   *     add_special_tokens=True} does; a chat template writes them itself, so chat prompts pass
+   *     false
+   */
+  int[] encode(String text, boolean addSpecialTokens);
 
   /**
    * Decodes {@code ids[from, to)} into text.

@@ -3,9 +3,11 @@ package io.kvrouter.frontend.openai;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvrouter.preprocess.ChatMessage;
 import io.kvrouter.preprocess.Prompt;
 import io.kvrouter.protocol.InvalidRequestException;
 import io.vertx.core.json.JsonObject;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class OpenAiRequestsTest {
@@ -43,11 +45,13 @@ class OpenAiRequestsTest {
   }
 
   @Test
-  void contentParts_areJoined() {
+  void contentParts_arePartsJoinedWithNewlinesForAStringTemplate() {
     OpenAiRequest request = OpenAiRequests.chat(new JsonObject(
         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
             + "[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"text\",\"text\":\"b\"}]}]}"));
-    assertThat(((Prompt.Chat) request.prompt()).messages().get(0).content()).isEqualTo("ab");
+    ChatMessage message = ((Prompt.Chat) request.prompt()).messages().get(0);
+    assertThat(message.content()).isEqualTo(new ChatMessage.Content.Parts(List.of("a", "b")));
+    assertThat(message.text()).isEqualTo("a\nb");
   }
 
   @Test
@@ -80,7 +84,9 @@ class OpenAiRequestsTest {
   void unsupportedAndUnknown_areRejectedByName() {
     rejected("\"n\":2,\"temperature\":1", "n", "not supported");
     rejected("\"logprobs\":true", "logprobs", "not supported");
-    rejected("\"tools\":[]", "tools", "Unrecognized request argument supplied: tools");
+    rejected("\"tool_choice\":\"required\",\"tools\":[{\"function\":{\"name\":\"f\"}}]",
+        "tool_choice", "\"required\" is not supported");
+    rejected("\"functions\":[]", "functions", "Unrecognized request argument supplied: functions");
     rejected("\"stream_options\":{\"include_usage\":true}", "stream_options", "only allowed");
   }
 
@@ -100,11 +106,93 @@ class OpenAiRequestsTest {
     OpenAiRequest request = OpenAiRequests.completion(
         new JsonObject("{\"model\":\"m\",\"prompt\":[\"abc\"],\"echo\":true,\"max_tokens\":3}"));
     assertThat(((Prompt.Text) request.prompt()).text()).isEqualTo("abc");
-    assertThat(request.echo()).isTrue();
+    assertThat(request.output().echo()).isTrue();
     assertThatThrownBy(() -> OpenAiRequests.completion(
             new JsonObject("{\"model\":\"m\",\"prompt\":[\"a\",\"b\"]}")))
-        .hasMessageContaining("exactly one prompt");
+        .hasMessageContaining("holds 2 prompts; this server takes one prompt per request");
     assertThatThrownBy(() -> OpenAiRequests.completion(new JsonObject("{\"model\":\"m\"}")))
         .hasMessageContaining("'prompt' is required");
+  }
+
+  @Test
+  void toolsAndToolCalls_reachTheTemplateAsVllmShapesThem() {
+    OpenAiRequest request = OpenAiRequests.chat(new JsonObject("""
+        {"model":"m","tools":[{"type":"function","function":{"name":"get","parameters":
+          {"type":"object"}}}],
+         "messages":[{"role":"user","content":"w?"},
+          {"role":"assistant","content":null,"reasoning_content":"hm",
+           "tool_calls":[{"id":"c1","type":"function","function":{"name":"get",
+             "arguments":"{\\"city\\": \\"Paris\\"}"}}]},
+          {"role":"tool","tool_call_id":"c1","content":"22C"}],
+         "chat_template_kwargs":{"enable_thinking":false}}"""));
+    Prompt.Chat chat = (Prompt.Chat) request.prompt();
+    java.util.Map<String, Object> tool = chat.tools().get(0);
+    assertThat(tool.keySet()).containsExactly("type", "function");
+    @SuppressWarnings("unchecked")
+    java.util.Map<String, Object> function = (java.util.Map<String, Object>) tool.get("function");
+    assertThat(function.keySet()).containsExactly("name", "description", "parameters");
+    assertThat(function)
+        .containsEntry("name", "get")
+        .containsEntry("description", null)
+        .containsEntry("parameters", java.util.Map.of("type", "object"));
+    ChatMessage call = chat.messages().get(1);
+    assertThat(call.content()).isNull();
+    assertThat(call.reasoning()).isEqualTo("hm");
+    assertThat(call.toolCalls()).containsExactly(
+        new ChatMessage.ToolCall("c1", "get", java.util.Map.of("city", "Paris")));
+    assertThat(chat.messages().get(2).toolCallId()).isEqualTo("c1");
+    assertThat(chat.templateVariables()).containsEntry("enable_thinking", false);
+    assertThat(request.output().parseToolCalls()).isTrue();
+    assertThat(request.output().parseReasoning()).isTrue();
+  }
+
+  @Test
+  void chatSurface_isValidatedByName() {
+    rejected("\"tool_choice\":\"auto\"", "tool_choice", "needs 'tools'");
+    rejected("\"tools\":[{\"function\":{\"name\":\"f\",\"strict\":true}}]",
+        "tools[0].function.strict", "not supported");
+    rejected("\"continue_final_message\":true,\"add_generation_prompt\":true",
+        "continue_final_message", "cannot both be true");
+    rejected("\"chat_template_kwargs\":{\"messages\":[]}", "chat_template_kwargs",
+        "sets 'messages' through its own field");
+    rejected("\"parallel_tool_calls\":false", "parallel_tool_calls", "not supported");
+    assertThatThrownBy(() -> OpenAiRequests.chat(new JsonObject("""
+        {"model":"m","messages":[{"role":"user","content":"x","tool_call_id":"1"}]}""")))
+        .hasMessageContaining("'messages[0].tool_call_id' is only allowed in a message with role"
+            + " tool");
+    assertThatThrownBy(() -> OpenAiRequests.chat(new JsonObject("""
+        {"model":"m","messages":[{"role":"assistant","tool_calls":[{"function":
+          {"name":"f","arguments":"{oops"}}]}]}""")))
+        .hasMessageContaining("'messages[0].tool_calls[0].function.arguments' is not valid JSON");
+    assertThatThrownBy(() -> OpenAiRequests.chat(new JsonObject("""
+        {"model":"m","messages":[{"role":"user","content":[{"type":"image_url"}]}]}""")))
+        .hasMessageContaining("'messages[0].content[0].type' 'image_url': only text parts");
+  }
+
+  @Test
+  void continueFinalMessage_turnsTheGenerationPromptOff() {
+    Prompt.Chat chat = (Prompt.Chat) OpenAiRequests.chat(chat("\"continue_final_message\":true"))
+        .prompt();
+    assertThat(chat.continueFinalMessage()).isTrue();
+    assertThat(chat.addGenerationPrompt()).isFalse();
+  }
+
+  @Test
+  void completionPrompts_takeTextOrTokenIds() {
+    assertThat(OpenAiRequests.completion(new JsonObject("""
+        {"model":"m","prompt":[5,6,7]}""")).prompt())
+        .isEqualTo(new Prompt.Tokens(new int[] {5, 6, 7}));
+    assertThat(OpenAiRequests.completion(new JsonObject("""
+        {"model":"m","prompt":[[5,6]]}""")).prompt())
+        .isEqualTo(new Prompt.Tokens(new int[] {5, 6}));
+    assertThat(OpenAiRequests.completion(new JsonObject("""
+        {"model":"m","prompt":"hi","add_special_tokens":false}""")).prompt())
+        .isEqualTo(new Prompt.Text("hi", false));
+    assertThatThrownBy(() -> OpenAiRequests.completion(new JsonObject("""
+        {"model":"m","prompt":[1,-2]}""")))
+        .hasMessageContaining("non-negative integers; element 1 is -2");
+    assertThatThrownBy(() -> OpenAiRequests.completion(new JsonObject("""
+        {"model":"m","prompt":{}}""")))
+        .hasMessageContaining("'prompt' must be a string, an array of token ids");
   }
 }

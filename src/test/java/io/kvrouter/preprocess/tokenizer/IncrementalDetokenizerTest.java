@@ -247,8 +247,8 @@ class IncrementalDetokenizerTest {
     }
 
     @Override
-    public int[] encode(String text) {
-      return delegate.encode(text);
+    public int[] encode(String text, boolean addSpecialTokens) {
+      return delegate.encode(text, addSpecialTokens);
     }
 
     @Override

@@ -2,7 +2,6 @@ package io.kvrouter.preprocess.tokenizer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvrouter.preprocess.TestModels;
@@ -29,11 +28,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * flags, skin tones), combining marks, RTL scripts, Thai, special-token text inside content, the
  * empty string and a 140,000-token prompt (no truncation).
  *
- * <p>Our {@link Tokenizer#encode} adds no special tokens (the chat template writes them), so it is
+ * <p>{@link Tokenizer#encode(String)} adds no special tokens (the chat template writes them), so it is
  * compared with the fixture's {@code ids} ({@code add_special_tokens: false}); {@code
- * ids_with_special} ({@code add_special_tokens: true}) documents which BOS the tokenizer.json's
- * post-processor adds; {@link #rustPostProcessorAddsTheSameSpecialTokens} checks it against the
- * Rust library (through DJL directly, as {@link HfTokenizer} never asks for special tokens).
+ * ids_with_special} ({@code add_special_tokens: true}) holds the BOS the tokenizer.json's
+ * post-processor adds; {@link #encodeWithSpecialTokens_addsWhatHuggingFaceAdds} checks
+ * {@code encode(text, true)}, which completions prompts use, against it.
  */
 class TokenizerGoldenTest {
   private static final String DIR = "/golden/tokenization/";
@@ -51,32 +50,10 @@ class TokenizerGoldenTest {
           "mistral_nemo");
 
   private static final Map<String, Tokenizer> TOKENIZERS = new ConcurrentHashMap<>();
-  private static final Map<String, HuggingFaceTokenizer> WITH_SPECIAL = new ConcurrentHashMap<>();
 
   @AfterAll
   static void closeAll() {
     TOKENIZERS.values().forEach(Tokenizer::close);
-    WITH_SPECIAL.values().forEach(HuggingFaceTokenizer::close);
-  }
-
-  /** The Rust tokenizer with add_special_tokens=true (HfTokenizer's options otherwise). */
-  private static HuggingFaceTokenizer withSpecial(String model) {
-    tokenizer(model); // loads HfTokenizer first: its static block keeps DJL offline
-    return WITH_SPECIAL.computeIfAbsent(
-        model,
-        m -> {
-          try {
-            return HuggingFaceTokenizer.newInstance(
-                TestModels.tokenizerJson(m),
-                Map.of(
-                    "addSpecialTokens", "true",
-                    "truncation", "false",
-                    "padding", "false",
-                    "modelMaxLength", String.valueOf(Integer.MAX_VALUE - 8)));
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
   }
 
   private static Tokenizer tokenizer(String model) {
@@ -161,10 +138,9 @@ class TokenizerGoldenTest {
 
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("cases")
-  void rustPostProcessorAddsTheSameSpecialTokens(
+  void encodeWithSpecialTokens_addsWhatHuggingFaceAdds(
       String model, String name, String text, JsonNode expected) {
-    long[] raw = withSpecial(model).encode(text).getIds();
-    int[] ids = Arrays.stream(raw).mapToInt(Math::toIntExact).toArray();
+    int[] ids = tokenizer(model).encode(text, true);
     if (expected.has("count")) {
       assertThat(ids.length)
           .as(model + " " + name + " count")

@@ -49,6 +49,14 @@ public final class JinjaTemplate {
     return new JinjaTemplate(body, clock);
   }
 
+  /**
+   * Whether the template loops over an attribute named {@code attribute} of some value ({@code {%
+   * for part in message['content'] %}}, directly or through a variable set from it).
+   */
+  public boolean loopsOver(String attribute) {
+    return AttributeLoops.loopsOver(body, attribute);
+  }
+
   /** Renders with the given variables (which win over the globals of the same name). */
   public String render(Map<String, ?> context) {
     Map<String, Object> globals = Builtins.globals();
