@@ -145,6 +145,17 @@ public final class FakeRequestPlane implements RequestPlane {
       subscriber.onOutput(EngineOutput.finished(FinishReason.EOS, token));
       subscriber.onComplete();
     }
+
+    /** Sends {@code ids} as one output of the worker. */
+    public void send(int... ids) {
+      subscriber.onOutput(EngineOutput.tokens(ids));
+    }
+
+    /** Sends {@code ids} as the worker's last output, ending with end-of-sequence. */
+    public void answer(int... ids) {
+      subscriber.onOutput(EngineOutput.finished(FinishReason.EOS, ids));
+      subscriber.onComplete();
+    }
   }
 
   /** Worker ids are numbers in these tests' answers: {@code w7} answers token 7. */

@@ -72,7 +72,8 @@ public enum ResponseFormat {
 
   /**
    * The whole response of a non-streamed request. A chat message whose answer is only tool calls
-   * has {@code content} null, as OpenAI sends it.
+   * (and the whitespace the model wrote around them) has {@code content} null, as OpenAI sends
+   * it.
    */
   public JsonObject full(
       Header header,
@@ -84,7 +85,7 @@ public enum ResponseFormat {
     JsonObject choice = new JsonObject().put("index", 0);
     if (this == CHAT) {
       JsonObject message = new JsonObject().put("role", "assistant");
-      message.put("content", content.isEmpty() && !toolCalls.isEmpty() ? null : content);
+      message.put("content", content.isBlank() && !toolCalls.isEmpty() ? null : content);
       putOutput(message, reasoning, toolCalls, false);
       choice.put("message", message);
     } else {

@@ -1,0 +1,210 @@
+package io.kvrouter.frontend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvrouter.config.HttpConfig;
+import io.kvrouter.config.KvRouterConfig;
+import io.kvrouter.config.RouterMode;
+import io.kvrouter.metrics.Metrics;
+import io.kvrouter.preprocess.ModelAssets;
+import io.kvrouter.preprocess.OutputParsers;
+import io.kvrouter.preprocess.Preprocessor;
+import io.kvrouter.preprocess.TestModels;
+import io.kvrouter.preprocess.parse.ReasoningParserName;
+import io.kvrouter.preprocess.parse.ToolCallParserName;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.routing.RouteTarget;
+import io.kvrouter.routing.Router;
+import io.kvrouter.routing.Routers;
+import io.kvrouter.testing.FakeRequestPlane;
+import io.kvrouter.testing.Futures;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Qwen3's real chat template and tokenizer behind the HTTP API, driven by the official {@code
+ * openai} npm client: a tool-calling conversation (the call, then its result sent back) and a
+ * reasoning request, unary and streamed, come back in OpenAI's shapes. The worker is a scripted
+ * {@link FakeRequestPlane}: it answers each request with the tokens of what Qwen3 writes for it,
+ * one token per output, so the parsers see the answer cut at every token boundary.
+ */
+class ToolsAndReasoningIT {
+  private static final String MODEL = "qwen3";
+  private static final String TOOL_ANSWER =
+      "<think>\nThe user wants the weather.\n</think>\n\n<tool_call>\n{\"name\": \"get_weather\","
+          + " \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
+  private static final String FOLLOW_UP_ANSWER =
+      "<think>\nThe tool said 22.\n</think>\n\nIt is 22 °C in Paris.";
+  private static final String REASONING_ANSWER =
+      "<think>\n17 has no divisor but 1 and itself.\n</think>\n\nYes, 17 is prime.";
+
+  private final Vertx vertx = Vertx.vertx();
+  private final FakeRequestPlane plane = new FakeRequestPlane().set("w1", FakeRequestPlane.Behaviour.HOLD);
+  private final Map<String, String> prompts = new ConcurrentHashMap<>();
+
+  @AfterEach
+  void close() throws Exception {
+    Futures.result(vertx.close());
+  }
+
+  @Test
+  void toolCallsAndReasoning_comeBackInOpenAisShapes() throws Exception {
+    ModelAssets assets = ModelAssets.load(TestModels.dir(MODEL));
+    Router router =
+        Routers.create(
+            RouterMode.ROUND_ROBIN, KvRouterConfig.DEFAULTS, 16,
+            List.of(new RouteTarget(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"), 1000)),
+            plane, vertx, new SimpleMeterRegistry());
+    HttpFrontend frontend =
+        new HttpFrontend(
+            new Preprocessor(vertx, assets, MODEL, router,
+                new OutputParsers(ReasoningParserName.QWEN3, ToolCallParserName.HERMES)),
+            new Metrics(),
+            new HttpConfig("127.0.0.1", 0, 1 << 20, Duration.ofSeconds(1), 503),
+            16);
+    HttpServer server =
+        Futures.result(
+            vertx.createHttpServer().requestHandler(frontend.router(vertx)).listen(0, "127.0.0.1"));
+    Thread worker = new Thread(() -> answerRequests(assets), "scripted-worker");
+    worker.setDaemon(true);
+    worker.start();
+
+    JsonObject result = runNodeClient("http://127.0.0.1:" + server.actualPort() + "/v1");
+
+    // the tool call, unary: content null, the call with JSON-string arguments, finish tool_calls
+    JsonObject unary = result.getJsonObject("toolUnary");
+    assertThat(unary.getString("finishReason")).isEqualTo("tool_calls");
+    JsonObject message = unary.getJsonObject("message");
+    assertThat(message.getValue("content")).isNull();
+    assertThat(message.getString("reasoning_content")).isEqualTo("\nThe user wants the weather.\n");
+    JsonObject call = message.getJsonArray("tool_calls").getJsonObject(0);
+    assertThat(call.getString("id")).startsWith("chatcmpl-tool-");
+    assertThat(call.getString("type")).isEqualTo("function");
+    assertThat(call.getJsonObject("function").getString("name")).isEqualTo("get_weather");
+    assertThat(new JsonObject(call.getJsonObject("function").getString("arguments")))
+        .isEqualTo(new JsonObject().put("city", "Paris"));
+
+    // streamed: the same call, merged from deltas by index
+    JsonObject streamed = result.getJsonObject("toolStreamed");
+    assertThat(streamed.getString("finishReason")).isEqualTo("tool_calls");
+    JsonObject streamedCall =
+        streamed.getJsonObject("message").getJsonArray("tool_calls").getJsonObject(0);
+    assertThat(streamedCall.getJsonObject("function"))
+        .isEqualTo(call.getJsonObject("function"));
+    assertThat(streamed.getJsonObject("message").getString("content").strip()).isEmpty();
+    assertThat(streamed.getJsonObject("message").getString("reasoning_content"))
+        .isEqualTo("\nThe user wants the weather.\n");
+
+    // the tool result went back through the template, the call's arguments as an object and,
+    // as Qwen3 keeps it for turns after the last user question, the reasoning sent back
+    JsonObject followUp = result.getJsonObject("followUp");
+    assertThat(followUp.getString("finishReason")).isEqualTo("stop");
+    assertThat(followUp.getJsonObject("message").getString("content"))
+        .isEqualTo("\n\nIt is 22 °C in Paris.");
+
+    for (String name : List.of("reasoningUnary", "reasoningStreamed")) {
+      JsonObject reasoning = result.getJsonObject(name);
+      assertThat(reasoning.getString("finishReason")).as(name).isEqualTo("stop");
+      assertThat(reasoning.getJsonObject("message").getString("reasoning_content"))
+          .as(name)
+          .isEqualTo("\n17 has no divisor but 1 and itself.\n");
+      assertThat(reasoning.getJsonObject("message").getString("content"))
+          .as(name)
+          .isEqualTo("\n\nYes, 17 is prime.");
+      assertThat(reasoning.getJsonObject("message").containsKey("tool_calls")
+              && !reasoning.getJsonObject("message").getJsonArray("tool_calls", new JsonArray())
+                  .isEmpty())
+          .as(name)
+          .isFalse();
+    }
+
+    // what the worker was asked: the tools in Qwen3's system block, then the call and its result
+    String toolPrompt =
+        prompts.values().stream()
+            .filter(p -> p.contains("<tools>") && !p.contains("<tool_response>"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(toolPrompt)
+        .contains(
+            "<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\","
+                + " \"description\": \"Current weather of a city\", \"parameters\": {\"type\":"
+                + " \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\":"
+                + " [\"city\"]}}}\n</tools>")
+        .endsWith("<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
+            + "<|im_start|>assistant\n");
+    String followUpPrompt =
+        prompts.values().stream().filter(p -> p.contains("<tool_response>")).findFirst()
+            .orElseThrow();
+    assertThat(followUpPrompt)
+        .endsWith(
+            "<|im_start|>assistant\n<think>\nThe user wants the weather.\n</think>\n\n"
+                + "<tool_call>\n{\"name\": \"get_weather\", \"arguments\":"
+                + " {\"city\": \"Paris\"}}\n</tool_call><|im_end|>\n<|im_start|>user\n"
+                + "<tool_response>\n{\"temperature\": 22}\n</tool_response><|im_end|>\n"
+                + "<|im_start|>assistant\n");
+  }
+
+  /** Answers each held request with the tokens of the text Qwen3 would write, one per output. */
+  private void answerRequests(ModelAssets assets) {
+    Set<String> answered = ConcurrentHashMap.newKeySet();
+    while (!Thread.currentThread().isInterrupted()) {
+      plane.held.forEach(
+          (id, held) -> {
+            if (!answered.add(id)) {
+              return;
+            }
+            String prompt = assets.tokenizer().decode(plane.requestOf.get(id).tokenIds());
+            prompts.put(id, prompt);
+            String answer =
+                prompt.contains("<tool_response>")
+                    ? FOLLOW_UP_ANSWER
+                    : prompt.contains("weather") ? TOOL_ANSWER : REASONING_ANSWER;
+            int[] ids = assets.tokenizer().encode(answer);
+            vertx.runOnContext(
+                v -> {
+                  for (int token : ids) {
+                    held.send(token);
+                  }
+                  held.answer();
+                });
+          });
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  private static JsonObject runNodeClient(String baseUrl) throws Exception {
+    Path clients =
+        Path.of(System.getProperty("user.home"), ".cache", "kvrouter", "clients", "node_modules");
+    String modules = System.getenv().getOrDefault("KVROUTER_TEST_CLIENTS", "");
+    if (!modules.isEmpty()) {
+      clients = Path.of(modules, "node_modules");
+    }
+    assertThat(clients.resolve("openai")).as("run scripts/install-test-clients").isDirectory();
+    ProcessBuilder node =
+        new ProcessBuilder("node", "src/test/resources/e2e/openai-tools.js", baseUrl, MODEL)
+            .redirectError(ProcessBuilder.Redirect.INHERIT);
+    node.environment().put("NODE_PATH", clients.toString());
+    Process process = node.start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).as(out).isZero();
+    return new JsonObject(out.trim());
+  }
+}
