@@ -1,0 +1,179 @@
+package io.kvrouter.preprocess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvrouter.config.KvRouterConfig;
+import io.kvrouter.config.RouterMode;
+import io.kvrouter.preprocess.parse.ToolCallParserName;
+import io.kvrouter.protocol.InvalidRequestException;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.routing.RouteTarget;
+import io.kvrouter.routing.Router;
+import io.kvrouter.routing.Routers;
+import io.kvrouter.testing.FakeRequestPlane;
+import io.kvrouter.testing.Futures;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the preprocessor sends a worker for each kind of prompt, with real models' tokenizers and
+ * templates: the token ids a worker receives are the test's evidence.
+ */
+class PreprocessorTest {
+  /** Each model's files are loaded once for the class (Gemma's tokenizer takes seconds). */
+  private static final Map<String, ModelAssets> ASSETS = new ConcurrentHashMap<>();
+
+  private final Vertx vertx = Vertx.vertx();
+  private final FakeRequestPlane plane = new FakeRequestPlane();
+
+  private static ModelAssets assets(String model) {
+    return ASSETS.computeIfAbsent(
+        model,
+        m -> {
+          try {
+            return ModelAssets.load(TestModels.dir(m));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
+  }
+
+  @AfterAll
+  static void closeModels() {
+    ASSETS.values().forEach(ModelAssets::close);
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    Futures.result(vertx.close());
+  }
+
+  private Preprocessor preprocessor(String model, OutputParsers parsers) throws Exception {
+    Router router =
+        Routers.create(
+            RouterMode.ROUND_ROBIN, KvRouterConfig.DEFAULTS, 16,
+            List.of(new RouteTarget(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"), 1000)),
+            plane, vertx, new SimpleMeterRegistry());
+    return new Preprocessor(vertx, assets(model), model, router, parsers);
+  }
+
+  /** The token ids the worker got for {@code prompt}. */
+  private int[] sent(Preprocessor preprocessor, Prompt prompt, OutputOptions output)
+      throws Exception {
+    String id = "r" + plane.requestOf.size();
+    Futures.result(
+        preprocessor.generate(
+            new GenerationRequest(id, prompt, 4, null, null, null, false, null, output)));
+    return plane.requestOf.get(id).tokenIds();
+  }
+
+  @Test
+  void completionText_getsTheBosTheTokenizerAdds_unlessTheRequestSaysNot() throws Exception {
+    Preprocessor llama = preprocessor("llama3_1", OutputParsers.NONE);
+    int[] withBos = sent(llama, new Prompt.Text("Hello", true), OutputOptions.TEXT);
+    int[] without = sent(llama, new Prompt.Text("Hello", false), OutputOptions.TEXT);
+    assertThat(withBos[0]).isEqualTo(128000);
+    assertThat(Arrays.copyOfRange(withBos, 1, withBos.length)).isEqualTo(without);
+
+    Preprocessor qwen = preprocessor("qwen3", OutputParsers.NONE);
+    assertThat(sent(qwen, new Prompt.Text("Hello", true), OutputOptions.TEXT))
+        .as("Qwen's tokenizer adds nothing")
+        .isEqualTo(sent(qwen, new Prompt.Text("Hello", false), OutputOptions.TEXT));
+  }
+
+  @Test
+  void tokenPrompts_goAsTheyAre_andIdsOutsideTheVocabularyAreRefused() throws Exception {
+    Preprocessor qwen = preprocessor("qwen3", OutputParsers.NONE);
+    assertThat(sent(qwen, new Prompt.Tokens(new int[] {9707, 11, 1879}), OutputOptions.TEXT))
+        .containsExactly(9707, 11, 1879);
+    Throwable refused =
+        Futures.failure(
+            qwen.generate(
+                new GenerationRequest(
+                    "bad", new Prompt.Tokens(new int[] {5, 10_000_000}), 4, null, null, null,
+                    false, null, OutputOptions.TEXT)));
+    assertThat(refused)
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("Token id 10000000 in 'prompt' is outside the vocabulary of qwen3");
+  }
+
+  @Test
+  void continueFinalMessage_endsThePromptInsideTheLastMessage() throws Exception {
+    Preprocessor qwen = preprocessor("qwen3", OutputParsers.NONE);
+    ModelAssets assets = assets("qwen3");
+    Prompt.Chat chat =
+        new Prompt.Chat(
+            List.of(ChatMessage.user("Count to three."), ChatMessage.assistant("One, two, ")),
+            false, true, null, Map.of("enable_thinking", false));
+    String prompt = assets.tokenizer().decode(sent(qwen, chat, OutputOptions.TEXT));
+    assertThat(prompt).endsWith("<|im_start|>assistant\n<think>\n\n</think>\n\nOne, two, ");
+    assertThat(prompt).doesNotContain("<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"
+        + "One, two, <|im_end|>");
+  }
+
+  @Test
+  void continueFinalMessage_whoseContentTheTemplateDropsIsRefused() throws Exception {
+    Preprocessor qwen = preprocessor("qwen3", OutputParsers.NONE);
+    Prompt.Chat chat =
+        new Prompt.Chat(
+            List.of(ChatMessage.user("Hi"), new ChatMessage("assistant", "   ")),
+            false, true, null, Map.of());
+    Throwable refused =
+        Futures.failure(
+            qwen.generate(
+                new GenerationRequest("c", chat, 4, null, null, null, false, null, null)));
+    assertThat(refused)
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("'continue_final_message' is set but the chat template does not"
+            + " write the last message's content");
+  }
+
+  @Test
+  void toolCallsWithoutAParser_areRefusedByName() throws Exception {
+    Preprocessor qwen = preprocessor("qwen3", OutputParsers.NONE);
+    Throwable refused =
+        Futures.failure(
+            qwen.generate(
+                new GenerationRequest(
+                    "t", new Prompt.Chat(List.of(ChatMessage.user("x"))), 4, null, null, null,
+                    false, null, new OutputOptions(true, false, false, true, true))));
+    assertThat(refused)
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("--tool-call-parser");
+    Preprocessor withParser =
+        preprocessor("qwen3", new OutputParsers(null, ToolCallParserName.HERMES));
+    assertThat(
+            sent(withParser, new Prompt.Chat(List.of(ChatMessage.user("x"))),
+                new OutputOptions(true, false, false, true, true)))
+        .isNotEmpty();
+  }
+
+  @Test
+  void contentParts_reachATemplateThatLoopsOverThemAsParts_andOthersAsOneString()
+      throws Exception {
+    ChatMessage parts =
+        new ChatMessage(
+            "user", new ChatMessage.Content.Parts(List.of(" Describe ", "the sea ")), null,
+            List.of(), null, null);
+    Prompt.Chat chat = new Prompt.Chat(List.of(parts));
+    // Gemma 3 loops over content parts and trims each
+    Preprocessor gemma = preprocessor("gemma3", OutputParsers.NONE);
+    ModelAssets gemmaAssets = assets("gemma3");
+    assertThat(gemmaAssets.tokenizer().decode(sent(gemma, chat, OutputOptions.TEXT)))
+        .contains("<start_of_turn>user\nDescribethe sea<end_of_turn>");
+    // Qwen 3 reads a string: the parts joined with newlines, as vLLM joins them
+    Preprocessor qwen = preprocessor("qwen3", OutputParsers.NONE);
+    ModelAssets qwenAssets = assets("qwen3");
+    assertThat(qwenAssets.tokenizer().decode(sent(qwen, chat, OutputOptions.TEXT)))
+        .contains("<|im_start|>user\n Describe \nthe sea <|im_end|>");
+  }
+}
