@@ -25,6 +25,8 @@ final class SseResponder extends Responder {
   private final boolean includeUsage;
   private boolean first = true;
   private boolean calledTools;
+  /** Characters of text sent so far: where the next tokens' text starts (completions logprobs). */
+  private int textOffset;
   private String echo;
   /** Events written in the current event-loop task, sent as one write when it ends. */
   private Buffer pending;
@@ -61,8 +63,10 @@ final class SseResponder extends Responder {
       return;
     }
     calledTools |= !delta.toolCalls().isEmpty();
-    Delta withEcho = new Delta(echo + delta.content(), delta.reasoning(), delta.toolCalls());
-    write(format.chunk(header, withEcho, first, null));
+    Delta withEcho =
+        new Delta(echo + delta.content(), delta.reasoning(), delta.toolCalls(), delta.logprobs());
+    write(format.chunk(header, withEcho, first, null, textOffset + echo.length()));
+    textOffset += withEcho.content().length();
     first = false;
     echo = "";
     if (response.writeQueueFull()) {
@@ -76,7 +80,7 @@ final class SseResponder extends Responder {
       return;
     }
     write(format.chunk(header, Delta.content(echo), first,
-        ResponseFormat.finishReason(reason, calledTools)));
+        ResponseFormat.finishReason(reason, calledTools), textOffset));
     if (includeUsage) {
       write(format.usageChunk(
           header, ResponseFormat.usage(generation.promptTokens(), completionTokens)));

@@ -18,6 +18,7 @@ final class UnaryResponder extends Responder {
   private final StringBuilder text;
   private final StringBuilder reasoning = new StringBuilder();
   private final List<Delta.ToolCall> toolCalls = new ArrayList<>(0);
+  private final List<Delta.TokenLogprob> logprobs = new ArrayList<>(0);
 
   UnaryResponder(
       HttpServerResponse response,
@@ -38,6 +39,7 @@ final class UnaryResponder extends Responder {
     text.append(delta.content());
     reasoning.append(delta.reasoning());
     toolCalls.addAll(delta.toolCalls());
+    logprobs.addAll(delta.logprobs());
   }
 
   @Override
@@ -49,7 +51,7 @@ final class UnaryResponder extends Responder {
         .putHeader("content-type", "application/json")
         .end(
             format
-                .full(header, text.toString(), reasoning.toString(), toolCalls,
+                .full(header, text.toString(), reasoning.toString(), toolCalls, logprobs,
                     ResponseFormat.finishReason(reason, !toolCalls.isEmpty()),
                     ResponseFormat.usage(generation.promptTokens(), completionTokens))
                 .toBuffer());

@@ -7,6 +7,7 @@ import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.FinishReason;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerStreamException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -19,6 +20,7 @@ import java.util.List;
  */
 final class DetokenizingGeneration implements Generation, ResponseStream.Subscriber {
   private final ResponseStream stream;
+  private final Tokenizer tokenizer;
   private final IncrementalDetokenizer detokenizer;
   private final StopStringMatcher stopStrings;
   private final List<Integer> stopTokenIds;
@@ -47,6 +49,7 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
       boolean skipSpecialTokens,
       OutputParser parser) {
     this.stream = stream;
+    this.tokenizer = tokenizer;
     this.detokenizer = new IncrementalDetokenizer(tokenizer, skipSpecialTokens);
     this.echo = echo;
     this.includeStopString = request.output().includeStopString();
@@ -120,19 +123,48 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
           "the worker returned tokens this model cannot decode: " + e.getMessage()));
       return;
     }
+    List<Delta.TokenLogprob> logprobs = logprobs(output, accepted);
     // Like vLLM, stop strings only count once min_tokens have been generated.
     String text = stopStringsActive ? stopStrings.accept(decoded) : decoded;
     if (stopStrings.matched()) {
-      finish(text, accepted, FinishReason.STOP, true);
+      finish(text, accepted, logprobs, FinishReason.STOP, true);
     } else if (ownReason != null) {
-      finish(text + flush(), accepted, stopStrings.matched() ? FinishReason.STOP : ownReason, true);
+      finish(text + flush(), accepted, logprobs,
+          stopStrings.matched() ? FinishReason.STOP : ownReason, true);
     } else if (output.finishReason() != null) {
       String rest = flush();
-      finish(text + rest, accepted,
+      finish(text + rest, accepted, logprobs,
           stopStrings.matched() ? FinishReason.STOP : output.finishReason(), false);
     } else {
-      listener.onDelta(deltas.accept(text), accepted);
+      listener.onDelta(deltas.accept(text).withLogprobs(logprobs), accepted);
     }
+  }
+
+  /**
+   * The logprobs the worker sent for the first {@code accepted} tokens of {@code output}, with
+   * each token's text; empty when it sent none.
+   */
+  private List<Delta.TokenLogprob> logprobs(EngineOutput output, int accepted) {
+    List<Double> values = output.logProbs();
+    if (values == null || values.isEmpty()) {
+      return List.of();
+    }
+    int[] ids = output.tokenIds();
+    List<Delta.TokenLogprob> tokens = new ArrayList<>(accepted);
+    for (int i = 0; i < accepted && i < values.size(); i++) {
+      List<Delta.Alternative> top = new ArrayList<>();
+      if (output.topLogprobs() != null && i < output.topLogprobs().size()) {
+        for (EngineOutput.TopLogprob alt : output.topLogprobs().get(i)) {
+          top.add(new Delta.Alternative(tokenText(alt.tokenId(), alt.token()), alt.logprob()));
+        }
+      }
+      tokens.add(new Delta.TokenLogprob(tokenText(ids[i], null), values.get(i), top));
+    }
+    return tokens;
+  }
+
+  private String tokenText(int id, String given) {
+    return given != null ? given : tokenizer.decode(new int[] {id}, false);
   }
 
   /** The text still held back by the detokenizer and the stop-string matcher. */
@@ -151,9 +183,14 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
    * generation before the worker did (stop string, stop token, max_tokens), so the worker is told
    * to stop and free the request.
    */
-  private void finish(String text, int newTokens, FinishReason reason, boolean stopWorker) {
+  private void finish(
+      String text,
+      int newTokens,
+      List<Delta.TokenLogprob> logprobs,
+      FinishReason reason,
+      boolean stopWorker) {
     finished = true;
-    Delta last = deltas.finish(text + keptStop());
+    Delta last = deltas.finish(text + keptStop()).withLogprobs(logprobs);
     if (!last.isEmpty() || newTokens > 0) {
       listener.onDelta(last, newTokens);
     }
@@ -168,7 +205,7 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
     if (!finished) {
       // The stream ended without a finish reason on its last output.
       String rest = flush();
-      finish(rest, 0, FinishReason.STOP, false);
+      finish(rest, 0, List.of(), FinishReason.STOP, false);
     }
   }
 

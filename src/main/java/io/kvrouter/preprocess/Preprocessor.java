@@ -146,7 +146,9 @@ public final class Preprocessor {
             request.minTokens(),
             request.ignoreEos() ? Boolean.TRUE : null),
         request.sampling(),
-        null,
+        request.output().logprobs() == null
+            ? null
+            : new PreprocessedRequest.OutputOptions(request.output().logprobs(), null),
         assets.eosTokenIds(),
         null);
   }

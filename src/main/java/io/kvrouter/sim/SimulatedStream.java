@@ -147,11 +147,11 @@ final class SimulatedStream implements ResponseStream {
         ended = true;
         releaseKv();
         engine.ended(false);
-        subscriber.onOutput(EngineOutput.finished(next.finish(), ids));
+        subscriber.onOutput(tokens.withLogprobs(EngineOutput.finished(next.finish(), ids)));
         subscriber.onComplete();
         return;
       }
-      subscriber.onOutput(EngineOutput.tokens(ids));
+      subscriber.onOutput(tokens.withLogprobs(EngineOutput.tokens(ids)));
       if (ids.length > 0) {
         cacheToken(ids[0]);
       }

@@ -1,7 +1,9 @@
 package io.kvrouter.sim;
 
+import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.FinishReason;
 import io.kvrouter.protocol.PreprocessedRequest;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -25,6 +27,8 @@ final class TokenSequence {
   private final List<Integer> stopTokenIds;
   private final List<Integer> eosTokenIds;
   private final int minTokens;
+  /** Alternatives per position when the request asked for logprobs, else null. */
+  private final Integer logprobs;
   private int emitted;
 
   TokenSequence(PreprocessedRequest request, int[] vocabulary) {
@@ -43,6 +47,40 @@ final class TokenSequence {
     this.eosTokenIds =
         Boolean.TRUE.equals(stop.ignoreEos()) ? List.of() : request.eosTokenIds();
     this.minTokens = stop.minTokens() == null ? 0 : stop.minTokens();
+    this.logprobs = request.outputOptions().logprobs();
+  }
+
+  /**
+   * {@code output} with logprobs when the request asked for them. Tokens are drawn uniformly from
+   * the vocabulary's entries, so an id listed {@code c} times has log-probability {@code ln(c /
+   * entries)}; the alternatives are the drawn token (rank 1) and other ids of the vocabulary.
+   */
+  EngineOutput withLogprobs(EngineOutput output) {
+    if (logprobs == null || output.tokenIds().length == 0) {
+      return output;
+    }
+    List<Double> logProbs = new ArrayList<>();
+    List<List<EngineOutput.TopLogprob>> top = new ArrayList<>();
+    for (int token : output.tokenIds()) {
+      logProbs.add(logprob(token));
+      List<EngineOutput.TopLogprob> alternatives = new ArrayList<>();
+      alternatives.add(new EngineOutput.TopLogprob(1, token, null, logprob(token)));
+      int start = Math.floorMod(token * 31, vocabulary.length);
+      for (int i = 0; i < vocabulary.length && alternatives.size() < logprobs; i++) {
+        int id = vocabulary[(start + i) % vocabulary.length];
+        if (alternatives.stream().noneMatch(alt -> alt.tokenId() == id)) {
+          alternatives.add(
+              new EngineOutput.TopLogprob(alternatives.size() + 1, id, null, logprob(id)));
+        }
+      }
+      top.add(alternatives);
+    }
+    return output.withLogprobs(logProbs, top);
+  }
+
+  private double logprob(int token) {
+    long count = Arrays.stream(vocabulary).filter(id -> id == token).count();
+    return Math.log((double) count / vocabulary.length);
   }
 
   Step next() {

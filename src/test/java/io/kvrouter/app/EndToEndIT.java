@@ -122,6 +122,37 @@ class EndToEndIT {
   }
 
   @Test
+  void logprobs_comeFromTheWorkerThroughToTheClient() {
+    // the simulated worker draws tokens uniformly from its vocabulary ("a" to "z" once, " " five
+    // times: 31 entries), so every token's logprob is ln(1/31), or ln(5/31) for a space
+    ChatCompletion completion =
+        client.chat().completions().create(
+            chat("Say something", 6).toBuilder().logprobs(true).topLogprobs(2).build());
+    List<com.openai.models.chat.completions.ChatCompletionTokenLogprob> tokens =
+        completion.choices().get(0).logprobs().orElseThrow().content().orElseThrow();
+    assertThat(tokens).hasSize(6);
+    String text = completion.choices().get(0).message().content().orElseThrow();
+    assertThat(tokens.stream().map(t -> t.token()).reduce("", String::concat)).isEqualTo(text);
+    for (var token : tokens) {
+      double expected = Math.log((token.token().equals(" ") ? 5.0 : 1.0) / 31);
+      assertThat(token.logprob()).isCloseTo(expected, org.assertj.core.data.Offset.offset(1e-12));
+      assertThat(token.topLogprobs()).hasSize(2);
+      assertThat(token.topLogprobs().get(0).token()).isEqualTo(token.token());
+    }
+    ChatCompletion without = client.chat().completions().create(chat("Say something", 6));
+    assertThat(without.choices().get(0).logprobs()).isEmpty();
+
+    Completion text3 =
+        client.completions().create(
+            CompletionCreateParams.builder().model(MODEL).prompt("Once").maxTokens(3)
+                .logprobs(1).build());
+    var lp = text3.choices().get(0).logprobs().orElseThrow();
+    assertThat(lp.tokens().orElseThrow()).hasSize(3);
+    assertThat(lp.tokenLogprobs().orElseThrow()).hasSize(3);
+    assertThat(lp.textOffset().orElseThrow()).startsWith(0L);
+  }
+
+  @Test
   void openaiJava_completions() {
     Completion completion =
         client.completions().create(

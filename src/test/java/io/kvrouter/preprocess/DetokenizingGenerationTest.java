@@ -134,7 +134,7 @@ class DetokenizingGenerationTest {
 
   @Test
   void includeStopString_keepsTheMatchedStopAtTheEnd() {
-    OutputOptions keep = new OutputOptions(true, true, false, false, false);
+    OutputOptions keep = new OutputOptions(true, true, false, false, false, null);
     Recorder result =
         run(new ScriptedStream(bytes("one two STOP three", null)), null, List.of("STOP", "TW"),
             null, null, keep, null, new Recorder());
@@ -151,7 +151,7 @@ class DetokenizingGenerationTest {
         OutputParser.of(ReasoningParserName.QWEN3, ToolCallParserName.HERMES, "<|im_start|>");
     Recorder result =
         run(new ScriptedStream(bytes(output, FinishReason.EOS)), null, null, null, null,
-            new OutputOptions(true, false, false, true, true), parser, new Recorder());
+            new OutputOptions(true, false, false, true, true, null), parser, new Recorder());
     assertThat(result.reasoning).hasToString("weigh it");
     assertThat(result.text()).isEqualTo("Checking.");
     assertThat(result.toolCalls)

@@ -145,7 +145,7 @@ class PreprocessorTest {
             qwen.generate(
                 new GenerationRequest(
                     "t", new Prompt.Chat(List.of(ChatMessage.user("x"))), 4, null, null, null,
-                    false, null, new OutputOptions(true, false, false, true, true))));
+                    false, null, new OutputOptions(true, false, false, true, true, null))));
     assertThat(refused)
         .isInstanceOf(InvalidRequestException.class)
         .hasMessageContaining("--tool-call-parser");
@@ -153,7 +153,7 @@ class PreprocessorTest {
         preprocessor("qwen3", new OutputParsers(null, ToolCallParserName.HERMES));
     assertThat(
             sent(withParser, new Prompt.Chat(List.of(ChatMessage.user("x"))),
-                new OutputOptions(true, false, false, true, true)))
+                new OutputOptions(true, false, false, true, true, null)))
         .isNotEmpty();
   }
 

@@ -46,9 +46,11 @@ public final class OpenAiRequests {
     if (maxTokens == null) {
       maxTokens = f.integer("max_tokens", 1, Integer.MAX_VALUE);
     }
-    f.integer("top_logprobs", 0, 20);
-    if (f.bool("logprobs", false)) {
-      throw unsupported("logprobs");
+    Integer topLogprobs = f.integer("top_logprobs", 0, 20);
+    boolean logprobs = f.bool("logprobs", false);
+    if (topLogprobs != null && !logprobs) {
+      throw new InvalidRequestException(
+          "Validation: 'top_logprobs' needs 'logprobs' set to true", "top_logprobs");
     }
     List<ChatMessage> messages = ChatMessages.read(f.array("messages"));
     List<Map<String, Object>> tools = ChatTools.read(f.array("tools"));
@@ -67,7 +69,9 @@ public final class OpenAiRequests {
             continueFinal,
             tools,
             templateVariables(f.object("chat_template_kwargs")));
-    return common(f, prompt, maxTokens, false, true, parseToolCalls);
+    return common(
+        f, prompt, maxTokens, false, true, parseToolCalls,
+        logprobs ? (topLogprobs == null ? 0 : topLogprobs) : null);
   }
 
   public static OpenAiRequest completion(JsonObject body) {
@@ -77,13 +81,10 @@ public final class OpenAiRequests {
     if (bestOf != null && bestOf > 1) {
       throw unsupported("best_of");
     }
-    if (f.has("logprobs")) {
-      f.integer("logprobs", 0, 20);
-      throw unsupported("logprobs");
-    }
+    Integer logprobs = f.integer("logprobs", 0, 20);
     Integer maxTokens = f.integer("max_tokens", 1, Integer.MAX_VALUE);
     Prompt prompt = CompletionPrompt.read(body.getValue("prompt"), f.bool("add_special_tokens", true));
-    return common(f, prompt, maxTokens, f.bool("echo", false), false, false);
+    return common(f, prompt, maxTokens, f.bool("echo", false), false, false, logprobs);
   }
 
   private static Map<String, Object> templateVariables(JsonObject kwargs) {
@@ -106,7 +107,8 @@ public final class OpenAiRequests {
       Integer maxTokens,
       boolean echo,
       boolean parseReasoning,
-      boolean parseToolCalls) {
+      boolean parseToolCalls,
+      Integer logprobs) {
     String model = f.string("model");
     boolean stream = f.bool("stream", false);
     JsonObject streamOptions = f.object("stream_options");
@@ -187,7 +189,8 @@ public final class OpenAiRequests {
             f.bool("include_stop_str_in_output", false),
             echo,
             parseReasoning,
-            parseToolCalls));
+            parseToolCalls,
+            logprobs));
   }
 
   static InvalidRequestException unsupported(String param) {

@@ -4,6 +4,7 @@ import io.kvrouter.preprocess.Delta;
 import io.kvrouter.protocol.FinishReason;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -37,7 +38,8 @@ public enum ResponseFormat {
    * reasoning_content} and {@code tool_calls} (each call whole, with its index) when it has them;
    * a completion chunk carries the content as {@code text}.
    */
-  public JsonObject chunk(Header header, Delta delta, boolean first, String finishReason) {
+  public JsonObject chunk(
+      Header header, Delta delta, boolean first, String finishReason, int textOffset) {
     JsonObject choice = new JsonObject().put("index", 0);
     if (this == CHAT) {
       JsonObject message = new JsonObject();
@@ -52,7 +54,8 @@ public enum ResponseFormat {
     } else {
       choice.put("text", delta.content());
     }
-    choice.put("logprobs", null).put("finish_reason", finishReason);
+    choice.put("logprobs", logprobs(delta.logprobs(), textOffset));
+    choice.put("finish_reason", finishReason);
     return base(header, chunkObject).put("choices", new JsonArray().add(choice));
   }
 
@@ -80,6 +83,7 @@ public enum ResponseFormat {
       String content,
       String reasoning,
       List<Delta.ToolCall> toolCalls,
+      List<Delta.TokenLogprob> logprobs,
       String finishReason,
       JsonObject usage) {
     JsonObject choice = new JsonObject().put("index", 0);
@@ -91,8 +95,59 @@ public enum ResponseFormat {
     } else {
       choice.put("text", content);
     }
-    choice.put("logprobs", null).put("finish_reason", finishReason);
+    choice.put("logprobs", logprobs(logprobs, 0));
+    choice.put("finish_reason", finishReason);
     return base(header, object).put("choices", new JsonArray().add(choice)).put("usage", usage);
+  }
+
+  /**
+   * The {@code logprobs} of a choice, or null when the worker sent none. Chat: {@code {"content":
+   * [{token, logprob, bytes, top_logprobs: [{token, logprob, bytes}]}]}}. Completions: {@code
+   * {tokens, token_logprobs, top_logprobs: [{token: logprob}], text_offset}}, the offsets counted
+   * from {@code textOffset}, where these tokens' text starts in the choice's text.
+   */
+  private JsonObject logprobs(List<Delta.TokenLogprob> tokens, int textOffset) {
+    if (tokens.isEmpty()) {
+      return null;
+    }
+    if (this == CHAT) {
+      JsonArray content = new JsonArray();
+      for (Delta.TokenLogprob token : tokens) {
+        JsonArray top = new JsonArray();
+        for (Delta.Alternative alt : token.top()) {
+          top.add(tokenEntry(alt.token(), alt.logprob()));
+        }
+        content.add(tokenEntry(token.token(), token.logprob()).put("top_logprobs", top));
+      }
+      return new JsonObject().put("content", content);
+    }
+    JsonArray texts = new JsonArray();
+    JsonArray values = new JsonArray();
+    JsonArray tops = new JsonArray();
+    JsonArray offsets = new JsonArray();
+    int offset = textOffset;
+    for (Delta.TokenLogprob token : tokens) {
+      texts.add(token.token());
+      values.add(token.logprob());
+      JsonObject top = new JsonObject();
+      token.top().forEach(alt -> top.put(alt.token(), alt.logprob()));
+      tops.add(top);
+      offsets.add(offset);
+      offset += token.token().length();
+    }
+    return new JsonObject()
+        .put("tokens", texts)
+        .put("token_logprobs", values)
+        .put("top_logprobs", tops)
+        .put("text_offset", offsets);
+  }
+
+  private static JsonObject tokenEntry(String token, double logprob) {
+    JsonArray bytes = new JsonArray();
+    for (byte b : token.getBytes(StandardCharsets.UTF_8)) {
+      bytes.add(b & 0xff);
+    }
+    return new JsonObject().put("token", token).put("logprob", logprob).put("bytes", bytes);
   }
 
   /** Reasoning and tool calls; streamed calls carry their {@code index}, whole ones do not. */

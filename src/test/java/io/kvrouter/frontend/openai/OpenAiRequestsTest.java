@@ -83,7 +83,7 @@ class OpenAiRequestsTest {
   @Test
   void unsupportedAndUnknown_areRejectedByName() {
     rejected("\"n\":2,\"temperature\":1", "n", "not supported");
-    rejected("\"logprobs\":true", "logprobs", "not supported");
+    rejected("\"top_logprobs\":2", "top_logprobs", "needs 'logprobs' set to true");
     rejected("\"tool_choice\":\"required\",\"tools\":[{\"function\":{\"name\":\"f\"}}]",
         "tool_choice", "\"required\" is not supported");
     rejected("\"functions\":[]", "functions", "Unrecognized request argument supplied: functions");
