@@ -6,6 +6,7 @@ import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.FinishReason;
 import io.vertx.core.buffer.Buffer;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -92,6 +93,29 @@ class CallHomeFramesGoldenTest {
 
     assertThat(envelope.data().data()).isEqualTo(EngineOutput.tokens(5));
     assertThat(envelope.data().isError()).isFalse();
+  }
+
+  @Test
+  void dynamoEngineOutputWithLogprobsDecodes() {
+    String json =
+        "{\"data\":{\"data\":{\"token_ids\":[5,6],\"cum_log_probs\":-1.5,"
+            + "\"log_probs\":[-0.5,-1.0],\"top_logprobs\":[[{\"rank\":1,\"token_id\":5,"
+            + "\"token\":\"a\",\"logprob\":-0.5},{\"rank\":2,\"token_id\":9,\"token\":null,"
+            + "\"logprob\":-2.25}],[{\"rank\":1,\"token_id\":6,\"logprob\":-1.0}]]}},"
+            + "\"complete_final\":false}";
+
+    ResponseEnvelope<StreamItem> envelope = WireJson.read(Buffer.buffer(json), ResponseEnvelope.OF_OUTPUT, "item");
+
+    assertThat(envelope.data().data())
+        .isEqualTo(
+            EngineOutput.tokens(5, 6)
+                .withLogprobs(
+                    List.of(-0.5, -1.0),
+                    List.of(
+                        List.of(
+                            new EngineOutput.TopLogprob(1, 5, "a", -0.5),
+                            new EngineOutput.TopLogprob(2, 9, null, -2.25)),
+                        List.of(new EngineOutput.TopLogprob(1, 6, null, -1.0)))));
   }
 
   @Test
