@@ -24,6 +24,7 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
   private final IncrementalDetokenizer detokenizer;
   private final StopStringMatcher stopStrings;
   private final List<Integer> stopTokenIds;
+  private final List<Integer> eosTokenIds;
   private final int maxTokens;
   private final int minTokens;
   private final int promptTokens;
@@ -36,6 +37,8 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
   private boolean finished;
 
   /**
+   * @param eosTokenIds the model's end-of-sequence ids: one the worker sends ends the generation
+   *     and is left out of the text (unless the request ignores eos)
    * @param echo the prompt's text to return before the generated text, or empty
    * @param skipSpecialTokens special tokens are left out of the text
    * @param parser reads reasoning and tool calls out of the text, or null when it is all content
@@ -45,6 +48,7 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
       Tokenizer tokenizer,
       GenerationRequest request,
       int promptTokens,
+      List<Integer> eosTokenIds,
       String echo,
       boolean skipSpecialTokens,
       OutputParser parser) {
@@ -56,6 +60,7 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
     this.deltas = new DeltaAssembler(parser);
     this.stopStrings = new StopStringMatcher(request.stop());
     this.stopTokenIds = request.stopTokenIds();
+    this.eosTokenIds = request.ignoreEos() ? List.of() : eosTokenIds;
     this.maxTokens = request.maxTokens() == null ? Integer.MAX_VALUE : request.maxTokens();
     this.minTokens = request.minTokens() == null ? 0 : request.minTokens();
     this.promptTokens = promptTokens;
@@ -101,8 +106,12 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
     FinishReason ownReason = null;
     int accepted = 0;
     while (accepted < ids.length && ownReason == null) {
-      if (completionTokens + accepted >= minTokens && stopTokenIds.contains(ids[accepted])) {
+      boolean stopsHere = completionTokens + accepted >= minTokens;
+      if (stopsHere && stopTokenIds.contains(ids[accepted])) {
         ownReason = FinishReason.STOP;
+      } else if (stopsHere && eosTokenIds.contains(ids[accepted])) {
+        // an engine that sends its end-of-sequence token: it ends the text, not part of it
+        ownReason = FinishReason.EOS;
       } else {
         accepted++;
         if (completionTokens + accepted >= maxTokens && output.finishReason() == null) {
@@ -129,8 +138,9 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
     if (stopStrings.matched()) {
       finish(text, accepted, logprobs, FinishReason.STOP, true);
     } else if (ownReason != null) {
+      // the worker is told to stop unless this output already ended its stream
       finish(text + flush(), accepted, logprobs,
-          stopStrings.matched() ? FinishReason.STOP : ownReason, true);
+          stopStrings.matched() ? FinishReason.STOP : ownReason, output.finishReason() == null);
     } else if (output.finishReason() != null) {
       String rest = flush();
       finish(text + rest, accepted, logprobs,

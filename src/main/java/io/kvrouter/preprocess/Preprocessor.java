@@ -93,7 +93,7 @@ public final class Preprocessor {
     boolean skipSpecial =
         output.skipSpecialTokens() && (toolCalls == null || !toolCalls.needsSpecialTokens());
     return new DetokenizingGeneration(
-        stream, assets.tokenizer(), request, prompt.ids().length,
+        stream, assets.tokenizer(), request, prompt.ids().length, assets.eosTokenIds(),
         output.echo() ? prompt.text() : "", skipSpecial, parser);
   }
 

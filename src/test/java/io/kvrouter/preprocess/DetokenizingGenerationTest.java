@@ -107,7 +107,8 @@ class DetokenizingGenerationTest {
     GenerationRequest request =
         new GenerationRequest(
             "r", new Prompt.Text("p"), maxTokens, stop, stopIds, minTokens, false, null, output);
-    new DetokenizingGeneration(stream, Tokenizer.bytes(), request, 1, "", true, parser)
+    new DetokenizingGeneration(stream, Tokenizer.bytes(), request, 1, List.of((int) '$'), "",
+            true, parser)
         .subscribe(recorder);
     return recorder;
   }
@@ -162,6 +163,14 @@ class DetokenizingGenerationTest {
           assertThat(call.arguments()).isEqualTo("{\"x\": \"é\"}");
           assertThat(call.id()).startsWith("chatcmpl-tool-");
         });
+    assertThat(result.finish).isEqualTo(FinishReason.EOS);
+  }
+
+  @Test
+  void anEosTokenFromTheWorker_endsTheTextWithoutShowingIt() {
+    // '$' is this test's end-of-sequence id
+    Recorder result = run(new ScriptedStream(bytes("done$", FinishReason.EOS)), null, null, null);
+    assertThat(result.text()).isEqualTo("done");
     assertThat(result.finish).isEqualTo(FinishReason.EOS);
   }
 
