@@ -32,9 +32,10 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
-import java.util.Map;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -225,28 +226,24 @@ public final class RouterApplication {
 
   /** The parsers named by --reasoning-parser and --tool-call-parser. */
   static OutputParsers outputParsers(ModelConfig model) {
-    ReasoningParserName reasoning = null;
-    if (model.reasoningParser() != null) {
-      reasoning =
-          ReasoningParserName.of(model.reasoningParser())
-              .orElseThrow(
-                  () -> unknownParser("--reasoning-parser", model.reasoningParser(),
-                      ReasoningParserName.names()));
-    }
-    ToolCallParserName toolCalls = null;
-    if (model.toolCallParser() != null) {
-      toolCalls =
-          ToolCallParserName.of(model.toolCallParser())
-              .orElseThrow(
-                  () -> unknownParser("--tool-call-parser", model.toolCallParser(),
-                      ToolCallParserName.names()));
-    }
-    return new OutputParsers(reasoning, toolCalls);
+    return new OutputParsers(
+        parser("--reasoning-parser", model.reasoningParser(), ReasoningParserName::of,
+            ReasoningParserName.names()),
+        parser("--tool-call-parser", model.toolCallParser(), ToolCallParserName::of,
+            ToolCallParserName.names()));
   }
 
-  private static ConfigException unknownParser(String flag, String value, String names) {
-    return new ConfigException(
-        "Invalid value '" + value + "' for " + flag + ": expected one of " + names);
+  /** The parser {@code flag} names, or null when it is not set. */
+  private static <P> P parser(
+      String flag, String name, Function<String, Optional<P>> byName, String names) {
+    if (name == null) {
+      return null;
+    }
+    return byName
+        .apply(name)
+        .orElseThrow(
+            () -> new ConfigException(
+                "Invalid value '" + name + "' for " + flag + ": expected one of " + names));
   }
 
   private static ModelAssets loadModel(RouterConfig config) {

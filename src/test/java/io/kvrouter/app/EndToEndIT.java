@@ -12,6 +12,7 @@ import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.completions.Completion;
 import com.openai.models.completions.CompletionCreateParams;
 import io.kvrouter.testing.Http;
+import io.kvrouter.testing.NodeOpenAiClient;
 import io.kvrouter.testing.Prometheus;
 import io.kvrouter.testing.WorkerProcess;
 import io.vertx.core.json.JsonArray;
@@ -20,11 +21,9 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -163,23 +162,8 @@ class EndToEndIT {
 
   @Test
   void openaiNodeClient_streamingAndNot() throws Exception {
-    Path clients =
-        Path.of(System.getProperty("user.home"), ".cache", "kvrouter", "clients", "node_modules");
-    String modules = System.getenv().getOrDefault("KVROUTER_TEST_CLIENTS", "");
-    if (!modules.isEmpty()) {
-      clients = Path.of(modules, "node_modules");
-    }
-    assertThat(clients.resolve("openai")).as("run scripts/install-test-clients").isDirectory();
-    ProcessBuilder node =
-        new ProcessBuilder("node", "src/test/resources/e2e/openai-client.js", router.baseUrl + "/v1", MODEL)
-            .redirectError(ProcessBuilder.Redirect.INHERIT);
-    node.environment().put("NODE_PATH", clients.toString());
-    Process process = node.start();
-    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(process.exitValue()).as(out).isZero();
-
-    JsonObject result = new JsonObject(out.trim());
+    JsonObject result =
+        NodeOpenAiClient.run("openai-client.js", router.baseUrl + "/v1", MODEL);
     JsonObject unary = result.getJsonObject("unary");
     JsonObject streamed = result.getJsonObject("streamed");
     assertThat(unary.getString("object")).isEqualTo("chat.completion");

@@ -18,19 +18,17 @@ import io.kvrouter.routing.Router;
 import io.kvrouter.routing.Routers;
 import io.kvrouter.testing.FakeRequestPlane;
 import io.kvrouter.testing.Futures;
+import io.kvrouter.testing.NodeOpenAiClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -82,7 +80,9 @@ class ToolsAndReasoningIT {
     worker.setDaemon(true);
     worker.start();
 
-    JsonObject result = runNodeClient("http://127.0.0.1:" + server.actualPort() + "/v1");
+    JsonObject result =
+        NodeOpenAiClient.run(
+            "openai-tools.js", "http://127.0.0.1:" + server.actualPort() + "/v1", MODEL);
 
     // the tool call, unary: content null, the call with JSON-string arguments, finish tool_calls
     JsonObject unary = result.getJsonObject("toolUnary");
@@ -189,22 +189,4 @@ class ToolsAndReasoningIT {
     }
   }
 
-  private static JsonObject runNodeClient(String baseUrl) throws Exception {
-    Path clients =
-        Path.of(System.getProperty("user.home"), ".cache", "kvrouter", "clients", "node_modules");
-    String modules = System.getenv().getOrDefault("KVROUTER_TEST_CLIENTS", "");
-    if (!modules.isEmpty()) {
-      clients = Path.of(modules, "node_modules");
-    }
-    assertThat(clients.resolve("openai")).as("run scripts/install-test-clients").isDirectory();
-    ProcessBuilder node =
-        new ProcessBuilder("node", "src/test/resources/e2e/openai-tools.js", baseUrl, MODEL)
-            .redirectError(ProcessBuilder.Redirect.INHERIT);
-    node.environment().put("NODE_PATH", clients.toString());
-    Process process = node.start();
-    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(process.exitValue()).as(out).isZero();
-    return new JsonObject(out.trim());
-  }
 }

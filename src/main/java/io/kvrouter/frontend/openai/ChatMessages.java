@@ -126,22 +126,12 @@ final class ChatMessages {
       }
       JsonFields c = new JsonFields(call, callParam);
       c.rejectUnknown(Set.of("id", "type", "function"));
-      if (c.has("type") && !"function".equals(c.string("type"))) {
-        throw new InvalidRequestException(
-            "'" + c.param("type") + "' must be \"function\"", c.param("type"));
-      }
-      JsonObject function = c.object("function");
-      if (function == null) {
-        throw new InvalidRequestException(
-            "'" + c.param("function") + "' is required", c.param("function"));
-      }
-      JsonFields f = new JsonFields(function, c.param("function"));
-      f.rejectUnknown(Set.of("name", "arguments"));
+      JsonFields f = c.function(Set.of("name", "arguments"));
       calls.add(
           new ChatMessage.ToolCall(
               c.has("id") ? c.string("id") : null,
               f.string("name"),
-              arguments(function.getValue("arguments"), f.param("arguments"))));
+              arguments(f.raw("arguments"), f.param("arguments"))));
     }
     return calls;
   }

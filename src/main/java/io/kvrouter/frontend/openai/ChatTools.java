@@ -38,17 +38,7 @@ final class ChatTools {
       }
       JsonFields t = new JsonFields(tool, param);
       t.rejectUnknown(Set.of("type", "function"));
-      if (t.has("type") && !"function".equals(t.string("type"))) {
-        throw new InvalidRequestException(
-            "'" + t.param("type") + "' must be \"function\"", t.param("type"));
-      }
-      JsonObject function = t.object("function");
-      if (function == null) {
-        throw new InvalidRequestException(
-            "'" + t.param("function") + "' is required", t.param("function"));
-      }
-      JsonFields f = new JsonFields(function, t.param("function"));
-      f.rejectUnknown(Set.of("name", "description", "parameters", "strict"));
+      JsonFields f = t.function(Set.of("name", "description", "parameters", "strict"));
       if (f.bool("strict", false)) {
         throw new InvalidRequestException(
             "'" + f.param("strict") + "' true is not supported: strict schemas need constrained"

@@ -40,6 +40,25 @@ final class JsonFields {
     }
   }
 
+  /**
+   * The {@code function} object of an OpenAI {@code {"type": "function", "function": {...}}}
+   * entry (a tool, or a tool call), with only {@code fields} allowed in it.
+   */
+  JsonFields function(Set<String> fields) {
+    if (has("type") && !"function".equals(string("type"))) {
+      throw new InvalidRequestException(
+          "'" + param("type") + "' must be \"function\"", param("type"));
+    }
+    JsonObject function = object("function");
+    if (function == null) {
+      throw new InvalidRequestException(
+          "'" + param("function") + "' is required", param("function"));
+    }
+    JsonFields f = new JsonFields(function, param("function"));
+    f.rejectUnknown(fields);
+    return f;
+  }
+
   /** The field's value as it is, or null. */
   Object raw(String name) {
     return json.getValue(name);
