@@ -22,7 +22,8 @@ import java.util.Objects;
  * </pre>
  *
  * "clean" is the last id boundary where the decoded window ended in a complete character. The
- * window start follows it at most {@link #MAX_PREFIX_TOKENS} ids behind.
+ * window start follows it at most {@link #MAX_PREFIX_TOKENS} ids behind, at an id where no
+ * character is cut (the decoded context does not begin with U+FFFD).
  *
  * <p>Guarantee: for valid UTF-8 output, the concatenation of everything returned equals {@code
  * tokenizer.decode(allIds, skipSpecialTokens)}, however the ids are cut into chunks. Cost per step:
@@ -31,6 +32,12 @@ import java.util.Objects;
  * #MAX_HELD_TOKENS} ids pass without any id boundary where the text is complete (the model really
  * produced invalid UTF-8, which a full decode shows as U+FFFD too), the replacement characters are
  * emitted as they are.
+ *
+ * <p>Invalid output and byte fallback: a byte-fallback decoder (SentencePiece's {@code <0xF0>}
+ * tokens, as in Gemma) turns a run of byte tokens that is not valid UTF-8 as a whole into one
+ * U+FFFD per token, complete characters at its start included. Those characters were emitted as
+ * soon as they were complete and cannot be taken back, so when the model breaks a character later
+ * in the same run, the stream can differ from the full decode there.
  */
 public final class IncrementalDetokenizer {
 
@@ -90,8 +97,11 @@ public final class IncrementalDetokenizer {
     String out = take(text, text.length() - tail);
     if (tail == 0) {
       markClean(size, text.length());
-    } else if (size - clean > SEARCH_BACK && !findCleanBoundary()) {
-      if (size - clean > MAX_HELD_TOKENS) {
+    } else if (size - clean > SEARCH_BACK) {
+      String upToBoundary = emitToCleanBoundary();
+      if (upToBoundary != null) {
+        out += upToBoundary;
+      } else if (size - clean > MAX_HELD_TOKENS) {
         // no complete character for too long: this is invalid UTF-8, emit it as decoded
         out += take(text, text.length());
         markClean(size, text.length());
@@ -123,16 +133,22 @@ public final class IncrementalDetokenizer {
     return out;
   }
 
-  /** Looks for an id boundary shortly before the end where the decoded window is complete. */
-  private boolean findCleanBoundary() {
+  /**
+   * Looks for an id boundary shortly before the end where the decoded window is complete. When
+   * there is one, marks it clean and returns the text up to it not emitted yet, else returns null.
+   * That text can be new: with a byte-fallback decoder, an open run of byte tokens that ends inside
+   * a character decodes to U+FFFD as a whole, hiding the complete characters at its start.
+   */
+  private String emitToCleanBoundary() {
     for (int k = size - 1; k > clean && k >= size - SEARCH_BACK; k--) {
       String text = decode(window, k);
       if (trailingReplacements(text) == 0) {
+        String out = take(text, text.length());
         markClean(k, text.length());
-        return true;
+        return out;
       }
     }
-    return false;
+    return null;
   }
 
   /**
@@ -142,15 +158,39 @@ public final class IncrementalDetokenizer {
   private void markClean(int boundary, int length) {
     clean = boundary;
     cleanLength = length;
-    int newWindow = Math.max(window, boundary - MAX_PREFIX_TOKENS);
-    if (newWindow > window) {
-      // Text past the boundary does not depend on where the window starts, so the characters
-      // emitted past it carry over; only the context part is decoded again.
-      int context = decode(newWindow, boundary).length();
-      emitted = context + (emitted - cleanLength);
-      cleanLength = context;
-      window = newWindow;
+    int first = boundary - MAX_PREFIX_TOKENS;
+    if (first <= window) {
+      return;
     }
+    int firstContext = -1;
+    for (int start = first; start < boundary; start++) {
+      // A start inside a character cut into byte tokens is not safe: a byte-fallback decoder
+      // (SentencePiece's "<0xF0>" tokens, as in Gemma) turns a whole run of byte tokens that is
+      // not valid UTF-8 into one U+FFFD per byte, so the characters of that run past the boundary
+      // would decode differently. Such a start makes the context begin with U+FFFD; the next one
+      // is tried. A character has at most 4 bytes, so valid text has a safe start in reach.
+      String context = decode(start, boundary);
+      if (context.isEmpty() || context.charAt(0) != REPLACEMENT) {
+        moveWindow(start, context.length());
+        return;
+      }
+      if (start == first) {
+        firstContext = context.length();
+      }
+    }
+    // The output itself has replacement characters here (invalid UTF-8): no start is better.
+    moveWindow(first, firstContext);
+  }
+
+  /**
+   * Moves the window start to {@code start}, where decode(ids[start, clean)) has {@code context}
+   * characters. Text past the clean boundary does not depend on where a safe window starts, so the
+   * characters emitted past it carry over; only the context part changes.
+   */
+  private void moveWindow(int start, int context) {
+    emitted = context + (emitted - cleanLength);
+    cleanLength = context;
+    window = start;
   }
 
   private String decode(int from, int to) {

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -117,6 +118,29 @@ class IncrementalDetokenizerTest {
       }
       out.append(d.finish());
       assertThat(out.toString()).isEqualTo(text);
+    }
+  }
+
+  @Test
+  void longRunsOfByteFallbackTokensStreamLikeAFullDecode() throws IOException {
+    // Gemma has no token for these hieroglyphs: each is four "<0xXX>" byte-fallback tokens, so the
+    // text is one unbroken run of them. The Rust decoder turns a run that is not valid UTF-8 as a
+    // whole into one U+FFFD per token, so a window starting inside a character, or a clean boundary
+    // found behind an incomplete one, would garble the characters after it.
+    String text =
+        IntStream.range(0x13000, 0x13000 + 30)
+            .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
+            .toString();
+    try (Tokenizer gemma = Tokenizer.huggingFace(TestModels.tokenizerJson("gemma3"))) {
+      int[] ids = gemma.encode(text);
+      assertThat(ids).hasSize(4 * 30);
+      for (int chunk = 1; chunk <= 9; chunk++) {
+        assertThat(streamInChunks(gemma, ids, chunk, false)).as("chunk %d", chunk).isEqualTo(text);
+      }
+      Random random = new Random(3);
+      for (int trial = 0; trial < 20; trial++) {
+        assertThat(streamRandomly(gemma, ids, random, false)).isEqualTo(text);
+      }
     }
   }
 

@@ -1,18 +1,12 @@
 package io.kvrouter.preprocess.tokenizer;
 
+import static io.kvrouter.preprocess.tokenizer.ModelGoldens.ints;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kvrouter.preprocess.TestModels;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -36,47 +30,16 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class TokenizerGoldenTest {
   private static final String DIR = "/golden/tokenization/";
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final List<String> MODELS =
-      List.of(
-          "qwen3",
-          "qwen2_5",
-          "llama3",
-          "llama3_1",
-          "llama3_2",
-          "deepseek_v3",
-          "gemma3",
-          "gptoss",
-          "mistral_nemo");
 
-  private static final Map<String, Tokenizer> TOKENIZERS = new ConcurrentHashMap<>();
+  private static final ModelGoldens TOKENIZERS = new ModelGoldens();
 
   @AfterAll
   static void closeAll() {
-    TOKENIZERS.values().forEach(Tokenizer::close);
-  }
-
-  private static Tokenizer tokenizer(String model) {
-    return TOKENIZERS.computeIfAbsent(
-        model,
-        m -> {
-          try {
-            return Tokenizer.huggingFace(TestModels.tokenizerJson(m));
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+    TOKENIZERS.close();
   }
 
   private static JsonNode read(String file) {
-    try (InputStream in = TokenizerGoldenTest.class.getResourceAsStream(DIR + file)) {
-      if (in == null) {
-        throw new IllegalStateException("missing test resource " + DIR + file);
-      }
-      return JSON.readTree(in);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return ModelGoldens.read(DIR + file);
   }
 
   private static String textOf(JsonNode c) {
@@ -87,18 +50,10 @@ class TokenizerGoldenTest {
     return c.get("text").asText();
   }
 
-  private static int[] ints(JsonNode array) {
-    int[] out = new int[array.size()];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = array.get(i).intValue();
-    }
-    return out;
-  }
-
   static Stream<Arguments> cases() {
     List<Arguments> out = new ArrayList<>();
     JsonNode cases = read("cases.json").get("cases");
-    for (String model : MODELS) {
+    for (String model : ModelGoldens.MODELS) {
       JsonNode golden = read(model + ".json").get("cases");
       for (JsonNode c : cases) {
         String name = c.get("name").asText();
@@ -115,7 +70,7 @@ class TokenizerGoldenTest {
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("cases")
   void encodeAndDecodeMatchTheGolden(String model, String name, String text, JsonNode expected) {
-    Tokenizer tok = tokenizer(model);
+    Tokenizer tok = TOKENIZERS.tokenizer(model);
     int[] ids = tok.encode(text);
     if (expected.has("count")) {
       // the long case: no truncation, and both ends as the reference has them
@@ -140,7 +95,7 @@ class TokenizerGoldenTest {
   @MethodSource("cases")
   void encodeWithSpecialTokens_addsWhatHuggingFaceAdds(
       String model, String name, String text, JsonNode expected) {
-    int[] ids = tokenizer(model).encode(text, true);
+    int[] ids = TOKENIZERS.tokenizer(model).encode(text, true);
     if (expected.has("count")) {
       assertThat(ids.length)
           .as(model + " " + name + " count")
@@ -156,7 +111,7 @@ class TokenizerGoldenTest {
   void everyModelFixtureCoversEveryCase() {
     int cases = read("cases.json").get("cases").size();
     assertThat(cases).isGreaterThanOrEqualTo(25);
-    for (String model : MODELS) {
+    for (String model : ModelGoldens.MODELS) {
       assertThat(read(model + ".json").get("cases").size()).as(model).isEqualTo(cases);
     }
   }

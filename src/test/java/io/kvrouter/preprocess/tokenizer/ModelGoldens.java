@@ -1,0 +1,73 @@
+package io.kvrouter.preprocess.tokenizer;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvrouter.preprocess.TestModels;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What the real-model golden tests share: the model folders {@code scripts/fetch-test-models}
+ * caches (the scripts under {@code scripts/golden/} write one fixture per model), reading a JSON
+ * fixture, and one {@link Tokenizer} per model, loaded on first use and closed with this object.
+ */
+final class ModelGoldens implements AutoCloseable {
+  static final List<String> MODELS =
+      List.of(
+          "qwen3",
+          "qwen2_5",
+          "llama3",
+          "llama3_1",
+          "llama3_2",
+          "deepseek_v3",
+          "gemma3",
+          "gptoss",
+          "mistral_nemo");
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Map<String, Tokenizer> tokenizers = new ConcurrentHashMap<>();
+
+  /** The model's {@code tokenizer.json} as {@link Tokenizer#huggingFace} loads it. */
+  Tokenizer tokenizer(String model) {
+    return tokenizers.computeIfAbsent(
+        model,
+        m -> {
+          try {
+            return Tokenizer.huggingFace(TestModels.tokenizerJson(m));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
+  }
+
+  @Override
+  public void close() {
+    tokenizers.values().forEach(Tokenizer::close);
+    tokenizers.clear();
+  }
+
+  /** Reads a JSON test resource, for example {@code /golden/tokenization/cases.json}. */
+  static JsonNode read(String resource) {
+    try (InputStream in = ModelGoldens.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("missing test resource " + resource);
+      }
+      return JSON.readTree(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static int[] ints(JsonNode array) {
+    int[] out = new int[array.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = array.get(i).intValue();
+    }
+    return out;
+  }
+}
