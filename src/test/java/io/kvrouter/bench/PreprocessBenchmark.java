@@ -3,6 +3,7 @@ package io.kvrouter.bench;
 import io.kvrouter.preprocess.ChatMessage;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.preprocess.TestModels;
+import io.kvrouter.preprocess.tokenizer.Tokenizer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,12 +56,16 @@ public class PreprocessBenchmark {
           .split(" ");
 
   private ModelAssets assets;
+  private Tokenizer tokenizer;
   private List<ChatMessage> conversation;
   private String rendered;
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
+    // without the piece cache: every invocation tokenizes the same prompt, which the cache would
+    // answer from memory (MultiTurnTokenizeBenchmark measures the cache on growing chats)
     assets = ModelAssets.load(TestModels.dir(model));
+    tokenizer = Tokenizer.huggingFace(TestModels.tokenizerJson(model), 0);
     SplittableRandom random = new SplittableRandom(7);
     conversation = new ArrayList<>();
     conversation.add(ChatMessage.system("You are a helpful assistant. Answer precisely."));
@@ -68,7 +73,7 @@ public class PreprocessBenchmark {
       String role = conversation.size() % 2 == 1 ? "user" : "assistant";
       conversation.add(new ChatMessage(role, sentence(random, 60 + random.nextInt(241))));
       if (role.equals("user")) {
-        int size = assets.tokenizer().encode(render(), false).length;
+        int size = tokenizer.encode(render(), false).length;
         if (size >= tokens) {
           break;
         }
@@ -80,9 +85,10 @@ public class PreprocessBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() {
     assets.close();
+    tokenizer.close();
   }
 
-  private static String sentence(SplittableRandom random, int words) {
+  static String sentence(SplittableRandom random, int words) {
     StringBuilder text = new StringBuilder();
     for (int i = 0; i < words; i++) {
       if (i > 0) {
@@ -104,11 +110,11 @@ public class PreprocessBenchmark {
 
   @Benchmark
   public int[] tokenizeOnly() {
-    return assets.tokenizer().encode(rendered, false);
+    return tokenizer.encode(rendered, false);
   }
 
   @Benchmark
   public int[] renderAndTokenize() {
-    return assets.tokenizer().encode(render(), false);
+    return tokenizer.encode(render(), false);
   }
 }

@@ -4,12 +4,16 @@ import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -67,6 +71,7 @@ final class HfTokenizer implements Tokenizer {
   private final int vocabularySize;
   private final Map<String, Integer> addedTokens;
   private final BitSet special;
+  private final List<String> segmentMarkers;
   private final Map<String, Optional<Integer>> vocabLookups = new ConcurrentHashMap<>();
 
   /**
@@ -83,12 +88,14 @@ final class HfTokenizer implements Tokenizer {
       HuggingFaceTokenizer delegate,
       int vocabularySize,
       Map<String, Integer> addedTokens,
-      BitSet special) {
+      BitSet special,
+      List<String> segmentMarkers) {
     this.source = source;
     this.delegate = delegate;
     this.vocabularySize = vocabularySize;
     this.addedTokens = Map.copyOf(addedTokens);
     this.special = special;
+    this.segmentMarkers = List.copyOf(segmentMarkers);
   }
 
   static HfTokenizer load(Path tokenizerJson) throws IOException {
@@ -116,7 +123,17 @@ final class HfTokenizer implements Tokenizer {
       throw new IOException("Cannot load tokenizer " + tokenizerJson + ": " + e.getMessage(), e);
     }
     return new HfTokenizer(
-        tokenizerJson, delegate, meta.vocabularySize, meta.addedTokens, meta.special);
+        tokenizerJson, delegate, meta.vocabularySize, meta.addedTokens, meta.special,
+        meta.segmentMarkers());
+  }
+
+  /**
+   * Special tokens before which a text can be cut and its pieces encoded apart with the same ids
+   * as the whole (see {@link SegmentCachingTokenizer}); empty when this tokenizer's pipeline does
+   * not allow it.
+   */
+  List<String> segmentMarkers() {
+    return segmentMarkers;
   }
 
   @Override
@@ -215,9 +232,15 @@ final class HfTokenizer implements Tokenizer {
   private static final class Metadata {
     private static final JsonFactory JSON = new JsonFactory();
 
+    private static final ObjectMapper TREES = new ObjectMapper();
+
     int vocabularySize;
     final Map<String, Integer> addedTokens = new HashMap<>();
     final BitSet special = new BitSet();
+    /** Special tokens matched on the raw text, with no whitespace stripping around them. */
+    final List<String> plainSpecialTokens = new ArrayList<>();
+    JsonNode normalizer;
+    JsonNode preTokenizer;
 
     static Metadata read(Path file) throws IOException {
       Metadata m = new Metadata();
@@ -230,6 +253,10 @@ final class HfTokenizer implements Tokenizer {
           JsonToken value = p.nextToken();
           if ("added_tokens".equals(field) && value == JsonToken.START_ARRAY) {
             maxId = Math.max(maxId, m.readAddedTokens(p));
+          } else if ("normalizer".equals(field)) {
+            m.normalizer = TREES.readTree(p);
+          } else if ("pre_tokenizer".equals(field)) {
+            m.preTokenizer = TREES.readTree(p);
           } else if ("model".equals(field) && value == JsonToken.START_OBJECT) {
             sawModel = true;
             maxId = Math.max(maxId, readModelMaxId(p));
@@ -248,12 +275,61 @@ final class HfTokenizer implements Tokenizer {
       return m;
     }
 
+    /**
+     * The plain special tokens, when cutting before them cannot change the ids: Hugging Face's
+     * tokenizer splits the text at added tokens matched on the raw text before anything else, and
+     * encodes the pieces apart; they stay apart here only if nothing later looks across a piece
+     * boundary or at a piece's position. That holds for no normalizer or NFC (which does not
+     * compose across the ASCII start of a marker) and for pre-tokenizers that only split (regex
+     * {@code Split}, {@code ByteLevel} without a prefix space); Metaspace, prefix spaces and other
+     * normalizers are left out. A marker inside another added token is left out too.
+     */
+    List<String> segmentMarkers() {
+      boolean normalizerOk =
+          normalizer == null
+              || normalizer.isNull()
+              || "NFC".equals(normalizer.path("type").asText())
+              || ("Sequence".equals(normalizer.path("type").asText())
+                  && normalizer.path("normalizers").isEmpty());
+      if (!normalizerOk || !splitsOnly(preTokenizer)) {
+        return List.of();
+      }
+      List<String> markers = new ArrayList<>();
+      for (String token : plainSpecialTokens) {
+        boolean insideAnother =
+            addedTokens.keySet().stream()
+                .anyMatch(other -> !other.equals(token) && other.contains(token));
+        if (!insideAnother && !token.isEmpty()) {
+          markers.add(token);
+        }
+      }
+      return markers;
+    }
+
+    private static boolean splitsOnly(JsonNode pre) {
+      if (pre == null || pre.isNull()) {
+        return false;
+      }
+      String type = pre.path("type").asText();
+      if ("Sequence".equals(type)) {
+        for (JsonNode step : pre.path("pretokenizers")) {
+          if (!splitsOnly(step)) {
+            return false;
+          }
+        }
+        return true;
+      }
+      return "Split".equals(type)
+          || ("ByteLevel".equals(type) && !pre.path("add_prefix_space").asBoolean(true));
+    }
+
     private int readAddedTokens(JsonParser p) throws IOException {
       int maxId = -1;
       while (p.nextToken() == JsonToken.START_OBJECT) {
         Integer id = null;
         String content = null;
         boolean isSpecial = false;
+        boolean plain = true;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
           String f = p.currentName();
           JsonToken v = p.nextToken();
@@ -261,6 +337,8 @@ final class HfTokenizer implements Tokenizer {
             case "id" -> id = p.getIntValue();
             case "content" -> content = p.getText();
             case "special" -> isSpecial = v == JsonToken.VALUE_TRUE;
+            case "lstrip", "rstrip", "single_word", "normalized" ->
+                plain &= v != JsonToken.VALUE_TRUE;
             default -> p.skipChildren();
           }
         }
@@ -270,6 +348,9 @@ final class HfTokenizer implements Tokenizer {
         addedTokens.put(content, id);
         if (isSpecial) {
           special.set(id);
+          if (plain) {
+            plainSpecialTokens.add(content);
+          }
         }
         maxId = Math.max(maxId, id);
       }

@@ -82,15 +82,32 @@ public interface Tokenizer extends AutoCloseable {
     return ByteTokenizer.INSTANCE;
   }
 
+  /** Ids the piece cache of a loaded tokenizer keeps in all (about 4 bytes each, plus text). */
+  long DEFAULT_SEGMENT_CACHE_TOKENS = 4_000_000;
+
   /**
    * Loads a Hugging Face {@code tokenizer.json} (the Rust {@code tokenizers} library through DJL's
-   * bundled native binding; works offline).
+   * bundled native binding; works offline), with a cache of prompt pieces between chat markers
+   * where the tokenizer allows it.
    *
    * @param tokenizerJson the path of a {@code tokenizer.json} file
    * @throws IOException when the file is missing, unreadable or not a valid tokenizer; the message
    *     names the file
    */
   static Tokenizer huggingFace(Path tokenizerJson) throws IOException {
-    return HfTokenizer.load(tokenizerJson);
+    return huggingFace(tokenizerJson, DEFAULT_SEGMENT_CACHE_TOKENS);
+  }
+
+  /**
+   * Loads a Hugging Face {@code tokenizer.json}.
+   *
+   * @param segmentCacheTokens how many ids of prompt pieces to remember (0 for no cache); used
+   *     only for tokenizers where cutting at chat markers gives the same ids
+   */
+  static Tokenizer huggingFace(Path tokenizerJson, long segmentCacheTokens) throws IOException {
+    HfTokenizer tokenizer = HfTokenizer.load(tokenizerJson);
+    return segmentCacheTokens <= 0 || tokenizer.segmentMarkers().isEmpty()
+        ? tokenizer
+        : new SegmentCachingTokenizer(tokenizer, tokenizer.segmentMarkers(), segmentCacheTokens);
   }
 }
