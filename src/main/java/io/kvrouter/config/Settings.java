@@ -206,19 +206,20 @@ public final class Settings {
 
   public static final Setting<String> REASONING_PARSER =
       new Setting<>("reasoning-parser", null, "NAME",
-          "Reads the model's <think>...</think> blocks out of chat answers into"
-              + " reasoning_content: basic, deepseek_r1 or qwen3 (one format under Dynamo's and"
-              + " vLLM's names; whether an answer starts inside a block is read from the"
-              + " prompt).",
-          null, "basic, deepseek_r1 or qwen3", false, Parsers::nonEmpty);
+          "Reads the model's reasoning out of chat answers into reasoning_content: basic,"
+              + " deepseek_r1 or qwen3 for <think>...</think> blocks (one format under Dynamo's"
+              + " and vLLM's names; whether an answer starts inside a block is read from the"
+              + " prompt), gpt_oss for the harmony format's analysis channel.",
+          null, "basic, deepseek_r1, qwen3 or gpt_oss", false, Parsers::nonEmpty);
 
   public static final Setting<String> TOOL_CALL_PARSER =
       new Setting<>("tool-call-parser", null, "NAME",
           "Reads the model's tool calls out of chat answers into tool_calls when a request has"
               + " tools and tool_choice \"auto\": hermes (Qwen 2.5, Qwen 3), llama3_json"
-              + " (Llama 3.1, 3.2), mistral (Mistral Nemo), deepseek_v3. Without it such"
-              + " requests are refused.",
-          null, "hermes, llama3_json, mistral or deepseek_v3", false, Parsers::nonEmpty);
+              + " (Llama 3.1, 3.2), mistral (Mistral Nemo), deepseek_v3, harmony (gpt-oss)."
+              + " Without it such requests are refused.",
+          null, "hermes, llama3_json, mistral, deepseek_v3 or harmony", false,
+          Parsers::nonEmpty);
 
   public static final Setting<Integer> KV_CACHE_BLOCK_SIZE =
       new Setting<>("kv-cache-block-size", "DYN_KV_CACHE_BLOCK_SIZE", "TOKENS",

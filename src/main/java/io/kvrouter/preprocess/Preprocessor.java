@@ -91,7 +91,9 @@ public final class Preprocessor {
             : OutputParser.of(reasoning, toolCalls, prompt.text());
     // a parser whose markers are special tokens must see them, as vLLM arranges for Mistral
     boolean skipSpecial =
-        output.skipSpecialTokens() && (toolCalls == null || !toolCalls.needsSpecialTokens());
+        output.skipSpecialTokens()
+            && (toolCalls == null || !toolCalls.needsSpecialTokens())
+            && (reasoning == null || !reasoning.needsSpecialTokens());
     return new DetokenizingGeneration(
         stream, assets.tokenizer(), request, prompt.ids().length, assets.eosTokenIds(),
         output.echo() ? prompt.text() : "", skipSpecial, parser);

@@ -16,10 +16,14 @@ import java.util.List;
 public final class OutputParser {
   private final ThinkTagReasoning reasoning;
   private final ToolCallParser toolCalls;
+  /** gpt-oss's harmony format, which carries reasoning and tool calls alike; else null. */
+  private final HarmonyParser harmony;
 
-  private OutputParser(ThinkTagReasoning reasoning, ToolCallParser toolCalls) {
+  private OutputParser(
+      ThinkTagReasoning reasoning, ToolCallParser toolCalls, HarmonyParser harmony) {
     this.reasoning = reasoning;
     this.toolCalls = toolCalls;
+    this.harmony = harmony;
   }
 
   /**
@@ -31,14 +35,22 @@ public final class OutputParser {
    */
   public static OutputParser of(
       ReasoningParserName reasoning, ToolCallParserName tools, String prompt) {
+    if (reasoning == ReasoningParserName.GPT_OSS || tools == ToolCallParserName.HARMONY) {
+      return new OutputParser(null, null, new HarmonyParser(reasoning != null, tools != null));
+    }
     return new OutputParser(
         reasoning == null ? null : new ThinkTagReasoning(ThinkTagReasoning.promptLeavesOpen(prompt)),
-        tools == null ? null : new ToolCallParser(tools.syntax()));
+        tools == null ? null : new ToolCallParser(tools.syntax()),
+        null);
   }
 
   /** The pieces {@code text} completes; a marker cut across deltas waits for its end. */
   public List<OutputPiece> accept(String text) {
     List<OutputPiece> split = new ArrayList<>(2);
+    if (harmony != null) {
+      harmony.accept(text, split);
+      return split;
+    }
     if (reasoning == null) {
       split.add(new OutputPiece.Content(text));
     } else {
@@ -50,6 +62,10 @@ public final class OutputParser {
   /** What is left at the end of the output, tool calls included. */
   public List<OutputPiece> finish() {
     List<OutputPiece> split = new ArrayList<>(2);
+    if (harmony != null) {
+      harmony.finish(split);
+      return split;
+    }
     if (reasoning != null) {
       reasoning.finish(split);
     }

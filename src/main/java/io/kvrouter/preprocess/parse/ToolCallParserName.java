@@ -16,7 +16,9 @@ public enum ToolCallParserName {
   /** Mistral Nemo: {@code [TOOL_CALLS][{json}, ...]}. */
   MISTRAL("mistral", MistralSyntax::new),
   /** DeepSeek V3: its {@code <｜tool▁calls▁begin｜>} blocks. */
-  DEEPSEEK_V3("deepseek_v3", DeepSeekV3Syntax::new);
+  DEEPSEEK_V3("deepseek_v3", DeepSeekV3Syntax::new),
+  /** gpt-oss: harmony messages addressed {@code to=functions.NAME} ({@link HarmonyParser}). */
+  HARMONY("harmony", null);
 
   private final String cliName;
   private final Supplier<ToolCallSyntax> syntax;
@@ -36,7 +38,7 @@ public enum ToolCallParserName {
 
   /** Whether the output must be decoded with special tokens for this parser to see its markers. */
   public boolean needsSpecialTokens() {
-    return syntax.get().needsSpecialTokens();
+    return this == HARMONY || syntax.get().needsSpecialTokens();
   }
 
   public static Optional<ToolCallParserName> of(String name) {

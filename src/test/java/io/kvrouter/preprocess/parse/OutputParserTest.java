@@ -180,10 +180,37 @@ class OutputParserTest {
   }
 
   @Test
+  void harmony_readsAnalysisAsReasoning_callsAsToolCalls_andFinalAsContent() {
+    Parsed p =
+        parse(ReasoningParserName.GPT_OSS, ToolCallParserName.HARMONY, "<|start|>assistant",
+            "<|channel|>analysis<|message|>User wants weather.<|end|>"
+                + "<|start|>assistant<|channel|>commentary to=functions.get_weather"
+                + " <|constrain|>json<|message|>{\"city\":\"Paris\"}<|call|>");
+    assertThat(p.reasoning()).isEqualTo("User wants weather.");
+    assertThat(p.content()).isEmpty();
+    assertThat(p.calls())
+        .containsExactly(new OutputPiece.ToolCall("get_weather", "{\"city\": \"Paris\"}"));
+
+    Parsed answer =
+        parse(ReasoningParserName.GPT_OSS, ToolCallParserName.HARMONY, "",
+            "<|channel|>analysis<|message|>Easy.<|end|><|start|>assistant"
+                + "<|channel|>final<|message|>It is 22 °C.<|return|>");
+    assertThat(answer).isEqualTo(new Parsed("It is 22 °C.", "Easy.", List.of()));
+
+    // the recipient may sit in the role part of the header, as gpt-oss's template writes it
+    Parsed roleRecipient =
+        parse(null, ToolCallParserName.HARMONY, "",
+            "<|start|>assistant to=functions.f<|channel|>commentary json<|message|>{}<|call|>");
+    assertThat(roleRecipient.calls()).containsExactly(new OutputPiece.ToolCall("f", "{}"));
+    assertThat(ToolCallParserName.HARMONY.needsSpecialTokens()).isTrue();
+    assertThat(ReasoningParserName.GPT_OSS.needsSpecialTokens()).isTrue();
+  }
+
+  @Test
   void names_areDynamosAndVllms() {
-    assertThat(ReasoningParserName.names()).isEqualTo("basic, deepseek_r1, qwen3");
+    assertThat(ReasoningParserName.names()).isEqualTo("basic, deepseek_r1, qwen3, gpt_oss");
     assertThat(ToolCallParserName.names())
-        .isEqualTo("hermes, llama3_json, mistral, deepseek_v3");
+        .isEqualTo("hermes, llama3_json, mistral, deepseek_v3, harmony");
     assertThat(ToolCallParserName.of("llama3_json")).contains(ToolCallParserName.LLAMA3_JSON);
     assertThat(ReasoningParserName.of("nope")).isEmpty();
   }
