@@ -176,4 +176,59 @@ class PreprocessorTest {
     assertThat(qwenAssets.tokenizer().decode(sent(qwen, chat, OutputOptions.TEXT)))
         .contains("<|im_start|>user\n Describe \nthe sea <|im_end|>");
   }
+
+  @Test
+  void gptOssHarmonyAnswers_areDecodedWithTheirMarkers_andParsed() throws Exception {
+    plane.set("w1", FakeRequestPlane.Behaviour.HOLD);
+    Preprocessor gptOss =
+        preprocessor(
+            "gptoss",
+            new OutputParsers(
+                io.kvrouter.preprocess.parse.ReasoningParserName.GPT_OSS,
+                ToolCallParserName.HARMONY));
+    Generation generation =
+        Futures.result(
+            gptOss.generate(
+                new GenerationRequest(
+                    "h", new Prompt.Chat(List.of(ChatMessage.user("Weather in Paris?"))), 64,
+                    null, null, null, false, null,
+                    new OutputOptions(true, false, false, true, true, null))));
+    StringBuilder content = new StringBuilder();
+    StringBuilder reasoning = new StringBuilder();
+    List<Delta.ToolCall> calls = new java.util.ArrayList<>();
+    generation.subscribe(
+        new Generation.Listener() {
+          @Override
+          public void onDelta(Delta delta, int newTokens) {
+            content.append(delta.content());
+            reasoning.append(delta.reasoning());
+            calls.addAll(delta.toolCalls());
+          }
+
+          @Override
+          public void onFinish(io.kvrouter.protocol.FinishReason reason, int completionTokens) {}
+
+          @Override
+          public void onError(Throwable error) {
+            throw new AssertionError(error);
+          }
+        });
+    ModelAssets assets = assets("gptoss");
+    int[] answer =
+        assets.tokenizer().encode(
+            "<|channel|>analysis<|message|>Need the weather tool.<|end|><|start|>assistant"
+                + "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"
+                + "{\"city\":\"Paris\"}<|return|>");
+    FakeRequestPlane.Held held = plane.held.get("h");
+    for (int id : answer) {
+      held.send(id);
+    }
+    held.answer();
+    assertThat(reasoning).hasToString("Need the weather tool.");
+    assertThat(content).hasToString("");
+    assertThat(calls).singleElement().satisfies(call -> {
+      assertThat(call.name()).isEqualTo("get_weather");
+      assertThat(call.arguments()).isEqualTo("{\"city\": \"Paris\"}");
+    });
+  }
 }
