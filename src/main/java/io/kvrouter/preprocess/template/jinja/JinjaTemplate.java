@@ -55,7 +55,7 @@ public final class JinjaTemplate {
     Clock c = clock;
     globals.put("strftime_now", (PyCallable) (a, kw) ->
         Strftime.format(LocalDateTime.now(c), Py.str(Methods.arg(a, 0, "format"))));
-    Frame root = new Frame(null, globals);
+    Frame root = new Frame(globals);
     Map<String, Object> vars = new HashMap<>();
     for (Map.Entry<String, ?> e : context.entrySet()) {
       vars.put(e.getKey(), Py.normalize(e.getValue()));

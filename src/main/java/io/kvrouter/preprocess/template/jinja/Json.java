@@ -39,6 +39,7 @@ final class Json {
   }
 
   private void write(StringBuilder sb, Object v, int depth) {
+    Limits.checkDataDepth(depth);
     if (v == null) {
       sb.append("null");
     } else if (v instanceof Boolean b) {

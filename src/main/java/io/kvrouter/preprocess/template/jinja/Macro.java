@@ -15,12 +15,21 @@ final class Macro implements PyCallable {
 
   @Override
   public Object call(List<Object> args, Map<String, Object> kwargs) {
+    Frame f = new Frame(defined);
+    f.enterCall();
+    try {
+      return invoke(f, args, kwargs);
+    } finally {
+      f.leaveCall();
+    }
+  }
+
+  private String invoke(Frame f, List<Object> args, Map<String, Object> kwargs) {
     List<String> params = def.params();
     if (args.size() > params.size()) {
       throw TemplateError.typeError(
           "macro '" + def.name() + "' takes not more than " + params.size() + " argument(s)");
     }
-    Frame f = new Frame(defined);
     for (int i = 0; i < params.size(); i++) {
       String p = params.get(i);
       Object v;

@@ -25,6 +25,20 @@ final class Node {
     int exec(Frame f, StringBuilder out);
   }
 
+  /**
+   * Evaluates the operand a chain is built on ({@code a} of {@code a + b}, {@code a.b},
+   * {@code a|f}, {@code a(...)}): the parser builds chains in a loop, not by recursion, so their
+   * evaluation depth is bounded here, by {@link Frame#enter()}.
+   */
+  static Object chained(Expr e, Frame f) {
+    f.enter();
+    try {
+      return e.eval(f);
+    } finally {
+      f.leave();
+    }
+  }
+
   // ---------------- expressions ----------------
 
   record Const(Object value) implements Expr {
@@ -44,21 +58,21 @@ final class Node {
   record Attr(Expr obj, String name) implements Expr {
     @Override
     public Object eval(Frame f) {
-      return Py.getAttr(obj.eval(f), name);
+      return Py.getAttr(chained(obj, f), name);
     }
   }
 
   record Item(Expr obj, Expr key) implements Expr {
     @Override
     public Object eval(Frame f) {
-      return Py.getItem(obj.eval(f), key.eval(f));
+      return Py.getItem(chained(obj, f), key.eval(f));
     }
   }
 
   record Slice(Expr obj, Expr start, Expr stop, Expr step) implements Expr {
     @Override
     public Object eval(Frame f) {
-      Object o = obj.eval(f);
+      Object o = chained(obj, f);
       return Py.slice(o, index(start, f), index(stop, f), index(step, f));
     }
 
@@ -107,7 +121,7 @@ final class Node {
   record Call(Expr fn, Args args) implements Expr {
     @Override
     public Object eval(Frame f) {
-      Object callee = fn.eval(f);
+      Object callee = chained(fn, f);
       if (callee instanceof PyCallable c) {
         return c.call(args.evalPositional(f), args.evalKeywords(f));
       }
@@ -125,7 +139,7 @@ final class Node {
   record Filter(Expr arg, String name, FilterFn fn, Args args) implements Expr {
     @Override
     public Object eval(Frame f) {
-      return fn.apply(arg.eval(f), args.evalPositional(f), args.evalKeywords(f));
+      return fn.apply(chained(arg, f), args.evalPositional(f), args.evalKeywords(f));
     }
   }
 
@@ -136,7 +150,7 @@ final class Node {
   record Test(Expr arg, String name, TestFn fn, Args args, boolean negated) implements Expr {
     @Override
     public Object eval(Frame f) {
-      return fn.test(arg.eval(f), args.evalPositional(f)) != negated;
+      return fn.test(chained(arg, f), args.evalPositional(f)) != negated;
     }
   }
 
@@ -170,7 +184,7 @@ final class Node {
   record And(Expr l, Expr r) implements Expr {
     @Override
     public Object eval(Frame f) {
-      Object a = l.eval(f);
+      Object a = chained(l, f);
       return Py.truthy(a) ? r.eval(f) : a;
     }
   }
@@ -178,7 +192,7 @@ final class Node {
   record Or(Expr l, Expr r) implements Expr {
     @Override
     public Object eval(Frame f) {
-      Object a = l.eval(f);
+      Object a = chained(l, f);
       return Py.truthy(a) ? a : r.eval(f);
     }
   }
@@ -197,7 +211,7 @@ final class Node {
   record BinOp(String op, Expr l, Expr r) implements Expr {
     @Override
     public Object eval(Frame f) {
-      Object a = l.eval(f);
+      Object a = chained(l, f);
       Object b = r.eval(f);
       return op.equals("+") ? Py.add(a, b) : Py.arith(op, a, b);
     }
@@ -245,7 +259,7 @@ final class Node {
     @Override
     public Object eval(Frame f) {
       if (Py.truthy(test.eval(f))) {
-        return then.eval(f);
+        return chained(then, f);
       }
       return otherwise == null
           ? new Undefined("the inline if-expression evaluated to false and no else section was defined.")

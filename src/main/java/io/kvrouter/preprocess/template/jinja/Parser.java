@@ -18,6 +18,8 @@ final class Parser {
   private final List<Token> tokens;
   private final Builtins builtins;
   private int i;
+  /** Recursive descents in progress, see {@link Limits#MAX_NESTING}. */
+  private int nesting;
 
   Parser(List<Token> tokens, Builtins builtins) {
     this.tokens = tokens;
@@ -82,6 +84,22 @@ final class Parser {
   }
 
   /**
+   * Every recursive descent (a bracket, an argument list, a unary operator, an inline if, a
+   * block) passes here, so a deeply nested template fails with {@link Limits#MAX_NESTING} instead
+   * of overflowing the stack. A failed parse is abandoned, so {@link #shallower()} need not run
+   * when an error is thrown.
+   */
+  private void deeper() {
+    if (++nesting > Limits.MAX_NESTING) {
+      throw Limits.tooDeeplyNested(peek().line());
+    }
+  }
+
+  private void shallower() {
+    nesting--;
+  }
+
+  /**
    * Statements until EOF or a block tag whose first word is not a statement start (an end or
    * middle tag such as {@code endif}, {@code else}); stops positioned on that word.
    */
@@ -124,7 +142,9 @@ final class Parser {
 
   /** Parses a body and then the closing tag, which must be one of {@code ends}; returns it. */
   private String bodyEnd(List<Stmt> into, Token start, String... ends) {
+    deeper();
     into.addAll(parseBody());
+    shallower();
     Token w = peek();
     if (w.type() == Type.EOF) {
       throw TemplateError.syntax(
@@ -367,6 +387,7 @@ final class Parser {
   }
 
   Expr parseExpression(boolean withCondExpr) {
+    deeper();
     Expr e = parseOr();
     if (withCondExpr) {
       while (peek().isName("if")) {
@@ -376,6 +397,7 @@ final class Parser {
         e = new Node.Cond(test, e, otherwise);
       }
     }
+    shallower();
     return e;
   }
 
@@ -397,7 +419,10 @@ final class Parser {
 
   private Expr parseNot() {
     if (acceptName("not")) {
-      return new Node.Not(parseNot());
+      deeper();
+      Expr e = new Node.Not(parseNot());
+      shallower();
+      return e;
     }
     return parseCompare();
   }
@@ -468,10 +493,11 @@ final class Parser {
 
   private Expr parseUnary(boolean withFilter) {
     Expr e;
-    if (acceptOp("-")) {
-      e = new Node.Neg(parseUnary(false), true);
-    } else if (acceptOp("+")) {
-      e = new Node.Neg(parseUnary(false), false);
+    if (peek().isOp("-") || peek().isOp("+")) {
+      boolean minus = next().text().equals("-");
+      deeper();
+      e = new Node.Neg(parseUnary(false), minus);
+      shallower();
     } else {
       e = parsePrimary();
     }

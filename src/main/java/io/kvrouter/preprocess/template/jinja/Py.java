@@ -176,11 +176,12 @@ final class Py {
   /** Python's {@code repr(v)}. */
   static String repr(Object v) {
     StringBuilder sb = new StringBuilder();
-    repr(sb, v);
+    repr(sb, v, 0);
     return sb.toString();
   }
 
-  private static void repr(StringBuilder sb, Object v) {
+  private static void repr(StringBuilder sb, Object v, int depth) {
+    Limits.checkDataDepth(depth);
     if (v instanceof String s) {
       stringRepr(sb, s);
     } else if (v instanceof PyTuple t) {
@@ -189,7 +190,7 @@ final class Py {
         if (i > 0) {
           sb.append(", ");
         }
-        repr(sb, t.get(i));
+        repr(sb, t.get(i), depth + 1);
       }
       sb.append(t.size() == 1 ? ",)" : ")");
     } else if (v instanceof List<?> l) {
@@ -198,7 +199,7 @@ final class Py {
         if (i > 0) {
           sb.append(", ");
         }
-        repr(sb, l.get(i));
+        repr(sb, l.get(i), depth + 1);
       }
       sb.append(']');
     } else if (v instanceof Map<?, ?> m) {
@@ -209,9 +210,9 @@ final class Py {
           sb.append(", ");
         }
         first = false;
-        repr(sb, e.getKey());
+        repr(sb, e.getKey(), depth + 1);
         sb.append(": ");
-        repr(sb, e.getValue());
+        repr(sb, e.getValue(), depth + 1);
       }
       sb.append('}');
     } else {
@@ -281,6 +282,11 @@ final class Py {
   // ---- equality and ordering ----
 
   static boolean eq(Object a, Object b) {
+    return eq(a, b, 0);
+  }
+
+  private static boolean eq(Object a, Object b, int depth) {
+    Limits.checkDataDepth(depth);
     if (a == b) {
       return true;
     }
@@ -304,7 +310,7 @@ final class Py {
         return false;
       }
       for (int i = 0; i < la.size(); i++) {
-        if (!eq(la.get(i), lb.get(i))) {
+        if (!eq(la.get(i), lb.get(i), depth + 1)) {
           return false;
         }
       }
@@ -315,7 +321,7 @@ final class Py {
         return false;
       }
       for (Map.Entry<?, ?> e : ma.entrySet()) {
-        if (!mb.containsKey(e.getKey()) || !eq(e.getValue(), mb.get(e.getKey()))) {
+        if (!mb.containsKey(e.getKey()) || !eq(e.getValue(), mb.get(e.getKey()), depth + 1)) {
           return false;
         }
       }
@@ -325,6 +331,11 @@ final class Py {
   }
 
   static int compare(Object a, Object b, String op) {
+    return compare(a, b, op, 0);
+  }
+
+  private static int compare(Object a, Object b, String op, int depth) {
+    Limits.checkDataDepth(depth);
     if (a instanceof Undefined u) {
       throw u.error();
     }
@@ -342,8 +353,8 @@ final class Py {
     }
     if (a instanceof List<?> la && b instanceof List<?> lb) {
       for (int i = 0; i < Math.min(la.size(), lb.size()); i++) {
-        if (!eq(la.get(i), lb.get(i))) {
-          return compare(la.get(i), lb.get(i), op);
+        if (!eq(la.get(i), lb.get(i), depth + 1)) {
+          return compare(la.get(i), lb.get(i), op, depth + 1);
         }
       }
       return Integer.compare(la.size(), lb.size());
