@@ -1,5 +1,6 @@
 package io.kvrouter.preprocess.template.jinja;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,6 +46,14 @@ final class Node {
     @Override
     public Object eval(Frame f) {
       return value;
+    }
+  }
+
+  /** An integer literal beyond 64 bits: Python's ints are unbounded, this renderer's are not. */
+  record BigInt(BigInteger value) implements Expr {
+    @Override
+    public Object eval(Frame f) {
+      return Py.bigInteger(value);
     }
   }
 
@@ -325,8 +334,8 @@ final class Node {
     public int exec(Frame f, StringBuilder out) {
       try {
         Py.appendStr(out, e.eval(f));
-      } catch (TemplateError err) {
-        throw err.atLine(line);
+      } catch (RuntimeException err) {
+        throw TemplateError.at(err, line);
       }
       return NORMAL;
     }
@@ -340,8 +349,8 @@ final class Node {
         boolean t;
         try {
           t = Py.truthy(tests.get(i).eval(f));
-        } catch (TemplateError err) {
-          throw err.atLine(line);
+        } catch (RuntimeException err) {
+          throw TemplateError.at(err, line);
         }
         if (t) {
           return execAll(bodies.get(i), f, out);
@@ -390,8 +399,8 @@ final class Node {
           }
           items = kept;
         }
-      } catch (TemplateError err) {
-        throw err.atLine(line);
+      } catch (RuntimeException err) {
+        throw TemplateError.at(err, line);
       }
       Loop loop = new Loop(items);
       for (int i = 0; i < items.size(); i++) {
@@ -400,8 +409,8 @@ final class Node {
         inner.set("loop", loop);
         try {
           bind(inner, targets, items.get(i));
-        } catch (TemplateError err) {
-          throw err.atLine(line);
+        } catch (RuntimeException err) {
+          throw TemplateError.at(err, line);
         }
         int r = execAll(body, inner, out);
         if (r == BREAK) {
@@ -430,23 +439,32 @@ final class Node {
         } else {
           bind(f, targets, v);
         }
-      } catch (TemplateError err) {
-        throw err.atLine(line);
+      } catch (RuntimeException err) {
+        throw TemplateError.at(err, line);
       }
       return NORMAL;
     }
   }
 
+  /** The output of {@code body} through {@code filters}: {@code {% set x | f %}}, {@code filter}. */
+  static Object filtered(List<Stmt> body, List<Filter> filters, Frame f) {
+    StringBuilder sb = new StringBuilder();
+    execAll(body, f, sb);
+    Object v = sb.toString();
+    for (Filter flt : filters) {
+      v = flt.fn().apply(v, flt.args().evalPositional(f), flt.args().evalKeywords(f));
+    }
+    return v;
+  }
+
   record SetBlock(String name, List<Stmt> body, List<Filter> filters, int line) implements Stmt {
     @Override
     public int exec(Frame f, StringBuilder out) {
-      StringBuilder sb = new StringBuilder();
-      execAll(body, f, sb);
-      Object v = sb.toString();
-      for (Filter flt : filters) {
-        v = flt.fn().apply(v, flt.args().evalPositional(f), flt.args().evalKeywords(f));
+      try {
+        f.set(name, filtered(body, filters, f));
+      } catch (RuntimeException err) {
+        throw TemplateError.at(err, line);
       }
-      f.set(name, v);
       return NORMAL;
     }
   }
@@ -454,17 +472,11 @@ final class Node {
   record FilterBlock(List<Stmt> body, List<Filter> filters, int line) implements Stmt {
     @Override
     public int exec(Frame f, StringBuilder out) {
-      StringBuilder sb = new StringBuilder();
-      execAll(body, f, sb);
-      Object v = sb.toString();
       try {
-        for (Filter flt : filters) {
-          v = flt.fn().apply(v, flt.args().evalPositional(f), flt.args().evalKeywords(f));
-        }
-      } catch (TemplateError err) {
-        throw err.atLine(line);
+        Py.appendStr(out, filtered(body, filters, f));
+      } catch (RuntimeException err) {
+        throw TemplateError.at(err, line);
       }
-      Py.appendStr(out, v);
       return NORMAL;
     }
   }

@@ -4,6 +4,7 @@ import io.kvrouter.preprocess.template.jinja.Node.Args;
 import io.kvrouter.preprocess.template.jinja.Node.Expr;
 import io.kvrouter.preprocess.template.jinja.Node.Stmt;
 import io.kvrouter.preprocess.template.jinja.Token.Type;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -530,6 +531,7 @@ final class Parser {
         return new Node.Const(sb.toString());
       }
       case INT:
+        return intLiteral(t);
       case FLOAT:
         return new Node.Const(t.value());
       case OP:
@@ -592,6 +594,10 @@ final class Parser {
     throw unexpected(t, "an expression");
   }
 
+  private static Expr intLiteral(Token t) {
+    return t.value() instanceof BigInteger b ? new Node.BigInt(b) : new Node.Const(t.value());
+  }
+
   private Expr parsePostfix(Expr e) {
     while (true) {
       if (acceptOp(".")) {
@@ -599,7 +605,7 @@ final class Parser {
         if (t.type() == Type.NAME) {
           e = new Node.Attr(e, t.text());
         } else if (t.type() == Type.INT) {
-          e = new Node.Item(e, new Node.Const(t.value()));
+          e = new Node.Item(e, intLiteral(t));
         } else {
           throw unexpected(t, "an attribute name");
         }

@@ -1,6 +1,7 @@
 package io.kvrouter.preprocess.template.jinja;
 
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.math.MathContext;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -30,8 +31,8 @@ final class Py {
     if (v instanceof BigDecimal d) {
       return d.doubleValue();
     }
-    if (v instanceof java.math.BigInteger b) {
-      return b.longValue();
+    if (v instanceof BigInteger b) {
+      return bigInteger(b);
     }
     if (v instanceof Character c) {
       return c.toString();
@@ -57,9 +58,17 @@ final class Py {
         || v instanceof Double || v instanceof PyCallable || v instanceof Namespace) {
       return v;
     }
-    throw new IllegalArgumentException(
-        "unsupported template value of type " + v.getClass().getName()
-            + ": use null, Boolean, a number, String, List or Map");
+    throw TemplateError.unsupported("a context value of type " + v.getClass().getName()
+        + " (use null, Boolean, a number, String, List or Map)");
+  }
+
+  /** An int Python would hold: beyond 64 bits it fails, it never wraps. */
+  static long bigInteger(BigInteger b) {
+    if (b.bitLength() > 63) {
+      throw TemplateError.unsupported(
+          "the integer " + b + ", beyond 64 bits (Python's are unbounded)");
+    }
+    return b.longValue();
   }
 
   static String typeName(Object v) {

@@ -183,6 +183,75 @@ class JinjaTemplateTest {
   }
 
   @Test
+  void integersBeyond64BitsFailNamingTheProblemWhereTheyAreUsed() {
+    assertThatThrownBy(() -> render("a\n{{ 99999999999999999999999 }}", Map.of()))
+        .isInstanceOfSatisfying(TemplateError.class, e -> {
+          assertThat(e.kind()).isEqualTo("Unsupported");
+          assertThat(e.pythonMessage()).contains("99999999999999999999999").contains("64 bits");
+          assertThat(e.line()).isEqualTo(2);
+        });
+    // Python renders the template: only evaluating the literal fails
+    assertThat(render("{% if false %}{{ 99999999999999999999999 }}{% endif %}ok", Map.of()))
+        .isEqualTo("ok");
+    assertThat(render("{{ 9223372036854775807 }}", Map.of())).isEqualTo("9223372036854775807");
+    assertThat(render("{{ n }}", Map.of("n", new java.math.BigInteger("123"))))
+        .isEqualTo("123");
+    assertThatThrownBy(
+            () -> render("{{ n }}", Map.of("n", new java.math.BigInteger("99999999999999999999"))))
+        .isInstanceOfSatisfying(TemplateError.class, e -> {
+          assertThat(e.kind()).isEqualTo("Unsupported");
+          assertThat(e.pythonMessage()).contains("99999999999999999999").contains("64 bits");
+        });
+  }
+
+  @Test
+  void unexpectedJavaExceptionsBecomeInternalErrorsAtTheirLine() {
+    for (RuntimeException thrown : List.of(new ClassCastException("cce"),
+        new ArithmeticException("ae"), new IndexOutOfBoundsException("ioobe"),
+        new NumberFormatException("nfe"), new NullPointerException("npe"))) {
+      PyCallable failing = (a, kw) -> {
+        throw thrown;
+      };
+      for (String src : List.of("a\n{{ f() }}", "a\n{% if f() %}{% endif %}",
+          "a\n{% for x in f() %}{% endfor %}", "a\n{% set x = f() %}",
+          "a\n{% set x %}{{ f() }}{% endset %}", "a\n{% filter upper %}{{ f() }}{% endfilter %}",
+          "{% macro m() %}\n{{ f() }}{% endmacro %}{{ m() }}")) {
+        assertThatThrownBy(() -> render(src, Map.of("f", failing)))
+            .as(src)
+            .isInstanceOfSatisfying(TemplateError.class, e -> {
+              assertThat(e.kind()).isEqualTo("InternalError");
+              assertThat(e.pythonMessage()).contains(thrown.getClass().getSimpleName())
+                  .contains(thrown.getMessage());
+              assertThat(e.getCause()).isSameAs(thrown);
+              assertThat(e.line()).isEqualTo(2);
+            });
+      }
+    }
+  }
+
+  @Test
+  void errorsOfSetAndFilterBlocksNameTheirLine() {
+    for (String src : List.of("a\n{% set x | indent(foo=1) %}\nbody\n{% endset %}",
+        "a\n{% filter indent(foo=1) %}\nbody\n{% endfilter %}")) {
+      assertThatThrownBy(() -> render(src, Map.of()))
+          .as(src)
+          .isInstanceOfSatisfying(TemplateError.class, e -> {
+            assertThat(e.kind()).isEqualTo("TypeError");
+            assertThat(e.line()).isEqualTo(2);
+          });
+    }
+  }
+
+  @Test
+  void contextValuesOfOtherJavaTypesAreRejectedAsTemplateErrors() {
+    assertThatThrownBy(() -> render("{{ x }}", Map.of("x", new Object())))
+        .isInstanceOfSatisfying(TemplateError.class, e -> {
+          assertThat(e.kind()).isEqualTo("Unsupported");
+          assertThat(e.pythonMessage()).contains("java.lang.Object");
+        });
+  }
+
+  @Test
   void deepRecursionFailsCleanly() {
     assertThatThrownBy(() -> render("{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}", Map.of()))
         .isInstanceOf(TemplateError.class)
