@@ -3,6 +3,7 @@ package io.kvrouter.preprocess.template.jinja;
 import io.kvrouter.preprocess.template.jinja.Node.FilterFn;
 import io.kvrouter.preprocess.template.jinja.Node.TestFn;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -69,13 +70,13 @@ final class Builtins {
     filters.put("wordcount", (v, a, kw) -> (long) StrMethods.split(Py.str(v), null, -1).size());
     filters.put("center", (v, a, kw) -> {
       String s = Py.str(v);
-      int width = (int) Py.toLong(arg(a, kw, 0, "width", 80L));
+      long width = Py.index(arg(a, kw, 0, "width", 80L));
       int n = s.codePointCount(0, s.length());
       if (width <= n) {
         return s;
       }
-      int total = width - n;
-      int left = total / 2 + (total & width & 1);
+      int total = Limits.checkLength(width, "filter center") - n;
+      int left = total / 2 + (total & (int) width & 1);
       return " ".repeat(left) + s + " ".repeat(total - left);
     });
     filters.put("format", (v, a, kw) -> {
@@ -91,7 +92,7 @@ final class Builtins {
       if (indent instanceof String s) {
         ind = s;
       } else if (indent != null && Py.isInt(indent)) {
-        ind = " ".repeat((int) Math.max(0, Py.toLong(indent)));
+        ind = " ".repeat(Limits.checkLength(Math.max(0, Py.toLong(indent)), "tojson's indent"));
       }
       Object seps = arg(a, kw, 2, "separators", null);
       String itemSep = null;
@@ -127,6 +128,7 @@ final class Builtins {
         }
         first = false;
         Py.appendStr(sb, attr == null ? o : attribute(o, attr));
+        Limits.checkBuilt(sb, "filter join");
       }
       return sb.toString();
     });
@@ -207,21 +209,22 @@ final class Builtins {
       return r;
     });
     filters.put("batch", (v, a, kw) -> {
-      int n = (int) Py.toLong(arg(a, kw, 0, "linecount", 1L));
+      Object n = arg(a, kw, 0, "linecount", 1L);
       Object fill = arg(a, kw, 1, "fill_with", null);
-      boolean hasFill = a.size() > 1 || kw.containsKey("fill_with");
       List<Object> r = new ArrayList<>();
       List<Object> cur = new ArrayList<>();
       for (Object o : Py.iterable(v)) {
-        cur.add(o);
-        if (cur.size() == n) {
+        if (Py.eq((long) cur.size(), n)) {
           r.add(cur);
           cur = new ArrayList<>();
         }
+        cur.add(o);
       }
       if (!cur.isEmpty()) {
-        while (hasFill && cur.size() < n) {
-          cur.add(fill);
+        if (fill != null) {
+          long missing = Py.index(n) - cur.size();
+          cur.addAll(Collections.nCopies(
+              Limits.checkLength(Math.max(0, missing), "filter batch's filling"), fill));
         }
         r.add(cur);
       }
@@ -487,33 +490,39 @@ final class Builtins {
         case '>' -> sb.append("&gt;");
         case '"' -> sb.append("&#34;");
         case '\'' -> sb.append("&#39;");
-        default -> sb.append(c);
+        default -> {
+          sb.append(c);
+          continue;
+        }
       }
+      Limits.checkBuilt(sb, "filter escape");
     }
     return sb.toString();
   }
 
+  /**
+   * Jinja2's {@code do_indent}: {@code s + "\n"} split by {@code str.splitlines} (every line
+   * boundary, joined back with "\n"), the lines after the first indented unless blank (or all
+   * with {@code blank}), the first too with {@code first}.
+   */
   private static String indent(String s, Object width, boolean first, boolean blank) {
-    String pad = width instanceof String w ? w : " ".repeat((int) Py.toLong(width));
-    String newline = "\n";
+    String pad = width instanceof String w ? w : " ".repeat(
+        Limits.checkLength(Math.max(0, Py.toLong(Py.repeatCount(width))), "filter indent"));
+    List<String> lines = StrMethods.splitlines(s + "\n");
     StringBuilder sb = new StringBuilder();
-    String text = s;
-    if (text.endsWith("\n")) {
-      text = text.substring(0, text.length() - 1);
+    if (first) {
+      sb.append(pad);
     }
-    String[] lines = text.split("\n", -1);
-    for (int i = 0; i < lines.length; i++) {
-      String line = lines[i];
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i);
       if (i > 0) {
-        sb.append(newline);
-      }
-      if ((i > 0 || first) && (blank || !line.isEmpty())) {
-        sb.append(pad);
+        sb.append('\n');
+        if (blank || !line.isEmpty()) {
+          sb.append(pad);
+        }
       }
       sb.append(line);
-    }
-    if (s.endsWith("\n")) {
-      sb.append(newline);
+      Limits.checkBuilt(sb, "filter indent");
     }
     return sb.toString();
   }

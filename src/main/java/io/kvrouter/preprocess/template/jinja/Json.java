@@ -35,8 +35,11 @@ final class Json {
     sb.append('\n');
     for (int i = 0; i < depth; i++) {
       sb.append(indent);
+      Limits.checkBuilt(sb, TOJSON);
     }
   }
+
+  private static final String TOJSON = "filter tojson";
 
   private void write(StringBuilder sb, Object v, int depth) {
     Limits.checkDataDepth(depth);
@@ -70,6 +73,7 @@ final class Json {
           newline(sb, depth + 1);
         }
         write(sb, l.get(i), depth + 1);
+        Limits.checkBuilt(sb, TOJSON);
       }
       if (indent != null) {
         newline(sb, depth);
@@ -97,6 +101,7 @@ final class Json {
         string(sb, key(e.getKey()));
         sb.append(keySep);
         write(sb, e.getValue(), depth + 1);
+        Limits.checkBuilt(sb, TOJSON);
       }
       if (indent != null) {
         newline(sb, depth);
@@ -141,6 +146,7 @@ final class Json {
         default -> {
           if (c < 0x20 || (ensureAscii && c > 0x7e)) {
             sb.append(String.format("\\u%04x", (int) c));
+            Limits.checkBuilt(sb, TOJSON);
           } else {
             sb.append(c);
           }

@@ -25,6 +25,37 @@ final class Limits {
    */
   static final int MAX_DEPTH = 500;
 
+  /**
+   * The most characters of a string, or items of a list, one operation may build (64 Mi): a
+   * repetition, a padding or indentation width, a concatenation, a join, a replacement, an
+   * escape, a printed or serialized value, the output of a render.
+   */
+  static final int MAX_LENGTH = 64 * 1024 * 1024;
+
+  /** {@code n} as an int, when a result of {@code n} characters or items is allowed. */
+  static int checkLength(long n, String what) {
+    if (n > MAX_LENGTH) {
+      throw tooLong(what);
+    }
+    return (int) n;
+  }
+
+  /**
+   * Fails when {@code sb} grew past MAX_LENGTH. Called after each append of a loop that builds a
+   * result, so the builder never exceeds the limit by more than one appended piece (itself within
+   * the limit).
+   */
+  static void checkBuilt(StringBuilder sb, String what) {
+    if (sb.length() > MAX_LENGTH) {
+      throw tooLong(what);
+    }
+  }
+
+  private static TemplateError tooLong(String what) {
+    return TemplateError.of("MemoryError",
+        what + " would be longer than " + MAX_LENGTH + " characters or items");
+  }
+
   static TemplateError tooDeeplyNested(int line) {
     return TemplateError.syntax(
         "too deeply nested: more than " + MAX_NESTING + " levels of brackets, operators or blocks",

@@ -212,6 +212,7 @@ final class Node {
       StringBuilder sb = new StringBuilder();
       for (Expr p : parts) {
         Py.appendStr(sb, p.eval(f));
+        Limits.checkBuilt(sb, "a concatenation");
       }
       return sb.toString();
     }
@@ -311,6 +312,12 @@ final class Node {
 
   // ---------------- statements ----------------
 
+  /** Prints {@code v} to {@code out}, which may not outgrow {@link Limits#MAX_LENGTH}. */
+  static void emit(StringBuilder out, Object v) {
+    Py.appendStr(out, v);
+    Limits.checkBuilt(out, "the output");
+  }
+
   static int execAll(List<Stmt> body, Frame f, StringBuilder out) {
     for (int i = 0, n = body.size(); i < n; i++) {
       int r = body.get(i).exec(f, out);
@@ -324,7 +331,7 @@ final class Node {
   record Text(String text) implements Stmt {
     @Override
     public int exec(Frame f, StringBuilder out) {
-      out.append(text);
+      emit(out, text);
       return NORMAL;
     }
   }
@@ -333,7 +340,7 @@ final class Node {
     @Override
     public int exec(Frame f, StringBuilder out) {
       try {
-        Py.appendStr(out, e.eval(f));
+        emit(out, e.eval(f));
       } catch (RuntimeException err) {
         throw TemplateError.at(err, line);
       }
@@ -446,7 +453,7 @@ final class Node {
     }
   }
 
-  /** The output of {@code body} through {@code filters}: {@code {% set x | f %}}, {@code filter}. */
+  /** What {@code {% set x | f %}} and {@code {% filter f %}} make of their body's output. */
   static Object filtered(List<Stmt> body, List<Filter> filters, Frame f) {
     StringBuilder sb = new StringBuilder();
     execAll(body, f, sb);
@@ -473,7 +480,7 @@ final class Node {
     @Override
     public int exec(Frame f, StringBuilder out) {
       try {
-        Py.appendStr(out, filtered(body, filters, f));
+        emit(out, filtered(body, filters, f));
       } catch (RuntimeException err) {
         throw TemplateError.at(err, line);
       }

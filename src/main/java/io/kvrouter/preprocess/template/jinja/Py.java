@@ -182,6 +182,8 @@ final class Py {
     }
   }
 
+  private static final String PRINTED = "a printed list or dict";
+
   /** Python's {@code repr(v)}. */
   static String repr(Object v) {
     StringBuilder sb = new StringBuilder();
@@ -200,6 +202,7 @@ final class Py {
           sb.append(", ");
         }
         repr(sb, t.get(i), depth + 1);
+        Limits.checkBuilt(sb, PRINTED);
       }
       sb.append(t.size() == 1 ? ",)" : ")");
     } else if (v instanceof List<?> l) {
@@ -209,6 +212,7 @@ final class Py {
           sb.append(", ");
         }
         repr(sb, l.get(i), depth + 1);
+        Limits.checkBuilt(sb, PRINTED);
       }
       sb.append(']');
     } else if (v instanceof Map<?, ?> m) {
@@ -222,6 +226,7 @@ final class Py {
         repr(sb, e.getKey(), depth + 1);
         sb.append(": ");
         repr(sb, e.getValue(), depth + 1);
+        Limits.checkBuilt(sb, PRINTED);
       }
       sb.append('}');
     } else {
@@ -455,6 +460,7 @@ final class Py {
   static Object add(Object a, Object b) {
     if (a instanceof String sa) {
       if (b instanceof String sb) {
+        Limits.checkLength((long) sa.length() + sb.length(), "a concatenation");
         return sa.concat(sb);
       }
       if (b instanceof Undefined u) {
@@ -465,15 +471,11 @@ final class Py {
     }
     if (a instanceof List<?> la) {
       if (b instanceof List<?> lb && (a instanceof PyTuple) == (b instanceof PyTuple)) {
-        if (a instanceof PyTuple) {
-          List<Object> r = new java.util.ArrayList<>(la);
-          r.addAll(lb);
-          return new PyTuple(r.toArray());
-        }
-        List<Object> r = new ArrayList<>(la.size() + lb.size());
+        List<Object> r = new ArrayList<>(
+            Limits.checkLength((long) la.size() + lb.size(), "a concatenation"));
         r.addAll(la);
         r.addAll(lb);
-        return r;
+        return a instanceof PyTuple ? new PyTuple(r.toArray()) : r;
       }
       if (b instanceof Undefined u) {
         throw u.error();
@@ -506,33 +508,54 @@ final class Py {
     return exact.round(new MathContext(17, RoundingMode.HALF_EVEN));
   }
 
-  /** The longest string or list a repetition may build: beyond it the render fails. */
-  static final long MAX_REPEATED_LENGTH = 64L * 1024 * 1024;
-
+  /** How many times {@code count} repeats {@code unit} characters or items, within the limit. */
   private static int repetitions(long count, int unit) {
-    long times = Math.max(0, count);
-    if (unit > 0 && times > MAX_REPEATED_LENGTH / unit) {
-      throw TemplateError.of(
-          "MemoryError", "a repetition of " + times + " times " + unit + " elements is too large");
+    if (unit == 0 || count <= 0) {
+      return 0;
     }
-    return (int) times;
+    // beyond MAX_LENGTH times the product fails anyway, below it it cannot overflow
+    long total = count > Limits.MAX_LENGTH ? count : count * unit;
+    Limits.checkLength(total, "a repetition of " + count + " times " + unit);
+    return (int) count;
+  }
+
+  /** Python's {@code operator.index}: an int (or bool) where an integer is required. */
+  static long index(Object v) {
+    if (isInt(v)) {
+      return toLong(v);
+    }
+    throw TemplateError.typeError(
+        "'" + typeName(v) + "' object cannot be interpreted as an integer");
+  }
+
+  /** The count of a sequence repetition ({@code 'ab' * n}), which must be an int. */
+  static long repeatCount(Object v) {
+    if (isInt(v)) {
+      return toLong(v);
+    }
+    throw TemplateError.typeError(
+        "can't multiply sequence by non-int of type '" + typeName(v) + "'");
+  }
+
+  private static boolean isSequence(Object v) {
+    return v instanceof String || v instanceof List;
   }
 
   static Object arith(String op, Object a, Object b) {
-    if (op.equals("*")) {
-      if (isInt(a) && (b instanceof String || b instanceof List)) {
+    if (op.equals("*") && !(a instanceof Undefined) && !(b instanceof Undefined)) {
+      if (isSequence(b) && !isSequence(a)) {
         return arith(op, b, a);
       }
-      if (a instanceof String s && isInt(b)) {
-        return s.repeat(repetitions(toLong(b), s.length()));
+      if (a instanceof String s) {
+        return s.repeat(repetitions(repeatCount(b), s.length()));
       }
-      if (a instanceof List<?> l && isInt(b)) {
-        int times = repetitions(toLong(b), l.size());
-        List<Object> r = new ArrayList<>();
+      if (a instanceof List<?> l) {
+        int times = repetitions(repeatCount(b), l.size());
+        List<Object> r = new ArrayList<>(times * l.size());
         for (int i = 0; i < times; i++) {
           r.addAll(l);
         }
-        return r;
+        return a instanceof PyTuple ? new PyTuple(r.toArray()) : r;
       }
     }
     if (op.equals("%") && a instanceof String) {
@@ -624,14 +647,28 @@ final class Py {
       return new ArrayList<>(m.keySet());
     }
     if (v instanceof String s) {
-      List<Object> chars = new ArrayList<>();
-      s.codePoints().forEach(cp -> chars.add(new String(Character.toChars(cp))));
+      List<Object> chars = new ArrayList<>(s.length());
+      s.codePoints().forEach(cp -> chars.add(character(cp)));
       return chars;
     }
     if (v instanceof Undefined) {
       return Collections.emptyList();
     }
     throw TemplateError.typeError("'" + typeName(v) + "' object is not iterable");
+  }
+
+  /** The one-character strings of Latin-1, shared as CPython shares them. */
+  private static final String[] LATIN1 = new String[256];
+
+  static {
+    for (int cp = 0; cp < LATIN1.length; cp++) {
+      LATIN1[cp] = String.valueOf((char) cp);
+    }
+  }
+
+  /** The string of one code point: iterating a long string does not allocate one per char. */
+  static String character(int cp) {
+    return cp < LATIN1.length ? LATIN1[cp] : new String(Character.toChars(cp));
   }
 
   static int length(Object v) {
@@ -689,7 +726,7 @@ final class Py {
         return Undefined.item(obj, key);
       }
       int off = s.offsetByCodePoints(0, (int) i);
-      return new String(Character.toChars(s.codePointAt(off)));
+      return character(s.codePointAt(off));
     }
     if (key instanceof String s) {
       return Methods.attribute(obj, s);
@@ -720,16 +757,13 @@ final class Py {
     if (st == 0) {
       throw TemplateError.of("ValueError", "slice step cannot be zero");
     }
-    List<?> items;
-    boolean isString = obj instanceof String;
-    if (isString) {
-      items = iterable(obj);
-    } else if (obj instanceof List<?> l) {
-      items = l;
-    } else {
+    // a string is sliced over its code points, without a String per character
+    int[] codePoints = obj instanceof String s ? s.codePoints().toArray() : null;
+    List<?> items = obj instanceof List<?> l ? l : null;
+    if (codePoints == null && items == null) {
       throw TemplateError.typeError("'" + typeName(obj) + "' object is not subscriptable");
     }
-    int n = items.size();
+    int n = codePoints != null ? codePoints.length : items.size();
     long lo;
     long hi;
     if (st > 0) {
@@ -739,24 +773,19 @@ final class Py {
       lo = start == null ? n - 1 : clampIndex(toLong(start), n, -1, n - 1);
       hi = stop == null ? -1 : clampIndex(toLong(stop), n, -1, n - 1);
     }
+    StringBuilder sb = new StringBuilder();
     List<Object> r = new ArrayList<>();
-    if (st > 0) {
-      for (long i = lo; i < hi; i += st) {
-        r.add(items.get((int) i));
-      }
-    } else {
-      for (long i = lo; i > hi; i += st) {
+    for (long i = lo; st > 0 ? i < hi : i > hi; i += st) {
+      if (codePoints != null) {
+        sb.appendCodePoint(codePoints[(int) i]);
+      } else {
         r.add(items.get((int) i));
       }
     }
-    if (isString) {
-      StringBuilder sb = new StringBuilder();
-      for (Object o : r) {
-        sb.append((String) o);
-      }
+    if (codePoints != null) {
       return sb.toString();
     }
-    return r;
+    return obj instanceof PyTuple ? new PyTuple(r.toArray()) : r;
   }
 
   private static long clampIndex(long i, int n, long min, long max) {

@@ -154,29 +154,48 @@ final class StrMethods {
         .toString();
   }
 
-  static String replace(String s, String old, String neu, long count) {
-    if (count < 0) {
-      if (old.isEmpty()) {
-        StringBuilder sb = new StringBuilder(neu);
-        s.codePoints().forEach(cp -> sb.appendCodePoint(cp).append(neu));
-        return sb.toString();
-      }
-      return s.replace(old, neu);
+  private static final java.util.regex.Pattern LINE_BOUNDARY = java.util.regex.Pattern.compile(
+      "\r\n|[\n\r\u000B\u000C\u001C\u001D\u001E\u0085\u2028\u2029]");
+
+  /** Python's {@code str.splitlines()}: split at every line boundary, no final empty line. */
+  static List<String> splitlines(String s) {
+    List<String> r = new ArrayList<>(List.of(LINE_BOUNDARY.split(s, -1)));
+    if (r.get(r.size() - 1).isEmpty()) {
+      r.remove(r.size() - 1);
     }
-    StringBuilder sb = new StringBuilder();
-    int i = 0;
-    long done = 0;
-    while (done < count) {
-      int j = s.indexOf(old, i);
-      if (j < 0 || old.isEmpty()) {
-        break;
-      }
-      sb.append(s, i, j).append(neu);
-      i = j + old.length();
-      done++;
-    }
-    return sb.append(s.substring(i)).toString();
+    return r;
   }
+
+  /** Python's {@code str.replace}: at most {@code count} times unless negative. */
+  static String replace(String s, String old, String neu, long count) {
+    long max = count < 0 ? Long.MAX_VALUE : count;
+    StringBuilder sb = new StringBuilder();
+    long done = 0;
+    if (old.isEmpty()) {
+      // an empty match is before every code point and at the end
+      for (int i = 0; ; ) {
+        if (done++ < max) {
+          sb.append(neu);
+          Limits.checkBuilt(sb, REPLACED);
+        }
+        if (i >= s.length()) {
+          return sb.toString();
+        }
+        int cp = s.codePointAt(i);
+        sb.appendCodePoint(cp);
+        i += Character.charCount(cp);
+      }
+    }
+    int i = 0;
+    for (int j; done < max && (j = s.indexOf(old, i)) >= 0; done++) {
+      sb.append(s, i, j).append(neu);
+      Limits.checkBuilt(sb, REPLACED);
+      i = j + old.length();
+    }
+    return sb.append(s, i, s.length()).toString();
+  }
+
+  private static final String REPLACED = "a replacement";
 
   private static int cpIndex(String s, int charIndex) {
     return charIndex < 0 ? -1 : s.codePointCount(0, charIndex);
@@ -264,6 +283,7 @@ final class StrMethods {
             sb.append(s);
           }
           sb.append(str);
+          Limits.checkBuilt(sb, "str.join");
         }
         return sb.toString();
       }
@@ -315,16 +335,8 @@ final class StrMethods {
         String p = strArg(a, 0, name);
         return s.endsWith(p) && !p.isEmpty() ? s.substring(0, s.length() - p.length()) : s;
       }
-      case "splitlines": {
-        List<Object> r = new ArrayList<>();
-        for (String line : s.split("\r\n|[\n\r\u000B\u000C\u001C\u001D\u001E\u0085\u2028\u2029]", -1)) {
-          r.add(line);
-        }
-        if (!r.isEmpty() && ((String) r.get(r.size() - 1)).isEmpty()) {
-          r.remove(r.size() - 1);
-        }
-        return r;
-      }
+      case "splitlines":
+        return new ArrayList<>(splitlines(s));
       case "partition":
       case "rpartition": {
         String sep = strArg(a, 0, name);
@@ -371,6 +383,7 @@ final class StrMethods {
           v = kw.get(field);
         }
         Py.appendStr(sb, v);
+        Limits.checkBuilt(sb, "str.format");
         i = end;
       } else if (c == '}') {
         if (i + 1 < s.length() && s.charAt(i + 1) == '}') {

@@ -33,11 +33,13 @@ class JinjaLimitsTest {
       String source = "{{ " + open.repeat(10_000) + "1" + close.repeat(10_000) + " }}";
       TemplateError e = parseError(source);
       assertThat(e.kind()).isEqualTo("TemplateSyntaxError");
-      assertThat(e.pythonMessage()).contains("nested").contains(String.valueOf(Limits.MAX_NESTING));
+      assertThat(e.pythonMessage())
+          .contains("nested").contains(String.valueOf(Limits.MAX_NESTING));
       assertThat(e.line()).isEqualTo(1);
     }
     assertThat(parseError("{{ " + "-".repeat(10_000) + "1 }}").pythonMessage()).contains("nested");
-    assertThat(parseError("{{ " + "not ".repeat(10_000) + "1 }}").pythonMessage()).contains("nested");
+    assertThat(parseError("{{ " + "not ".repeat(10_000) + "1 }}").pythonMessage())
+        .contains("nested");
     assertThat(parseError("{{ " + "f(".repeat(10_000) + ")".repeat(10_000) + " }}").pythonMessage())
         .contains("nested");
     assertThat(parseError("{{ 1 " + "if 1 else 1 ".repeat(10_000) + "}}").pythonMessage())
@@ -109,5 +111,44 @@ class JinjaLimitsTest {
             assertThat(e.pythonMessage()).contains(String.valueOf(Limits.MAX_DEPTH));
           });
     }
+  }
+
+  /** Each builds (or would build) far more than {@link Limits#MAX_LENGTH} characters or items. */
+  @Test
+  void resultsBeyondTheLengthLimitFailInsteadOfExhaustingMemory() {
+    String big = "{% set big = 'x' * 60000000 %}";
+    for (String source : new String[] {
+        "{{ 'x'|center(9999999999) }}", "{{ 'x'|center(100000000) }}",
+        "{{ 'a\nb'|indent(9999999999) }}", "{{ 'a\nb'|indent(100000000) }}",
+        "{{ [[1]]|tojson(indent=9999999999) }}", "{{ [[1]]|tojson(indent=100000000) }}",
+        big + "{{ [[[[big]]]]|tojson(indent=big) }}",
+        big + "{{ ([big] * 10)|tojson }}", big + "{{ [big] * 10 }}",
+        big + "{{ ([big] * 10)|join }}", big + "{{ range(10)|join(big) }}",
+        big + "{{ big ~ big }}", big + "{{ big + big }}", big + "{{ '{}{}'.format(big, big) }}",
+        big + "{{ big|replace('x', 'yy') }}", big + "{{ 'ab'|replace('', big) }}",
+        "{{ ('&' * 20000000)|e|e }}", big + "{{ ('a\n' * 30000000)|indent(big) }}",
+        big + "{{ '-'.join([big, big]) }}", big + "{{ strftime_now('%A' * 30000000) }}",
+        big + "{% set ns = namespace(l=[1]) %}{% for i in range(40) %}"
+            + "{% set ns.l = ns.l + ns.l %}{% endfor %}",
+        "{{ [1]|batch(9999999999, 0)|list }}", "{{ [1]|batch(100000000, 0)|list }}",
+        big + "{% for i in range(10) %}{{ big }}{% endfor %}",
+        big + "{% set s %}{% for i in range(10) %}{{ big }}{% endfor %}{% endset %}",
+        big + "{% macro m() %}{{ big }}{{ big }}{% endmacro %}{{ m() }}"}) {
+      assertThatThrownBy(() -> render(source))
+          .as(source.substring(0, Math.min(120, source.length())))
+          .isInstanceOfSatisfying(TemplateError.class, e -> {
+            assertThat(e.kind()).isEqualTo("MemoryError");
+            assertThat(e.pythonMessage()).contains(String.valueOf(Limits.MAX_LENGTH));
+          });
+    }
+  }
+
+  @Test
+  void resultsWithinTheLengthLimitStillRender() {
+    assertThat(render("{{ 'x'|center(1000000)|length }}")).isEqualTo("1000000");
+    assertThat(render("{{ 'a\nb'|indent(1000000)|length }}")).isEqualTo("1000003");
+    assertThat(render("{{ [1]|tojson(indent=1000000)|length }}")).isEqualTo("1000005");
+    assertThat(render("{{ [1]|batch(1000000, 0)|first|length }}")).isEqualTo("1000000");
+    assertThat(render("{{ ('x' * 60000000 ~ 'y')|length }}")).isEqualTo("60000001");
   }
 }
