@@ -5,20 +5,19 @@ import io.kvrouter.preprocess.template.jinja.Node.TestFn;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * Jinja2's built-in filters and tests as Hugging Face's environment has them (with its
- * {@code tojson}). Unknown names are rejected when the template is parsed.
+ * Jinja2's built-in filters as Hugging Face's environment has them (with its {@code tojson}), and
+ * its tests ({@link Tests}). Unknown names are rejected when the template is parsed.
  */
 final class Builtins {
   static final Builtins DEFAULT = new Builtins();
 
   private final Map<String, FilterFn> filters = new HashMap<>();
-  private final Map<String, TestFn> tests = new HashMap<>();
+  private final Tests tests = new Tests(name -> filters.containsKey(name));
 
   FilterFn filter(String name) {
     return filters.get(name);
@@ -313,57 +312,6 @@ final class Builtins {
     });
     filters.put("attr", (v, a, kw) -> Py.getAttr(v, Py.str(arg(a, kw, 0, "name", ""))));
 
-    // ---- tests ----
-    tests.put("defined", (v, a) -> !(v instanceof Undefined));
-    tests.put("undefined", (v, a) -> v instanceof Undefined);
-    tests.put("none", (v, a) -> v == null);
-    tests.put("string", (v, a) -> v instanceof String);
-    tests.put("number", (v, a) -> Py.isNumber(v));
-    tests.put("integer", (v, a) -> v instanceof Long);
-    tests.put("float", (v, a) -> v instanceof Double);
-    tests.put("boolean", (v, a) -> v instanceof Boolean);
-    tests.put("true", (v, a) -> Boolean.TRUE.equals(v));
-    tests.put("false", (v, a) -> Boolean.FALSE.equals(v));
-    tests.put("mapping", (v, a) -> v instanceof Map);
-    tests.put("iterable", (v, a) -> Py.isIterable(v));
-    tests.put("sequence", (v, a) -> v instanceof String || v instanceof List || v instanceof Map);
-    tests.put("callable", (v, a) -> v instanceof PyCallable);
-    tests.put("lower", (v, a) -> v instanceof String s && s.equals(s.toLowerCase(Locale.ROOT)));
-    tests.put("upper", (v, a) -> v instanceof String s && s.equals(s.toUpperCase(Locale.ROOT)));
-    tests.put("odd", (v, a) -> Py.toLong(number(v)) % 2 != 0);
-    tests.put("even", (v, a) -> Py.toLong(number(v)) % 2 == 0);
-    tests.put("divisibleby", (v, a) -> Py.toLong(number(v)) % Py.toLong(Methods.arg(a, 0, "num")) == 0);
-    tests.put("escaped", (v, a) -> false);
-    tests.put("sameas", (v, a) -> {
-      Object o = Methods.arg(a, 0, "other");
-      return v == o || (v instanceof Boolean && v.equals(o));
-    });
-    TestFn eq = (v, a) -> Py.eq(v, Methods.arg(a, 0, "other"));
-    TestFn ne = (v, a) -> !Py.eq(v, Methods.arg(a, 0, "other"));
-    for (String n : new String[] {"eq", "equalto", "=="}) {
-      tests.put(n, eq);
-    }
-    for (String n : new String[] {"ne", "!="}) {
-      tests.put(n, ne);
-    }
-    TestFn lt = (v, a) -> Py.compare(v, Methods.arg(a, 0, "other"), "<") < 0;
-    TestFn le = (v, a) -> Py.compare(v, Methods.arg(a, 0, "other"), "<=") <= 0;
-    TestFn gt = (v, a) -> Py.compare(v, Methods.arg(a, 0, "other"), ">") > 0;
-    TestFn ge = (v, a) -> Py.compare(v, Methods.arg(a, 0, "other"), ">=") >= 0;
-    tests.put("lt", lt);
-    tests.put("lessthan", lt);
-    tests.put("<", lt);
-    tests.put("le", le);
-    tests.put("<=", le);
-    tests.put("gt", gt);
-    tests.put("greaterthan", gt);
-    tests.put(">", gt);
-    tests.put("ge", ge);
-    tests.put(">=", ge);
-    tests.put("in", (v, a) -> Py.contains(Methods.arg(a, 0, "seq"), v));
-    tests.put("filter", (v, a) -> filters.containsKey(Py.str(v)));
-    tests.put("test", (v, a) -> tests.containsKey(Py.str(v)));
-
     // Parameters of each filter (after the value): more positional arguments, or a keyword not
     // in the list, is a TypeError as in Python, never silently ignored. Filters taking *args
     // (map, select, reject, selectattr, rejectattr) are not listed.
@@ -403,16 +351,6 @@ final class Builtins {
         return fn.apply(v, a, kw);
       });
     }
-  }
-
-  private static Object number(Object v) {
-    if (v instanceof Undefined u) {
-      throw u.error();
-    }
-    if (!Py.isNumber(v)) {
-      throw TemplateError.typeError("not all arguments converted during string formatting");
-    }
-    return v;
   }
 
   private static Object sortKey(Object v, boolean caseSensitive) {
@@ -567,65 +505,5 @@ final class Builtins {
       }
     }
     return dflt;
-  }
-
-  /** The global functions: {@code range}, {@code dict}, {@code namespace}, ... */
-  static Map<String, Object> globals() {
-    Map<String, Object> g = new LinkedHashMap<>();
-    g.put("range", (PyCallable) (a, kw) -> {
-      long start = 0;
-      long stop;
-      long step = 1;
-      if (a.size() == 1) {
-        stop = Py.toLong(a.get(0));
-      } else {
-        start = Py.toLong(Methods.arg(a, 0, "start"));
-        stop = Py.toLong(Methods.arg(a, 1, "stop"));
-        if (a.size() > 2) {
-          step = Py.toLong(a.get(2));
-        }
-      }
-      if (step == 0) {
-        throw TemplateError.of("ValueError", "range() arg 3 must not be zero");
-      }
-      List<Object> r = new ArrayList<>();
-      for (long x = start; step > 0 ? x < stop : x > stop; x += step) {
-        if (r.size() >= 100_000) {
-          throw TemplateError.of("OverflowError",
-              "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
-        }
-        r.add(x);
-      }
-      return r;
-    });
-    g.put("dict", (PyCallable) (a, kw) -> {
-      Map<Object, Object> m = new LinkedHashMap<>();
-      if (!a.isEmpty()) {
-        if (a.get(0) instanceof Map<?, ?> src) {
-          m.putAll(src);
-        } else {
-          for (Object pair : Py.iterable(a.get(0))) {
-            List<?> p = Py.iterable(pair);
-            m.put(p.get(0), p.get(1));
-          }
-        }
-      }
-      m.putAll(kw);
-      return m;
-    });
-    g.put("namespace", (PyCallable) (a, kw) -> {
-      Namespace ns = new Namespace();
-      if (!a.isEmpty() && a.get(0) instanceof Map<?, ?> src) {
-        for (Map.Entry<?, ?> e : src.entrySet()) {
-          ns.attrs.put(Py.str(e.getKey()), e.getValue());
-        }
-      }
-      ns.attrs.putAll(kw);
-      return ns;
-    });
-    g.put("raise_exception", (PyCallable) (a, kw) -> {
-      throw TemplateError.raised(Py.str(Methods.arg(a, 0, "message")));
-    });
-    return g;
   }
 }

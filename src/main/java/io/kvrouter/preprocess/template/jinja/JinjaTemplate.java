@@ -66,7 +66,7 @@ public final class JinjaTemplate {
 
   /** Renders with the given variables (which win over the globals of the same name). */
   public String render(Map<String, ?> context) {
-    Map<String, Object> globals = Builtins.globals();
+    Map<String, Object> globals = Globals.create();
     Clock c = clock;
     globals.put("strftime_now", (PyCallable) (a, kw) ->
         Strftime.format(LocalDateTime.now(c), Py.str(Methods.arg(a, 0, "format"))));
