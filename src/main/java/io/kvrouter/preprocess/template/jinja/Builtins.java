@@ -4,10 +4,12 @@ import io.kvrouter.preprocess.template.jinja.Node.FilterFn;
 import io.kvrouter.preprocess.template.jinja.Node.TestFn;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * Jinja2's built-in filters as Hugging Face's environment has them (with its {@code tojson}), and
@@ -54,7 +56,7 @@ final class Builtins {
     filters.put("string", (v, a, kw) -> Py.str(v));
     filters.put("upper", (v, a, kw) -> Py.str(v).toUpperCase(Locale.ROOT));
     filters.put("lower", (v, a, kw) -> Py.str(v).toLowerCase(Locale.ROOT));
-    filters.put("title", (v, a, kw) -> StrMethods.title(Py.str(v)));
+    filters.put("title", (v, a, kw) -> title(Py.str(v)));
     filters.put("capitalize", (v, a, kw) -> StrMethods.capitalize(Py.str(v)));
     filters.put("replace", (v, a, kw) -> StrMethods.replace(Py.str(v),
         Py.str(arg(a, kw, 0, "old", "")), Py.str(arg(a, kw, 1, "new", "")),
@@ -144,14 +146,7 @@ final class Builtins {
       boolean cs = Py.truthy(arg(a, kw, 1, "case_sensitive", false));
       Object attr = arg(a, kw, 2, "attribute", null);
       List<Object> r = new ArrayList<>(Py.iterable(v));
-      r.sort((x, y) -> {
-        Object kx = sortKey(attr == null ? x : attribute(x, attr), cs);
-        Object ky = sortKey(attr == null ? y : attribute(y, attr), cs);
-        return Py.compare(kx, ky, "<");
-      });
-      if (reverse) {
-        java.util.Collections.reverse(r);
-      }
+      sort(r, o -> sortKey(attr == null ? o : attribute(o, attr), cs), reverse);
       return r;
     });
     filters.put("unique", (v, a, kw) -> {
@@ -182,11 +177,7 @@ final class Builtins {
       if (!(v instanceof Map<?, ?> m)) {
         throw TemplateError.typeError("Can only get item pairs from a mapping.");
       }
-      List<Object> r = new ArrayList<>();
-      for (Map.Entry<?, ?> e : m.entrySet()) {
-        r.add(Methods.pair(e.getKey(), e.getValue()));
-      }
-      return r;
+      return Methods.pairs(m);
     });
     filters.put("dictsort", (v, a, kw) -> {
       boolean cs = Py.truthy(arg(a, kw, 0, "case_sensitive", false));
@@ -195,16 +186,13 @@ final class Builtins {
       if (!(v instanceof Map<?, ?> m)) {
         throw TemplateError.typeError("dictsort expects a mapping");
       }
-      List<Object> r = new ArrayList<>();
-      for (Map.Entry<?, ?> e : m.entrySet()) {
-        r.add(Methods.pair(e.getKey(), e.getValue()));
+      if (!by.equals("key") && !by.equals("value")) {
+        throw TemplateError.of(
+            "FilterArgumentError", "You can only sort by either \"key\" or \"value\"");
       }
       int idx = by.equals("value") ? 1 : 0;
-      r.sort((x, y) -> Py.compare(sortKey(((List<?>) x).get(idx), cs),
-          sortKey(((List<?>) y).get(idx), cs), "<"));
-      if (reverse) {
-        java.util.Collections.reverse(r);
-      }
+      List<Object> r = Methods.pairs(m);
+      sort(r, pair -> sortKey(((List<?>) pair).get(idx), cs), reverse);
       return r;
     });
     filters.put("batch", (v, a, kw) -> {
@@ -232,6 +220,9 @@ final class Builtins {
     filters.put("sum", (v, a, kw) -> {
       Object attr = arg(a, kw, 0, "attribute", null);
       Object total = arg(a, kw, 1, "start", 0L);
+      if (total instanceof String) {
+        throw TemplateError.typeError("sum() can't sum strings [use ''.join(seq) instead]");
+      }
       for (Object o : Py.iterable(v)) {
         total = Py.add(total, attr == null ? o : attribute(o, attr));
       }
@@ -287,29 +278,8 @@ final class Builtins {
       }
       throw TemplateError.typeError("bad operand type for abs(): '" + Py.typeName(v) + "'");
     });
-    filters.put("round", (v, a, kw) -> {
-      long precision = Py.toLong(arg(a, kw, 0, "precision", 0L));
-      String method = Py.str(arg(a, kw, 1, "method", "common"));
-      double x = Py.toDouble(v);
-      double scale = Math.pow(10, precision);
-      double r;
-      switch (method) {
-        case "common":
-          r = new java.math.BigDecimal(x)
-              .setScale((int) precision, java.math.RoundingMode.HALF_EVEN).doubleValue();
-          break;
-        case "ceil":
-          r = Math.ceil(x * scale) / scale;
-          break;
-        case "floor":
-          r = Math.floor(x * scale) / scale;
-          break;
-        default:
-          throw TemplateError.of("FilterArgumentError",
-              "method must be common, ceil or floor");
-      }
-      return r;
-    });
+    filters.put("round", (v, a, kw) ->
+        Round.round(v, arg(a, kw, 0, "precision", 0L), arg(a, kw, 1, "method", "common")));
     filters.put("attr", (v, a, kw) -> Py.getAttr(v, Py.str(arg(a, kw, 0, "name", ""))));
 
     // Parameters of each filter (after the value): more positional arguments, or a keyword not
@@ -351,6 +321,54 @@ final class Builtins {
         return fn.apply(v, a, kw);
       });
     }
+  }
+
+  /**
+   * Python's {@code list.sort(key=key, reverse=reverse)}: stable, and reversed by comparing the
+   * other way round, so that equal keys keep their order (unlike sorting, then reversing).
+   */
+  private static void sort(List<Object> items, UnaryOperator<Object> key, boolean reverse) {
+    List<Object[]> keyed = new ArrayList<>(items.size());
+    for (Object o : items) {
+      keyed.add(new Object[] {key.apply(o), o});
+    }
+    Comparator<Object[]> byKey = (x, y) -> Py.compare(x[0], y[0], "<");
+    keyed.sort(reverse ? byKey.reversed() : byKey);
+    items.clear();
+    for (Object[] k : keyed) {
+      items.add(k[1]);
+    }
+  }
+
+  /**
+   * Jinja2's {@code do_title}: the string split at runs of whitespace, hyphens and opening
+   * brackets ({@code [-\s({\[<]+}), each piece's first code point upper-cased and the rest
+   * lower-cased (unlike {@code str.title}, an apostrophe or a digit does not start a word).
+   */
+  static String title(String s) {
+    StringBuilder sb = new StringBuilder(s.length());
+    int i = 0;
+    while (i < s.length()) {
+      int cp = s.codePointAt(i);
+      int next = i + Character.charCount(cp);
+      if (isTitleSeparator(cp)) {
+        sb.appendCodePoint(cp);
+        i = next;
+        continue;
+      }
+      int end = next;
+      while (end < s.length() && !isTitleSeparator(s.codePointAt(end))) {
+        end += Character.charCount(s.codePointAt(end));
+      }
+      sb.append(Py.character(cp).toUpperCase(Locale.ROOT))
+          .append(s.substring(next, end).toLowerCase(Locale.ROOT));
+      i = end;
+    }
+    return sb.toString();
+  }
+
+  private static boolean isTitleSeparator(int cp) {
+    return cp == '-' || cp == '(' || cp == '{' || cp == '[' || cp == '<' || StrMethods.isSpace(cp);
   }
 
   private static Object sortKey(Object v, boolean caseSensitive) {

@@ -59,7 +59,8 @@ final class Json {
       }
     } else if (v instanceof String s) {
       string(sb, s);
-    } else if (v instanceof List<?> l) {
+    } else if (Py.isListOrTuple(v)) {
+      List<?> l = (List<?>) v;
       if (l.isEmpty()) {
         sb.append("[]");
         return;

@@ -159,7 +159,11 @@ final class Node {
   record Test(Expr arg, String name, TestFn fn, Args args, boolean negated) implements Expr {
     @Override
     public Object eval(Frame f) {
-      return fn.test(chained(arg, f), args.evalPositional(f)) != negated;
+      Object value = chained(arg, f);
+      if (!args.names().isEmpty()) {
+        throw TemplateError.unsupported("keyword arguments to the test " + name);
+      }
+      return fn.test(value, args.evalPositional(f)) != negated;
     }
   }
 
@@ -304,7 +308,7 @@ final class Node {
     public Object eval(Frame f) {
       Map<Object, Object> r = new LinkedHashMap<>();
       for (int i = 0; i < keys.size(); i++) {
-        r.put(keys.get(i).eval(f), values.get(i).eval(f));
+        DictKeys.put(r, keys.get(i).eval(f), values.get(i).eval(f));
       }
       return r;
     }

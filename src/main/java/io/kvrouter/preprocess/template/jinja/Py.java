@@ -40,7 +40,7 @@ final class Py {
     if (v instanceof Map<?, ?> m) {
       Map<Object, Object> copy = new java.util.LinkedHashMap<>();
       for (Map.Entry<?, ?> e : m.entrySet()) {
-        copy.put(normalize(e.getKey()), normalize(e.getValue()));
+        DictKeys.put(copy, normalize(e.getKey()), normalize(e.getValue()));
       }
       return copy;
     }
@@ -89,6 +89,12 @@ final class Py {
     }
     if (v instanceof PyTuple) {
       return "tuple";
+    }
+    if (v instanceof PyRange) {
+      return "range";
+    }
+    if (v instanceof DictView d) {
+      return d.kind;
     }
     if (v instanceof List) {
       return "list";
@@ -195,6 +201,14 @@ final class Py {
     Limits.checkDataDepth(depth);
     if (v instanceof String s) {
       stringRepr(sb, s);
+    } else if (v instanceof Undefined) {
+      sb.append("Undefined");
+    } else if (v instanceof PyRange) {
+      sb.append(v);
+    } else if (v instanceof DictView d) {
+      sb.append(d.kind).append('(');
+      repr(sb, new ArrayList<>(d), depth);
+      sb.append(')');
     } else if (v instanceof PyTuple t) {
       sb.append('(');
       for (int i = 0; i < t.size(); i++) {
@@ -320,8 +334,18 @@ final class Py {
       return a.equals(b);
     }
     if (a instanceof List<?> la && b instanceof List<?> lb) {
-      if (la.size() != lb.size() || (a instanceof PyTuple) != (b instanceof PyTuple)) {
-        return false;
+      String kind = typeName(a);
+      if (la.size() != lb.size() || !kind.equals(typeName(b)) || kind.equals("dict_values")) {
+        return false; // dict_values equal only themselves
+      }
+      if (a instanceof DictView) {
+        // keys and items views compare as sets
+        for (Object o : la) {
+          if (!contains(lb, o)) {
+            return false;
+          }
+        }
+        return true;
       }
       for (int i = 0; i < la.size(); i++) {
         if (!eq(la.get(i), lb.get(i), depth + 1)) {
@@ -335,7 +359,8 @@ final class Py {
         return false;
       }
       for (Map.Entry<?, ?> e : ma.entrySet()) {
-        if (!mb.containsKey(e.getKey()) || !eq(e.getValue(), mb.get(e.getKey()), depth + 1)) {
+        Object k = DictKeys.find(mb, e.getKey());
+        if (k == DictKeys.ABSENT || !eq(e.getValue(), mb.get(k), depth + 1)) {
           return false;
         }
       }
@@ -365,13 +390,19 @@ final class Py {
     if (a instanceof String sa && b instanceof String sb) {
       return compareCodePoints(sa, sb);
     }
-    if (a instanceof List<?> la && b instanceof List<?> lb) {
+    if (isListOrTuple(a) && typeName(a).equals(typeName(b))) {
+      List<?> la = (List<?>) a;
+      List<?> lb = (List<?>) b;
       for (int i = 0; i < Math.min(la.size(), lb.size()); i++) {
         if (!eq(la.get(i), lb.get(i), depth + 1)) {
           return compare(la.get(i), lb.get(i), op, depth + 1);
         }
       }
       return Integer.compare(la.size(), lb.size());
+    }
+    if ((a instanceof DictView va && !va.kind.equals("dict_values"))
+        || (b instanceof DictView vb && !vb.kind.equals("dict_values"))) {
+      throw TemplateError.unsupported("set comparisons of dict keys and items views");
     }
     throw TemplateError.typeError(
         "'" + op + "' not supported between instances of '" + typeName(a) + "' and '"
@@ -413,7 +444,8 @@ final class Py {
       return false;
     }
     if (container instanceof Map<?, ?> m) {
-      return m.containsKey(item);
+      DictKeys.checkHashable(item);
+      return DictKeys.find(m, item) != DictKeys.ABSENT;
     }
     if (container instanceof Undefined) {
       return false;
@@ -469,8 +501,10 @@ final class Py {
       throw TemplateError.typeError(
           "can only concatenate str (not \"" + typeName(b) + "\") to str");
     }
-    if (a instanceof List<?> la) {
-      if (b instanceof List<?> lb && (a instanceof PyTuple) == (b instanceof PyTuple)) {
+    if (isListOrTuple(a)) {
+      List<?> la = (List<?>) a;
+      if (isListOrTuple(b) && (a instanceof PyTuple) == (b instanceof PyTuple)) {
+        List<?> lb = (List<?>) b;
         List<Object> r = new ArrayList<>(
             Limits.checkLength((long) la.size() + lb.size(), "a concatenation"));
         r.addAll(la);
@@ -538,7 +572,12 @@ final class Py {
   }
 
   private static boolean isSequence(Object v) {
-    return v instanceof String || v instanceof List;
+    return v instanceof String || isListOrTuple(v);
+  }
+
+  /** A list or a tuple, not one of the other Java Lists (range, dict views). */
+  static boolean isListOrTuple(Object v) {
+    return v instanceof List && !(v instanceof PyRange) && !(v instanceof DictView);
   }
 
   static Object arith(String op, Object a, Object b) {
@@ -549,7 +588,8 @@ final class Py {
       if (a instanceof String s) {
         return s.repeat(repetitions(repeatCount(b), s.length()));
       }
-      if (a instanceof List<?> l) {
+      if (isListOrTuple(a)) {
+        List<?> l = (List<?>) a;
         int times = repetitions(repeatCount(b), l.size());
         List<Object> r = new ArrayList<>(times * l.size());
         for (int i = 0; i < times; i++) {
@@ -697,8 +737,8 @@ final class Py {
       throw u.error();
     }
     if (obj instanceof Map<?, ?> m) {
-      Object k = key;
-      if (m.containsKey(k)) {
+      Object k = DictKeys.find(m, key);
+      if (k != DictKeys.ABSENT) {
         return m.get(k);
       }
       if (key instanceof String s) {
@@ -706,7 +746,7 @@ final class Py {
       }
       return Undefined.item(obj, key);
     }
-    if (obj instanceof List<?> l && isInt(key)) {
+    if (obj instanceof List<?> l && !(obj instanceof DictView) && isInt(key)) {
       long i = toLong(key);
       if (i < 0) {
         i += l.size();
@@ -749,19 +789,22 @@ final class Py {
     return Methods.attribute(obj, name);
   }
 
+  /** {@code obj[start:stop:step]}, which Jinja2 compiles to Python's own slicing. */
   static Object slice(Object obj, Object start, Object stop, Object step) {
     if (obj instanceof Undefined u) {
       throw u.error();
     }
+    // a string is sliced over its code points, without a String per character
+    int[] codePoints = obj instanceof String s ? s.codePoints().toArray() : null;
+    List<?> items = obj instanceof List<?> l && !(obj instanceof DictView) ? l : null;
+    if (codePoints == null && items == null) {
+      throw TemplateError.typeError(obj instanceof Map
+          ? "unhashable type: 'slice'"
+          : "'" + typeName(obj) + "' object is not subscriptable");
+    }
     long st = step == null ? 1 : toLong(step);
     if (st == 0) {
       throw TemplateError.of("ValueError", "slice step cannot be zero");
-    }
-    // a string is sliced over its code points, without a String per character
-    int[] codePoints = obj instanceof String s ? s.codePoints().toArray() : null;
-    List<?> items = obj instanceof List<?> l ? l : null;
-    if (codePoints == null && items == null) {
-      throw TemplateError.typeError("'" + typeName(obj) + "' object is not subscriptable");
     }
     int n = codePoints != null ? codePoints.length : items.size();
     long lo;
@@ -772,6 +815,9 @@ final class Py {
     } else {
       lo = start == null ? n - 1 : clampIndex(toLong(start), n, -1, n - 1);
       hi = stop == null ? -1 : clampIndex(toLong(stop), n, -1, n - 1);
+    }
+    if (obj instanceof PyRange r) {
+      return new PyRange(r.start + lo * r.step, r.start + hi * r.step, r.step * st, n);
     }
     StringBuilder sb = new StringBuilder();
     List<Object> r = new ArrayList<>();

@@ -242,7 +242,7 @@ final class StrMethods {
       case "startswith":
       case "endswith": {
         Object p = Methods.arg(a, 0, "prefix");
-        List<?> options = p instanceof List<?> l ? l : List.of(p);
+        List<?> options = p instanceof PyTuple t ? t : List.of(p);
         for (Object o : options) {
           if (!(o instanceof String str)) {
             throw TemplateError.typeError(

@@ -2,9 +2,9 @@ package io.kvrouter.preprocess.template.jinja;
 
 import io.kvrouter.preprocess.template.jinja.Node.TestFn;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 
 /** Jinja2's built-in tests ({@code x is defined}, {@code x is divisibleby 3}, ...). */
@@ -31,30 +31,30 @@ final class Tests {
     tests.put("false", (v, a) -> Boolean.FALSE.equals(v));
     tests.put("mapping", (v, a) -> v instanceof Map);
     tests.put("iterable", (v, a) -> Py.isIterable(v));
-    tests.put("sequence", (v, a) -> v instanceof String || v instanceof List || v instanceof Map);
+    // Jinja2: len(value) and value.__getitem__ work, which dict views do not have
+    tests.put("sequence", (v, a) -> v instanceof String || Py.isListOrTuple(v)
+        || v instanceof PyRange || v instanceof Map);
     tests.put("callable", (v, a) -> v instanceof PyCallable);
     tests.put("lower", (v, a) -> v instanceof String s && s.equals(s.toLowerCase(Locale.ROOT)));
     tests.put("upper", (v, a) -> v instanceof String s && s.equals(s.toUpperCase(Locale.ROOT)));
-    tests.put("odd", (v, a) -> Py.toLong(number(v)) % 2 != 0);
-    tests.put("even", (v, a) -> Py.toLong(number(v)) % 2 == 0);
-    tests.put("divisibleby", (v, a) -> Py.toLong(number(v)) % Py.toLong(Methods.arg(a, 0, "num")) == 0);
+    // value % n == r, as Jinja2 writes them (3.5 is not odd, '%s' % ... formats)
+    tests.put("odd", (v, a) -> Py.eq(Py.arith("%", v, 2L), 1L));
+    tests.put("even", (v, a) -> Py.eq(Py.arith("%", v, 2L), 0L));
+    tests.put("divisibleby", (v, a) -> Py.eq(Py.arith("%", v, a.get(0)), 0L));
     tests.put("escaped", (v, a) -> false);
-    tests.put("sameas", (v, a) -> {
-      Object o = Methods.arg(a, 0, "other");
-      return v == o || (v instanceof Boolean && v.equals(o));
-    });
-    TestFn eq = (v, a) -> Py.eq(v, Methods.arg(a, 0, "other"));
-    TestFn ne = (v, a) -> !Py.eq(v, Methods.arg(a, 0, "other"));
+    tests.put("sameas", (v, a) -> sameas(v, a.get(0)));
+    TestFn eq = (v, a) -> Py.eq(v, a.get(0));
+    TestFn ne = (v, a) -> !Py.eq(v, a.get(0));
     for (String n : new String[] {"eq", "equalto", "=="}) {
       tests.put(n, eq);
     }
     for (String n : new String[] {"ne", "!="}) {
       tests.put(n, ne);
     }
-    TestFn lt = (v, a) -> Py.compare(v, Methods.arg(a, 0, "other"), "<") < 0;
-    TestFn le = (v, a) -> Py.compare(v, Methods.arg(a, 0, "other"), "<=") <= 0;
-    TestFn gt = (v, a) -> Py.compare(v, Methods.arg(a, 0, "other"), ">") > 0;
-    TestFn ge = (v, a) -> Py.compare(v, Methods.arg(a, 0, "other"), ">=") >= 0;
+    TestFn lt = (v, a) -> Py.compare(v, a.get(0), "<") < 0;
+    TestFn le = (v, a) -> Py.compare(v, a.get(0), "<=") <= 0;
+    TestFn gt = (v, a) -> Py.compare(v, a.get(0), ">") > 0;
+    TestFn ge = (v, a) -> Py.compare(v, a.get(0), ">=") >= 0;
     tests.put("lt", lt);
     tests.put("lessthan", lt);
     tests.put("<", lt);
@@ -65,18 +65,78 @@ final class Tests {
     tests.put(">", gt);
     tests.put("ge", ge);
     tests.put(">=", ge);
-    tests.put("in", (v, a) -> Py.contains(Methods.arg(a, 0, "seq"), v));
+    tests.put("in", (v, a) -> Py.contains(a.get(0), v));
     tests.put("filter", (v, a) -> isFilter.test(Py.str(v)));
     tests.put("test", (v, a) -> tests.containsKey(Py.str(v)));
+
+    // A wrong argument count fails with the TypeError of the Python function behind the test.
+    for (String name : new String[] {"defined", "undefined", "none", "string", "number",
+        "integer", "float", "boolean", "true", "false", "mapping", "iterable", "sequence", "lower",
+        "upper", "odd", "even", "escaped"}) {
+      function(name, 0, "value");
+    }
+    function("divisibleby", 0, "value", "num");
+    function("sameas", 0, "value", "other");
+    function("in", 0, "value", "seq");
+    function("filter", 1, "env", "value");
+    function("test", 1, "env", "value");
+    arity("callable", 1, given -> "callable() takes exactly one argument (" + given + " given)");
+    String[][] operators = {{"eq", "equalto", "=="}, {"ne", "!="}, {"lt", "lessthan", "<"},
+        {"le", "<="}, {"gt", "greaterthan", ">"}, {"ge", ">="}};
+    for (String[] names : operators) {
+      for (String name : names) {
+        arity(name, 2, given -> names[0] + " expected 2 arguments, got " + given);
+      }
+    }
   }
 
-  private static Object number(Object v) {
-    if (v instanceof Undefined u) {
-      throw u.error();
+  /** A test implemented by {@code def test_<name>(params)}, {@code hidden} of them implicit. */
+  private void function(String name, int hidden, String... params) {
+    String fn = "test_" + name + "()";
+    int n = params.length;
+    arity(name, n - hidden, given -> given > n - hidden
+        ? fn + " takes " + n + " positional argument" + (n == 1 ? "" : "s") + " but "
+            + (given + hidden) + " were given"
+        : fn + " missing 1 required positional argument: '" + params[n - 1] + "'");
+  }
+
+  /** Wraps the test so that other than {@code count} arguments (value included) fail. */
+  private void arity(String name, int count, IntFunction<String> message) {
+    TestFn fn = tests.get(name);
+    tests.put(name, (v, a) -> {
+      if (a.size() + 1 != count) {
+        throw TemplateError.typeError(message.apply(a.size() + 1));
+      }
+      return fn.test(v, a);
+    });
+  }
+
+  /**
+   * Python's {@code value is other}. None and the booleans are singletons, ints from -5 to 256,
+   * the empty string and tuple and one-character Latin-1 strings are cached by CPython: for those
+   * the answer is certain. Other equal ints, floats, strings and tuples may or may not be the same
+   * object in CPython (interning, constant folding), so that fails; distinct containers and
+   * objects are compared by identity, as Python does.
+   */
+  static boolean sameas(Object v, Object o) {
+    if (v == null || o == null || v instanceof Boolean || o instanceof Boolean) {
+      return v == null ? o == null : v.equals(o);
     }
-    if (!Py.isNumber(v)) {
-      throw TemplateError.typeError("not all arguments converted during string formatting");
+    boolean immutable = v instanceof Long || v instanceof Double || v instanceof String
+        || v instanceof PyTuple;
+    if (!immutable) {
+      return v == o;
     }
-    return v;
+    if (!Py.typeName(v).equals(Py.typeName(o)) || !Py.eq(v, o)) {
+      return false;
+    }
+    if ((v instanceof Long l && l >= -5 && l <= 256)
+        || (v instanceof String s && (s.isEmpty() || (s.length() == 1 && s.charAt(0) < 256)))
+        || (v instanceof PyTuple t && t.isEmpty())
+        || (v == o && (v instanceof Double || v instanceof PyTuple))) {
+      return true;
+    }
+    throw TemplateError.unsupported("the sameas test on two equal " + Py.typeName(v)
+        + " values (whether Python shares one object for them is up to CPython)");
   }
 }

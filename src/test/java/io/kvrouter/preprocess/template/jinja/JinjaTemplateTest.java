@@ -146,6 +146,21 @@ class JinjaTemplateTest {
     assertThatThrownBy(() -> render("{{ strftime_now('%Z') }}", Map.of()))
         .isInstanceOf(TemplateError.class)
         .hasMessageContaining("strftime directive %Z");
+    // CPython may or may not share one object for equal strings, floats and big ints
+    for (String src : List.of("{{ 'hello' is sameas 'hello' }}", "{{ 257 is sameas 257 }}",
+        "{% set a = 'x y' %}{% set b = 'x y' %}{{ a is sameas b }}", "{{ 1.5 is sameas 1.5 }}",
+        "{{ (1, 2) is sameas((1, 2)) }}", "{{ s is sameas 'hello' }}")) {
+      assertThatThrownBy(() -> render(src, Map.of("s", "hello")))
+          .as(src)
+          .isInstanceOf(TemplateError.class)
+          .hasMessageContaining("sameas test on two equal");
+    }
+    assertThatThrownBy(() -> render("{{ d.keys() < d.keys() }}", Map.of("d", Map.of())))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("set comparisons of dict keys and items views");
+    assertThatThrownBy(() -> render("{{ 3 is divisibleby(num=3) }}", Map.of()))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("keyword arguments to the test divisibleby");
   }
 
   @Test
