@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 
 /**
@@ -37,38 +38,33 @@ final class Builtins {
     return kw.containsKey(name) ? kw.get(name) : dflt;
   }
 
-  private static String requireStr(Object v, String filter) {
-    if (v instanceof String s) {
-      return s;
-    }
-    if (v instanceof Undefined u) {
-      throw u.error();
-    }
-    throw TemplateError.typeError(filter + " expects a string, got " + Py.typeName(v));
-  }
-
   private Builtins() {
     // ---- strings ----
     filters.put("trim", (v, a, kw) -> {
       Object chars = arg(a, kw, 0, "chars", null);
-      return StrMethods.strip(Py.str(v), chars == null ? null : (String) chars);
+      if (chars != null && !(chars instanceof String)) {
+        throw TemplateError.typeError("strip arg must be None or str");
+      }
+      return StrMethods.strip(Py.str(v), (String) chars);
     });
-    filters.put("string", (v, a, kw) -> Py.str(v));
+    filters.put("string", (v, a, kw) -> v instanceof Markup ? v : Py.str(v));
     filters.put("upper", (v, a, kw) -> Py.str(v).toUpperCase(Locale.ROOT));
     filters.put("lower", (v, a, kw) -> Py.str(v).toLowerCase(Locale.ROOT));
     filters.put("title", (v, a, kw) -> title(Py.str(v)));
     filters.put("capitalize", (v, a, kw) -> StrMethods.capitalize(Py.str(v)));
-    filters.put("replace", (v, a, kw) -> StrMethods.replace(Py.str(v),
-        Py.str(arg(a, kw, 0, "old", "")), Py.str(arg(a, kw, 1, "new", "")),
-        Py.toLong(arg(a, kw, 2, "count", -1L))));
-    filters.put("safe", (v, a, kw) -> v);
-    FilterFn escape = (v, a, kw) -> escape(Py.str(v));
+    filters.put("replace", (v, a, kw) -> {
+      Object count = arg(a, kw, 2, "count", null);
+      return StrMethods.replace(Py.str(v), Py.str(arg(a, kw, 0, "old", "")),
+          Py.str(arg(a, kw, 1, "new", "")), count == null ? -1 : Py.index(count));
+    });
+    filters.put("safe", (v, a, kw) -> new Markup(Py.str(v)));
+    FilterFn escape = (v, a, kw) -> Markup.escape(v);
     filters.put("e", escape);
     filters.put("escape", escape);
-    filters.put("forceescape", escape);
+    filters.put("forceescape", (v, a, kw) -> new Markup(Markup.escapeHtml(Py.str(v))));
     filters.put("indent", (v, a, kw) -> indent(Py.str(v), arg(a, kw, 0, "width", 4L),
         Py.truthy(arg(a, kw, 1, "first", false)), Py.truthy(arg(a, kw, 2, "blank", false))));
-    filters.put("wordcount", (v, a, kw) -> (long) StrMethods.split(Py.str(v), null, -1).size());
+    filters.put("wordcount", (v, a, kw) -> wordcount(Py.str(v)));
     filters.put("center", (v, a, kw) -> {
       String s = Py.str(v);
       long width = Py.index(arg(a, kw, 0, "width", 80L));
@@ -321,6 +317,78 @@ final class Builtins {
         return fn.apply(v, a, kw);
       });
     }
+    filters.replaceAll(Builtins::markupAware);
+  }
+
+  /** Filters that take a Markup as Python does: they escape it, keep it or measure it. */
+  private static final Set<String> MARKUP_AS_IS =
+      Set.of("e", "escape", "forceescape", "safe", "string", "default", "d", "length", "count");
+  /** Filters whose result is plain text (or not text) in Python, given a Markup or its text. */
+  private static final Set<String> MARKUP_AS_TEXT =
+      Set.of("wordcount", "tojson", "list", "first", "join", "replace", "title");
+  /** Filters that return Markup of the changed text, as Markup's own str methods do. */
+  private static final Set<String> MARKUP_KEPT = Set.of("upper", "lower", "capitalize");
+
+  /**
+   * The filter {@code fn} as Python runs it on Markup (see the sets above; any other filter of a
+   * Markup fails as Unsupported). Markup arguments are passed as their text, which is what the
+   * filters make of them with autoescape off, but to default, which returns its argument.
+   */
+  private static FilterFn markupAware(String name, FilterFn fn) {
+    boolean keepArgs = name.equals("default") || name.equals("d");
+    return (v, a, kw) -> {
+      List<Object> args = keepArgs ? a : textOf(a);
+      Map<String, Object> kwargs = keepArgs ? kw : textOf(kw);
+      if (!(v instanceof Markup m) || MARKUP_AS_IS.contains(name)) {
+        return fn.apply(v, args, kwargs);
+      }
+      if (MARKUP_AS_TEXT.contains(name)) {
+        return fn.apply(m.html(), args, kwargs);
+      }
+      if (MARKUP_KEPT.contains(name)) {
+        return new Markup(Py.str(fn.apply(m.html(), args, kwargs)));
+      }
+      throw Markup.unsupported("the filter " + name);
+    };
+  }
+
+  private static List<Object> textOf(List<Object> args) {
+    if (args.stream().noneMatch(o -> o instanceof Markup)) {
+      return args;
+    }
+    List<Object> r = new ArrayList<>(args.size());
+    for (Object o : args) {
+      r.add(o instanceof Markup m ? m.html() : o);
+    }
+    return r;
+  }
+
+  private static Map<String, Object> textOf(Map<String, Object> kwargs) {
+    if (kwargs.values().stream().noneMatch(o -> o instanceof Markup)) {
+      return kwargs;
+    }
+    Map<String, Object> r = new java.util.LinkedHashMap<>(kwargs);
+    r.replaceAll((k, o) -> o instanceof Markup m ? m.html() : o);
+    return r;
+  }
+
+  /** Jinja2's {@code do_wordcount}: runs of word characters ({@code \w+}), not of non-space. */
+  private static long wordcount(String s) {
+    long n = 0;
+    boolean inWord = false;
+    for (int i = 0; i < s.length(); ) {
+      int cp = s.codePointAt(i);
+      i += Character.charCount(cp);
+      int type = Character.getType(cp);
+      // Python's \w: str.isalnum() (letters and every kind of digit) or the underscore
+      boolean word = cp == '_' || Character.isLetter(cp) || type == Character.DECIMAL_DIGIT_NUMBER
+          || type == Character.LETTER_NUMBER || type == Character.OTHER_NUMBER;
+      if (word && !inWord) {
+        n++;
+      }
+      inWord = word;
+    }
+    return n;
   }
 
   /**
@@ -371,8 +439,10 @@ final class Builtins {
     return cp == '-' || cp == '(' || cp == '{' || cp == '[' || cp == '<' || StrMethods.isSpace(cp);
   }
 
+  /** Jinja2's {@code ignore_case}: strings (Markup too) lower-cased unless case-sensitive. */
   private static Object sortKey(Object v, boolean caseSensitive) {
-    return !caseSensitive && v instanceof String s ? s.toLowerCase(Locale.ROOT) : v;
+    String s = Markup.text(v);
+    return !caseSensitive && s != null ? s.toLowerCase(Locale.ROOT) : v;
   }
 
   /** {@code attribute='a.b'} or an integer index path, as Jinja2's make_attrgetter. */
@@ -434,26 +504,6 @@ final class Builtins {
       }
     }
     return any ? best : new Undefined("No aggregated item, sequence was empty.");
-  }
-
-  static String escape(String s) {
-    StringBuilder sb = new StringBuilder(s.length() + 16);
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '&' -> sb.append("&amp;");
-        case '<' -> sb.append("&lt;");
-        case '>' -> sb.append("&gt;");
-        case '"' -> sb.append("&#34;");
-        case '\'' -> sb.append("&#39;");
-        default -> {
-          sb.append(c);
-          continue;
-        }
-      }
-      Limits.checkBuilt(sb, "filter escape");
-    }
-    return sb.toString();
   }
 
   /**

@@ -17,6 +17,9 @@ final class DictKeys {
 
   /** The key of {@code m} that Python takes as {@code key}, or {@link #ABSENT}. */
   static Object find(Map<?, ?> m, Object key) {
+    if (key instanceof Markup markup) {
+      key = markup.html(); // a str subclass: same hash and equality as its text
+    }
     if (m.containsKey(key)) {
       return key;
     }
@@ -30,6 +33,9 @@ final class DictKeys {
 
   /** {@code m[key] = value} as Python's dict does it: an equal key keeps its place and type. */
   static void put(Map<Object, Object> m, Object key, Object value) {
+    if (key instanceof Markup) {
+      throw Markup.unsupported("a dict key");
+    }
     checkHashable(key);
     Object existing = find(m, key);
     m.put(existing == ABSENT ? key : existing, value);

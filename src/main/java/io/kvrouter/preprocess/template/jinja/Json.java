@@ -57,8 +57,8 @@ final class Json {
       } else {
         sb.append(Py.floatRepr(d));
       }
-    } else if (v instanceof String s) {
-      string(sb, s);
+    } else if (Markup.text(v) != null) {
+      string(sb, Markup.text(v));
     } else if (Py.isListOrTuple(v)) {
       List<?> l = (List<?>) v;
       if (l.isEmpty()) {

@@ -51,6 +51,9 @@ final class Methods {
   }
 
   static Object attribute(Object obj, String name) {
+    if (obj instanceof Markup) {
+      throw Markup.unsupported("the method " + name);
+    }
     if (obj instanceof String && STR_METHODS.contains(name)) {
       return new Bound(obj, name);
     }

@@ -114,6 +114,9 @@ final class Py {
     if (v instanceof Macro) {
       return "Macro";
     }
+    if (v instanceof Markup) {
+      return "Markup";
+    }
     if (v instanceof PyCallable) {
       return "function";
     }
@@ -140,6 +143,9 @@ final class Py {
     }
     if (v instanceof String s) {
       return !s.isEmpty();
+    }
+    if (v instanceof Markup m) {
+      return !m.html().isEmpty();
     }
     if (v instanceof Collection<?> c) {
       return !c.isEmpty();
@@ -203,6 +209,10 @@ final class Py {
       stringRepr(sb, s);
     } else if (v instanceof Undefined) {
       sb.append("Undefined");
+    } else if (v instanceof Markup m) {
+      sb.append("Markup(");
+      stringRepr(sb, m.html());
+      sb.append(')');
     } else if (v instanceof PyRange) {
       sb.append(v);
     } else if (v instanceof DictView d) {
@@ -330,8 +340,8 @@ final class Py {
       }
       return toLong(a) == toLong(b);
     }
-    if (a instanceof String && b instanceof String) {
-      return a.equals(b);
+    if (Markup.text(a) != null && Markup.text(b) != null) {
+      return Markup.text(a).equals(Markup.text(b));
     }
     if (a instanceof List<?> la && b instanceof List<?> lb) {
       String kind = typeName(a);
@@ -387,8 +397,8 @@ final class Py {
       }
       return Long.compare(toLong(a), toLong(b));
     }
-    if (a instanceof String sa && b instanceof String sb) {
-      return compareCodePoints(sa, sb);
+    if (Markup.text(a) != null && Markup.text(b) != null) {
+      return compareCodePoints(Markup.text(a), Markup.text(b));
     }
     if (isListOrTuple(a) && typeName(a).equals(typeName(b))) {
       List<?> la = (List<?>) a;
@@ -425,9 +435,10 @@ final class Py {
   }
 
   static boolean contains(Object container, Object item) {
-    if (container instanceof String s) {
-      if (item instanceof String t) {
-        return s.contains(t);
+    String s = Markup.text(container);
+    if (s != null) {
+      if (Markup.text(item) != null) {
+        return s.contains(Markup.text(item));
       }
       if (item instanceof Undefined u) {
         throw u.error();
@@ -490,6 +501,10 @@ final class Py {
   }
 
   static Object add(Object a, Object b) {
+    if ((a instanceof Markup || b instanceof Markup)
+        && Markup.text(a) != null && Markup.text(b) != null) {
+      return Markup.concat(a, b);
+    }
     if (a instanceof String sa) {
       if (b instanceof String sb) {
         Limits.checkLength((long) sa.length() + sb.length(), "a concatenation");
@@ -581,6 +596,10 @@ final class Py {
   }
 
   static Object arith(String op, Object a, Object b) {
+    if ((op.equals("*") && (a instanceof Markup || b instanceof Markup))
+        || (op.equals("%") && a instanceof Markup)) {
+      throw Markup.unsupported("the operator " + op);
+    }
     if (op.equals("*") && !(a instanceof Undefined) && !(b instanceof Undefined)) {
       if (isSequence(b) && !isSequence(a)) {
         return arith(op, b, a);
@@ -686,7 +705,9 @@ final class Py {
     if (v instanceof Map<?, ?> m) {
       return new ArrayList<>(m.keySet());
     }
-    if (v instanceof String s) {
+    String s = Markup.text(v);
+    if (s != null) {
+      // iterating a Markup gives plain one-character strings, as in Python
       List<Object> chars = new ArrayList<>(s.length());
       s.codePoints().forEach(cp -> chars.add(character(cp)));
       return chars;
@@ -712,7 +733,8 @@ final class Py {
   }
 
   static int length(Object v) {
-    if (v instanceof String s) {
+    String s = Markup.text(v);
+    if (s != null) {
       return s.codePointCount(0, s.length());
     }
     if (v instanceof Collection<?> c) {
@@ -728,13 +750,20 @@ final class Py {
   }
 
   static boolean isIterable(Object v) {
-    return v instanceof String || v instanceof List || v instanceof Map || v instanceof Undefined;
+    return v instanceof String || v instanceof List || v instanceof Map || v instanceof Undefined
+        || v instanceof Markup;
   }
 
   /** {@code obj[key]} as Jinja2's sandbox does it: item, then attribute, else Undefined. */
   static Object getItem(Object obj, Object key) {
     if (obj instanceof Undefined u) {
       throw u.error();
+    }
+    if (obj instanceof Markup) {
+      throw Markup.unsupported("indexing");
+    }
+    if (key instanceof Markup m) {
+      key = m.html(); // a str key for Python: same hash, same lookups
     }
     if (obj instanceof Map<?, ?> m) {
       Object k = DictKeys.find(m, key);
@@ -779,6 +808,9 @@ final class Py {
     if (obj instanceof Undefined u) {
       throw u.error();
     }
+    if (obj instanceof Markup) {
+      throw Markup.unsupported("the attribute " + name);
+    }
     if (obj instanceof Map<?, ?> m) {
       if (!Methods.isDictMethod(name) && m.containsKey(name)) {
         return m.get(name);
@@ -793,6 +825,9 @@ final class Py {
   static Object slice(Object obj, Object start, Object stop, Object step) {
     if (obj instanceof Undefined u) {
       throw u.error();
+    }
+    if (obj instanceof Markup) {
+      throw Markup.unsupported("slicing");
     }
     // a string is sliced over its code points, without a String per character
     int[] codePoints = obj instanceof String s ? s.codePoints().toArray() : null;

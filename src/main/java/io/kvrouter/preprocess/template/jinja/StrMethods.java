@@ -50,8 +50,8 @@ final class StrMethods {
     if (a.isEmpty() || a.get(0) == null) {
       return null;
     }
-    if (a.get(0) instanceof String c) {
-      return c;
+    if (Markup.text(a.get(0)) != null) {
+      return Markup.text(a.get(0));
     }
     throw TemplateError.typeError(
         "strip arg must be None or str");
@@ -59,8 +59,8 @@ final class StrMethods {
 
   private static String strArg(List<Object> a, int i, String method) {
     Object v = Methods.arg(a, i, "arg");
-    if (v instanceof String s) {
-      return s;
+    if (Markup.text(v) != null) {
+      return Markup.text(v);
     }
     if (v instanceof Undefined u) {
       throw u.error();
@@ -141,6 +141,18 @@ final class StrMethods {
     int first = upper.codePointAt(0);
     sb.appendCodePoint(first)
         .append(upper.substring(Character.charCount(first)).toLowerCase(java.util.Locale.ROOT));
+  }
+
+  /** Python's {@code str.isupper()}: a cased character, and none lower or title case. */
+  static boolean isUpper(String s) {
+    return s.codePoints().anyMatch(Character::isUpperCase)
+        && s.codePoints().noneMatch(cp -> Character.isLowerCase(cp) || Character.isTitleCase(cp));
+  }
+
+  /** Python's {@code str.islower()}: a cased character, and none upper or title case. */
+  static boolean isLower(String s) {
+    return s.codePoints().anyMatch(Character::isLowerCase)
+        && s.codePoints().noneMatch(cp -> Character.isUpperCase(cp) || Character.isTitleCase(cp));
   }
 
   static String capitalize(String s) {
@@ -237,14 +249,18 @@ final class StrMethods {
       case "split": {
         Object sep = a.isEmpty() ? kw.get("sep") : a.get(0);
         Object max = a.size() > 1 ? a.get(1) : kw.getOrDefault("maxsplit", -1L);
-        return split(s, sep == null ? null : (String) sep, Py.toLong(max));
+        if (sep != null && Markup.text(sep) == null) {
+          throw TemplateError.typeError("must be str or None, not " + Py.typeName(sep));
+        }
+        return split(s, Markup.text(sep), Py.index(max));
       }
       case "startswith":
       case "endswith": {
         Object p = Methods.arg(a, 0, "prefix");
         List<?> options = p instanceof PyTuple t ? t : List.of(p);
         for (Object o : options) {
-          if (!(o instanceof String str)) {
+          String str = Markup.text(o);
+          if (str == null) {
             throw TemplateError.typeError(
                 name + " first arg must be str or a tuple of str, not " + Py.typeName(o));
           }
@@ -275,7 +291,8 @@ final class StrMethods {
         StringBuilder sb = new StringBuilder();
         int i = 0;
         for (Object o : Py.iterable(Methods.arg(a, 0, "iterable"))) {
-          if (!(o instanceof String str)) {
+          String str = Markup.text(o);
+          if (str == null) {
             throw TemplateError.typeError(
                 "sequence item " + i + ": expected str instance, " + Py.typeName(o) + " found");
           }
@@ -322,11 +339,9 @@ final class StrMethods {
       case "isspace":
         return !s.isEmpty() && s.codePoints().allMatch(StrMethods::isSpace);
       case "isupper":
-        return s.codePoints().anyMatch(Character::isUpperCase)
-            && s.codePoints().noneMatch(Character::isLowerCase);
+        return isUpper(s);
       case "islower":
-        return s.codePoints().anyMatch(Character::isLowerCase)
-            && s.codePoints().noneMatch(Character::isUpperCase);
+        return isLower(s);
       case "removeprefix": {
         String p = strArg(a, 0, name);
         return s.startsWith(p) ? s.substring(p.length()) : s;

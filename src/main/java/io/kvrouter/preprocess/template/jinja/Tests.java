@@ -2,7 +2,6 @@ package io.kvrouter.preprocess.template.jinja;
 
 import io.kvrouter.preprocess.template.jinja.Node.TestFn;
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.IntFunction;
 import java.util.function.Predicate;
@@ -22,7 +21,7 @@ final class Tests {
     tests.put("defined", (v, a) -> !(v instanceof Undefined));
     tests.put("undefined", (v, a) -> v instanceof Undefined);
     tests.put("none", (v, a) -> v == null);
-    tests.put("string", (v, a) -> v instanceof String);
+    tests.put("string", (v, a) -> Markup.text(v) != null);
     tests.put("number", (v, a) -> Py.isNumber(v));
     tests.put("integer", (v, a) -> v instanceof Long);
     tests.put("float", (v, a) -> v instanceof Double);
@@ -32,16 +31,17 @@ final class Tests {
     tests.put("mapping", (v, a) -> v instanceof Map);
     tests.put("iterable", (v, a) -> Py.isIterable(v));
     // Jinja2: len(value) and value.__getitem__ work, which dict views do not have
-    tests.put("sequence", (v, a) -> v instanceof String || Py.isListOrTuple(v)
+    tests.put("sequence", (v, a) -> Markup.text(v) != null || Py.isListOrTuple(v)
         || v instanceof PyRange || v instanceof Map);
     tests.put("callable", (v, a) -> v instanceof PyCallable);
-    tests.put("lower", (v, a) -> v instanceof String s && s.equals(s.toLowerCase(Locale.ROOT)));
-    tests.put("upper", (v, a) -> v instanceof String s && s.equals(s.toUpperCase(Locale.ROOT)));
+    // str(value).islower(), whatever the value
+    tests.put("lower", (v, a) -> StrMethods.isLower(Py.str(v)));
+    tests.put("upper", (v, a) -> StrMethods.isUpper(Py.str(v)));
     // value % n == r, as Jinja2 writes them (3.5 is not odd, '%s' % ... formats)
     tests.put("odd", (v, a) -> Py.eq(Py.arith("%", v, 2L), 1L));
     tests.put("even", (v, a) -> Py.eq(Py.arith("%", v, 2L), 0L));
     tests.put("divisibleby", (v, a) -> Py.eq(Py.arith("%", v, a.get(0)), 0L));
-    tests.put("escaped", (v, a) -> false);
+    tests.put("escaped", (v, a) -> v instanceof Markup);
     tests.put("sameas", (v, a) -> sameas(v, a.get(0)));
     TestFn eq = (v, a) -> Py.eq(v, a.get(0));
     TestFn ne = (v, a) -> !Py.eq(v, a.get(0));

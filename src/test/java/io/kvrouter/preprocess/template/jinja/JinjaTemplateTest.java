@@ -163,6 +163,25 @@ class JinjaTemplateTest {
         .hasMessageContaining("keyword arguments to the test divisibleby");
   }
 
+  /**
+   * Python builds a Markup from these, escaping what they add: rather than lose the difference,
+   * they fail (printing, ~, +, ==, measuring, iterating and the escaping filters work, see the
+   * "markup" snippets).
+   */
+  @Test
+  void markupOperationsThatWouldEscapeTheirArgumentsFailClearly() {
+    for (String src : List.of("{{ x[0] }}", "{{ x[1:] }}", "{{ x * 2 }}", "{{ x % 1 }}",
+        "{{ x.upper() }}", "{{ x|trim }}", "{{ x|last }}", "{{ x|reverse }}", "{{ x|center(9) }}",
+        "{{ {x: 1} }}", "{{ [x]|map('indent')|list }}")) {
+      assertThatThrownBy(() -> render("{% set x = '<a>'|e %}" + src, Map.of()))
+          .as(src)
+          .isInstanceOfSatisfying(TemplateError.class, e -> {
+            assertThat(e.kind()).isEqualTo("Unsupported");
+            assertThat(e.pythonMessage()).contains("of an escaped string (Markup");
+          });
+    }
+  }
+
   @Test
   void filterArgumentsPythonWouldRejectAreRejected() {
     for (String src : List.of("{{ 1|tojson(foo=1) }}", "{{ 'a'|trim('a', 2) }}",
