@@ -77,11 +77,16 @@ final class Builtins {
       return " ".repeat(left) + s + " ".repeat(total - left);
     });
     filters.put("format", (v, a, kw) -> {
-      throw TemplateError.unsupported("filter format (printf-style)");
+      if (!a.isEmpty() && !kw.isEmpty()) {
+        throw TemplateError.of("FilterArgumentError",
+            "can't handle positional and keyword arguments at the same time");
+      }
+      return Printf.format(Py.str(v), kw.isEmpty() ? new PyTuple(a.toArray()) : kw);
     });
     // ---- conversion ----
-    filters.put("int", (v, a, kw) -> toInt(v, arg(a, kw, 0, "default", 0L)));
-    filters.put("float", (v, a, kw) -> toFloat(v, arg(a, kw, 0, "default", 0.0)));
+    filters.put("int", (v, a, kw) ->
+        Conversions.toInt(v, arg(a, kw, 0, "default", 0L), arg(a, kw, 1, "base", 10L)));
+    filters.put("float", (v, a, kw) -> Conversions.toFloat(v, arg(a, kw, 0, "default", 0.0)));
     filters.put("list", (v, a, kw) -> new ArrayList<>(Py.iterable(v)));
     filters.put("tojson", (v, a, kw) -> {
       Object indent = arg(a, kw, 1, "indent", null);
@@ -280,19 +285,19 @@ final class Builtins {
 
     // Parameters of each filter (after the value): more positional arguments, or a keyword not
     // in the list, is a TypeError as in Python, never silently ignored. Filters taking *args
-    // (map, select, reject, selectattr, rejectattr) are not listed.
+    // (map, select, reject, selectattr, rejectattr, format) are not listed.
     String[][] signatures = {
       {"trim", "chars"}, {"string"}, {"upper"}, {"lower"}, {"title"}, {"capitalize"}, {"safe"},
       {"e"}, {"escape"}, {"forceescape"}, {"wordcount"}, {"list"}, {"length"}, {"count"},
       {"first"}, {"last"}, {"reverse"}, {"abs"}, {"items"}, {"replace", "old", "new", "count"},
-      {"indent", "width", "first", "blank"}, {"center", "width"}, {"int", "default"},
+      {"indent", "width", "first", "blank"}, {"center", "width"}, {"int", "default", "base"},
       {"float", "default"}, {"tojson", "ensure_ascii", "indent", "separators", "sort_keys"},
       {"join", "d", "attribute"}, {"sort", "reverse", "case_sensitive", "attribute"},
       {"unique", "case_sensitive", "attribute"}, {"dictsort", "case_sensitive", "by", "reverse"},
       {"batch", "linecount", "fill_with"}, {"sum", "attribute", "start"},
       {"min", "case_sensitive", "attribute"}, {"max", "case_sensitive", "attribute"},
       {"default", "default_value", "boolean"}, {"d", "default_value", "boolean"},
-      {"round", "precision", "method"}, {"attr", "name"}, {"format"}
+      {"round", "precision", "method"}, {"attr", "name"}
     };
     for (String[] sig : signatures) {
       String name = sig[0];
@@ -325,7 +330,7 @@ final class Builtins {
       Set.of("e", "escape", "forceescape", "safe", "string", "default", "d", "length", "count");
   /** Filters whose result is plain text (or not text) in Python, given a Markup or its text. */
   private static final Set<String> MARKUP_AS_TEXT =
-      Set.of("wordcount", "tojson", "list", "first", "join", "replace", "title");
+      Set.of("wordcount", "tojson", "list", "first", "join", "replace", "title", "int", "float");
   /** Filters that return Markup of the changed text, as Markup's own str methods do. */
   private static final Set<String> MARKUP_KEPT = Set.of("upper", "lower", "capitalize");
 
@@ -531,47 +536,5 @@ final class Builtins {
       Limits.checkBuilt(sb, "filter indent");
     }
     return sb.toString();
-  }
-
-  private static Object toInt(Object v, Object dflt) {
-    if (v instanceof Long) {
-      return v;
-    }
-    if (v instanceof Boolean b) {
-      return b ? 1L : 0L;
-    }
-    if (v instanceof Double d) {
-      return (long) (double) d;
-    }
-    if (v instanceof String s) {
-      String t = StrMethods.strip(s, null).replace("_", "");
-      try {
-        return Long.parseLong(t);
-      } catch (NumberFormatException e) {
-        try {
-          return (long) Double.parseDouble(t);
-        } catch (NumberFormatException e2) {
-          return dflt;
-        }
-      }
-    }
-    return dflt;
-  }
-
-  private static Object toFloat(Object v, Object dflt) {
-    if (v instanceof Double) {
-      return v;
-    }
-    if (Py.isInt(v)) {
-      return (double) Py.toLong(v);
-    }
-    if (v instanceof String s) {
-      try {
-        return Double.parseDouble(StrMethods.strip(s, null));
-      } catch (NumberFormatException e) {
-        return dflt;
-      }
-    }
-    return dflt;
   }
 }

@@ -617,8 +617,8 @@ final class Py {
         return a instanceof PyTuple ? new PyTuple(r.toArray()) : r;
       }
     }
-    if (op.equals("%") && a instanceof String) {
-      throw TemplateError.unsupported("printf-style string formatting ('...' % args)");
+    if (op.equals("%") && a instanceof String s) {
+      return Printf.format(s, b);
     }
     if (!isNumber(a) || !isNumber(b)) {
       throw operandError(op, a, b);
