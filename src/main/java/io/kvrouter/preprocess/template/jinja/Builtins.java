@@ -256,6 +256,24 @@ final class Builtins {
       }
       return r;
     });
+    filters.put("groupby", (v, a, kw) -> {
+      if (a.isEmpty() && !kw.containsKey("attribute")) {
+        throw TemplateError.typeError(
+            "sync_do_groupby() missing 1 required positional argument: 'attribute'");
+      }
+      return groupby(v, arg(a, kw, 0, "attribute", null), arg(a, kw, 1, "default", null),
+          Py.truthy(arg(a, kw, 2, "case_sensitive", false)));
+    });
+    filters.put("truncate", (v, a, kw) -> truncate(v, arg(a, kw, 0, "length", 255L),
+        Py.truthy(arg(a, kw, 1, "killwords", false)), arg(a, kw, 2, "end", "..."),
+        arg(a, kw, 3, "leeway", null)));
+    // Jinja2's other filters: a template may name them; using one fails when it is evaluated
+    for (String name : new String[] {"filesizeformat", "pprint", "random", "slice", "striptags",
+        "urlencode", "urlize", "wordwrap", "xmlattr"}) {
+      filters.put(name, (v, a, kw) -> {
+        throw TemplateError.unsupported("the filter " + name);
+      });
+    }
     filters.put("select", (v, a, kw) -> select(v, a, false, false));
     filters.put("reject", (v, a, kw) -> select(v, a, true, false));
     filters.put("selectattr", (v, a, kw) -> select(v, a, false, true));
@@ -297,7 +315,9 @@ final class Builtins {
       {"batch", "linecount", "fill_with"}, {"sum", "attribute", "start"},
       {"min", "case_sensitive", "attribute"}, {"max", "case_sensitive", "attribute"},
       {"default", "default_value", "boolean"}, {"d", "default_value", "boolean"},
-      {"round", "precision", "method"}, {"attr", "name"}
+      {"round", "precision", "method"}, {"attr", "name"},
+      {"groupby", "attribute", "default", "case_sensitive"},
+      {"truncate", "length", "killwords", "end", "leeway"}
     };
     for (String[] sig : signatures) {
       String name = sig[0];
@@ -452,8 +472,14 @@ final class Builtins {
 
   /** {@code attribute='a.b'} or an integer index path, as Jinja2's make_attrgetter. */
   static Object attribute(Object o, Object attr) {
+    return attribute(o, attr, null);
+  }
+
+  /** The same, with {@code dflt} (unless None) for each step that is Undefined. */
+  private static Object attribute(Object o, Object attr, Object dflt) {
     if (attr instanceof Long l) {
-      return Py.getItem(o, l);
+      Object r = Py.getItem(o, l);
+      return dflt != null && r instanceof Undefined ? dflt : r;
     }
     Object cur = o;
     for (String part : Py.str(attr).split("\\.")) {
@@ -462,8 +488,67 @@ final class Builtins {
         key = Long.parseLong(part);
       }
       cur = Py.getItem(cur, key);
+      if (dflt != null && cur instanceof Undefined) {
+        cur = dflt;
+      }
     }
     return cur;
+  }
+
+  /**
+   * Jinja2's {@code do_groupby}: the items sorted by the attribute, then grouped where it is
+   * equal, each group named by the attribute of its first item (in its own case).
+   */
+  private static List<Object> groupby(Object v, Object attr, Object dflt, boolean cs) {
+    List<Object> items = new ArrayList<>(Py.iterable(v));
+    sort(items, o -> sortKey(attribute(o, attr, dflt), cs), false);
+    List<List<Object>> groups = new ArrayList<>();
+    Object key = null;
+    for (Object o : items) {
+      Object k = sortKey(attribute(o, attr, dflt), cs);
+      if (groups.isEmpty() || !Py.eq(k, key)) {
+        groups.add(new ArrayList<>());
+        key = k;
+      }
+      groups.get(groups.size() - 1).add(o);
+    }
+    List<Object> r = new ArrayList<>(groups.size());
+    for (List<Object> members : groups) {
+      r.add(new GroupTuple(attribute(members.get(0), attr, dflt), members));
+    }
+    return r;
+  }
+
+  /**
+   * Jinja2's {@code do_truncate} (leeway 5 by default): a string longer than {@code length}
+   * plus leeway is cut to {@code length} less the end's length, at the last space unless
+   * {@code killwords}, and the end appended.
+   */
+  private static Object truncate(
+      Object s, Object lengthArg, boolean killwords, Object end, Object leewayArg) {
+    long length = Py.index(lengthArg);
+    long leeway = leewayArg == null ? 5 : Py.index(leewayArg);
+    int endLength = Py.length(end);
+    if (length < endLength) {
+      throw TemplateError.of(
+          "AssertionError", "expected length >= " + endLength + ", got " + length);
+    }
+    if (leeway < 0) {
+      throw TemplateError.of("AssertionError", "expected leeway >= 0, got " + leeway);
+    }
+    if (Py.length(s) <= length + leeway) {
+      return s;
+    }
+    Object head = Py.slice(s, null, length - endLength, null);
+    if (!killwords) {
+      if (!(head instanceof String h)) {
+        throw TemplateError.of("AttributeError",
+            "'" + Py.typeName(head) + "' object has no attribute 'rsplit'");
+      }
+      int space = h.lastIndexOf(' ');
+      head = space < 0 ? h : h.substring(0, space);
+    }
+    return Py.add(head, end);
   }
 
   private Object select(Object v, List<Object> a, boolean reject, boolean byAttr) {

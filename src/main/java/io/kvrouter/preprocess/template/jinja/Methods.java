@@ -72,6 +72,9 @@ final class Methods {
           break;
       }
     }
+    if (obj instanceof GroupTuple g && g.field(name) != null) {
+      return g.field(name);
+    }
     boolean sequence = obj instanceof PyTuple || obj instanceof PyRange;
     if (sequence ? SEQUENCE_METHODS.contains(name)
         : Py.isListOrTuple(obj) && LIST_METHODS.contains(name)) {
@@ -83,6 +86,9 @@ final class Methods {
     }
     if (obj instanceof Loop loop) {
       return loop.attribute(name);
+    }
+    if (obj instanceof Macro macro) {
+      return macro.attribute(name);
     }
     return Undefined.attr(obj, name);
   }

@@ -131,8 +131,12 @@ final class Node {
     @Override
     public Object eval(Frame f) {
       Object callee = chained(fn, f);
+      return call(callee, args.evalPositional(f), args.evalKeywords(f));
+    }
+
+    static Object call(Object callee, List<Object> positional, Map<String, Object> keywords) {
       if (callee instanceof PyCallable c) {
-        return c.call(args.evalPositional(f), args.evalKeywords(f));
+        return c.call(positional, keywords);
       }
       if (callee instanceof Undefined u) {
         throw u.error();
@@ -492,11 +496,32 @@ final class Node {
     }
   }
 
-  record MacroDef(String name, List<String> params, List<Expr> defaults, List<Stmt> body)
-      implements Stmt {
+  /**
+   * A macro: its parameters with their defaults (null where there is none), and whether its body
+   * loads varargs, kwargs or caller, which makes it take extra arguments or a caller.
+   */
+  record MacroDef(String name, List<String> params, List<Expr> defaults, List<Stmt> body,
+      boolean catchVarargs, boolean catchKwargs, boolean caller) implements Stmt {
     @Override
     public int exec(Frame f, StringBuilder out) {
       f.set(name, new Macro(this, f));
+      return NORMAL;
+    }
+  }
+
+  /** {@code {% call %}}: the call with one more keyword argument, {@code caller}. */
+  record CallBlock(Call call, MacroDef caller, int line) implements Stmt {
+    @Override
+    public int exec(Frame f, StringBuilder out) {
+      try {
+        Object callee = chained(call.fn(), f);
+        List<Object> positional = call.args().evalPositional(f);
+        Map<String, Object> keywords = new LinkedHashMap<>(call.args().evalKeywords(f));
+        keywords.put("caller", new Macro(caller, f));
+        emit(out, Call.call(callee, positional, keywords));
+      } catch (RuntimeException err) {
+        throw TemplateError.at(err, line);
+      }
       return NORMAL;
     }
   }

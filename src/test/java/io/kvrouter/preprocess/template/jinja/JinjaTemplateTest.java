@@ -104,12 +104,29 @@ class JinjaTemplateTest {
   @Test
   void unsupportedStatementsFailAtParseNamingTheTagAndLine() {
     for (String tag : Arrays.asList("include 'x'", "import 'x' as y", "extends 'x'", "block b",
-        "call m()", "with a = 1", "autoescape true")) {
+        "with a = 1", "autoescape true")) {
       assertThatThrownBy(() -> JinjaTemplate.parse("a\nb\n{% " + tag + " %}"))
           .isInstanceOfSatisfying(TemplateError.class, e -> {
             assertThat(e.kind()).isEqualTo("TemplateSyntaxError");
             assertThat(e.pythonMessage()).contains("unsupported").contains(tag.split(" ")[0]);
             assertThat(e.line()).isEqualTo(3);
+          });
+    }
+  }
+
+  /** Jinja2's filters this renderer does not implement parse, and fail when they are used. */
+  @Test
+  void unimplementedJinjaFiltersFailWhenUsedNamingThem() {
+    for (String filter : List.of("wordwrap", "urlize", "xmlattr", "striptags", "pprint",
+        "filesizeformat", "random", "slice(2)", "urlencode")) {
+      JinjaTemplate t = JinjaTemplate.parse("{% if x %}\n{{ x|" + filter + " }}{% endif %}ok");
+      assertThat(t.render(Map.of("x", false))).isEqualTo("ok");
+      assertThatThrownBy(() -> t.render(Map.of("x", "text")))
+          .as(filter)
+          .isInstanceOfSatisfying(TemplateError.class, e -> {
+            assertThat(e.kind()).isEqualTo("Unsupported");
+            assertThat(e.pythonMessage()).endsWith("the filter " + filter.replace("(2)", ""));
+            assertThat(e.line()).isEqualTo(2);
           });
     }
   }
