@@ -6,11 +6,16 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.Spliterator;
+import java.util.Spliterators;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 
 /**
  * Jinja2's built-in filters as Hugging Face's environment has them (with its {@code tojson}), and
@@ -111,13 +116,14 @@ final class Builtins {
     FilterFn length = (v, a, kw) -> (long) Py.length(v);
     filters.put("length", length);
     filters.put("count", length);
+    // next(iter(seq)): a generator gives up one item only
     filters.put("first", (v, a, kw) -> {
-      List<?> l = Py.iterable(v);
-      return l.isEmpty() ? new Undefined("No first item, sequence was empty.") : l.get(0);
+      Iterator<?> it = Py.iterator(v);
+      return it.hasNext() ? it.next() : new Undefined("No first item, sequence was empty.");
     });
     filters.put("last", (v, a, kw) -> {
-      List<?> l = Py.iterable(v);
-      return l.isEmpty() ? new Undefined("No last item, sequence was empty.") : l.get(l.size() - 1);
+      PyIterator it = Py.reversed(v);
+      return it.hasNext() ? it.next() : new Undefined("No last item, sequence was empty.");
     });
     filters.put("join", (v, a, kw) -> {
       String sep = Py.str(arg(a, kw, 0, "d", ""));
@@ -134,12 +140,19 @@ final class Builtins {
       }
       return sb.toString();
     });
+    // do_reverse: a string reversed, else reversed(value), else list(value) reversed
     filters.put("reverse", (v, a, kw) -> {
       if (v instanceof String s) {
         return new StringBuilder(s).reverse().toString();
       }
+      if (Py.isReversible(v)) {
+        return Py.reversed(v);
+      }
+      if (!Py.isIterable(v)) {
+        throw TemplateError.of("FilterArgumentError", "argument must be iterable");
+      }
       List<Object> r = new ArrayList<>(Py.iterable(v));
-      java.util.Collections.reverse(r);
+      Collections.reverse(r);
       return r;
     });
     filters.put("sort", (v, a, kw) -> {
@@ -153,33 +166,31 @@ final class Builtins {
     filters.put("unique", (v, a, kw) -> {
       boolean cs = Py.truthy(arg(a, kw, 0, "case_sensitive", false));
       Object attr = arg(a, kw, 1, "attribute", null);
-      List<Object> r = new ArrayList<>();
-      List<Object> seen = new ArrayList<>();
-      for (Object o : Py.iterable(v)) {
-        Object k = sortKey(attr == null ? o : attribute(o, attr), cs);
-        boolean dup = false;
-        for (Object s : seen) {
-          if (Py.eq(s, k)) {
-            dup = true;
-            break;
+      return PyIterator.generator(() -> {
+        List<Object> seen = new ArrayList<>(); // a set in Python: keys must be hashable
+        return stream(Py.iterator(v)).filter(o -> {
+          Object k = sortKey(attr == null ? o : attribute(o, attr), cs);
+          DictKeys.checkHashable(k);
+          if (seen.stream().anyMatch(s -> Py.eq(s, k))) {
+            return false;
           }
-        }
-        if (!dup) {
           seen.add(k);
-          r.add(o);
-        }
-      }
-      return r;
+          return true;
+        }).iterator();
+      });
     });
-    filters.put("items", (v, a, kw) -> {
+    filters.put("items", (v, a, kw) -> PyIterator.generator(() -> {
       if (v instanceof Undefined) {
-        return List.of();
+        return PyIterator.empty();
       }
       if (!(v instanceof Map<?, ?> m)) {
         throw TemplateError.typeError("Can only get item pairs from a mapping.");
       }
-      return Methods.pairs(m);
-    });
+      return stream(m.entrySet().iterator())
+          .map(e -> (Object) Methods.pair(((Map.Entry<?, ?>) e).getKey(),
+              ((Map.Entry<?, ?>) e).getValue()))
+          .iterator();
+    }));
     filters.put("dictsort", (v, a, kw) -> {
       boolean cs = Py.truthy(arg(a, kw, 0, "case_sensitive", false));
       String by = Py.str(arg(a, kw, 1, "by", "key"));
@@ -196,7 +207,7 @@ final class Builtins {
       sort(r, pair -> sortKey(((List<?>) pair).get(idx), cs), reverse);
       return r;
     });
-    filters.put("batch", (v, a, kw) -> {
+    filters.put("batch", (v, a, kw) -> PyIterator.generator(() -> {
       Object n = arg(a, kw, 0, "linecount", 1L);
       Object fill = arg(a, kw, 1, "fill_with", null);
       List<Object> r = new ArrayList<>();
@@ -216,8 +227,8 @@ final class Builtins {
         }
         r.add(cur);
       }
-      return r;
-    });
+      return r.iterator();
+    }));
     filters.put("sum", (v, a, kw) -> {
       Object attr = arg(a, kw, 0, "attribute", null);
       Object total = arg(a, kw, 1, "start", 0L);
@@ -231,31 +242,9 @@ final class Builtins {
     });
     filters.put("min", (v, a, kw) -> minMax(v, a, kw, false));
     filters.put("max", (v, a, kw) -> minMax(v, a, kw, true));
-    filters.put("map", (v, a, kw) -> {
-      List<Object> r = new ArrayList<>();
-      if (kw.containsKey("attribute")) {
-        Object attr = kw.get("attribute");
-        boolean hasDefault = kw.containsKey("default");
-        for (Object o : Py.iterable(v)) {
-          Object x = attribute(o, attr);
-          r.add(x instanceof Undefined && hasDefault ? kw.get("default") : x);
-        }
-        return r;
-      }
-      if (a.isEmpty()) {
-        throw TemplateError.of("FilterArgumentError", "map requires a filter argument");
-      }
-      String name = Py.str(a.get(0));
-      FilterFn f = filters.get(name);
-      if (f == null) {
-        throw TemplateError.of("TemplateRuntimeError", "No filter named '" + name + "'.");
-      }
-      List<Object> rest = a.subList(1, a.size());
-      for (Object o : Py.iterable(v)) {
-        r.add(f.apply(o, rest, kw));
-      }
-      return r;
-    });
+    filters.put("map", (v, a, kw) -> PyIterator.generator(() -> Py.truthy(v)
+        ? stream(Py.iterator(v)).map(mapper(a, kw)).iterator()
+        : PyIterator.empty()));
     filters.put("groupby", (v, a, kw) -> {
       if (a.isEmpty() && !kw.containsKey("attribute")) {
         throw TemplateError.typeError(
@@ -274,10 +263,10 @@ final class Builtins {
         throw TemplateError.unsupported("the filter " + name);
       });
     }
-    filters.put("select", (v, a, kw) -> select(v, a, false, false));
-    filters.put("reject", (v, a, kw) -> select(v, a, true, false));
-    filters.put("selectattr", (v, a, kw) -> select(v, a, false, true));
-    filters.put("rejectattr", (v, a, kw) -> select(v, a, true, true));
+    filters.put("select", (v, a, kw) -> select(v, a, kw, false, false));
+    filters.put("reject", (v, a, kw) -> select(v, a, kw, true, false));
+    filters.put("selectattr", (v, a, kw) -> select(v, a, kw, false, true));
+    filters.put("rejectattr", (v, a, kw) -> select(v, a, kw, true, true));
     // ---- values ----
     filters.put("default", (v, a, kw) -> {
       Object dflt = arg(a, kw, 0, "default_value", "");
@@ -551,32 +540,67 @@ final class Builtins {
     return Py.add(head, end);
   }
 
-  private Object select(Object v, List<Object> a, boolean reject, boolean byAttr) {
-    int off = 0;
-    Object attr = null;
-    if (byAttr) {
-      attr = Methods.arg(a, 0, "attribute");
-      off = 1;
-    }
-    TestFn test = null;
-    List<Object> testArgs = List.of();
-    if (a.size() > off) {
-      String name = Py.str(a.get(off));
-      test = tests.get(name);
-      if (test == null) {
-        throw TemplateError.of("TemplateRuntimeError", "No test named '" + name + "'.");
+  /** Jinja2's {@code prepare_map}: an attribute getter, or a filter with its arguments. */
+  private UnaryOperator<Object> mapper(List<Object> a, Map<String, Object> kw) {
+    if (a.isEmpty() && kw.containsKey("attribute")) {
+      Object attr = kw.get("attribute");
+      Object dflt = kw.get("default");
+      for (String k : kw.keySet()) {
+        if (!k.equals("attribute") && !k.equals("default")) {
+          throw TemplateError.of("FilterArgumentError", "Unexpected keyword argument '" + k + "'");
+        }
       }
-      testArgs = a.subList(off + 1, a.size());
+      return o -> attribute(o, attr, dflt);
     }
-    List<Object> r = new ArrayList<>();
-    for (Object o : Py.iterable(v)) {
-      Object x = byAttr ? attribute(o, attr) : o;
-      boolean ok = test == null ? Py.truthy(x) : test.test(x, testArgs);
-      if (ok != reject) {
-        r.add(o);
+    if (a.isEmpty()) {
+      throw TemplateError.of("FilterArgumentError", "map requires a filter argument");
+    }
+    String name = Py.str(a.get(0));
+    FilterFn f = filters.get(name);
+    if (f == null) {
+      throw TemplateError.of("TemplateRuntimeError", "No filter named '" + name + "'.");
+    }
+    List<Object> rest = a.subList(1, a.size());
+    return o -> f.apply(o, rest, kw);
+  }
+
+  /** Jinja2's {@code select_or_reject}: a generator whose body, test lookup included, is lazy. */
+  private Object select(
+      Object v, List<Object> a, Map<String, Object> kw, boolean reject, boolean byAttr) {
+    return PyIterator.generator(() -> {
+      if (!Py.truthy(v)) {
+        return PyIterator.empty();
       }
-    }
-    return r;
+      if (byAttr && a.isEmpty()) {
+        throw TemplateError.of("FilterArgumentError", "Missing parameter for attribute name");
+      }
+      int off = byAttr ? 1 : 0;
+      TestFn test = null;
+      List<Object> testArgs = List.of();
+      if (a.size() > off) {
+        String name = Py.str(a.get(off));
+        test = tests.get(name);
+        if (test == null) {
+          throw TemplateError.of("TemplateRuntimeError", "No test named '" + name + "'.");
+        }
+        if (!kw.isEmpty()) {
+          throw TemplateError.unsupported("keyword arguments to the test " + name);
+        }
+        testArgs = a.subList(off + 1, a.size());
+      }
+      TestFn t = test;
+      List<Object> args = testArgs;
+      return stream(Py.iterator(v)).filter(o -> {
+        Object x = byAttr ? attribute(o, a.get(0)) : o;
+        return (t == null ? Py.truthy(x) : t.test(x, args)) != reject;
+      }).iterator();
+    });
+  }
+
+  /** The items of {@code it} as a lazy stream: a generator's body pulls them one by one. */
+  private static Stream<Object> stream(Iterator<?> it) {
+    return StreamSupport.stream(Spliterators.spliteratorUnknownSize(it, Spliterator.ORDERED), false)
+        .map(o -> (Object) o);
   }
 
   private static Object minMax(Object v, List<Object> a, Map<String, Object> kw, boolean max) {

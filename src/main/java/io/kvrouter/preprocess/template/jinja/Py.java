@@ -117,6 +117,9 @@ final class Py {
     if (v instanceof Markup) {
       return "Markup";
     }
+    if (v instanceof PyIterator it) {
+      return it.typeName();
+    }
     if (v instanceof PyCallable) {
       return "function";
     }
@@ -182,6 +185,10 @@ final class Py {
     if (v instanceof PyCallable && !(v instanceof Macro)) {
       throw TemplateError.unsupported(
           "printing " + v + " (Python prints a function's memory address)");
+    }
+    if (v instanceof PyIterator it) {
+      throw TemplateError.unsupported(
+          "printing a " + it.typeName() + " (Python prints its memory address)");
     }
     return v.toString();
   }
@@ -446,9 +453,10 @@ final class Py {
       throw TemplateError.typeError(
           "'in <string>' requires string as left operand, not " + typeName(item));
     }
-    if (container instanceof List<?> l) {
-      for (Object o : l) {
-        if (eq(o, item)) {
+    if (container instanceof List<?> || container instanceof PyIterator) {
+      // a generator is consumed up to the item found
+      for (Iterator<?> it = iterator(container); it.hasNext(); ) {
+        if (eq(it.next(), item)) {
           return true;
         }
       }
@@ -697,10 +705,16 @@ final class Py {
 
   // ---- iteration, length, indexing ----
 
-  /** What {@code for} iterates: list items, dict keys, string characters; Undefined is empty. */
+  /**
+   * What {@code for} iterates: list items, dict keys, string characters, what a generator has
+   * left (consuming it); Undefined is empty.
+   */
   static List<?> iterable(Object v) {
     if (v instanceof List<?> l) {
       return l;
+    }
+    if (v instanceof PyIterator it) {
+      return it.drain();
     }
     if (v instanceof Map<?, ?> m) {
       return new ArrayList<>(m.keySet());
@@ -751,7 +765,7 @@ final class Py {
 
   static boolean isIterable(Object v) {
     return v instanceof String || v instanceof List || v instanceof Map || v instanceof Undefined
-        || v instanceof Markup;
+        || v instanceof Markup || v instanceof PyIterator;
   }
 
   /** {@code obj[key]} as Jinja2's sandbox does it: item, then attribute, else Undefined. */
@@ -876,7 +890,40 @@ final class Py {
     return Math.max(min, Math.min(max, i));
   }
 
+  /** Python's {@code iter(v)}: a generator is its own iterator, consumed as it goes. */
   static Iterator<?> iterator(Object v) {
-    return iterable(v).iterator();
+    return v instanceof PyIterator it ? it : iterable(v).iterator();
+  }
+
+  /** Whether Python's {@code reversed(v)} works: a sequence, a dict or a dict view. */
+  static boolean isReversible(Object v) {
+    return v instanceof List || v instanceof Map || v instanceof Undefined
+        || Markup.text(v) != null;
+  }
+
+  /** Python's {@code reversed(v)}, an iterator named as Python names it. */
+  static PyIterator reversed(Object v) {
+    if (!isReversible(v)) {
+      throw TemplateError.typeError("'" + typeName(v) + "' object is not reversible");
+    }
+    List<Object> items = new ArrayList<>(iterable(v));
+    Collections.reverse(items);
+    String type;
+    if (v instanceof DictView d) {
+      type = switch (d.kind) {
+        case "dict_values" -> "dict_reversevalueiterator";
+        case "dict_items" -> "dict_reverseitemiterator";
+        default -> "dict_reversekeyiterator";
+      };
+    } else if (v instanceof Map) {
+      type = "dict_reversekeyiterator";
+    } else if (v instanceof PyRange) {
+      type = "range_iterator";
+    } else if (isListOrTuple(v) && !(v instanceof PyTuple)) {
+      type = "list_reverseiterator";
+    } else {
+      type = "reversed"; // tuples, strings, Undefined
+    }
+    return PyIterator.over(type, items);
   }
 }

@@ -145,9 +145,13 @@ class JinjaTemplateTest {
 
   @Test
   void constructsPythonWouldRenderDifferentlyFailInsteadOfGuessing() {
-    assertThatThrownBy(() -> render("{{ d.items }}", Map.of("d", Map.of())))
-        .isInstanceOf(TemplateError.class)
-        .hasMessageContaining("memory address");
+    for (String src : List.of("{{ d.items }}", "{{ [1]|select }}", "{{ [1]|reverse ~ '' }}",
+        "{{ [[1]|map('string')] }}", "{{ x|items|string }}")) {
+      assertThatThrownBy(() -> render(src, Map.of("d", Map.of(), "x", Map.of())))
+          .as(src)
+          .isInstanceOf(TemplateError.class)
+          .hasMessageContaining("memory address");
+    }
     assertThatThrownBy(() -> render("{{ '{:>5}'.format(1) }}", Map.of()))
         .isInstanceOf(TemplateError.class)
         .hasMessageContaining("str.format field spec");
