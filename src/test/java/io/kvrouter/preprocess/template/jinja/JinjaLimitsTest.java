@@ -143,6 +143,19 @@ class JinjaLimitsTest {
     }
   }
 
+  /** Python's padding methods are not implemented: they fail as Unsupported, whatever width. */
+  @Test
+  void paddingStrMethodsFailAsUnsupportedWhateverTheirWidth() {
+    for (String method : new String[] {"center", "ljust", "rjust", "zfill"}) {
+      assertThatThrownBy(() -> render("{{ 'x'." + method + "(9999999999) }}"))
+          .as(method)
+          .isInstanceOfSatisfying(TemplateError.class, e -> {
+            assertThat(e.kind()).isEqualTo("Unsupported");
+            assertThat(e.pythonMessage()).contains("str method " + method);
+          });
+    }
+  }
+
   @Test
   void resultsWithinTheLengthLimitStillRender() {
     assertThat(render("{{ 'x'|center(1000000)|length }}")).isEqualTo("1000000");
