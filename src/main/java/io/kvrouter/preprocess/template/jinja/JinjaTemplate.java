@@ -40,8 +40,23 @@ public final class JinjaTemplate {
 
   /** Parses {@code source}; {@code strftime_now} reads the local date-time of {@code clock}. */
   public static JinjaTemplate parse(String source, Clock clock) {
-    List<Stmt> body = new Parser(Lexer.tokenize(source), Builtins.DEFAULT).parseTemplate();
-    return new JinjaTemplate(body, clock);
+    try {
+      return new JinjaTemplate(
+          new Parser(Lexer.tokenize(source), Builtins.DEFAULT).parseTemplate(), clock);
+    } catch (RuntimeException e) {
+      throw TemplateError.from(e);
+    } catch (StackOverflowError e) {
+      throw stackTooSmall();
+    }
+  }
+
+  /**
+   * {@link Limits} keeps parsing and rendering far from the end of an ordinary thread's stack
+   * (512 KiB and more); a smaller one may still overflow, which fails the same way.
+   */
+  private static TemplateError stackTooSmall() {
+    return TemplateError.of(
+        "RecursionError", "maximum recursion depth exceeded (the thread's stack is too small)");
   }
 
   /** The same template with another clock for {@code strftime_now}. */
@@ -59,25 +74,22 @@ public final class JinjaTemplate {
 
   /** Renders with the given variables (which win over the globals of the same name). */
   public String render(Map<String, ?> context) {
-    Map<String, Object> globals = Builtins.globals();
+    Map<String, Object> globals = Globals.create();
     Clock c = clock;
     globals.put("strftime_now", (PyCallable) (a, kw) ->
         Strftime.format(LocalDateTime.now(c), Py.str(Methods.arg(a, 0, "format"))));
-    Frame root = new Frame(null, globals);
-    Map<String, Object> vars = new HashMap<>();
-    for (Map.Entry<String, ?> e : context.entrySet()) {
-      vars.put(e.getKey(), Py.normalize(e.getValue()));
-    }
-    Frame frame = new Frame(root, vars);
+    Frame root = new Frame(globals);
     StringBuilder out = new StringBuilder(4096);
     try {
-      Node.execAll(body, frame, out);
-    } catch (TemplateError e) {
-      throw e;
-    } catch (ClassCastException | IndexOutOfBoundsException | NullPointerException e) {
-      throw TemplateError.of("TypeError", "unsupported value in template: " + e);
+      Map<String, Object> vars = new HashMap<>();
+      for (Map.Entry<String, ?> e : context.entrySet()) {
+        vars.put(e.getKey(), Py.normalize(e.getValue()));
+      }
+      Node.execAll(body, new Frame(root, vars), out);
+    } catch (RuntimeException e) {
+      throw TemplateError.from(e);
     } catch (StackOverflowError e) {
-      throw TemplateError.of("RecursionError", "maximum recursion depth exceeded");
+      throw stackTooSmall();
     }
     return out.toString();
   }

@@ -35,10 +35,14 @@ final class Json {
     sb.append('\n');
     for (int i = 0; i < depth; i++) {
       sb.append(indent);
+      Limits.checkBuilt(sb, TOJSON);
     }
   }
 
+  private static final String TOJSON = "filter tojson";
+
   private void write(StringBuilder sb, Object v, int depth) {
+    Limits.checkDataDepth(depth);
     if (v == null) {
       sb.append("null");
     } else if (v instanceof Boolean b) {
@@ -53,9 +57,10 @@ final class Json {
       } else {
         sb.append(Py.floatRepr(d));
       }
-    } else if (v instanceof String s) {
-      string(sb, s);
-    } else if (v instanceof List<?> l) {
+    } else if (Markup.text(v) != null) {
+      string(sb, Markup.text(v));
+    } else if (Py.isListOrTuple(v)) {
+      List<?> l = (List<?>) v;
       if (l.isEmpty()) {
         sb.append("[]");
         return;
@@ -69,6 +74,7 @@ final class Json {
           newline(sb, depth + 1);
         }
         write(sb, l.get(i), depth + 1);
+        Limits.checkBuilt(sb, TOJSON);
       }
       if (indent != null) {
         newline(sb, depth);
@@ -96,6 +102,7 @@ final class Json {
         string(sb, key(e.getKey()));
         sb.append(keySep);
         write(sb, e.getValue(), depth + 1);
+        Limits.checkBuilt(sb, TOJSON);
       }
       if (indent != null) {
         newline(sb, depth);
@@ -140,6 +147,7 @@ final class Json {
         default -> {
           if (c < 0x20 || (ensureAscii && c > 0x7e)) {
             sb.append(String.format("\\u%04x", (int) c));
+            Limits.checkBuilt(sb, TOJSON);
           } else {
             sb.append(c);
           }

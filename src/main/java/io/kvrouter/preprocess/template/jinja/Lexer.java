@@ -1,6 +1,7 @@
 package io.kvrouter.preprocess.template.jinja;
 
 import io.kvrouter.preprocess.template.jinja.Token.Type;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -319,7 +320,9 @@ final class Lexer {
     if (isFloat) {
       out.add(new Token(Type.FLOAT, text, Double.parseDouble(text), line));
     } else {
-      out.add(new Token(Type.INT, text, Long.parseLong(text), line));
+      // beyond 64 bits the literal fails when it is evaluated (Node.BigInt), not at parse
+      BigInteger n = new BigInteger(text);
+      out.add(new Token(Type.INT, text, n.bitLength() < 64 ? (Object) n.longValue() : n, line));
     }
   }
 

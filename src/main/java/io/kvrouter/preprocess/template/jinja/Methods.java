@@ -24,6 +24,8 @@ final class Methods {
           "index", "count");
   private static final Set<String> LIST_MUTATORS =
       Set.of("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse");
+  /** What tuples and ranges have of the list methods. */
+  private static final Set<String> SEQUENCE_METHODS = Set.of("index", "count");
   private static final Set<String> STR_METHODS =
       Set.of("strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith",
           "endswith", "upper", "lower", "title", "capitalize", "replace", "join", "format",
@@ -49,13 +51,33 @@ final class Methods {
   }
 
   static Object attribute(Object obj, String name) {
+    if (obj instanceof Markup) {
+      throw Markup.unsupported("the method " + name);
+    }
     if (obj instanceof String && STR_METHODS.contains(name)) {
       return new Bound(obj, name);
     }
     if (obj instanceof Map<?, ?> && DICT_METHODS.contains(name)) {
       return new Bound(obj, name);
     }
-    if (obj instanceof List<?> && LIST_METHODS.contains(name)) {
+    if (obj instanceof PyRange r) {
+      switch (name) {
+        case "start":
+          return r.start;
+        case "stop":
+          return r.stop;
+        case "step":
+          return r.step;
+        default:
+          break;
+      }
+    }
+    if (obj instanceof GroupTuple g && g.field(name) != null) {
+      return g.field(name);
+    }
+    boolean sequence = obj instanceof PyTuple || obj instanceof PyRange;
+    if (sequence ? SEQUENCE_METHODS.contains(name)
+        : Py.isListOrTuple(obj) && LIST_METHODS.contains(name)) {
       return new Bound(obj, name);
     }
     if (obj instanceof Namespace ns) {
@@ -64,6 +86,9 @@ final class Methods {
     }
     if (obj instanceof Loop loop) {
       return loop.attribute(name);
+    }
+    if (obj instanceof Macro macro) {
+      return macro.attribute(name);
     }
     return Undefined.attr(obj, name);
   }
@@ -77,21 +102,18 @@ final class Methods {
         throw unsafe(name, "dict");
       }
       switch (name) {
-        case "items": {
-          List<Object> r = new ArrayList<>(m.size());
-          for (Map.Entry<?, ?> e : m.entrySet()) {
-            r.add(pair(e.getKey(), e.getValue()));
-          }
-          return r;
-        }
+        case "items":
+          return new DictView("dict_items", pairs(m));
         case "keys":
-          return new ArrayList<>(m.keySet());
+          return new DictView("dict_keys", new ArrayList<>(m.keySet()));
         case "values":
-          return new ArrayList<>(m.values());
+          return new DictView("dict_values", new ArrayList<>(m.values()));
         case "get": {
           Object key = arg(a, 0, "key");
-          if (m.containsKey(key)) {
-            return m.get(key);
+          DictKeys.checkHashable(key);
+          Object k = DictKeys.find(m, key);
+          if (k != DictKeys.ABSENT) {
+            return m.get(k);
           }
           return a.size() > 1 ? a.get(1) : null;
         }
@@ -123,7 +145,9 @@ final class Methods {
               return (long) i;
             }
           }
-          throw TemplateError.of("ValueError", Py.repr(a.get(0)) + " is not in list");
+          throw TemplateError.of("ValueError", self instanceof PyTuple
+              ? "tuple.index(x): x not in tuple"
+              : Py.repr(a.get(0)) + " is not in " + Py.typeName(self));
         }
         default:
           break;
@@ -134,6 +158,15 @@ final class Methods {
 
   static List<Object> pair(Object k, Object v) {
     return new PyTuple(k, v);
+  }
+
+  /** The (key, value) tuples of {@code m}, in order. */
+  static List<Object> pairs(Map<?, ?> m) {
+    List<Object> r = new ArrayList<>(m.size());
+    for (Map.Entry<?, ?> e : m.entrySet()) {
+      r.add(pair(e.getKey(), e.getValue()));
+    }
+    return r;
   }
 
   static TemplateError unsafe(String name, String type) {

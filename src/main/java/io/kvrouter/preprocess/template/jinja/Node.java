@@ -1,5 +1,6 @@
 package io.kvrouter.preprocess.template.jinja;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,12 +26,34 @@ final class Node {
     int exec(Frame f, StringBuilder out);
   }
 
+  /**
+   * Evaluates the operand a chain is built on ({@code a} of {@code a + b}, {@code a.b},
+   * {@code a|f}, {@code a(...)}): the parser builds chains in a loop, not by recursion, so their
+   * evaluation depth is bounded here, by {@link Frame#enter()}.
+   */
+  static Object chained(Expr e, Frame f) {
+    f.enter();
+    try {
+      return e.eval(f);
+    } finally {
+      f.leave();
+    }
+  }
+
   // ---------------- expressions ----------------
 
   record Const(Object value) implements Expr {
     @Override
     public Object eval(Frame f) {
       return value;
+    }
+  }
+
+  /** An integer literal beyond 64 bits: Python's ints are unbounded, this renderer's are not. */
+  record BigInt(BigInteger value) implements Expr {
+    @Override
+    public Object eval(Frame f) {
+      return Py.bigInteger(value);
     }
   }
 
@@ -44,21 +67,21 @@ final class Node {
   record Attr(Expr obj, String name) implements Expr {
     @Override
     public Object eval(Frame f) {
-      return Py.getAttr(obj.eval(f), name);
+      return Py.getAttr(chained(obj, f), name);
     }
   }
 
   record Item(Expr obj, Expr key) implements Expr {
     @Override
     public Object eval(Frame f) {
-      return Py.getItem(obj.eval(f), key.eval(f));
+      return Py.getItem(chained(obj, f), key.eval(f));
     }
   }
 
   record Slice(Expr obj, Expr start, Expr stop, Expr step) implements Expr {
     @Override
     public Object eval(Frame f) {
-      Object o = obj.eval(f);
+      Object o = chained(obj, f);
       return Py.slice(o, index(start, f), index(stop, f), index(step, f));
     }
 
@@ -107,9 +130,13 @@ final class Node {
   record Call(Expr fn, Args args) implements Expr {
     @Override
     public Object eval(Frame f) {
-      Object callee = fn.eval(f);
+      Object callee = chained(fn, f);
+      return call(callee, args.evalPositional(f), args.evalKeywords(f));
+    }
+
+    static Object call(Object callee, List<Object> positional, Map<String, Object> keywords) {
       if (callee instanceof PyCallable c) {
-        return c.call(args.evalPositional(f), args.evalKeywords(f));
+        return c.call(positional, keywords);
       }
       if (callee instanceof Undefined u) {
         throw u.error();
@@ -125,7 +152,7 @@ final class Node {
   record Filter(Expr arg, String name, FilterFn fn, Args args) implements Expr {
     @Override
     public Object eval(Frame f) {
-      return fn.apply(arg.eval(f), args.evalPositional(f), args.evalKeywords(f));
+      return fn.apply(chained(arg, f), args.evalPositional(f), args.evalKeywords(f));
     }
   }
 
@@ -136,7 +163,11 @@ final class Node {
   record Test(Expr arg, String name, TestFn fn, Args args, boolean negated) implements Expr {
     @Override
     public Object eval(Frame f) {
-      return fn.test(arg.eval(f), args.evalPositional(f)) != negated;
+      Object value = chained(arg, f);
+      if (!args.names().isEmpty()) {
+        throw TemplateError.unsupported("keyword arguments to the test " + name);
+      }
+      return fn.test(value, args.evalPositional(f)) != negated;
     }
   }
 
@@ -170,7 +201,7 @@ final class Node {
   record And(Expr l, Expr r) implements Expr {
     @Override
     public Object eval(Frame f) {
-      Object a = l.eval(f);
+      Object a = chained(l, f);
       return Py.truthy(a) ? r.eval(f) : a;
     }
   }
@@ -178,7 +209,7 @@ final class Node {
   record Or(Expr l, Expr r) implements Expr {
     @Override
     public Object eval(Frame f) {
-      Object a = l.eval(f);
+      Object a = chained(l, f);
       return Py.truthy(a) ? a : r.eval(f);
     }
   }
@@ -189,6 +220,7 @@ final class Node {
       StringBuilder sb = new StringBuilder();
       for (Expr p : parts) {
         Py.appendStr(sb, p.eval(f));
+        Limits.checkBuilt(sb, "a concatenation");
       }
       return sb.toString();
     }
@@ -197,7 +229,7 @@ final class Node {
   record BinOp(String op, Expr l, Expr r) implements Expr {
     @Override
     public Object eval(Frame f) {
-      Object a = l.eval(f);
+      Object a = chained(l, f);
       Object b = r.eval(f);
       return op.equals("+") ? Py.add(a, b) : Py.arith(op, a, b);
     }
@@ -245,7 +277,7 @@ final class Node {
     @Override
     public Object eval(Frame f) {
       if (Py.truthy(test.eval(f))) {
-        return then.eval(f);
+        return chained(then, f);
       }
       return otherwise == null
           ? new Undefined("the inline if-expression evaluated to false and no else section was defined.")
@@ -280,13 +312,19 @@ final class Node {
     public Object eval(Frame f) {
       Map<Object, Object> r = new LinkedHashMap<>();
       for (int i = 0; i < keys.size(); i++) {
-        r.put(keys.get(i).eval(f), values.get(i).eval(f));
+        DictKeys.put(r, keys.get(i).eval(f), values.get(i).eval(f));
       }
       return r;
     }
   }
 
   // ---------------- statements ----------------
+
+  /** Prints {@code v} to {@code out}, which may not outgrow {@link Limits#MAX_LENGTH}. */
+  static void emit(StringBuilder out, Object v) {
+    Py.appendStr(out, v);
+    Limits.checkBuilt(out, "the output");
+  }
 
   static int execAll(List<Stmt> body, Frame f, StringBuilder out) {
     for (int i = 0, n = body.size(); i < n; i++) {
@@ -301,7 +339,7 @@ final class Node {
   record Text(String text) implements Stmt {
     @Override
     public int exec(Frame f, StringBuilder out) {
-      out.append(text);
+      emit(out, text);
       return NORMAL;
     }
   }
@@ -310,9 +348,9 @@ final class Node {
     @Override
     public int exec(Frame f, StringBuilder out) {
       try {
-        Py.appendStr(out, e.eval(f));
-      } catch (TemplateError err) {
-        throw err.atLine(line);
+        emit(out, e.eval(f));
+      } catch (RuntimeException err) {
+        throw TemplateError.at(err, line);
       }
       return NORMAL;
     }
@@ -326,8 +364,8 @@ final class Node {
         boolean t;
         try {
           t = Py.truthy(tests.get(i).eval(f));
-        } catch (TemplateError err) {
-          throw err.atLine(line);
+        } catch (RuntimeException err) {
+          throw TemplateError.at(err, line);
         }
         if (t) {
           return execAll(bodies.get(i), f, out);
@@ -376,8 +414,8 @@ final class Node {
           }
           items = kept;
         }
-      } catch (TemplateError err) {
-        throw err.atLine(line);
+      } catch (RuntimeException err) {
+        throw TemplateError.at(err, line);
       }
       Loop loop = new Loop(items);
       for (int i = 0; i < items.size(); i++) {
@@ -386,8 +424,8 @@ final class Node {
         inner.set("loop", loop);
         try {
           bind(inner, targets, items.get(i));
-        } catch (TemplateError err) {
-          throw err.atLine(line);
+        } catch (RuntimeException err) {
+          throw TemplateError.at(err, line);
         }
         int r = execAll(body, inner, out);
         if (r == BREAK) {
@@ -416,23 +454,32 @@ final class Node {
         } else {
           bind(f, targets, v);
         }
-      } catch (TemplateError err) {
-        throw err.atLine(line);
+      } catch (RuntimeException err) {
+        throw TemplateError.at(err, line);
       }
       return NORMAL;
     }
   }
 
+  /** What {@code {% set x | f %}} and {@code {% filter f %}} make of their body's output. */
+  static Object filtered(List<Stmt> body, List<Filter> filters, Frame f) {
+    StringBuilder sb = new StringBuilder();
+    execAll(body, f, sb);
+    Object v = sb.toString();
+    for (Filter flt : filters) {
+      v = flt.fn().apply(v, flt.args().evalPositional(f), flt.args().evalKeywords(f));
+    }
+    return v;
+  }
+
   record SetBlock(String name, List<Stmt> body, List<Filter> filters, int line) implements Stmt {
     @Override
     public int exec(Frame f, StringBuilder out) {
-      StringBuilder sb = new StringBuilder();
-      execAll(body, f, sb);
-      Object v = sb.toString();
-      for (Filter flt : filters) {
-        v = flt.fn().apply(v, flt.args().evalPositional(f), flt.args().evalKeywords(f));
+      try {
+        f.set(name, filtered(body, filters, f));
+      } catch (RuntimeException err) {
+        throw TemplateError.at(err, line);
       }
-      f.set(name, v);
       return NORMAL;
     }
   }
@@ -440,26 +487,41 @@ final class Node {
   record FilterBlock(List<Stmt> body, List<Filter> filters, int line) implements Stmt {
     @Override
     public int exec(Frame f, StringBuilder out) {
-      StringBuilder sb = new StringBuilder();
-      execAll(body, f, sb);
-      Object v = sb.toString();
       try {
-        for (Filter flt : filters) {
-          v = flt.fn().apply(v, flt.args().evalPositional(f), flt.args().evalKeywords(f));
-        }
-      } catch (TemplateError err) {
-        throw err.atLine(line);
+        emit(out, filtered(body, filters, f));
+      } catch (RuntimeException err) {
+        throw TemplateError.at(err, line);
       }
-      Py.appendStr(out, v);
       return NORMAL;
     }
   }
 
-  record MacroDef(String name, List<String> params, List<Expr> defaults, List<Stmt> body)
-      implements Stmt {
+  /**
+   * A macro: its parameters with their defaults (null where there is none), and whether its body
+   * loads varargs, kwargs or caller, which makes it take extra arguments or a caller.
+   */
+  record MacroDef(String name, List<String> params, List<Expr> defaults, List<Stmt> body,
+      boolean catchVarargs, boolean catchKwargs, boolean caller) implements Stmt {
     @Override
     public int exec(Frame f, StringBuilder out) {
       f.set(name, new Macro(this, f));
+      return NORMAL;
+    }
+  }
+
+  /** {@code {% call %}}: the call with one more keyword argument, {@code caller}. */
+  record CallBlock(Call call, MacroDef caller, int line) implements Stmt {
+    @Override
+    public int exec(Frame f, StringBuilder out) {
+      try {
+        Object callee = chained(call.fn(), f);
+        List<Object> positional = call.args().evalPositional(f);
+        Map<String, Object> keywords = new LinkedHashMap<>(call.args().evalKeywords(f));
+        keywords.put("caller", new Macro(caller, f));
+        emit(out, Call.call(callee, positional, keywords));
+      } catch (RuntimeException err) {
+        throw TemplateError.at(err, line);
+      }
       return NORMAL;
     }
   }

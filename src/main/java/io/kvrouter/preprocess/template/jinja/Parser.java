@@ -4,8 +4,10 @@ import io.kvrouter.preprocess.template.jinja.Node.Args;
 import io.kvrouter.preprocess.template.jinja.Node.Expr;
 import io.kvrouter.preprocess.template.jinja.Node.Stmt;
 import io.kvrouter.preprocess.template.jinja.Token.Type;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Recursive-descent parser from tokens to {@link Node}s, with Jinja2's grammar and precedence:
@@ -18,6 +20,9 @@ final class Parser {
   private final List<Token> tokens;
   private final Builtins builtins;
   private int i;
+  /** Recursive descents in progress, see {@link Limits#MAX_NESTING}. */
+  private int nesting;
+  private final SpecialNames special = new SpecialNames();
 
   Parser(List<Token> tokens, Builtins builtins) {
     this.tokens = tokens;
@@ -82,6 +87,22 @@ final class Parser {
   }
 
   /**
+   * Every recursive descent (a bracket, an argument list, a unary operator, an inline if, a
+   * block) passes here, so a deeply nested template fails with {@link Limits#MAX_NESTING} instead
+   * of overflowing the stack. A failed parse is abandoned, so {@link #shallower()} need not run
+   * when an error is thrown.
+   */
+  private void deeper() {
+    if (++nesting > Limits.MAX_NESTING) {
+      throw Limits.tooDeeplyNested(peek().line());
+    }
+  }
+
+  private void shallower() {
+    nesting--;
+  }
+
+  /**
    * Statements until EOF or a block tag whose first word is not a statement start (an end or
    * middle tag such as {@code endif}, {@code else}); stops positioned on that word.
    */
@@ -124,7 +145,9 @@ final class Parser {
 
   /** Parses a body and then the closing tag, which must be one of {@code ends}; returns it. */
   private String bodyEnd(List<Stmt> into, Token start, String... ends) {
+    deeper();
     into.addAll(parseBody());
+    shallower();
     Token w = peek();
     if (w.type() == Type.EOF) {
       throw TemplateError.syntax(
@@ -179,7 +202,10 @@ final class Parser {
       case "endif": case "elif": case "else": case "endfor": case "endset": case "endmacro":
       case "endfilter": case "endgeneration": case "endcall":
         return null;
-      case "call": case "include": case "import": case "from": case "extends": case "block":
+      case "call":
+        i += 2;
+        return parseCallBlock(word);
+      case "include": case "import": case "from": case "extends": case "block":
       case "with": case "autoescape": case "do": case "trans":
         throw TemplateError.syntax(
             "unsupported template construct: {% " + word.text() + " %}", line);
@@ -216,12 +242,12 @@ final class Parser {
   private List<String> parseTargets() {
     List<String> names = new ArrayList<>();
     boolean paren = acceptOp("(");
-    names.add(expectName());
+    names.add(storedName());
     while (acceptOp(",")) {
       if (peek().type() != Type.NAME) {
         break;
       }
-      names.add(expectName());
+      names.add(storedName());
     }
     if (paren) {
       expectOp(")");
@@ -265,8 +291,9 @@ final class Parser {
     }
     List<String> targets = new ArrayList<>();
     targets.add(first);
+    special.stored(first);
     while (acceptOp(",")) {
-      targets.add(expectName());
+      targets.add(storedName());
     }
     if (acceptOp("=")) {
       Expr value = parseTupleOrExpression();
@@ -284,11 +311,32 @@ final class Parser {
     return new Node.SetBlock(first, body, filters, start.line());
   }
 
+  private String storedName() {
+    String name = expectName();
+    special.stored(name);
+    return name;
+  }
+
   private Stmt parseMacro(Token start) {
     String name = expectName();
     List<String> params = new ArrayList<>();
     List<Expr> defaults = new ArrayList<>();
     expectOp("(");
+    parseSignature(params, defaults);
+    expect(Type.BLOCK_END, null);
+    special.enterBody();
+    List<Stmt> body = new ArrayList<>();
+    bodyEnd(body, start, "endmacro");
+    Set<String> loaded = special.exitBody();
+    if (peek().type() == Type.NAME) {
+      next();
+    }
+    expect(Type.BLOCK_END, null);
+    return macroDef(name, params, defaults, body, loaded, start.line());
+  }
+
+  /** Parameters up to and including the closing parenthesis: {@code a, b=1)}. */
+  private void parseSignature(List<String> params, List<Expr> defaults) {
     while (!acceptOp(")")) {
       if (!params.isEmpty()) {
         expectOp(",");
@@ -296,17 +344,53 @@ final class Parser {
           break;
         }
       }
-      params.add(expectName());
-      defaults.add(acceptOp("=") ? parseExpression(true) : null);
+      Token t = peek();
+      params.add(storedName());
+      if (acceptOp("=")) {
+        defaults.add(parseExpression(true));
+      } else if (defaults.stream().anyMatch(d -> d != null)) {
+        throw TemplateError.syntax("non-default argument follows default argument", t.line());
+      } else {
+        defaults.add(null);
+      }
+    }
+  }
+
+  /**
+   * {@code {% call(params) m(args) %}body{% endcall %}}: calls {@code m(args)} with a keyword
+   * argument {@code caller}, a macro of the params whose body is the call block's body.
+   */
+  private Stmt parseCallBlock(Token start) {
+    List<String> params = new ArrayList<>();
+    List<Expr> defaults = new ArrayList<>();
+    if (acceptOp("(")) {
+      parseSignature(params, defaults);
+    }
+    Expr call = parseExpression(true);
+    if (!(call instanceof Node.Call c)) {
+      throw TemplateError.syntax("expected call", start.line());
     }
     expect(Type.BLOCK_END, null);
+    special.enterBody();
     List<Stmt> body = new ArrayList<>();
-    bodyEnd(body, start, "endmacro");
-    if (peek().type() == Type.NAME) {
-      next();
-    }
+    bodyEnd(body, start, "endcall");
+    Set<String> loaded = special.exitBody();
     expect(Type.BLOCK_END, null);
-    return new Node.MacroDef(name, params, defaults, body);
+    return new Node.CallBlock(
+        c, macroDef("caller", params, defaults, body, loaded, start.line()), start.line());
+  }
+
+  /** A macro whose body loads {@code loaded} of varargs, kwargs and caller (see SpecialNames). */
+  private static Node.MacroDef macroDef(String name, List<String> params, List<Expr> defaults,
+      List<Stmt> body, Set<String> loaded, int line) {
+    boolean caller = loaded.contains("caller");
+    if (caller && params.contains("caller") && defaults.get(params.indexOf("caller")) == null) {
+      throw new TemplateError("TemplateAssertionError", "When defining macros or call blocks the"
+          + " special \"caller\" argument must be omitted or be given a default.", line, false);
+    }
+    return new Node.MacroDef(name, params, defaults, body,
+        loaded.contains("varargs") && !params.contains("varargs"),
+        loaded.contains("kwargs") && !params.contains("kwargs"), caller);
   }
 
   private Stmt parseFilterBlock(Token start) {
@@ -367,6 +451,7 @@ final class Parser {
   }
 
   Expr parseExpression(boolean withCondExpr) {
+    deeper();
     Expr e = parseOr();
     if (withCondExpr) {
       while (peek().isName("if")) {
@@ -376,6 +461,7 @@ final class Parser {
         e = new Node.Cond(test, e, otherwise);
       }
     }
+    shallower();
     return e;
   }
 
@@ -397,7 +483,10 @@ final class Parser {
 
   private Expr parseNot() {
     if (acceptName("not")) {
-      return new Node.Not(parseNot());
+      deeper();
+      Expr e = new Node.Not(parseNot());
+      shallower();
+      return e;
     }
     return parseCompare();
   }
@@ -468,10 +557,11 @@ final class Parser {
 
   private Expr parseUnary(boolean withFilter) {
     Expr e;
-    if (acceptOp("-")) {
-      e = new Node.Neg(parseUnary(false), true);
-    } else if (acceptOp("+")) {
-      e = new Node.Neg(parseUnary(false), false);
+    if (peek().isOp("-") || peek().isOp("+")) {
+      boolean minus = next().text().equals("-");
+      deeper();
+      e = new Node.Neg(parseUnary(false), minus);
+      shallower();
     } else {
       e = parsePrimary();
     }
@@ -494,6 +584,7 @@ final class Parser {
           case "none": case "None":
             return new Node.Const(null);
           default:
+            special.loaded(t.text());
             return new Node.Var(t.text());
         }
       case STRING: {
@@ -504,6 +595,7 @@ final class Parser {
         return new Node.Const(sb.toString());
       }
       case INT:
+        return intLiteral(t);
       case FLOAT:
         return new Node.Const(t.value());
       case OP:
@@ -566,6 +658,10 @@ final class Parser {
     throw unexpected(t, "an expression");
   }
 
+  private static Expr intLiteral(Token t) {
+    return t.value() instanceof BigInteger b ? new Node.BigInt(b) : new Node.Const(t.value());
+  }
+
   private Expr parsePostfix(Expr e) {
     while (true) {
       if (acceptOp(".")) {
@@ -573,7 +669,7 @@ final class Parser {
         if (t.type() == Type.NAME) {
           e = new Node.Attr(e, t.text());
         } else if (t.type() == Type.INT) {
-          e = new Node.Item(e, new Node.Const(t.value()));
+          e = new Node.Item(e, intLiteral(t));
         } else {
           throw unexpected(t, "an attribute name");
         }

@@ -1,6 +1,7 @@
 package io.kvrouter.preprocess.template.jinja;
 
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.math.MathContext;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -30,8 +31,8 @@ final class Py {
     if (v instanceof BigDecimal d) {
       return d.doubleValue();
     }
-    if (v instanceof java.math.BigInteger b) {
-      return b.longValue();
+    if (v instanceof BigInteger b) {
+      return bigInteger(b);
     }
     if (v instanceof Character c) {
       return c.toString();
@@ -39,7 +40,7 @@ final class Py {
     if (v instanceof Map<?, ?> m) {
       Map<Object, Object> copy = new java.util.LinkedHashMap<>();
       for (Map.Entry<?, ?> e : m.entrySet()) {
-        copy.put(normalize(e.getKey()), normalize(e.getValue()));
+        DictKeys.put(copy, normalize(e.getKey()), normalize(e.getValue()));
       }
       return copy;
     }
@@ -57,9 +58,17 @@ final class Py {
         || v instanceof Double || v instanceof PyCallable || v instanceof Namespace) {
       return v;
     }
-    throw new IllegalArgumentException(
-        "unsupported template value of type " + v.getClass().getName()
-            + ": use null, Boolean, a number, String, List or Map");
+    throw TemplateError.unsupported("a context value of type " + v.getClass().getName()
+        + " (use null, Boolean, a number, String, List or Map)");
+  }
+
+  /** An int Python would hold: beyond 64 bits it fails, it never wraps. */
+  static long bigInteger(BigInteger b) {
+    if (b.bitLength() > 63) {
+      throw TemplateError.unsupported(
+          "the integer " + b + ", beyond 64 bits (Python's are unbounded)");
+    }
+    return b.longValue();
   }
 
   static String typeName(Object v) {
@@ -81,6 +90,12 @@ final class Py {
     if (v instanceof PyTuple) {
       return "tuple";
     }
+    if (v instanceof PyRange) {
+      return "range";
+    }
+    if (v instanceof DictView d) {
+      return d.kind;
+    }
     if (v instanceof List) {
       return "list";
     }
@@ -98,6 +113,12 @@ final class Py {
     }
     if (v instanceof Macro) {
       return "Macro";
+    }
+    if (v instanceof Markup) {
+      return "Markup";
+    }
+    if (v instanceof PyIterator it) {
+      return it.typeName();
     }
     if (v instanceof PyCallable) {
       return "function";
@@ -125,6 +146,9 @@ final class Py {
     }
     if (v instanceof String s) {
       return !s.isEmpty();
+    }
+    if (v instanceof Markup m) {
+      return !m.html().isEmpty();
     }
     if (v instanceof Collection<?> c) {
       return !c.isEmpty();
@@ -162,6 +186,10 @@ final class Py {
       throw TemplateError.unsupported(
           "printing " + v + " (Python prints a function's memory address)");
     }
+    if (v instanceof PyIterator it) {
+      throw TemplateError.unsupported(
+          "printing a " + it.typeName() + " (Python prints its memory address)");
+    }
     return v.toString();
   }
 
@@ -173,23 +201,39 @@ final class Py {
     }
   }
 
+  private static final String PRINTED = "a printed list or dict";
+
   /** Python's {@code repr(v)}. */
   static String repr(Object v) {
     StringBuilder sb = new StringBuilder();
-    repr(sb, v);
+    repr(sb, v, 0);
     return sb.toString();
   }
 
-  private static void repr(StringBuilder sb, Object v) {
+  private static void repr(StringBuilder sb, Object v, int depth) {
+    Limits.checkDataDepth(depth);
     if (v instanceof String s) {
       stringRepr(sb, s);
+    } else if (v instanceof Undefined) {
+      sb.append("Undefined");
+    } else if (v instanceof Markup m) {
+      sb.append("Markup(");
+      stringRepr(sb, m.html());
+      sb.append(')');
+    } else if (v instanceof PyRange) {
+      sb.append(v);
+    } else if (v instanceof DictView d) {
+      sb.append(d.kind).append('(');
+      repr(sb, new ArrayList<>(d), depth);
+      sb.append(')');
     } else if (v instanceof PyTuple t) {
       sb.append('(');
       for (int i = 0; i < t.size(); i++) {
         if (i > 0) {
           sb.append(", ");
         }
-        repr(sb, t.get(i));
+        repr(sb, t.get(i), depth + 1);
+        Limits.checkBuilt(sb, PRINTED);
       }
       sb.append(t.size() == 1 ? ",)" : ")");
     } else if (v instanceof List<?> l) {
@@ -198,7 +242,8 @@ final class Py {
         if (i > 0) {
           sb.append(", ");
         }
-        repr(sb, l.get(i));
+        repr(sb, l.get(i), depth + 1);
+        Limits.checkBuilt(sb, PRINTED);
       }
       sb.append(']');
     } else if (v instanceof Map<?, ?> m) {
@@ -209,9 +254,10 @@ final class Py {
           sb.append(", ");
         }
         first = false;
-        repr(sb, e.getKey());
+        repr(sb, e.getKey(), depth + 1);
         sb.append(": ");
-        repr(sb, e.getValue());
+        repr(sb, e.getValue(), depth + 1);
+        Limits.checkBuilt(sb, PRINTED);
       }
       sb.append('}');
     } else {
@@ -281,6 +327,11 @@ final class Py {
   // ---- equality and ordering ----
 
   static boolean eq(Object a, Object b) {
+    return eq(a, b, 0);
+  }
+
+  private static boolean eq(Object a, Object b, int depth) {
+    Limits.checkDataDepth(depth);
     if (a == b) {
       return true;
     }
@@ -296,15 +347,25 @@ final class Py {
       }
       return toLong(a) == toLong(b);
     }
-    if (a instanceof String && b instanceof String) {
-      return a.equals(b);
+    if (Markup.text(a) != null && Markup.text(b) != null) {
+      return Markup.text(a).equals(Markup.text(b));
     }
     if (a instanceof List<?> la && b instanceof List<?> lb) {
-      if (la.size() != lb.size() || (a instanceof PyTuple) != (b instanceof PyTuple)) {
-        return false;
+      String kind = typeName(a);
+      if (la.size() != lb.size() || !kind.equals(typeName(b)) || kind.equals("dict_values")) {
+        return false; // dict_values equal only themselves
+      }
+      if (a instanceof DictView) {
+        // keys and items views compare as sets
+        for (Object o : la) {
+          if (!contains(lb, o)) {
+            return false;
+          }
+        }
+        return true;
       }
       for (int i = 0; i < la.size(); i++) {
-        if (!eq(la.get(i), lb.get(i))) {
+        if (!eq(la.get(i), lb.get(i), depth + 1)) {
           return false;
         }
       }
@@ -315,7 +376,8 @@ final class Py {
         return false;
       }
       for (Map.Entry<?, ?> e : ma.entrySet()) {
-        if (!mb.containsKey(e.getKey()) || !eq(e.getValue(), mb.get(e.getKey()))) {
+        Object k = DictKeys.find(mb, e.getKey());
+        if (k == DictKeys.ABSENT || !eq(e.getValue(), mb.get(k), depth + 1)) {
           return false;
         }
       }
@@ -325,6 +387,11 @@ final class Py {
   }
 
   static int compare(Object a, Object b, String op) {
+    return compare(a, b, op, 0);
+  }
+
+  private static int compare(Object a, Object b, String op, int depth) {
+    Limits.checkDataDepth(depth);
     if (a instanceof Undefined u) {
       throw u.error();
     }
@@ -337,16 +404,22 @@ final class Py {
       }
       return Long.compare(toLong(a), toLong(b));
     }
-    if (a instanceof String sa && b instanceof String sb) {
-      return compareCodePoints(sa, sb);
+    if (Markup.text(a) != null && Markup.text(b) != null) {
+      return compareCodePoints(Markup.text(a), Markup.text(b));
     }
-    if (a instanceof List<?> la && b instanceof List<?> lb) {
+    if (isListOrTuple(a) && typeName(a).equals(typeName(b))) {
+      List<?> la = (List<?>) a;
+      List<?> lb = (List<?>) b;
       for (int i = 0; i < Math.min(la.size(), lb.size()); i++) {
-        if (!eq(la.get(i), lb.get(i))) {
-          return compare(la.get(i), lb.get(i), op);
+        if (!eq(la.get(i), lb.get(i), depth + 1)) {
+          return compare(la.get(i), lb.get(i), op, depth + 1);
         }
       }
       return Integer.compare(la.size(), lb.size());
+    }
+    if ((a instanceof DictView va && !va.kind.equals("dict_values"))
+        || (b instanceof DictView vb && !vb.kind.equals("dict_values"))) {
+      throw TemplateError.unsupported("set comparisons of dict keys and items views");
     }
     throw TemplateError.typeError(
         "'" + op + "' not supported between instances of '" + typeName(a) + "' and '"
@@ -369,9 +442,10 @@ final class Py {
   }
 
   static boolean contains(Object container, Object item) {
-    if (container instanceof String s) {
-      if (item instanceof String t) {
-        return s.contains(t);
+    String s = Markup.text(container);
+    if (s != null) {
+      if (Markup.text(item) != null) {
+        return s.contains(Markup.text(item));
       }
       if (item instanceof Undefined u) {
         throw u.error();
@@ -379,16 +453,18 @@ final class Py {
       throw TemplateError.typeError(
           "'in <string>' requires string as left operand, not " + typeName(item));
     }
-    if (container instanceof List<?> l) {
-      for (Object o : l) {
-        if (eq(o, item)) {
+    if (container instanceof List<?> || container instanceof PyIterator) {
+      // a generator is consumed up to the item found
+      for (Iterator<?> it = iterator(container); it.hasNext(); ) {
+        if (eq(it.next(), item)) {
           return true;
         }
       }
       return false;
     }
     if (container instanceof Map<?, ?> m) {
-      return m.containsKey(item);
+      DictKeys.checkHashable(item);
+      return DictKeys.find(m, item) != DictKeys.ABSENT;
     }
     if (container instanceof Undefined) {
       return false;
@@ -433,8 +509,13 @@ final class Py {
   }
 
   static Object add(Object a, Object b) {
+    if ((a instanceof Markup || b instanceof Markup)
+        && Markup.text(a) != null && Markup.text(b) != null) {
+      return Markup.concat(a, b);
+    }
     if (a instanceof String sa) {
       if (b instanceof String sb) {
+        Limits.checkLength((long) sa.length() + sb.length(), "a concatenation");
         return sa.concat(sb);
       }
       if (b instanceof Undefined u) {
@@ -443,17 +524,15 @@ final class Py {
       throw TemplateError.typeError(
           "can only concatenate str (not \"" + typeName(b) + "\") to str");
     }
-    if (a instanceof List<?> la) {
-      if (b instanceof List<?> lb && (a instanceof PyTuple) == (b instanceof PyTuple)) {
-        if (a instanceof PyTuple) {
-          List<Object> r = new java.util.ArrayList<>(la);
-          r.addAll(lb);
-          return new PyTuple(r.toArray());
-        }
-        List<Object> r = new ArrayList<>(la.size() + lb.size());
+    if (isListOrTuple(a)) {
+      List<?> la = (List<?>) a;
+      if (isListOrTuple(b) && (a instanceof PyTuple) == (b instanceof PyTuple)) {
+        List<?> lb = (List<?>) b;
+        List<Object> r = new ArrayList<>(
+            Limits.checkLength((long) la.size() + lb.size(), "a concatenation"));
         r.addAll(la);
         r.addAll(lb);
-        return r;
+        return a instanceof PyTuple ? new PyTuple(r.toArray()) : r;
       }
       if (b instanceof Undefined u) {
         throw u.error();
@@ -486,37 +565,68 @@ final class Py {
     return exact.round(new MathContext(17, RoundingMode.HALF_EVEN));
   }
 
-  /** The longest string or list a repetition may build: beyond it the render fails. */
-  static final long MAX_REPEATED_LENGTH = 64L * 1024 * 1024;
-
+  /** How many times {@code count} repeats {@code unit} characters or items, within the limit. */
   private static int repetitions(long count, int unit) {
-    long times = Math.max(0, count);
-    if (unit > 0 && times > MAX_REPEATED_LENGTH / unit) {
-      throw TemplateError.of(
-          "MemoryError", "a repetition of " + times + " times " + unit + " elements is too large");
+    if (unit == 0 || count <= 0) {
+      return 0;
     }
-    return (int) times;
+    // beyond MAX_LENGTH times the product fails anyway, below it it cannot overflow
+    long total = count > Limits.MAX_LENGTH ? count : count * unit;
+    Limits.checkLength(total, "a repetition of " + count + " times " + unit);
+    return (int) count;
+  }
+
+  /** Python's {@code operator.index}: an int (or bool) where an integer is required. */
+  static long index(Object v) {
+    if (isInt(v)) {
+      return toLong(v);
+    }
+    throw TemplateError.typeError(
+        "'" + typeName(v) + "' object cannot be interpreted as an integer");
+  }
+
+  /** The count of a sequence repetition ({@code 'ab' * n}), which must be an int. */
+  static long repeatCount(Object v) {
+    if (isInt(v)) {
+      return toLong(v);
+    }
+    throw TemplateError.typeError(
+        "can't multiply sequence by non-int of type '" + typeName(v) + "'");
+  }
+
+  private static boolean isSequence(Object v) {
+    return v instanceof String || isListOrTuple(v);
+  }
+
+  /** A list or a tuple, not one of the other Java Lists (range, dict views). */
+  static boolean isListOrTuple(Object v) {
+    return v instanceof List && !(v instanceof PyRange) && !(v instanceof DictView);
   }
 
   static Object arith(String op, Object a, Object b) {
-    if (op.equals("*")) {
-      if (isInt(a) && (b instanceof String || b instanceof List)) {
+    if ((op.equals("*") && (a instanceof Markup || b instanceof Markup))
+        || (op.equals("%") && a instanceof Markup)) {
+      throw Markup.unsupported("the operator " + op);
+    }
+    if (op.equals("*") && !(a instanceof Undefined) && !(b instanceof Undefined)) {
+      if (isSequence(b) && !isSequence(a)) {
         return arith(op, b, a);
       }
-      if (a instanceof String s && isInt(b)) {
-        return s.repeat(repetitions(toLong(b), s.length()));
+      if (a instanceof String s) {
+        return s.repeat(repetitions(repeatCount(b), s.length()));
       }
-      if (a instanceof List<?> l && isInt(b)) {
-        int times = repetitions(toLong(b), l.size());
-        List<Object> r = new ArrayList<>();
+      if (isListOrTuple(a)) {
+        List<?> l = (List<?>) a;
+        int times = repetitions(repeatCount(b), l.size());
+        List<Object> r = new ArrayList<>(times * l.size());
         for (int i = 0; i < times; i++) {
           r.addAll(l);
         }
-        return r;
+        return a instanceof PyTuple ? new PyTuple(r.toArray()) : r;
       }
     }
-    if (op.equals("%") && a instanceof String) {
-      throw TemplateError.unsupported("printf-style string formatting ('...' % args)");
+    if (op.equals("%") && a instanceof String s) {
+      return Printf.format(s, b);
     }
     if (!isNumber(a) || !isNumber(b)) {
       throw operandError(op, a, b);
@@ -595,17 +705,25 @@ final class Py {
 
   // ---- iteration, length, indexing ----
 
-  /** What {@code for} iterates: list items, dict keys, string characters; Undefined is empty. */
+  /**
+   * What {@code for} iterates: list items, dict keys, string characters, what a generator has
+   * left (consuming it); Undefined is empty.
+   */
   static List<?> iterable(Object v) {
     if (v instanceof List<?> l) {
       return l;
     }
+    if (v instanceof PyIterator it) {
+      return it.drain();
+    }
     if (v instanceof Map<?, ?> m) {
       return new ArrayList<>(m.keySet());
     }
-    if (v instanceof String s) {
-      List<Object> chars = new ArrayList<>();
-      s.codePoints().forEach(cp -> chars.add(new String(Character.toChars(cp))));
+    String s = Markup.text(v);
+    if (s != null) {
+      // iterating a Markup gives plain one-character strings, as in Python
+      List<Object> chars = new ArrayList<>(s.length());
+      s.codePoints().forEach(cp -> chars.add(character(cp)));
       return chars;
     }
     if (v instanceof Undefined) {
@@ -614,8 +732,23 @@ final class Py {
     throw TemplateError.typeError("'" + typeName(v) + "' object is not iterable");
   }
 
+  /** The one-character strings of Latin-1, shared as CPython shares them. */
+  private static final String[] LATIN1 = new String[256];
+
+  static {
+    for (int cp = 0; cp < LATIN1.length; cp++) {
+      LATIN1[cp] = String.valueOf((char) cp);
+    }
+  }
+
+  /** The string of one code point: iterating a long string does not allocate one per char. */
+  static String character(int cp) {
+    return cp < LATIN1.length ? LATIN1[cp] : new String(Character.toChars(cp));
+  }
+
   static int length(Object v) {
-    if (v instanceof String s) {
+    String s = Markup.text(v);
+    if (s != null) {
       return s.codePointCount(0, s.length());
     }
     if (v instanceof Collection<?> c) {
@@ -631,7 +764,8 @@ final class Py {
   }
 
   static boolean isIterable(Object v) {
-    return v instanceof String || v instanceof List || v instanceof Map || v instanceof Undefined;
+    return v instanceof String || v instanceof List || v instanceof Map || v instanceof Undefined
+        || v instanceof Markup || v instanceof PyIterator;
   }
 
   /** {@code obj[key]} as Jinja2's sandbox does it: item, then attribute, else Undefined. */
@@ -639,9 +773,15 @@ final class Py {
     if (obj instanceof Undefined u) {
       throw u.error();
     }
+    if (obj instanceof Markup) {
+      throw Markup.unsupported("indexing");
+    }
+    if (key instanceof Markup m) {
+      key = m.html(); // a str key for Python: same hash, same lookups
+    }
     if (obj instanceof Map<?, ?> m) {
-      Object k = key;
-      if (m.containsKey(k)) {
+      Object k = DictKeys.find(m, key);
+      if (k != DictKeys.ABSENT) {
         return m.get(k);
       }
       if (key instanceof String s) {
@@ -649,7 +789,7 @@ final class Py {
       }
       return Undefined.item(obj, key);
     }
-    if (obj instanceof List<?> l && isInt(key)) {
+    if (obj instanceof List<?> l && !(obj instanceof DictView) && isInt(key)) {
       long i = toLong(key);
       if (i < 0) {
         i += l.size();
@@ -669,7 +809,7 @@ final class Py {
         return Undefined.item(obj, key);
       }
       int off = s.offsetByCodePoints(0, (int) i);
-      return new String(Character.toChars(s.codePointAt(off)));
+      return character(s.codePointAt(off));
     }
     if (key instanceof String s) {
       return Methods.attribute(obj, s);
@@ -682,6 +822,9 @@ final class Py {
     if (obj instanceof Undefined u) {
       throw u.error();
     }
+    if (obj instanceof Markup) {
+      throw Markup.unsupported("the attribute " + name);
+    }
     if (obj instanceof Map<?, ?> m) {
       if (!Methods.isDictMethod(name) && m.containsKey(name)) {
         return m.get(name);
@@ -692,24 +835,27 @@ final class Py {
     return Methods.attribute(obj, name);
   }
 
+  /** {@code obj[start:stop:step]}, which Jinja2 compiles to Python's own slicing. */
   static Object slice(Object obj, Object start, Object stop, Object step) {
     if (obj instanceof Undefined u) {
       throw u.error();
+    }
+    if (obj instanceof Markup) {
+      throw Markup.unsupported("slicing");
+    }
+    // a string is sliced over its code points, without a String per character
+    int[] codePoints = obj instanceof String s ? s.codePoints().toArray() : null;
+    List<?> items = obj instanceof List<?> l && !(obj instanceof DictView) ? l : null;
+    if (codePoints == null && items == null) {
+      throw TemplateError.typeError(obj instanceof Map
+          ? "unhashable type: 'slice'"
+          : "'" + typeName(obj) + "' object is not subscriptable");
     }
     long st = step == null ? 1 : toLong(step);
     if (st == 0) {
       throw TemplateError.of("ValueError", "slice step cannot be zero");
     }
-    List<?> items;
-    boolean isString = obj instanceof String;
-    if (isString) {
-      items = iterable(obj);
-    } else if (obj instanceof List<?> l) {
-      items = l;
-    } else {
-      throw TemplateError.typeError("'" + typeName(obj) + "' object is not subscriptable");
-    }
-    int n = items.size();
+    int n = codePoints != null ? codePoints.length : items.size();
     long lo;
     long hi;
     if (st > 0) {
@@ -719,24 +865,22 @@ final class Py {
       lo = start == null ? n - 1 : clampIndex(toLong(start), n, -1, n - 1);
       hi = stop == null ? -1 : clampIndex(toLong(stop), n, -1, n - 1);
     }
+    if (obj instanceof PyRange r) {
+      return new PyRange(r.start + lo * r.step, r.start + hi * r.step, r.step * st, n);
+    }
+    StringBuilder sb = new StringBuilder();
     List<Object> r = new ArrayList<>();
-    if (st > 0) {
-      for (long i = lo; i < hi; i += st) {
-        r.add(items.get((int) i));
-      }
-    } else {
-      for (long i = lo; i > hi; i += st) {
+    for (long i = lo; st > 0 ? i < hi : i > hi; i += st) {
+      if (codePoints != null) {
+        sb.appendCodePoint(codePoints[(int) i]);
+      } else {
         r.add(items.get((int) i));
       }
     }
-    if (isString) {
-      StringBuilder sb = new StringBuilder();
-      for (Object o : r) {
-        sb.append((String) o);
-      }
+    if (codePoints != null) {
       return sb.toString();
     }
-    return r;
+    return obj instanceof PyTuple ? new PyTuple(r.toArray()) : r;
   }
 
   private static long clampIndex(long i, int n, long min, long max) {
@@ -746,7 +890,40 @@ final class Py {
     return Math.max(min, Math.min(max, i));
   }
 
+  /** Python's {@code iter(v)}: a generator is its own iterator, consumed as it goes. */
   static Iterator<?> iterator(Object v) {
-    return iterable(v).iterator();
+    return v instanceof PyIterator it ? it : iterable(v).iterator();
+  }
+
+  /** Whether Python's {@code reversed(v)} works: a sequence, a dict or a dict view. */
+  static boolean isReversible(Object v) {
+    return v instanceof List || v instanceof Map || v instanceof Undefined
+        || Markup.text(v) != null;
+  }
+
+  /** Python's {@code reversed(v)}, an iterator named as Python names it. */
+  static PyIterator reversed(Object v) {
+    if (!isReversible(v)) {
+      throw TemplateError.typeError("'" + typeName(v) + "' object is not reversible");
+    }
+    List<Object> items = new ArrayList<>(iterable(v));
+    Collections.reverse(items);
+    String type;
+    if (v instanceof DictView d) {
+      type = switch (d.kind) {
+        case "dict_values" -> "dict_reversevalueiterator";
+        case "dict_items" -> "dict_reverseitemiterator";
+        default -> "dict_reversekeyiterator";
+      };
+    } else if (v instanceof Map) {
+      type = "dict_reversekeyiterator";
+    } else if (v instanceof PyRange) {
+      type = "range_iterator";
+    } else if (isListOrTuple(v) && !(v instanceof PyTuple)) {
+      type = "list_reverseiterator";
+    } else {
+      type = "reversed"; // tuples, strings, Undefined
+    }
+    return PyIterator.over(type, items);
   }
 }

@@ -3,8 +3,11 @@ package io.kvrouter.preprocess.template.jinja;
 import java.util.AbstractList;
 import java.util.RandomAccess;
 
-/** A Python tuple: an immutable list that prints as {@code (a, b)} and never equals a list. */
-final class PyTuple extends AbstractList<Object> implements RandomAccess {
+/**
+ * A Python tuple: an immutable list that prints as {@code (a, b)} and never equals a list (or a
+ * named tuple, {@link GroupTuple}).
+ */
+class PyTuple extends AbstractList<Object> implements RandomAccess {
   private final Object[] items;
 
   PyTuple(Object... items) {

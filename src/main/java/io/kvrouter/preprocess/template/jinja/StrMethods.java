@@ -50,8 +50,8 @@ final class StrMethods {
     if (a.isEmpty() || a.get(0) == null) {
       return null;
     }
-    if (a.get(0) instanceof String c) {
-      return c;
+    if (Markup.text(a.get(0)) != null) {
+      return Markup.text(a.get(0));
     }
     throw TemplateError.typeError(
         "strip arg must be None or str");
@@ -59,8 +59,8 @@ final class StrMethods {
 
   private static String strArg(List<Object> a, int i, String method) {
     Object v = Methods.arg(a, i, "arg");
-    if (v instanceof String s) {
-      return s;
+    if (Markup.text(v) != null) {
+      return Markup.text(v);
     }
     if (v instanceof Undefined u) {
       throw u.error();
@@ -143,6 +143,18 @@ final class StrMethods {
         .append(upper.substring(Character.charCount(first)).toLowerCase(java.util.Locale.ROOT));
   }
 
+  /** Python's {@code str.isupper()}: a cased character, and none lower or title case. */
+  static boolean isUpper(String s) {
+    return s.codePoints().anyMatch(Character::isUpperCase)
+        && s.codePoints().noneMatch(cp -> Character.isLowerCase(cp) || Character.isTitleCase(cp));
+  }
+
+  /** Python's {@code str.islower()}: a cased character, and none upper or title case. */
+  static boolean isLower(String s) {
+    return s.codePoints().anyMatch(Character::isLowerCase)
+        && s.codePoints().noneMatch(cp -> Character.isUpperCase(cp) || Character.isTitleCase(cp));
+  }
+
   static String capitalize(String s) {
     if (s.isEmpty()) {
       return s;
@@ -154,29 +166,48 @@ final class StrMethods {
         .toString();
   }
 
-  static String replace(String s, String old, String neu, long count) {
-    if (count < 0) {
-      if (old.isEmpty()) {
-        StringBuilder sb = new StringBuilder(neu);
-        s.codePoints().forEach(cp -> sb.appendCodePoint(cp).append(neu));
-        return sb.toString();
-      }
-      return s.replace(old, neu);
+  private static final java.util.regex.Pattern LINE_BOUNDARY = java.util.regex.Pattern.compile(
+      "\r\n|[\n\r\u000B\u000C\u001C\u001D\u001E\u0085\u2028\u2029]");
+
+  /** Python's {@code str.splitlines()}: split at every line boundary, no final empty line. */
+  static List<String> splitlines(String s) {
+    List<String> r = new ArrayList<>(List.of(LINE_BOUNDARY.split(s, -1)));
+    if (r.get(r.size() - 1).isEmpty()) {
+      r.remove(r.size() - 1);
     }
-    StringBuilder sb = new StringBuilder();
-    int i = 0;
-    long done = 0;
-    while (done < count) {
-      int j = s.indexOf(old, i);
-      if (j < 0 || old.isEmpty()) {
-        break;
-      }
-      sb.append(s, i, j).append(neu);
-      i = j + old.length();
-      done++;
-    }
-    return sb.append(s.substring(i)).toString();
+    return r;
   }
+
+  /** Python's {@code str.replace}: at most {@code count} times unless negative. */
+  static String replace(String s, String old, String neu, long count) {
+    long max = count < 0 ? Long.MAX_VALUE : count;
+    StringBuilder sb = new StringBuilder();
+    long done = 0;
+    if (old.isEmpty()) {
+      // an empty match is before every code point and at the end
+      for (int i = 0; ; ) {
+        if (done++ < max) {
+          sb.append(neu);
+          Limits.checkBuilt(sb, REPLACED);
+        }
+        if (i >= s.length()) {
+          return sb.toString();
+        }
+        int cp = s.codePointAt(i);
+        sb.appendCodePoint(cp);
+        i += Character.charCount(cp);
+      }
+    }
+    int i = 0;
+    for (int j; done < max && (j = s.indexOf(old, i)) >= 0; done++) {
+      sb.append(s, i, j).append(neu);
+      Limits.checkBuilt(sb, REPLACED);
+      i = j + old.length();
+    }
+    return sb.append(s, i, s.length()).toString();
+  }
+
+  private static final String REPLACED = "a replacement";
 
   private static int cpIndex(String s, int charIndex) {
     return charIndex < 0 ? -1 : s.codePointCount(0, charIndex);
@@ -218,14 +249,18 @@ final class StrMethods {
       case "split": {
         Object sep = a.isEmpty() ? kw.get("sep") : a.get(0);
         Object max = a.size() > 1 ? a.get(1) : kw.getOrDefault("maxsplit", -1L);
-        return split(s, sep == null ? null : (String) sep, Py.toLong(max));
+        if (sep != null && Markup.text(sep) == null) {
+          throw TemplateError.typeError("must be str or None, not " + Py.typeName(sep));
+        }
+        return split(s, Markup.text(sep), Py.index(max));
       }
       case "startswith":
       case "endswith": {
         Object p = Methods.arg(a, 0, "prefix");
-        List<?> options = p instanceof List<?> l ? l : List.of(p);
+        List<?> options = p instanceof PyTuple t ? t : List.of(p);
         for (Object o : options) {
-          if (!(o instanceof String str)) {
+          String str = Markup.text(o);
+          if (str == null) {
             throw TemplateError.typeError(
                 name + " first arg must be str or a tuple of str, not " + Py.typeName(o));
           }
@@ -256,7 +291,8 @@ final class StrMethods {
         StringBuilder sb = new StringBuilder();
         int i = 0;
         for (Object o : Py.iterable(Methods.arg(a, 0, "iterable"))) {
-          if (!(o instanceof String str)) {
+          String str = Markup.text(o);
+          if (str == null) {
             throw TemplateError.typeError(
                 "sequence item " + i + ": expected str instance, " + Py.typeName(o) + " found");
           }
@@ -264,6 +300,7 @@ final class StrMethods {
             sb.append(s);
           }
           sb.append(str);
+          Limits.checkBuilt(sb, "str.join");
         }
         return sb.toString();
       }
@@ -302,11 +339,9 @@ final class StrMethods {
       case "isspace":
         return !s.isEmpty() && s.codePoints().allMatch(StrMethods::isSpace);
       case "isupper":
-        return s.codePoints().anyMatch(Character::isUpperCase)
-            && s.codePoints().noneMatch(Character::isLowerCase);
+        return isUpper(s);
       case "islower":
-        return s.codePoints().anyMatch(Character::isLowerCase)
-            && s.codePoints().noneMatch(Character::isUpperCase);
+        return isLower(s);
       case "removeprefix": {
         String p = strArg(a, 0, name);
         return s.startsWith(p) ? s.substring(p.length()) : s;
@@ -315,16 +350,8 @@ final class StrMethods {
         String p = strArg(a, 0, name);
         return s.endsWith(p) && !p.isEmpty() ? s.substring(0, s.length() - p.length()) : s;
       }
-      case "splitlines": {
-        List<Object> r = new ArrayList<>();
-        for (String line : s.split("\r\n|[\n\r\u000B\u000C\u001C\u001D\u001E\u0085\u2028\u2029]", -1)) {
-          r.add(line);
-        }
-        if (!r.isEmpty() && ((String) r.get(r.size() - 1)).isEmpty()) {
-          r.remove(r.size() - 1);
-        }
-        return r;
-      }
+      case "splitlines":
+        return new ArrayList<>(splitlines(s));
       case "partition":
       case "rpartition": {
         String sep = strArg(a, 0, name);
@@ -371,6 +398,7 @@ final class StrMethods {
           v = kw.get(field);
         }
         Py.appendStr(sb, v);
+        Limits.checkBuilt(sb, "str.format");
         i = end;
       } else if (c == '}') {
         if (i + 1 < s.length() && s.charAt(i + 1) == '}') {

@@ -56,6 +56,7 @@ final class Strftime {
         case '%' -> sb.append('%');
         default -> throw TemplateError.unsupported("strftime directive %" + d);
       }
+      Limits.checkBuilt(sb, "strftime_now");
     }
     return sb.toString();
   }

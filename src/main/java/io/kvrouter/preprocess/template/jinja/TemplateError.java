@@ -4,8 +4,11 @@ package io.kvrouter.preprocess.template.jinja;
  * A template failed to parse or render. {@link #kind()} names the Python exception Jinja2 (or the
  * template itself) would raise: {@code TemplateError} for {@code raise_exception(...)},
  * {@code UndefinedError}, {@code TypeError}, {@code SecurityError}, {@code TemplateSyntaxError},
- * or {@code Unsupported} for a construct this renderer does not implement. {@link #pythonMessage()}
- * is the message Python would carry; {@link #getMessage()} adds the kind and the template line.
+ * {@code RecursionError} and {@code MemoryError} for the limits of {@link Limits}, or
+ * {@code Unsupported} for a construct this renderer does not implement. {@code InternalError} is a
+ * Java exception the renderer did not expect (a bug, the exception is the cause). {@link
+ * #pythonMessage()} is the message Python would carry; {@link #getMessage()} adds the kind and the
+ * template line.
  */
 public final class TemplateError extends RuntimeException {
   private final String kind;
@@ -14,7 +17,13 @@ public final class TemplateError extends RuntimeException {
   private int line;
 
   TemplateError(String kind, String pythonMessage, int line, boolean raisedByTemplate) {
-    super(pythonMessage, null, false, false);
+    this(kind, pythonMessage, line, raisedByTemplate, null);
+  }
+
+  private TemplateError(
+      String kind, String pythonMessage, int line, boolean raisedByTemplate, Throwable cause) {
+    // a TemplateError is an expected outcome: its stack trace is not needed, only its cause's
+    super(pythonMessage, cause, false, false);
     this.kind = kind;
     this.pythonMessage = pythonMessage;
     this.line = line;
@@ -39,6 +48,24 @@ public final class TemplateError extends RuntimeException {
 
   static TemplateError raised(String message) {
     return new TemplateError("TemplateError", message, 0, true);
+  }
+
+  /** A Java exception the renderer did not expect: reported, with its cause, as a TemplateError. */
+  static TemplateError internal(RuntimeException e) {
+    return new TemplateError("InternalError", "unexpected " + e, 0, false, e);
+  }
+
+  /** {@code e} itself if it is a TemplateError, else {@link #internal}. */
+  static TemplateError from(RuntimeException e) {
+    return e instanceof TemplateError t ? t : internal(e);
+  }
+
+  /**
+   * The error to throw for {@code e}, raised in the statement at {@code line}: a TemplateError
+   * keeps the line of an inner statement if it has one.
+   */
+  static TemplateError at(RuntimeException e, int line) {
+    return from(e).atLine(line);
   }
 
   TemplateError atLine(int line) {

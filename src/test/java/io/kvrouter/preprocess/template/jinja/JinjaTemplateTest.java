@@ -104,12 +104,29 @@ class JinjaTemplateTest {
   @Test
   void unsupportedStatementsFailAtParseNamingTheTagAndLine() {
     for (String tag : Arrays.asList("include 'x'", "import 'x' as y", "extends 'x'", "block b",
-        "call m()", "with a = 1", "autoescape true")) {
+        "with a = 1", "autoescape true")) {
       assertThatThrownBy(() -> JinjaTemplate.parse("a\nb\n{% " + tag + " %}"))
           .isInstanceOfSatisfying(TemplateError.class, e -> {
             assertThat(e.kind()).isEqualTo("TemplateSyntaxError");
             assertThat(e.pythonMessage()).contains("unsupported").contains(tag.split(" ")[0]);
             assertThat(e.line()).isEqualTo(3);
+          });
+    }
+  }
+
+  /** Jinja2's filters this renderer does not implement parse, and fail when they are used. */
+  @Test
+  void unimplementedJinjaFiltersFailWhenUsedNamingThem() {
+    for (String filter : List.of("wordwrap", "urlize", "xmlattr", "striptags", "pprint",
+        "filesizeformat", "random", "slice(2)", "urlencode")) {
+      JinjaTemplate t = JinjaTemplate.parse("{% if x %}\n{{ x|" + filter + " }}{% endif %}ok");
+      assertThat(t.render(Map.of("x", false))).isEqualTo("ok");
+      assertThatThrownBy(() -> t.render(Map.of("x", "text")))
+          .as(filter)
+          .isInstanceOfSatisfying(TemplateError.class, e -> {
+            assertThat(e.kind()).isEqualTo("Unsupported");
+            assertThat(e.pythonMessage()).endsWith("the filter " + filter.replace("(2)", ""));
+            assertThat(e.line()).isEqualTo(2);
           });
     }
   }
@@ -128,12 +145,13 @@ class JinjaTemplateTest {
 
   @Test
   void constructsPythonWouldRenderDifferentlyFailInsteadOfGuessing() {
-    assertThatThrownBy(() -> render("{{ '%s!' % name }}", Map.of("name", "x")))
-        .isInstanceOf(TemplateError.class)
-        .hasMessageContaining("printf-style");
-    assertThatThrownBy(() -> render("{{ d.items }}", Map.of("d", Map.of())))
-        .isInstanceOf(TemplateError.class)
-        .hasMessageContaining("memory address");
+    for (String src : List.of("{{ d.items }}", "{{ [1]|select }}", "{{ [1]|reverse ~ '' }}",
+        "{{ [[1]|map('string')] }}", "{{ x|items|string }}")) {
+      assertThatThrownBy(() -> render(src, Map.of("d", Map.of(), "x", Map.of())))
+          .as(src)
+          .isInstanceOf(TemplateError.class)
+          .hasMessageContaining("memory address");
+    }
     assertThatThrownBy(() -> render("{{ '{:>5}'.format(1) }}", Map.of()))
         .isInstanceOf(TemplateError.class)
         .hasMessageContaining("str.format field spec");
@@ -146,6 +164,40 @@ class JinjaTemplateTest {
     assertThatThrownBy(() -> render("{{ strftime_now('%Z') }}", Map.of()))
         .isInstanceOf(TemplateError.class)
         .hasMessageContaining("strftime directive %Z");
+    // CPython may or may not share one object for equal strings, floats and big ints
+    for (String src : List.of("{{ 'hello' is sameas 'hello' }}", "{{ 257 is sameas 257 }}",
+        "{% set a = 'x y' %}{% set b = 'x y' %}{{ a is sameas b }}", "{{ 1.5 is sameas 1.5 }}",
+        "{{ (1, 2) is sameas((1, 2)) }}", "{{ s is sameas 'hello' }}")) {
+      assertThatThrownBy(() -> render(src, Map.of("s", "hello")))
+          .as(src)
+          .isInstanceOf(TemplateError.class)
+          .hasMessageContaining("sameas test on two equal");
+    }
+    assertThatThrownBy(() -> render("{{ d.keys() < d.keys() }}", Map.of("d", Map.of())))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("set comparisons of dict keys and items views");
+    assertThatThrownBy(() -> render("{{ 3 is divisibleby(num=3) }}", Map.of()))
+        .isInstanceOf(TemplateError.class)
+        .hasMessageContaining("keyword arguments to the test divisibleby");
+  }
+
+  /**
+   * Python builds a Markup from these, escaping what they add: rather than lose the difference,
+   * they fail (printing, ~, +, ==, measuring, iterating and the escaping filters work, see the
+   * "markup" snippets).
+   */
+  @Test
+  void markupOperationsThatWouldEscapeTheirArgumentsFailClearly() {
+    for (String src : List.of("{{ x[0] }}", "{{ x[1:] }}", "{{ x * 2 }}", "{{ x % 1 }}",
+        "{{ x.upper() }}", "{{ x|trim }}", "{{ x|last }}", "{{ x|reverse }}", "{{ x|center(9) }}",
+        "{{ {x: 1} }}", "{{ [x]|map('indent')|list }}")) {
+      assertThatThrownBy(() -> render("{% set x = '<a>'|e %}" + src, Map.of()))
+          .as(src)
+          .isInstanceOfSatisfying(TemplateError.class, e -> {
+            assertThat(e.kind()).isEqualTo("Unsupported");
+            assertThat(e.pythonMessage()).contains("of an escaped string (Markup");
+          });
+    }
   }
 
   @Test
@@ -179,6 +231,75 @@ class JinjaTemplateTest {
           assertThat(e.kind()).isEqualTo("SecurityError");
           assertThat(e.pythonMessage())
               .isEqualTo("access to attribute 'append' of 'list' object is unsafe.");
+        });
+  }
+
+  @Test
+  void integersBeyond64BitsFailNamingTheProblemWhereTheyAreUsed() {
+    assertThatThrownBy(() -> render("a\n{{ 99999999999999999999999 }}", Map.of()))
+        .isInstanceOfSatisfying(TemplateError.class, e -> {
+          assertThat(e.kind()).isEqualTo("Unsupported");
+          assertThat(e.pythonMessage()).contains("99999999999999999999999").contains("64 bits");
+          assertThat(e.line()).isEqualTo(2);
+        });
+    // Python renders the template: only evaluating the literal fails
+    assertThat(render("{% if false %}{{ 99999999999999999999999 }}{% endif %}ok", Map.of()))
+        .isEqualTo("ok");
+    assertThat(render("{{ 9223372036854775807 }}", Map.of())).isEqualTo("9223372036854775807");
+    assertThat(render("{{ n }}", Map.of("n", new java.math.BigInteger("123"))))
+        .isEqualTo("123");
+    assertThatThrownBy(
+            () -> render("{{ n }}", Map.of("n", new java.math.BigInteger("99999999999999999999"))))
+        .isInstanceOfSatisfying(TemplateError.class, e -> {
+          assertThat(e.kind()).isEqualTo("Unsupported");
+          assertThat(e.pythonMessage()).contains("99999999999999999999").contains("64 bits");
+        });
+  }
+
+  @Test
+  void unexpectedJavaExceptionsBecomeInternalErrorsAtTheirLine() {
+    for (RuntimeException thrown : List.of(new ClassCastException("cce"),
+        new ArithmeticException("ae"), new IndexOutOfBoundsException("ioobe"),
+        new NumberFormatException("nfe"), new NullPointerException("npe"))) {
+      PyCallable failing = (a, kw) -> {
+        throw thrown;
+      };
+      for (String src : List.of("a\n{{ f() }}", "a\n{% if f() %}{% endif %}",
+          "a\n{% for x in f() %}{% endfor %}", "a\n{% set x = f() %}",
+          "a\n{% set x %}{{ f() }}{% endset %}", "a\n{% filter upper %}{{ f() }}{% endfilter %}",
+          "{% macro m() %}\n{{ f() }}{% endmacro %}{{ m() }}")) {
+        assertThatThrownBy(() -> render(src, Map.of("f", failing)))
+            .as(src)
+            .isInstanceOfSatisfying(TemplateError.class, e -> {
+              assertThat(e.kind()).isEqualTo("InternalError");
+              assertThat(e.pythonMessage()).contains(thrown.getClass().getSimpleName())
+                  .contains(thrown.getMessage());
+              assertThat(e.getCause()).isSameAs(thrown);
+              assertThat(e.line()).isEqualTo(2);
+            });
+      }
+    }
+  }
+
+  @Test
+  void errorsOfSetAndFilterBlocksNameTheirLine() {
+    for (String src : List.of("a\n{% set x | indent(foo=1) %}\nbody\n{% endset %}",
+        "a\n{% filter indent(foo=1) %}\nbody\n{% endfilter %}")) {
+      assertThatThrownBy(() -> render(src, Map.of()))
+          .as(src)
+          .isInstanceOfSatisfying(TemplateError.class, e -> {
+            assertThat(e.kind()).isEqualTo("TypeError");
+            assertThat(e.line()).isEqualTo(2);
+          });
+    }
+  }
+
+  @Test
+  void contextValuesOfOtherJavaTypesAreRejectedAsTemplateErrors() {
+    assertThatThrownBy(() -> render("{{ x }}", Map.of("x", new Object())))
+        .isInstanceOfSatisfying(TemplateError.class, e -> {
+          assertThat(e.kind()).isEqualTo("Unsupported");
+          assertThat(e.pythonMessage()).contains("java.lang.Object");
         });
   }
 
