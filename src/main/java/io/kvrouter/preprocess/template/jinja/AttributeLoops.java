@@ -2,6 +2,7 @@ package io.kvrouter.preprocess.template.jinja;
 
 import io.kvrouter.preprocess.template.jinja.Node.Attr;
 import io.kvrouter.preprocess.template.jinja.Node.Block;
+import io.kvrouter.preprocess.template.jinja.Node.CallBlock;
 import io.kvrouter.preprocess.template.jinja.Node.Const;
 import io.kvrouter.preprocess.template.jinja.Node.Expr;
 import io.kvrouter.preprocess.template.jinja.Node.FilterBlock;
@@ -61,6 +62,8 @@ final class AttributeLoops {
         visit(b.body());
       } else if (s instanceof MacroDef m) {
         visit(m.body());
+      } else if (s instanceof CallBlock c) {
+        visit(c.caller().body());
       } else if (s instanceof Block b) {
         visit(b.body());
       }
