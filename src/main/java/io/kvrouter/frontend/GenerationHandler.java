@@ -2,8 +2,11 @@ package io.kvrouter.frontend;
 
 import io.kvrouter.frontend.openai.OpenAiRequest;
 import io.kvrouter.frontend.openai.ResponseFormat;
+import io.kvrouter.preprocess.Delta;
 import io.kvrouter.preprocess.Generation;
+import io.kvrouter.preprocess.GenerationRequest;
 import io.kvrouter.preprocess.Preprocessor;
+import io.kvrouter.protocol.FinishReason;
 import io.kvrouter.protocol.ModelNotFoundException;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -11,12 +14,16 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
 
 /**
- * Serves one OpenAI generation endpoint: parses and validates the body, starts the generation and
- * hands it to a streaming (SSE) or unary responder.
+ * Serves one OpenAI generation endpoint: parses and validates the body, starts one generation per
+ * prompt (a completions request may hold several; each is a choice) and hands them to a
+ * streaming (SSE) or unary responder. If any prompt is refused the request fails as a whole and
+ * the generations already started are stopped.
  */
 final class GenerationHandler implements Handler<RoutingContext> {
   private final Preprocessor preprocessor;
@@ -61,29 +68,54 @@ final class GenerationHandler implements Handler<RoutingContext> {
     FrontendMetrics.RequestTracker tracker = metrics.start(endpoint, request.stream());
     ResponseFormat.Header header =
         format.header(requestId, System.currentTimeMillis() / 1000, request.model());
-    Future<Generation> started;
-    try {
-      started = preprocessor.generate(request.toGeneration(requestId));
-    } catch (RuntimeException e) {
-      started = Future.failedFuture(e);
+    List<Future<Generation>> started = new ArrayList<>();
+    for (GenerationRequest generation : request.toGenerations(requestId)) {
+      try {
+        started.add(preprocessor.generate(generation));
+      } catch (RuntimeException e) {
+        started.add(Future.failedFuture(e));
+      }
     }
-    started.onComplete(
+    Future.join(started)
+        .onComplete(
             ar -> {
               if (ar.failed()) {
+                started.stream()
+                    .filter(Future::succeeded)
+                    .forEach(f -> discard(f.result()));
                 tracker.finish(false);
-                ErrorResponses.send(ctx.response(), errors.of(ar.cause()));
+                ErrorResponses.send(ctx.response(), errors.of(firstFailure(started)));
                 return;
               }
-              Generation generation = ar.result();
-              tracker.promptTokens(generation.promptTokens());
+              List<Generation> choices = started.stream().map(Future::result).toList();
+              tracker.promptTokens(choices.stream().mapToInt(Generation::promptTokens).sum());
               Responder responder =
                   request.stream()
                       ? new SseResponder(
-                          ctx.response(), format, header, request, generation, tracker, errors)
-                      : new UnaryResponder(
-                          ctx.response(), format, header, generation, tracker, errors);
+                          ctx.response(), format, header, request, choices, tracker, errors)
+                      : new UnaryResponder(ctx.response(), format, header, choices, tracker, errors);
               responder.start();
             });
+  }
+
+  private static Throwable firstFailure(List<Future<Generation>> started) {
+    return started.stream().filter(Future::failed).findFirst().orElseThrow().cause();
+  }
+
+  /** Stops a generation whose request failed as a whole (another prompt of it was refused). */
+  private static void discard(Generation generation) {
+    generation.subscribe(
+        new Generation.Listener() {
+          @Override
+          public void onDelta(Delta delta, int newTokens) {}
+
+          @Override
+          public void onFinish(FinishReason reason, int completionTokens) {}
+
+          @Override
+          public void onError(Throwable error) {}
+        });
+    generation.cancel();
   }
 
   /** Validates {@code body} with {@code parser} and checks that it names the served model. */

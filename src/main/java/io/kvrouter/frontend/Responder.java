@@ -1,65 +1,132 @@
 package io.kvrouter.frontend;
 
+import io.kvrouter.preprocess.Delta;
 import io.kvrouter.preprocess.Generation;
+import io.kvrouter.protocol.FinishReason;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerResponse;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Writes one generation to an HTTP response. A client that goes away before the end cancels the
- * generation, which stops the request at its worker.
+ * Writes the generations of one request to an HTTP response, one choice each (a completions
+ * request with several prompts has several). The response ends when every choice has finished,
+ * or at the first error. A client that goes away before the end cancels every generation, which
+ * stops the requests at their workers.
  */
-abstract class Responder implements Generation.Listener {
+abstract class Responder {
   final HttpServerResponse response;
-  final Generation generation;
+  final List<Generation> choices;
   final FrontendMetrics.RequestTracker tracker;
   private final ErrorResponses errors;
   private final AtomicBoolean ended = new AtomicBoolean();
+  /** The request's event loop: every choice's callbacks run there, one at a time. */
+  private Context context;
+  private int unfinished;
 
   Responder(
       HttpServerResponse response,
-      Generation generation,
+      List<Generation> choices,
       FrontendMetrics.RequestTracker tracker,
       ErrorResponses errors) {
     this.response = response;
-    this.generation = generation;
+    this.choices = List.copyOf(choices);
     this.tracker = tracker;
     this.errors = errors;
+    this.unfinished = choices.size();
   }
 
   void start() {
+    context = Vertx.currentContext();
     response.closeHandler(v -> clientGone());
-    generation.subscribe(this);
+    for (int i = 0; i < choices.size(); i++) {
+      choices.get(i).subscribe(new Choice(i));
+    }
     if (response.closed()) {
       // The client left while the request was being routed; a handler set after the close never
-      // runs, so the generation is stopped here (subscribed, so its ending releases the worker).
+      // runs, so the generations are stopped here (subscribed, so their ending frees the workers).
       clientGone();
     }
+  }
+
+  /** Tokens of every choice's prompt. */
+  int promptTokens() {
+    return choices.stream().mapToInt(Generation::promptTokens).sum();
   }
 
   private void clientGone() {
     if (ended.compareAndSet(false, true)) {
       tracker.disconnected();
       tracker.finish(false);
-      generation.cancel();
+      choices.forEach(Generation::cancel);
     }
-  }
-
-  /** Marks the response ended; returns false if it already was (e.g. the client left). */
-  boolean end() {
-    return ended.compareAndSet(false, true);
   }
 
   boolean ended() {
     return ended.get();
   }
 
-  @Override
-  public void onError(Throwable error) {
-    if (end()) {
+  /** New output of choice {@code index}. */
+  abstract void onDelta(int index, Delta delta, int newTokens);
+
+  /** Choice {@code index} ended normally. */
+  abstract void onChoiceFinish(int index, FinishReason reason, int completionTokens);
+
+  /** Every choice has ended normally; called once, after the last {@link #onChoiceFinish}. */
+  abstract void onAllFinished();
+
+  abstract void writeError(ErrorResponses.ApiError error);
+
+  private void error(Throwable error) {
+    if (ended.compareAndSet(false, true)) {
       tracker.finish(false);
+      choices.forEach(Generation::cancel);
       writeError(errors.of(error));
     }
   }
 
-  abstract void writeError(ErrorResponses.ApiError error);
+  /**
+   * Receives one choice's generation. Choices whose workers answer on other event loops are
+   * moved to the request's, so the responder's state is only ever touched from one thread.
+   */
+  private final class Choice implements Generation.Listener {
+    private final int index;
+
+    Choice(int index) {
+      this.index = index;
+    }
+
+    private void onRequestLoop(Runnable action) {
+      if (context == null || Vertx.currentContext() == context) {
+        action.run();
+      } else {
+        context.runOnContext(v -> action.run());
+      }
+    }
+
+    @Override
+    public void onDelta(Delta delta, int newTokens) {
+      onRequestLoop(() -> Responder.this.onDelta(index, delta, newTokens));
+    }
+
+    @Override
+    public void onFinish(FinishReason reason, int completionTokens) {
+      onRequestLoop(
+          () -> {
+            if (ended()) {
+              return;
+            }
+            onChoiceFinish(index, reason, completionTokens);
+            if (--unfinished == 0 && ended.compareAndSet(false, true)) {
+              onAllFinished();
+            }
+          });
+    }
+
+    @Override
+    public void onError(Throwable error) {
+      onRequestLoop(() -> error(error));
+    }
+  }
 }

@@ -10,11 +10,15 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Streams a generation as server-sent events: one {@code data: <chunk>} event per piece of text,
  * a last chunk with the finish reason, a usage chunk when {@code stream_options.include_usage} is
- * set, and {@code data: [DONE]}. An echoed prompt leads the first chunk. A slow client pauses the generation (and so the worker's stream)
+ * set, and {@code data: [DONE]}; with several choices (completions with several prompts) each
+ * chunk names its choice's index and each choice gets its own last chunk. An echoed prompt leads
+ * its choice's first chunk. A slow client pauses the generation (and so the worker's stream)
  * until its socket drains.
  */
 final class SseResponder extends Responder {
@@ -23,27 +27,38 @@ final class SseResponder extends Responder {
   private final ResponseFormat format;
   private final ResponseFormat.Header header;
   private final boolean includeUsage;
-  private boolean first = true;
-  private boolean calledTools;
-  /** Characters of text sent so far: where the next tokens' text starts (completions logprobs). */
-  private int textOffset;
-  private String echo;
+  private final List<Stream> streams = new ArrayList<>();
+  private int completionTokens;
   /** Events written in the current event-loop task, sent as one write when it ends. */
   private Buffer pending;
+
+  /** What one choice has sent so far. */
+  private static final class Stream {
+    boolean first = true;
+    boolean calledTools;
+    /** Characters of text sent: where the next tokens' text starts (completions logprobs). */
+    int textOffset;
+    /** The echoed prompt, until it leads the choice's first chunk. */
+    String echo;
+
+    Stream(String echo) {
+      this.echo = echo;
+    }
+  }
 
   SseResponder(
       HttpServerResponse response,
       ResponseFormat format,
       ResponseFormat.Header header,
       OpenAiRequest request,
-      Generation generation,
+      List<Generation> choices,
       FrontendMetrics.RequestTracker tracker,
       ErrorResponses errors) {
-    super(response, generation, tracker, errors);
+    super(response, choices, tracker, errors);
     this.format = format;
     this.header = header;
     this.includeUsage = request.includeUsage();
-    this.echo = generation.echo();
+    choices.forEach(g -> streams.add(new Stream(g.echo())));
   }
 
   @Override
@@ -52,38 +67,43 @@ final class SseResponder extends Responder {
         .setChunked(true)
         .putHeader("content-type", "text/event-stream")
         .putHeader("cache-control", "no-cache");
-    response.drainHandler(v -> generation.resume());
+    response.drainHandler(v -> choices.forEach(Generation::resume));
     super.start();
   }
 
   @Override
-  public void onDelta(Delta delta, int newTokens) {
+  void onDelta(int index, Delta delta, int newTokens) {
     tracker.tokens(newTokens);
-    if (ended() || (delta.isEmpty() && !first)) {
+    Stream stream = streams.get(index);
+    if (ended() || (delta.isEmpty() && !stream.first)) {
       return;
     }
-    calledTools |= !delta.toolCalls().isEmpty();
+    stream.calledTools |= !delta.toolCalls().isEmpty();
     Delta withEcho =
-        new Delta(echo + delta.content(), delta.reasoning(), delta.toolCalls(), delta.logprobs());
-    write(format.chunk(header, withEcho, first, null, textOffset + echo.length()));
-    textOffset += withEcho.content().length();
-    first = false;
-    echo = "";
+        new Delta(
+            stream.echo + delta.content(), delta.reasoning(), delta.toolCalls(), delta.logprobs());
+    write(format.chunk(header, index, withEcho, stream.first, null,
+        stream.textOffset + stream.echo.length()));
+    stream.textOffset += withEcho.content().length();
+    stream.first = false;
+    stream.echo = "";
     if (response.writeQueueFull()) {
-      generation.pause();
+      choices.forEach(Generation::pause);
     }
   }
 
   @Override
-  public void onFinish(FinishReason reason, int completionTokens) {
-    if (!end()) {
-      return;
-    }
-    write(format.chunk(header, Delta.content(echo), first,
-        ResponseFormat.finishReason(reason, calledTools), textOffset));
+  void onChoiceFinish(int index, FinishReason reason, int tokens) {
+    Stream stream = streams.get(index);
+    completionTokens += tokens;
+    write(format.chunk(header, index, Delta.content(stream.echo), stream.first,
+        ResponseFormat.finishReason(reason, stream.calledTools), stream.textOffset));
+  }
+
+  @Override
+  void onAllFinished() {
     if (includeUsage) {
-      write(format.usageChunk(
-          header, ResponseFormat.usage(generation.promptTokens(), completionTokens)));
+      write(format.usageChunk(header, ResponseFormat.usage(promptTokens(), completionTokens)));
     }
     response.end(takePending().appendBuffer(DONE));
     tracker.finish(true);

@@ -9,51 +9,72 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Collects a whole generation (after the echoed prompt, if asked for; its reasoning and tool calls
- * apart) and answers with one JSON response that includes usage.
+ * Collects whole generations, one per choice (after the echoed prompt, if asked for; reasoning and
+ * tool calls apart) and answers with one JSON response that includes usage.
  */
 final class UnaryResponder extends Responder {
   private final ResponseFormat format;
   private final ResponseFormat.Header header;
-  private final StringBuilder text;
-  private final StringBuilder reasoning = new StringBuilder();
-  private final List<Delta.ToolCall> toolCalls = new ArrayList<>(0);
-  private final List<Delta.TokenLogprob> logprobs = new ArrayList<>(0);
+  private final List<Collected> collected = new ArrayList<>();
+  private int completionTokens;
+
+  /** One choice's output so far. */
+  private static final class Collected {
+    final StringBuilder text;
+    final StringBuilder reasoning = new StringBuilder();
+    final List<Delta.ToolCall> toolCalls = new ArrayList<>(0);
+    final List<Delta.TokenLogprob> logprobs = new ArrayList<>(0);
+    String finishReason;
+
+    Collected(String echo) {
+      this.text = new StringBuilder(echo);
+    }
+  }
 
   UnaryResponder(
       HttpServerResponse response,
       ResponseFormat format,
       ResponseFormat.Header header,
-      Generation generation,
+      List<Generation> choices,
       FrontendMetrics.RequestTracker tracker,
       ErrorResponses errors) {
-    super(response, generation, tracker, errors);
+    super(response, choices, tracker, errors);
     this.format = format;
     this.header = header;
-    this.text = new StringBuilder(generation.echo());
+    choices.forEach(g -> collected.add(new Collected(g.echo())));
   }
 
   @Override
-  public void onDelta(Delta delta, int newTokens) {
+  void onDelta(int index, Delta delta, int newTokens) {
     tracker.tokens(newTokens);
-    text.append(delta.content());
-    reasoning.append(delta.reasoning());
-    toolCalls.addAll(delta.toolCalls());
-    logprobs.addAll(delta.logprobs());
+    Collected c = collected.get(index);
+    c.text.append(delta.content());
+    c.reasoning.append(delta.reasoning());
+    c.toolCalls.addAll(delta.toolCalls());
+    c.logprobs.addAll(delta.logprobs());
   }
 
   @Override
-  public void onFinish(FinishReason reason, int completionTokens) {
-    if (!end()) {
-      return;
+  void onChoiceFinish(int index, FinishReason reason, int tokens) {
+    Collected c = collected.get(index);
+    c.finishReason = ResponseFormat.finishReason(reason, !c.toolCalls.isEmpty());
+    completionTokens += tokens;
+  }
+
+  @Override
+  void onAllFinished() {
+    List<ResponseFormat.Choice> choices = new ArrayList<>(collected.size());
+    for (Collected c : collected) {
+      choices.add(
+          new ResponseFormat.Choice(
+              c.text.toString(), c.reasoning.toString(), c.toolCalls, c.logprobs,
+              c.finishReason));
     }
     response
         .putHeader("content-type", "application/json")
         .end(
             format
-                .full(header, text.toString(), reasoning.toString(), toolCalls, logprobs,
-                    ResponseFormat.finishReason(reason, !toolCalls.isEmpty()),
-                    ResponseFormat.usage(generation.promptTokens(), completionTokens))
+                .full(header, choices, ResponseFormat.usage(promptTokens(), completionTokens))
                 .toBuffer());
     tracker.finish(true);
   }

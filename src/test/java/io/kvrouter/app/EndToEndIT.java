@@ -152,6 +152,39 @@ class EndToEndIT {
   }
 
   @Test
+  void completionsWithSeveralPrompts_answerOneChoiceEach_unaryAndStreamed() {
+    CompletionCreateParams params =
+        CompletionCreateParams.builder()
+            .model(MODEL)
+            .promptOfArrayOfStrings(List.of("Once upon a time", "In a galaxy", "Hi"))
+            .maxTokens(5)
+            .build();
+    Completion whole = client.completions().create(params);
+    assertThat(whole.choices()).hasSize(3);
+    assertThat(whole.choices()).extracting(c -> c.index()).containsExactly(0L, 1L, 2L);
+    assertThat(whole.choices()).allSatisfy(c -> assertThat(c.text()).hasSize(5));
+    // the demo tokenizer: one token per byte
+    assertThat(whole.usage().orElseThrow().promptTokens()).isEqualTo(16 + 11 + 2);
+    assertThat(whole.usage().orElseThrow().completionTokens()).isEqualTo(15);
+
+    Map<Long, StringBuilder> texts = new java.util.TreeMap<>();
+    Map<Long, String> finishes = new java.util.TreeMap<>();
+    try (StreamResponse<Completion> stream = client.completions().createStreaming(params)) {
+      stream.stream()
+          .flatMap(chunk -> chunk.choices().stream())
+          .forEach(
+              c -> {
+                texts.computeIfAbsent(c.index(), i -> new StringBuilder()).append(c.text());
+                // the SDK's finishReason() throws on the null of a chunk that is not the last
+                c._finishReason().asKnown().ifPresent(r -> finishes.put(c.index(), r.asString()));
+              });
+    }
+    assertThat(texts.keySet()).containsExactly(0L, 1L, 2L);
+    assertThat(texts.values()).allSatisfy(t -> assertThat(t).hasSize(5));
+    assertThat(finishes).containsOnlyKeys(0L, 1L, 2L);
+  }
+
+  @Test
   void openaiJava_completions() {
     Completion completion =
         client.completions().create(

@@ -4,19 +4,21 @@ import io.kvrouter.preprocess.GenerationRequest;
 import io.kvrouter.preprocess.OutputOptions;
 import io.kvrouter.preprocess.Prompt;
 import io.kvrouter.protocol.PreprocessedRequest.SamplingOptions;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * A validated OpenAI chat-completions or completions request, reduced to what the router uses.
  *
  * @param includeUsage {@code stream_options.include_usage}: a last chunk carries {@code usage}
+ * @param prompts one per choice: a chat request has one; a completions request one per prompt
  * @param output what the response text holds besides the decoded tokens (echo, parsing, ...)
  */
 public record OpenAiRequest(
     String model,
     boolean stream,
     boolean includeUsage,
-    Prompt prompt,
+    List<Prompt> prompts,
     Integer maxTokens,
     List<String> stop,
     List<Integer> stopTokenIds,
@@ -25,7 +27,39 @@ public record OpenAiRequest(
     SamplingOptions sampling,
     OutputOptions output) {
 
+  public OpenAiRequest {
+    prompts = List.copyOf(prompts);
+    if (prompts.isEmpty()) {
+      throw new IllegalArgumentException("no prompt");
+    }
+  }
+
+  /** The first prompt (a chat request's only one). */
+  public Prompt prompt() {
+    return prompts.get(0);
+  }
+
+  /** The generation of the first prompt, under {@code requestId}. */
   public GenerationRequest toGeneration(String requestId) {
+    return toGeneration(requestId, prompt());
+  }
+
+  /**
+   * One generation per prompt: the request id as it is for a single prompt, else suffixed with
+   * the prompt's index ({@code id-0}, {@code id-1}, ...).
+   */
+  public List<GenerationRequest> toGenerations(String requestId) {
+    if (prompts.size() == 1) {
+      return List.of(toGeneration(requestId));
+    }
+    List<GenerationRequest> generations = new ArrayList<>(prompts.size());
+    for (int i = 0; i < prompts.size(); i++) {
+      generations.add(toGeneration(requestId + "-" + i, prompts.get(i)));
+    }
+    return generations;
+  }
+
+  private GenerationRequest toGeneration(String requestId, Prompt prompt) {
     return new GenerationRequest(
         requestId, prompt, maxTokens, stop, stopTokenIds, minTokens, ignoreEos, sampling, output);
   }

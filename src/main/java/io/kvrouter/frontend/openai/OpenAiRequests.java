@@ -70,7 +70,7 @@ public final class OpenAiRequests {
             tools,
             templateVariables(f.object("chat_template_kwargs")));
     return common(
-        f, prompt, maxTokens, false, true, parseToolCalls,
+        f, List.of(prompt), maxTokens, false, true, parseToolCalls,
         logprobs ? (topLogprobs == null ? 0 : topLogprobs) : null);
   }
 
@@ -83,8 +83,9 @@ public final class OpenAiRequests {
     }
     Integer logprobs = f.integer("logprobs", 0, 20);
     Integer maxTokens = f.integer("max_tokens", 1, Integer.MAX_VALUE);
-    Prompt prompt = CompletionPrompt.read(body.getValue("prompt"), f.bool("add_special_tokens", true));
-    return common(f, prompt, maxTokens, f.bool("echo", false), false, false, logprobs);
+    List<Prompt> prompts =
+        CompletionPrompt.read(body.getValue("prompt"), f.bool("add_special_tokens", true));
+    return common(f, prompts, maxTokens, f.bool("echo", false), false, false, logprobs);
   }
 
   private static Map<String, Object> templateVariables(JsonObject kwargs) {
@@ -103,7 +104,7 @@ public final class OpenAiRequests {
 
   private static OpenAiRequest common(
       JsonFields f,
-      Prompt prompt,
+      List<Prompt> prompts,
       Integer maxTokens,
       boolean echo,
       boolean parseReasoning,
@@ -177,7 +178,7 @@ public final class OpenAiRequests {
         model,
         stream,
         includeUsage,
-        prompt,
+        prompts,
         maxTokens,
         stop,
         f.integers("stop_token_ids"),

@@ -39,8 +39,8 @@ public enum ResponseFormat {
    * a completion chunk carries the content as {@code text}.
    */
   public JsonObject chunk(
-      Header header, Delta delta, boolean first, String finishReason, int textOffset) {
-    JsonObject choice = new JsonObject().put("index", 0);
+      Header header, int index, Delta delta, boolean first, String finishReason, int textOffset) {
+    JsonObject choice = new JsonObject().put("index", index);
     if (this == CHAT) {
       JsonObject message = new JsonObject();
       if (first) {
@@ -73,31 +73,38 @@ public enum ResponseFormat {
     return base(header, chunkObject).put("choices", new JsonArray()).put("usage", usage);
   }
 
-  /**
-   * The whole response of a non-streamed request. A chat message whose answer is only tool calls
-   * (and the whitespace the model wrote around them) has {@code content} null, as OpenAI sends
-   * it.
-   */
-  public JsonObject full(
-      Header header,
+  /** One whole choice of a non-streamed response. */
+  public record Choice(
       String content,
       String reasoning,
       List<Delta.ToolCall> toolCalls,
       List<Delta.TokenLogprob> logprobs,
-      String finishReason,
-      JsonObject usage) {
-    JsonObject choice = new JsonObject().put("index", 0);
-    if (this == CHAT) {
-      JsonObject message = new JsonObject().put("role", "assistant");
-      message.put("content", content.isBlank() && !toolCalls.isEmpty() ? null : content);
-      putOutput(message, reasoning, toolCalls, false);
-      choice.put("message", message);
-    } else {
-      choice.put("text", content);
+      String finishReason) {}
+
+  /**
+   * The whole response of a non-streamed request, its choices indexed in order. A chat message
+   * whose answer is only tool calls (and the whitespace the model wrote around them) has {@code
+   * content} null, as OpenAI sends it.
+   */
+  public JsonObject full(Header header, List<Choice> choices, JsonObject usage) {
+    JsonArray array = new JsonArray();
+    for (int i = 0; i < choices.size(); i++) {
+      Choice c = choices.get(i);
+      JsonObject choice = new JsonObject().put("index", i);
+      if (this == CHAT) {
+        JsonObject message = new JsonObject().put("role", "assistant");
+        message.put(
+            "content", c.content().isBlank() && !c.toolCalls().isEmpty() ? null : c.content());
+        putOutput(message, c.reasoning(), c.toolCalls(), false);
+        choice.put("message", message);
+      } else {
+        choice.put("text", c.content());
+      }
+      choice.put("logprobs", logprobs(c.logprobs(), 0));
+      choice.put("finish_reason", c.finishReason());
+      array.add(choice);
     }
-    choice.put("logprobs", logprobs(logprobs, 0));
-    choice.put("finish_reason", finishReason);
-    return base(header, object).put("choices", new JsonArray().add(choice)).put("usage", usage);
+    return base(header, object).put("choices", array).put("usage", usage);
   }
 
   /**

@@ -102,14 +102,19 @@ class OpenAiRequestsTest {
   }
 
   @Test
-  void completions_takeOnePromptAndEcho() {
+  void completions_takePromptsAndEcho() {
     OpenAiRequest request = OpenAiRequests.completion(
         new JsonObject("{\"model\":\"m\",\"prompt\":[\"abc\"],\"echo\":true,\"max_tokens\":3}"));
     assertThat(((Prompt.Text) request.prompt()).text()).isEqualTo("abc");
     assertThat(request.output().echo()).isTrue();
-    assertThatThrownBy(() -> OpenAiRequests.completion(
-            new JsonObject("{\"model\":\"m\",\"prompt\":[\"a\",\"b\"]}")))
-        .hasMessageContaining("holds 2 prompts; this server takes one prompt per request");
+    OpenAiRequest batch = OpenAiRequests.completion(
+        new JsonObject("{\"model\":\"m\",\"prompt\":[\"a\",[7,8]]}"));
+    assertThat(batch.prompts())
+        .containsExactly(new Prompt.Text("a"), new Prompt.Tokens(new int[] {7, 8}));
+    assertThat(batch.toGenerations("id"))
+        .extracting(g -> g.requestId())
+        .containsExactly("id-0", "id-1");
+    assertThat(request.toGenerations("id")).extracting(g -> g.requestId()).containsExactly("id");
     assertThatThrownBy(() -> OpenAiRequests.completion(new JsonObject("{\"model\":\"m\"}")))
         .hasMessageContaining("'prompt' is required");
   }
