@@ -4,6 +4,7 @@ import io.kvrouter.preprocess.ChatMessage;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.preprocess.TestModels;
 import io.kvrouter.preprocess.tokenizer.Tokenizer;
+import io.kvrouter.preprocess.tokenizer.TokenizerVariants;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,9 +24,10 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * The router's preprocessing of one chat request on one core, with a real model's files: the chat
- * template rendered by our Jinja interpreter ({@code renderOnly}), the rendered prompt tokenized by
- * Hugging Face's Rust tokenizer ({@code tokenizeOnly}), and both as a request pays them ({@code
- * renderAndTokenize}). Sample time, so JMH reports p50 and p99.
+ * template rendered by our Jinja interpreter ({@code renderOnly}), the rendered prompt tokenized
+ * ({@code tokenizeOnly}) by Hugging Face's Rust library through DJL ({@code encoder=rust}) or by
+ * our Java byte-level BPE as the router loads it ({@code encoder=java}, no piece cache), and both
+ * as a request pays them ({@code renderAndTokenize}). Sample time, so JMH reports p50 and p99.
  *
  * <p>The conversation is a multi-turn chat (system prompt, then user and assistant turns of 60 to
  * 300 words of English-like text drawn from a fixed seed) grown until its rendered prompt holds
@@ -41,6 +43,10 @@ public class PreprocessBenchmark {
 
   @Param({"qwen3", "llama3_1"})
   public String model;
+
+  /** {@code rust}: DJL's binding of Hugging Face's library; {@code java}: our byte-level BPE. */
+  @Param({"rust", "java"})
+  public String encoder;
 
   private static final String[] WORDS =
       ("the of and to in is was that for it with as on be at by this had not are but from or have"
@@ -65,7 +71,7 @@ public class PreprocessBenchmark {
     // without the piece cache: every invocation tokenizes the same prompt, which the cache would
     // answer from memory (MultiTurnTokenizeBenchmark measures the cache on growing chats)
     assets = ModelAssets.load(TestModels.dir(model));
-    tokenizer = Tokenizer.huggingFace(TestModels.tokenizerJson(model), 0);
+    tokenizer = TokenizerVariants.load(TestModels.tokenizerJson(model), encoder);
     SplittableRandom random = new SplittableRandom(7);
     conversation = new ArrayList<>();
     conversation.add(ChatMessage.system("You are a helpful assistant. Answer precisely."));

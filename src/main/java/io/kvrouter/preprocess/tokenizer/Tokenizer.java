@@ -87,8 +87,9 @@ public interface Tokenizer extends AutoCloseable {
 
   /**
    * Loads a Hugging Face {@code tokenizer.json} (the Rust {@code tokenizers} library through DJL's
-   * bundled native binding; works offline), with a cache of prompt pieces between chat markers
-   * where the tokenizer allows it.
+   * bundled native binding; works offline). Byte-level BPE tokenizers (Qwen, Llama 3, DeepSeek
+   * V3, gpt-oss, Mistral Nemo) encode prompts with our Java encoder, same ids, several times
+   * faster; prompt pieces between chat markers are cached where the tokenizer allows it.
    *
    * @param tokenizerJson the path of a {@code tokenizer.json} file
    * @throws IOException when the file is missing, unreadable or not a valid tokenizer; the message
@@ -105,9 +106,17 @@ public interface Tokenizer extends AutoCloseable {
    *     only for tokenizers where cutting at chat markers gives the same ids
    */
   static Tokenizer huggingFace(Path tokenizerJson, long segmentCacheTokens) throws IOException {
-    HfTokenizer tokenizer = HfTokenizer.load(tokenizerJson);
-    return segmentCacheTokens <= 0 || tokenizer.segmentMarkers().isEmpty()
-        ? tokenizer
-        : new SegmentCachingTokenizer(tokenizer, tokenizer.segmentMarkers(), segmentCacheTokens);
+    HfTokenizer rust = HfTokenizer.load(tokenizerJson);
+    ByteLevelBpe bpe;
+    try {
+      bpe = ByteLevelBpe.load(tokenizerJson);
+    } catch (IOException | RuntimeException e) {
+      rust.close();
+      throw new IOException("Cannot load tokenizer " + tokenizerJson + ": " + e.getMessage(), e);
+    }
+    Tokenizer encoder = bpe == null ? rust : new JavaBpeTokenizer(rust, bpe);
+    return segmentCacheTokens <= 0 || rust.segmentMarkers().isEmpty()
+        ? encoder
+        : new SegmentCachingTokenizer(encoder, rust.segmentMarkers(), segmentCacheTokens);
   }
 }
