@@ -5,8 +5,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
 
 /**
  * A tokenizer that cuts a prompt before each chat marker ({@code <|im_start|>}, {@code
@@ -28,14 +26,13 @@ import java.util.Optional;
  * <p>The cache keeps the most recently used pieces up to {@code capacityTokens} ids in all;
  * thread-safe (one lock around lookups, never held while encoding).
  */
-final class SegmentCachingTokenizer implements Tokenizer {
-  private final Tokenizer delegate;
+final class SegmentCachingTokenizer extends EncodingDecorator {
   /** Markers by their first character, to find them in one scan of the text. */
   private final Map<Character, List<String>> markers = new HashMap<>();
   private final Pieces cache;
 
   SegmentCachingTokenizer(Tokenizer delegate, List<String> markers, long capacityTokens) {
-    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    super(delegate);
     for (String marker : markers) {
       this.markers.computeIfAbsent(marker.charAt(0), c -> new ArrayList<>()).add(marker);
     }
@@ -102,31 +99,6 @@ final class SegmentCachingTokenizer implements Tokenizer {
       cache.put(text, ids);
     }
     return ids;
-  }
-
-  @Override
-  public String decode(int[] ids, int from, int to, boolean skipSpecialTokens) {
-    return delegate.decode(ids, from, to, skipSpecialTokens);
-  }
-
-  @Override
-  public boolean isSpecial(int id) {
-    return delegate.isSpecial(id);
-  }
-
-  @Override
-  public Optional<Integer> tokenId(String token) {
-    return delegate.tokenId(token);
-  }
-
-  @Override
-  public int vocabularySize() {
-    return delegate.vocabularySize();
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 
   @Override
