@@ -61,6 +61,7 @@ public final class SimulatedEngine implements InferenceEngine {
 
   private final Vertx vertx;
   private final Options options;
+  private final VocabularyOdds odds;
   private final KvCacheManager kvCache;
   /** Makes the cache's request keys unique even if two callers reuse a request id. */
   private final AtomicLong serial = new AtomicLong();
@@ -75,6 +76,7 @@ public final class SimulatedEngine implements InferenceEngine {
   public SimulatedEngine(Vertx vertx, Options options, MeterRegistry registry, Tags tags) {
     this.vertx = vertx;
     this.options = options;
+    this.odds = new VocabularyOdds(options.vocabulary());
     this.kvCache = new KvCacheManager(options.kvBlocks(), options.blockSize());
     this.requests =
         Counter.builder(MetricNames.COMPONENT_REQUESTS)
@@ -107,6 +109,11 @@ public final class SimulatedEngine implements InferenceEngine {
     }
     requests.increment();
     return new SimulatedStream(vertx, options, request, this, kvKey);
+  }
+
+  /** The log-probabilities of this engine's draw, counted once for all its requests. */
+  VocabularyOdds odds() {
+    return odds;
   }
 
   /**

@@ -48,7 +48,7 @@ final class SimulatedStream implements ResponseStream {
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.options = options;
-    this.tokens = new TokenSequence(request, options.vocabulary());
+    this.tokens = new TokenSequence(request, options.vocabulary(), engine.odds());
     this.engine = engine;
     this.kvKey = kvKey;
     this.sequence = request.tokenIds();

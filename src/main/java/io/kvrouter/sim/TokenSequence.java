@@ -21,6 +21,7 @@ final class TokenSequence {
   record Step(int token, FinishReason finish) {}
 
   private final int[] vocabulary;
+  private final VocabularyOdds odds;
   private final SplittableRandom random;
   private final int limit;
   private final boolean limitIsMaxTokens;
@@ -31,8 +32,9 @@ final class TokenSequence {
   private final Integer logprobs;
   private int emitted;
 
-  TokenSequence(PreprocessedRequest request, int[] vocabulary) {
+  TokenSequence(PreprocessedRequest request, int[] vocabulary, VocabularyOdds odds) {
     this.vocabulary = vocabulary;
+    this.odds = odds;
     Long seed = request.samplingOptions().seed();
     this.random =
         new SplittableRandom(seed != null ? seed : 0x9E3779B97F4A7C15L * Arrays.hashCode(request.tokenIds()));
@@ -51,9 +53,8 @@ final class TokenSequence {
   }
 
   /**
-   * {@code output} with logprobs when the request asked for them. Tokens are drawn uniformly from
-   * the vocabulary's entries, so an id listed {@code c} times has log-probability {@code ln(c /
-   * entries)}; the alternatives are the drawn token (rank 1) and other ids of the vocabulary.
+   * {@code output} with logprobs when the request asked for them ({@link VocabularyOdds}); the
+   * alternatives are the drawn token (rank 1) and other ids of the vocabulary.
    */
   EngineOutput withLogprobs(EngineOutput output) {
     if (logprobs == null || output.tokenIds().length == 0) {
@@ -62,15 +63,15 @@ final class TokenSequence {
     List<Double> logProbs = new ArrayList<>();
     List<List<EngineOutput.TopLogprob>> top = new ArrayList<>();
     for (int token : output.tokenIds()) {
-      logProbs.add(logprob(token));
+      logProbs.add(odds.logprob(token));
       List<EngineOutput.TopLogprob> alternatives = new ArrayList<>();
-      alternatives.add(new EngineOutput.TopLogprob(1, token, null, logprob(token)));
+      alternatives.add(new EngineOutput.TopLogprob(1, token, null, odds.logprob(token)));
       int start = Math.floorMod(token * 31, vocabulary.length);
       for (int i = 0; i < vocabulary.length && alternatives.size() < logprobs; i++) {
         int id = vocabulary[(start + i) % vocabulary.length];
         if (alternatives.stream().noneMatch(alt -> alt.tokenId() == id)) {
           alternatives.add(
-              new EngineOutput.TopLogprob(alternatives.size() + 1, id, null, logprob(id)));
+              new EngineOutput.TopLogprob(alternatives.size() + 1, id, null, odds.logprob(id)));
         }
       }
       top.add(alternatives);
@@ -78,10 +79,6 @@ final class TokenSequence {
     return output.withLogprobs(logProbs, top);
   }
 
-  private double logprob(int token) {
-    long count = Arrays.stream(vocabulary).filter(id -> id == token).count();
-    return Math.log((double) count / vocabulary.length);
-  }
 
   Step next() {
     if (emitted >= limit) {

@@ -1,5 +1,7 @@
 package io.kvrouter.preprocess.tokenizer;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -55,29 +57,102 @@ final class ByteLevelBpe {
     }
   }
 
-  /** The encoder for {@code tokenizerJson}, or null when its pipeline is not of this shape. */
+  /**
+   * The encoder for {@code tokenizerJson}, or null when its pipeline is not of this shape. The
+   * file is streamed: the small sections are read first, and when they already rule the pipeline
+   * out the model's vocabulary and merges (nearly all of the file) are never parsed.
+   */
   static ByteLevelBpe load(Path tokenizerJson) throws IOException {
-    JsonNode root = JSON.readTree(tokenizerJson.toFile());
-    JsonNode model = root.path("model");
-    if (!"BPE".equals(model.path("type").asText()) || model.path("byte_fallback").asBoolean()) {
+    JsonNode normalizer = null;
+    JsonNode preTokenizer = null;
+    JsonNode addedTokens = null;
+    JsonNode model = null;
+    try (JsonParser p = JSON.getFactory().createParser(tokenizerJson.toFile())) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        p.nextToken();
+        switch (field) {
+          case "normalizer" -> normalizer = JSON.readTree(p);
+          case "pre_tokenizer" -> preTokenizer = JSON.readTree(p);
+          case "added_tokens" -> addedTokens = JSON.readTree(p);
+          case "model" -> {
+            if (preTokenizer != null && (splits(preTokenizer) == null || !plain(normalizer))) {
+              return null;
+            }
+            model = JSON.readTree(p);
+          }
+          default -> p.skipChildren();
+        }
+      }
+    }
+    return model == null ? null : of(normalizer, preTokenizer, addedTokens, model);
+  }
+
+  private static ByteLevelBpe of(
+      JsonNode normalizer, JsonNode preTokenizer, JsonNode addedTokens, JsonNode model) {
+    List<Pattern> splits = splits(preTokenizer);
+    if (!"BPE".equals(model.path("type").asText())
+        || model.path("byte_fallback").asBoolean()
+        || splits == null
+        || !plain(normalizer)) {
       return null;
     }
-    JsonNode normalizer = root.path("normalizer");
-    boolean nfc = "NFC".equals(normalizer.path("type").asText());
-    boolean identity =
-        normalizer.isMissingNode()
-            || normalizer.isNull()
-            || ("Sequence".equals(normalizer.path("type").asText())
-                && normalizer.path("normalizers").isEmpty());
-    if (!nfc && !identity) {
-      return null;
+    boolean identity = !isNfc(normalizer);
+    List<Map.Entry<String, Integer>> added = new ArrayList<>();
+    for (JsonNode token : addedTokens == null ? JSON.createArrayNode() : addedTokens) {
+      if (token.path("lstrip").asBoolean() || token.path("rstrip").asBoolean()
+          || token.path("single_word").asBoolean()
+          || (token.path("normalized").asBoolean() && !identity)) {
+        return null;
+      }
+      if (!token.path("content").asText().isEmpty()) {
+        added.add(Map.entry(token.path("content").asText(), token.path("id").asInt()));
+      }
     }
-    List<Pattern> splits = new ArrayList<>();
-    JsonNode pre = root.path("pre_tokenizer");
-    JsonNode steps = "Sequence".equals(pre.path("type").asText()) ? pre.path("pretokenizers") : null;
+    added.sort(Comparator.comparingInt((Map.Entry<String, Integer> e) -> e.getKey().length())
+        .reversed());
+    Map<String, Integer> vocab = new HashMap<>();
+    model.path("vocab").fields().forEachRemaining(e -> vocab.put(e.getKey(), e.getValue().asInt()));
+    Map<String, Integer> ranks = new HashMap<>();
+    int rank = 0;
+    for (JsonNode merge : model.path("merges")) {
+      String pair =
+          merge.isArray() ? merge.get(0).asText() + " " + merge.get(1).asText() : merge.asText();
+      ranks.putIfAbsent(pair, rank++);
+    }
+    return new ByteLevelBpe(
+        vocab, ranks, model.path("ignore_merges").asBoolean(), isNfc(normalizer), splits, added);
+  }
+
+  private static boolean isNfc(JsonNode normalizer) {
+    return normalizer != null && "NFC".equals(normalizer.path("type").asText());
+  }
+
+  /** No normalizer, an empty sequence of them, or NFC. */
+  private static boolean plain(JsonNode normalizer) {
+    return normalizer == null
+        || normalizer.isNull()
+        || isNfc(normalizer)
+        || ("Sequence".equals(normalizer.path("type").asText())
+            && normalizer.path("normalizers").isEmpty());
+  }
+
+  /**
+   * The {@code Split} regexes of a pre-tokenizer that is a sequence of {@code Isolated} splits
+   * ending in {@code ByteLevel} without a prefix space or regex of its own; else null.
+   */
+  private static List<Pattern> splits(JsonNode pre) {
+    JsonNode steps =
+        pre != null && "Sequence".equals(pre.path("type").asText())
+            ? pre.path("pretokenizers")
+            : null;
     if (steps == null) {
       return null;
     }
+    List<Pattern> splits = new ArrayList<>();
     boolean byteLevel = false;
     for (JsonNode step : steps) {
       String type = step.path("type").asText();
@@ -97,33 +172,7 @@ final class ByteLevelBpe {
         return null;
       }
     }
-    if (!byteLevel) {
-      return null;
-    }
-    Map<String, Integer> vocab = new HashMap<>();
-    model.path("vocab").fields().forEachRemaining(e -> vocab.put(e.getKey(), e.getValue().asInt()));
-    Map<String, Integer> ranks = new HashMap<>();
-    int rank = 0;
-    for (JsonNode merge : model.path("merges")) {
-      String pair =
-          merge.isArray() ? merge.get(0).asText() + " " + merge.get(1).asText() : merge.asText();
-      ranks.putIfAbsent(pair, rank++);
-    }
-    List<Map.Entry<String, Integer>> added = new ArrayList<>();
-    for (JsonNode token : root.path("added_tokens")) {
-      if (token.path("lstrip").asBoolean() || token.path("rstrip").asBoolean()
-          || token.path("single_word").asBoolean()
-          || (token.path("normalized").asBoolean() && !identity)) {
-        return null;
-      }
-      if (!token.path("content").asText().isEmpty()) {
-        added.add(Map.entry(token.path("content").asText(), token.path("id").asInt()));
-      }
-    }
-    added.sort(Comparator.comparingInt((Map.Entry<String, Integer> e) -> e.getKey().length())
-        .reversed());
-    return new ByteLevelBpe(
-        vocab, ranks, model.path("ignore_merges").asBoolean(), nfc, splits, added);
+    return byteLevel ? splits : null;
   }
 
   int[] encode(String text) {
