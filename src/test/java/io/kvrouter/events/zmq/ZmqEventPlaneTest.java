@@ -204,21 +204,24 @@ class ZmqEventPlaneTest {
                 .withDropRate(0.3, 11));
     ZmqEventSubscriber subscriber = subscriber(publisher);
     // nothing replays what PUB/SUB loses before the subscription is in place (slow under load),
-    // so publish one at a time until a batch gets through, then the rest
+    // so publish one at a time until a batch gets through
     long published = 0;
     while (batchesSeen().isEmpty()) {
       publishRange(publisher, published, ++published);
       Thread.sleep(20);
     }
-    publishRange(publisher, published, 100);
-    // the last of those may be among the dropped ones: keep publishing until one past it arrives
-    long[] next = {100};
+    // then 100 more after the first one that got through (however many the wait took), of which
+    // the seeded drops lose about 30; the last of those may be among them, so keep publishing
+    // until one past it arrives
+    long last = published + 99;
+    publishRange(publisher, published, last + 1);
+    long[] next = {last + 1};
     Awaitility.await()
         .atMost(Duration.ofSeconds(10))
         .pollInterval(Duration.ofMillis(50))
         .until(
             () -> {
-              if (subscriber.stats().lastSeq() >= 99) {
+              if (subscriber.stats().lastSeq() >= last) {
                 return true;
               }
               publishRange(publisher, next[0], ++next[0]);
