@@ -41,6 +41,7 @@ public final class Cli {
   static OptionalInt run(String[] args, Map<String, String> env, PrintWriter out, PrintWriter err) {
     CommandLine commandLine = new CommandLine(routerSpec());
     commandLine.addSubcommand("worker", new WorkerCommand());
+    commandLine.addSubcommand("simulate", new SimulateCommand());
     commandLine.setOut(out);
     commandLine.setErr(err);
     ParseResult parsed;
@@ -62,7 +63,11 @@ public final class Cli {
                 + " put the worker's options after 'worker' (java -jar router.jar worker --help)");
         return OptionalInt.of(USAGE_ERROR);
       }
-      return ((WorkerCommand) parsed.subcommand().commandSpec().userObject()).run(env);
+      Object command = parsed.subcommand().commandSpec().userObject();
+      if (command instanceof SimulateCommand) {
+        return ((SimulateCommand) command).run(out, err);
+      }
+      return ((WorkerCommand) command).run(env);
     }
     RouterConfig config;
     try {

@@ -38,6 +38,14 @@ public interface KvIndexer extends KvEventSink, AutoCloseable {
     return new ShardedKvIndexer(shards, meterRegistry, ShardedKvIndexer.daemonThreads());
   }
 
+  /**
+   * An indexer that applies every write on the caller's thread before returning, for one thread
+   * that must see its own writes at once (the simulator); {@link #flush} is then a no-op.
+   */
+  static KvIndexer inline() {
+    return new InlineKvIndexer();
+  }
+
   /** Queues {@code event} of {@code worker}; returns at once. Ignored once closed. */
   @Override
   void apply(WorkerRank worker, KvCacheEvent event);
