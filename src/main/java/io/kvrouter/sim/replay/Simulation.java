@@ -49,11 +49,21 @@ public final class Simulation {
    * @param progress told the number of requests completed as it grows
    */
   public PolicyRun run(String policyName, IntConsumer progress) {
-    return new Replay(policyName, progress).run();
+    return replay(policyName, progress).result;
+  }
+
+  /** Runs the replay and returns it, for tests to look inside. */
+  Replay replay(String policyName, IntConsumer progress) {
+    Replay replay = new Replay(policyName, progress);
+    replay.result = replay.run();
+    return replay;
   }
 
   /** The state of one run. */
-  private final class Replay {
+  final class Replay {
+    PolicyRun result;
+    /** Per worker, the most KV blocks its engine held (reserved or cached) after any step. */
+    final int[] peakUsedBlocks = new int[settings.workers()];
     final VirtualTime time = new VirtualTime();
     final RankPolicy policy;
     final IntConsumer progress;
@@ -93,7 +103,7 @@ public final class Simulation {
       }
     }
 
-    PolicyRun run() {
+    private PolicyRun run() {
       for (TraceRequest request : trace) {
         time.at(request.arrivalMillis(), () -> arrive(request));
       }
@@ -185,10 +195,12 @@ public final class Simulation {
     /** A simulated worker: its engine, stepped in virtual time, and what it reports. */
     final class Worker implements EngineListener {
       final WorkerRank rank;
+      final int index;
       final EngineCore engine;
 
       Worker(WorkerRank rank) {
         this.rank = rank;
+        this.index = workers.size();
         this.engine = new EngineCore(settings.engine(), this);
       }
 
@@ -198,6 +210,7 @@ public final class Simulation {
           return;
         }
         EngineCore.Step step = engine.startStep();
+        peakUsedBlocks[index] = Math.max(peakUsedBlocks[index], engine.usedBlocks());
         if (step != null) {
           maxQueue = Math.max(maxQueue, engine.waitingRequests());
           time.after(
