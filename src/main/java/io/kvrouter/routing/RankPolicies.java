@@ -3,6 +3,7 @@ package io.kvrouter.routing;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.routing.schedule.KvSelector;
 import io.kvrouter.routing.schedule.ScheduleSettings;
+import io.kvrouter.routing.schedule.TtftModel;
 import java.util.List;
 import java.util.Random;
 import java.util.function.LongSupplier;
@@ -43,7 +44,9 @@ public final class RankPolicies {
     switch (name) {
       case "kv":
         return new KvRankPolicy(
-            "kv", dynamoCost, false, ranks, options.kvBlocks(), options.nanoClock());
+            "kv",
+            KvSelector.predictedTtft(
+                ScheduleSettings.defaults(options.blockSize()), TtftModel.MOCKER, random::nextDouble), false, ranks, options.kvBlocks(), options.nanoClock());
       case "dynamo":
         return new KvRankPolicy(
             "dynamo", dynamoCost, false, ranks, options.kvBlocks(), options.nanoClock());

@@ -34,12 +34,30 @@ import java.util.function.DoubleSupplier;
  */
 final class CostSelector implements KvSelector {
 
+  /** A candidate's cost from its predicted load with the request on it. */
+  interface Formula {
+    double cost(long prefillTokens, long decodeBlocks, long totalKvBlocks);
+  }
+
   private final ScheduleSettings settings;
+  private final Formula formula;
   private final DoubleSupplier uniform;
   private final BusyFilter busyFilter;
 
+  /** Dynamo's cost: {@code overlap_score_weight · prefill_blocks + decode_blocks}. */
   CostSelector(ScheduleSettings settings, DoubleSupplier uniform) {
+    this(
+        settings,
+        (prefillTokens, decodeBlocks, totalKvBlocks) ->
+            settings.overlapScoreWeight() * ((double) prefillTokens / settings.blockSize())
+                + decodeBlocks,
+        uniform);
+  }
+
+  /** Another cost over the same predicted loads, with the same selection and busy filters. */
+  CostSelector(ScheduleSettings settings, Formula formula, DoubleSupplier uniform) {
     this.settings = Objects.requireNonNull(settings, "settings");
+    this.formula = Objects.requireNonNull(formula, "formula");
     this.uniform = Objects.requireNonNull(uniform, "uniform");
     this.busyFilter =
         new BusyFilter(
@@ -91,8 +109,7 @@ final class CostSelector implements KvSelector {
     long newPrefillTokens = request.newPrefillTokens(overlap, blockSize);
     long prefillTokens = load.activePrefillTokens() + newPrefillTokens;
     long decodeBlocks = load.activeBlocks() + load.newBlocks();
-    double cost =
-        settings.overlapScoreWeight() * ((double) prefillTokens / blockSize) + decodeBlocks;
+    double cost = formula.cost(prefillTokens, decodeBlocks, candidate.totalKvBlocks());
     return new WorkerCost(
         worker,
         overlap,

@@ -40,6 +40,23 @@ public interface KvSelector {
     return new CostSelector(settings, uniform);
   }
 
+  /**
+   * A selector whose cost is the predicted time to first token ({@link TtftModel#predictMillis}):
+   * the prompt tokens to compute before the request's first token on a rank (its queued prefill
+   * and the request's uncached tokens) at the model's speed, with the rank's KV usage, {@code
+   * decode_blocks / total KV blocks}, slowing each step. Selection, ties and busy filters are as
+   * for Dynamo's cost; {@code overlap_score_weight} is not used.
+   */
+  static KvSelector predictedTtft(
+      ScheduleSettings settings, TtftModel model, DoubleSupplier uniform) {
+    return new CostSelector(
+        settings,
+        (prefillTokens, decodeBlocks, totalKvBlocks) ->
+            model.predictMillis(
+                prefillTokens, totalKvBlocks == 0 ? 0 : (double) decodeBlocks / totalKvBlocks),
+        uniform);
+  }
+
   ScheduleSettings settings();
 
   /**
