@@ -36,7 +36,7 @@ final class CostSelector implements KvSelector {
 
   /** A candidate's cost from its predicted load with the request on it. */
   interface Formula {
-    double cost(long prefillTokens, long decodeBlocks, long totalKvBlocks);
+    double cost(long newPrefillTokens, long prefillTokens, long decodeBlocks, long totalKvBlocks);
   }
 
   private final ScheduleSettings settings;
@@ -48,7 +48,7 @@ final class CostSelector implements KvSelector {
   CostSelector(ScheduleSettings settings, DoubleSupplier uniform) {
     this(
         settings,
-        (prefillTokens, decodeBlocks, totalKvBlocks) ->
+        (newPrefillTokens, prefillTokens, decodeBlocks, totalKvBlocks) ->
             settings.overlapScoreWeight() * ((double) prefillTokens / settings.blockSize())
                 + decodeBlocks,
         uniform);
@@ -109,7 +109,7 @@ final class CostSelector implements KvSelector {
     long newPrefillTokens = request.newPrefillTokens(overlap, blockSize);
     long prefillTokens = load.activePrefillTokens() + newPrefillTokens;
     long decodeBlocks = load.activeBlocks() + load.newBlocks();
-    double cost = formula.cost(prefillTokens, decodeBlocks, candidate.totalKvBlocks());
+    double cost = formula.cost(newPrefillTokens, prefillTokens, decodeBlocks, candidate.totalKvBlocks());
     return new WorkerCost(
         worker,
         overlap,

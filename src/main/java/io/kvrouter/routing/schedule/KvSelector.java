@@ -41,19 +41,22 @@ public interface KvSelector {
   }
 
   /**
-   * A selector whose cost is the predicted time to first token ({@link TtftModel#predictMillis}):
-   * the prompt tokens to compute before the request's first token on a rank (its queued prefill
-   * and the request's uncached tokens) at the model's speed, with the rank's KV usage, {@code
-   * decode_blocks / total KV blocks}, slowing each step. Selection, ties and busy filters are as
-   * for Dynamo's cost; {@code overlap_score_weight} is not used.
+   * A selector whose cost is time, as {@link TtftModel#costMillis} predicts it: the request's own
+   * time to first token on a rank (the prompt tokens queued ahead of it there and its own uncached
+   * ones, at the model's speed, each step slowed by the rank's KV usage {@code decode_blocks /
+   * total KV blocks}), plus the delay its uncached tokens impose on the requests that will queue
+   * behind it. Selection, ties and busy filters are as for Dynamo's cost; {@code
+   * overlap_score_weight} is not used.
    */
   static KvSelector predictedTtft(
       ScheduleSettings settings, TtftModel model, DoubleSupplier uniform) {
     return new CostSelector(
         settings,
-        (prefillTokens, decodeBlocks, totalKvBlocks) ->
-            model.predictMillis(
-                prefillTokens, totalKvBlocks == 0 ? 0 : (double) decodeBlocks / totalKvBlocks),
+        (newPrefillTokens, prefillTokens, decodeBlocks, totalKvBlocks) ->
+            model.costMillis(
+                prefillTokens,
+                newPrefillTokens,
+                totalKvBlocks == 0 ? 0 : (double) decodeBlocks / totalKvBlocks),
         uniform);
   }
 

@@ -20,24 +20,49 @@ public record TtftModel(
   }
 
   /**
-   * Predicted time until a request's first token on a worker that must first compute {@code
-   * prefillTokens} prompt tokens (those queued ahead of it and its own uncached ones), in steps of
-   * at most {@code chunkTokens}, each also running a decode pass at KV usage {@code usage}:
+   * How many times a request's uncached prefill time is charged on top of its own time to first
+   * token, for the requests that will queue behind it: work sent to a rank that lacks the prefix
+   * delays everything after it there, and recomputing a prefix cached elsewhere is capacity the
+   * whole fleet loses. With 0 the policy chases the shortest queue and, near saturation, scatters
+   * prefixes until every worker recomputes them; weights from 2 to 5 gave results within a few
+   * percent of each other on the Mooncake trace (docs/benchmarks.md), and 3 is their middle.
+   */
+  public static final double DELAY_WEIGHT = 3;
+
+  /**
+   * The predicted-TTFT cost of sending a request to a rank, in ms:
    *
    * <pre>
-   *   steps = max(1, ceil(prefillTokens / chunkTokens))
-   *   ttft  = (steps − 1) · prefill(chunkTokens) + prefill(last chunk) + steps · decode(usage)
+   *   cost = ttft(prefillTokens, usage) + DELAY_WEIGHT · prefill(newPrefillTokens)
+   *   ttft(P, u) = prefill(P) + steps(P) · decode(u)            steps(P) = max(1, ceil(P / chunkTokens))
+   *   prefill(P) = (steps(P) − 1) · prefill_step(chunkTokens) + prefill_step(last chunk)
    * </pre>
+   *
+   * @param prefillTokens prompt tokens the rank computes before the request's first token: those
+   *     queued ahead of it and its own uncached ones
+   * @param newPrefillTokens the request's own uncached prompt tokens on the rank
+   * @param usage the rank's KV usage with the request on it, 0..1
    */
-  public double predictMillis(long prefillTokens, double usage) {
-    long steps = Math.max(1, (prefillTokens + chunkTokens - 1) / chunkTokens);
-    long last = prefillTokens - (steps - 1) * chunkTokens;
+  public double costMillis(long prefillTokens, long newPrefillTokens, double usage) {
     double u = Math.min(1, Math.max(0, usage));
     double decode = Math.max(1, d2 * u * u + d1 * u + d0);
-    return (steps - 1) * prefill(chunkTokens) + prefill(last) + steps * decode;
+    return prefillMillis(prefillTokens)
+        + steps(prefillTokens) * decode
+        + DELAY_WEIGHT * prefillMillis(newPrefillTokens);
   }
 
-  private double prefill(long tokens) {
+  /** Time to compute {@code tokens} prompt tokens in chunks of at most {@code chunkTokens}. */
+  public double prefillMillis(long tokens) {
+    long steps = steps(tokens);
+    long last = tokens - (steps - 1) * chunkTokens;
+    return (steps - 1) * step(chunkTokens) + step(last);
+  }
+
+  private long steps(long tokens) {
+    return Math.max(1, (tokens + chunkTokens - 1) / chunkTokens);
+  }
+
+  private double step(long tokens) {
     return tokens <= 0 ? 0 : p2 * tokens * tokens + p1 * tokens + p0;
   }
 }
