@@ -58,9 +58,11 @@ public final class Cli {
     }
     if (parsed.hasSubcommand()) {
       if (!parsed.matchedOptions().isEmpty()) {
+        String name = parsed.subcommand().commandSpec().name();
         err.println(
-            "error: options before 'worker' are the router's and the worker does not use them;"
-                + " put the worker's options after 'worker' (java -jar router.jar worker --help)");
+            "error: options before '" + name + "' are the router's and '" + name + "' does not"
+                + " use them; put its options after '" + name + "' (java -jar router.jar " + name
+                + " --help)");
         return OptionalInt.of(USAGE_ERROR);
       }
       Object command = parsed.subcommand().commandSpec().userObject();

@@ -3,6 +3,7 @@ package io.kvrouter.app;
 import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.routing.RankPolicies;
 import io.kvrouter.sim.engine.EngineSettings;
+import io.kvrouter.sim.engine.RequestTooLargeException;
 import io.kvrouter.sim.engine.TimingModel;
 import io.kvrouter.sim.replay.Simulation;
 import io.kvrouter.sim.replay.SimulationSettings;
@@ -135,9 +136,9 @@ final class SimulateCommand {
       PolicyRun result;
       try {
         result = simulation.run(name, bar::update);
-      } catch (IllegalArgumentException e) {
+      } catch (RequestTooLargeException e) {
         bar.finish();
-        stderr.println("error: " + e.getMessage());
+        stderr.println("error: " + e.getMessage() + "; raise --num-gpu-blocks");
         return OptionalInt.of(Cli.USAGE_ERROR);
       }
       bar.finish();
@@ -147,7 +148,12 @@ final class SimulateCommand {
     }
     if (out != null) {
       RunReport report = new RunReport("simulate " + trace.getFileName(), describe(requests), runs);
-      ReportFiles.write(report, out);
+      try {
+        ReportFiles.write(report, out);
+      } catch (java.io.UncheckedIOException e) {
+        stderr.println("error: " + e.getMessage());
+        return OptionalInt.of(1);
+      }
       stdout.println("wrote " + out.resolve("results.json") + " and " + out.resolve("report.html"));
     }
     return OptionalInt.of(0);

@@ -58,12 +58,12 @@ public final class EngineCore {
   /**
    * Queues a request.
    *
-   * @throws IllegalArgumentException if its prompt and output could never fit in the cache
+   * @throws RequestTooLargeException if its prompt and output could never fit in the cache
    */
   public void submit(EngineRequest request) {
     long blocks = blocksFor((long) request.promptTokens() + request.maxOutputTokens());
     if (blocks > settings.admissionLimit()) {
-      throw new IllegalArgumentException(
+      throw new RequestTooLargeException(
           "request " + request.id() + " needs " + blocks + " KV blocks, more than the "
               + settings.admissionLimit() + " this engine admits");
     }
