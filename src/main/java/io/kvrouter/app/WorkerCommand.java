@@ -12,6 +12,8 @@ import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
 import io.kvrouter.sim.DataParallelEngine;
+import io.kvrouter.sim.engine.EngineSettings;
+import io.kvrouter.sim.engine.TimingModel;
 import io.kvrouter.sim.SimulatedEngine;
 import io.kvrouter.transport.JsonEndpoint;
 import io.kvrouter.transport.tcp.TcpTransport;
@@ -31,6 +33,7 @@ import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -89,6 +92,48 @@ final class WorkerCommand {
       defaultValue = "10",
       description = "Delay between tokens in milliseconds. Default: ${DEFAULT-VALUE}.")
   int itlMs;
+
+  @Option(
+      names = "--timing-model",
+      paramLabel = "MODEL",
+      defaultValue = "fixed",
+      description =
+          "How requests are paced: fixed (--ttft-ms, then --itl-ms per token, whatever the load)"
+              + " or mocker (as router.jar simulate: requests queue and are batched in steps whose"
+              + " time follows Dynamo mocker's fit of a vLLM GPU, so time to first token grows"
+              + " with the uncached prompt and the queue). Default: ${DEFAULT-VALUE}.")
+  String timingModel;
+
+  @Option(
+      names = "--speedup-ratio",
+      paramLabel = "X",
+      defaultValue = "1",
+      description = "With --timing-model mocker: run X times faster than the fitted GPU."
+          + " Default: ${DEFAULT-VALUE}.")
+  double speedupRatio;
+
+  @Option(
+      names = "--max-num-seqs",
+      paramLabel = "N",
+      defaultValue = "256",
+      description = "With --timing-model mocker: requests running at once. Default: ${DEFAULT-VALUE}.")
+  int maxNumSeqs;
+
+  @Option(
+      names = "--max-num-batched-tokens",
+      paramLabel = "N",
+      defaultValue = "8192",
+      description = "With --timing-model mocker: tokens computed per step; longer prompts are"
+          + " prefilled in chunks. Default: ${DEFAULT-VALUE}.")
+  int maxNumBatchedTokens;
+
+  @Option(
+      names = "--watermark",
+      paramLabel = "FRACTION",
+      defaultValue = "0.01",
+      description = "With --timing-model mocker: fraction of the KV cache kept free when"
+          + " admitting a request. Default: ${DEFAULT-VALUE}.")
+  double watermark;
 
   @Option(
       names = "--block-size",
@@ -261,6 +306,18 @@ final class WorkerCommand {
       err.println("error: cannot load --model-path " + modelPath + ": " + e.getMessage());
       return OptionalInt.of(Cli.USAGE_ERROR);
     }
+    EngineSettings scheduler;
+    try {
+      scheduler =
+          timingModel.equals("mocker")
+              ? new EngineSettings(
+                  blockSize, numGpuBlocks, maxNumSeqs, maxNumBatchedTokens, watermark,
+                  new TimingModel(speedupRatio))
+              : null;
+    } catch (IllegalArgumentException e) {
+      err.println("error: " + e.getMessage());
+      return OptionalInt.of(Cli.USAGE_ERROR);
+    }
     Vertx vertx = Vertx.vertx();
     Metrics metrics = new Metrics();
     SimulatedEngine.Options engineOptions =
@@ -269,7 +326,8 @@ final class WorkerCommand {
             Duration.ofMillis(ttftMs),
             Duration.ofMillis(itlMs),
             blockSize,
-            numGpuBlocks);
+            numGpuBlocks,
+            scheduler);
     List<SimulatedEngine> ranks = new ArrayList<>(dataParallelSize);
     for (int dp = 0; dp < dataParallelSize; dp++) {
       ranks.add(
@@ -461,6 +519,23 @@ final class WorkerCommand {
     }
     if (ttftMs < 0 || itlMs < 0) {
       return "--ttft-ms and --itl-ms must be 0 or more";
+    }
+    if (!timingModel.equals("fixed") && !timingModel.equals("mocker")) {
+      return "Invalid value '" + timingModel + "' for --timing-model: expected fixed or mocker";
+    }
+    ParseResult parsed = spec.commandLine().getParseResult();
+    if (timingModel.equals("mocker") && (parsed.hasMatchedOption("--ttft-ms")
+        || parsed.hasMatchedOption("--itl-ms"))) {
+      return "--ttft-ms and --itl-ms are for --timing-model fixed; the mocker model times"
+          + " requests itself (use --speedup-ratio)";
+    }
+    if (timingModel.equals("fixed")) {
+      for (String option : List.of(
+          "--speedup-ratio", "--max-num-seqs", "--max-num-batched-tokens", "--watermark")) {
+        if (parsed.hasMatchedOption(option)) {
+          return option + " is for --timing-model mocker";
+        }
+      }
     }
     if (blockSize < 1 || blockSize > 1024) {
       return "Invalid value '" + blockSize + "' for --block-size: expected an integer from 1 to 1024";

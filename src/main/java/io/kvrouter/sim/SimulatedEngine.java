@@ -4,6 +4,8 @@ import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.InferenceEngine;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.sim.engine.EngineSettings;
+import io.kvrouter.sim.engine.RequestTooLargeException;
 import io.kvrouter.sim.kv.KvAllocation;
 import io.kvrouter.sim.kv.KvCacheManager;
 import io.micrometer.core.instrument.Counter;
@@ -25,8 +27,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * rules) so that what it would publish as KV events is the truth about what it caches: {@code
  * generate()} holds the prompt's full blocks, or refuses the request with {@link
  * KvCacheFullException} when they do not fit; each block the output fills is cached as it fills;
- * the request's blocks are released when it completes, fails or is cancelled. (A timing model
- * comes later: time to first token does not yet depend on cache hits.)
+ * the request's blocks are released when it completes, fails or is cancelled.
+ *
+ * <p>Its pace is either fixed (a time to first token, then a delay between tokens) or, with {@link
+ * Options#scheduler}, the simulator's: requests queue in an {@link
+ * io.kvrouter.sim.engine.EngineCore} that batches them in steps timed by Dynamo mocker's model, so
+ * time to first token grows with the uncached prompt and the queue, as the simulator predicts. The
+ * scheduler keeps its own copy of the block pool for timing; the published events are the {@link
+ * KvCacheManager}'s, which holds a prompt's blocks from {@code generate()} rather than from
+ * admission, so the two can differ while the cache is nearly full.
  */
 public final class SimulatedEngine implements InferenceEngine {
 
@@ -36,13 +45,28 @@ public final class SimulatedEngine implements InferenceEngine {
    * @param interTokenLatency delay between tokens; zero streams every token at once
    * @param blockSize tokens per KV block (vLLM's {@code --block-size})
    * @param kvBlocks KV cache capacity in blocks (vLLM's and the mocker's {@code num_gpu_blocks})
+   * @param scheduler the timing model and scheduler limits that pace requests instead of the fixed
+   *     delays, or null for fixed delays; its block size and capacity are {@code blockSize} and
+   *     {@code kvBlocks}
    */
   public record Options(
       int[] vocabulary,
       Duration timeToFirstToken,
       Duration interTokenLatency,
       int blockSize,
-      int kvBlocks) {
+      int kvBlocks,
+      EngineSettings scheduler) {
+
+    /** Options with fixed delays. */
+    public Options(
+        int[] vocabulary,
+        Duration timeToFirstToken,
+        Duration interTokenLatency,
+        int blockSize,
+        int kvBlocks) {
+      this(vocabulary, timeToFirstToken, interTokenLatency, blockSize, kvBlocks, null);
+    }
+
     public Options {
       Objects.requireNonNull(vocabulary, "vocabulary");
       if (vocabulary.length == 0) {
@@ -56,6 +80,11 @@ public final class SimulatedEngine implements InferenceEngine {
       if (kvBlocks < 1) {
         throw new IllegalArgumentException("kvBlocks must be >= 1: " + kvBlocks);
       }
+      if (scheduler != null
+          && (scheduler.blockSize() != blockSize || scheduler.numGpuBlocks() != kvBlocks)) {
+        throw new IllegalArgumentException(
+            "the scheduler's block size and capacity must be the engine's: " + scheduler);
+      }
     }
   }
 
@@ -63,6 +92,8 @@ public final class SimulatedEngine implements InferenceEngine {
   private final Options options;
   private final VocabularyOdds odds;
   private final KvCacheManager kvCache;
+  /** Paces requests with the timing model; null for fixed delays. */
+  private final EngineDriver driver;
   /** Makes the cache's request keys unique even if two callers reuse a request id. */
   private final AtomicLong serial = new AtomicLong();
   private final AtomicInteger active = new AtomicInteger();
@@ -78,6 +109,7 @@ public final class SimulatedEngine implements InferenceEngine {
     this.options = options;
     this.odds = new VocabularyOdds(options.vocabulary());
     this.kvCache = new KvCacheManager(options.kvBlocks(), options.blockSize());
+    this.driver = options.scheduler() == null ? null : new EngineDriver(vertx, options.scheduler());
     this.requests =
         Counter.builder(MetricNames.COMPONENT_REQUESTS)
             .description("Requests this worker accepted")
@@ -102,13 +134,20 @@ public final class SimulatedEngine implements InferenceEngine {
    */
   @Override
   public ResponseStream generate(String requestId, PreprocessedRequest request) {
+    Integer maxTokens = request.stopConditions().maxTokens();
+    if (driver != null
+        && !options.scheduler().fits(request.tokenIds().length, maxTokens == null ? 1 : maxTokens)) {
+      throw new RequestTooLargeException(
+          "prompt of " + request.tokenIds().length + " tokens and max_tokens " + maxTokens
+              + " need more KV blocks than this worker's " + options.kvBlocks());
+    }
     String kvKey = requestId + "#" + serial.incrementAndGet();
     KvAllocation allocation = kvCache.allocate(kvKey, request.tokenIds());
     if (!allocation.allocated()) {
       throw new KvCacheFullException(allocation);
     }
     requests.increment();
-    return new SimulatedStream(vertx, options, request, this, kvKey);
+    return new SimulatedStream(vertx, options, request, this, kvKey, driver);
   }
 
   /** The log-probabilities of this engine's draw, counted once for all its requests. */

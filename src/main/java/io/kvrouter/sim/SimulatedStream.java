@@ -9,8 +9,12 @@ import io.vertx.core.Vertx;
 import java.util.Arrays;
 
 /**
- * One request in a {@link SimulatedEngine}, paced by Vert.x timers on the context that created it.
- * All state is touched only on that context.
+ * One request in a {@link SimulatedEngine}. Without a timing model it is paced by Vert.x timers on
+ * the context that created it: the fixed time to first token, then the fixed delay between tokens.
+ * With one, the engine's {@link EngineDriver} paces it: the request queues in the engine's
+ * scheduler and gets each token when the step that computes it completes; tokens produced while the
+ * subscriber is paused wait in order, since an engine does not stop for one slow reader. All state
+ * is touched only on the stream's context (the driver's, when there is one).
  *
  * <p>Its KV blocks were allocated by {@code generate()}. Each emitted token that does not end the
  * sequence is appended to the request's tokens, and when that fills a block the block is cached:
@@ -27,6 +31,11 @@ final class SimulatedStream implements ResponseStream {
   private final TokenSequence tokens;
   private final SimulatedEngine engine;
   private final String kvKey;
+  /** Paces the stream with the timing model; null for fixed delays. */
+  private final EngineDriver driver;
+  private final PreprocessedRequest request;
+  /** Outputs produced while paused, in order (timing model only). */
+  private final java.util.ArrayDeque<EngineOutput> held = new java.util.ArrayDeque<>();
   /** Prompt and output so far, in {@code sequence[0..sequenceLength)}. */
   private int[] sequence;
   private int sequenceLength;
@@ -44,9 +53,12 @@ final class SimulatedStream implements ResponseStream {
       SimulatedEngine.Options options,
       PreprocessedRequest request,
       SimulatedEngine engine,
-      String kvKey) {
+      String kvKey,
+      EngineDriver driver) {
     this.vertx = vertx;
-    this.context = vertx.getOrCreateContext();
+    this.driver = driver;
+    this.request = request;
+    this.context = driver != null ? driver.context() : vertx.getOrCreateContext();
     this.options = options;
     this.tokens = new TokenSequence(request, options.vocabulary(), engine.odds());
     this.engine = engine;
@@ -66,6 +78,8 @@ final class SimulatedStream implements ResponseStream {
           engine.started();
           if (cancelledBeforeStart) {
             cancelNow();
+          } else if (driver != null) {
+            driver.submit(engineRequest(), new DriverOutput());
           } else {
             schedule(options.timeToFirstToken().toMillis());
           }
@@ -82,6 +96,9 @@ final class SimulatedStream implements ResponseStream {
     onContext(
         () -> {
           paused = false;
+          while (!held.isEmpty() && !paused) {
+            deliver(held.poll());
+          }
           if (stepPending) {
             stepPending = false;
             step();
@@ -107,8 +124,12 @@ final class SimulatedStream implements ResponseStream {
       return;
     }
     ended = true;
+    held.clear();
     if (timer >= 0) {
       vertx.cancelTimer(timer);
+    }
+    if (driver != null) {
+      driver.cancel(kvKey);
     }
     releaseKv();
     engine.ended(true);
@@ -157,6 +178,59 @@ final class SimulatedStream implements ResponseStream {
       }
     } while (--budget > 0);
     schedule(options.interTokenLatency().toMillis());
+  }
+
+  /** The request as the engine's scheduler sees it: its prompt's blocks and its output limit. */
+  private io.kvrouter.sim.engine.EngineRequest engineRequest() {
+    int[] prompt = request.tokenIds();
+    long[] local = io.kvrouter.protocol.hash.BlockHasher.of(options.blockSize()).localHashes(prompt);
+    return new io.kvrouter.sim.engine.EngineRequest(
+        kvKey,
+        Math.max(1, prompt.length),
+        io.kvrouter.protocol.hash.BlockHasher.chain(local),
+        local,
+        tokens.limit());
+  }
+
+  /** What the driver's steps produce, on the stream's context. */
+  private final class DriverOutput implements EngineDriver.Output {
+    @Override
+    public boolean token(int index) {
+      if (ended) {
+        return true;
+      }
+      TokenSequence.Step next = tokens.next();
+      int[] ids = next.token() < 0 ? new int[0] : new int[] {next.token()};
+      if (next.finish() != null) {
+        ended = true;
+        releaseKv();
+        engine.ended(false);
+        deliver(tokens.withLogprobs(EngineOutput.finished(next.finish(), ids)));
+        return true;
+      }
+      deliver(tokens.withLogprobs(EngineOutput.tokens(ids)));
+      if (ids.length > 0) {
+        cacheToken(ids[0]);
+      }
+      return false;
+    }
+
+    @Override
+    public void ended() {
+      // the token sequence's limit is the engine's, so token() has already ended the stream
+    }
+  }
+
+  /** Hands an output to the subscriber, or holds it while paused; a final one completes. */
+  private void deliver(EngineOutput output) {
+    if (paused) {
+      held.add(output);
+      return;
+    }
+    subscriber.onOutput(output);
+    if (output.finishReason() != null) {
+      subscriber.onComplete();
+    }
   }
 
   /** Appends a token the next step would compute KV for, caching the block it fills. */

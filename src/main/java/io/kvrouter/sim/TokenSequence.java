@@ -80,6 +80,11 @@ final class TokenSequence {
   }
 
 
+  /** Most tokens this sequence emits: {@code max_tokens}, or the drawn default length. */
+  int limit() {
+    return limit;
+  }
+
   Step next() {
     if (emitted >= limit) {
       return new Step(-1, FinishReason.LENGTH);

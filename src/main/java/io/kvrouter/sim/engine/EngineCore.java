@@ -61,8 +61,8 @@ public final class EngineCore {
    * @throws RequestTooLargeException if its prompt and output could never fit in the cache
    */
   public void submit(EngineRequest request) {
-    long blocks = blocksFor((long) request.promptTokens() + request.maxOutputTokens());
-    if (blocks > settings.admissionLimit()) {
+    if (!settings.fits(request.promptTokens(), request.maxOutputTokens())) {
+      long blocks = settings.blocksFor((long) request.promptTokens() + request.maxOutputTokens());
       throw new RequestTooLargeException(
           "request " + request.id() + " needs " + blocks + " KV blocks, more than the "
               + settings.admissionLimit() + " this engine admits");
@@ -141,6 +141,9 @@ public final class EngineCore {
     current = null;
     for (Work w : step.work) {
       Sequence seq = w.seq;
+      if (!seq.running) {
+        continue; // cancelled during the step
+      }
       seq.computed += w.tokens;
       commitFullBlocks(seq);
       if (seq.pendingPrefill() > 0) {
@@ -152,6 +155,29 @@ public final class EngineCore {
         finish(seq);
       }
     }
+  }
+
+  /**
+   * Ends a request wherever it is, without a {@link EngineListener#onFinished} call: waiting, it
+   * leaves the queue; running, its blocks are released. A step in progress that planned work for
+   * it skips that work.
+   *
+   * @return whether the request was known
+   */
+  public boolean cancel(String requestId) {
+    for (Sequence seq : waiting) {
+      if (seq.request.id().equals(requestId)) {
+        waiting.remove(seq);
+        return true;
+      }
+    }
+    for (Sequence seq : running) {
+      if (seq.request.id().equals(requestId)) {
+        release(seq);
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Requests waiting to be admitted. */
@@ -197,10 +223,6 @@ public final class EngineCore {
     return (double) tokens / ((long) settings.numGpuBlocks() * settings.blockSize());
   }
 
-  private long blocksFor(long tokens) {
-    return (tokens + settings.blockSize() - 1) / settings.blockSize();
-  }
-
   /**
    * Makes sure {@code seq} holds slots for {@code tokens} tokens, preempting the most recently
    * admitted running requests (at worst {@code seq} itself, which the caller has not planned yet,
@@ -209,7 +231,7 @@ public final class EngineCore {
    * @return false if {@code seq} itself was preempted
    */
   private boolean holdSlotsFor(Sequence seq, long tokens) {
-    int needed = (int) (blocksFor(tokens) - seq.slots);
+    int needed = (int) (settings.blocksFor(tokens) - seq.slots);
     while (needed > 0 && !pool.reserve(needed)) {
       Sequence victim = running.get(running.size() - 1);
       preempt(victim);
@@ -229,7 +251,7 @@ public final class EngineCore {
     int target = seq.prefillTarget();
     long[] sequence = seq.hashes(target / settings.blockSize());
     int hits = pool.cachedPrefix(sequence, (target - 1) / settings.blockSize());
-    int newSlots = (int) (blocksFor(target) - hits);
+    int newSlots = (int) (settings.blocksFor(target) - hits);
     int reactivated = 0;
     for (int i = 0; i < hits; i++) {
       reactivated += pool.isInactive(sequence[i]) ? 1 : 0;

@@ -47,6 +47,16 @@ public record EngineSettings(
     return (int) Math.max(1, DEFAULT_KV_TOKENS / blockSize);
   }
 
+  /** Whether a request of this size can ever be admitted: its blocks within the watermark. */
+  public boolean fits(long promptTokens, long maxOutputTokens) {
+    return blocksFor(promptTokens + maxOutputTokens) <= admissionLimit();
+  }
+
+  /** Blocks that hold {@code tokens} tokens, the last one partly filled. */
+  public long blocksFor(long tokens) {
+    return (tokens + blockSize - 1) / blockSize;
+  }
+
   /** Blocks a request may be admitted up to: {@code floor((1 − watermark) · numGpuBlocks)}. */
   public int admissionLimit() {
     return (int) Math.floor((1 - watermark) * numGpuBlocks);

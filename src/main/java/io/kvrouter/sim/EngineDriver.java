@@ -1,0 +1,117 @@
+package io.kvrouter.sim;
+
+import io.kvrouter.protocol.KvCacheEvent;
+import io.kvrouter.sim.engine.EngineCore;
+import io.kvrouter.sim.engine.EngineListener;
+import io.kvrouter.sim.engine.EngineRequest;
+import io.kvrouter.sim.engine.EngineSettings;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Runs a live worker's {@link EngineCore} in wall-clock time on one Vert.x context: each step is
+ * started, waited for with a timer, and completed, and the requests' tokens come out as the steps
+ * produce them, so a {@code worker} process behaves like the simulator's engines. Steps are kept to
+ * their schedule: a step shorter than a timer's millisecond, or one that starts late, is paid back
+ * from the next, so the average pace is the model's.
+ *
+ * <p>Everything runs on the driver's context; {@link #submit} and {@link #cancel} hop onto it.
+ */
+final class EngineDriver implements EngineListener {
+  /** A request's side of the driver: it draws each token and says whether the request ends. */
+  interface Output {
+    /** Token number {@code index} was generated; returns true if the request ends with it. */
+    boolean token(int index);
+
+    /** The request ended at its {@code maxOutputTokens}. */
+    void ended();
+  }
+
+  private final Vertx vertx;
+  private final Context context;
+  private final EngineCore core;
+  private final Map<String, Output> outputs = new HashMap<>();
+  /** When the step in progress is due, in nanoseconds of {@link System#nanoTime}. */
+  private long dueNanos;
+
+  EngineDriver(Vertx vertx, EngineSettings settings) {
+    this.vertx = vertx;
+    this.context = vertx.getOrCreateContext();
+    this.core = new EngineCore(settings, this);
+  }
+
+  Context context() {
+    return context;
+  }
+
+  /**
+   * Queues {@code request}; {@code output} hears its tokens on this driver's context.
+   *
+   * <p>Callers check {@link EngineSettings#fits} first: a request that can never fit fails on the
+   * driver's context and {@code output} never hears of it.
+   */
+  void submit(EngineRequest request, Output output) {
+    context.runOnContext(
+        v -> {
+          outputs.put(request.id(), output);
+          boolean wasIdle = !core.stepping();
+          core.submit(request);
+          if (wasIdle) {
+            dueNanos = System.nanoTime(); // an idle engine starts its schedule afresh
+          }
+          kick();
+        });
+  }
+
+  void cancel(String requestId) {
+    context.runOnContext(
+        v -> {
+          outputs.remove(requestId);
+          core.cancel(requestId);
+        });
+  }
+
+  private void kick() {
+    if (core.stepping()) {
+      return;
+    }
+    EngineCore.Step step = core.startStep();
+    if (step == null) {
+      return;
+    }
+    long now = System.nanoTime();
+    dueNanos += (long) (step.durationMillis() * 1e6);
+    long delayMillis = (dueNanos - now) / 1_000_000;
+    if (delayMillis < 1) {
+      context.runOnContext(v -> complete(step));
+    } else {
+      vertx.setTimer(delayMillis, t -> complete(step));
+    }
+  }
+
+  private void complete(EngineCore.Step step) {
+    core.completeStep(step);
+    kick();
+  }
+
+  @Override
+  public boolean onToken(EngineRequest request, int index) {
+    Output output = outputs.get(request.id());
+    return output == null || output.token(index);
+  }
+
+  @Override
+  public void onFinished(EngineRequest request) {
+    Output output = outputs.remove(request.id());
+    if (output != null) {
+      output.ended();
+    }
+  }
+
+  @Override
+  public void onKvEvent(KvCacheEvent event) {
+    // the worker publishes its KvCacheManager's events; the core's pool only paces it
+  }
+}
