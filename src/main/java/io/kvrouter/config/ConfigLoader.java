@@ -168,7 +168,8 @@ public final class ConfigLoader {
         prefillTokens == null ? OptionalLong.empty() : OptionalLong.of(prefillTokens),
         value(ROUTER_TTL),
         value(ROUTER_MAX_TREE_SIZE),
-        value(ROUTER_PRUNE_TARGET_RATIO));
+        value(ROUTER_PRUNE_TARGET_RATIO),
+        value(ROUTER_KV_COST));
   }
 
   /** The single value of {@code setting}, or {@code null} when no source has it. */

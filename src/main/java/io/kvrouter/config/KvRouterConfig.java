@@ -17,6 +17,7 @@ import java.util.OptionalLong;
  * @param ttl {@code --router-ttl-secs}: how long routed blocks are assumed cached
  * @param maxTreeSize {@code --router-max-tree-size}
  * @param pruneTargetRatio {@code --router-prune-target-ratio}
+ * @param cost {@code --router-kv-cost}
  */
 public record KvRouterConfig(
     boolean kvEvents,
@@ -26,7 +27,8 @@ public record KvRouterConfig(
     OptionalLong activePrefillTokensThreshold,
     Duration ttl,
     int maxTreeSize,
-    double pruneTargetRatio) {
+    double pruneTargetRatio,
+    KvCost cost) {
 
   /** Dynamo's defaults (KV events on), no busy thresholds. */
   public static final KvRouterConfig DEFAULTS =
@@ -41,6 +43,22 @@ public record KvRouterConfig(
     Objects.requireNonNull(activeDecodeBlocksThreshold, "activeDecodeBlocksThreshold");
     Objects.requireNonNull(activePrefillTokensThreshold, "activePrefillTokensThreshold");
     Objects.requireNonNull(ttl, "ttl");
+    Objects.requireNonNull(cost, "cost");
+  }
+
+  /** Settings with Dynamo's cost. */
+  public KvRouterConfig(
+      boolean kvEvents,
+      double overlapScoreWeight,
+      double temperature,
+      OptionalDouble activeDecodeBlocksThreshold,
+      OptionalLong activePrefillTokensThreshold,
+      Duration ttl,
+      int maxTreeSize,
+      double pruneTargetRatio) {
+    this(
+        kvEvents, overlapScoreWeight, temperature, activeDecodeBlocksThreshold,
+        activePrefillTokensThreshold, ttl, maxTreeSize, pruneTargetRatio, KvCost.DYNAMO);
   }
 
   /** Whether a busy threshold is set. */
@@ -53,13 +71,20 @@ public record KvRouterConfig(
       OptionalDouble activeDecodeBlocksThreshold, OptionalLong activePrefillTokensThreshold) {
     return new KvRouterConfig(
         kvEvents, overlapScoreWeight, temperature, activeDecodeBlocksThreshold,
-        activePrefillTokensThreshold, ttl, maxTreeSize, pruneTargetRatio);
+        activePrefillTokensThreshold, ttl, maxTreeSize, pruneTargetRatio, cost);
   }
 
   /** These settings with KV events on or off. */
   public KvRouterConfig withKvEvents(boolean kvEvents) {
     return new KvRouterConfig(
         kvEvents, overlapScoreWeight, temperature, activeDecodeBlocksThreshold,
-        activePrefillTokensThreshold, ttl, maxTreeSize, pruneTargetRatio);
+        activePrefillTokensThreshold, ttl, maxTreeSize, pruneTargetRatio, cost);
+  }
+
+  /** These settings with {@code cost}. */
+  public KvRouterConfig withCost(KvCost cost) {
+    return new KvRouterConfig(
+        kvEvents, overlapScoreWeight, temperature, activeDecodeBlocksThreshold,
+        activePrefillTokensThreshold, ttl, maxTreeSize, pruneTargetRatio, cost);
   }
 }

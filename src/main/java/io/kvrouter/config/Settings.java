@@ -41,6 +41,15 @@ public final class Settings {
           "round-robin", Parsers.oneOf(RouterMode.class), false,
           Parsers.named(RouterMode.class));
 
+  public static final Setting<KvCost> ROUTER_KV_COST =
+      new Setting<>("router-kv-cost", null, "COST",
+          "kv mode: the cost the router minimises. dynamo is Dynamo's (prefill blocks weighted by"
+              + " --kv-overlap-score-weight, plus active blocks); predicted-ttft predicts each"
+              + " worker's time to first token from the prompt tokens queued there and the"
+              + " request's uncached ones, plus the delay its recomputation imposes on later"
+              + " requests (ahead of dynamo on the Mooncake trace: docs/benchmarks.md).",
+          "dynamo", Parsers.oneOf(KvCost.class), false, Parsers.named(KvCost.class));
+
   public static final Setting<Double> KV_OVERLAP_SCORE_WEIGHT =
       new Setting<>("kv-overlap-score-weight", "DYN_KV_OVERLAP_SCORE_WEIGHT", "WEIGHT",
           "kv mode: weight of the prompt tokens a worker must compute (not cached there) against"
@@ -273,7 +282,7 @@ public final class Settings {
       List.of(
           HTTP_HOST, HTTP_PORT, HTTP_BODY_LIMIT_MB, HTTP_GRACEFUL_SHUTDOWN_TIMEOUT, ROUTER_MODE,
           KV_OVERLAP_SCORE_WEIGHT, KV_EVENTS, EVENT_PLANE, NATS_SERVER, NAMESPACE, COMPONENT,
-          DURABLE_KV_EVENTS, DURABLE_CONSUMER, ROUTER_TEMPERATURE, ACTIVE_DECODE_BLOCKS_THRESHOLD,
+          DURABLE_KV_EVENTS, DURABLE_CONSUMER, ROUTER_KV_COST, ROUTER_TEMPERATURE, ACTIVE_DECODE_BLOCKS_THRESHOLD,
           ACTIVE_PREFILL_TOKENS_THRESHOLD, BUSY_STATUS_CODE, ROUTER_TTL, ROUTER_MAX_TREE_SIZE,
           ROUTER_PRUNE_TARGET_RATIO, REQUEST_PLANE, WORKER, MOCK_WORKERS, MOCK_TTFT_MS,
           MOCK_ITL_MS, MOCK_KV_BLOCKS, MODEL_PATH, SERVED_MODEL_NAME,

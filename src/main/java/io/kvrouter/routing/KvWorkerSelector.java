@@ -1,5 +1,6 @@
 package io.kvrouter.routing;
 
+import io.kvrouter.config.KvCost;
 import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.AllWorkersBusyException;
@@ -18,6 +19,7 @@ import io.kvrouter.routing.schedule.KvSelector;
 import io.kvrouter.routing.schedule.ScheduleRequest;
 import io.kvrouter.routing.schedule.ScheduleSettings;
 import io.kvrouter.routing.schedule.Selection;
+import io.kvrouter.routing.schedule.TtftModel;
 import io.kvrouter.routing.schedule.WorkerLoad;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -28,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * {@code --router-mode kv}: sends each request to the worker whose cost is lowest, weighing the
@@ -87,14 +90,18 @@ final class KvWorkerSelector implements WorkerSelector {
                 new ApproximateIndex.Settings(
                     config.ttl(), config.maxTreeSize(), config.pruneTargetRatio()),
                 System::nanoTime);
+    ScheduleSettings settings =
+        new ScheduleSettings(
+            config.overlapScoreWeight(),
+            config.temperature(),
+            blockSize,
+            config.activeDecodeBlocksThreshold(),
+            config.activePrefillTokensThreshold());
     this.costs =
-        KvSelector.create(
-            new ScheduleSettings(
-                config.overlapScoreWeight(),
-                config.temperature(),
-                blockSize,
-                config.activeDecodeBlocksThreshold(),
-                config.activePrefillTokensThreshold()));
+        config.cost() == KvCost.PREDICTED_TTFT
+            ? KvSelector.predictedTtft(
+                settings, TtftModel.MOCKER, () -> ThreadLocalRandom.current().nextDouble())
+            : KvSelector.create(settings);
     this.active = ActiveSequences.create();
     this.vertx = vertx;
     this.overlapBlocks =

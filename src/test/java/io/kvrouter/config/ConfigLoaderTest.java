@@ -82,6 +82,18 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void kvCost_isDynamosUnlessPredictedTtftIsAskedFor() {
+    Map<String, List<String>> kv = Map.of("mock-workers", List.of("1"), "router-mode", List.of("kv"));
+    assertThat(ConfigLoader.load(kv, Map.of(), null).kv().cost()).isEqualTo(KvCost.DYNAMO);
+    Map<String, List<String>> ttft =
+        Map.of(
+            "mock-workers", List.of("1"),
+            "router-mode", List.of("kv"),
+            "router-kv-cost", List.of("predicted-ttft"));
+    assertThat(ConfigLoader.load(ttft, Map.of(), null).kv().cost()).isEqualTo(KvCost.PREDICTED_TTFT);
+  }
+
+  @Test
   void busyThresholds_needKvMode() {
     assertThatThrownBy(
             () -> ConfigLoader.load(
@@ -100,6 +112,7 @@ class ConfigLoaderTest {
           {"busy-status-code", "500"},
           {"router-prune-target-ratio", "0"},
           {"mock-kv-blocks", "0"},
+          {"router-kv-cost", "fastest"},
         }) {
       Map<String, List<String>> flags =
           Map.of("mock-workers", List.of("1"), "router-mode", List.of("kv"), bad[0], List.of(bad[1]));
