@@ -4,6 +4,7 @@ import io.kvrouter.common.Ports;
 import io.kvrouter.config.ConfigException;
 import io.kvrouter.config.HttpConfig;
 import io.kvrouter.config.ModelConfig;
+import io.kvrouter.config.MockWorkerConfig;
 import io.kvrouter.config.RouterConfig;
 import io.kvrouter.frontend.HttpFrontend;
 import io.kvrouter.metrics.Metrics;
@@ -19,6 +20,8 @@ import io.kvrouter.routing.Router;
 import io.kvrouter.routing.Routers;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.sim.SimulatedEngine;
+import io.kvrouter.sim.engine.EngineSettings;
+import io.kvrouter.sim.engine.TimingModel;
 import io.kvrouter.transport.RequestPlane;
 import io.kvrouter.transport.tcp.TcpTransport;
 import io.kvrouter.transport.tcp.WorkerServer;
@@ -103,6 +106,22 @@ public final class RouterApplication {
     return result.future();
   }
 
+  /** The simulator's scheduler for the mock workers, or null for fixed delays. */
+  private static EngineSettings mockScheduler(RouterConfig config) {
+    MockWorkerConfig mock = config.mockWorkers();
+    if (mock.speedupRatio().isEmpty()) {
+      return null;
+    }
+    EngineSettings defaults = EngineSettings.MOCKER_DEFAULTS;
+    return new EngineSettings(
+        config.model().kvCacheBlockSize(),
+        Math.toIntExact(mock.kvBlocks()),
+        defaults.maxNumSeqs(),
+        defaults.maxNumBatchedTokens(),
+        defaults.watermark(),
+        new TimingModel(mock.speedupRatio().getAsDouble()));
+  }
+
   /** Starts everything on {@code vertx}, adding each part to {@code parts} once started. */
   private static Future<RouterApplication> startOn(
       Vertx vertx, StartedParts parts, RouterConfig config, VertxOptions vertxOptions,
@@ -120,7 +139,8 @@ public final class RouterApplication {
                   config.mockWorkers().timeToFirstToken(),
                   config.mockWorkers().interTokenLatency(),
                   config.model().kvCacheBlockSize(),
-                  Math.toIntExact(config.mockWorkers().kvBlocks())),
+                  Math.toIntExact(config.mockWorkers().kvBlocks()),
+                  mockScheduler(config)),
               metrics.registry(),
               Tags.of("model", model, "worker", EventPlane.mockWorkerId(i - 1)));
       engines.add(engine);

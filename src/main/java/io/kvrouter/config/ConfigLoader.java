@@ -70,9 +70,11 @@ public final class ConfigLoader {
             value(TCP_RESPONSE_STREAM_PORT),
             value(TCP_RESPONSE_STREAM_ADVERTISE_HOST));
     List<WorkerSpec> workers = values(WORKER);
+    Double mockSpeedup = value(MOCK_SPEEDUP_RATIO);
     MockWorkerConfig mock =
         new MockWorkerConfig(
-            value(MOCK_WORKERS), value(MOCK_TTFT_MS), value(MOCK_ITL_MS), value(MOCK_KV_BLOCKS));
+            value(MOCK_WORKERS), value(MOCK_TTFT_MS), value(MOCK_ITL_MS), value(MOCK_KV_BLOCKS),
+            mockSpeedup == null ? OptionalDouble.empty() : OptionalDouble.of(mockSpeedup));
     if (workers.isEmpty() && mock.count() == 0) {
       throw new ConfigException(
           "No workers: give --worker id=ID,address=HOST:PORT (once per worker) or"

@@ -190,6 +190,14 @@ public final class Settings {
           "Delay between tokens of the simulated workers, in milliseconds.",
           "10", "an integer from 0 to 600000", false, Parsers::millis);
 
+  public static final Setting<Double> MOCK_SPEEDUP_RATIO =
+      new Setting<>("mock-speedup-ratio", null, "X",
+          "Pace the simulated workers with the simulator's timing model (router.jar simulate:"
+              + " requests queue and are batched in steps timed by Dynamo mocker's fit of a GPU),"
+              + " X times faster than that GPU, instead of --mock-ttft-ms and --mock-itl-ms. Off"
+              + " when not set.",
+          null, "a number from 0.01 to 10000", false, Parsers.doubles(0.01, 10_000));
+
   public static final Setting<Long> MOCK_KV_BLOCKS =
       new Setting<>("mock-kv-blocks", null, "BLOCKS",
           "KV cache capacity of each simulated worker, in blocks of --kv-cache-block-size"
@@ -285,7 +293,7 @@ public final class Settings {
           DURABLE_KV_EVENTS, DURABLE_CONSUMER, ROUTER_KV_COST, ROUTER_TEMPERATURE, ACTIVE_DECODE_BLOCKS_THRESHOLD,
           ACTIVE_PREFILL_TOKENS_THRESHOLD, BUSY_STATUS_CODE, ROUTER_TTL, ROUTER_MAX_TREE_SIZE,
           ROUTER_PRUNE_TARGET_RATIO, REQUEST_PLANE, WORKER, MOCK_WORKERS, MOCK_TTFT_MS,
-          MOCK_ITL_MS, MOCK_KV_BLOCKS, MODEL_PATH, SERVED_MODEL_NAME,
+          MOCK_ITL_MS, MOCK_SPEEDUP_RATIO, MOCK_KV_BLOCKS, MODEL_PATH, SERVED_MODEL_NAME,
           REASONING_PARSER, TOOL_CALL_PARSER,
           KV_CACHE_BLOCK_SIZE, TCP_MAX_MESSAGE_SIZE, TCP_REQUEST_TIMEOUT, TCP_POOL_SIZE,
           TCP_CONNECT_TIMEOUT, TCP_RESPONSE_STREAM_HOST, TCP_RESPONSE_STREAM_PORT,

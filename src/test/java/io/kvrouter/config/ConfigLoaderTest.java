@@ -94,6 +94,15 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void mockSpeedupRatio_turnsTheTimingModelOn() {
+    assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).mockWorkers().speedupRatio()).isEmpty();
+    Map<String, List<String>> timed =
+        Map.of("mock-workers", List.of("2"), "mock-speedup-ratio", List.of("10"));
+    assertThat(ConfigLoader.load(timed, Map.of(), null).mockWorkers().speedupRatio())
+        .hasValue(10.0);
+  }
+
+  @Test
   void busyThresholds_needKvMode() {
     assertThatThrownBy(
             () -> ConfigLoader.load(
@@ -113,6 +122,7 @@ class ConfigLoaderTest {
           {"router-prune-target-ratio", "0"},
           {"mock-kv-blocks", "0"},
           {"router-kv-cost", "fastest"},
+          {"mock-speedup-ratio", "0"},
         }) {
       Map<String, List<String>> flags =
           Map.of("mock-workers", List.of("1"), "router-mode", List.of("kv"), bad[0], List.of(bad[1]));
