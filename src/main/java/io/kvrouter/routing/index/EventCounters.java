@@ -21,6 +21,16 @@ final class EventCounters {
     counts[kind.ordinal() * OUTCOMES + outcome.ordinal()].increment();
   }
 
+  /** The indexer's statistics from these counts, with {@code pending} events not yet applied. */
+  KvIndexerStats stats(long pending) {
+    return new KvIndexerStats(
+        total(Outcome.APPLIED),
+        total(Outcome.PARENT_BLOCK_NOT_FOUND),
+        total(Outcome.BLOCK_NOT_FOUND),
+        total(Outcome.INVALID_BLOCK_SEQUENCE),
+        pending);
+  }
+
   long total(Outcome outcome) {
     long sum = 0;
     for (EventKind kind : EventKind.values()) {

@@ -54,12 +54,7 @@ final class InlineKvIndexer implements KvIndexer {
 
   @Override
   public KvIndexerStats stats() {
-    return new KvIndexerStats(
-        counters.total(Outcome.APPLIED),
-        counters.total(Outcome.PARENT_BLOCK_NOT_FOUND),
-        counters.total(Outcome.BLOCK_NOT_FOUND),
-        counters.total(Outcome.INVALID_BLOCK_SEQUENCE),
-        0);
+    return counters.stats(0);
   }
 
   @Override

@@ -147,12 +147,7 @@ final class ShardedKvIndexer implements KvIndexer {
 
   @Override
   public KvIndexerStats stats() {
-    return new KvIndexerStats(
-        counters.total(Outcome.APPLIED),
-        counters.total(Outcome.PARENT_BLOCK_NOT_FOUND),
-        counters.total(Outcome.BLOCK_NOT_FOUND),
-        counters.total(Outcome.INVALID_BLOCK_SEQUENCE),
-        pending.sum());
+    return counters.stats(pending.sum());
   }
 
   @Override
