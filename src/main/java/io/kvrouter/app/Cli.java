@@ -41,6 +41,7 @@ public final class Cli {
   static OptionalInt run(String[] args, Map<String, String> env, PrintWriter out, PrintWriter err) {
     CommandLine commandLine = new CommandLine(routerSpec());
     commandLine.addSubcommand("worker", new WorkerCommand());
+    commandLine.addSubcommand("bench", new BenchCommand());
     commandLine.setOut(out);
     commandLine.setErr(err);
     ParseResult parsed;
@@ -56,13 +57,15 @@ public final class Cli {
       return OptionalInt.of(helpExit);
     }
     if (parsed.hasSubcommand()) {
+      String name = parsed.subcommand().commandSpec().name();
       if (!parsed.matchedOptions().isEmpty()) {
         err.println(
-            "error: options before 'worker' are the router's and the worker does not use them;"
-                + " put the worker's options after 'worker' (java -jar router.jar worker --help)");
+            "error: options before '" + name + "' are the router's and " + name + " does not use"
+                + " them; put its options after '" + name + "' (java -jar router.jar " + name
+                + " --help)");
         return OptionalInt.of(USAGE_ERROR);
       }
-      return ((WorkerCommand) parsed.subcommand().commandSpec().userObject()).run(env);
+      return ((Subcommand) parsed.subcommand().commandSpec().userObject()).run(env);
     }
     RouterConfig config;
     try {
@@ -109,7 +112,10 @@ public final class Cli {
                 + " --config (key = option name without dashes).",
             "Precedence: option > environment variable > file > default.")
         .footerHeading("%nCommands:%n")
-        .footer("  worker   Run one simulated worker (java -jar router.jar worker --help).");
+        .footer(
+            "  worker   Run one simulated worker (java -jar router.jar worker --help).",
+            "  bench    Replay a Mooncake trace against a running router and measure latency"
+                + " (java -jar router.jar bench --help).");
     for (Setting<?> setting : Settings.ALL) {
       OptionSpec.Builder option =
           OptionSpec.builder(flagNames(setting)).description(describe(setting));
