@@ -104,10 +104,6 @@ final class RouterApi {
     return loads;
   }
 
-  Future<Void> close() {
-    return client.close();
-  }
-
   private Future<Reply> call(HttpMethod method, String path, Buffer body) {
     RequestOptions options =
         new RequestOptions()
