@@ -42,6 +42,7 @@ public final class Cli {
     CommandLine commandLine = new CommandLine(routerSpec());
     commandLine.addSubcommand("worker", new WorkerCommand());
     commandLine.addSubcommand("simulate", new SimulateCommand());
+    commandLine.addSubcommand("bench", new BenchCommand());
     commandLine.setOut(out);
     commandLine.setErr(err);
     ParseResult parsed;
@@ -65,11 +66,7 @@ public final class Cli {
                 + " --help)");
         return OptionalInt.of(USAGE_ERROR);
       }
-      Object command = parsed.subcommand().commandSpec().userObject();
-      if (command instanceof SimulateCommand) {
-        return ((SimulateCommand) command).run(out, err);
-      }
-      return ((WorkerCommand) command).run(env);
+      return ((Subcommand) parsed.subcommand().commandSpec().userObject()).run(env);
     }
     RouterConfig config;
     try {
@@ -116,7 +113,10 @@ public final class Cli {
                 + " --config (key = option name without dashes).",
             "Precedence: option > environment variable > file > default.")
         .footerHeading("%nCommands:%n")
-        .footer("  worker   Run one simulated worker (java -jar router.jar worker --help).");
+        .footer(
+            "  worker   Run one simulated worker (java -jar router.jar worker --help).",
+            "  bench    Replay a Mooncake trace against a running router and measure latency"
+                + " (java -jar router.jar bench --help).");
     for (Setting<?> setting : Settings.ALL) {
       OptionSpec.Builder option =
           OptionSpec.builder(flagNames(setting)).description(describe(setting));

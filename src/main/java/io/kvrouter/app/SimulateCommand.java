@@ -7,6 +7,7 @@ import io.kvrouter.sim.engine.RequestTooLargeException;
 import io.kvrouter.sim.engine.TimingModel;
 import io.kvrouter.sim.replay.Simulation;
 import io.kvrouter.sim.replay.SimulationSettings;
+import io.kvrouter.sim.report.ConsoleTable;
 import io.kvrouter.sim.report.PolicyRun;
 import io.kvrouter.sim.report.ProgressBar;
 import io.kvrouter.sim.report.RunReport;
@@ -40,7 +41,7 @@ import picocli.CommandLine.Spec;
       "(Dynamo mocker's timing model), and compare time to first token, latency and throughput.",
       "The same trace, settings and seed give the same numbers."
     })
-final class SimulateCommand {
+final class SimulateCommand implements Subcommand {
   /** Token ids the synthetic prompts are drawn from; any range works for hashing. */
   static final SyntheticTokens TOKENS = new SyntheticTokens(1_000, 100_000);
 
@@ -106,7 +107,12 @@ final class SimulateCommand {
       description = "Write DIR/results.json and DIR/report.html.")
   Path out;
 
-  OptionalInt run(PrintWriter stdout, PrintWriter stderr) {
+  @Override
+  public OptionalInt run(Map<String, String> env) {
+    return run(spec.commandLine().getOut(), spec.commandLine().getErr());
+  }
+
+  private OptionalInt run(PrintWriter stdout, PrintWriter stderr) {
     List<String> names;
     SimulationSettings settings;
     List<TraceRequest> requests;
@@ -130,7 +136,6 @@ final class SimulateCommand {
     }
     Simulation simulation = new Simulation(settings, requests, prompts);
     List<PolicyRun> runs = new ArrayList<>();
-    stdout.println(ResultTable.header());
     for (String name : names) {
       ProgressBar bar = ProgressBar.onStandardError(name, requests.size(), "requests");
       PolicyRun result;
@@ -143,9 +148,9 @@ final class SimulateCommand {
       }
       bar.finish();
       runs.add(result);
-      stdout.println(ResultTable.row(result));
-      stdout.flush();
     }
+    stdout.print(ConsoleTable.render(runs));
+    stdout.flush();
     if (out != null) {
       RunReport report = new RunReport("simulate " + trace.getFileName(), describe(requests), runs);
       try {

@@ -48,7 +48,7 @@ import picocli.CommandLine.Model.CommandSpec;
       "Run one simulated worker that serves Dynamo's TCP request plane on --port.",
       "The router reaches it with --worker id=w1,address=HOST:PORT."
     })
-final class WorkerCommand {
+final class WorkerCommand implements Subcommand {
   @Spec CommandSpec spec;
 
   @Option(
@@ -281,7 +281,8 @@ final class WorkerCommand {
               + " DYN_TCP_MAX_MESSAGE_SIZE, as in the router.")
   Integer systemPort;
 
-  OptionalInt run(Map<String, String> env) {
+  @Override
+  public OptionalInt run(Map<String, String> env) {
     PrintWriter err = spec.commandLine().getErr();
     TcpConfig tcp;
     try {

@@ -55,9 +55,10 @@ class SimulateCommandTest {
 
     assertThat(exit).as(err.toString()).hasValue(0);
     String[] lines = out.toString().split("\n");
-    assertThat(lines[0]).startsWith("policy").contains("ttft_mean");
-    assertThat(lines[1]).startsWith("kv ").contains(" 40 ");
-    assertThat(lines[2]).startsWith("round-robin ").contains(" 40 ");
+    assertThat(lines[0]).contains("TTFT (ms)");
+    assertThat(lines[1]).startsWith("policy").contains("hit rate");
+    assertThat(lines[2]).startsWith("kv ").contains(" 40 ");
+    assertThat(lines[3]).startsWith("round-robin ").contains(" 40 ");
     JsonNode json = new ObjectMapper().readTree(results.resolve("results.json").toFile());
     assertThat(json.get("policies")).hasSize(2);
     assertThat(json.get("policies").get(0).get("policy").asText()).isEqualTo("kv");
