@@ -91,6 +91,11 @@ final class SimulateCommand implements Subcommand {
       description = "Requests arrive X times as often as in the trace. Default: 1.")
   double requestRateScale = 1.0;
 
+  @Option(names = "--duration", paramLabel = "S",
+      description = "Replay only the requests arriving (after --request-rate-scale) in the first"
+          + " S seconds, as router.jar bench --duration does. Default: the whole trace.")
+  Double durationS;
+
   @Option(names = "--event-delay-ms", paramLabel = "MS",
       description = "Time a KV event takes from an engine to the router's index. Default: 5.")
   double eventDelayMs = 5.0;
@@ -125,6 +130,9 @@ final class SimulateCommand implements Subcommand {
               new TimingModel(speedupRatio));
       settings = new SimulationSettings(workers, engine, eventDelayMs, seed, timelineIntervalS * 1000);
       requests = MooncakeTrace.scaleRate(MooncakeTrace.read(trace), requestRateScale);
+      if (durationS != null) {
+        requests = MooncakeTrace.firstSeconds(requests, durationS);
+      }
     } catch (IllegalArgumentException e) {
       stderr.println("error: " + e.getMessage());
       return OptionalInt.of(Cli.USAGE_ERROR);

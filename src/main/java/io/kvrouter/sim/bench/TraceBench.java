@@ -77,17 +77,9 @@ public final class TraceBench {
   static List<TraceRequest> schedule(BenchSettings settings) {
     List<TraceRequest> all =
         MooncakeTrace.scaleRate(MooncakeTrace.read(settings.trace()), settings.rateScale());
-    if (settings.durationSeconds() == null) {
-      return all;
-    }
-    double endMillis = settings.durationSeconds() * 1000;
-    List<TraceRequest> cut = all.stream().filter(r -> r.arrivalMillis() < endMillis).toList();
-    if (cut.isEmpty()) {
-      throw new IllegalArgumentException(
-          "no request of " + settings.trace() + " arrives within --duration "
-              + settings.durationSeconds() + " s at --rate-scale " + settings.rateScale());
-    }
-    return cut;
+    return settings.durationSeconds() == null
+        ? all
+        : MooncakeTrace.firstSeconds(all, settings.durationSeconds());
   }
 
   private BenchResult replay(int loops) {

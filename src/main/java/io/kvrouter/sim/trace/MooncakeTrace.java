@@ -75,6 +75,24 @@ public final class MooncakeTrace {
     return requests.stream().map(r -> r.withRateScale(factor)).toList();
   }
 
+  /**
+   * The requests arriving before {@code seconds}.
+   *
+   * @throws IllegalArgumentException if {@code seconds} is not above 0 or no request is left
+   */
+  public static List<TraceRequest> firstSeconds(List<TraceRequest> requests, double seconds) {
+    if (!(seconds > 0)) {
+      throw new IllegalArgumentException("--duration must be > 0 seconds: " + seconds);
+    }
+    List<TraceRequest> kept =
+        requests.stream().filter(r -> r.arrivalMillis() < seconds * 1000).toList();
+    if (kept.isEmpty()) {
+      throw new IllegalArgumentException(
+          "no request arrives within --duration " + seconds + " s at this request rate");
+    }
+    return kept;
+  }
+
   static TraceRequest parse(String line, int index) throws IOException {
     Double timestamp = null;
     Integer input = null;
