@@ -7,8 +7,10 @@ import java.util.Objects;
  *
  * @param policy the policy's name, e.g. {@code kv}
  * @param requests requests completed
- * @param hitRate prompt tokens served from KV cache over all prompt tokens; null when not known
- *     (a live benchmark sees only what the router reports)
+ * @param hitRate in the simulator, prompt tokens the engines found cached over all prompt tokens;
+ *     in a live benchmark, the mean over requests of the router's predicted hit rate ({@code
+ *     kvrouter_router_kv_hit_rate}), which weighs short prompts as much as long ones; null when not
+ *     known (round-robin and random routers predict none)
  * @param ttftMs time to first token
  * @param itlMs time between consecutive tokens of a request, over all tokens after the first
  * @param e2eMs time from arrival to the last token
