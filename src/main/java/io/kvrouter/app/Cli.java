@@ -115,6 +115,8 @@ public final class Cli {
         .footerHeading("%nCommands:%n")
         .footer(
             "  worker   Run one simulated worker (java -jar router.jar worker --help).",
+            "  simulate Compare routing policies on a trace in virtual time"
+                + " (java -jar router.jar simulate --help).",
             "  bench    Replay a Mooncake trace against a running router and measure latency"
                 + " (java -jar router.jar bench --help).");
     for (Setting<?> setting : Settings.ALL) {

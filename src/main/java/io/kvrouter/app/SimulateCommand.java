@@ -123,6 +123,10 @@ final class SimulateCommand implements Subcommand {
     List<TraceRequest> requests;
     try {
       names = policyNames();
+      if (!(timelineIntervalS > 0)) {
+        throw new IllegalArgumentException(
+            "--timeline-interval-s must be > 0 seconds: " + timelineIntervalS);
+      }
       int blocks = numGpuBlocks == null ? EngineSettings.defaultBlocks(blockSize) : numGpuBlocks;
       EngineSettings engine =
           new EngineSettings(
@@ -201,7 +205,9 @@ final class SimulateCommand implements Subcommand {
     s.put("watermark", Double.toString(watermark));
     s.put("speedup ratio", Double.toString(speedupRatio));
     s.put("request rate scale", Double.toString(requestRateScale));
+    s.put("duration", durationS == null ? "whole trace" : durationS + " s");
     s.put("event delay", String.format(Locale.ROOT, "%.1f ms", eventDelayMs));
+    s.put("timeline interval", timelineIntervalS + " s");
     s.put("seed", Long.toString(seed));
     return s;
   }

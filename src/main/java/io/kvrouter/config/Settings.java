@@ -47,7 +47,8 @@ public final class Settings {
               + " --kv-overlap-score-weight, plus active blocks); predicted-ttft predicts each"
               + " worker's time to first token from the prompt tokens queued there and the"
               + " request's uncached ones, plus the delay its recomputation imposes on later"
-              + " requests (ahead of dynamo on the Mooncake trace: docs/benchmarks.md).",
+              + " requests (ahead of dynamo on the Mooncake trace: docs/benchmarks.md); it does not"
+              + " use --kv-overlap-score-weight.",
           "dynamo", Parsers.oneOf(KvCost.class), false, Parsers.named(KvCost.class));
 
   public static final Setting<Double> KV_OVERLAP_SCORE_WEIGHT =
@@ -194,8 +195,8 @@ public final class Settings {
       new Setting<>("mock-speedup-ratio", null, "X",
           "Pace the simulated workers with the simulator's timing model (router.jar simulate:"
               + " requests queue and are batched in steps timed by Dynamo mocker's fit of a GPU),"
-              + " X times faster than that GPU, instead of --mock-ttft-ms and --mock-itl-ms. Off"
-              + " when not set.",
+              + " X times faster than that GPU; --mock-ttft-ms and --mock-itl-ms then do not apply."
+              + " Off when not set.",
           null, "a number from 0.01 to 10000", false, Parsers.doubles(0.01, 10_000));
 
   public static final Setting<Long> MOCK_KV_BLOCKS =

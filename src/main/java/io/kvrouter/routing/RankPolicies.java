@@ -24,10 +24,13 @@ public final class RankPolicies {
    *
    * @param blockSize tokens per KV block, as the prompts were hashed
    * @param kvBlocks each rank's KV capacity in blocks
+   * @param chunkTokens the most prompt tokens a rank computes per step, for {@code kv}'s
+   *     predicted time to first token
    * @param seed seeds the random policies and the softmax draw
    * @param nanoClock the (virtual) clock in nanoseconds, for TTLs and periodic pruning
    */
-  public record Options(int blockSize, long kvBlocks, long seed, LongSupplier nanoClock) {}
+  public record Options(
+      int blockSize, long kvBlocks, int chunkTokens, long seed, LongSupplier nanoClock) {}
 
   /**
    * A new policy over {@code ranks}.
@@ -46,7 +49,9 @@ public final class RankPolicies {
         return new KvRankPolicy(
             "kv",
             KvSelector.predictedTtft(
-                ScheduleSettings.defaults(options.blockSize()), TtftModel.MOCKER, random::nextDouble), false, ranks, options.kvBlocks(), options.nanoClock());
+                ScheduleSettings.defaults(options.blockSize()),
+                TtftModel.MOCKER.withChunkTokens(options.chunkTokens()),
+                random::nextDouble), false, ranks, options.kvBlocks(), options.nanoClock());
       case "dynamo":
         return new KvRankPolicy(
             "dynamo", dynamoCost, false, ranks, options.kvBlocks(), options.nanoClock());

@@ -25,8 +25,8 @@ final class EngineDriver implements EngineListener {
     /** Token number {@code index} was generated; returns true if the request ends with it. */
     boolean token(int index);
 
-    /** The request ended at its {@code maxOutputTokens}. */
-    void ended();
+    /** The engine could not take the request. */
+    void failed(Throwable error);
   }
 
   private final Vertx vertx;
@@ -49,15 +49,20 @@ final class EngineDriver implements EngineListener {
   /**
    * Queues {@code request}; {@code output} hears its tokens on this driver's context.
    *
-   * <p>Callers check {@link EngineSettings#fits} first: a request that can never fit fails on the
-   * driver's context and {@code output} never hears of it.
+   * <p>A request the engine refuses (one that can never fit) is reported to {@code output} as
+   * failed; callers check {@link EngineSettings#fits} first to refuse it synchronously.
    */
   void submit(EngineRequest request, Output output) {
     context.runOnContext(
         v -> {
-          outputs.put(request.id(), output);
           boolean wasIdle = !core.stepping();
-          core.submit(request);
+          try {
+            core.submit(request);
+          } catch (RuntimeException e) {
+            output.failed(e);
+            return;
+          }
+          outputs.put(request.id(), output);
           if (wasIdle) {
             dueNanos = System.nanoTime(); // an idle engine starts its schedule afresh
           }
@@ -83,7 +88,8 @@ final class EngineDriver implements EngineListener {
     }
     long now = System.nanoTime();
     dueNanos += (long) (step.durationMillis() * 1e6);
-    long delayMillis = (dueNanos - now) / 1_000_000;
+    // rounded up: a step never completes before it is due
+    long delayMillis = (dueNanos - now + 999_999) / 1_000_000;
     if (delayMillis < 1) {
       context.runOnContext(v -> complete(step));
     } else {
@@ -104,10 +110,8 @@ final class EngineDriver implements EngineListener {
 
   @Override
   public void onFinished(EngineRequest request) {
-    Output output = outputs.remove(request.id());
-    if (output != null) {
-      output.ended();
-    }
+    // the output's token sequence shares the request's limit, so it has ended already
+    outputs.remove(request.id());
   }
 
   @Override

@@ -135,8 +135,11 @@ public final class SimulatedEngine implements InferenceEngine {
   @Override
   public ResponseStream generate(String requestId, PreprocessedRequest request) {
     Integer maxTokens = request.stopConditions().maxTokens();
-    if (driver != null
-        && !options.scheduler().fits(request.tokenIds().length, maxTokens == null ? 1 : maxTokens)) {
+    if (driver != null && maxTokens != null && maxTokens < 1) {
+      throw new IllegalArgumentException("max_tokens must be >= 1, got " + maxTokens);
+    }
+    int mostOutput = maxTokens != null ? maxTokens : TokenSequence.MAX_DEFAULT_LENGTH;
+    if (driver != null && !options.scheduler().fits(request.tokenIds().length, mostOutput)) {
       throw new RequestTooLargeException(
           "prompt of " + request.tokenIds().length + " tokens and max_tokens " + maxTokens
               + " need more KV blocks than this worker's " + options.kvBlocks());

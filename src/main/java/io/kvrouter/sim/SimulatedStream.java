@@ -45,6 +45,8 @@ final class SimulatedStream implements ResponseStream {
   private boolean paused;
   private boolean stepPending;
   private boolean ended;
+  /** Whether onComplete or onError was called. */
+  private boolean signalled;
   private boolean cancelledBeforeStart;
   private long timer = -1;
 
@@ -119,20 +121,27 @@ final class SimulatedStream implements ResponseStream {
         });
   }
 
+  /**
+   * Ends the stream with a cancellation error, unless its end was already signalled; an output
+   * held while paused, even the final one, is dropped.
+   */
   private void cancelNow() {
-    if (ended) {
+    if (signalled) {
       return;
     }
-    ended = true;
+    if (!ended) {
+      ended = true;
+      if (timer >= 0) {
+        vertx.cancelTimer(timer);
+      }
+      if (driver != null) {
+        driver.cancel(kvKey);
+      }
+      releaseKv();
+      engine.ended(true);
+    }
     held.clear();
-    if (timer >= 0) {
-      vertx.cancelTimer(timer);
-    }
-    if (driver != null) {
-      driver.cancel(kvKey);
-    }
-    releaseKv();
-    engine.ended(true);
+    signalled = true;
     subscriber.onError(new RequestCancelledException("request cancelled"));
   }
 
@@ -162,19 +171,8 @@ final class SimulatedStream implements ResponseStream {
         stepPending = true;
         return;
       }
-      TokenSequence.Step next = tokens.next();
-      int[] ids = next.token() < 0 ? new int[0] : new int[] {next.token()};
-      if (next.finish() != null) {
-        ended = true;
-        releaseKv();
-        engine.ended(false);
-        subscriber.onOutput(tokens.withLogprobs(EngineOutput.finished(next.finish(), ids)));
-        subscriber.onComplete();
+      if (emitNext()) {
         return;
-      }
-      subscriber.onOutput(tokens.withLogprobs(EngineOutput.tokens(ids)));
-      if (ids.length > 0) {
-        cacheToken(ids[0]);
       }
     } while (--budget > 0);
     schedule(options.interTokenLatency().toMillis());
@@ -196,29 +194,43 @@ final class SimulatedStream implements ResponseStream {
   private final class DriverOutput implements EngineDriver.Output {
     @Override
     public boolean token(int index) {
-      if (ended) {
-        return true;
-      }
-      TokenSequence.Step next = tokens.next();
-      int[] ids = next.token() < 0 ? new int[0] : new int[] {next.token()};
-      if (next.finish() != null) {
-        ended = true;
-        releaseKv();
-        engine.ended(false);
-        deliver(tokens.withLogprobs(EngineOutput.finished(next.finish(), ids)));
-        return true;
-      }
-      deliver(tokens.withLogprobs(EngineOutput.tokens(ids)));
-      if (ids.length > 0) {
-        cacheToken(ids[0]);
-      }
-      return false;
+      return ended || emitNext();
     }
 
     @Override
-    public void ended() {
-      // the token sequence's limit is the engine's, so token() has already ended the stream
+    public void failed(Throwable error) {
+      if (signalled) {
+        return;
+      }
+      ended = true;
+      releaseKv();
+      engine.ended(false);
+      held.clear();
+      signalled = true;
+      subscriber.onError(error);
     }
+  }
+
+  /**
+   * Draws the next token and hands it to the subscriber, caching the block it fills.
+   *
+   * @return whether it ended the sequence
+   */
+  private boolean emitNext() {
+    TokenSequence.Step next = tokens.next();
+    int[] ids = next.token() < 0 ? new int[0] : new int[] {next.token()};
+    if (next.finish() != null) {
+      ended = true;
+      releaseKv();
+      engine.ended(false);
+      deliver(tokens.withLogprobs(EngineOutput.finished(next.finish(), ids)));
+      return true;
+    }
+    deliver(tokens.withLogprobs(EngineOutput.tokens(ids)));
+    if (ids.length > 0) {
+      cacheToken(ids[0]);
+    }
+    return false;
   }
 
   /** Hands an output to the subscriber, or holds it while paused; a final one completes. */
@@ -229,6 +241,7 @@ final class SimulatedStream implements ResponseStream {
     }
     subscriber.onOutput(output);
     if (output.finishReason() != null) {
+      signalled = true;
       subscriber.onComplete();
     }
   }

@@ -15,7 +15,7 @@ import java.util.SplittableRandom;
  */
 final class TokenSequence {
   private static final int MIN_DEFAULT_LENGTH = 16;
-  private static final int MAX_DEFAULT_LENGTH = 64;
+  static final int MAX_DEFAULT_LENGTH = 64;
 
   /** One step: a token to emit (or -1 for none) and the finish reason if the sequence ends. */
   record Step(int token, FinishReason finish) {}

@@ -46,7 +46,7 @@ class TimedEngineTest {
         Tags.of("model", "m"));
   }
 
-  private static PreprocessedRequest request(int promptTokens, int maxTokens) {
+  private static PreprocessedRequest request(int promptTokens, Integer maxTokens) {
     return new PreprocessedRequest(
         "m",
         IntStream.range(0, promptTokens).map(i -> 'a' + i % 26).toArray(),
@@ -120,10 +120,54 @@ class TimedEngineTest {
   }
 
   @Test
+  void tokensProducedWhilePausedArriveInOrderOnResume() throws Exception {
+    SimulatedEngine engine = engine(8, 20.0);
+    ResponseStream stream = engine.generate("a", request(64, 20));
+    CollectingSubscriber subscriber = new CollectingSubscriber();
+    vertx.runOnContext(
+        v -> {
+          stream.pause();
+          stream.subscribe(subscriber);
+        });
+    // the engine finishes the request while nothing is delivered
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> engine.activeRequests() == 0 && engine.kvCache().activeRequests() == 0);
+    assertThat(subscriber.outputs).isEmpty();
+    vertx.runOnContext(v -> stream.resume());
+    assertThat(subscriber.done.get(10, TimeUnit.SECONDS)).isNull();
+    CollectingSubscriber unpaused = start(engine.generate("b", request(64, 20)));
+    unpaused.done.get(10, TimeUnit.SECONDS);
+    assertThat(subscriber.tokens()).hasSize(20).isEqualTo(unpaused.tokens());
+  }
+
+  @Test
+  void cancellingAfterTheEngineFinishedButBeforeDeliveryEndsTheStreamCancelled() throws Exception {
+    SimulatedEngine engine = engine(8, 20.0);
+    ResponseStream stream = engine.generate("a", request(64, 5));
+    CollectingSubscriber subscriber = new CollectingSubscriber();
+    vertx.runOnContext(
+        v -> {
+          stream.pause();
+          stream.subscribe(subscriber);
+        });
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> engine.activeRequests() == 0);
+    vertx.runOnContext(v -> stream.cancel());
+    assertThat(subscriber.done.get(10, TimeUnit.SECONDS))
+        .isInstanceOf(RequestCancelledException.class);
+    assertThat(subscriber.outputs).isEmpty();
+  }
+
+  @Test
   void aRequestThatCanNeverFitIsRefusedAtOnce() {
     SimulatedEngine engine = engine(8, 1.0);
     assertThatThrownBy(() -> engine.generate("big", request(16 * 1000, 10)))
         .isInstanceOf(RequestTooLargeException.class)
         .hasMessageContaining("more KV blocks");
+    // without max_tokens, the longest default output counts
+    assertThatThrownBy(() -> engine.generate("big", request(16 * 990 - 10, null)))
+        .isInstanceOf(RequestTooLargeException.class);
   }
 }

@@ -19,6 +19,11 @@ public record TtftModel(
     }
   }
 
+  /** This model with steps of at most {@code tokens} prompt tokens. */
+  public TtftModel withChunkTokens(int tokens) {
+    return new TtftModel(p2, p1, p0, d2, d1, d0, tokens);
+  }
+
   /**
    * How many times a request's uncached prefill time is charged on top of its own time to first
    * token, for the requests that will queue behind it: work sent to a rank that lacks the prefix

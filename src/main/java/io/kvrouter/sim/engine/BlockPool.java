@@ -37,10 +37,6 @@ final class BlockPool {
     this.events = events;
   }
 
-  int capacity() {
-    return capacity;
-  }
-
   /** Slots in use: reserved, or cached whether active or not. */
   int usedSlots() {
     return reserved + cached.size();
@@ -49,10 +45,6 @@ final class BlockPool {
   /** Slots requests hold: reserved, or cached and referenced. */
   int activeSlots() {
     return reserved + cached.size() - inactive.size();
-  }
-
-  int cachedBlocks() {
-    return cached.size();
   }
 
   /** Slots free or held only by evictable blocks. */

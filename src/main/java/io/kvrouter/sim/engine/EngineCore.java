@@ -149,6 +149,7 @@ public final class EngineCore {
       if (seq.pendingPrefill() > 0) {
         continue; // more prompt chunks to go
       }
+      seq.recomputing = false;
       int index = seq.generated++;
       boolean stop = listener.onToken(seq.request, index);
       if (stop || seq.generated >= seq.request.maxOutputTokens()) {
@@ -292,6 +293,7 @@ public final class EngineCore {
   private void preempt(Sequence seq) {
     preemptions++;
     release(seq);
+    seq.recomputing = seq.generated > 0;
     waiting.addFirst(seq);
   }
 
@@ -357,6 +359,8 @@ public final class EngineCore {
     int committed;
     boolean running;
     boolean admittedBefore;
+    /** Preempted after generating: its next prefill recomputes its output too. */
+    boolean recomputing;
     private long[] sequenceHashes;
     private long[] localHashes;
 
@@ -367,9 +371,13 @@ public final class EngineCore {
       this.localHashes = request.localHashes();
     }
 
-    /** Tokens whose KV must exist before the next token: the prompt and all output but the last. */
+    /**
+     * Tokens whose KV must exist before the next token: the prompt and all output but the last,
+     * whose KV the next decode step computes; after a preemption, every known token, since the
+     * recomputation's prefill also stands in for that decode step (as vLLM recomputes).
+     */
     int prefillTarget() {
-      return request.promptTokens() + Math.max(0, generated - 1);
+      return request.promptTokens() + (recomputing ? generated : Math.max(0, generated - 1));
     }
 
     int pendingPrefill() {

@@ -62,11 +62,6 @@ public record EngineSettings(
     return (int) Math.floor((1 - watermark) * numGpuBlocks);
   }
 
-  public EngineSettings withTiming(TimingModel newTiming) {
-    return new EngineSettings(
-        blockSize, numGpuBlocks, maxNumSeqs, maxNumBatchedTokens, watermark, newTiming);
-  }
-
   private static void positive(String name, int value) {
     if (value < 1) {
       throw new IllegalArgumentException(name + " must be >= 1: " + value);

@@ -14,10 +14,6 @@ final class Samples {
     values[size++] = value;
   }
 
-  int size() {
-    return size;
-  }
-
   double[] toArray() {
     return Arrays.copyOf(values, size);
   }

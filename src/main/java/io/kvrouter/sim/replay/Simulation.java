@@ -94,6 +94,7 @@ public final class Simulation {
               new RankPolicies.Options(
                   settings.engine().blockSize(),
                   settings.engine().numGpuBlocks(),
+                  settings.engine().maxNumBatchedTokens(),
                   settings.seed(),
                   time::nowNanos));
       for (WorkerRank rank : ranks) {
@@ -109,6 +110,10 @@ public final class Simulation {
       }
       time.at(settings.timelineIntervalMillis(), this::sample);
       time.runAll();
+      if (completed < trace.size()) {
+        throw new IllegalStateException(
+            "the replay stalled with " + (trace.size() - completed) + " requests unfinished");
+      }
       return result();
     }
 
@@ -141,7 +146,8 @@ public final class Simulation {
       hitRates.add(prompt == sampledPrompt ? Double.NaN : (double) (cached - sampledCached) / (prompt - sampledPrompt));
       sampledPrompt = prompt;
       sampledCached = cached;
-      if (completed < trace.size()) {
+      // sampling alone must not keep the replay going: with nothing else scheduled, it is over
+      if (completed < trace.size() && time.hasPending()) {
         time.after(settings.timelineIntervalMillis(), this::sample);
       }
     }

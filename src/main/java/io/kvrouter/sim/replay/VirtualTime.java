@@ -28,6 +28,11 @@ final class VirtualTime {
     at(nowMillis + delayMillis, action);
   }
 
+  /** Whether any action is scheduled. */
+  boolean hasPending() {
+    return !queue.isEmpty();
+  }
+
   /** Runs every action, including those they schedule, until none is left. */
   void runAll() {
     Scheduled next;

@@ -52,8 +52,10 @@ final class HitRateFigure {
         Section.html(
             "hit-rate",
             "KV cache hit rate over time",
-            "Prompt tokens served from cache over all prompt tokens of the requests routed in "
-                + "each interval; intervals without requests are left out.",
+            "Prompt tokens served from cache over all prompt tokens of the requests that started"
+                + " in each interval (simulated: admitted by an engine; live: the router's mean"
+                + " prediction for the requests it routed); intervals without requests are left"
+                + " out.",
             body));
   }
 }

@@ -38,10 +38,6 @@ public record TraceRequest(
     return hashIds[i];
   }
 
-  public int hashIdCount() {
-    return hashIds.length;
-  }
-
   /** This request arriving {@code factor} times sooner: arrivals scaled by {@code 1/factor}. */
   public TraceRequest withRateScale(double factor) {
     return new TraceRequest(index, arrivalMillis / factor, inputTokens, outputTokens, hashIds);

@@ -185,6 +185,45 @@ class EngineCoreTest {
     assertThat(recorder.cached).hasSize(engine.usedBlocks());
   }
 
+  /**
+   * Worked by hand (4 blocks of 4 tokens, two 4-token prompts): both prefill in step 1 and decode
+   * in steps 2-5; in step 6 a needs a third block, none is free, so b (admitted last) is preempted
+   * after 5 tokens, and a ends. Step 7 recomputes b's 9 known tokens (its first block is still
+   * cached: 5 to compute) and emits its 6th token; step 8 is a plain decode for its 7th.
+   */
+  @Test
+  void aPreemptedRequestRecomputesEveryKnownTokenAndThenDecodes() {
+    Recorder recorder = new Recorder();
+    EngineCore engine = new EngineCore(settings(4, 8, 8192), recorder);
+    engine.submit(request("a", tokens(0, 4), 6));
+    engine.submit(request("b", tokens(100, 4), 7));
+    List<Long> prefillPerStep = new ArrayList<>();
+    EngineCore.Step step;
+    while ((step = engine.startStep()) != null) {
+      prefillPerStep.add(step.prefillTokens());
+      engine.completeStep(step);
+    }
+    assertThat(prefillPerStep).containsExactly(8L, 0L, 0L, 0L, 0L, 0L, 5L, 0L);
+    assertThat(engine.preemptions()).isEqualTo(1);
+    assertThat(recorder.tokens).containsEntry("a", 6).containsEntry("b", 7);
+  }
+
+  @Test
+  void aRequestCancelledDuringAStepGetsNothingFromIt_andFreesItsBlocks() {
+    Recorder recorder = new Recorder();
+    EngineCore engine = new EngineCore(settings(100, 8, 8192), recorder);
+    engine.submit(request("a", tokens(0, 8), 3));
+    engine.submit(request("b", tokens(100, 8), 3));
+    EngineCore.Step step = engine.startStep();
+    assertThat(engine.cancel("b")).isTrue();
+    engine.completeStep(step);
+    drain(engine);
+    assertThat(recorder.tokens).containsEntry("a", 3).doesNotContainKey("b");
+    assertThat(recorder.finished).containsExactly("a");
+    assertThat(engine.activeBlocks()).isZero();
+    assertThat(engine.cancel("b")).isFalse();
+  }
+
   @Test
   void theListenerCanEndARequestEarly() {
     Recorder recorder = new Recorder();
