@@ -119,20 +119,26 @@ class TimedEngineTest {
     assertThat(engine.kvCache().activeRequests()).isZero();
   }
 
-  @Test
-  void tokensProducedWhilePausedArriveInOrderOnResume() throws Exception {
-    SimulatedEngine engine = engine(8, 20.0);
-    ResponseStream stream = engine.generate("a", request(64, 20));
+  /** Subscribes to {@code stream} paused, and waits until the engine has generated all of it. */
+  private CollectingSubscriber pausedUntilTheEngineIsDone(
+      SimulatedEngine engine, ResponseStream stream) {
     CollectingSubscriber subscriber = new CollectingSubscriber();
     vertx.runOnContext(
         v -> {
           stream.pause();
           stream.subscribe(subscriber);
         });
-    // the engine finishes the request while nothing is delivered
     org.awaitility.Awaitility.await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> engine.activeRequests() == 0 && engine.kvCache().activeRequests() == 0);
+    return subscriber;
+  }
+
+  @Test
+  void tokensProducedWhilePausedArriveInOrderOnResume() throws Exception {
+    SimulatedEngine engine = engine(8, 20.0);
+    ResponseStream stream = engine.generate("a", request(64, 20));
+    CollectingSubscriber subscriber = pausedUntilTheEngineIsDone(engine, stream);
     assertThat(subscriber.outputs).isEmpty();
     vertx.runOnContext(v -> stream.resume());
     assertThat(subscriber.done.get(10, TimeUnit.SECONDS)).isNull();
@@ -145,15 +151,7 @@ class TimedEngineTest {
   void cancellingAfterTheEngineFinishedButBeforeDeliveryEndsTheStreamCancelled() throws Exception {
     SimulatedEngine engine = engine(8, 20.0);
     ResponseStream stream = engine.generate("a", request(64, 5));
-    CollectingSubscriber subscriber = new CollectingSubscriber();
-    vertx.runOnContext(
-        v -> {
-          stream.pause();
-          stream.subscribe(subscriber);
-        });
-    org.awaitility.Awaitility.await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> engine.activeRequests() == 0);
+    CollectingSubscriber subscriber = pausedUntilTheEngineIsDone(engine, stream);
     vertx.runOnContext(v -> stream.cancel());
     assertThat(subscriber.done.get(10, TimeUnit.SECONDS))
         .isInstanceOf(RequestCancelledException.class);
