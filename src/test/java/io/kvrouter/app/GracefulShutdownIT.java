@@ -27,7 +27,7 @@ class GracefulShutdownIT {
                 "mock-itl-ms", List.of("20")));
     try {
       CompletableFuture<HttpResponse<java.util.stream.Stream<String>>> streaming =
-          HttpClient.newHttpClient()
+          HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
               .sendAsync(
                   HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/chat/completions"))
                       .header("content-type", "application/json")

@@ -44,7 +44,7 @@ class RouterProcessIT {
       assertThat(line).as("router did not start").isNotNull().contains("2 worker(s)");
 
       HttpResponse<java.util.stream.Stream<String>> response =
-          HttpClient.newHttpClient()
+          HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
               .send(
                   HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
                       .header("content-type", "application/json")

@@ -184,8 +184,12 @@ public final class WorkerProcess implements AutoCloseable {
     return Prometheus.sum(systemPort("/metrics"), metric);
   }
 
+  /**
+   * GETs {@code path} over HTTP/1.1: the JDK client's default h2c upgrade once read a
+   * several-megabyte {@code /kv/state} answer as HTTP/2 frames and failed the test.
+   */
   private String systemPort(String path) throws Exception {
-    return HttpClient.newHttpClient()
+    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
         .send(
             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + systemPort + path)).build(),
             HttpResponse.BodyHandlers.ofString())
