@@ -1,32 +1,25 @@
 package io.kvrouter.routing;
 
 import io.kvrouter.protocol.KvCacheEvent;
-import io.kvrouter.protocol.OverlapScores;
 import io.kvrouter.protocol.WorkerCost;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.routing.index.ApproximateIndex;
 import io.kvrouter.routing.index.KvIndexer;
-import io.kvrouter.routing.schedule.ActiveSequences;
 import io.kvrouter.routing.schedule.Candidate;
 import io.kvrouter.routing.schedule.KvSelector;
-import io.kvrouter.routing.schedule.ScheduleRequest;
 import io.kvrouter.routing.schedule.Selection;
 import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
- * The KV policies as a {@link RankPolicy}: the same index ({@link KvIndexer}, applied inline),
- * cost function ({@link KvSelector}) and active-sequence books ({@link ActiveSequences}) as {@code
- * --router-mode kv}, on a virtual clock. With KV events the index follows the ranks' events; without
- * ({@code approx}) it learns from its own decisions and forgets after the TTL ({@link
- * ApproximateIndex}).
+ * The KV policies as a {@link RankPolicy}: the same {@link KvScheduling} as {@code --router-mode
+ * kv}, over an index applied inline and a virtual clock. With KV events the index follows the
+ * ranks' events; without ({@code approx}) it learns from its own decisions and forgets after the
+ * TTL.
  */
 final class KvRankPolicy implements RankPolicy {
   private final String name;
-  private final KvIndexer indexer = KvIndexer.inline();
-  private final ApproximateIndex learned;
-  private final KvSelector costs;
-  private final ActiveSequences active;
+  private final KvScheduling scheduling;
   private final List<Candidate> candidates;
 
   /**
@@ -42,12 +35,12 @@ final class KvRankPolicy implements RankPolicy {
       long kvBlocks,
       LongSupplier nanoClock) {
     this.name = name;
-    this.costs = costs;
-    this.learned =
-        approximate
-            ? new ApproximateIndex(indexer, ApproximateIndex.Settings.DEFAULTS, nanoClock)
-            : null;
-    this.active = ActiveSequences.create(nanoClock);
+    this.scheduling =
+        new KvScheduling(
+            KvIndexer.inline(),
+            approximate ? ApproximateIndex.Settings.DEFAULTS : null,
+            costs,
+            nanoClock);
     this.candidates = ranks.stream().map(rank -> new Candidate(rank, kvBlocks)).toList();
   }
 
@@ -58,49 +51,39 @@ final class KvRankPolicy implements RankPolicy {
 
   @Override
   public WorkerRank route(HashedPrompt prompt) {
-    if (learned != null) {
-      learned.expire();
+    if (scheduling.learned != null) {
+      scheduling.learned.expire();
     }
-    OverlapScores overlaps =
-        new OverlapScores(
-            indexer.findMatches(prompt.localHashes()).overlapBlocks(), indexer.cachedBlocks());
     Selection selection =
-        costs.select(
-            new ScheduleRequest(prompt.inputTokens(), prompt.sequenceHashes()),
-            overlaps,
-            candidates,
-            active);
+        scheduling.score(
+            prompt.inputTokens(), prompt.localHashes(), prompt.sequenceHashes(), candidates);
     WorkerCost chosen =
         selection
             .chosenCost()
             .orElseThrow(() -> new IllegalStateException("no rank to route to: " + selection));
-    WorkerRank rank = chosen.worker();
-    active.add(prompt.requestId(), rank, prompt.sequenceHashes(), chosen.newPrefillTokens());
-    if (learned != null) {
-      learned.routed(rank, prompt.localHashes(), prompt.sequenceHashes());
-    }
-    return rank;
+    scheduling.book(prompt.requestId(), chosen, prompt.localHashes(), prompt.sequenceHashes());
+    return chosen.worker();
   }
 
   @Override
   public void prefillDone(String requestId) {
-    active.markPrefillDone(requestId);
+    scheduling.active.markPrefillDone(requestId);
   }
 
   @Override
   public void finished(String requestId) {
-    active.free(requestId);
+    scheduling.active.free(requestId);
   }
 
   @Override
   public void kvEvent(WorkerRank rank, KvCacheEvent event) {
-    if (learned == null) {
-      indexer.apply(rank, event);
+    if (scheduling.learned == null) {
+      scheduling.indexer.apply(rank, event);
     }
   }
 
   @Override
   public boolean followsKvEvents() {
-    return learned == null;
+    return scheduling.learned == null;
   }
 }

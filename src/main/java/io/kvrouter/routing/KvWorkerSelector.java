@@ -1,10 +1,8 @@
 package io.kvrouter.routing;
 
-import io.kvrouter.config.KvCost;
 import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.AllWorkersBusyException;
-import io.kvrouter.protocol.OverlapScores;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.RouteExplanation;
 import io.kvrouter.protocol.WorkerCost;
@@ -16,7 +14,6 @@ import io.kvrouter.routing.index.KvIndexer;
 import io.kvrouter.routing.schedule.ActiveSequences;
 import io.kvrouter.routing.schedule.Candidate;
 import io.kvrouter.routing.schedule.KvSelector;
-import io.kvrouter.routing.schedule.ScheduleRequest;
 import io.kvrouter.routing.schedule.ScheduleSettings;
 import io.kvrouter.routing.schedule.Selection;
 import io.kvrouter.routing.schedule.TtftModel;
@@ -68,11 +65,7 @@ final class KvWorkerSelector implements WorkerSelector {
   };
 
   private final BlockHasher hasher;
-  private final KvIndexer indexer;
-  /** Feeds the index from decisions in approximate mode; null when KV events feed it. */
-  private final ApproximateIndex learned;
-  private final KvSelector costs;
-  private final ActiveSequences active;
+  private final KvScheduling scheduling;
   private final DistributionSummary overlapBlocks;
   private final DistributionSummary hitRate;
   private final Vertx vertx;
@@ -81,15 +74,6 @@ final class KvWorkerSelector implements WorkerSelector {
   private KvWorkerSelector(
       KvRouterConfig config, int blockSize, Vertx vertx, MeterRegistry meters) {
     this.hasher = BlockHasher.of(blockSize);
-    this.indexer = KvIndexer.create(KvIndexer.DEFAULT_SHARDS, meters);
-    this.learned =
-        config.kvEvents()
-            ? null
-            : new ApproximateIndex(
-                indexer,
-                new ApproximateIndex.Settings(
-                    config.ttl(), config.maxTreeSize(), config.pruneTargetRatio()),
-                System::nanoTime);
     ScheduleSettings settings =
         new ScheduleSettings(
             config.overlapScoreWeight(),
@@ -97,12 +81,19 @@ final class KvWorkerSelector implements WorkerSelector {
             blockSize,
             config.activeDecodeBlocksThreshold(),
             config.activePrefillTokensThreshold());
-    this.costs =
-        config.cost() == KvCost.PREDICTED_TTFT
-            ? KvSelector.predictedTtft(
-                settings, TtftModel.MOCKER, () -> ThreadLocalRandom.current().nextDouble())
-            : KvSelector.create(settings);
-    this.active = ActiveSequences.create();
+    this.scheduling =
+        new KvScheduling(
+            KvIndexer.create(KvIndexer.DEFAULT_SHARDS, meters),
+            config.kvEvents()
+                ? null
+                : new ApproximateIndex.Settings(
+                    config.ttl(), config.maxTreeSize(), config.pruneTargetRatio()),
+            KvScheduling.selector(
+                config.cost(),
+                settings,
+                TtftModel.MOCKER,
+                () -> ThreadLocalRandom.current().nextDouble()),
+            System::nanoTime);
     this.vertx = vertx;
     this.overlapBlocks =
         DistributionSummary.builder(MetricNames.ROUTER_OVERLAP_BLOCKS)
@@ -125,10 +116,12 @@ final class KvWorkerSelector implements WorkerSelector {
       MeterRegistry meters) {
     KvWorkerSelector selector = new KvWorkerSelector(config, blockSize, vertx, meters);
     workers.forEach(worker -> selector.registerGauges(worker, meters));
-    if (selector.learned != null) {
-      selector.every(expiryPeriod(config.ttl()), selector.learned::expire);
+    ApproximateIndex learned = selector.scheduling.learned;
+    if (learned != null) {
+      selector.every(expiryPeriod(config.ttl()), learned::expire);
     }
-    selector.every(SWEEP_PERIOD, () -> selector.active.sweep(MAX_REQUEST_AGE));
+    ActiveSequences active = selector.scheduling.active;
+    selector.every(SWEEP_PERIOD, () -> active.sweep(MAX_REQUEST_AGE));
     return selector;
   }
 
@@ -158,13 +151,13 @@ final class KvWorkerSelector implements WorkerSelector {
         MetricNames.TAG_DP_RANK, String.valueOf(rank.dpRank()),
         MetricNames.TAG_WORKER_TYPE, "decode"
       };
-      Gauge.builder(MetricNames.WORKER_ACTIVE_DECODE_BLOCKS, () -> active.load(rank).activeBlocks())
+      Gauge.builder(MetricNames.WORKER_ACTIVE_DECODE_BLOCKS, () -> scheduling.active.load(rank).activeBlocks())
           .description("Active KV blocks the KV router predicts per worker")
           .tags(tags)
           .register(meters);
       Gauge.builder(
               MetricNames.WORKER_ACTIVE_PREFILL_TOKENS,
-              () -> active.load(rank).activePrefillTokens())
+              () -> scheduling.active.load(rank).activePrefillTokens())
           .description("Prompt tokens still to prefill the KV router predicts per worker")
           .tags(tags)
           .register(meters);
@@ -178,10 +171,6 @@ final class KvWorkerSelector implements WorkerSelector {
     int[] tokens = request.tokenIds();
     long[] local = hasher.localHashes(tokens);
     long[] sequence = BlockHasher.chain(local);
-    // Ties go to the rank caching the fewest blocks; counting every rank's blocks, not only
-    // those of the ranks that matched this prompt, spreads unrelated prompts over idle workers.
-    OverlapScores overlaps =
-        new OverlapScores(indexer.findMatches(local).overlapBlocks(), indexer.cachedBlocks());
     // every data-parallel rank is a candidate of its own: each has its own KV cache
     List<Candidate> ranks = new ArrayList<>(candidates.size());
     for (WorkerState worker : candidates) {
@@ -191,9 +180,7 @@ final class KvWorkerSelector implements WorkerSelector {
             new Candidate(rank, worker.effectiveTotalKvBlocks(dp), worker.reportedActiveBlocks(dp)));
       }
     }
-    Selection selection =
-        costs.select(new ScheduleRequest(tokens.length, sequence), overlaps, ranks, active);
-    return new Scored(local, sequence, selection);
+    return new Scored(local, sequence, scheduling.score(tokens.length, local, sequence, ranks));
   }
 
   @Override
@@ -211,10 +198,7 @@ final class KvWorkerSelector implements WorkerSelector {
             .filter(w -> w.id().equals(rank.workerId()))
             .findFirst()
             .orElseThrow();
-    active.add(requestId, rank, scored.sequenceHashes(), cost.newPrefillTokens());
-    if (learned != null) {
-      learned.routed(rank, scored.localHashes(), scored.sequenceHashes());
-    }
+    scheduling.book(requestId, cost, scored.localHashes(), scored.sequenceHashes());
     int inputTokens = request.tokenIds().length;
     overlapBlocks.record(cost.overlapBlocks());
     hitRate.record(
@@ -233,12 +217,12 @@ final class KvWorkerSelector implements WorkerSelector {
 
     @Override
     public void firstOutput() {
-      active.markPrefillDone(requestId);
+      scheduling.active.markPrefillDone(requestId);
     }
 
     @Override
     public void release() {
-      active.free(requestId);
+      scheduling.active.free(requestId);
     }
   }
 
@@ -262,9 +246,9 @@ final class KvWorkerSelector implements WorkerSelector {
     long prefillTokens = 0;
     long cachedBlocks = 0;
     long totalBlocks = 0;
-    Map<WorkerRank, Long> cached = indexer.cachedBlocks();
+    Map<WorkerRank, Long> cached = scheduling.indexer.cachedBlocks();
     for (WorkerRank rank : worker.ranks) {
-      WorkerLoad load = active.load(rank);
+      WorkerLoad load = scheduling.active.load(rank);
       activeBlocks += load.activeBlocks();
       prefillTokens += load.activePrefillTokens();
       cachedBlocks += cached.getOrDefault(rank, 0L);
@@ -281,20 +265,20 @@ final class KvWorkerSelector implements WorkerSelector {
    */
   @Override
   public void workerLost(WorkerState worker) {
-    if (learned != null) {
-      learned.forgetWorker(worker.id());
-      indexer.removeWorker(worker.id());
+    if (scheduling.learned != null) {
+      scheduling.learned.forgetWorker(worker.id());
+      scheduling.indexer.removeWorker(worker.id());
     }
   }
 
   @Override
   public Optional<KvIndexer> kvIndex() {
-    return Optional.of(indexer);
+    return Optional.of(scheduling.indexer);
   }
 
   @Override
   public boolean followsKvEvents() {
-    return learned == null;
+    return scheduling.learned == null;
   }
 
   @Override
@@ -305,6 +289,6 @@ final class KvWorkerSelector implements WorkerSelector {
   @Override
   public void close() {
     timers.forEach(vertx::cancelTimer);
-    indexer.close();
+    scheduling.indexer.close();
   }
 }

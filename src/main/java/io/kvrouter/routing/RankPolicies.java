@@ -1,5 +1,6 @@
 package io.kvrouter.routing;
 
+import io.kvrouter.config.KvCost;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.routing.schedule.KvSelector;
 import io.kvrouter.routing.schedule.ScheduleSettings;
@@ -42,16 +43,16 @@ public final class RankPolicies {
       throw new IllegalArgumentException("a policy needs at least one worker rank");
     }
     Random random = new Random(options.seed());
+    ScheduleSettings dynamoDefaults = ScheduleSettings.defaults(options.blockSize());
+    TtftModel model = TtftModel.MOCKER.withChunkTokens(options.chunkTokens());
     KvSelector dynamoCost =
-        KvSelector.create(ScheduleSettings.defaults(options.blockSize()), random::nextDouble);
+        KvScheduling.selector(KvCost.DYNAMO, dynamoDefaults, model, random::nextDouble);
     switch (name) {
       case "kv":
+        KvSelector predictedTtft =
+            KvScheduling.selector(KvCost.PREDICTED_TTFT, dynamoDefaults, model, random::nextDouble);
         return new KvRankPolicy(
-            "kv",
-            KvSelector.predictedTtft(
-                ScheduleSettings.defaults(options.blockSize()),
-                TtftModel.MOCKER.withChunkTokens(options.chunkTokens()),
-                random::nextDouble), false, ranks, options.kvBlocks(), options.nanoClock());
+            "kv", predictedTtft, false, ranks, options.kvBlocks(), options.nanoClock());
       case "dynamo":
         return new KvRankPolicy(
             "dynamo", dynamoCost, false, ranks, options.kvBlocks(), options.nanoClock());

@@ -4,8 +4,11 @@ import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.RequestCancelledException;
 import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.hash.BlockHasher;
+import io.kvrouter.sim.engine.EngineRequest;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 
 /**
@@ -35,7 +38,7 @@ final class SimulatedStream implements ResponseStream {
   private final EngineDriver driver;
   private final PreprocessedRequest request;
   /** Outputs produced while paused, in order (timing model only). */
-  private final java.util.ArrayDeque<EngineOutput> held = new java.util.ArrayDeque<>();
+  private final ArrayDeque<EngineOutput> held = new ArrayDeque<>();
   /** Prompt and output so far, in {@code sequence[0..sequenceLength)}. */
   private int[] sequence;
   private int sequenceLength;
@@ -179,13 +182,13 @@ final class SimulatedStream implements ResponseStream {
   }
 
   /** The request as the engine's scheduler sees it: its prompt's blocks and its output limit. */
-  private io.kvrouter.sim.engine.EngineRequest engineRequest() {
+  private EngineRequest engineRequest() {
     int[] prompt = request.tokenIds();
-    long[] local = io.kvrouter.protocol.hash.BlockHasher.of(options.blockSize()).localHashes(prompt);
-    return new io.kvrouter.sim.engine.EngineRequest(
+    long[] local = BlockHasher.of(options.blockSize()).localHashes(prompt);
+    return new EngineRequest(
         kvKey,
         Math.max(1, prompt.length),
-        io.kvrouter.protocol.hash.BlockHasher.chain(local),
+        BlockHasher.chain(local),
         local,
         tokens.limit());
   }

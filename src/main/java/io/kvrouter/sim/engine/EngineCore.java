@@ -1,5 +1,7 @@
 package io.kvrouter.sim.engine;
 
+import io.kvrouter.common.SplitMix;
+
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -408,15 +410,10 @@ public final class EngineCore {
       sequenceHashes = Arrays.copyOf(sequenceHashes, length);
       localHashes = Arrays.copyOf(localHashes, length);
       for (int i = have; i < length; i++) {
-        localHashes[i] = mix(serial * 0x9E3779B97F4A7C15L + i + 1);
-        sequenceHashes[i] = mix(localHashes[i] ^ 0xD1B54A32D192ED03L);
+        localHashes[i] = SplitMix.mix(serial * 0x9E3779B97F4A7C15L + i + 1);
+        sequenceHashes[i] = SplitMix.mix(localHashes[i] ^ 0xD1B54A32D192ED03L);
       }
     }
   }
 
-  private static long mix(long z) {
-    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-    return z ^ (z >>> 31);
-  }
 }

@@ -1,5 +1,7 @@
 package io.kvrouter.sim.trace;
 
+import io.kvrouter.common.SplitMix;
+
 /**
  * The prompt tokens a trace request stands for. A trace gives no text, only the ids of its
  * {@value MooncakeTrace#TRACE_BLOCK_TOKENS}-token prefix blocks, so each id is expanded into that
@@ -33,14 +35,8 @@ public final class SyntheticTokens {
   }
 
   private int token(long hashId, int offset) {
-    long mixed = mix(hashId * MooncakeTrace.TRACE_BLOCK_TOKENS + offset);
+    long mixed = SplitMix.mix(hashId * MooncakeTrace.TRACE_BLOCK_TOKENS + offset);
     return firstId + (int) Long.remainderUnsigned(mixed, idCount);
   }
 
-  /** SplitMix64's finalizer: a bijection that spreads neighbouring inputs. */
-  static long mix(long z) {
-    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-    return z ^ (z >>> 31);
-  }
 }

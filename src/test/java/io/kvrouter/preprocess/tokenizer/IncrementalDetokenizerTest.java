@@ -261,13 +261,12 @@ class IncrementalDetokenizerTest {
   }
 
   /** Records the largest range the detokenizer asks to decode. */
-  private static final class WindowRecorder implements Tokenizer {
-    private final Tokenizer delegate;
+  private static final class WindowRecorder extends EncodingDecorator {
     int maxWindow;
     long calls;
 
     WindowRecorder(Tokenizer delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     @Override
@@ -280,21 +279,6 @@ class IncrementalDetokenizerTest {
       maxWindow = Math.max(maxWindow, to - from);
       calls++;
       return delegate.decode(ids, from, to, skipSpecialTokens);
-    }
-
-    @Override
-    public boolean isSpecial(int id) {
-      return delegate.isSpecial(id);
-    }
-
-    @Override
-    public Optional<Integer> tokenId(String token) {
-      return delegate.tokenId(token);
-    }
-
-    @Override
-    public int vocabularySize() {
-      return delegate.vocabularySize();
     }
   }
 }
