@@ -10,7 +10,7 @@ Compare with the Java renderer:
 
     python3 scripts/golden/chat_templates_fuzz.py [SEED] [COUNT] [OUT]
     mvn -o -q -DskipTests test-compile exec:java -Dexec.classpathScope=test \
-        -Dexec.mainClass=io.kvrouter.preprocess.template.jinja.JinjaFuzzCompare \
+        -Dexec.mainClass=io.kvrouter.jinja.JinjaFuzzCompare \
         -Dexec.args=target/chat-template-fuzz.json
 
 Not a test fixture (megabytes, and random): a tool for finding divergences. Other templates: put

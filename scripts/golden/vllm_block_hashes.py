@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Golden values for io.kvrouter.sim.kv.VllmBlockHasher (VllmBlockHasherTest).
+"""Golden values for io.kvrouter.worker.kv.VllmBlockHasher (VllmBlockHasherTest).
 
 Reproduces vLLM's prefix-caching block hash with --prefix-caching-hash-algo sha256_cbor and
 PYTHONHASHSEED=0, using only the standard library:

@@ -1,0 +1,335 @@
+package io.kvrouter.app;
+
+import io.kvrouter.common.Ports;
+import io.kvrouter.config.ConfigException;
+import io.kvrouter.config.HttpConfig;
+import io.kvrouter.config.ModelConfig;
+import io.kvrouter.config.MockWorkerConfig;
+import io.kvrouter.config.RouterConfig;
+import io.kvrouter.frontend.HttpFrontend;
+import io.kvrouter.metrics.Metrics;
+import io.kvrouter.preprocess.ModelAssets;
+import io.kvrouter.preprocess.OutputParsers;
+import io.kvrouter.preprocess.Preprocessor;
+import io.kvrouter.preprocess.parse.ReasoningParserName;
+import io.kvrouter.preprocess.parse.ToolCallParserName;
+import io.kvrouter.protocol.RouterEvent;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.routing.RouteTarget;
+import io.kvrouter.routing.Router;
+import io.kvrouter.routing.Routers;
+import io.kvrouter.protocol.WorkerStatus;
+import io.kvrouter.worker.SimulatedEngine;
+import io.kvrouter.worker.engine.EngineSettings;
+import io.kvrouter.worker.engine.TimingModel;
+import io.kvrouter.transport.RequestPlane;
+import io.kvrouter.transport.tcp.TcpTransport;
+import io.kvrouter.transport.tcp.WorkerServer;
+import io.micrometer.core.instrument.Tags;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The composition root of a router process: loads the model, starts the in-process simulated
+ * workers if asked for, and wires request plane, router, preprocessor and HTTP frontend.
+ */
+public final class RouterApplication {
+  private static final Logger log = LoggerFactory.getLogger(RouterApplication.class);
+
+  private final Vertx vertx;
+  private final Router router;
+  private final StartedParts parts;
+  private final List<SimulatedEngine> mockEngines;
+  private final int httpPort;
+  private final HttpFrontend frontend;
+  private final Duration gracefulShutdownTimeout;
+  private Future<Void> stopping;
+
+  private RouterApplication(
+      Vertx vertx,
+      Router router,
+      StartedParts parts,
+      List<SimulatedEngine> mockEngines,
+      int httpPort,
+      HttpFrontend frontend,
+      Duration gracefulShutdownTimeout) {
+    this.vertx = vertx;
+    this.router = router;
+    this.parts = parts;
+    this.mockEngines = mockEngines;
+    this.httpPort = httpPort;
+    this.frontend = frontend;
+    this.gracefulShutdownTimeout = gracefulShutdownTimeout;
+  }
+
+  /**
+   * Starts a router. The model files are read on the calling thread (start-up, not an event
+   * loop); everything else is asynchronous. A start that fails part way closes what it had
+   * started (threads, sockets, Vert.x) before its future fails with the cause.
+   *
+   * @throws ConfigException when the model folder cannot be loaded
+   */
+  public static Future<RouterApplication> start(RouterConfig config, VertxOptions vertxOptions) {
+    OutputParsers parsers = outputParsers(config.model());
+    ModelAssets assets = loadModel(config);
+    Vertx vertx = Vertx.vertx(vertxOptions);
+    StartedParts parts = new StartedParts();
+    Future<RouterApplication> started;
+    try {
+      started = startOn(vertx, parts, config, vertxOptions, assets, parsers);
+    } catch (RuntimeException e) {
+      started = Future.failedFuture(e);
+    }
+    // not tied to a Vert.x context: after a failure it completes once Vert.x is closed
+    Promise<RouterApplication> result = Promise.promise();
+    started.onComplete(
+        ar -> {
+          if (ar.succeeded()) {
+            result.complete(ar.result());
+          } else {
+            parts.closeAll(vertx).onComplete(closed -> result.fail(ar.cause()));
+          }
+        });
+    return result.future();
+  }
+
+  /** The simulator's scheduler for the mock workers, or null for fixed delays. */
+  private static EngineSettings mockScheduler(RouterConfig config) {
+    MockWorkerConfig mock = config.mockWorkers();
+    if (mock.speedupRatio().isEmpty()) {
+      return null;
+    }
+    EngineSettings defaults = EngineSettings.MOCKER_DEFAULTS;
+    return new EngineSettings(
+        config.model().kvCacheBlockSize(),
+        Math.toIntExact(mock.kvBlocks()),
+        defaults.maxNumSeqs(),
+        defaults.maxNumBatchedTokens(),
+        defaults.watermark(),
+        new TimingModel(mock.speedupRatio().getAsDouble()));
+  }
+
+  /** Starts everything on {@code vertx}, adding each part to {@code parts} once started. */
+  private static Future<RouterApplication> startOn(
+      Vertx vertx, StartedParts parts, RouterConfig config, VertxOptions vertxOptions,
+      ModelAssets assets, OutputParsers parsers) {
+    Metrics metrics = new Metrics();
+    String model = config.model().servedName();
+    List<SimulatedEngine> engines = new ArrayList<>();
+    List<Future<WorkerServer>> servers = new ArrayList<>();
+    for (int i = 1; i <= config.mockWorkers().count(); i++) {
+      SimulatedEngine engine =
+          new SimulatedEngine(
+              vertx,
+              new SimulatedEngine.Options(
+                  WorkerVocabulary.of(assets),
+                  config.mockWorkers().timeToFirstToken(),
+                  config.mockWorkers().interTokenLatency(),
+                  config.model().kvCacheBlockSize(),
+                  Math.toIntExact(config.mockWorkers().kvBlocks()),
+                  mockScheduler(config)),
+              metrics.registry(),
+              Tags.of("model", model, "worker", EventPlane.mockWorkerId(i - 1)));
+      engines.add(engine);
+      servers.add(
+          TcpTransport.server(
+                  vertx, "127.0.0.1", 0, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), config.tcp())
+              .onSuccess(server -> parts.addAsync("simulated worker server", server::close)));
+    }
+    return Future.all(servers)
+        .compose(
+            all -> {
+              List<RouteTarget> endpoints = routeTargets(config, all.list());
+              RequestPlane plane = TcpTransport.client(vertx, config.tcp());
+              parts.addAsync("request plane", plane::close);
+              Router router =
+                  Routers.create(
+                      config.routerMode(), config.kv(), config.model().kvCacheBlockSize(),
+                      endpoints, plane, vertx, metrics.registry());
+              parts.add("router", router::close);
+              HttpFrontend frontend =
+                  new HttpFrontend(
+                      new Preprocessor(vertx, assets, model, router, parsers),
+                      metrics,
+                      config.http(),
+                      config.model().kvCacheBlockSize());
+              // binding and connecting the event plane's sockets blocks: not on an event loop
+              return vertx
+                  .executeBlocking(
+                      () -> EventPlane.start(config, engines, router, plane, metrics.registry()), false)
+                  .compose(
+                      eventPlane -> {
+                        parts.add("event plane", eventPlane);
+                        return plane.start();
+                      })
+                  .compose(v -> router.start())
+                  .compose(
+                      v -> serveHttp(vertx, config, vertxOptions.getEventLoopPoolSize(), frontend))
+                  .map(
+                      port -> {
+                        log.info(
+                            "kvrouter serving model {} on http://{}:{} with {} worker(s), router"
+                                + " mode {}",
+                            model, config.http().host(), port, endpoints.size(),
+                            config.routerMode().configName());
+                        return new RouterApplication(
+                            vertx, router, parts, engines, port, frontend,
+                            config.http().gracefulShutdownTimeout());
+                      });
+            });
+  }
+
+  /**
+   * Deploys one HTTP server per event loop, all on one port; the future gives the port. The servers
+   * are closed with Vert.x.
+   */
+  private static Future<Integer> serveHttp(
+      Vertx vertx, RouterConfig config, int instances, HttpFrontend frontend) {
+    List<FrontendVerticle> verticles = new ArrayList<>();
+    // Every instance must listen on one explicit port for Vert.x to share it.
+    HttpConfig http =
+        config.http().withPort(Ports.resolve(config.http().host(), config.http().port()));
+    return vertx
+        .deployVerticle(
+            () -> {
+              FrontendVerticle verticle = new FrontendVerticle(frontend, http);
+              synchronized (verticles) {
+                verticles.add(verticle);
+              }
+              return verticle;
+            },
+            new DeploymentOptions().setInstances(instances))
+        .map(id -> verticles.get(0).port());
+  }
+
+  /** The configured workers, then the simulated ones. */
+  private static List<RouteTarget> routeTargets(
+      RouterConfig config, List<WorkerServer> mockServers) {
+    List<RouteTarget> endpoints = new ArrayList<>();
+    config
+        .workers()
+        .forEach(
+            w ->
+                endpoints.add(
+                    new RouteTarget(
+                        new WorkerEndpoint(w.id(), w.host(), w.port(), w.path()),
+                        w.kvBlocks(),
+                        w.dpSize())));
+    for (int i = 0; i < mockServers.size(); i++) {
+      endpoints.add(
+          new RouteTarget(
+              new WorkerEndpoint(
+                  EventPlane.mockWorkerId(i), "127.0.0.1", mockServers.get(i).port(),
+                  WorkerEndpoint.DEFAULT_PATH),
+              config.mockWorkers().kvBlocks()));
+    }
+    return endpoints;
+  }
+
+  /** Default Vert.x options: one event loop per core. */
+  public static VertxOptions defaultVertxOptions() {
+    return new VertxOptions().setEventLoopPoolSize(Runtime.getRuntime().availableProcessors());
+  }
+
+  /** The parsers named by --reasoning-parser and --tool-call-parser. */
+  static OutputParsers outputParsers(ModelConfig model) {
+    return new OutputParsers(
+        parser("--reasoning-parser", model.reasoningParser(), ReasoningParserName::of,
+            ReasoningParserName.names()),
+        parser("--tool-call-parser", model.toolCallParser(), ToolCallParserName::of,
+            ToolCallParserName.names()));
+  }
+
+  /** The parser {@code flag} names, or null when it is not set. */
+  private static <P> P parser(
+      String flag, String name, Function<String, Optional<P>> byName, String names) {
+    if (name == null) {
+      return null;
+    }
+    return byName
+        .apply(name)
+        .orElseThrow(
+            () -> new ConfigException(
+                "Invalid value '" + name + "' for " + flag + ": expected one of " + names));
+  }
+
+  private static ModelAssets loadModel(RouterConfig config) {
+    if (config.model().path() == null) {
+      return ModelAssets.demo();
+    }
+    try {
+      return ModelAssets.load(config.model().path());
+    } catch (IOException | RuntimeException e) {
+      throw new ConfigException(
+          "Invalid value '" + config.model().path() + "' for --model-path: " + e.getMessage()
+              + "; expected a Hugging Face model folder holding tokenizer.json");
+    }
+  }
+
+  /** The port the HTTP server listens on. */
+  public int httpPort() {
+    return httpPort;
+  }
+
+  Vertx vertx() {
+    return vertx;
+  }
+
+  /** What the router knows about each worker now. */
+  public List<WorkerStatus> routerWorkers() {
+    return router.workers();
+  }
+
+  /** The KV index as events that rebuild it; empty outside kv mode. */
+  Optional<CompletionStage<List<RouterEvent>>> dumpKvIndex() {
+    return router.dumpKvIndex();
+  }
+
+  /** The simulated workers started in this process, in order. */
+  public List<SimulatedEngine> mockEngines() {
+    return mockEngines;
+  }
+
+  /**
+   * Shuts down gracefully: {@code /live} turns 503 at once, requests in flight get up to {@code
+   * --http-graceful-shutdown-timeout-secs} to finish (new ones are still served meanwhile, as
+   * Dynamo does), then everything closes.
+   */
+  public synchronized Future<Void> stop() {
+    if (stopping != null) {
+      return stopping;
+    }
+    frontend.beginShutdown();
+    Promise<Void> drained = Promise.promise();
+    awaitDrained(System.nanoTime() + gracefulShutdownTimeout.toNanos(), drained);
+    stopping = drained.future().compose(v -> parts.closeAll(vertx));
+    return stopping;
+  }
+
+  /** For tests: {@code part} is closed with the rest, before the parts started earlier. */
+  void closeAlso(String name, AutoCloseable part) {
+    parts.add(name, part);
+  }
+
+  /** Completes {@code drained} once no request is in flight, or at {@code deadlineNanos}. */
+  private void awaitDrained(long deadlineNanos, Promise<Void> drained) {
+    if (frontend.inflightRequests() == 0 || System.nanoTime() >= deadlineNanos) {
+      drained.complete();
+    } else {
+      vertx.setTimer(20, id -> awaitDrained(deadlineNanos, drained));
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package io.kvrouter.tools.replay;
+
+import io.kvrouter.worker.engine.EngineSettings;
+
+/**
+ * How a trace is replayed.
+ *
+ * @param workers simulated workers, one engine each
+ * @param engine each worker's engine
+ * @param eventDelayMillis how long a KV event takes from the engine to the router's index
+ * @param seed seeds the random policies
+ * @param timelineIntervalMillis interval of the report's time series
+ */
+public record SimulationSettings(
+    int workers,
+    EngineSettings engine,
+    double eventDelayMillis,
+    long seed,
+    double timelineIntervalMillis) {
+
+  public SimulationSettings {
+    if (workers < 1) {
+      throw new IllegalArgumentException("workers must be >= 1: " + workers);
+    }
+    if (!(eventDelayMillis >= 0) || Double.isInfinite(eventDelayMillis)) {
+      throw new IllegalArgumentException("event delay must be >= 0 ms: " + eventDelayMillis);
+    }
+    if (!(timelineIntervalMillis > 0)) {
+      throw new IllegalArgumentException(
+          "timeline interval must be > 0 ms: " + timelineIntervalMillis);
+    }
+  }
+}

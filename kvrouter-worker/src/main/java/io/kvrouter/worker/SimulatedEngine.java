@@ -1,0 +1,189 @@
+package io.kvrouter.worker;
+
+import io.kvrouter.metrics.MetricNames;
+import io.kvrouter.protocol.InferenceEngine;
+import io.kvrouter.protocol.PreprocessedRequest;
+import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.worker.engine.EngineSettings;
+import io.kvrouter.worker.engine.RequestTooLargeException;
+import io.kvrouter.worker.kv.KvAllocation;
+import io.kvrouter.worker.kv.KvCacheManager;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A simulated inference engine: for each request it streams pseudo-random token ids, the same
+ * ones for the same request, after a fixed time to first token and with a fixed delay between
+ * tokens. It honours {@code max_tokens}, stop and end-of-sequence token ids, and cancellation.
+ *
+ * <p>It keeps a real KV cache ({@link KvCacheManager}, vLLM's block hashes and reuse/eviction
+ * rules) so that what it would publish as KV events is the truth about what it caches: {@code
+ * generate()} holds the prompt's full blocks, or refuses the request with {@link
+ * KvCacheFullException} when they do not fit; each block the output fills is cached as it fills;
+ * the request's blocks are released when it completes, fails or is cancelled.
+ *
+ * <p>Its pace is either fixed (a time to first token, then a delay between tokens) or, with {@link
+ * Options#scheduler}, the simulator's: requests queue in an {@link
+ * io.kvrouter.worker.engine.EngineCore} that batches them in steps timed by Dynamo mocker's model, so
+ * time to first token grows with the uncached prompt and the queue, as the simulator predicts. The
+ * scheduler keeps its own copy of the block pool for timing; the published events are the {@link
+ * KvCacheManager}'s, which holds a prompt's blocks from {@code generate()} rather than from
+ * admission, so the two can differ while the cache is nearly full.
+ */
+public final class SimulatedEngine implements InferenceEngine {
+
+  /**
+   * @param vocabulary the token ids output is drawn from
+   * @param timeToFirstToken delay before the first token
+   * @param interTokenLatency delay between tokens; zero streams every token at once
+   * @param blockSize tokens per KV block (vLLM's {@code --block-size})
+   * @param kvBlocks KV cache capacity in blocks (vLLM's and the mocker's {@code num_gpu_blocks})
+   * @param scheduler the timing model and scheduler limits that pace requests instead of the fixed
+   *     delays, or null for fixed delays; its block size and capacity are {@code blockSize} and
+   *     {@code kvBlocks}
+   */
+  public record Options(
+      int[] vocabulary,
+      Duration timeToFirstToken,
+      Duration interTokenLatency,
+      int blockSize,
+      int kvBlocks,
+      EngineSettings scheduler) {
+
+    /** Options with fixed delays. */
+    public Options(
+        int[] vocabulary,
+        Duration timeToFirstToken,
+        Duration interTokenLatency,
+        int blockSize,
+        int kvBlocks) {
+      this(vocabulary, timeToFirstToken, interTokenLatency, blockSize, kvBlocks, null);
+    }
+
+    public Options {
+      Objects.requireNonNull(vocabulary, "vocabulary");
+      if (vocabulary.length == 0) {
+        throw new IllegalArgumentException("empty vocabulary");
+      }
+      Objects.requireNonNull(timeToFirstToken, "timeToFirstToken");
+      Objects.requireNonNull(interTokenLatency, "interTokenLatency");
+      if (blockSize < 1) {
+        throw new IllegalArgumentException("blockSize must be >= 1: " + blockSize);
+      }
+      if (kvBlocks < 1) {
+        throw new IllegalArgumentException("kvBlocks must be >= 1: " + kvBlocks);
+      }
+      if (scheduler != null
+          && (scheduler.blockSize() != blockSize || scheduler.numGpuBlocks() != kvBlocks)) {
+        throw new IllegalArgumentException(
+            "the scheduler's block size and capacity must be the engine's: " + scheduler);
+      }
+    }
+  }
+
+  private final Vertx vertx;
+  private final Options options;
+  private final VocabularyOdds odds;
+  private final KvCacheManager kvCache;
+  /** Paces requests with the timing model; null for fixed delays. */
+  private final EngineDriver driver;
+  /** Makes the cache's request keys unique even if two callers reuse a request id. */
+  private final AtomicLong serial = new AtomicLong();
+  private final AtomicInteger active = new AtomicInteger();
+  private final Counter requests;
+  private final Counter cancelled;
+
+  /**
+   * @param tags identify this engine's meters, e.g. {@code model} and, when several engines share
+   *     a registry, {@code worker}
+   */
+  public SimulatedEngine(Vertx vertx, Options options, MeterRegistry registry, Tags tags) {
+    this.vertx = vertx;
+    this.options = options;
+    this.odds = new VocabularyOdds(options.vocabulary());
+    this.kvCache = new KvCacheManager(options.kvBlocks(), options.blockSize());
+    this.driver = options.scheduler() == null ? null : new EngineDriver(vertx, options.scheduler());
+    this.requests =
+        Counter.builder(MetricNames.COMPONENT_REQUESTS)
+            .description("Requests this worker accepted")
+            .tags(tags)
+            .register(registry);
+    this.cancelled =
+        Counter.builder(MetricNames.COMPONENT_CANCELLED_REQUESTS)
+            .description("Requests this worker stopped because they were cancelled")
+            .tags(tags)
+            .register(registry);
+    Gauge.builder(MetricNames.COMPONENT_INFLIGHT_REQUESTS, active, AtomicInteger::get)
+        .description("Requests this worker is generating for")
+        .tags(tags)
+        .register(registry);
+  }
+
+  /**
+   * Holds the prompt's KV blocks and returns the stream that generates the output; the blocks are
+   * released when the stream ends, or when it is cancelled, even before it is subscribed.
+   *
+   * @throws KvCacheFullException if the prompt's blocks do not fit in the cache
+   */
+  @Override
+  public ResponseStream generate(String requestId, PreprocessedRequest request) {
+    Integer maxTokens = request.stopConditions().maxTokens();
+    if (driver != null && maxTokens != null && maxTokens < 1) {
+      throw new IllegalArgumentException("max_tokens must be >= 1, got " + maxTokens);
+    }
+    int mostOutput = maxTokens != null ? maxTokens : TokenSequence.MAX_DEFAULT_LENGTH;
+    if (driver != null && !options.scheduler().fits(request.tokenIds().length, mostOutput)) {
+      throw new RequestTooLargeException(
+          "prompt of " + request.tokenIds().length + " tokens and max_tokens " + maxTokens
+              + " need more KV blocks than this worker's " + options.kvBlocks());
+    }
+    String kvKey = requestId + "#" + serial.incrementAndGet();
+    KvAllocation allocation = kvCache.allocate(kvKey, request.tokenIds());
+    if (!allocation.allocated()) {
+      throw new KvCacheFullException(allocation);
+    }
+    requests.increment();
+    return new SimulatedStream(vertx, options, request, this, kvKey, driver);
+  }
+
+  /** The log-probabilities of this engine's draw, counted once for all its requests. */
+  VocabularyOdds odds() {
+    return odds;
+  }
+
+  /**
+   * This engine's KV cache: its {@link KvCacheManager#snapshot() snapshot} and {@link
+   * KvCacheManager#subscribe events} are what a KV event publisher for this worker sends.
+   */
+  public KvCacheManager kvCache() {
+    return kvCache;
+  }
+
+  /** Requests being generated right now. */
+  public int activeRequests() {
+    return active.get();
+  }
+
+  /** Requests stopped early by cancellation since start. */
+  public long cancelledRequests() {
+    return (long) cancelled.count();
+  }
+
+  void started() {
+    active.incrementAndGet();
+  }
+
+  void ended(boolean wasCancelled) {
+    active.decrementAndGet();
+    if (wasCancelled) {
+      cancelled.increment();
+    }
+  }
+}

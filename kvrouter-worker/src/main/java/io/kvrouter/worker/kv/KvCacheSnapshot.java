@@ -1,0 +1,84 @@
+package io.kvrouter.worker.kv;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Everything a {@link KvCacheManager} caches at one moment: enough to compute what a router that
+ * applied every event must hold, and to check the cache's own invariants.
+ *
+ * @param blocks every cached block, active or inactive, in the order they were stored
+ * @param evictionOrder the engine hashes of the inactive blocks, the next one to be evicted first
+ */
+public record KvCacheSnapshot(
+    int capacity, int blockSize, List<CachedBlock> blocks, List<Long> evictionOrder) {
+
+  public KvCacheSnapshot {
+    blocks = List.copyOf(blocks);
+    evictionOrder = List.copyOf(evictionOrder);
+  }
+
+  /**
+   * One cached block.
+   *
+   * @param hash its engine hash, as in the events
+   * @param parentHash the engine hash of the block before it in its sequence; {@code null} for a
+   *     sequence's first block
+   * @param tokens its {@code blockSize} tokens
+   * @param references requests holding it; 0 means inactive (cached, reusable, evictable)
+   */
+  public record CachedBlock(long hash, Long parentHash, int[] tokens, int references) {
+    public CachedBlock {
+      tokens = tokens.clone();
+    }
+
+    @Override
+    public int[] tokens() {
+      return tokens.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof CachedBlock other
+          && hash == other.hash
+          && Objects.equals(parentHash, other.parentHash)
+          && Arrays.equals(tokens, other.tokens)
+          && references == other.references;
+    }
+
+    @Override
+    public int hashCode() {
+      return Long.hashCode(hash);
+    }
+
+    @Override
+    public String toString() {
+      return "CachedBlock[" + Long.toUnsignedString(hash) + ", parent="
+          + (parentHash == null ? "none" : Long.toUnsignedString(parentHash))
+          + ", refs=" + references + "]";
+    }
+  }
+
+  /** Blocks held by at least one request. */
+  public int activeBlocks() {
+    return blocks.size() - evictionOrder.size();
+  }
+
+  /** Cached blocks no request holds. */
+  public int inactiveBlocks() {
+    return evictionOrder.size();
+  }
+
+  /** Slots not holding any block. */
+  public int emptySlots() {
+    return capacity - blocks.size();
+  }
+
+  /** The engine hashes of every cached block. */
+  public Set<Long> hashes() {
+    return blocks.stream().map(CachedBlock::hash).collect(Collectors.toUnmodifiableSet());
+  }
+}

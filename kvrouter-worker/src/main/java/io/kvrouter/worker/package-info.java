@@ -1,0 +1,2 @@
+/** Simulated inference workers: engines that stand in for GPU workers in demos and tests. */
+package io.kvrouter.worker;

@@ -1,8 +1,0 @@
-package io.kvrouter.sim.bench;
-
-/** The benchmark could not run: the router cannot be reached, lists no model, and the like. */
-public final class BenchException extends RuntimeException {
-  public BenchException(String message, Throwable cause) {
-    super(message, cause);
-  }
-}

@@ -1,2 +1,0 @@
-/** Simulated inference workers: engines that stand in for GPU workers in demos and tests. */
-package io.kvrouter.sim;

@@ -1,8 +1,0 @@
-package io.kvrouter.sim.trace;
-
-/** A trace file that cannot be read or holds a bad record; the message names file and line. */
-public final class TraceFormatException extends IllegalArgumentException {
-  public TraceFormatException(String message) {
-    super(message);
-  }
-}
