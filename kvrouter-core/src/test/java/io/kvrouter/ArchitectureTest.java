@@ -15,17 +15,17 @@ import io.kvrouter.routing.index.KvEventSink;
 import java.util.Arrays;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * The core module's import rules (docs/architecture.md): data flows one way, each stage imports
  * only the next stage's top-level package, nothing imports the frontend, the Jinja interpreter
  * needs the JDK alone, and the pure packages stay free of Vert.x and Netty. Which module may use
- * which is Maven's to enforce (the core depends on neither the worker, the tools nor the app). A pattern ending in {@code ..} covers subpackages;
- * one without covers exactly that package.
+ * which is Maven's to enforce (the core depends on neither the worker, the tools nor the app). A
+ * pattern ending in {@code ..} covers subpackages; one without covers exactly that package.
  */
 class ArchitectureTest {
   private static JavaClasses classes;
@@ -44,27 +44,67 @@ class ArchitectureTest {
         rule("io.kvrouter.config..", "io.kvrouter.config..", "io.kvrouter.common.."),
         rule("io.kvrouter.protocol..", "io.kvrouter.protocol..", "io.kvrouter.common.."),
         rule("io.kvrouter.metrics..", "io.kvrouter.metrics..", "io.kvrouter.common.."),
-        rule("io.kvrouter.routing.index..", "io.kvrouter.routing.index..",
-            "io.kvrouter.protocol..", "io.kvrouter.common..", "io.kvrouter.metrics.."),
-        rule("io.kvrouter.routing.schedule..", "io.kvrouter.routing.schedule..",
-            "io.kvrouter.protocol..", "io.kvrouter.common..", "io.kvrouter.config..",
+        rule(
+            "io.kvrouter.routing.index..",
+            "io.kvrouter.routing.index..",
+            "io.kvrouter.protocol..",
+            "io.kvrouter.common..",
             "io.kvrouter.metrics.."),
-        rule("io.kvrouter.routing", "io.kvrouter.routing", "io.kvrouter.routing.index..",
-            "io.kvrouter.routing.schedule..", "io.kvrouter.transport", "io.kvrouter.protocol..",
-            "io.kvrouter.config..", "io.kvrouter.common..", "io.kvrouter.metrics.."),
-        rule("io.kvrouter.transport..", "io.kvrouter.transport..", "io.kvrouter.protocol..",
-            "io.kvrouter.config..", "io.kvrouter.common..", "io.kvrouter.metrics.."),
-        rule("io.kvrouter.preprocess..", "io.kvrouter.preprocess..", "io.kvrouter.routing",
-            "io.kvrouter.protocol..", "io.kvrouter.config..", "io.kvrouter.common..",
+        rule(
+            "io.kvrouter.routing.schedule..",
+            "io.kvrouter.routing.schedule..",
+            "io.kvrouter.protocol..",
+            "io.kvrouter.common..",
+            "io.kvrouter.config..",
             "io.kvrouter.metrics.."),
-        rule("io.kvrouter.frontend..", "io.kvrouter.frontend..", "io.kvrouter.preprocess",
-            "io.kvrouter.protocol..", "io.kvrouter.config..", "io.kvrouter.common..",
+        rule(
+            "io.kvrouter.routing",
+            "io.kvrouter.routing",
+            "io.kvrouter.routing.index..",
+            "io.kvrouter.routing.schedule..",
+            "io.kvrouter.transport",
+            "io.kvrouter.protocol..",
+            "io.kvrouter.config..",
+            "io.kvrouter.common..",
             "io.kvrouter.metrics.."),
-        rule("io.kvrouter.events..", "io.kvrouter.events..", "io.kvrouter.routing.index",
-            "io.kvrouter.protocol..", "io.kvrouter.config..", "io.kvrouter.common..",
+        rule(
+            "io.kvrouter.transport..",
+            "io.kvrouter.transport..",
+            "io.kvrouter.protocol..",
+            "io.kvrouter.config..",
+            "io.kvrouter.common..",
             "io.kvrouter.metrics.."),
-        rule("io.kvrouter.worker..", "io.kvrouter.worker..", "io.kvrouter.routing",
-            "io.kvrouter.protocol..", "io.kvrouter.config..", "io.kvrouter.common..",
+        rule(
+            "io.kvrouter.preprocess..",
+            "io.kvrouter.preprocess..",
+            "io.kvrouter.routing",
+            "io.kvrouter.protocol..",
+            "io.kvrouter.config..",
+            "io.kvrouter.common..",
+            "io.kvrouter.metrics.."),
+        rule(
+            "io.kvrouter.frontend..",
+            "io.kvrouter.frontend..",
+            "io.kvrouter.preprocess",
+            "io.kvrouter.protocol..",
+            "io.kvrouter.config..",
+            "io.kvrouter.common..",
+            "io.kvrouter.metrics.."),
+        rule(
+            "io.kvrouter.events..",
+            "io.kvrouter.events..",
+            "io.kvrouter.routing.index",
+            "io.kvrouter.protocol..",
+            "io.kvrouter.config..",
+            "io.kvrouter.common..",
+            "io.kvrouter.metrics.."),
+        rule(
+            "io.kvrouter.worker..",
+            "io.kvrouter.worker..",
+            "io.kvrouter.routing",
+            "io.kvrouter.protocol..",
+            "io.kvrouter.config..",
+            "io.kvrouter.common..",
             "io.kvrouter.metrics.."));
   }
 
@@ -103,7 +143,8 @@ class ArchitectureTest {
     classes()
         .that(resideInAPackage("io.kvrouter.jinja.."))
         .should()
-        .onlyDependOnClassesThat(resideInAPackage("java..").or(resideInAPackage("io.kvrouter.jinja..")))
+        .onlyDependOnClassesThat(
+            resideInAPackage("java..").or(resideInAPackage("io.kvrouter.jinja..")))
         .check(classes);
   }
 

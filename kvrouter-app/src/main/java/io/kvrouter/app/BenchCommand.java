@@ -114,8 +114,7 @@ final class BenchCommand implements Subcommand {
       names = "--timeout",
       paramLabel = "S",
       defaultValue = "600",
-      description =
-          "A request not done S seconds after its send fails. Default: ${DEFAULT-VALUE}.")
+      description = "A request not done S seconds after its send fails. Default: ${DEFAULT-VALUE}.")
   double timeout;
 
   @Option(
@@ -139,8 +138,7 @@ final class BenchCommand implements Subcommand {
 
   @Option(
       names = "--allow-failures",
-      description =
-          "Exit 0 even when requests failed (they are still counted and reported).")
+      description = "Exit 0 even when requests failed (they are still counted and reported).")
   boolean allowFailures;
 
   @Override
@@ -208,8 +206,8 @@ final class BenchCommand implements Subcommand {
 
   private static Duration seconds(double seconds, String option) {
     if (!(seconds > 0) || Double.isInfinite(seconds)) {
-      throw new IllegalArgumentException(option + " must be a number of seconds above 0, not "
-          + seconds);
+      throw new IllegalArgumentException(
+          option + " must be a number of seconds above 0, not " + seconds);
     }
     return Duration.ofNanos(Math.round(seconds * 1e9));
   }

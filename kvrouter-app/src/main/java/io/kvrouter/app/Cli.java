@@ -20,9 +20,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 
 /**
- * The command line of {@code router.jar}. The router's options are generated from {@link
- * Settings}, so {@code --help}, variables and the YAML file always agree; picocli parses them as
- * raw strings and {@link ConfigLoader} applies precedence and validation.
+ * The command line of {@code router.jar}. The router's options are generated from {@link Settings},
+ * so {@code --help}, variables and the YAML file always agree; picocli parses them as raw strings
+ * and {@link ConfigLoader} applies precedence and validation.
  */
 public final class Cli {
   /** Exit code for invalid usage or configuration, as picocli uses. */
@@ -61,8 +61,15 @@ public final class Cli {
       if (!parsed.matchedOptions().isEmpty()) {
         String name = parsed.subcommand().commandSpec().name();
         err.println(
-            "error: options before '" + name + "' are the router's and '" + name + "' does not"
-                + " use them; put its options after '" + name + "' (java -jar router.jar " + name
+            "error: options before '"
+                + name
+                + "' are the router's and '"
+                + name
+                + "' does not"
+                + " use them; put its options after '"
+                + name
+                + "' (java -jar router.jar "
+                + name
                 + " --help)");
         return OptionalInt.of(USAGE_ERROR);
       }
@@ -97,7 +104,12 @@ public final class Cli {
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
-                () -> app.stop().toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join(),
+                () ->
+                    app.stop()
+                        .toCompletionStage()
+                        .toCompletableFuture()
+                        .orTimeout(10, TimeUnit.SECONDS)
+                        .join(),
                 "kvrouter-shutdown"));
     return OptionalInt.empty();
   }

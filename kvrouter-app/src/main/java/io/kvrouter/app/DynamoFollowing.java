@@ -41,7 +41,10 @@ final class DynamoFollowing {
    * @param atLeastOnce whether the subscription may deliver an event twice
    */
   static DynamoEventFollower follower(
-      List<WorkerSpec> workers, Router router, RequestPlane plane, boolean atLeastOnce,
+      List<WorkerSpec> workers,
+      Router router,
+      RequestPlane plane,
+      boolean atLeastOnce,
       MeterRegistry meters) {
     DynamoEventFollower follower =
         new DynamoEventFollower(
@@ -72,7 +75,9 @@ final class DynamoFollowing {
    * counted under {@code format} and dropped.
    */
   static Consumer<byte[]> loadReports(
-      Router router, MeterRegistry meters, String format,
+      Router router,
+      MeterRegistry meters,
+      String format,
       Function<byte[], WorkerLoadReport> decoder) {
     Counter malformed =
         Counter.builder(MetricNames.KV_EVENT_MALFORMED)
@@ -92,7 +97,8 @@ final class DynamoFollowing {
     Map<String, WorkerEndpoint> endpoints = new HashMap<>();
     for (WorkerSpec worker : workers) {
       endpoints.put(
-          worker.id(), new WorkerEndpoint(worker.id(), worker.host(), worker.port(), worker.path()));
+          worker.id(),
+          new WorkerEndpoint(worker.id(), worker.host(), worker.port(), worker.path()));
     }
     return endpoints;
   }

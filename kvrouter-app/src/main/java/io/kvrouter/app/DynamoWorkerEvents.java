@@ -5,11 +5,11 @@ import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.DynamoEventCodec;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryCodec;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
+import io.kvrouter.transport.JsonEndpoint;
 import io.kvrouter.worker.SimulatedEngine;
 import io.kvrouter.worker.kv.KvCacheManager;
 import io.kvrouter.worker.kv.WorkerKvEventLog;
 import java.time.Duration;
-import io.kvrouter.transport.JsonEndpoint;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,8 +27,8 @@ import java.util.concurrent.TimeUnit;
  * DynamoEventSink}), as a Dynamo worker with its local indexer, one log per rank:
  *
  * <ul>
- *   <li>every KV event of the engine's cache, numbered by a {@link WorkerKvEventLog}, goes out as
- *       a {@code RouterEvent};
+ *   <li>every KV event of the engine's cache, numbered by a {@link WorkerKvEventLog}, goes out as a
+ *       {@code RouterEvent};
  *   <li>the router's recovery queries, asked over the request plane at each rank's {@code
  *       worker_kv_indexer_query_dp{rank}} endpoint ({@link #queryEndpoints()}), are answered from
  *       the log (events, tree dump, too new), one at a time as Dynamo's worker does;
@@ -46,8 +46,10 @@ final class DynamoWorkerEvents implements AutoCloseable {
   private final long[] lastLoadMillis;
 
   private DynamoWorkerEvents(
-      DynamoEventSink sink, List<WorkerKvEventLog> logs,
-      ScheduledExecutorService loadTimer, String workerId) {
+      DynamoEventSink sink,
+      List<WorkerKvEventLog> logs,
+      ScheduledExecutorService loadTimer,
+      String workerId) {
     this.sink = sink;
     this.logs = logs;
     this.loadTimer = loadTimer;
@@ -63,7 +65,10 @@ final class DynamoWorkerEvents implements AutoCloseable {
    * dropRate} of the events on purpose.
    */
   static DynamoWorkerEvents start(
-      List<SimulatedEngine> ranks, String workerId, DynamoEventSink sink, Duration loadInterval,
+      List<SimulatedEngine> ranks,
+      String workerId,
+      DynamoEventSink sink,
+      Duration loadInterval,
       double dropRate) {
     List<WorkerKvEventLog> logs = new ArrayList<>(ranks.size());
     SplittableRandom random = new SplittableRandom(System.nanoTime());
@@ -84,8 +89,7 @@ final class DynamoWorkerEvents implements AutoCloseable {
     }
     ScheduledExecutorService timer =
         Executors.newSingleThreadScheduledExecutor(daemon("worker-load-" + workerId));
-    DynamoWorkerEvents events =
-        new DynamoWorkerEvents(sink, List.copyOf(logs), timer, workerId);
+    DynamoWorkerEvents events = new DynamoWorkerEvents(sink, List.copyOf(logs), timer, workerId);
     long period = loadInterval.toMillis();
     timer.scheduleWithFixedDelay(
         () -> {
@@ -93,7 +97,9 @@ final class DynamoWorkerEvents implements AutoCloseable {
             events.publishLoad(ranks.get(dp), dp, new WorkerRank(workerId, dp));
           }
         },
-        0, period, TimeUnit.MILLISECONDS);
+        0,
+        period,
+        TimeUnit.MILLISECONDS);
     return events;
   }
 
@@ -124,10 +130,16 @@ final class DynamoWorkerEvents implements AutoCloseable {
       WorkerRank asked = logs.get(rank).rank();
       long workerId = DynamoEventCodec.workerIdToU64(asked.workerId());
       if (query.workerId() != workerId || query.dpRank() != rank) {
-        result = new WorkerKvQueryResult.Error(
-            "asked for worker " + Long.toUnsignedString(query.workerId()) + " rank "
-                + query.dpRank() + " at the endpoint of worker " + asked.workerId() + " rank "
-                + rank);
+        result =
+            new WorkerKvQueryResult.Error(
+                "asked for worker "
+                    + Long.toUnsignedString(query.workerId())
+                    + " rank "
+                    + query.dpRank()
+                    + " at the endpoint of worker "
+                    + asked.workerId()
+                    + " rank "
+                    + rank);
       } else {
         result = logs.get(rank).query(query.start(), query.end());
       }
@@ -152,7 +164,12 @@ final class DynamoWorkerEvents implements AutoCloseable {
     long active = kv.activeBlocks();
     WorkerLoadReport load =
         new WorkerLoadReport(
-            rank, active, WorkerLoadReport.UNKNOWN, active, kv.capacity(), 0,
+            rank,
+            active,
+            WorkerLoadReport.UNKNOWN,
+            active,
+            kv.capacity(),
+            0,
             engine.activeRequests());
     long now = System.currentTimeMillis();
     if (load.equals(lastLoad[dp]) && now - lastLoadMillis[dp] < LOAD_HEARTBEAT_MS) {

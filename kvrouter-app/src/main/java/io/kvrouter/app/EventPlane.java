@@ -9,8 +9,8 @@ import io.kvrouter.config.WorkerSpec.KvEventSource;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.routing.Router;
-import io.kvrouter.worker.SimulatedEngine;
 import io.kvrouter.transport.RequestPlane;
+import io.kvrouter.worker.SimulatedEngine;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -40,7 +40,10 @@ final class EventPlane implements AutoCloseable {
 
   /** Starts the event plane {@code config} asks for; one that does nothing outside kv mode. */
   static EventPlane start(
-      RouterConfig config, List<SimulatedEngine> mockEngines, Router router, RequestPlane plane,
+      RouterConfig config,
+      List<SimulatedEngine> mockEngines,
+      Router router,
+      RequestPlane plane,
       MeterRegistry meters) {
     StartedParts subscriptions = new StartedParts();
     if (config.routerMode() != RouterMode.KV || !config.kv().kvEvents()) {
@@ -59,8 +62,7 @@ final class EventPlane implements AutoCloseable {
     try {
       if (!dynamoWorkers.isEmpty()) {
         subscriptions.add(
-            "Dynamo ZMQ KV events",
-            ZmqDynamoEvents.start(dynamoWorkers, router, plane, meters));
+            "Dynamo ZMQ KV events", ZmqDynamoEvents.start(dynamoWorkers, router, plane, meters));
       }
       for (int i = 0; i < mockEngines.size(); i++) {
         ZmqEventPublisher publisher =
@@ -76,8 +78,7 @@ final class EventPlane implements AutoCloseable {
       if (!sources.isEmpty()) {
         subscriptions.add(
             "vLLM KV events",
-            KvEventSubscriptions.start(
-                sources, router, config.model().kvCacheBlockSize(), meters));
+            KvEventSubscriptions.start(sources, router, config.model().kvCacheBlockSize(), meters));
       }
       return new EventPlane(publishers, subscriptions);
     } catch (RuntimeException e) {
@@ -96,12 +97,15 @@ final class EventPlane implements AutoCloseable {
   static Map<WorkerRank, KvEventSource> rankSources(List<WorkerSpec> workers) {
     Map<WorkerRank, KvEventSource> sources = new LinkedHashMap<>();
     for (WorkerSpec worker : workers) {
-      worker.kvEvents().filter(source -> source.format() == KvEventsFormat.VLLM).ifPresent(
-          source -> {
-            for (int dp = 0; dp < worker.dpSize(); dp++) {
-              sources.put(new WorkerRank(worker.id(), dp), source.forRank(dp));
-            }
-          });
+      worker
+          .kvEvents()
+          .filter(source -> source.format() == KvEventsFormat.VLLM)
+          .ifPresent(
+              source -> {
+                for (int dp = 0; dp < worker.dpSize(); dp++) {
+                  sources.put(new WorkerRank(worker.id(), dp), source.forRank(dp));
+                }
+              });
     }
     return sources;
   }

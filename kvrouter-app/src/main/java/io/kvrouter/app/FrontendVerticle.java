@@ -8,8 +8,8 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 
 /**
- * One HTTP server of the frontend on its own event loop; several instances share the port, so
- * every core serves HTTP.
+ * One HTTP server of the frontend on its own event loop; several instances share the port, so every
+ * core serves HTTP.
  */
 final class FrontendVerticle extends VerticleBase {
   private final HttpFrontend frontend;

@@ -18,8 +18,8 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The router's side of the event plane: one ZMQ subscriber per worker rank that publishes vLLM KV
- * cache events, each feeding the KV index through the translator. A subscriber that loses track
- * of its publisher's state clears the rank in the index before rebuilding it.
+ * cache events, each feeding the KV index through the translator. A subscriber that loses track of
+ * its publisher's state clears the rank in the index before rebuilding it.
  */
 final class KvEventSubscriptions implements AutoCloseable {
   private final List<ZmqEventSubscriber> subscribers = new ArrayList<>();
@@ -31,8 +31,7 @@ final class KvEventSubscriptions implements AutoCloseable {
    * start, those already started are closed before the error is thrown.
    */
   static KvEventSubscriptions start(
-      Map<WorkerRank, KvEventSource> sources, Router router, int blockSize,
-      MeterRegistry meters) {
+      Map<WorkerRank, KvEventSource> sources, Router router, int blockSize, MeterRegistry meters) {
     KvEventSink sink = router.kvEventSink().orElseThrow();
     KvEventSubscriptions subscriptions = new KvEventSubscriptions();
     VllmEventTranslator translator = new VllmEventTranslator(sink, blockSize, meters);
@@ -41,7 +40,9 @@ final class KvEventSubscriptions implements AutoCloseable {
           (rank, source) -> {
             ZmqEventSubscriber subscriber =
                 new ZmqEventSubscriber(
-                    source.endpoint(), source.replayEndpoint(), "",
+                    source.endpoint(),
+                    source.replayEndpoint(),
+                    "",
                     new TranslatingListener(rank, sink, translator));
             register(meters, rank, subscriber);
             router.reportKvEventFeed(rank, () -> feed(subscriber.stats()));
@@ -56,11 +57,17 @@ final class KvEventSubscriptions implements AutoCloseable {
 
   private static KvEventFeed feed(ZmqEventSubscriber.Stats stats) {
     return new KvEventFeed(
-        stats.state(), stats.lastSeq(), stats.batches(), stats.gaps(), stats.resets(),
-        stats.incompleteReplays(), stats.millisSinceLastBatch());
+        stats.state(),
+        stats.lastSeq(),
+        stats.batches(),
+        stats.gaps(),
+        stats.resets(),
+        stats.incompleteReplays(),
+        stats.millisSinceLastBatch());
   }
 
-  private static void register(MeterRegistry meters, WorkerRank rank, ZmqEventSubscriber subscriber) {
+  private static void register(
+      MeterRegistry meters, WorkerRank rank, ZmqEventSubscriber subscriber) {
     Map<String, ToDoubleFunction<ZmqEventSubscriber>> counters =
         Map.of(
             MetricNames.KV_EVENT_BATCHES, s -> s.stats().batches(),

@@ -9,8 +9,8 @@ import io.kvrouter.protocol.dynamo.WorkerLoadCodec;
 
 /**
  * Dynamo's NATS event plane: each event as {@code RouterEvent} JSON on {@code
- * namespace.{ns}.component.{comp}.kv_events} (kept in the subject's JetStream stream when
- * durable), load as JSON on {@code namespace.{ns}.kv_metrics}.
+ * namespace.{ns}.component.{comp}.kv_events} (kept in the subject's JetStream stream when durable),
+ * load as JSON on {@code namespace.{ns}.kv_metrics}.
  */
 final class NatsDynamoSink implements DynamoEventSink {
   private final NatsEventPublisher publisher;

@@ -35,7 +35,10 @@ final class NatsKvEvents implements AutoCloseable {
   }
 
   static NatsKvEvents start(
-      EventPlaneConfig config, List<WorkerSpec> workers, Router router, RequestPlane plane,
+      EventPlaneConfig config,
+      List<WorkerSpec> workers,
+      Router router,
+      RequestPlane plane,
       MeterRegistry meters) {
     String subject = NatsSubjects.kvEvents(config.namespace(), config.component());
     DynamoEventFollower follower =
@@ -82,7 +85,8 @@ final class NatsKvEvents implements AutoCloseable {
     return NatsEventSubscriber.start(
         NatsEventSubscriber.Options.core(
             config.natsServer(), WorkerLoadCodec.subject(config.namespace())),
-        DynamoFollowing.loadReports(router, meters, "dynamo-load", WorkerLoadCodec::decode)::accept);
+        DynamoFollowing.loadReports(router, meters, "dynamo-load", WorkerLoadCodec::decode)
+            ::accept);
   }
 
   @Override

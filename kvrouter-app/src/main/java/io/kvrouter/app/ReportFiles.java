@@ -8,7 +8,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Where {@code simulate} and {@code bench} leave a run: {@code results.json}, {@code report.html}. */
+/**
+ * Where {@code simulate} and {@code bench} leave a run: {@code results.json}, {@code report.html}.
+ */
 final class ReportFiles {
   private ReportFiles() {}
 

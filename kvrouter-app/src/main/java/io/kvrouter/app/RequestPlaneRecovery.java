@@ -21,12 +21,13 @@ import java.util.concurrent.Executors;
  * Asks workers' local KV indexers for their events where Dynamo's router asks them: over the
  * request plane, rank {@code r}'s question to the worker's {@code worker_kv_indexer_query_dp{r}}
  * endpoint, at the worker's request-plane address ({@link WorkerEndpoint#sibling}). The answer is
- * the one item of the response stream; it is decoded on a thread of its own, since a tree dump
- * of a full cache is megabytes of JSON.
+ * the one item of the response stream; it is decoded on a thread of its own, since a tree dump of a
+ * full cache is megabytes of JSON.
  */
 final class RequestPlaneRecovery implements DynamoEventFollower.RecoveryClient {
   /** How long a worker has to answer a question for events (Dynamo waits 1 s). */
   static final Duration QUERY_TIMEOUT = Duration.ofSeconds(2);
+
   /** How long a tree dump may take to arrive: a large cache's dump is tens of MB. */
   static final Duration DUMP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -42,7 +43,9 @@ final class RequestPlaneRecovery implements DynamoEventFollower.RecoveryClient {
   private final RequestPlane plane;
   private final Map<String, WorkerEndpoint> workers;
 
-  /** @param workers each worker's generate endpoint, by worker id */
+  /**
+   * @param workers each worker's generate endpoint, by worker id
+   */
   RequestPlaneRecovery(RequestPlane plane, Map<String, WorkerEndpoint> workers) {
     this.plane = plane;
     this.workers = Map.copyOf(workers);

@@ -3,8 +3,8 @@ package io.kvrouter.app;
 import io.kvrouter.common.Ports;
 import io.kvrouter.config.ConfigException;
 import io.kvrouter.config.HttpConfig;
-import io.kvrouter.config.ModelConfig;
 import io.kvrouter.config.MockWorkerConfig;
+import io.kvrouter.config.ModelConfig;
 import io.kvrouter.config.RouterConfig;
 import io.kvrouter.frontend.HttpFrontend;
 import io.kvrouter.metrics.Metrics;
@@ -15,16 +15,16 @@ import io.kvrouter.preprocess.parse.ReasoningParserName;
 import io.kvrouter.preprocess.parse.ToolCallParserName;
 import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.routing.RouteTarget;
 import io.kvrouter.routing.Router;
 import io.kvrouter.routing.Routers;
-import io.kvrouter.protocol.WorkerStatus;
-import io.kvrouter.worker.SimulatedEngine;
-import io.kvrouter.worker.engine.EngineSettings;
-import io.kvrouter.worker.engine.TimingModel;
 import io.kvrouter.transport.RequestPlane;
 import io.kvrouter.transport.tcp.TcpTransport;
 import io.kvrouter.transport.tcp.WorkerServer;
+import io.kvrouter.worker.SimulatedEngine;
+import io.kvrouter.worker.engine.EngineSettings;
+import io.kvrouter.worker.engine.TimingModel;
 import io.micrometer.core.instrument.Tags;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -76,9 +76,9 @@ public final class RouterApplication {
   }
 
   /**
-   * Starts a router. The model files are read on the calling thread (start-up, not an event
-   * loop); everything else is asynchronous. A start that fails part way closes what it had
-   * started (threads, sockets, Vert.x) before its future fails with the cause.
+   * Starts a router. The model files are read on the calling thread (start-up, not an event loop);
+   * everything else is asynchronous. A start that fails part way closes what it had started
+   * (threads, sockets, Vert.x) before its future fails with the cause.
    *
    * @throws ConfigException when the model folder cannot be loaded
    */
@@ -124,8 +124,12 @@ public final class RouterApplication {
 
   /** Starts everything on {@code vertx}, adding each part to {@code parts} once started. */
   private static Future<RouterApplication> startOn(
-      Vertx vertx, StartedParts parts, RouterConfig config, VertxOptions vertxOptions,
-      ModelAssets assets, OutputParsers parsers) {
+      Vertx vertx,
+      StartedParts parts,
+      RouterConfig config,
+      VertxOptions vertxOptions,
+      ModelAssets assets,
+      OutputParsers parsers) {
     Metrics metrics = new Metrics();
     String model = config.model().servedName();
     List<SimulatedEngine> engines = new ArrayList<>();
@@ -157,8 +161,13 @@ public final class RouterApplication {
               parts.addAsync("request plane", plane::close);
               Router router =
                   Routers.create(
-                      config.routerMode(), config.kv(), config.model().kvCacheBlockSize(),
-                      endpoints, plane, vertx, metrics.registry());
+                      config.routerMode(),
+                      config.kv(),
+                      config.model().kvCacheBlockSize(),
+                      endpoints,
+                      plane,
+                      vertx,
+                      metrics.registry());
               parts.add("router", router::close);
               HttpFrontend frontend =
                   new HttpFrontend(
@@ -169,7 +178,8 @@ public final class RouterApplication {
               // binding and connecting the event plane's sockets blocks: not on an event loop
               return vertx
                   .executeBlocking(
-                      () -> EventPlane.start(config, engines, router, plane, metrics.registry()), false)
+                      () -> EventPlane.start(config, engines, router, plane, metrics.registry()),
+                      false)
                   .compose(
                       eventPlane -> {
                         parts.add("event plane", eventPlane);
@@ -183,10 +193,18 @@ public final class RouterApplication {
                         log.info(
                             "kvrouter serving model {} on http://{}:{} with {} worker(s), router"
                                 + " mode {}",
-                            model, config.http().host(), port, endpoints.size(),
+                            model,
+                            config.http().host(),
+                            port,
+                            endpoints.size(),
                             config.routerMode().configName());
                         return new RouterApplication(
-                            vertx, router, parts, engines, port, frontend,
+                            vertx,
+                            router,
+                            parts,
+                            engines,
+                            port,
+                            frontend,
                             config.http().gracefulShutdownTimeout());
                       });
             });
@@ -232,7 +250,9 @@ public final class RouterApplication {
       endpoints.add(
           new RouteTarget(
               new WorkerEndpoint(
-                  EventPlane.mockWorkerId(i), "127.0.0.1", mockServers.get(i).port(),
+                  EventPlane.mockWorkerId(i),
+                  "127.0.0.1",
+                  mockServers.get(i).port(),
                   WorkerEndpoint.DEFAULT_PATH),
               config.mockWorkers().kvBlocks()));
     }
@@ -247,9 +267,15 @@ public final class RouterApplication {
   /** The parsers named by --reasoning-parser and --tool-call-parser. */
   static OutputParsers outputParsers(ModelConfig model) {
     return new OutputParsers(
-        parser("--reasoning-parser", model.reasoningParser(), ReasoningParserName::of,
+        parser(
+            "--reasoning-parser",
+            model.reasoningParser(),
+            ReasoningParserName::of,
             ReasoningParserName.names()),
-        parser("--tool-call-parser", model.toolCallParser(), ToolCallParserName::of,
+        parser(
+            "--tool-call-parser",
+            model.toolCallParser(),
+            ToolCallParserName::of,
             ToolCallParserName.names()));
   }
 
@@ -262,8 +288,9 @@ public final class RouterApplication {
     return byName
         .apply(name)
         .orElseThrow(
-            () -> new ConfigException(
-                "Invalid value '" + name + "' for " + flag + ": expected one of " + names));
+            () ->
+                new ConfigException(
+                    "Invalid value '" + name + "' for " + flag + ": expected one of " + names));
   }
 
   private static ModelAssets loadModel(RouterConfig config) {
@@ -274,7 +301,10 @@ public final class RouterApplication {
       return ModelAssets.load(config.model().path());
     } catch (IOException | RuntimeException e) {
       throw new ConfigException(
-          "Invalid value '" + config.model().path() + "' for --model-path: " + e.getMessage()
+          "Invalid value '"
+              + config.model().path()
+              + "' for --model-path: "
+              + e.getMessage()
               + "; expected a Hugging Face model folder holding tokenizer.json");
     }
   }

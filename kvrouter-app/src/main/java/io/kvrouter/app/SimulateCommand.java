@@ -2,9 +2,6 @@ package io.kvrouter.app;
 
 import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.routing.RankPolicies;
-import io.kvrouter.worker.engine.EngineSettings;
-import io.kvrouter.worker.engine.RequestTooLargeException;
-import io.kvrouter.worker.engine.TimingModel;
 import io.kvrouter.tools.replay.Simulation;
 import io.kvrouter.tools.replay.SimulationSettings;
 import io.kvrouter.tools.report.ConsoleTable;
@@ -15,6 +12,9 @@ import io.kvrouter.tools.trace.MooncakeTrace;
 import io.kvrouter.tools.trace.PromptBlocks;
 import io.kvrouter.tools.trace.SyntheticTokens;
 import io.kvrouter.tools.trace.TraceRequest;
+import io.kvrouter.worker.engine.EngineSettings;
+import io.kvrouter.worker.engine.RequestTooLargeException;
+import io.kvrouter.worker.engine.TimingModel;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,68 +47,106 @@ final class SimulateCommand implements Subcommand {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--trace", paramLabel = "FILE", required = true,
-      description = "Mooncake-format trace (JSONL: timestamp ms, input_length, output_length,"
-          + " hash_ids of 512-token blocks).")
+  @Option(
+      names = "--trace",
+      paramLabel = "FILE",
+      required = true,
+      description =
+          "Mooncake-format trace (JSONL: timestamp ms, input_length, output_length,"
+              + " hash_ids of 512-token blocks).")
   Path trace;
 
-  @Option(names = "--workers", paramLabel = "N", required = true,
+  @Option(
+      names = "--workers",
+      paramLabel = "N",
+      required = true,
       description = "Simulated workers, one engine each.")
   int workers;
 
-  @Option(names = "--policy", paramLabel = "NAME[,NAME...]", split = ",",
-      description = "Policies to compare, in order: kv, dynamo, approx, round-robin, random,"
-          + " least-loaded, power-of-two, sglang, or all. Default: all.")
+  @Option(
+      names = "--policy",
+      paramLabel = "NAME[,NAME...]",
+      split = ",",
+      description =
+          "Policies to compare, in order: kv, dynamo, approx, round-robin, random,"
+              + " least-loaded, power-of-two, sglang, or all. Default: all.")
   List<String> policies = List.of("all");
 
-  @Option(names = "--block-size", paramLabel = "TOKENS",
+  @Option(
+      names = "--block-size",
+      paramLabel = "TOKENS",
       description = "KV block size of the engines and the router. Default: 512, the trace's.")
   int blockSize = 512;
 
-  @Option(names = "--num-gpu-blocks", paramLabel = "BLOCKS",
-      description = "KV cache capacity per worker in blocks. Default: 1,048,576 tokens' worth"
-          + " (the mocker's 16,384 blocks of 64).")
+  @Option(
+      names = "--num-gpu-blocks",
+      paramLabel = "BLOCKS",
+      description =
+          "KV cache capacity per worker in blocks. Default: 1,048,576 tokens' worth"
+              + " (the mocker's 16,384 blocks of 64).")
   Integer numGpuBlocks;
 
-  @Option(names = "--max-num-seqs", paramLabel = "N",
+  @Option(
+      names = "--max-num-seqs",
+      paramLabel = "N",
       description = "Requests an engine runs at once. Default: 256.")
   int maxNumSeqs = 256;
 
-  @Option(names = "--max-num-batched-tokens", paramLabel = "N",
-      description = "Tokens an engine computes per step; longer prompts prefill in chunks."
-          + " Default: 8192.")
+  @Option(
+      names = "--max-num-batched-tokens",
+      paramLabel = "N",
+      description =
+          "Tokens an engine computes per step; longer prompts prefill in chunks."
+              + " Default: 8192.")
   int maxNumBatchedTokens = 8192;
 
-  @Option(names = "--watermark", paramLabel = "FRACTION",
+  @Option(
+      names = "--watermark",
+      paramLabel = "FRACTION",
       description = "Fraction of the KV cache kept free when admitting a request. Default: 0.01.")
   double watermark = 0.01;
 
-  @Option(names = "--speedup-ratio", paramLabel = "X",
+  @Option(
+      names = "--speedup-ratio",
+      paramLabel = "X",
       description = "Engines run X times faster than the fitted GPU timing. Default: 1.")
   double speedupRatio = 1.0;
 
-  @Option(names = "--request-rate-scale", paramLabel = "X",
+  @Option(
+      names = "--request-rate-scale",
+      paramLabel = "X",
       description = "Requests arrive X times as often as in the trace. Default: 1.")
   double requestRateScale = 1.0;
 
-  @Option(names = "--duration", paramLabel = "S",
-      description = "Replay only the requests arriving (after --request-rate-scale) in the first"
-          + " S seconds, as router.jar bench --duration does. Default: the whole trace.")
+  @Option(
+      names = "--duration",
+      paramLabel = "S",
+      description =
+          "Replay only the requests arriving (after --request-rate-scale) in the first"
+              + " S seconds, as router.jar bench --duration does. Default: the whole trace.")
   Double durationS;
 
-  @Option(names = "--event-delay-ms", paramLabel = "MS",
+  @Option(
+      names = "--event-delay-ms",
+      paramLabel = "MS",
       description = "Time a KV event takes from an engine to the router's index. Default: 5.")
   double eventDelayMs = 5.0;
 
-  @Option(names = "--seed", paramLabel = "S",
+  @Option(
+      names = "--seed",
+      paramLabel = "S",
       description = "Seed of the random policies. Default: 42.")
   long seed = 42;
 
-  @Option(names = "--timeline-interval-s", paramLabel = "S",
+  @Option(
+      names = "--timeline-interval-s",
+      paramLabel = "S",
       description = "Interval of the report's time series. Default: 10.")
   double timelineIntervalS = 10;
 
-  @Option(names = "--out", paramLabel = "DIR",
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
       description = "Write DIR/results.json and DIR/report.html.")
   Path out;
 
@@ -130,9 +168,14 @@ final class SimulateCommand implements Subcommand {
       int blocks = numGpuBlocks == null ? EngineSettings.defaultBlocks(blockSize) : numGpuBlocks;
       EngineSettings engine =
           new EngineSettings(
-              blockSize, blocks, maxNumSeqs, maxNumBatchedTokens, watermark,
+              blockSize,
+              blocks,
+              maxNumSeqs,
+              maxNumBatchedTokens,
+              watermark,
               new TimingModel(speedupRatio));
-      settings = new SimulationSettings(workers, engine, eventDelayMs, seed, timelineIntervalS * 1000);
+      settings =
+          new SimulationSettings(workers, engine, eventDelayMs, seed, timelineIntervalS * 1000);
       requests = MooncakeTrace.scaleRate(MooncakeTrace.read(trace), requestRateScale);
       if (durationS != null) {
         requests = MooncakeTrace.firstSeconds(requests, durationS);
@@ -186,8 +229,11 @@ final class SimulateCommand implements Subcommand {
         names.add(trimmed);
       } else {
         throw new IllegalArgumentException(
-            "--policy: unknown policy '" + trimmed + "'; valid: "
-                + String.join(", ", RankPolicies.NAMES) + ", all");
+            "--policy: unknown policy '"
+                + trimmed
+                + "'; valid: "
+                + String.join(", ", RankPolicies.NAMES)
+                + ", all");
       }
     }
     return names.stream().distinct().toList();
@@ -198,8 +244,10 @@ final class SimulateCommand implements Subcommand {
     s.put("trace", trace.getFileName() + " (" + requests.size() + " requests)");
     s.put("workers", Integer.toString(workers));
     s.put("block size", Integer.toString(blockSize));
-    s.put("KV blocks per worker", Integer.toString(
-        numGpuBlocks == null ? EngineSettings.defaultBlocks(blockSize) : numGpuBlocks));
+    s.put(
+        "KV blocks per worker",
+        Integer.toString(
+            numGpuBlocks == null ? EngineSettings.defaultBlocks(blockSize) : numGpuBlocks));
     s.put("max num seqs", Integer.toString(maxNumSeqs));
     s.put("max num batched tokens", Integer.toString(maxNumBatchedTokens));
     s.put("watermark", Double.toString(watermark));

@@ -12,12 +12,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a router process has started so far, so that a stop, or a start that fails part way,
- * closes exactly that, last started first. Closing joins threads and waits for sockets, so it runs
- * on a worker thread, never on an event loop; Vert.x itself is closed after the parts.
+ * What a router process has started so far, so that a stop, or a start that fails part way, closes
+ * exactly that, last started first. Closing joins threads and waits for sockets, so it runs on a
+ * worker thread, never on an event loop; Vert.x itself is closed after the parts.
  */
 final class StartedParts {
   private static final Logger log = LoggerFactory.getLogger(StartedParts.class);
+
   /** How long a part closed through a future may take before the next one is closed. */
   private static final Duration ASYNC_CLOSE_LIMIT = Duration.ofSeconds(10);
 
@@ -30,12 +31,17 @@ final class StartedParts {
     parts.push(new Part(name, closer));
   }
 
-  /** Adds a part closed asynchronously: {@code close} starts it, its future says when it is done. */
+  /**
+   * Adds a part closed asynchronously: {@code close} starts it, its future says when it is done.
+   */
   void addAsync(String name, Supplier<Future<?>> close) {
     add(
         name,
         () ->
-            close.get().toCompletionStage().toCompletableFuture()
+            close
+                .get()
+                .toCompletionStage()
+                .toCompletableFuture()
                 .get(ASYNC_CLOSE_LIMIT.toMillis(), TimeUnit.MILLISECONDS));
   }
 
@@ -43,8 +49,8 @@ final class StartedParts {
    * Closes every part, last added first, on a worker thread of {@code vertx}, then {@code vertx}.
    * Every part is closed even when one fails (each failure is logged).
    *
-   * <p>The future returned belongs to no Vert.x context: it completes once {@code vertx} is
-   * closed, when no context is left to run a listener on.
+   * <p>The future returned belongs to no Vert.x context: it completes once {@code vertx} is closed,
+   * when no context is left to run a listener on.
    */
   Future<Void> closeAll(Vertx vertx) {
     Promise<Void> closed = Promise.promise();

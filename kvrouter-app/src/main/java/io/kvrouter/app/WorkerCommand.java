@@ -1,30 +1,28 @@
 package io.kvrouter.app;
 
-import io.kvrouter.config.Setting;
 import io.kvrouter.config.ModelLocation;
+import io.kvrouter.config.Setting;
 import io.kvrouter.config.Settings;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.events.nats.NatsSubjects;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
-import io.kvrouter.protocol.dynamo.DynamoEventCodec;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.dynamo.DynamoEventCodec;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
-import io.kvrouter.worker.DataParallelEngine;
-import io.kvrouter.worker.engine.EngineSettings;
-import io.kvrouter.worker.engine.TimingModel;
-import io.kvrouter.worker.SimulatedEngine;
 import io.kvrouter.transport.JsonEndpoint;
 import io.kvrouter.transport.tcp.TcpTransport;
 import io.kvrouter.transport.tcp.WorkerServer;
+import io.kvrouter.worker.DataParallelEngine;
+import io.kvrouter.worker.SimulatedEngine;
+import io.kvrouter.worker.engine.EngineSettings;
+import io.kvrouter.worker.engine.TimingModel;
 import io.micrometer.core.instrument.Tags;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,10 +30,10 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code router.jar worker}: one simulated worker as its own process, serving Dynamo's TCP request
@@ -108,31 +106,35 @@ final class WorkerCommand implements Subcommand {
       names = "--speedup-ratio",
       paramLabel = "X",
       defaultValue = "1",
-      description = "With --timing-model mocker: run X times faster than the fitted GPU."
-          + " Default: ${DEFAULT-VALUE}.")
+      description =
+          "With --timing-model mocker: run X times faster than the fitted GPU."
+              + " Default: ${DEFAULT-VALUE}.")
   double speedupRatio;
 
   @Option(
       names = "--max-num-seqs",
       paramLabel = "N",
       defaultValue = "256",
-      description = "With --timing-model mocker: requests running at once. Default: ${DEFAULT-VALUE}.")
+      description =
+          "With --timing-model mocker: requests running at once. Default: ${DEFAULT-VALUE}.")
   int maxNumSeqs;
 
   @Option(
       names = "--max-num-batched-tokens",
       paramLabel = "N",
       defaultValue = "8192",
-      description = "With --timing-model mocker: tokens computed per step; longer prompts are"
-          + " prefilled in chunks. Default: ${DEFAULT-VALUE}.")
+      description =
+          "With --timing-model mocker: tokens computed per step; longer prompts are"
+              + " prefilled in chunks. Default: ${DEFAULT-VALUE}.")
   int maxNumBatchedTokens;
 
   @Option(
       names = "--watermark",
       paramLabel = "FRACTION",
       defaultValue = "0.01",
-      description = "With --timing-model mocker: fraction of the KV cache kept free when"
-          + " admitting a request. Default: ${DEFAULT-VALUE}.")
+      description =
+          "With --timing-model mocker: fraction of the KV cache kept free when"
+              + " admitting a request. Default: ${DEFAULT-VALUE}.")
   double watermark;
 
   @Option(
@@ -238,8 +240,9 @@ final class WorkerCommand implements Subcommand {
   @Option(
       names = "--nats-server",
       paramLabel = "URL",
-      description = "NATS server for --event-plane nats. Env: NATS_SERVER. Default:"
-          + " nats://localhost:4222.")
+      description =
+          "NATS server for --event-plane nats. Env: NATS_SERVER. Default:"
+              + " nats://localhost:4222.")
   String natsServer;
 
   @Option(
@@ -312,7 +315,11 @@ final class WorkerCommand implements Subcommand {
       scheduler =
           timingModel.equals("mocker")
               ? new EngineSettings(
-                  blockSize, numGpuBlocks, maxNumSeqs, maxNumBatchedTokens, watermark,
+                  blockSize,
+                  numGpuBlocks,
+                  maxNumSeqs,
+                  maxNumBatchedTokens,
+                  watermark,
                   new TimingModel(speedupRatio))
               : null;
     } catch (IllegalArgumentException e) {
@@ -333,7 +340,9 @@ final class WorkerCommand implements Subcommand {
     for (int dp = 0; dp < dataParallelSize; dp++) {
       ranks.add(
           new SimulatedEngine(
-              vertx, engineOptions, metrics.registry(),
+              vertx,
+              engineOptions,
+              metrics.registry(),
               Tags.of("model", modelName, "dp_rank", String.valueOf(dp))));
     }
     DataParallelEngine engine = new DataParallelEngine(ranks);
@@ -348,8 +357,10 @@ final class WorkerCommand implements Subcommand {
                     ? NatsDynamoSink.start(
                         natsServer, namespace, component, durableKvEvents, workerId)
                     : ZmqDynamoSink.start(
-                        zmqBindHost(), kvEventsPort,
-                        kvMetricsPort == null ? 0 : kvMetricsPort, host));
+                        zmqBindHost(),
+                        kvEventsPort,
+                        kvMetricsPort == null ? 0 : kvMetricsPort,
+                        host));
         publishers = List.of(events);
         queryEndpoints = events.queryEndpoints();
       } else {
@@ -367,25 +378,37 @@ final class WorkerCommand implements Subcommand {
         systemPort == null ? Future.succeededFuture() : serveSystemPort(vertx, metrics, ranks);
     try {
       WorkerServer started =
-          Future.all(server, system).map(v -> server.result()).toCompletionStage()
-              .toCompletableFuture().get(30, TimeUnit.SECONDS);
-      spec.commandLine().getOut().printf(
-          "kvrouter worker ready: model %s on tcp://%s:%d/%s%n",
-          modelName, host, started.port(), WorkerEndpoint.DEFAULT_PATH);
+          Future.all(server, system)
+              .map(v -> server.result())
+              .toCompletionStage()
+              .toCompletableFuture()
+              .get(30, TimeUnit.SECONDS);
+      spec.commandLine()
+          .getOut()
+          .printf(
+              "kvrouter worker ready: model %s on tcp://%s:%d/%s%n",
+              modelName, host, started.port(), WorkerEndpoint.DEFAULT_PATH);
       spec.commandLine().getOut().flush();
-      Runtime.getRuntime().addShutdownHook(new Thread(
-          () -> {
-            for (AutoCloseable publisher : publishers) {
-              try {
-                publisher.close();
-              } catch (Exception e) {
-                err.println("warning: closing an event publisher failed: " + e);
-              }
-            }
-            started.close().transform(v -> vertx.close())
-                .toCompletionStage().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
-          },
-          "kvrouter-worker-shutdown"));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    for (AutoCloseable publisher : publishers) {
+                      try {
+                        publisher.close();
+                      } catch (Exception e) {
+                        err.println("warning: closing an event publisher failed: " + e);
+                      }
+                    }
+                    started
+                        .close()
+                        .transform(v -> vertx.close())
+                        .toCompletionStage()
+                        .toCompletableFuture()
+                        .orTimeout(10, TimeUnit.SECONDS)
+                        .join();
+                  },
+                  "kvrouter-worker-shutdown"));
       return OptionalInt.empty();
     } catch (Exception e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
@@ -419,11 +442,15 @@ final class WorkerCommand implements Subcommand {
                     System.nanoTime()));
         publishers.add(publisher);
         if (dp == 0) {
-          spec.commandLine().getOut().printf(
-              "kvrouter worker kv events: tcp://%s:%d%s%n", host, publisher.port(),
-              publisher.replayPort() < 0
-                  ? ""
-                  : ", replay tcp://" + host + ":" + publisher.replayPort());
+          spec.commandLine()
+              .getOut()
+              .printf(
+                  "kvrouter worker kv events: tcp://%s:%d%s%n",
+                  host,
+                  publisher.port(),
+                  publisher.replayPort() < 0
+                      ? ""
+                      : ", replay tcp://" + host + ":" + publisher.replayPort());
         }
       }
     } catch (RuntimeException e) {
@@ -449,8 +476,9 @@ final class WorkerCommand implements Subcommand {
   private DynamoWorkerEvents publishDynamo(List<SimulatedEngine> ranks, DynamoEventSink sink) {
     DynamoWorkerEvents events =
         DynamoWorkerEvents.start(ranks, workerId, sink, Duration.ofMillis(100), kvEventsDropRate);
-    spec.commandLine().getOut().printf(
-        "kvrouter worker kv events: %s as worker %s%n", events.describe(), workerId);
+    spec.commandLine()
+        .getOut()
+        .printf("kvrouter worker kv events: %s as worker %s%n", events.describe(), workerId);
     return events;
   }
 
@@ -491,11 +519,21 @@ final class WorkerCommand implements Subcommand {
     try {
       TcpConfig defaults = TcpConfig.defaults("127.0.0.1");
       return new TcpConfig(
-          maxSize.parse(raw), defaults.requestTimeout(), defaults.poolSize(),
-          defaults.connectTimeout(), defaults.responseStreamHost(), 0, null);
+          maxSize.parse(raw),
+          defaults.requestTimeout(),
+          defaults.poolSize(),
+          defaults.connectTimeout(),
+          defaults.responseStreamHost(),
+          0,
+          null);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
-          "Invalid value '" + raw + "' for " + maxSize.envVar() + ": expected " + maxSize.expected());
+          "Invalid value '"
+              + raw
+              + "' for "
+              + maxSize.envVar()
+              + ": expected "
+              + maxSize.expected());
     }
   }
 
@@ -525,24 +563,27 @@ final class WorkerCommand implements Subcommand {
       return "Invalid value '" + timingModel + "' for --timing-model: expected fixed or mocker";
     }
     ParseResult parsed = spec.commandLine().getParseResult();
-    if (timingModel.equals("mocker") && (parsed.hasMatchedOption("--ttft-ms")
-        || parsed.hasMatchedOption("--itl-ms"))) {
+    if (timingModel.equals("mocker")
+        && (parsed.hasMatchedOption("--ttft-ms") || parsed.hasMatchedOption("--itl-ms"))) {
       return "--ttft-ms and --itl-ms are for --timing-model fixed; the mocker model times"
           + " requests itself (use --speedup-ratio)";
     }
     if (timingModel.equals("fixed")) {
-      for (String option : List.of(
-          "--speedup-ratio", "--max-num-seqs", "--max-num-batched-tokens", "--watermark")) {
+      for (String option :
+          List.of("--speedup-ratio", "--max-num-seqs", "--max-num-batched-tokens", "--watermark")) {
         if (parsed.hasMatchedOption(option)) {
           return option + " is for --timing-model mocker";
         }
       }
     }
     if (blockSize < 1 || blockSize > 1024) {
-      return "Invalid value '" + blockSize + "' for --block-size: expected an integer from 1 to 1024";
+      return "Invalid value '"
+          + blockSize
+          + "' for --block-size: expected an integer from 1 to 1024";
     }
     if (numGpuBlocks < 1 || numGpuBlocks > 1_000_000_000) {
-      return "Invalid value '" + numGpuBlocks
+      return "Invalid value '"
+          + numGpuBlocks
           + "' for --num-gpu-blocks: expected an integer from 1 to 1000000000";
     }
     if (kvEventsPort != null && (kvEventsPort < 0 || kvEventsPort > 65535)) {
@@ -552,11 +593,14 @@ final class WorkerCommand implements Subcommand {
       return "Invalid value '" + kvReplayPort + "' for --kv-replay-port: expected 0 to 65535";
     }
     if (dataParallelSize < 1 || dataParallelSize > 256) {
-      return "Invalid value '" + dataParallelSize + "' for --data-parallel-size: expected an"
+      return "Invalid value '"
+          + dataParallelSize
+          + "' for --data-parallel-size: expected an"
           + " integer from 1 to 256";
     }
     boolean dynamoOnZmq = eventPlane.equals("zmq") && "dynamo".equals(kvEventsFormat);
-    if (dataParallelSize > 1 && !dynamoOnZmq
+    if (dataParallelSize > 1
+        && !dynamoOnZmq
         && ((kvEventsPort != null && kvEventsPort == 0)
             || (kvReplayPort != null && kvReplayPort == 0))) {
       return "--data-parallel-size above 1 needs fixed --kv-events-port and --kv-replay-port"
@@ -572,18 +616,24 @@ final class WorkerCommand implements Subcommand {
       return "--kv-replay-port needs --kv-events-port";
     }
     if (!kvEventsEncoding.equals("map") && !kvEventsEncoding.equals("array")) {
-      return "Invalid value '" + kvEventsEncoding + "' for --vllm-encoding: expected map"
+      return "Invalid value '"
+          + kvEventsEncoding
+          + "' for --vllm-encoding: expected map"
           + " or array";
     }
     if (!(kvEventsDropRate >= 0 && kvEventsDropRate <= 0.99)) {
-      return "Invalid value '" + kvEventsDropRate + "' for --kv-events-drop-rate: expected a"
+      return "Invalid value '"
+          + kvEventsDropRate
+          + "' for --kv-events-drop-rate: expected a"
           + " number from 0 to 0.99";
     }
     if (!eventPlane.equals("zmq") && !eventPlane.equals("nats")) {
       return "Invalid value '" + eventPlane + "' for --event-plane: expected zmq or nats";
     }
     if (!kvEventsFormat.equals("vllm") && !kvEventsFormat.equals("dynamo")) {
-      return "Invalid value '" + kvEventsFormat + "' for --kv-events-format: expected vllm or"
+      return "Invalid value '"
+          + kvEventsFormat
+          + "' for --kv-events-format: expected vllm or"
           + " dynamo";
     }
     if (dynamoOnZmq && kvEventsPort == null) {
@@ -611,7 +661,9 @@ final class WorkerCommand implements Subcommand {
     try {
       DynamoEventCodec.workerIdToU64(workerId);
     } catch (IllegalArgumentException e) {
-      return "Invalid value '" + workerId + "' for --worker-id: expected a decimal integer from 0"
+      return "Invalid value '"
+          + workerId
+          + "' for --worker-id: expected a decimal integer from 0"
           + " to 18446744073709551615 without leading zeros";
     }
     if (!NatsSubjects.isToken(namespace) || !NatsSubjects.isToken(component)) {
@@ -627,9 +679,11 @@ final class WorkerCommand implements Subcommand {
         .requestHandler(
             request -> {
               switch (request.path()) {
-                case "/metrics" -> request.response()
-                    .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
-                    .end(metrics.scrape());
+                case "/metrics" ->
+                    request
+                        .response()
+                        .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
+                        .end(metrics.scrape());
                 case "/kv/state" -> {
                   // ?dp_rank=R picks a data-parallel rank's cache; rank 0 by default
                   String raw = request.getParam("dp_rank", "0");
@@ -640,26 +694,38 @@ final class WorkerCommand implements Subcommand {
                     dp = -1;
                   }
                   if (dp < 0 || dp >= ranks.size()) {
-                    request.response().setStatusCode(400)
+                    request
+                        .response()
+                        .setStatusCode(400)
                         .end("dp_rank must be from 0 to " + (ranks.size() - 1) + ", not " + raw);
                   } else {
-                    request.response()
+                    request
+                        .response()
                         .putHeader("content-type", "application/json")
-                        .end(SimulatedWorkerEvents.stateJson(ranks.get(dp).kvCache().snapshot())
-                            .encode());
+                        .end(
+                            SimulatedWorkerEvents.stateJson(ranks.get(dp).kvCache().snapshot())
+                                .encode());
                   }
                 }
-                case "/health" -> request.response()
-                    .putHeader("content-type", "application/json")
-                    .end(new JsonObject().put("status", "ready")
-                        .put("active_requests",
-                            ranks.stream().mapToInt(SimulatedEngine::activeRequests).sum())
-                        .encode());
+                case "/health" ->
+                    request
+                        .response()
+                        .putHeader("content-type", "application/json")
+                        .end(
+                            new JsonObject()
+                                .put("status", "ready")
+                                .put(
+                                    "active_requests",
+                                    ranks.stream().mapToInt(SimulatedEngine::activeRequests).sum())
+                                .encode());
                 default -> request.response().setStatusCode(404).end();
               }
             })
         .listen(systemPort, host)
-        .onSuccess(s -> spec.commandLine().getOut().printf(
-            "kvrouter worker system port: http://%s:%d%n", host, s.actualPort()));
+        .onSuccess(
+            s ->
+                spec.commandLine()
+                    .getOut()
+                    .printf("kvrouter worker system port: http://%s:%d%n", host, s.actualPort()));
   }
 }

@@ -22,8 +22,8 @@ import java.util.function.Consumer;
  * over the request plane; another reads topic {@code kv_metrics} from their {@code kv-metrics=}
  * endpoints, when given, and hands the load reports to the router.
  *
- * <p>PUB/SUB says nothing about lost messages; the follower notices them from the events' own
- * ids, and asks every rank for its state at start, since a new router has missed everything.
+ * <p>PUB/SUB says nothing about lost messages; the follower notices them from the events' own ids,
+ * and asks every rank for its state at start, since a new router has missed everything.
  */
 final class ZmqDynamoEvents implements AutoCloseable {
   private final StartedParts parts;
@@ -44,7 +44,8 @@ final class ZmqDynamoEvents implements AutoCloseable {
       List<WorkerSpec> workers, Router router, RequestPlane plane, MeterRegistry meters) {
     StartedParts parts = new StartedParts();
     try {
-      DynamoEventFollower follower = DynamoFollowing.follower(workers, router, plane, false, meters);
+      DynamoEventFollower follower =
+          DynamoFollowing.follower(workers, router, plane, false, meters);
       parts.add("KV event follower", follower);
       Counter malformed =
           Counter.builder(MetricNames.KV_EVENT_MALFORMED)
@@ -64,7 +65,8 @@ final class ZmqDynamoEvents implements AutoCloseable {
         parts.add(
             "load report subscription",
             subscribe(
-                loads, DynamoMsgpackCodec.KV_METRICS_TOPIC,
+                loads,
+                DynamoMsgpackCodec.KV_METRICS_TOPIC,
                 DynamoFollowing.loadReports(
                     router, meters, "dynamo-load", DynamoMsgpackCodec::decodeLoad),
                 malformed));

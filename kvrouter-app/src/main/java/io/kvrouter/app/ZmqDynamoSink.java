@@ -43,7 +43,8 @@ final class ZmqDynamoSink implements DynamoEventSink {
       DynamoZmqPublisher loads =
           DynamoZmqPublisher.start(
               DynamoZmqPublisher.Options.of(
-                      bindHost, DynamoMsgpackCodec.KV_METRICS_TOPIC,
+                      bindHost,
+                      DynamoMsgpackCodec.KV_METRICS_TOPIC,
                       random.nextLong() & JSON_SAFE_IDS)
                   .withPort(loadsPort));
       return new ZmqDynamoSink(events, loads, advertisedHost);
@@ -66,8 +67,14 @@ final class ZmqDynamoSink implements DynamoEventSink {
 
   @Override
   public String describe() {
-    return "tcp://" + advertisedHost + ":" + events.port() + " (dynamo), load tcp://"
-        + advertisedHost + ":" + loads.port();
+    return "tcp://"
+        + advertisedHost
+        + ":"
+        + events.port()
+        + " (dynamo), load tcp://"
+        + advertisedHost
+        + ":"
+        + loads.port();
   }
 
   @Override

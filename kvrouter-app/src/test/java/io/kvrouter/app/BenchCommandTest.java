@@ -27,7 +27,8 @@ class BenchCommandTest {
   private Path trace() throws IOException {
     Path trace = dir.resolve("trace.jsonl");
     Files.writeString(
-        trace, "{\"timestamp\": 0, \"input_length\": 8, \"output_length\": 2, \"hash_ids\": [1]}\n");
+        trace,
+        "{\"timestamp\": 0, \"input_length\": 8, \"output_length\": 2, \"hash_ids\": [1]}\n");
     return trace;
   }
 
@@ -35,8 +36,19 @@ class BenchCommandTest {
   void help_explainsEveryOption() {
     assertThat(run("bench", "--help")).hasValue(0);
     assertThat(out.toString())
-        .contains("--url", "--trace", "--rate-scale", "--duration", "--out", "--label", "--model",
-            "--token-range", "--timeout", "--interval", "--connections", "--allow-failures")
+        .contains(
+            "--url",
+            "--trace",
+            "--rate-scale",
+            "--duration",
+            "--out",
+            "--label",
+            "--model",
+            "--token-range",
+            "--timeout",
+            "--interval",
+            "--connections",
+            "--allow-failures")
         .contains("bench-results");
   }
 
@@ -48,8 +60,16 @@ class BenchCommandTest {
 
   @Test
   void missingTrace_exitsTwoNamingTheFile() {
-    assertThat(run("bench", "--url", "http://127.0.0.1:1", "--trace", dir.resolve("no.jsonl").toString(),
-        "--out", dir.resolve("out").toString())).hasValue(2);
+    assertThat(
+            run(
+                "bench",
+                "--url",
+                "http://127.0.0.1:1",
+                "--trace",
+                dir.resolve("no.jsonl").toString(),
+                "--out",
+                dir.resolve("out").toString()))
+        .hasValue(2);
     assertThat(err.toString()).contains("trace file not found").contains("no.jsonl");
   }
 
@@ -96,8 +116,16 @@ class BenchCommandTest {
       port = socket.getLocalPort();
     }
     String url = "http://127.0.0.1:" + port;
-    assertThat(run("bench", "--url", url, "--trace", trace().toString(),
-        "--out", dir.resolve("out").toString())).hasValue(1);
+    assertThat(
+            run(
+                "bench",
+                "--url",
+                url,
+                "--trace",
+                trace().toString(),
+                "--out",
+                dir.resolve("out").toString()))
+        .hasValue(1);
     assertThat(err.toString()).contains("cannot list the models at " + url);
   }
 }

@@ -25,8 +25,7 @@ class CliTest {
     assertThat(run(Map.of(), "--help")).hasValue(0);
     String help = out.toString();
     for (Setting<?> setting : Settings.ALL) {
-      assertThat(help)
-          .contains(setting.isSwitch() ? "--[no-]" + setting.name() : setting.flag());
+      assertThat(help).contains(setting.isSwitch() ? "--[no-]" + setting.name() : setting.flag());
       if (setting.envVar() != null) {
         assertThat(help).contains(setting.envVar());
       }
@@ -87,14 +86,16 @@ class CliTest {
   }
 
   @Test
-  void modelFolderWithoutTokenizer_exitsTwoNamingModelPath(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+  void modelFolderWithoutTokenizer_exitsTwoNamingModelPath(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
     assertThat(run(Map.of(), "--mock-workers", "1", "--model-path", dir.toString())).hasValue(2);
     assertThat(err.toString()).contains("--model-path").contains("tokenizer.json");
   }
 
   @Test
   void routerOptionsBeforeWorker_exitTwo() {
-    assertThat(run(Map.of(), "--http-port", "1", "worker", "--model-name", "m", "--port", "0")).hasValue(2);
+    assertThat(run(Map.of(), "--http-port", "1", "worker", "--model-name", "m", "--port", "0"))
+        .hasValue(2);
     assertThat(err.toString()).contains("before 'worker'");
   }
 
@@ -102,7 +103,14 @@ class CliTest {
   void workerVariables_areReadAndValidated() {
     assertThat(run(Map.of("DYN_TCP_RPC_PORT", "many"), "worker", "--model-name", "m")).hasValue(2);
     assertThat(err.toString()).contains("DYN_TCP_RPC_PORT");
-    assertThat(run(Map.of("DYN_TCP_MAX_MESSAGE_SIZE", "12"), "worker", "--model-name", "m", "--port", "0"))
+    assertThat(
+            run(
+                Map.of("DYN_TCP_MAX_MESSAGE_SIZE", "12"),
+                "worker",
+                "--model-name",
+                "m",
+                "--port",
+                "0"))
         .hasValue(2);
     assertThat(err.toString()).contains("DYN_TCP_MAX_MESSAGE_SIZE");
   }
@@ -110,8 +118,13 @@ class CliTest {
   @Test
   void workerHelp_explainsOptions() {
     assertThat(run(Map.of(), "worker", "--help")).hasValue(0);
-    assertThat(out.toString()).contains("--ttft-ms").contains("--itl-ms").contains("DYN_TCP_RPC_PORT")
-        .contains("--block-size").contains("--num-gpu-blocks").contains("16384");
+    assertThat(out.toString())
+        .contains("--ttft-ms")
+        .contains("--itl-ms")
+        .contains("DYN_TCP_RPC_PORT")
+        .contains("--block-size")
+        .contains("--num-gpu-blocks")
+        .contains("16384");
   }
 
   @Test
@@ -127,20 +140,31 @@ class CliTest {
   @Test
   void workerDynamoFormatOnZmq_isValidated() {
     String[] base = {"worker", "--model-name", "m", "--port", "0", "--kv-events-format", "dynamo"};
-    for (var bad : Map.<List<String>, String>of(
-            List.of(), "needs --kv-events-port",
-            List.of("--kv-events-port", "0", "--kv-replay-port", "0"),
-                "--kv-replay-port is vLLM's replay socket",
-            List.of("--kv-events-port", "0", "--kv-metrics-port", "70000"),
-                "for --kv-metrics-port: expected 0 to 65535")
-        .entrySet()) {
+    for (var bad :
+        Map.<List<String>, String>of(
+                List.of(), "needs --kv-events-port",
+                List.of("--kv-events-port", "0", "--kv-replay-port", "0"),
+                    "--kv-replay-port is vLLM's replay socket",
+                List.of("--kv-events-port", "0", "--kv-metrics-port", "70000"),
+                    "for --kv-metrics-port: expected 0 to 65535")
+            .entrySet()) {
       List<String> args = new java.util.ArrayList<>(List.of(base));
       args.addAll(bad.getKey());
       assertThat(run(Map.of(), args.toArray(String[]::new))).as(args.toString()).hasValue(2);
       assertThat(err.toString()).contains(bad.getValue());
     }
-    assertThat(run(Map.of(), "worker", "--model-name", "m", "--port", "0", "--kv-events-port",
-            "0", "--kv-metrics-port", "0"))
+    assertThat(
+            run(
+                Map.of(),
+                "worker",
+                "--model-name",
+                "m",
+                "--port",
+                "0",
+                "--kv-events-port",
+                "0",
+                "--kv-metrics-port",
+                "0"))
         .hasValue(2);
     assertThat(err.toString()).contains("--kv-metrics-port is for --kv-events-format dynamo");
   }

@@ -31,10 +31,14 @@ class DynamoZmqEventsIT {
     List<String> options =
         new ArrayList<>(
             List.of(
-                "--kv-events-format", "dynamo",
-                "--worker-id", id,
-                "--block-size", String.valueOf(KvConvergence.BLOCK_SIZE),
-                "--num-gpu-blocks", String.valueOf(KvConvergence.KV_BLOCKS)));
+                "--kv-events-format",
+                "dynamo",
+                "--worker-id",
+                id,
+                "--block-size",
+                String.valueOf(KvConvergence.BLOCK_SIZE),
+                "--num-gpu-blocks",
+                String.valueOf(KvConvergence.KV_BLOCKS)));
     options.addAll(more);
     return WorkerProcess.start(MODEL, 0, 0, options);
   }
@@ -81,11 +85,14 @@ class DynamoZmqEventsIT {
 
         // (d) a worker restarts on the same ports with an empty cache, its ids from 0 again
         w51.close();
-        w51 = worker("51", List.of(
-            "--port", String.valueOf(w51.port()),
-            "--kv-events-port", String.valueOf(w51.kvEventsPort()),
-            "--kv-metrics-port", String.valueOf(w51.kvMetricsPort()),
-            "--kv-events-drop-rate", "0.05"));
+        w51 =
+            worker(
+                "51",
+                List.of(
+                    "--port", String.valueOf(w51.port()),
+                    "--kv-events-port", String.valueOf(w51.kvEventsPort()),
+                    "--kv-metrics-port", String.valueOf(w51.kvMetricsPort()),
+                    "--kv-events-drop-rate", "0.05"));
         workers.put("51", w51);
         WorkerProcess restarted = w51;
         Awaitility.await()
@@ -110,8 +117,7 @@ class DynamoZmqEventsIT {
   @Test
   void dataParallelRanks_shareOneSocket_andEachConverges() throws Exception {
     WorkerProcess w61 =
-        worker("61", List.of("--port", "0", "--kv-events-port", "0",
-            "--data-parallel-size", "3"));
+        worker("61", List.of("--port", "0", "--kv-events-port", "0", "--data-parallel-size", "3"));
     Map<String, WorkerProcess> workers = new HashMap<>(Map.of("61", w61));
     try (RouterFixture router =
         RouterFixture.start(routerFlags(List.of(w61.workerSpec("61") + ",dp-size=3")))) {

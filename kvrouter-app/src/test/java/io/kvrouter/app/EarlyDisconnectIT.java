@@ -39,29 +39,38 @@ class EarlyDisconnectIT {
   }
 
   private static double inflight() throws Exception {
-    return Prometheus.sum(Http.get(router.baseUrl + "/metrics").body(), "dynamo_frontend_inflight_requests");
+    return Prometheus.sum(
+        Http.get(router.baseUrl + "/metrics").body(), "dynamo_frontend_inflight_requests");
   }
 
   @Test
   void clientGoneBeforeTheFirstToken_cancelsAtTheWorker() throws Exception {
-    String body = "{\"model\":\"mock-model\",\"stream\":true,"
-        + "\"messages\":[{\"role\":\"user\",\"content\":\"slow start\"}]}";
+    String body =
+        "{\"model\":\"mock-model\",\"stream\":true,"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"slow start\"}]}";
     try (Socket socket = new Socket("127.0.0.1", router.app.httpPort())) {
       OutputStream out = socket.getOutputStream();
-      out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
-              + "Content-Type: application/json\r\nContent-Length: "
-              + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body)
-          .getBytes(StandardCharsets.UTF_8));
+      out.write(
+          ("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
+                  + "Content-Type: application/json\r\nContent-Length: "
+                  + body.getBytes(StandardCharsets.UTF_8).length
+                  + "\r\n\r\n"
+                  + body)
+              .getBytes(StandardCharsets.UTF_8));
       out.flush();
-      await().atMost(Duration.ofSeconds(10))
+      await()
+          .atMost(Duration.ofSeconds(10))
           .until(() -> router.app.mockEngines().get(0).activeRequests() == 1);
     }
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-      assertThat(router.app.mockEngines().get(0).cancelledRequests()).isEqualTo(1);
-      assertThat(router.app.mockEngines().get(0).activeRequests()).isZero();
-      assertThat(router.app.routerWorkers().get(0).activeRequests()).isZero();
-      assertThat(inflight()).isZero();
-    });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              assertThat(router.app.mockEngines().get(0).cancelledRequests()).isEqualTo(1);
+              assertThat(router.app.mockEngines().get(0).activeRequests()).isZero();
+              assertThat(router.app.routerWorkers().get(0).activeRequests()).isZero();
+              assertThat(inflight()).isZero();
+            });
   }
 
   @Test

@@ -43,7 +43,8 @@ class EndToEndIT {
   static void start() throws Exception {
     w1 = WorkerProcess.start(MODEL, 5, 2);
     w2 = WorkerProcess.start(MODEL, 5, 2);
-    Map<String, List<String>> flags = RouterFixture.workers(w1.workerSpec("w1"), w2.workerSpec("w2"));
+    Map<String, List<String>> flags =
+        RouterFixture.workers(w1.workerSpec("w1"), w2.workerSpec("w2"));
     flags.put("http-body-limit-mb", List.of("1"));
     router = RouterFixture.start(flags);
     client =
@@ -125,8 +126,10 @@ class EndToEndIT {
     // the simulated worker draws tokens uniformly from its vocabulary ("a" to "z" once, " " five
     // times: 31 entries), so every token's logprob is ln(1/31), or ln(5/31) for a space
     ChatCompletion completion =
-        client.chat().completions().create(
-            chat("Say something", 6).toBuilder().logprobs(true).topLogprobs(2).build());
+        client
+            .chat()
+            .completions()
+            .create(chat("Say something", 6).toBuilder().logprobs(true).topLogprobs(2).build());
     List<com.openai.models.chat.completions.ChatCompletionTokenLogprob> tokens =
         completion.choices().get(0).logprobs().orElseThrow().content().orElseThrow();
     assertThat(tokens).hasSize(6);
@@ -142,9 +145,15 @@ class EndToEndIT {
     assertThat(without.choices().get(0).logprobs()).isEmpty();
 
     Completion text3 =
-        client.completions().create(
-            CompletionCreateParams.builder().model(MODEL).prompt("Once").maxTokens(3)
-                .logprobs(1).build());
+        client
+            .completions()
+            .create(
+                CompletionCreateParams.builder()
+                    .model(MODEL)
+                    .prompt("Once")
+                    .maxTokens(3)
+                    .logprobs(1)
+                    .build());
     var lp = text3.choices().get(0).logprobs().orElseThrow();
     assertThat(lp.tokens().orElseThrow()).hasSize(3);
     assertThat(lp.tokenLogprobs().orElseThrow()).hasSize(3);
@@ -187,16 +196,21 @@ class EndToEndIT {
   @Test
   void openaiJava_completions() {
     Completion completion =
-        client.completions().create(
-            CompletionCreateParams.builder().model(MODEL).prompt("Once upon a time").maxTokens(8).build());
+        client
+            .completions()
+            .create(
+                CompletionCreateParams.builder()
+                    .model(MODEL)
+                    .prompt("Once upon a time")
+                    .maxTokens(8)
+                    .build());
     assertThat(completion.choices().get(0).text()).hasSize(8);
     assertThat(completion.usage().orElseThrow().promptTokens()).isEqualTo(16);
   }
 
   @Test
   void openaiNodeClient_streamingAndNot() throws Exception {
-    JsonObject result =
-        NodeOpenAiClient.run("openai-client.js", router.baseUrl + "/v1", MODEL);
+    JsonObject result = NodeOpenAiClient.run("openai-client.js", router.baseUrl + "/v1", MODEL);
     JsonObject unary = result.getJsonObject("unary");
     JsonObject streamed = result.getJsonObject("streamed");
     assertThat(unary.getString("object")).isEqualTo("chat.completion");
@@ -222,20 +236,29 @@ class EndToEndIT {
 
   @Test
   void stopConditions_applyThroughTheWholePath() throws Exception {
-    JsonObject base = new JsonObject()
-        .put("model", MODEL)
-        .put("messages", new JsonArray().add(new JsonObject().put("role", "user").put("content", "stops")))
-        .put("max_tokens", 200);
+    JsonObject base =
+        new JsonObject()
+            .put("model", MODEL)
+            .put(
+                "messages",
+                new JsonArray().add(new JsonObject().put("role", "user").put("content", "stops")))
+            .put("max_tokens", 200);
     String full = content(Http.postJson(router.baseUrl + "/v1/chat/completions", base));
     assertThat(full).hasSize(200);
 
     String stop = full.substring(60, 63);
-    JsonObject stopped = Http.postJson(router.baseUrl + "/v1/chat/completions", base.copy().put("stop", stop)).json();
+    JsonObject stopped =
+        Http.postJson(router.baseUrl + "/v1/chat/completions", base.copy().put("stop", stop))
+            .json();
     assertThat(content(stopped)).isEqualTo(full.substring(0, full.indexOf(stop)));
-    assertThat(stopped.getJsonArray("choices").getJsonObject(0).getString("finish_reason")).isEqualTo("stop");
+    assertThat(stopped.getJsonArray("choices").getJsonObject(0).getString("finish_reason"))
+        .isEqualTo("stop");
 
-    JsonObject noSpace = Http.postJson(router.baseUrl + "/v1/chat/completions",
-        base.copy().put("stop_token_ids", new JsonArray().add((int) ' '))).json();
+    JsonObject noSpace =
+        Http.postJson(
+                router.baseUrl + "/v1/chat/completions",
+                base.copy().put("stop_token_ids", new JsonArray().add((int) ' ')))
+            .json();
     assertThat(content(noSpace)).isEqualTo(full.substring(0, full.indexOf(' ')));
   }
 
@@ -245,7 +268,10 @@ class EndToEndIT {
   }
 
   private static String content(JsonObject body) {
-    return body.getJsonArray("choices").getJsonObject(0).getJsonObject("message").getString("content");
+    return body.getJsonArray("choices")
+        .getJsonObject(0)
+        .getJsonObject("message")
+        .getString("content");
   }
 
   @Test
@@ -258,14 +284,31 @@ class EndToEndIT {
             new Case("{", 400, null),
             new Case("[1,2]", 400, null),
             new Case("", 400, null),
-            new Case("{\"model\":\"mock-model\"," + messages + ",\"temperature\":\"hot\"}", 400, "temperature"),
-            new Case("{\"model\":\"mock-model\"," + messages + ",\"temperature\":3}", 400, "temperature"),
+            new Case(
+                "{\"model\":\"mock-model\"," + messages + ",\"temperature\":\"hot\"}",
+                400,
+                "temperature"),
+            new Case(
+                "{\"model\":\"mock-model\"," + messages + ",\"temperature\":3}",
+                400,
+                "temperature"),
             new Case("{\"model\":\"mock-model\"," + messages + ",\"top_p\":1.5}", 400, "top_p"),
-            new Case("{\"model\":\"mock-model\"," + messages + ",\"max_tokens\":\"many\"}", 400, "max_tokens"),
+            new Case(
+                "{\"model\":\"mock-model\"," + messages + ",\"max_tokens\":\"many\"}",
+                400,
+                "max_tokens"),
             new Case("{\"model\":\"mock-model\",\"messages\":[]}", 400, "messages"),
             new Case("{\"model\":\"mock-model\",\"messages\":\"hi\"}", 400, "messages"),
-            new Case("{\"model\":\"mock-model\"," + messages + ",\"frobnicate\":true}", 400, "frobnicate"),
-            new Case("{\"model\":\"mock-model\"," + messages + ",\"stop\":[\"a\",\"b\",\"c\",\"d\",\"e\"]}", 400, "stop"),
+            new Case(
+                "{\"model\":\"mock-model\"," + messages + ",\"frobnicate\":true}",
+                400,
+                "frobnicate"),
+            new Case(
+                "{\"model\":\"mock-model\","
+                    + messages
+                    + ",\"stop\":[\"a\",\"b\",\"c\",\"d\",\"e\"]}",
+                400,
+                "stop"),
             new Case("{\"model\":\"mock-model\"," + messages + ",\"n\":2}", 400, "n"),
             new Case("{\"model\":\"mock-model\"," + messages + ",\"n\":200}", 400, "n"),
             new Case("{\"model\":42," + messages + "}", 400, "model"),
@@ -275,8 +318,10 @@ class EndToEndIT {
       assertThat(response.status()).as(c.body()).isEqualTo(c.status());
       assertOpenAiError(response, c.param());
     }
-    String large = "{\"model\":\"mock-model\",\"messages\":[{\"role\":\"user\",\"content\":\""
-        + "x".repeat(2 * 1024 * 1024) + "\"}]}";
+    String large =
+        "{\"model\":\"mock-model\",\"messages\":[{\"role\":\"user\",\"content\":\""
+            + "x".repeat(2 * 1024 * 1024)
+            + "\"}]}";
     Http.Response tooLarge = Http.post(url, large);
     assertThat(tooLarge.status()).isEqualTo(413);
     assertOpenAiError(tooLarge, null);
@@ -305,14 +350,18 @@ class EndToEndIT {
   @Test
   void clientDisconnectMidStream_cancelsTheRequestAtTheWorker() throws Exception {
     double cancelledBefore = cancelled();
-    String body = "{\"model\":\"mock-model\",\"stream\":true,\"max_tokens\":100000,"
-        + "\"messages\":[{\"role\":\"user\",\"content\":\"a very long answer please\"}]}";
+    String body =
+        "{\"model\":\"mock-model\",\"stream\":true,\"max_tokens\":100000,"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"a very long answer please\"}]}";
     try (Socket socket = new Socket("127.0.0.1", router.app.httpPort())) {
       OutputStream out = socket.getOutputStream();
-      out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
-              + "Content-Type: application/json\r\nContent-Length: "
-              + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body)
-          .getBytes(StandardCharsets.UTF_8));
+      out.write(
+          ("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
+                  + "Content-Type: application/json\r\nContent-Length: "
+                  + body.getBytes(StandardCharsets.UTF_8).length
+                  + "\r\n\r\n"
+                  + body)
+              .getBytes(StandardCharsets.UTF_8));
       out.flush();
       InputStream in = socket.getInputStream();
       StringBuilder seen = new StringBuilder();
@@ -321,16 +370,26 @@ class EndToEndIT {
         assertThat(b).as("stream ended early: " + seen).isNotNegative();
         seen.append((char) b);
       }
-      assertThat(w1.metric("dynamo_component_inflight_requests")
-          + w2.metric("dynamo_component_inflight_requests")).isEqualTo(1);
+      assertThat(
+              w1.metric("dynamo_component_inflight_requests")
+                  + w2.metric("dynamo_component_inflight_requests"))
+          .isEqualTo(1);
     }
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-      assertThat(cancelled()).isGreaterThanOrEqualTo(cancelledBefore + 1);
-      assertThat(w1.metric("dynamo_component_inflight_requests")
-          + w2.metric("dynamo_component_inflight_requests")).isZero();
-    });
-    assertThat(Prometheus.sum(Http.get(router.baseUrl + "/metrics").body(),
-        "dynamo_frontend_disconnected_clients_total")).isGreaterThanOrEqualTo(1);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              assertThat(cancelled()).isGreaterThanOrEqualTo(cancelledBefore + 1);
+              assertThat(
+                      w1.metric("dynamo_component_inflight_requests")
+                          + w2.metric("dynamo_component_inflight_requests"))
+                  .isZero();
+            });
+    assertThat(
+            Prometheus.sum(
+                Http.get(router.baseUrl + "/metrics").body(),
+                "dynamo_frontend_disconnected_clients_total"))
+        .isGreaterThanOrEqualTo(1);
   }
 
   private static double cancelled() throws Exception {
@@ -351,7 +410,8 @@ class EndToEndIT {
     String metrics = Http.get(router.baseUrl + "/metrics").body();
     assertThat(Prometheus.sum(metrics, "dynamo_frontend_requests_total")).isPositive();
     assertThat(metrics)
-        .contains("dynamo_frontend_requests_total{endpoint=\"chat_completions\",model=\"mock-model\",request_type=\"unary\",status=\"success\"}")
+        .contains(
+            "dynamo_frontend_requests_total{endpoint=\"chat_completions\",model=\"mock-model\",request_type=\"unary\",status=\"success\"}")
         .contains("dynamo_frontend_inflight_requests{")
         .contains("dynamo_frontend_time_to_first_token_seconds_bucket{")
         .contains("dynamo_frontend_inter_token_latency_seconds_bucket{")

@@ -7,7 +7,6 @@ import io.kvrouter.testing.Http;
 import io.kvrouter.testing.WorkerProcess;
 import io.vertx.core.json.JsonObject;
 import java.net.ServerSocket;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Workers that die or never existed: clients keep being served while any worker is healthy. */
@@ -21,15 +20,22 @@ class FailoverIT {
         WorkerProcess victim = WorkerProcess.start("mock-model", 0, 0);
         RouterFixture router =
             RouterFixture.start(
-                RouterFixture.workers(victim.workerSpec("victim"), survivor.workerSpec("survivor")))) {
+                RouterFixture.workers(
+                    victim.workerSpec("victim"), survivor.workerSpec("survivor")))) {
       assertThat(Http.post(router.baseUrl + "/v1/chat/completions", CHAT).status()).isEqualTo(200);
       victim.close();
 
       for (int i = 0; i < 10; i++) {
         Http.Response response = Http.post(router.baseUrl + "/v1/chat/completions", CHAT);
         assertThat(response.status()).as(response.body()).isEqualTo(200);
-        assertThat(response.json().getJsonArray("choices").getJsonObject(0)
-            .getJsonObject("message").getString("content")).hasSize(4);
+        assertThat(
+                response
+                    .json()
+                    .getJsonArray("choices")
+                    .getJsonObject(0)
+                    .getJsonObject("message")
+                    .getString("content"))
+            .hasSize(4);
       }
       assertThat(router.app.routerWorkers())
           .extracting(WorkerStatus::id, WorkerStatus::healthy)
@@ -57,8 +63,9 @@ class FailoverIT {
       Http.Response health = Http.get(router.baseUrl + "/health");
       assertThat(health.status()).isEqualTo(503);
       assertThat(health.json().getString("status")).isEqualTo("unhealthy");
-      assertThat(router.app.routerWorkers()).extracting(WorkerStatus::healthy).containsExactly(false);
+      assertThat(router.app.routerWorkers())
+          .extracting(WorkerStatus::healthy)
+          .containsExactly(false);
     }
   }
-
 }

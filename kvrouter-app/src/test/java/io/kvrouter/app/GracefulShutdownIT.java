@@ -27,13 +27,16 @@ class GracefulShutdownIT {
                 "mock-itl-ms", List.of("20")));
     try {
       CompletableFuture<HttpResponse<java.util.stream.Stream<String>>> streaming =
-          HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
+          HttpClient.newBuilder()
+              .version(HttpClient.Version.HTTP_1_1)
+              .build()
               .sendAsync(
                   HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/chat/completions"))
                       .header("content-type", "application/json")
-                      .POST(HttpRequest.BodyPublishers.ofString(
-                          "{\"model\":\"mock-model\",\"stream\":true,\"max_tokens\":40,"
-                              + "\"messages\":[{\"role\":\"user\",\"content\":\"bye\"}]}"))
+                      .POST(
+                          HttpRequest.BodyPublishers.ofString(
+                              "{\"model\":\"mock-model\",\"stream\":true,\"max_tokens\":40,"
+                                  + "\"messages\":[{\"role\":\"user\",\"content\":\"bye\"}]}"))
                       .build(),
                   HttpResponse.BodyHandlers.ofLines());
       HttpResponse<java.util.stream.Stream<String>> response = streaming.get(30, TimeUnit.SECONDS);
@@ -43,7 +46,8 @@ class GracefulShutdownIT {
       assertThat(Http.get(router.baseUrl + "/live").status()).isEqualTo(503);
       assertThat(Http.get(router.baseUrl + "/health").status()).isEqualTo(503);
 
-      List<String> events = response.body().filter(l -> l.startsWith("data: ")).collect(Collectors.toList());
+      List<String> events =
+          response.body().filter(l -> l.startsWith("data: ")).collect(Collectors.toList());
       assertThat(events.get(events.size() - 1)).isEqualTo("data: [DONE]");
       assertThat(events.get(events.size() - 2)).contains("\"finish_reason\":\"length\"");
       stopped.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);

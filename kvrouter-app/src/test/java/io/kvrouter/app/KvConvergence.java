@@ -6,9 +6,9 @@ import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.hash.BlockHasher;
-import io.kvrouter.worker.kv.KvCacheSnapshot;
 import io.kvrouter.testing.Http;
 import io.kvrouter.testing.WorkerProcess;
+import io.kvrouter.worker.kv.KvCacheSnapshot;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -23,12 +23,13 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 
 /**
- * What the event-plane ITs share: a workload that reuses and evicts KV blocks, and the check that
- * a router's index holds exactly each worker's cached blocks (zero differing blocks).
+ * What the event-plane ITs share: a workload that reuses and evicts KV blocks, and the check that a
+ * router's index holds exactly each worker's cached blocks (zero differing blocks).
  */
 final class KvConvergence {
   static final String MODEL = "mock-model";
   static final int BLOCK_SIZE = 16;
+
   /** Small caches, so the workload evicts. */
   static final int KV_BLOCKS = 48;
 
@@ -55,7 +56,9 @@ final class KvConvergence {
     for (RouterEvent event : dump) {
       Map<Long, Block> blocks = byWorker.computeIfAbsent(event.worker(), w -> new HashMap<>());
       if (event.event() instanceof KvCacheEvent.Stored stored) {
-        stored.blocks().forEach(b -> blocks.put(b.blockHash(), new Block(b.blockHash(), b.tokensHash())));
+        stored
+            .blocks()
+            .forEach(b -> blocks.put(b.blockHash(), new Block(b.blockHash(), b.tokensHash())));
       } else if (event.event() instanceof KvCacheEvent.Removed removed) {
         removed.blockHashes().forEach(blocks::remove);
       } else {
@@ -86,7 +89,8 @@ final class KvConvergence {
       for (int t = 0; t < ids.length; t++) {
         ids[t] = tokens.getInteger(t);
       }
-      blocks.add(new Block(Long.parseUnsignedLong(block.getString("hash")), HASHER.localHash(ids, 0)));
+      blocks.add(
+          new Block(Long.parseUnsignedLong(block.getString("hash")), HASHER.localHash(ids, 0)));
     }
     return blocks;
   }
@@ -99,7 +103,9 @@ final class KvConvergence {
     }
     List<String> prompts = new ArrayList<>();
     for (int i = 0; i < requests; i++) {
-      prompts.add(prefixes.get(random.nextInt(prefixes.size())) + letters(random, 40 + random.nextInt(200)));
+      prompts.add(
+          prefixes.get(random.nextInt(prefixes.size()))
+              + letters(random, 40 + random.nextInt(200)));
     }
     return prompts;
   }
@@ -154,8 +160,8 @@ final class KvConvergence {
   }
 
   /**
-   * Waits until the index holds exactly each data-parallel rank's cached blocks, for {@code
-   * dpSize} ranks of every worker, each of which must cache something.
+   * Waits until the index holds exactly each data-parallel rank's cached blocks, for {@code dpSize}
+   * ranks of every worker, each of which must cache something.
    */
   static void awaitConvergedRanks(
       RouterFixture router, Map<String, WorkerProcess> workers, int dpSize) {
@@ -172,13 +178,17 @@ final class KvConvergence {
 
   /** Whether the {@code index}th worker of {@code /router/workers} is healthy. */
   static boolean healthy(RouterFixture router, int index) throws Exception {
-    return Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers")
-        .getJsonObject(index).getBoolean("healthy");
+    return Http.get(router.baseUrl + "/router/workers")
+        .json()
+        .getJsonArray("workers")
+        .getJsonObject(index)
+        .getBoolean("healthy");
   }
 
   /** The sum of {@code name}'s samples for worker {@code workerId} in a Prometheus scrape. */
   static double perWorker(String metrics, String name, String workerId) {
-    return metrics.lines()
+    return metrics
+        .lines()
         .filter(l -> l.startsWith(name + "{") && l.contains("worker_id=\"" + workerId + "\""))
         .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
         .sum();
@@ -191,19 +201,20 @@ final class KvConvergence {
   static void awaitFollowingWithReportedLoad(RouterFixture router) {
     Awaitility.await()
         .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> {
-          JsonArray statuses =
-              Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers");
-          for (int i = 0; i < statuses.size(); i++) {
-            JsonObject status = statuses.getJsonObject(i);
-            assertThat(status.getJsonObject("kv_events").getString("state"))
-                .isEqualTo("following");
-            assertThat(status.getJsonObject("reported_load"))
-                .as("the worker's load report")
-                .isNotNull();
-            assertThat(status.getJsonObject("reported_load").getLong("kv_total_blocks"))
-                .isEqualTo(KV_BLOCKS);
-          }
-        });
+        .untilAsserted(
+            () -> {
+              JsonArray statuses =
+                  Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers");
+              for (int i = 0; i < statuses.size(); i++) {
+                JsonObject status = statuses.getJsonObject(i);
+                assertThat(status.getJsonObject("kv_events").getString("state"))
+                    .isEqualTo("following");
+                assertThat(status.getJsonObject("reported_load"))
+                    .as("the worker's load report")
+                    .isNotNull();
+                assertThat(status.getJsonObject("reported_load").getLong("kv_total_blocks"))
+                    .isEqualTo(KV_BLOCKS);
+              }
+            });
   }
 }

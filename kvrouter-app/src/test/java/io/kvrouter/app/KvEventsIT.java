@@ -6,11 +6,11 @@ import static io.kvrouter.app.KvConvergence.workload;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.protocol.WorkerRank;
-import io.kvrouter.worker.SimulatedEngine;
 import io.kvrouter.testing.FreePorts;
 import io.kvrouter.testing.Http;
 import io.kvrouter.testing.Prometheus;
 import io.kvrouter.testing.WorkerProcess;
+import io.kvrouter.worker.SimulatedEngine;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -61,8 +61,10 @@ class KvEventsIT {
       assertThat(metrics.lines())
           .as("evictions reached the index")
           .anyMatch(
-              l -> l.startsWith("dynamo_kvrouter_kv_cache_events_applied_total{event_type=\"removed\",status=\"ok\"}")
-                  && !l.endsWith(" 0.0"));
+              l ->
+                  l.startsWith(
+                          "dynamo_kvrouter_kv_cache_events_applied_total{event_type=\"removed\",status=\"ok\"}")
+                      && !l.endsWith(" 0.0"));
       assertThat(Prometheus.sum(metrics, "kvrouter_router_overlap_blocks_sum"))
           .as("requests were routed to cached prefixes")
           .isPositive();
@@ -163,7 +165,9 @@ class KvEventsIT {
     int base = FreePorts.consecutive(2 * dpSize);
     WorkerProcess worker =
         WorkerProcess.start(
-            KvConvergence.MODEL, 0, 0,
+            KvConvergence.MODEL,
+            0,
+            0,
             List.of(
                 "--port", "0",
                 "--kv-events-port", String.valueOf(base),

@@ -116,7 +116,9 @@ class KvRoutingIT {
     int blocks = prompt.length() / BLOCK_SIZE;
     await()
         .atMost(Duration.ofSeconds(5))
-        .until(() -> workerCost(explain(router, prompt), chosen).getInteger("overlap_blocks") == blocks);
+        .until(
+            () ->
+                workerCost(explain(router, prompt), chosen).getInteger("overlap_blocks") == blocks);
     return chosen;
   }
 
@@ -131,7 +133,8 @@ class KvRoutingIT {
         unrelated.add(sendAndLearn(router, client, text(random, 1000)));
       }
       assertThat(unrelated).containsExactlyInAnyOrder("mock-1", "mock-2", "mock-3", "mock-4");
-      assertThat(requestsPerWorker(router, 4)).allSatisfy((w, count) -> assertThat(count).isEqualTo(1));
+      assertThat(requestsPerWorker(router, 4))
+          .allSatisfy((w, count) -> assertThat(count).isEqualTo(1));
 
       String prefix = text(random, 1000);
       List<String> shared = new ArrayList<>();
@@ -158,10 +161,13 @@ class KvRoutingIT {
 
       Map<String, Double> counts = requestsPerWorker(router, 4);
       for (Map.Entry<String, Double> entry : counts.entrySet()) {
-        assertThat(entry.getValue()).as(entry.getKey()).isEqualTo(entry.getKey().equals(home) ? 9 : 1);
+        assertThat(entry.getValue())
+            .as(entry.getKey())
+            .isEqualTo(entry.getKey().equals(home) ? 9 : 1);
       }
 
-      JsonArray workers = Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers");
+      JsonArray workers =
+          Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers");
       assertThat(workers).hasSize(4);
       for (int i = 0; i < 4; i++) {
         JsonObject worker = workers.getJsonObject(i);
@@ -179,9 +185,11 @@ class KvRoutingIT {
       assertThat(Prometheus.sum(metrics, "kvrouter_router_overlap_blocks_sum"))
           .isGreaterThanOrEqualTo(7 * 62);
       assertThat(metrics)
-          .contains("dynamo_frontend_worker_active_decode_blocks{dp_rank=\"0\",worker_id=\"mock-1\"")
+          .contains(
+              "dynamo_frontend_worker_active_decode_blocks{dp_rank=\"0\",worker_id=\"mock-1\"")
           .contains("dynamo_frontend_worker_active_prefill_tokens{")
-          .contains("dynamo_kvrouter_kv_cache_events_applied_total{event_type=\"stored\",status=\"ok\"}");
+          .contains(
+              "dynamo_kvrouter_kv_cache_events_applied_total{event_type=\"stored\",status=\"ok\"}");
       assertThat(router.detector.blockedThreads()).as("blocked event loops").isEmpty();
     }
   }
@@ -202,8 +210,12 @@ class KvRoutingIT {
           .atMost(Duration.ofSeconds(5))
           .until(
               () ->
-                  Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers")
-                          .getJsonObject(0).getLong("active_prefill_tokens") == 200);
+                  Http.get(router.baseUrl + "/router/workers")
+                          .json()
+                          .getJsonArray("workers")
+                          .getJsonObject(0)
+                          .getLong("active_prefill_tokens")
+                      == 200);
 
       JsonObject explanation = explain(router, text(random, 32));
       assertThat(explanation.getString("outcome")).isEqualTo("all_busy");
@@ -231,7 +243,9 @@ class KvRoutingIT {
       assertThat(metrics.lines())
           .filteredOn(l -> l.startsWith("kvrouter_routing_decisions_total{outcome=\"busy\""))
           .singleElement()
-          .satisfies(l -> assertThat(Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).isEqualTo(2));
+          .satisfies(
+              l ->
+                  assertThat(Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).isEqualTo(2));
     }
   }
 }

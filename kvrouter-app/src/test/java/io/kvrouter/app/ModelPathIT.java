@@ -14,9 +14,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * A real model folder ({@code --model-path}, Qwen3's tokenizer.json and chat template) through
- * the HTTP API: the prompt is rendered and tokenized exactly as Hugging Face does, and the
- * workers' tokens come back as valid text, the same streamed or not.
+ * A real model folder ({@code --model-path}, Qwen3's tokenizer.json and chat template) through the
+ * HTTP API: the prompt is rendered and tokenized exactly as Hugging Face does, and the workers'
+ * tokens come back as valid text, the same streamed or not.
  */
 class ModelPathIT {
 
@@ -30,7 +30,11 @@ class ModelPathIT {
                 "mock-ttft-ms", List.of("0"),
                 "mock-itl-ms", List.of("0")))) {
       OpenAIClient client =
-          OpenAIOkHttpClient.builder().baseUrl(router.baseUrl + "/v1").apiKey("x").maxRetries(0).build();
+          OpenAIOkHttpClient.builder()
+              .baseUrl(router.baseUrl + "/v1")
+              .apiKey("x")
+              .maxRetries(0)
+              .build();
       ChatCompletionCreateParams params =
           ChatCompletionCreateParams.builder()
               .model("qwen3")
@@ -48,8 +52,11 @@ class ModelPathIT {
       assertThat(content).isNotBlank().doesNotContain("\uFFFD");
 
       StringBuilder streamed = new StringBuilder();
-      try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params)) {
-        stream.stream().forEach(c -> c.choices().forEach(ch -> ch.delta().content().ifPresent(streamed::append)));
+      try (StreamResponse<ChatCompletionChunk> stream =
+          client.chat().completions().createStreaming(params)) {
+        stream.stream()
+            .forEach(
+                c -> c.choices().forEach(ch -> ch.delta().content().ifPresent(streamed::append)));
       }
       assertThat(streamed.toString()).isEqualTo(content);
       assertThat(router.detector.blockedThreads()).isEmpty();

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Worker processes publish Dynamo KV events on a real nats-server (started here, on loopback); a
  * router follows them with {@code --event-plane nats}. After each story the router's index holds
- * exactly what every worker's cache holds (compared block by block through a dump of the index
- * and the workers' {@code /kv/state}): 5% of events lost, a router restart, a worker restart, the
- * NATS server killed and restarted while requests keep being answered, and the durable mode.
+ * exactly what every worker's cache holds (compared block by block through a dump of the index and
+ * the workers' {@code /kv/state}): 5% of events lost, a router restart, a worker restart, the NATS
+ * server killed and restarted while requests keep being answered, and the durable mode.
  */
 class NatsKvEventsIT {
   private static final String MODEL = KvConvergence.MODEL;
@@ -37,10 +37,14 @@ class NatsKvEventsIT {
     List<String> options =
         new ArrayList<>(
             List.of(
-                "--event-plane", "nats",
-                "--nats-server", nats.url(),
-                "--worker-id", id,
-                "--block-size", String.valueOf(KvConvergence.BLOCK_SIZE)));
+                "--event-plane",
+                "nats",
+                "--nats-server",
+                nats.url(),
+                "--worker-id",
+                id,
+                "--block-size",
+                String.valueOf(KvConvergence.BLOCK_SIZE)));
     if (!more.contains("--num-gpu-blocks")) {
       options.addAll(List.of("--num-gpu-blocks", String.valueOf(KvConvergence.KV_BLOCKS)));
     }
@@ -95,8 +99,11 @@ class NatsKvEventsIT {
 
           // (d) a worker restarts with an empty cache and counts its events from 0 again
           w11.close();
-          w11 = worker(nats, "11", List.of("--port", String.valueOf(w11.port()),
-              "--kv-events-drop-rate", "0.05"));
+          w11 =
+              worker(
+                  nats,
+                  "11",
+                  List.of("--port", String.valueOf(w11.port()), "--kv-events-drop-rate", "0.05"));
           workers.put("11", w11);
           WorkerProcess restarted = w11;
           Awaitility.await()
@@ -131,9 +138,13 @@ class NatsKvEventsIT {
           Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> answered.get() >= 10);
           nats.stop();
           int before = answered.get();
-          Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> answered.get() >= before + 20);
+          Awaitility.await()
+              .atMost(Duration.ofSeconds(10))
+              .until(() -> answered.get() >= before + 20);
           nats.restart();
-          Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> answered.get() >= before + 40);
+          Awaitility.await()
+              .atMost(Duration.ofSeconds(10))
+              .until(() -> answered.get() >= before + 40);
           sending.set(false);
           traffic.get(); // every request was answered with 200, or this throws
           awaitConverged(router, workers);
@@ -141,10 +152,15 @@ class NatsKvEventsIT {
           // may find a worker not yet reconnected, and are asked again (up to 5 s apart)
           Awaitility.await()
               .atMost(Duration.ofSeconds(20))
-              .untilAsserted(() -> assertThat(KvConvergence.perWorker(Http.get(router.baseUrl + "/metrics").body(),
-                      "kvrouter_kv_event_resets_total", "12"))
-                  .as("after the reconnect every worker was asked for its state again")
-                  .isGreaterThanOrEqualTo(2));
+              .untilAsserted(
+                  () ->
+                      assertThat(
+                              KvConvergence.perWorker(
+                                  Http.get(router.baseUrl + "/metrics").body(),
+                                  "kvrouter_kv_event_resets_total",
+                                  "12"))
+                          .as("after the reconnect every worker was asked for its state again")
+                          .isGreaterThanOrEqualTo(2));
           awaitConverged(router, workers);
         }
       } finally {
@@ -162,8 +178,13 @@ class NatsKvEventsIT {
       Random random = new Random(4);
       try {
         Map<String, List<String>> flags =
-            routerFlags(nats, List.of(w21.workerSpec("21")),
-                "durable-kv-events", "true", "durable-consumer", "router-a");
+            routerFlags(
+                nats,
+                List.of(w21.workerSpec("21")),
+                "durable-kv-events",
+                "true",
+                "durable-consumer",
+                "router-a");
         try (RouterFixture router = RouterFixture.start(flags)) {
           send(router, workload(random, 40));
           awaitConverged(router, workers);
@@ -178,8 +199,9 @@ class NatsKvEventsIT {
         try (RouterFixture router = RouterFixture.start(flags)) {
           awaitConverged(router, workers);
           String metrics = Http.get(router.baseUrl + "/metrics").body();
-          assertThat(Prometheus.sum(metrics, "kvrouter_kv_event_batches_total")
-                  + Prometheus.sum(metrics, "kvrouter_kv_event_duplicates_total"))
+          assertThat(
+                  Prometheus.sum(metrics, "kvrouter_kv_event_batches_total")
+                      + Prometheus.sum(metrics, "kvrouter_kv_event_duplicates_total"))
               .as("the stream delivered what was published while the router was away")
               .isPositive();
         }
@@ -193,8 +215,8 @@ class NatsKvEventsIT {
   void aTreeDumpOfSeveralMegabytes_reachesANewRouterOverTheRequestPlane() throws Exception {
     try (NatsServerProcess nats = NatsServerProcess.start()) {
       int capacity = 16_384;
-      WorkerProcess w41 = worker(nats, "41", List.of("--port", "0", "--num-gpu-blocks",
-          String.valueOf(capacity)));
+      WorkerProcess w41 =
+          worker(nats, "41", List.of("--port", "0", "--num-gpu-blocks", String.valueOf(capacity)));
       Map<String, WorkerProcess> workers = Map.of("41", w41);
       Random random = new Random(5);
       try {
@@ -217,8 +239,11 @@ class NatsKvEventsIT {
         try (RouterFixture router =
             RouterFixture.start(routerFlags(nats, List.of(w41.workerSpec("41"))))) {
           awaitConverged(router, workers);
-          assertThat(KvConvergence.perWorker(Http.get(router.baseUrl + "/metrics").body(),
-                  "kvrouter_kv_event_resets_total", "41"))
+          assertThat(
+                  KvConvergence.perWorker(
+                      Http.get(router.baseUrl + "/metrics").body(),
+                      "kvrouter_kv_event_resets_total",
+                      "41"))
               .as("one tree dump")
               .isEqualTo(1);
         }
@@ -238,7 +263,8 @@ class NatsKvEventsIT {
         send(router, workload(new Random(5), 60));
         KvConvergence.awaitConvergedRanks(router, workers, 3);
         JsonObject explained =
-            Http.postJson(router.baseUrl + "/router/explain",
+            Http.postJson(
+                    router.baseUrl + "/router/explain",
                     new JsonObject().put("model", MODEL).put("prompt", "hello"))
                 .json();
         assertThat(explained.getJsonArray("workers").size()).as("one cost per rank").isEqualTo(3);

@@ -6,10 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.protocol.WorkerUnavailableException;
 import io.kvrouter.protocol.dynamo.DynamoEventFormatException;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryCodec;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
-import io.kvrouter.protocol.WorkerUnavailableException;
 import io.kvrouter.testing.FakeRequestPlane;
 import java.time.Duration;
 import java.util.List;
@@ -29,11 +29,15 @@ class RequestPlaneRecoveryTest {
 
   @Test
   void asksTheRanksEndpointBesideTheWorkersGenerateEndpoint() {
-    plane.answer("abc123/worker_kv_indexer_query_dp2", question -> {
-      asked.add(WorkerKvQueryCodec.decodeQuery(question));
-      return List.of(json("{\"TooNew\":{\"requested_start\":5,\"requested_end\":null,"
-          + "\"newest_available\":4}}"));
-    });
+    plane.answer(
+        "abc123/worker_kv_indexer_query_dp2",
+        question -> {
+          asked.add(WorkerKvQueryCodec.decodeQuery(question));
+          return List.of(
+              json(
+                  "{\"TooNew\":{\"requested_start\":5,\"requested_end\":null,"
+                      + "\"newest_available\":4}}"));
+        });
 
     assertThat(recovery.query(new WorkerRank("7", 2), 5L, null))
         .succeedsWithin(WAIT)
@@ -44,8 +48,9 @@ class RequestPlaneRecoveryTest {
 
   @Test
   void anAnswerOfOtherThanOneItemIsAFormatError() {
-    plane.answer("abc123/worker_kv_indexer_query_dp0", question -> List.of(
-        json("{\"Error\":\"a\"}"), json("{\"Error\":\"b\"}")));
+    plane.answer(
+        "abc123/worker_kv_indexer_query_dp0",
+        question -> List.of(json("{\"Error\":\"a\"}"), json("{\"Error\":\"b\"}")));
 
     assertThat(recovery.query(new WorkerRank("7", 0), null, null))
         .failsWithin(WAIT)

@@ -30,13 +30,21 @@ class RouterProcessIT {
     }
     Process router =
         new ProcessBuilder(
-                WorkerProcess.javaBinary(), "-jar", WorkerProcess.routerJar().toString(),
-                "--mock-workers", "2", "--http-host", "127.0.0.1", "--http-port", String.valueOf(port))
+                WorkerProcess.javaBinary(),
+                "-jar",
+                WorkerProcess.routerJar().toString(),
+                "--mock-workers",
+                "2",
+                "--http-host",
+                "127.0.0.1",
+                "--http-port",
+                String.valueOf(port))
             .redirectErrorStream(true)
             .start();
     try {
       BufferedReader log =
-          new BufferedReader(new InputStreamReader(router.getInputStream(), StandardCharsets.UTF_8));
+          new BufferedReader(
+              new InputStreamReader(router.getInputStream(), StandardCharsets.UTF_8));
       String line;
       while ((line = log.readLine()) != null && !line.contains("kvrouter serving model")) {
         // wait for the start-up line
@@ -44,20 +52,26 @@ class RouterProcessIT {
       assertThat(line).as("router did not start").isNotNull().contains("2 worker(s)");
 
       HttpResponse<java.util.stream.Stream<String>> response =
-          HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
+          HttpClient.newBuilder()
+              .version(HttpClient.Version.HTTP_1_1)
+              .build()
               .send(
-                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
                       .header("content-type", "application/json")
-                      .POST(HttpRequest.BodyPublishers.ofString(
-                          "{\"model\":\"mock-model\",\"stream\":true,"
-                              + "\"messages\":[{\"role\":\"user\",\"content\":\"Hello!\"}]}"))
+                      .POST(
+                          HttpRequest.BodyPublishers.ofString(
+                              "{\"model\":\"mock-model\",\"stream\":true,"
+                                  + "\"messages\":[{\"role\":\"user\",\"content\":\"Hello!\"}]}"))
                       .build(),
                   HttpResponse.BodyHandlers.ofLines());
       assertThat(response.statusCode()).isEqualTo(200);
       assertThat(response.headers().firstValue("content-type")).hasValue("text/event-stream");
       List<String> events =
           response.body().filter(l -> l.startsWith("data: ")).collect(Collectors.toList());
-      assertThat(events.get(0)).contains("\"object\":\"chat.completion.chunk\"").contains("\"role\":\"assistant\"");
+      assertThat(events.get(0))
+          .contains("\"object\":\"chat.completion.chunk\"")
+          .contains("\"role\":\"assistant\"");
       assertThat(events.get(events.size() - 2)).contains("\"finish_reason\":\"stop\"");
       assertThat(events.get(events.size() - 1)).isEqualTo("data: [DONE]");
       assertThat(events.size()).isGreaterThan(10);
@@ -72,8 +86,13 @@ class RouterProcessIT {
     Path output = dir.resolve("router.out");
     Process process =
         new ProcessBuilder(
-                WorkerProcess.javaBinary(), "-jar", WorkerProcess.routerJar().toString(),
-                "--mock-workers", "1", "--router-mode", "sticky")
+                WorkerProcess.javaBinary(),
+                "-jar",
+                WorkerProcess.routerJar().toString(),
+                "--mock-workers",
+                "1",
+                "--router-mode",
+                "sticky")
             .redirectErrorStream(true)
             .redirectOutput(output.toFile())
             .start();

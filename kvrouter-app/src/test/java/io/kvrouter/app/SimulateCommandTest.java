@@ -37,8 +37,13 @@ class SimulateCommandTest {
         }
         int input = (turn + 2) * 512 + 100;
         lines.add(
-            "{\"timestamp\": " + (turn * 2000 + c * 50) + ", \"input_length\": " + input
-                + ", \"output_length\": 20, \"hash_ids\": [" + ids + "]}");
+            "{\"timestamp\": "
+                + (turn * 2000 + c * 50)
+                + ", \"input_length\": "
+                + input
+                + ", \"output_length\": 20, \"hash_ids\": ["
+                + ids
+                + "]}");
       }
     }
     Path file = dir.resolve("trace.jsonl");
@@ -50,8 +55,16 @@ class SimulateCommandTest {
   void printsARowPerPolicyAndWritesResultsAndReport() throws IOException {
     Path results = dir.resolve("out");
     OptionalInt exit =
-        run("simulate", "--trace", trace().toString(), "--workers", "2",
-            "--policy", "kv,round-robin", "--out", results.toString());
+        run(
+            "simulate",
+            "--trace",
+            trace().toString(),
+            "--workers",
+            "2",
+            "--policy",
+            "kv,round-robin",
+            "--out",
+            results.toString());
 
     assertThat(exit).as(err.toString()).hasValue(0);
     String[] lines = out.toString().split("\n");
@@ -106,8 +119,16 @@ class SimulateCommandTest {
   @Test
   void aRequestLargerThanTheCacheIsRefusedWithWhatToChange() throws IOException {
     assertThat(
-            run("simulate", "--trace", trace().toString(), "--workers", "2",
-                "--num-gpu-blocks", "4", "--policy", "kv"))
+            run(
+                "simulate",
+                "--trace",
+                trace().toString(),
+                "--workers",
+                "2",
+                "--num-gpu-blocks",
+                "4",
+                "--policy",
+                "kv"))
         .hasValue(Cli.USAGE_ERROR);
     assertThat(err.toString()).contains("KV blocks").contains("--num-gpu-blocks");
   }

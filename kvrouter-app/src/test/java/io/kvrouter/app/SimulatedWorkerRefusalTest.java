@@ -7,11 +7,11 @@ import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.PreprocessedRequest.StopConditions;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerUnavailableException;
-import io.kvrouter.worker.SimulatedEngine;
-import io.kvrouter.worker.Vocabularies;
 import io.kvrouter.transport.RequestPlane;
 import io.kvrouter.transport.tcp.TcpTransport;
 import io.kvrouter.transport.tcp.WorkerServer;
+import io.kvrouter.worker.SimulatedEngine;
+import io.kvrouter.worker.Vocabularies;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
@@ -47,15 +47,22 @@ class SimulatedWorkerRefusalTest {
             Tags.of("model", "m"));
     TcpConfig tcp = TcpConfig.defaults("127.0.0.1");
     WorkerServer server =
-        await(TcpTransport.server(vertx, "127.0.0.1", 0, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), tcp));
+        await(
+            TcpTransport.server(
+                vertx, "127.0.0.1", 0, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), tcp));
     RequestPlane plane = TcpTransport.client(vertx, tcp);
     await(plane.start());
     WorkerEndpoint worker =
         new WorkerEndpoint("w1", "127.0.0.1", server.port(), WorkerEndpoint.DEFAULT_PATH);
     PreprocessedRequest request =
         new PreprocessedRequest(
-            "m", IntStream.range(0, 12).toArray(), new StopConditions(1, null, null, null, null),
-            null, null, null, null);
+            "m",
+            IntStream.range(0, 12).toArray(),
+            new StopConditions(1, null, null, null, null),
+            null,
+            null,
+            null,
+            null);
 
     Throwable failure;
     try {

@@ -27,10 +27,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code router.jar bench} against a real KV router with two simulated workers on loopback: a
- * small hand-made trace (prompts of 600 to 3000 tokens in four families sharing a two-block
- * prefix, 5 to 20 output tokens) replayed through the command line and through {@link
- * TraceBench}, over real HTTP streams.
+ * {@code router.jar bench} against a real KV router with two simulated workers on loopback: a small
+ * hand-made trace (prompts of 600 to 3000 tokens in four families sharing a two-block prefix, 5 to
+ * 20 output tokens) replayed through the command line and through {@link TraceBench}, over real
+ * HTTP streams.
  */
 class TraceBenchIT {
   private static final int REQUESTS = 36;
@@ -89,7 +89,9 @@ class TraceBenchIT {
         new ArrayList<>(List.of("bench", "--url", router.baseUrl, "--trace", trace.toString()));
     args.addAll(List.of(options));
     return Cli.run(
-        args.toArray(String[]::new), Map.of(), new PrintWriter(out, true),
+        args.toArray(String[]::new),
+        Map.of(),
+        new PrintWriter(out, true),
         new PrintWriter(err, true));
   }
 
@@ -104,9 +106,7 @@ class TraceBenchIT {
         .hasValue(0);
 
     assertThat(out.toString()).contains("TTFT (ms)").containsPattern("(?m)^kv +" + REQUESTS + " ");
-    assertThat(err.toString())
-        .contains("label kv")
-        .contains("prompt token ids 0..255");
+    assertThat(err.toString()).contains("label kv").contains("prompt token ids 0..255");
     JsonNode json = new ObjectMapper().readTree(results.resolve("results.json").toFile());
     assertThat(json.findValues("requests")).first().extracting(JsonNode::asInt).isEqualTo(REQUESTS);
   }
@@ -115,13 +115,22 @@ class TraceBenchIT {
   void traceBench_measuresEveryRequestFromTheClientSide() {
     BenchSettings settings =
         new BenchSettings(
-            URI.create(router.baseUrl), trace, 1.5, null, Duration.ofSeconds(120),
-            Duration.ofMillis(200), 8, null, null, null);
+            URI.create(router.baseUrl),
+            trace,
+            1.5,
+            null,
+            Duration.ofSeconds(120),
+            Duration.ofMillis(200),
+            8,
+            null,
+            null,
+            null);
 
     BenchResult result = TraceBench.run(settings, new PrintWriter(new StringWriter(), true));
 
     assertThat(result.failed()).as(String.join("\n", result.errors())).isZero();
-    assertThat(result.completed()).extracting(RequestResult::index)
+    assertThat(result.completed())
+        .extracting(RequestResult::index)
         .containsExactlyElementsOf(java.util.stream.IntStream.range(0, REQUESTS).boxed().toList());
     assertThat(result.completed().stream().mapToInt(RequestResult::outputTokens).sum())
         .isEqualTo(outputTokens);
@@ -143,9 +152,11 @@ class TraceBenchIT {
   void failedRequests_areReportedAndMakeTheExitCodeOne() {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    // ids 200..299: most prompts hold one outside the demo tokenizer's 256, which the router refuses
-    String[] options = {"--out", dir.resolve("failing").toString(), "--token-range", "200:100",
-        "--duration", "0.2"};
+    // ids 200..299: most prompts hold one outside the demo tokenizer's 256, which the router
+    // refuses
+    String[] options = {
+      "--out", dir.resolve("failing").toString(), "--token-range", "200:100", "--duration", "0.2"
+    };
 
     assertThat(bench(out, err, options)).hasValue(1);
     assertThat(err.toString())

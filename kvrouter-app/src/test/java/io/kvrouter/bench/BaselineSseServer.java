@@ -33,10 +33,11 @@ public final class BaselineSseServer extends VerticleBase {
             () -> new BaselineSseServer(port),
             new DeploymentOptions().setInstances(Runtime.getRuntime().availableProcessors()))
         .onSuccess(id -> System.out.println("baseline SSE server on " + port))
-        .onFailure(e -> {
-          e.printStackTrace();
-          System.exit(1);
-        });
+        .onFailure(
+            e -> {
+              e.printStackTrace();
+              System.exit(1);
+            });
   }
 
   @Override
@@ -45,10 +46,16 @@ public final class BaselineSseServer extends VerticleBase {
         .createHttpServer()
         .requestHandler(
             request ->
-                request.body().onSuccess(body -> {
-                  JsonObject parsed = body.toJsonObject();
-                  stream(request.response(), parsed.getString("model"), parsed.getInteger("max_tokens", 32));
-                }))
+                request
+                    .body()
+                    .onSuccess(
+                        body -> {
+                          JsonObject parsed = body.toJsonObject();
+                          stream(
+                              request.response(),
+                              parsed.getString("model"),
+                              parsed.getInteger("max_tokens", 32));
+                        }))
         .listen(port, "127.0.0.1");
   }
 
@@ -61,11 +68,15 @@ public final class BaselineSseServer extends VerticleBase {
               .put("object", "chat.completion.chunk")
               .put("created", 0)
               .put("model", model)
-              .put("choices", new JsonArray().add(new JsonObject()
-                  .put("index", 0)
-                  .put("delta", new JsonObject().put("content", "x"))
-                  .put("logprobs", null)
-                  .put("finish_reason", i == tokens - 1 ? "length" : null)));
+              .put(
+                  "choices",
+                  new JsonArray()
+                      .add(
+                          new JsonObject()
+                              .put("index", 0)
+                              .put("delta", new JsonObject().put("content", "x"))
+                              .put("logprobs", null)
+                              .put("finish_reason", i == tokens - 1 ? "length" : null)));
       response.write(Buffer.buffer("data: ").appendBuffer(chunk.toBuffer()).appendString("\n\n"));
     }
     response.end(DONE);

@@ -6,8 +6,8 @@ import io.kvrouter.events.nats.NatsEventPublisher;
 import io.kvrouter.events.nats.NatsEventSubscriber;
 import io.kvrouter.events.zmq.DynamoZmqPublisher;
 import io.kvrouter.events.zmq.DynamoZmqSubscriber;
-import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.events.zmq.TranslatingListener;
+import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.events.zmq.ZmqEventSubscriber;
 import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.RouterEvent;
@@ -33,18 +33,18 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * KV events from several publishers into one router's index, over ZMQ (vLLM's msgpack batches,
- * one SUB socket per publisher, the router hashing every block's tokens), over Dynamo's ZMQ event
- * plane (enveloped msgpack RouterEvents, one SUB socket for every publisher) and over NATS
- * (Dynamo's RouterEvent JSON on one subject), the Dynamo ones through {@link
- * DynamoEventFollower}, side by side in one run:
+ * KV events from several publishers into one router's index, over ZMQ (vLLM's msgpack batches, one
+ * SUB socket per publisher, the router hashing every block's tokens), over Dynamo's ZMQ event plane
+ * (enveloped msgpack RouterEvents, one SUB socket for every publisher) and over NATS (Dynamo's
+ * RouterEvent JSON on one subject), the Dynamo ones through {@link DynamoEventFollower}, side by
+ * side in one run:
  *
  * <ul>
  *   <li><b>throughput</b>: every publisher sends its batches as fast as it can; block events per
  *       second until the index has applied the last one;
- *   <li><b>lag</b>: the publishers together send a fixed number of block events per second; for
- *       one batch in ten, the time from handing it to the publisher until the index has applied it
- *       (an index flush after the router handed it over), p50 and p99.
+ *   <li><b>lag</b>: the publishers together send a fixed number of block events per second; for one
+ *       batch in ten, the time from handing it to the publisher until the index has applied it (an
+ *       index flush after the router handed it over), p50 and p99.
  * </ul>
  *
  * Publishers, nats-server and the router share the machine, as on a laptop; each publisher is a
@@ -91,9 +91,12 @@ public final class EventPlaneBench {
         dynamoZmqLag = bench.lag(new DynamoZmqPlane(bench), rate, lagSeconds);
         natsLag = bench.lag(new NatsPlane(bench, nats.url()), rate, lagSeconds);
       }
-      System.out.printf(Locale.ROOT,
+      System.out.printf(
+          Locale.ROOT,
           "| plane | publishers | blocks per batch | block events/s (max) | lag p50 at %,d/s |"
-              + " lag p99 at %,d/s | lag samples |%n", rate, rate);
+              + " lag p99 at %,d/s | lag samples |%n",
+          rate,
+          rate);
       System.out.println("|---|---|---|---|---|---|---|");
       row("zmq (vLLM msgpack)", publishers, blocks, zmq[0], zmqLag);
       row("zmq (Dynamo msgpack)", publishers, blocks, dynamoZmq[0], dynamoZmqLag);
@@ -102,8 +105,15 @@ public final class EventPlaneBench {
   }
 
   private static void row(String name, int publishers, int blocks, double rate, long[] lag) {
-    System.out.printf(Locale.ROOT, "| %s | %d | %d | %,.0f | %.2f ms | %.2f ms | %d |%n",
-        name, publishers, blocks, rate, percentile(lag, 0.50) / 1e6, percentile(lag, 0.99) / 1e6,
+    System.out.printf(
+        Locale.ROOT,
+        "| %s | %d | %d | %,.0f | %.2f ms | %.2f ms | %d |%n",
+        name,
+        publishers,
+        blocks,
+        rate,
+        percentile(lag, 0.50) / 1e6,
+        percentile(lag, 0.99) / 1e6,
         lag.length);
   }
 
@@ -164,17 +174,21 @@ public final class EventPlaneBench {
 
   private double throughput(Plane plane) throws Exception {
     TimedSink sink = new TimedSink();
-    try (plane; KvIndexer index = sink.index) {
+    try (plane;
+        KvIndexer index = sink.index) {
       plane.start(sink);
       long start = System.nanoTime();
       CompletableFuture<?>[] threads = new CompletableFuture<?>[publishers];
       for (int p = 0; p < publishers; p++) {
         int publisher = p;
-        threads[p] = CompletableFuture.runAsync(() -> {
-          for (int k = 0; k < batches; k++) {
-            plane.publish(publisher, k);
-          }
-        }, thread("publisher-" + p));
+        threads[p] =
+            CompletableFuture.runAsync(
+                () -> {
+                  for (int k = 0; k < batches; k++) {
+                    plane.publish(publisher, k);
+                  }
+                },
+                thread("publisher-" + p));
       }
       CompletableFuture.allOf(threads).get();
       awaitApplied(sink, (long) publishers * batches);
@@ -189,24 +203,28 @@ public final class EventPlaneBench {
     sink.sampling = true;
     long intervalNanos = (long) (1e9 * publishers * blocks / blockEventsPerSecond);
     int count = (int) Math.min(batches, (long) seconds * 1_000_000_000L / intervalNanos);
-    try (plane; KvIndexer index = sink.index) {
+    try (plane;
+        KvIndexer index = sink.index) {
       plane.start(sink);
       long start = System.nanoTime();
       CompletableFuture<?>[] threads = new CompletableFuture<?>[publishers];
       for (int p = 0; p < publishers; p++) {
         int publisher = p;
         long offset = intervalNanos * p / publishers; // spread the publishers over an interval
-        threads[p] = CompletableFuture.runAsync(() -> {
-          for (int k = 0; k < count; k++) {
-            long due = start + offset + k * intervalNanos;
-            long wait = due - System.nanoTime();
-            if (wait > 0) {
-              LockSupport.parkNanos(wait);
-            }
-            sink.sentNanos[publisher][k] = System.nanoTime();
-            plane.publish(publisher, k);
-          }
-        }, thread("publisher-" + p));
+        threads[p] =
+            CompletableFuture.runAsync(
+                () -> {
+                  for (int k = 0; k < count; k++) {
+                    long due = start + offset + k * intervalNanos;
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                      LockSupport.parkNanos(wait);
+                    }
+                    sink.sentNanos[publisher][k] = System.nanoTime();
+                    plane.publish(publisher, k);
+                  }
+                },
+                thread("publisher-" + p));
       }
       CompletableFuture.allOf(threads).get();
       awaitApplied(sink, (long) publishers * count);
@@ -318,7 +336,8 @@ public final class EventPlaneBench {
     for (int i = 0; i < blocks; i++) {
       stored.add(new KvCacheEvent.StoredBlock(random.nextLong(), random.nextLong()));
     }
-    return new DynamoRouterEvent(new RouterEvent(rank(p), new KvCacheEvent.Stored(null, stored)), k);
+    return new DynamoRouterEvent(
+        new RouterEvent(rank(p), new KvCacheEvent.Stored(null, stored)), k);
   }
 
   /**
@@ -360,7 +379,8 @@ public final class EventPlaneBench {
       DynamoEventFollower events = follower;
       subscriber =
           new DynamoZmqSubscriber(
-                  endpoints, DynamoMsgpackCodec.KV_EVENTS_TOPIC,
+                  endpoints,
+                  DynamoMsgpackCodec.KV_EVENTS_TOPIC,
                   envelope -> events.onMsgpack(envelope.payload()))
               .start();
       // past ZeroMQ's slow joiner: each publisher's empty batches get through before the bench

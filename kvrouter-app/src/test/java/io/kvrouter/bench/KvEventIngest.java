@@ -1,8 +1,8 @@
 package io.kvrouter.bench;
 
 import io.kvrouter.events.VllmEventTranslator;
-import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.events.zmq.TranslatingListener;
+import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.events.zmq.ZmqEventSubscriber;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.vllm.VllmEvent;
@@ -52,12 +52,20 @@ public final class KvEventIngest {
       seconds[1] = decodeAndTranslate(payloads, batches);
       seconds[2] = overZmq(workload, batches);
     }
-    System.out.println("| path | batches | blocks per batch | seconds | batches/s | blocks/s | ratio to translate |");
+    System.out.println(
+        "| path | batches | blocks per batch | seconds | batches/s | blocks/s | ratio to translate |");
     System.out.println("|---|---|---|---|---|---|---|");
     for (int i = 0; i < 3; i++) {
-      System.out.printf(Locale.ROOT, "| %s | %d | %d | %.3f | %,.0f | %,.0f | %.2f× |%n",
-          names[i], batches, blocks, seconds[i], batches / seconds[i],
-          (double) batches * blocks / seconds[i], seconds[0] / seconds[i]);
+      System.out.printf(
+          Locale.ROOT,
+          "| %s | %d | %d | %.3f | %,.0f | %,.0f | %.2f× |%n",
+          names[i],
+          batches,
+          blocks,
+          seconds[i],
+          batches / seconds[i],
+          (double) batches * blocks / seconds[i],
+          seconds[0] / seconds[i]);
     }
   }
 
@@ -134,8 +142,8 @@ public final class KvEventIngest {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         if (subscriber.stats().gaps() > 0) {
-          System.err.printf("note: %d gaps were replayed during the zmq run%n",
-              subscriber.stats().gaps());
+          System.err.printf(
+              "note: %d gaps were replayed during the zmq run%n", subscriber.stats().gaps());
         }
         return seconds;
       }

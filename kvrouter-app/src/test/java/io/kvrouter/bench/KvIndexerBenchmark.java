@@ -31,14 +31,14 @@ import org.openjdk.jmh.annotations.TearDown;
  *   <li>{@code findMatches}: {@link KvIndexer#findMatches} on the tree the whole replay leaves, one
  *       prompt per call, cycling through every request of the trace in order.
  *   <li>{@code baselineNaiveFindMatches}: the same prompts against a naive index of the same final
- *       state: per rank a {@code HashSet<Long>} of the block (sequence) hashes it holds; a prompt is
- *       scored by walking its sequence hashes from block 0 in every rank's set. The baseline is
+ *       state: per rank a {@code HashSet<Long>} of the block (sequence) hashes it holds; a prompt
+ *       is scored by walking its sequence hashes from block 0 in every rank's set. The baseline is
  *       handed the prompt's sequence hashes precomputed (the tree gets local hashes), which favours
  *       it. The setup checks that both give the same scores for every prompt.
  *   <li>{@code applyReplay}: the whole replay's events applied through a fresh sharded indexer
  *       ({@code KvIndexer.create(shards, null)}), then {@code flush()} waited for: one op is the
- *       whole event stream, from an empty tree. The setup of each op (a new indexer and its threads)
- *       is outside measurement; the teardown checks that every event was applied.
+ *       whole event stream, from an empty tree. The setup of each op (a new indexer and its
+ *       threads) is outside measurement; the teardown checks that every event was applied.
  * </ul>
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -68,7 +68,8 @@ public class KvIndexerBenchmark {
       localPrompts = replay.localPrompts;
       seqPrompts = replay.seqPrompts;
       long matchedBlocks = 0;
-      for (OverlapScores tree : MooncakeReplay.scoreAlike(indexer, naive, localPrompts, seqPrompts)) {
+      for (OverlapScores tree :
+          MooncakeReplay.scoreAlike(indexer, naive, localPrompts, seqPrompts)) {
         for (int d : tree.overlapBlocks().values()) {
           matchedBlocks += d;
         }
@@ -122,7 +123,8 @@ public class KvIndexerBenchmark {
 
     @Setup(Level.Trial)
     public void setUpTrial() {
-      replay = MooncakeReplay.of(MooncakeReplay.loadTrace(), workers, MooncakeReplay.TRACE_BLOCK_TOKENS);
+      replay =
+          MooncakeReplay.of(MooncakeReplay.loadTrace(), workers, MooncakeReplay.TRACE_BLOCK_TOKENS);
       System.out.printf("%n[setup] %s%n", replay.summary());
     }
 

@@ -38,18 +38,18 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * becomes 32 blocks) replayed by {@link MooncakeReplay#untilFull}: every request to a random rank
  * (seed 42), each rank a mock engine of {@code 2^20 / workers} blocks with LRU eviction (65,536
  * blocks for 16 ranks, which is Dynamo's mocker capacity of 16,384 × 64 tokens; 8,192 for 128
- * ranks), whole passes over the trace until every engine is full. The index built from those
- * events holds exactly 2^20 = 1,048,576 (block, rank) entries; the setup checks that. A request
- * longer than a rank's capacity is skipped (with 128 ranks, the 10 requests over 131,072 tokens).
+ * ranks), whole passes over the trace until every engine is full. The index built from those events
+ * holds exactly 2^20 = 1,048,576 (block, rank) entries; the setup checks that. A request longer
+ * than a rank's capacity is skipped (with 128 ranks, the 10 requests over 131,072 tokens).
  *
  * <h2>Prompts</h2>
  *
  * For {@code promptBlocks} = L, every trace request with at least L complete blocks, cut to its
- * first L blocks, that matches at least one block in the index (a miss costs one lookup at the
- * root and would only flatter the median), in trace order, one per call, cycling. They are the
- * requests that built the index, so they walk its real shared prefixes; the setup prints how many
- * it kept and how far they match (the {@code [prompts]} line), and checks that the tree and the
- * naive index score every candidate alike.
+ * first L blocks, that matches at least one block in the index (a miss costs one lookup at the root
+ * and would only flatter the median), in trace order, one per call, cycling. They are the requests
+ * that built the index, so they walk its real shared prefixes; the setup prints how many it kept
+ * and how far they match (the {@code [prompts]} line), and checks that the tree and the naive index
+ * score every candidate alike.
  *
  * <h2>Benchmarks</h2>
  *
@@ -67,8 +67,8 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  *
  * In every fork of {@code findMatchesLatency} (a fresh JVM), after the replay's events are built
  * and while they stay reachable: {@code System.gc()} until the used heap moves by less than 64 KiB
- * between two calls, used heap read from the {@link MemoryMXBean}; the index built and flushed;
- * the same again. (after − before) / entries is the index's cost per (block, rank) entry as the
+ * between two calls, used heap read from the {@link MemoryMXBean}; the index built and flushed; the
+ * same again. (after − before) / entries is the index's cost per (block, rank) entry as the
  * collector holds it. A class histogram ({@code GC.class_histogram}, live objects) before and after
  * gives the same difference as the sum of object sizes, by class ({@code [heap-class]} lines).
  */
@@ -104,7 +104,11 @@ public class KvIndexerLatencyBenchmark {
     public void setUp(BenchmarkParams params) {
       MooncakeReplay replay =
           MooncakeReplay.untilFull(
-              MooncakeReplay.loadTrace(), workers, BLOCK_SIZE, TARGET_ENTRIES / workers, MAX_PASSES);
+              MooncakeReplay.loadTrace(),
+              workers,
+              BLOCK_SIZE,
+              TARGET_ENTRIES / workers,
+              MAX_PASSES);
       List<long[]> local = new ArrayList<>();
       List<long[]> seq = new ArrayList<>();
       for (int r = 0; r < replay.localPrompts.length; r++) {
@@ -130,7 +134,12 @@ public class KvIndexerLatencyBenchmark {
       }
       if (entries != TARGET_ENTRIES || replay.heldEntries() != TARGET_ENTRIES) {
         throw new IllegalStateException(
-            "expected " + TARGET_ENTRIES + " entries: index " + entries + ", engines " + replay.heldEntries());
+            "expected "
+                + TARGET_ENTRIES
+                + " entries: index "
+                + entries
+                + ", engines "
+                + replay.heldEntries());
       }
       System.out.printf(
           "%n[latency-setup] %d ranks: %s; %d passes, %d requests skipped as longer than %d blocks; %d entries%n",
@@ -252,7 +261,9 @@ public class KvIndexerLatencyBenchmark {
       throw new IllegalStateException("used heap did not settle after 20 collections");
     }
 
-    /** Live instances and bytes per class ({@code jcmd <pid> GC.class_histogram}, a full GC first). */
+    /**
+     * Live instances and bytes per class ({@code jcmd <pid> GC.class_histogram}, a full GC first).
+     */
     static Map<String, long[]> classHistogram() {
       try {
         String text =

@@ -41,9 +41,9 @@ import net.openhft.hashing.LongHashFunction;
  * ({@code floor(input_length / 512)} ids). Block hashes (the engine's sequence hashes) are the
  * router's chain of those local hashes. Each rank runs a mock engine of a fixed capacity in blocks
  * with LRU eviction, touching a request's blocks leaf first so that children are evicted before
- * their parents: per request it emits one {@code Removed} with the blocks it evicts to make room (if
- * any), then one {@code Stored} with the blocks it did not hold, under the last block of the prefix
- * it held. A request longer than the capacity is skipped (the engine could not hold it).
+ * their parents: per request it emits one {@code Removed} with the blocks it evicts to make room
+ * (if any), then one {@code Stored} with the blocks it did not hold, under the last block of the
+ * prefix it held. A request longer than the capacity is skipped (the engine could not hold it).
  */
 final class MooncakeReplay {
 
@@ -126,9 +126,9 @@ final class MooncakeReplay {
   }
 
   /**
-   * Passes over the trace (the same requests, each pass continuing the same random rank
-   * assignment) until every rank's engine holds {@code capacityBlocks} blocks at the end of a pass,
-   * so the index ends with exactly {@code workers × capacityBlocks} (block, rank) entries.
+   * Passes over the trace (the same requests, each pass continuing the same random rank assignment)
+   * until every rank's engine holds {@code capacityBlocks} blocks at the end of a pass, so the
+   * index ends with exactly {@code workers × capacityBlocks} (block, rank) entries.
    *
    * @throws IllegalStateException if the engines are not all full after {@code maxPasses}
    */
@@ -231,7 +231,9 @@ final class MooncakeReplay {
     }
   }
 
-  /** A new indexer ({@link KvIndexer#DEFAULT_SHARDS} writers) with every event applied and flushed. */
+  /**
+   * A new indexer ({@link KvIndexer#DEFAULT_SHARDS} writers) with every event applied and flushed.
+   */
   KvIndexer buildIndexer() {
     KvIndexer indexer = KvIndexer.create(KvIndexer.DEFAULT_SHARDS, null);
     for (RouterEvent e : events) {
@@ -255,7 +257,8 @@ final class MooncakeReplay {
       OverlapScores tree = indexer.findMatches(local[i]);
       OverlapScores model = naive.findMatches(seq[i]);
       if (!tree.equals(model)) {
-        throw new IllegalStateException("prompt " + i + ": tree " + tree + " but naive index " + model);
+        throw new IllegalStateException(
+            "prompt " + i + ": tree " + tree + " but naive index " + model);
       }
       scores[i] = tree;
     }

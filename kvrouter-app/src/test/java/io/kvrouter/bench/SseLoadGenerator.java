@@ -46,15 +46,20 @@ public final class SseLoadGenerator {
         vertx.createHttpClient(
             new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true),
             new PoolOptions().setHttp1MaxSize(concurrency));
-    this.target = new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(url + "/v1/chat/completions")
-        .putHeader("content-type", "application/json");
+    this.target =
+        new RequestOptions()
+            .setMethod(HttpMethod.POST)
+            .setAbsoluteURI(url + "/v1/chat/completions")
+            .putHeader("content-type", "application/json");
     String prompt = "benchmark prompt ".repeat(promptChars / 17 + 1).substring(0, promptChars);
     this.body =
         new JsonObject()
             .put("model", "mock-model")
             .put("stream", true)
             .put("max_tokens", maxTokens)
-            .put("messages", new JsonArray().add(new JsonObject().put("role", "user").put("content", prompt)))
+            .put(
+                "messages",
+                new JsonArray().add(new JsonObject().put("role", "user").put("content", prompt)))
             .toBuffer();
   }
 
@@ -62,10 +67,16 @@ public final class SseLoadGenerator {
     Args a = new Args(args);
     SseLoadGenerator load =
         new SseLoadGenerator(
-            a.string("--url"), a.integer("--concurrency", 32), a.integer("--prompt-chars", 80),
+            a.string("--url"),
+            a.integer("--concurrency", 32),
+            a.integer("--prompt-chars", 80),
             a.integer("--max-tokens", 32));
     int rate = a.integer("--rate", 0);
-    load.run(a.integer("--concurrency", 32), rate, a.integer("--warmup", 5), a.integer("--duration", 20));
+    load.run(
+        a.integer("--concurrency", 32),
+        rate,
+        a.integer("--warmup", 5),
+        a.integer("--duration", 20));
   }
 
   private void run(int concurrency, int rate, int warmupSeconds, int durationSeconds)
@@ -137,8 +148,14 @@ public final class SseLoadGenerator {
     return client
         .request(target)
         .compose(request -> request.send(body))
-        .compose(response -> response.body().map(b -> response.statusCode() == 200
-            && b.toString().endsWith("data: [DONE]\n\n")))
+        .compose(
+            response ->
+                response
+                    .body()
+                    .map(
+                        b ->
+                            response.statusCode() == 200
+                                && b.toString().endsWith("data: [DONE]\n\n")))
         .andThen(
             ar -> {
               if (!measuring) {

@@ -34,8 +34,10 @@ public final class WorkerProcess implements AutoCloseable {
   private final int systemPort;
   private final int kvEventsPort;
   private final int kvReplayPort;
+
   /** Its Dynamo load publisher's port; -1 unless it publishes Dynamo's format on ZMQ. */
   private final int kvMetricsPort;
+
   private final List<String> output;
 
   private WorkerProcess(Process process, int[] ports, List<String> output) {
@@ -74,10 +76,21 @@ public final class WorkerProcess implements AutoCloseable {
     List<String> command =
         new ArrayList<>(
             List.of(
-                javaBinary(), "-Xmx256m", "-jar", routerJar().toString(), "worker",
-                "--host", "127.0.0.1", "--system-port", "0",
-                "--model-name", model, "--ttft-ms", String.valueOf(ttftMs),
-                "--itl-ms", String.valueOf(itlMs)));
+                javaBinary(),
+                "-Xmx256m",
+                "-jar",
+                routerJar().toString(),
+                "worker",
+                "--host",
+                "127.0.0.1",
+                "--system-port",
+                "0",
+                "--model-name",
+                model,
+                "--ttft-ms",
+                String.valueOf(ttftMs),
+                "--itl-ms",
+                String.valueOf(itlMs)));
     command.addAll(options);
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     List<String> output = new ArrayList<>();
@@ -111,7 +124,10 @@ public final class WorkerProcess implements AutoCloseable {
                   if (ready.find()) {
                     ports.complete(
                         new int[] {
-                          Integer.parseInt(ready.group(1)), systemPort, eventsPort, replayPort,
+                          Integer.parseInt(ready.group(1)),
+                          systemPort,
+                          eventsPort,
+                          replayPort,
                           metricsPort
                         });
                   }
@@ -154,9 +170,9 @@ public final class WorkerProcess implements AutoCloseable {
   }
 
   /**
-   * {@code id=ID,address=127.0.0.1:PORT}, the router's --worker form, with its KV event
-   * endpoints when it publishes on ZMQ (and {@code events-format=dynamo} with its load endpoint
-   * when it does so in Dynamo's format).
+   * {@code id=ID,address=127.0.0.1:PORT}, the router's --worker form, with its KV event endpoints
+   * when it publishes on ZMQ (and {@code events-format=dynamo} with its load endpoint when it does
+   * so in Dynamo's format).
    */
   public String workerSpec(String id) {
     String spec = "id=" + id + ",address=127.0.0.1:" + port;
@@ -192,7 +208,9 @@ public final class WorkerProcess implements AutoCloseable {
    * several-megabyte {@code /kv/state} answer as HTTP/2 frames and failed the test.
    */
   private String systemPort(String path) throws Exception {
-    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .build()
         .send(
             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + systemPort + path)).build(),
             HttpResponse.BodyHandlers.ofString())

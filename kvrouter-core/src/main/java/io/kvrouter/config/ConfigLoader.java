@@ -19,9 +19,9 @@ import java.util.stream.Collectors;
 
 /**
  * Builds a {@link RouterConfig} from its sources. For each setting the first source that has it
- * wins: command-line flag, then environment variable, then the YAML file, then the default. A
- * value that does not parse fails with a {@link ConfigException} naming the setting, where the
- * value came from and what is valid; nothing falls back silently.
+ * wins: command-line flag, then environment variable, then the YAML file, then the default. A value
+ * that does not parse fails with a {@link ConfigException} naming the setting, where the value came
+ * from and what is valid; nothing falls back silently.
  */
 public final class ConfigLoader {
   private final Map<String, List<String>> flags;
@@ -30,7 +30,9 @@ public final class ConfigLoader {
   private final String fileName;
 
   private ConfigLoader(
-      Map<String, List<String>> flags, Map<String, String> env, Map<String, Object> file,
+      Map<String, List<String>> flags,
+      Map<String, String> env,
+      Map<String, Object> file,
       String fileName) {
     this.flags = flags;
     this.env = env;
@@ -73,7 +75,10 @@ public final class ConfigLoader {
     Double mockSpeedup = value(MOCK_SPEEDUP_RATIO);
     MockWorkerConfig mock =
         new MockWorkerConfig(
-            value(MOCK_WORKERS), value(MOCK_TTFT_MS), value(MOCK_ITL_MS), value(MOCK_KV_BLOCKS),
+            value(MOCK_WORKERS),
+            value(MOCK_TTFT_MS),
+            value(MOCK_ITL_MS),
+            value(MOCK_KV_BLOCKS),
             mockSpeedup == null ? OptionalDouble.empty() : OptionalDouble.of(mockSpeedup));
     if (workers.isEmpty() && mock.count() == 0) {
       throw new ConfigException(
@@ -97,14 +102,21 @@ public final class ConfigLoader {
     }
     ModelConfig model =
         new ModelConfig(
-            modelPath, servedName, value(KV_CACHE_BLOCK_SIZE), value(REASONING_PARSER),
+            modelPath,
+            servedName,
+            value(KV_CACHE_BLOCK_SIZE),
+            value(REASONING_PARSER),
             value(TOOL_CALL_PARSER));
     RouterMode mode = value(ROUTER_MODE);
     KvRouterConfig kv = kvRouter(mode);
     EventPlaneConfig eventPlane =
         new EventPlaneConfig(
-            value(EVENT_PLANE), value(NATS_SERVER), value(NAMESPACE), value(COMPONENT),
-            value(DURABLE_KV_EVENTS), value(DURABLE_CONSUMER));
+            value(EVENT_PLANE),
+            value(NATS_SERVER),
+            value(NAMESPACE),
+            value(COMPONENT),
+            value(DURABLE_KV_EVENTS),
+            value(DURABLE_CONSUMER));
     if (mode == RouterMode.KV && kv.kvEvents()) {
       checkEventSources(eventPlane.kind(), workers, mock);
     }
@@ -118,20 +130,26 @@ public final class ConfigLoader {
     for (WorkerSpec worker : workers) {
       if (kind == EventPlaneKind.ZMQ && worker.kvEvents().isEmpty()) {
         throw new ConfigException(
-            "Worker '" + worker.id() + "' publishes no KV events: give it"
+            "Worker '"
+                + worker.id()
+                + "' publishes no KV events: give it"
                 + " kv-events=tcp://HOST:PORT in --worker, use --event-plane nats, or run with"
                 + " --no-kv-events (approximate mode)");
       }
       if (kind == EventPlaneKind.NATS && worker.kvEvents().isPresent()) {
         throw new ConfigException(
-            "Worker '" + worker.id() + "' has kv-events=, a ZMQ endpoint, but --event-plane is"
+            "Worker '"
+                + worker.id()
+                + "' has kv-events=, a ZMQ endpoint, but --event-plane is"
                 + " nats: drop kv-events/kv-replay or use --event-plane zmq");
       }
       boolean dynamoOverZmq =
           worker.kvEvents().map(e -> e.format() == KvEventsFormat.DYNAMO).orElse(false);
       if ((kind == EventPlaneKind.NATS || dynamoOverZmq) && !isDynamoWorkerId(worker.id())) {
         throw new ConfigException(
-            "Worker id '" + worker.id() + "' cannot name a worker "
+            "Worker id '"
+                + worker.id()
+                + "' cannot name a worker "
                 + (dynamoOverZmq ? "with events-format=dynamo" : "on --event-plane nats")
                 + ": Dynamo's KV events carry a numeric worker_id, so give the worker's id as a"
                 + " decimal integer (its --worker-id)");
@@ -216,8 +234,16 @@ public final class ConfigLoader {
         parsed.add(setting.parse(raw));
       } catch (IllegalArgumentException e) {
         throw new ConfigException(
-            "Invalid value '" + raw + "' for " + setting.flag() + " (" + source + "): "
-                + e.getMessage() + "; expected " + setting.expected());
+            "Invalid value '"
+                + raw
+                + "' for "
+                + setting.flag()
+                + " ("
+                + source
+                + "): "
+                + e.getMessage()
+                + "; expected "
+                + setting.expected());
       }
     }
     return parsed;
@@ -268,7 +294,11 @@ public final class ConfigLoader {
     for (String key : values.keySet()) {
       if (!known.contains(key)) {
         throw new ConfigException(
-            "Unknown key '" + key + "' in " + path + "; known keys: "
+            "Unknown key '"
+                + key
+                + "' in "
+                + path
+                + "; known keys: "
                 + Settings.ALL.stream().map(Setting::name).collect(Collectors.joining(", ")));
       }
     }

@@ -33,8 +33,14 @@ public record KvRouterConfig(
   /** Dynamo's defaults (KV events on), no busy thresholds. */
   public static final KvRouterConfig DEFAULTS =
       new KvRouterConfig(
-          true, 1.0, 0.0, OptionalDouble.empty(), OptionalLong.empty(), Duration.ofSeconds(120),
-          1 << 20, 0.8);
+          true,
+          1.0,
+          0.0,
+          OptionalDouble.empty(),
+          OptionalLong.empty(),
+          Duration.ofSeconds(120),
+          1 << 20,
+          0.8);
 
   /** Dynamo's defaults in approximate mode ({@code --no-kv-events}). */
   public static final KvRouterConfig APPROXIMATE = DEFAULTS.withKvEvents(false);
@@ -57,8 +63,15 @@ public record KvRouterConfig(
       int maxTreeSize,
       double pruneTargetRatio) {
     this(
-        kvEvents, overlapScoreWeight, temperature, activeDecodeBlocksThreshold,
-        activePrefillTokensThreshold, ttl, maxTreeSize, pruneTargetRatio, KvCost.DYNAMO);
+        kvEvents,
+        overlapScoreWeight,
+        temperature,
+        activeDecodeBlocksThreshold,
+        activePrefillTokensThreshold,
+        ttl,
+        maxTreeSize,
+        pruneTargetRatio,
+        KvCost.DYNAMO);
   }
 
   /** Whether a busy threshold is set. */
@@ -70,21 +83,42 @@ public record KvRouterConfig(
   public KvRouterConfig withBusyThresholds(
       OptionalDouble activeDecodeBlocksThreshold, OptionalLong activePrefillTokensThreshold) {
     return new KvRouterConfig(
-        kvEvents, overlapScoreWeight, temperature, activeDecodeBlocksThreshold,
-        activePrefillTokensThreshold, ttl, maxTreeSize, pruneTargetRatio, cost);
+        kvEvents,
+        overlapScoreWeight,
+        temperature,
+        activeDecodeBlocksThreshold,
+        activePrefillTokensThreshold,
+        ttl,
+        maxTreeSize,
+        pruneTargetRatio,
+        cost);
   }
 
   /** These settings with KV events on or off. */
   public KvRouterConfig withKvEvents(boolean kvEvents) {
     return new KvRouterConfig(
-        kvEvents, overlapScoreWeight, temperature, activeDecodeBlocksThreshold,
-        activePrefillTokensThreshold, ttl, maxTreeSize, pruneTargetRatio, cost);
+        kvEvents,
+        overlapScoreWeight,
+        temperature,
+        activeDecodeBlocksThreshold,
+        activePrefillTokensThreshold,
+        ttl,
+        maxTreeSize,
+        pruneTargetRatio,
+        cost);
   }
 
   /** These settings with {@code cost}. */
   public KvRouterConfig withCost(KvCost cost) {
     return new KvRouterConfig(
-        kvEvents, overlapScoreWeight, temperature, activeDecodeBlocksThreshold,
-        activePrefillTokensThreshold, ttl, maxTreeSize, pruneTargetRatio, cost);
+        kvEvents,
+        overlapScoreWeight,
+        temperature,
+        activeDecodeBlocksThreshold,
+        activePrefillTokensThreshold,
+        ttl,
+        maxTreeSize,
+        pruneTargetRatio,
+        cost);
   }
 }

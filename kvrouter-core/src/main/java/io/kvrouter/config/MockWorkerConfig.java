@@ -9,9 +9,9 @@ import java.util.OptionalDouble;
  *
  * @param kvBlocks the KV cache capacity of each, in blocks: what it caches and declares to the
  *     router ({@code --mock-kv-blocks})
- * @param speedupRatio {@code --mock-speedup-ratio}: when present, the workers run the
- *     simulator's timing model (Dynamo mocker's) this many times faster than the fitted GPU,
- *     instead of the fixed delays
+ * @param speedupRatio {@code --mock-speedup-ratio}: when present, the workers run the simulator's
+ *     timing model (Dynamo mocker's) this many times faster than the fitted GPU, instead of the
+ *     fixed delays
  */
 public record MockWorkerConfig(
     int count,

@@ -12,8 +12,8 @@ import java.util.stream.Stream;
 
 /**
  * Where {@code --model-path} points: a model folder, or a Hugging Face model id ({@code
- * Qwen/Qwen3-0.6B}) already downloaded into the local hub cache, as {@code huggingface_hub}
- * lays it out:
+ * Qwen/Qwen3-0.6B}) already downloaded into the local hub cache, as {@code huggingface_hub} lays it
+ * out:
  *
  * <pre>
  * {cache}/models--Qwen--Qwen3-0.6B/refs/main            the commit of the main branch
@@ -27,8 +27,8 @@ import java.util.stream.Stream;
  *
  * @param folder the model folder
  * @param defaultServedName what clients call the model unless {@code --served-model-name} says
- *     otherwise: the folder's name, or the model id; {@code null} for a folder without a name
- *     (the root)
+ *     otherwise: the folder's name, or the model id; {@code null} for a folder without a name (the
+ *     root)
  */
 public record ModelLocation(Path folder, String defaultServedName) {
   private static final Pattern MODEL_ID =
@@ -59,9 +59,15 @@ public record ModelLocation(Path folder, String defaultServedName) {
     Path repo = cache.resolve("models--" + raw.replace("/", "--"));
     if (!Files.isDirectory(repo)) {
       throw new IllegalArgumentException(
-          "no folder " + raw + ", and the Hugging Face cache " + cache + " has no "
-              + repo.getFileName() + ": download the model first (huggingface-cli download "
-              + raw + "), or give its folder");
+          "no folder "
+              + raw
+              + ", and the Hugging Face cache "
+              + cache
+              + " has no "
+              + repo.getFileName()
+              + ": download the model first (huggingface-cli download "
+              + raw
+              + "), or give its folder");
     }
     return new ModelLocation(snapshot(repo), raw);
   }
@@ -105,9 +111,15 @@ public record ModelLocation(Path folder, String defaultServedName) {
         return all.get(0);
       }
       throw new IllegalArgumentException(
-          repo + " has no refs/main and " + all.size() + " snapshots"
-              + (all.isEmpty() ? "" : " (" + all.stream().map(p -> p.getFileName().toString())
-                  .toList() + "): give the snapshot folder itself"));
+          repo
+              + " has no refs/main and "
+              + all.size()
+              + " snapshots"
+              + (all.isEmpty()
+                  ? ""
+                  : " ("
+                      + all.stream().map(p -> p.getFileName().toString()).toList()
+                      + "): give the snapshot folder itself"));
     } catch (IOException e) {
       throw new IllegalArgumentException("cannot read " + repo + ": " + e.getMessage(), e);
     }

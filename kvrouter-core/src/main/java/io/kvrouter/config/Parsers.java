@@ -95,8 +95,9 @@ final class Parsers {
 
   /** One NATS subject token: not empty, no {@code .}, {@code *}, {@code >} or whitespace. */
   static String subjectToken(String raw) {
-    if (raw.isEmpty() || raw.chars().anyMatch(c -> c == '.' || c == '*' || c == '>'
-        || Character.isWhitespace(c))) {
+    if (raw.isEmpty()
+        || raw.chars()
+            .anyMatch(c -> c == '.' || c == '*' || c == '>' || Character.isWhitespace(c))) {
       throw new IllegalArgumentException("not a subject token");
     }
     return raw;

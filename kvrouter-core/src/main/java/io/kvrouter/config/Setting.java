@@ -47,14 +47,30 @@ public record Setting<T>(
       String expected,
       boolean repeatable,
       Function<String, T> parser) {
-    this(name, envVar, paramLabel, description, defaultValue, expected, repeatable, parser,
+    this(
+        name,
+        envVar,
+        paramLabel,
+        description,
+        defaultValue,
+        expected,
+        repeatable,
+        parser,
         List.of());
   }
 
   /** This setting, also accepted under the flag names {@code aliases}. */
   public Setting<T> withAliases(String... aliases) {
-    return new Setting<>(name, envVar, paramLabel, description, defaultValue, expected,
-        repeatable, parser, List.of(aliases));
+    return new Setting<>(
+        name,
+        envVar,
+        paramLabel,
+        description,
+        defaultValue,
+        expected,
+        repeatable,
+        parser,
+        List.of(aliases));
   }
 
   /** Whether this is an on/off switch, given as {@code --name} or {@code --no-name}. */

@@ -1,6 +1,5 @@
 package io.kvrouter.config;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -12,158 +11,282 @@ public final class Settings {
   private Settings() {}
 
   public static final Setting<String> HTTP_HOST =
-      new Setting<>("http-host", "DYN_HTTP_HOST", "HOST",
+      new Setting<>(
+          "http-host",
+          "DYN_HTTP_HOST",
+          "HOST",
           "Address the OpenAI HTTP server listens on.",
-          "0.0.0.0", "a host name or IP address", false, Parsers::nonEmpty);
+          "0.0.0.0",
+          "a host name or IP address",
+          false,
+          Parsers::nonEmpty);
 
   public static final Setting<Integer> HTTP_PORT =
-      new Setting<>("http-port", "DYN_HTTP_PORT", "PORT",
+      new Setting<>(
+          "http-port",
+          "DYN_HTTP_PORT",
+          "PORT",
           "Port of the OpenAI HTTP server.",
-          "8000", "an integer from 0 to 65535 (0 picks a free port)", false,
+          "8000",
+          "an integer from 0 to 65535 (0 picks a free port)",
+          false,
           Parsers.ints(0, 65535));
 
   public static final Setting<Integer> HTTP_BODY_LIMIT_MB =
-      new Setting<>("http-body-limit-mb", "DYN_HTTP_BODY_LIMIT_MB", "MB",
+      new Setting<>(
+          "http-body-limit-mb",
+          "DYN_HTTP_BODY_LIMIT_MB",
+          "MB",
           "Largest request body accepted, in MiB; larger bodies get 413.",
-          "45", "an integer from 1 to 1024", false, Parsers.ints(1, 1024));
+          "45",
+          "an integer from 1 to 1024",
+          false,
+          Parsers.ints(1, 1024));
 
   public static final Setting<Duration> HTTP_GRACEFUL_SHUTDOWN_TIMEOUT =
-      new Setting<>("http-graceful-shutdown-timeout-secs", "DYN_HTTP_GRACEFUL_SHUTDOWN_TIMEOUT_SECS",
+      new Setting<>(
+          "http-graceful-shutdown-timeout-secs",
+          "DYN_HTTP_GRACEFUL_SHUTDOWN_TIMEOUT_SECS",
           "SECONDS",
           "On shutdown, /live answers 503 and requests in flight get up to this long to finish.",
-          "5", "a number of seconds from 0.001 to 86400", false, Parsers::seconds);
+          "5",
+          "a number of seconds from 0.001 to 86400",
+          false,
+          Parsers::seconds);
 
   public static final Setting<RouterMode> ROUTER_MODE =
-      new Setting<>("router-mode", "DYN_ROUTER_MODE", "MODE",
+      new Setting<>(
+          "router-mode",
+          "DYN_ROUTER_MODE",
+          "MODE",
           "How a worker is picked for each request: round-robin and random spread requests;"
               + " kv sends each to the worker that already caches most of its prompt, weighed"
               + " against that worker's load (Dynamo's cost function).",
-          "round-robin", Parsers.oneOf(RouterMode.class), false,
+          "round-robin",
+          Parsers.oneOf(RouterMode.class),
+          false,
           Parsers.named(RouterMode.class));
 
   public static final Setting<KvCost> ROUTER_KV_COST =
-      new Setting<>("router-kv-cost", null, "COST",
+      new Setting<>(
+          "router-kv-cost",
+          null,
+          "COST",
           "kv mode: the cost the router minimises. dynamo is Dynamo's (prefill blocks weighted by"
               + " --kv-overlap-score-weight, plus active blocks); predicted-ttft predicts each"
               + " worker's time to first token from the prompt tokens queued there and the"
               + " request's uncached ones, plus the delay its recomputation imposes on later"
               + " requests (ahead of dynamo on the Mooncake trace: docs/benchmarks.md); it does not"
               + " use --kv-overlap-score-weight.",
-          "dynamo", Parsers.oneOf(KvCost.class), false, Parsers.named(KvCost.class));
+          "dynamo",
+          Parsers.oneOf(KvCost.class),
+          false,
+          Parsers.named(KvCost.class));
 
   public static final Setting<Double> KV_OVERLAP_SCORE_WEIGHT =
-      new Setting<>("kv-overlap-score-weight", "DYN_KV_OVERLAP_SCORE_WEIGHT", "WEIGHT",
-          "kv mode: weight of the prompt tokens a worker must compute (not cached there) against"
-              + " its active KV blocks; higher favours cache reuse, 0 balances load only.",
-          "1.0", "a number from 0 to 1000", false, Parsers.doubles(0, 1000))
+      new Setting<>(
+              "kv-overlap-score-weight",
+              "DYN_KV_OVERLAP_SCORE_WEIGHT",
+              "WEIGHT",
+              "kv mode: weight of the prompt tokens a worker must compute (not cached there) against"
+                  + " its active KV blocks; higher favours cache reuse, 0 balances load only.",
+              "1.0",
+              "a number from 0 to 1000",
+              false,
+              Parsers.doubles(0, 1000))
           .withAliases("router-kv-overlap-score-weight");
 
   public static final Setting<Boolean> KV_EVENTS =
-      new Setting<>("kv-events", "DYN_KV_EVENTS", null,
-          "kv mode: follow the workers' KV cache events (each --worker needs kv-events=...)."
-              + " With --no-kv-events the router learns what workers cache from its own"
-              + " decisions instead (approximate mode).",
-          "true", "true or false", false, Parsers::bool)
+      new Setting<>(
+              "kv-events",
+              "DYN_KV_EVENTS",
+              null,
+              "kv mode: follow the workers' KV cache events (each --worker needs kv-events=...)."
+                  + " With --no-kv-events the router learns what workers cache from its own"
+                  + " decisions instead (approximate mode).",
+              "true",
+              "true or false",
+              false,
+              Parsers::bool)
           .withAliases("router-kv-events");
 
   public static final Setting<EventPlaneKind> EVENT_PLANE =
-      new Setting<>("event-plane", "DYN_EVENT_PLANE", "PLANE",
+      new Setting<>(
+          "event-plane",
+          "DYN_EVENT_PLANE",
+          "PLANE",
           "kv mode: where KV events come from. zmq: each --worker's publisher (kv-events=):"
               + " vLLM's, with kv-replay=, or Dynamo's ZMQ event plane with events-format=dynamo."
               + " nats: Dynamo RouterEvent JSON on namespace.NS.component.NAME.kv_events. Dynamo's"
               + " events are recovered by asking the worker over the request plane after a gap or"
               + " restart, and worker ids must be the workers' Dynamo ids; their load reports"
               + " (namespace.NS.kv_metrics, or kv-metrics=) feed the busy thresholds.",
-          "zmq", Parsers.oneOf(EventPlaneKind.class), false,
+          "zmq",
+          Parsers.oneOf(EventPlaneKind.class),
+          false,
           Parsers.named(EventPlaneKind.class));
 
   public static final Setting<String> NATS_SERVER =
-      new Setting<>("nats-server", "NATS_SERVER", "URL",
+      new Setting<>(
+          "nats-server",
+          "NATS_SERVER",
+          "URL",
           "NATS server of --event-plane nats.",
-          "nats://localhost:4222", "a NATS URL such as nats://HOST:4222", false,
+          "nats://localhost:4222",
+          "a NATS URL such as nats://HOST:4222",
+          false,
           Parsers::nonEmpty);
 
   public static final Setting<String> NAMESPACE =
-      new Setting<>("namespace", "DYN_NAMESPACE", "NS",
+      new Setting<>(
+          "namespace",
+          "DYN_NAMESPACE",
+          "NS",
           "Dynamo namespace of the workers' NATS subjects.",
-          "dynamo", "one NATS subject token (no '.', '*', '>' or spaces)", false,
+          "dynamo",
+          "one NATS subject token (no '.', '*', '>' or spaces)",
+          false,
           Parsers::subjectToken);
 
   public static final Setting<String> COMPONENT =
-      new Setting<>("component", "DYN_COMPONENT", "NAME",
+      new Setting<>(
+          "component",
+          "DYN_COMPONENT",
+          "NAME",
           "Dynamo component of the workers' NATS subjects.",
-          "backend", "one NATS subject token (no '.', '*', '>' or spaces)", false,
+          "backend",
+          "one NATS subject token (no '.', '*', '>' or spaces)",
+          false,
           Parsers::subjectToken);
 
   public static final Setting<Boolean> DURABLE_KV_EVENTS =
-      new Setting<>("durable-kv-events", "DYN_DURABLE_KV_EVENTS", null,
-          "--event-plane nats: follow the events' JetStream stream with a durable consumer"
-              + " (--durable-consumer), so events published while the router is away are"
-              + " delivered when it is back; off: a core subscription, and a tree dump from each"
-              + " worker after every reconnect.",
-          "false", "true or false", false, Parsers::bool)
+      new Setting<>(
+              "durable-kv-events",
+              "DYN_DURABLE_KV_EVENTS",
+              null,
+              "--event-plane nats: follow the events' JetStream stream with a durable consumer"
+                  + " (--durable-consumer), so events published while the router is away are"
+                  + " delivered when it is back; off: a core subscription, and a tree dump from each"
+                  + " worker after every reconnect.",
+              "false",
+              "true or false",
+              false,
+              Parsers::bool)
           .withAliases("router-durable-kv-events");
 
   public static final Setting<String> DURABLE_CONSUMER =
-      new Setting<>("durable-consumer", "DYN_DURABLE_CONSUMER", "NAME",
+      new Setting<>(
+          "durable-consumer",
+          "DYN_DURABLE_CONSUMER",
+          "NAME",
           "Name of this router's JetStream consumer with --durable-kv-events; a restarted router"
               + " with the same name resumes where it stopped. One name per router replica.",
-          "kvrouter", "one NATS subject token (no '.', '*', '>' or spaces)", false,
+          "kvrouter",
+          "one NATS subject token (no '.', '*', '>' or spaces)",
+          false,
           Parsers::subjectToken);
 
   public static final Setting<Double> ROUTER_TEMPERATURE =
-      new Setting<>("router-temperature", "DYN_ROUTER_TEMPERATURE", "T",
+      new Setting<>(
+          "router-temperature",
+          "DYN_ROUTER_TEMPERATURE",
+          "T",
           "kv mode: 0 always picks the cheapest worker; above 0 a worker is drawn by softmax over"
               + " the costs, so ties and near-ties spread.",
-          "0.0", "a number from 0 to 100", false, Parsers.doubles(0, 100));
+          "0.0",
+          "a number from 0 to 100",
+          false,
+          Parsers.doubles(0, 100));
 
   public static final Setting<Double> ACTIVE_DECODE_BLOCKS_THRESHOLD =
-      new Setting<>("active-decode-blocks-threshold", "DYN_ACTIVE_DECODE_BLOCKS_THRESHOLD",
+      new Setting<>(
+          "active-decode-blocks-threshold",
+          "DYN_ACTIVE_DECODE_BLOCKS_THRESHOLD",
           "FRACTION",
           "kv mode: a worker whose active KV blocks exceed this fraction of its KV blocks"
               + " (kv-blocks of --worker, --mock-kv-blocks) is busy and gets no new request;"
               + " off when not set.",
-          null, "a number from 0 to 1", false, Parsers.doubles(0, 1));
+          null,
+          "a number from 0 to 1",
+          false,
+          Parsers.doubles(0, 1));
 
   public static final Setting<Long> ACTIVE_PREFILL_TOKENS_THRESHOLD =
-      new Setting<>("active-prefill-tokens-threshold", "DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD",
+      new Setting<>(
+          "active-prefill-tokens-threshold",
+          "DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD",
           "TOKENS",
           "kv mode: a worker with more prompt tokens than this still to prefill is busy and gets"
               + " no new request; off when not set.",
-          null, "an integer from 0 to 10000000000", false, Parsers.longs(0, 10_000_000_000L));
+          null,
+          "an integer from 0 to 10000000000",
+          false,
+          Parsers.longs(0, 10_000_000_000L));
 
   public static final Setting<Integer> BUSY_STATUS_CODE =
-      new Setting<>("busy-status-code", null, "STATUS",
+      new Setting<>(
+          "busy-status-code",
+          null,
+          "STATUS",
           "HTTP status answered when every worker is busy.",
-          "503", "one of: 429, 503, 529", false, Parsers.intsOf(429, 503, 529));
+          "503",
+          "one of: 429, 503, 529",
+          false,
+          Parsers.intsOf(429, 503, 529));
 
   public static final Setting<Duration> ROUTER_TTL =
-      new Setting<>("router-ttl-secs", "DYN_ROUTER_TTL_SECS", "SECONDS",
-          "kv mode without KV events: the router assumes a worker keeps the blocks of a prompt it"
-              + " was sent for this long after the last request that used them.",
-          "120", "a number of seconds from 0.001 to 86400", false, Parsers::seconds)
+      new Setting<>(
+              "router-ttl-secs",
+              "DYN_ROUTER_TTL_SECS",
+              "SECONDS",
+              "kv mode without KV events: the router assumes a worker keeps the blocks of a prompt it"
+                  + " was sent for this long after the last request that used them.",
+              "120",
+              "a number of seconds from 0.001 to 86400",
+              false,
+              Parsers::seconds)
           .withAliases("router-ttl");
 
   public static final Setting<Integer> ROUTER_MAX_TREE_SIZE =
-      new Setting<>("router-max-tree-size", "DYN_ROUTER_MAX_TREE_SIZE", "BLOCKS",
+      new Setting<>(
+          "router-max-tree-size",
+          "DYN_ROUTER_MAX_TREE_SIZE",
+          "BLOCKS",
           "kv mode without KV events: when the blocks assumed cached, over all workers, exceed"
               + " this, the oldest are forgotten first.",
-          "1048576", "an integer from 1 to 1073741824", false, Parsers.ints(1, 1 << 30));
+          "1048576",
+          "an integer from 1 to 1073741824",
+          false,
+          Parsers.ints(1, 1 << 30));
 
   public static final Setting<Double> ROUTER_PRUNE_TARGET_RATIO =
-      new Setting<>("router-prune-target-ratio", "DYN_ROUTER_PRUNE_TARGET_RATIO", "RATIO",
+      new Setting<>(
+          "router-prune-target-ratio",
+          "DYN_ROUTER_PRUNE_TARGET_RATIO",
+          "RATIO",
           "kv mode without KV events: pruning forgets blocks until this fraction of"
               + " --router-max-tree-size is left.",
-          "0.8", "a number above 0 and at most 1", false, Parsers.doubles(Double.MIN_VALUE, 1));
+          "0.8",
+          "a number above 0 and at most 1",
+          false,
+          Parsers.doubles(Double.MIN_VALUE, 1));
 
   public static final Setting<RequestPlaneKind> REQUEST_PLANE =
-      new Setting<>("request-plane", "DYN_REQUEST_PLANE", "PLANE",
+      new Setting<>(
+          "request-plane",
+          "DYN_REQUEST_PLANE",
+          "PLANE",
           "Transport that carries requests to workers (Dynamo's TCP request plane).",
-          "tcp", Parsers.oneOf(RequestPlaneKind.class), false,
+          "tcp",
+          Parsers.oneOf(RequestPlaneKind.class),
+          false,
           Parsers.named(RequestPlaneKind.class));
 
   public static final Setting<WorkerSpec> WORKER =
-      new Setting<>("worker", null, "SPEC",
+      new Setting<>(
+          "worker",
+          null,
+          "SPEC",
           "A worker serving Dynamo's TCP request plane, e.g. id=w1,address=127.0.0.1:9001;"
               + " the address may end in /PATH (default /generate); kv-blocks=N declares its KV"
               + " capacity (per data-parallel rank); dp-size=N its data-parallel ranks (kv mode"
@@ -173,130 +296,262 @@ public final class Settings {
               + " socket for every rank, recovery asked over the request plane; the id must then"
               + " be the worker's numeric Dynamo id), and kv-metrics=tcp://HOST:PORT where its"
               + " load reports are published. Repeat for each worker.",
-          null, WorkerSpec.EXPECTED, true, WorkerSpec::parse);
+          null,
+          WorkerSpec.EXPECTED,
+          true,
+          WorkerSpec::parse);
 
   public static final Setting<Integer> MOCK_WORKERS =
-      new Setting<>("mock-workers", null, "N",
+      new Setting<>(
+          "mock-workers",
+          null,
+          "N",
           "Start N simulated workers inside this process, each serving the TCP request plane"
               + " on its own loopback port.",
-          "0", "an integer from 0 to 64", false, Parsers.ints(0, 64));
+          "0",
+          "an integer from 0 to 64",
+          false,
+          Parsers.ints(0, 64));
 
   public static final Setting<Duration> MOCK_TTFT_MS =
-      new Setting<>("mock-ttft-ms", null, "MS",
+      new Setting<>(
+          "mock-ttft-ms",
+          null,
+          "MS",
           "Time to first token of the simulated workers, in milliseconds.",
-          "50", "an integer from 0 to 600000", false, Parsers::millis);
+          "50",
+          "an integer from 0 to 600000",
+          false,
+          Parsers::millis);
 
   public static final Setting<Duration> MOCK_ITL_MS =
-      new Setting<>("mock-itl-ms", null, "MS",
+      new Setting<>(
+          "mock-itl-ms",
+          null,
+          "MS",
           "Delay between tokens of the simulated workers, in milliseconds.",
-          "10", "an integer from 0 to 600000", false, Parsers::millis);
+          "10",
+          "an integer from 0 to 600000",
+          false,
+          Parsers::millis);
 
   public static final Setting<Double> MOCK_SPEEDUP_RATIO =
-      new Setting<>("mock-speedup-ratio", null, "X",
+      new Setting<>(
+          "mock-speedup-ratio",
+          null,
+          "X",
           "Pace the simulated workers with the simulator's timing model (router.jar simulate:"
               + " requests queue and are batched in steps timed by Dynamo mocker's fit of a GPU),"
               + " X times faster than that GPU; --mock-ttft-ms and --mock-itl-ms then do not apply."
               + " Off when not set.",
-          null, "a number from 0.01 to 10000", false, Parsers.doubles(0.01, 10_000));
+          null,
+          "a number from 0.01 to 10000",
+          false,
+          Parsers.doubles(0.01, 10_000));
 
   public static final Setting<Long> MOCK_KV_BLOCKS =
-      new Setting<>("mock-kv-blocks", null, "BLOCKS",
+      new Setting<>(
+          "mock-kv-blocks",
+          null,
+          "BLOCKS",
           "KV cache capacity of each simulated worker, in blocks of --kv-cache-block-size"
               + " tokens: the blocks it really caches, reuses for shared prefixes and evicts"
               + " least recently used first (a request whose prompt does not fit is refused),"
               + " and the capacity it declares to the router (--active-decode-blocks-threshold"
               + " is a fraction of it).",
-          "16384", "an integer from 1 to 1000000000", false, Parsers.longs(1, 1_000_000_000L));
+          "16384",
+          "an integer from 1 to 1000000000",
+          false,
+          Parsers.longs(1, 1_000_000_000L));
 
   public static final Setting<String> MODEL_PATH =
-      new Setting<>("model-path", null, "DIR|ORG/NAME",
+      new Setting<>(
+          "model-path",
+          null,
+          "DIR|ORG/NAME",
           "Hugging Face model folder, or the id of a model in the local Hugging Face cache"
               + " (HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub; nothing is"
               + " downloaded): its tokenizer.json and the chat_template of tokenizer_config.json"
               + " are used. Without it the demo tokenizer (UTF-8 bytes as token ids) and a plain"
               + " ChatML template are used.",
-          null, "a model folder or a Hugging Face model id", false, Parsers::nonEmpty);
+          null,
+          "a model folder or a Hugging Face model id",
+          false,
+          Parsers::nonEmpty);
 
   public static final Setting<String> SERVED_MODEL_NAME =
-      new Setting<>("served-model-name", null, "NAME",
+      new Setting<>(
+          "served-model-name",
+          null,
+          "NAME",
           "Model name clients use; defaults to the model folder's name, or mock-model.",
-          null, "a non-empty string", false, Parsers::nonEmpty);
+          null,
+          "a non-empty string",
+          false,
+          Parsers::nonEmpty);
 
   public static final Setting<String> REASONING_PARSER =
-      new Setting<>("reasoning-parser", null, "NAME",
+      new Setting<>(
+          "reasoning-parser",
+          null,
+          "NAME",
           "Reads the model's reasoning out of chat answers into reasoning_content: basic,"
               + " deepseek_r1 or qwen3 for <think>...</think> blocks (one format under Dynamo's"
               + " and vLLM's names; whether an answer starts inside a block is read from the"
               + " prompt), gpt_oss for the harmony format's analysis channel.",
-          null, "basic, deepseek_r1, qwen3 or gpt_oss", false, Parsers::nonEmpty);
+          null,
+          "basic, deepseek_r1, qwen3 or gpt_oss",
+          false,
+          Parsers::nonEmpty);
 
   public static final Setting<String> TOOL_CALL_PARSER =
-      new Setting<>("tool-call-parser", null, "NAME",
+      new Setting<>(
+          "tool-call-parser",
+          null,
+          "NAME",
           "Reads the model's tool calls out of chat answers into tool_calls when a request has"
               + " tools and tool_choice \"auto\": hermes (Qwen 2.5, Qwen 3), llama3_json"
               + " (Llama 3.1, 3.2), mistral (Mistral Nemo), deepseek_v3, harmony (gpt-oss)."
               + " Without it such requests are refused.",
-          null, "hermes, llama3_json, mistral, deepseek_v3 or harmony", false,
+          null,
+          "hermes, llama3_json, mistral, deepseek_v3 or harmony",
+          false,
           Parsers::nonEmpty);
 
   public static final Setting<Integer> KV_CACHE_BLOCK_SIZE =
-      new Setting<>("kv-cache-block-size", "DYN_KV_CACHE_BLOCK_SIZE", "TOKENS",
+      new Setting<>(
+          "kv-cache-block-size",
+          "DYN_KV_CACHE_BLOCK_SIZE",
+          "TOKENS",
           "Tokens per KV cache block of the workers; kv mode hashes prompts in blocks of this"
               + " size, so it must match the workers'. Exported as"
               + " dynamo_frontend_model_kv_cache_block_size.",
-          "16", "an integer from 1 to 1024", false, Parsers.ints(1, 1024));
+          "16",
+          "an integer from 1 to 1024",
+          false,
+          Parsers.ints(1, 1024));
 
   public static final Setting<Integer> TCP_MAX_MESSAGE_SIZE =
-      new Setting<>("tcp-max-message-size", "DYN_TCP_MAX_MESSAGE_SIZE", "BYTES",
+      new Setting<>(
+          "tcp-max-message-size",
+          "DYN_TCP_MAX_MESSAGE_SIZE",
+          "BYTES",
           "Largest request-plane frame sent or accepted; a larger one closes the connection.",
           String.valueOf(TcpConfig.DEFAULT_MAX_MESSAGE_SIZE),
-          "an integer from 1024 to 1073741824", false, Parsers.ints(1024, 1 << 30));
+          "an integer from 1024 to 1073741824",
+          false,
+          Parsers.ints(1024, 1 << 30));
 
   public static final Setting<Duration> TCP_REQUEST_TIMEOUT =
-      new Setting<>("tcp-request-timeout", "DYN_TCP_REQUEST_TIMEOUT", "SECONDS",
+      new Setting<>(
+          "tcp-request-timeout",
+          "DYN_TCP_REQUEST_TIMEOUT",
+          "SECONDS",
           "How long to wait for a worker to acknowledge a request.",
-          "5", "a number of seconds from 0.001 to 86400", false, Parsers::seconds);
+          "5",
+          "a number of seconds from 0.001 to 86400",
+          false,
+          Parsers::seconds);
 
   public static final Setting<Integer> TCP_POOL_SIZE =
-      new Setting<>("tcp-pool-size", "DYN_TCP_POOL_SIZE", "N",
+      new Setting<>(
+          "tcp-pool-size",
+          "DYN_TCP_POOL_SIZE",
+          "N",
           "Most request-plane connections kept open to one worker.",
-          "100", "an integer from 1 to 10000", false, Parsers.ints(1, 10_000));
+          "100",
+          "an integer from 1 to 10000",
+          false,
+          Parsers.ints(1, 10_000));
 
   public static final Setting<Duration> TCP_CONNECT_TIMEOUT =
-      new Setting<>("tcp-connect-timeout", "DYN_TCP_CONNECT_TIMEOUT", "SECONDS",
+      new Setting<>(
+          "tcp-connect-timeout",
+          "DYN_TCP_CONNECT_TIMEOUT",
+          "SECONDS",
           "How long to wait for a connection to a worker to open.",
-          "5", "a number of seconds from 0.001 to 86400", false, Parsers::seconds);
+          "5",
+          "a number of seconds from 0.001 to 86400",
+          false,
+          Parsers::seconds);
 
   public static final Setting<String> TCP_RESPONSE_STREAM_HOST =
-      new Setting<>("tcp-response-stream-host", "DYN_TCP_RESPONSE_STREAM_HOST", "HOST",
+      new Setting<>(
+          "tcp-response-stream-host",
+          "DYN_TCP_RESPONSE_STREAM_HOST",
+          "HOST",
           "Address of the listener workers call back to stream responses; defaults to"
               + " --http-host.",
-          null, "a host name or IP address", false, Parsers::nonEmpty);
+          null,
+          "a host name or IP address",
+          false,
+          Parsers::nonEmpty);
 
   public static final Setting<Integer> TCP_RESPONSE_STREAM_PORT =
-      new Setting<>("tcp-response-stream-port", "DYN_TCP_RESPONSE_STREAM_PORT", "PORT",
+      new Setting<>(
+          "tcp-response-stream-port",
+          "DYN_TCP_RESPONSE_STREAM_PORT",
+          "PORT",
           "Port of the response-stream listener (0 picks a free port).",
-          "0", "an integer from 0 to 65535", false, Parsers.ints(0, 65535));
+          "0",
+          "an integer from 0 to 65535",
+          false,
+          Parsers.ints(0, 65535));
 
   public static final Setting<String> TCP_RESPONSE_STREAM_ADVERTISE_HOST =
-      new Setting<>("tcp-response-stream-advertise-host",
-          "DYN_TCP_RESPONSE_STREAM_ADVERTISE_HOST", "HOST",
+      new Setting<>(
+          "tcp-response-stream-advertise-host",
+          "DYN_TCP_RESPONSE_STREAM_ADVERTISE_HOST",
+          "HOST",
           "Host workers are told to call back; defaults to the response-stream host when that"
               + " is a specific address, else the local address of the connection the request"
               + " was sent on.",
-          null, "a host name or IP address", false, Parsers::nonEmpty);
+          null,
+          "a host name or IP address",
+          false,
+          Parsers::nonEmpty);
 
   /** All settings, in help order. */
   public static final List<Setting<?>> ALL =
       List.of(
-          HTTP_HOST, HTTP_PORT, HTTP_BODY_LIMIT_MB, HTTP_GRACEFUL_SHUTDOWN_TIMEOUT, ROUTER_MODE,
-          KV_OVERLAP_SCORE_WEIGHT, KV_EVENTS, EVENT_PLANE, NATS_SERVER, NAMESPACE, COMPONENT,
-          DURABLE_KV_EVENTS, DURABLE_CONSUMER, ROUTER_KV_COST, ROUTER_TEMPERATURE, ACTIVE_DECODE_BLOCKS_THRESHOLD,
-          ACTIVE_PREFILL_TOKENS_THRESHOLD, BUSY_STATUS_CODE, ROUTER_TTL, ROUTER_MAX_TREE_SIZE,
-          ROUTER_PRUNE_TARGET_RATIO, REQUEST_PLANE, WORKER, MOCK_WORKERS, MOCK_TTFT_MS,
-          MOCK_ITL_MS, MOCK_SPEEDUP_RATIO, MOCK_KV_BLOCKS, MODEL_PATH, SERVED_MODEL_NAME,
-          REASONING_PARSER, TOOL_CALL_PARSER,
-          KV_CACHE_BLOCK_SIZE, TCP_MAX_MESSAGE_SIZE, TCP_REQUEST_TIMEOUT, TCP_POOL_SIZE,
-          TCP_CONNECT_TIMEOUT, TCP_RESPONSE_STREAM_HOST, TCP_RESPONSE_STREAM_PORT,
+          HTTP_HOST,
+          HTTP_PORT,
+          HTTP_BODY_LIMIT_MB,
+          HTTP_GRACEFUL_SHUTDOWN_TIMEOUT,
+          ROUTER_MODE,
+          KV_OVERLAP_SCORE_WEIGHT,
+          KV_EVENTS,
+          EVENT_PLANE,
+          NATS_SERVER,
+          NAMESPACE,
+          COMPONENT,
+          DURABLE_KV_EVENTS,
+          DURABLE_CONSUMER,
+          ROUTER_KV_COST,
+          ROUTER_TEMPERATURE,
+          ACTIVE_DECODE_BLOCKS_THRESHOLD,
+          ACTIVE_PREFILL_TOKENS_THRESHOLD,
+          BUSY_STATUS_CODE,
+          ROUTER_TTL,
+          ROUTER_MAX_TREE_SIZE,
+          ROUTER_PRUNE_TARGET_RATIO,
+          REQUEST_PLANE,
+          WORKER,
+          MOCK_WORKERS,
+          MOCK_TTFT_MS,
+          MOCK_ITL_MS,
+          MOCK_SPEEDUP_RATIO,
+          MOCK_KV_BLOCKS,
+          MODEL_PATH,
+          SERVED_MODEL_NAME,
+          REASONING_PARSER,
+          TOOL_CALL_PARSER,
+          KV_CACHE_BLOCK_SIZE,
+          TCP_MAX_MESSAGE_SIZE,
+          TCP_REQUEST_TIMEOUT,
+          TCP_POOL_SIZE,
+          TCP_CONNECT_TIMEOUT,
+          TCP_RESPONSE_STREAM_HOST,
+          TCP_RESPONSE_STREAM_PORT,
           TCP_RESPONSE_STREAM_ADVERTISE_HOST);
 }

@@ -63,15 +63,27 @@ public record TcpConfig(
       int responseStreamPort,
       String responseStreamAdvertiseHost) {
     this(
-        maxMessageSize, requestTimeout, poolSize, connectTimeout, responseStreamHost,
-        responseStreamPort, responseStreamAdvertiseHost, DEFAULT_CALL_HOME_TIMEOUT);
+        maxMessageSize,
+        requestTimeout,
+        poolSize,
+        connectTimeout,
+        responseStreamHost,
+        responseStreamPort,
+        responseStreamAdvertiseHost,
+        DEFAULT_CALL_HOME_TIMEOUT);
   }
 
   /** The same settings with another call-home timeout. */
   public TcpConfig withCallHomeTimeout(Duration timeout) {
     return new TcpConfig(
-        maxMessageSize, requestTimeout, poolSize, connectTimeout, responseStreamHost,
-        responseStreamPort, responseStreamAdvertiseHost, timeout);
+        maxMessageSize,
+        requestTimeout,
+        poolSize,
+        connectTimeout,
+        responseStreamHost,
+        responseStreamPort,
+        responseStreamAdvertiseHost,
+        timeout);
   }
 
   /** Dynamo's defaults, with the call-home listener on {@code host} and a free port. */

@@ -14,8 +14,8 @@ import java.util.Set;
  *
  * @param kvBlocks the KV capacity each data-parallel rank declares, 0 when not given
  * @param kvEvents where the worker publishes its KV cache events over ZMQ, if it does: in vLLM's
- *     format rank 0's endpoints (rank {@code r} publishes on the same ports plus {@code r}, as
- *     vLLM does); in Dynamo's, the one endpoint of every rank
+ *     format rank 0's endpoints (rank {@code r} publishes on the same ports plus {@code r}, as vLLM
+ *     does); in Dynamo's, the one endpoint of every rank
  * @param dpSize its data-parallel ranks, 1 without data parallelism
  */
 public record WorkerSpec(
@@ -34,8 +34,15 @@ public record WorkerSpec(
           + " kv-metrics)";
   private static final Set<String> KEYS =
       Set.of(
-          "id", "address", "kv-blocks", "dp-size", "kv-events", "kv-replay", "events-format",
+          "id",
+          "address",
+          "kv-blocks",
+          "dp-size",
+          "kv-events",
+          "kv-replay",
+          "events-format",
           "kv-metrics");
+
   /** The most data-parallel ranks one worker may declare. */
   public static final int MAX_DP_SIZE = 256;
 
@@ -76,8 +83,8 @@ public record WorkerSpec(
     }
 
     /**
-     * The endpoints of data-parallel rank {@code dpRank}: vLLM binds rank {@code r}'s publisher
-     * and replay socket on the base ports plus {@code r}.
+     * The endpoints of data-parallel rank {@code dpRank}: vLLM binds rank {@code r}'s publisher and
+     * replay socket on the base ports plus {@code r}.
      */
     public KvEventSource forRank(int dpRank) {
       return new KvEventSource(

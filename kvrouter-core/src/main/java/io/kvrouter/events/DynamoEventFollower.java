@@ -30,10 +30,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps the KV index true to each worker rank's stream of Dynamo {@code RouterEvent}s, whose ids
  * count 0, 1, 2, … per rank, by asking the worker itself whenever the stream cannot be trusted
- * (Dynamo's worker-side {@code LocalKvIndexer} recovery, {@code reference/dynamo-kv-router.md}
- * §3). Per rank, {@code last} is the last id applied: unknown (null) until the rank's state is
- * known, and {@code NOTHING} (u64 max, so that {@code NOTHING + 1 == 0}) before event 0. On each
- * live event with id {@code e}:
+ * (Dynamo's worker-side {@code LocalKvIndexer} recovery, {@code reference/dynamo-kv-router.md} §3).
+ * Per rank, {@code last} is the last id applied: unknown (null) until the rank's state is known,
+ * and {@code NOTHING} (u64 max, so that {@code NOTHING + 1 == 0}) before event 0. On each live
+ * event with id {@code e}:
  *
  * <pre>
  *   e &gt; 0 was covered by an       a straggler: the answer overtook it (core NATS delivers
@@ -51,12 +51,12 @@ import org.slf4j.LoggerFactory;
  *
  * Answers: {@code Events} are applied from {@code last + 1} in order (a worker may leave out what
  * came before a {@code Cleared}); one with a hole, or short of the gap it was asked for, asks for a
- * tree dump instead (asking the same again would loop); a {@code TreeDump} clears the rank, applies the dump and sets
- * {@code last} to its {@code last_event_id} (0 there may mean "no event yet", so it reads as
- * {@code NOTHING}: a following event 0 is applied, and a repeat of event 0 is harmless); a dump
- * without {@code last_event_id} (older Dynamo) takes its position from the next event. {@code
- * TooNew} to a probe with {@code newest == last} means nothing was missed; any other {@code
- * TooNew} means the worker's ids went back (it restarted): ask for a tree dump. After every
+ * tree dump instead (asking the same again would loop); a {@code TreeDump} clears the rank, applies
+ * the dump and sets {@code last} to its {@code last_event_id} (0 there may mean "no event yet", so
+ * it reads as {@code NOTHING}: a following event 0 is applied, and a repeat of event 0 is
+ * harmless); a dump without {@code last_event_id} (older Dynamo) takes its position from the next
+ * event. {@code TooNew} to a probe with {@code newest == last} means nothing was missed; any other
+ * {@code TooNew} means the worker's ids went back (it restarted): ask for a tree dump. After every
  * answer the held events that follow on are applied; a hole among them asks again.
  *
  * <p>A failed query (no answer in time, {@code Error}, {@code InvalidRange}) is asked again after
@@ -64,25 +64,25 @@ import org.slf4j.LoggerFactory;
  * the router keeps routing on what it has. After {@value #GIVE_UP_AFTER} failures in a row the
  * worker is taken not to answer at all (its query endpoint unreachable, say): rather than hold its
  * events forever, the follower applies them as they come, holes and all, and keeps asking for a
- * tree dump, which puts the rank right once it comes (an event 0 meanwhile supersedes the dump
- * that is out: it may be the old process's). A rank holding more than {@code maxHeld} events asks
- * for a tree dump instead of holding more, or, when a dump is out already, drops what it held:
- * the dump covers it.
+ * tree dump, which puts the rank right once it comes (an event 0 meanwhile supersedes the dump that
+ * is out: it may be the old process's). A rank holding more than {@code maxHeld} events asks for a
+ * tree dump instead of holding more, or, when a dump is out already, drops what it held: the dump
+ * covers it.
  *
  * <p>A lost event is noticed when the next one arrives; a lost <em>last</em> event would never be.
- * So a rank that has been quiet for {@code probeInterval} is asked for anything after {@code
- * last}: the missed tail comes back as {@code Events}. This goes beyond Dynamo, which waits for
- * the next event.
+ * So a rank that has been quiet for {@code probeInterval} is asked for anything after {@code last}:
+ * the missed tail comes back as {@code Events}. This goes beyond Dynamo, which waits for the next
+ * event.
  *
  * <p>{@link #resyncAll()} re-asks every known rank for a tree dump: the caller's answer to a
  * subscription that may have lost messages (a core NATS reconnect). {@link #follow} asks for a
  * rank's dump before its first event, so a new router learns the state of quiet workers too.
  *
- * <p>Not detected: a worker that restarts under the same worker id while every event it
- * publishes until its ids pass the router's {@code last} is lost. Its later events look like a
- * gap, filled from the new worker's buffer on top of the old state, until the next tree dump
- * (after a reconnect, say) puts it right. Dynamo sidesteps this by giving a restarted
- * worker a new id (its lease); it needs {@code last + 1} events in a row lost, event 0 among them.
+ * <p>Not detected: a worker that restarts under the same worker id while every event it publishes
+ * until its ids pass the router's {@code last} is lost. Its later events look like a gap, filled
+ * from the new worker's buffer on top of the old state, until the next tree dump (after a
+ * reconnect, say) puts it right. Dynamo sidesteps this by giving a restarted worker a new id (its
+ * lease); it needs {@code last + 1} events in a row lost, event 0 among them.
  *
  * <p>All state lives on one thread; {@link #onMessage} and {@link #onMsgpack} decode on the
  * caller's thread and hand over. A payload that is not a {@code RouterEvent} (or, in msgpack, a
@@ -92,12 +92,16 @@ public final class DynamoEventFollower implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DynamoEventFollower.class);
   static final Duration FIRST_RETRY = Duration.ofMillis(200);
   static final Duration LAST_RETRY = Duration.ofSeconds(5);
+
   /** Held events beyond this are dropped and the rank asks for a tree dump instead. */
   static final int MAX_HELD = 100_000;
+
   /** After this many failed queries in a row a rank's events are applied without waiting. */
   static final int GIVE_UP_AFTER = 3;
+
   /** How long after an answer a live event it covered may still arrive (see answeredUpTo). */
   static final Duration STRAGGLER_WINDOW = Duration.ofSeconds(1);
+
   /** The position before event 0: u64 max, so that {@code NOTHING + 1 == 0}. */
   static final long NOTHING = -1;
 
@@ -114,6 +118,7 @@ public final class DynamoEventFollower implements AutoCloseable {
   private final MeterRegistry meters;
   private final ScheduledExecutorService thread;
   private final Counter malformed;
+
   /** Written on {@link #thread} only; {@link #feed} reads it from any thread. */
   private final Map<WorkerRank, RankState> ranks = new ConcurrentHashMap<>();
 
@@ -197,9 +202,9 @@ public final class DynamoEventFollower implements AutoCloseable {
   }
 
   /**
-   * How {@code rank}'s stream is followed, for {@code /router/workers}: {@code unsynced} with
-   * zeros before anything of it was seen. Never blocks; the counts are read one by one, so under
-   * traffic they may be a few events apart.
+   * How {@code rank}'s stream is followed, for {@code /router/workers}: {@code unsynced} with zeros
+   * before anything of it was seen. Never blocks; the counts are read one by one, so under traffic
+   * they may be a few events apart.
    */
   public KvEventFeed feed(WorkerRank rank) {
     RankState state = ranks.get(rank);
@@ -244,22 +249,29 @@ public final class DynamoEventFollower implements AutoCloseable {
   private final class RankState {
     private final WorkerRank rank;
     private final TreeMap<Long, DynamoRouterEvent> held = new TreeMap<>(Long::compareUnsigned);
+
     // Written on the follower's thread only; volatile so feed() may read them from any thread.
     /** The last id applied, {@link #NOTHING} before event 0; null while the position is unknown. */
     private volatile Long last;
+
     /**
      * The newest id an answer covered: a live event at or below it was already in flight when the
      * answer came (core NATS delivers answers and events on different subscriptions), so it is
      * dropped. {@link #NOTHING} once a live event beyond it arrived: nothing older follows.
      */
     private long answeredUpTo = NOTHING;
+
     private long answeredAtNanos;
+
     /** After a dump that did not say its position: the next event sets it. */
     private boolean adoptNext;
+
     /** Queries keep failing: the live stream is applied as it comes while a dump is asked for. */
     private volatile boolean bestEffort;
+
     /** The question in flight or waiting for its retry; an answer to an older one is ignored. */
     private long question;
+
     private Long askedStart;
     private Long askedEnd;
     private volatile boolean recovering;
@@ -270,6 +282,7 @@ public final class DynamoEventFollower implements AutoCloseable {
     private volatile long resets;
     private volatile long failedQueries;
     private volatile long lastEventNanos;
+
     /** The last event or answer; a rank quiet since longer than the probe interval is probed. */
     private long lastActivityNanos = System.nanoTime();
 
@@ -325,7 +338,8 @@ public final class DynamoEventFollower implements AutoCloseable {
       } else if (isOld(id)) {
         // core NATS delivers once and in order: an id seen before means the worker restarted
         // and its event 0 was lost
-        log.info("{} repeats event {} (last {}): it restarted; asking for its state", rank, id, last);
+        log.info(
+            "{} repeats event {} (last {}): it restarted; asking for its state", rank, id, last);
         resync();
       } else if (id == last + 1) {
         failures = 0;
@@ -338,15 +352,20 @@ public final class DynamoEventFollower implements AutoCloseable {
       }
     }
 
-    /** A repeat of an applied event: any old id when delivery is at-least-once, else a straggler. */
+    /**
+     * A repeat of an applied event: any old id when delivery is at-least-once, else a straggler.
+     */
     private boolean isDuplicate(long id) {
       if (answeredUpTo != NOTHING) {
-        if (id != 0 && System.nanoTime() - answeredAtNanos < STRAGGLER_WINDOW.toNanos()
+        if (id != 0
+            && System.nanoTime() - answeredAtNanos < STRAGGLER_WINDOW.toNanos()
             && Long.compareUnsigned(id, answeredUpTo) <= 0) {
           return true;
         }
       }
-      return atLeastOnce && last != null && isOld(id)
+      return atLeastOnce
+          && last != null
+          && isOld(id)
           && (id != 0 || last == 0); // event 0 after more: a restart, not a repeat
     }
 
@@ -366,8 +385,13 @@ public final class DynamoEventFollower implements AutoCloseable {
 
     /** Asks for anything after {@code last} when nothing happened for a while. */
     void probeIfQuiet(long now) {
-      if (last != null && last != NOTHING && !recovering && !bestEffort && failures == 0
-          && held.isEmpty() && now - lastActivityNanos > probeNanos) {
+      if (last != null
+          && last != NOTHING
+          && !recovering
+          && !bestEffort
+          && failures == 0
+          && held.isEmpty()
+          && now - lastActivityNanos > probeNanos) {
         lastActivityNanos = now;
         ask(last + 1, null);
       }
@@ -409,7 +433,9 @@ public final class DynamoEventFollower implements AutoCloseable {
       if (held.size() >= maxHeld && recovering && askedStart == null) {
         held.clear(); // the dump out covers the older ones; drainHeld asks for the rest
       } else if (held.size() >= maxHeld) {
-        log.warn("{}: {} events held while waiting for an answer; asking for its state", rank,
+        log.warn(
+            "{}: {} events held while waiting for an answer; asking for its state",
+            rank,
             held.size());
         resync();
         return false;
@@ -447,7 +473,8 @@ public final class DynamoEventFollower implements AutoCloseable {
       failures = 0;
       if (result instanceof WorkerKvQueryResult.TooNew tooNew) {
         long newest = tooNew.newestAvailable();
-        if (last == null || (last != NOTHING && Long.compareUnsigned(newest, last) < 0)
+        if (last == null
+            || (last != NOTHING && Long.compareUnsigned(newest, last) < 0)
             || askedEnd != null) {
           // the worker's ids went back, or it lacks ids it already sent: it restarted
           log.info("{} has no events after {} (last {}): it restarted", rank, newest, last);
@@ -463,9 +490,10 @@ public final class DynamoEventFollower implements AutoCloseable {
         }
         boolean whole = applyAnswered(((WorkerKvQueryResult.Events) result).events());
         // a gap question must be answered up to its end; else asking again would loop
-        if (!whole || askedEnd != null
-            && (last == NOTHING || Long.compareUnsigned(last, askedEnd) < 0)) {
-          log.info("{} answered {}..{} with a hole; asking for its state", rank, askedStart, askedEnd);
+        if (!whole
+            || askedEnd != null && (last == NOTHING || Long.compareUnsigned(last, askedEnd) < 0)) {
+          log.info(
+              "{} answered {}..{} with a hole; asking for its state", rank, askedStart, askedEnd);
           resync();
           return;
         }
@@ -570,8 +598,10 @@ public final class DynamoEventFollower implements AutoCloseable {
      * everything that comes, holes and all, and keep asking for a tree dump in the background.
      */
     private void startBestEffort() {
-      log.warn("{} does not answer recovery queries; applying its events as they come until it"
-          + " does", rank);
+      log.warn(
+          "{} does not answer recovery queries; applying its events as they come until it"
+              + " does",
+          rank);
       bestEffort = true;
       for (DynamoRouterEvent e : held.values()) {
         applyAnyway(e);

@@ -18,11 +18,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Turns vLLM's KV cache events into the index's events, as Dynamo's router does: the engine's
- * block hashes stay the blocks' addresses (the index keeps, per worker rank, the table from them
- * to its blocks, so parents and removals resolve there), and the router hashes each stored block's
- * {@code token_ids} itself ({@link BlockHasher}) for the key prompts are matched by. Engine hashes
- * are never compared with the router's, so any engine hashing works.
+ * Turns vLLM's KV cache events into the index's events, as Dynamo's router does: the engine's block
+ * hashes stay the blocks' addresses (the index keeps, per worker rank, the table from them to its
+ * blocks, so parents and removals resolve there), and the router hashes each stored block's {@code
+ * token_ids} itself ({@link BlockHasher}) for the key prompts are matched by. Engine hashes are
+ * never compared with the router's, so any engine hashing works.
  *
  * <p>Blocks computed with a LoRA adapter ({@code lora_name}) are hashed with that adapter's seed
  * ({@link BlockHasher#of(int, String)}), as Dynamo does, so they match only prompts hashed for the
@@ -32,17 +32,16 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <ul>
  *   <li>another cache tier than the GPU (offloaded blocks do not make a prefill cheaper here);
- *   <li>another KV cache group than full attention. Hybrid models (sliding window, Mamba or
- *       linear attention beside full attention) publish every store once per group, and only the
+ *   <li>another KV cache group than full attention. Hybrid models (sliding window, Mamba or linear
+ *       attention beside full attention) publish every store once per group, and only the
  *       full-attention groups hold a reusable prefix. A store says its group's kind ({@code
  *       kv_cache_spec_kind}) and is kept for full, MLA and sink-full attention, as in Dynamo; one
  *       without a kind is kept for group 0 or no group. A removal names only its group, so the
  *       translator remembers, per rank, the groups whose stores said they are full attention, and
  *       keeps removals of those; before any store has said so, only group 0's. (Dynamo keeps only
  *       group 0's removals, but vLLM numbers the groups in layer order, so full attention is not
- *       group 0 in a model whose first layer is sliding-window or linear attention.) Removals
- *       from every full-attention group are kept: a prefix is reused only while all of them hold
- *       it;
+ *       group 0 in a model whose first layer is sliding-window or linear attention.) Removals from
+ *       every full-attention group are kept: a prefix is reused only while all of them hold it;
  *   <li>a block size other than the router's, or token ids that do not fill the stored blocks;
  *   <li>a LoRA id without a LoRA name (vLLM before {@code lora_name}): the blocks depend on an
  *       adapter the router cannot name, so hashing them as the base model's would be wrong;
@@ -89,6 +88,7 @@ public final class VllmEventTranslator {
   private final KvEventSink sink;
   private final BlockHasher hasher;
   private final Map<DropReason, Counter> dropped = new EnumMap<>(DropReason.class);
+
   /** Per rank, the KV cache groups its stores said are full attention. */
   private final Map<WorkerRank, Set<Integer>> fullAttentionGroups = new ConcurrentHashMap<>();
 

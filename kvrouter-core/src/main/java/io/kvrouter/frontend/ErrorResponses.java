@@ -48,8 +48,8 @@ final class ErrorResponses {
       return new ApiError(404, "invalid_request_error", "model_not_found", e.getMessage(), "model");
     }
     if (failure instanceof AllWorkersBusyException) {
-      return new ApiError(busyStatus, "service_unavailable", "all_workers_busy",
-          failure.getMessage(), null);
+      return new ApiError(
+          busyStatus, "service_unavailable", "all_workers_busy", failure.getMessage(), null);
     }
     if (failure instanceof NoWorkerAvailableException
         || failure instanceof WorkerUnavailableException) {

@@ -13,8 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Dynamo's frontend metrics for one model: requests by endpoint, type and outcome, requests in
- * flight, and histograms of time to first token, inter-token latency, sequence lengths and
- * request duration, with Dynamo's bucket ranges.
+ * flight, and histograms of time to first token, inter-token latency, sequence lengths and request
+ * duration, with Dynamo's bucket ranges.
  */
 public final class FrontendMetrics {
   private final MeterRegistry registry;
@@ -50,20 +50,40 @@ public final class FrontendMetrics {
             .tag("model", model)
             .register(registry);
     timeToFirstToken =
-        metrics.histogram(TIME_TO_FIRST_TOKEN, "Time to first token",
-            Metrics.exponentialBuckets(0.001, 2, 20), "model", model);
+        metrics.histogram(
+            TIME_TO_FIRST_TOKEN,
+            "Time to first token",
+            Metrics.exponentialBuckets(0.001, 2, 20),
+            "model",
+            model);
     interTokenLatency =
-        metrics.histogram(INTER_TOKEN_LATENCY, "Time between tokens",
-            Metrics.exponentialBuckets(0.001, 2, 12), "model", model);
+        metrics.histogram(
+            INTER_TOKEN_LATENCY,
+            "Time between tokens",
+            Metrics.exponentialBuckets(0.001, 2, 12),
+            "model",
+            model);
     inputTokens =
-        metrics.histogram(INPUT_SEQUENCE_TOKENS, "Prompt length in tokens",
-            Metrics.exponentialBuckets(16, 2, 14), "model", model);
+        metrics.histogram(
+            INPUT_SEQUENCE_TOKENS,
+            "Prompt length in tokens",
+            Metrics.exponentialBuckets(16, 2, 14),
+            "model",
+            model);
     outputSequenceTokens =
-        metrics.histogram(OUTPUT_SEQUENCE_TOKENS, "Generated length in tokens",
-            Metrics.exponentialBuckets(1, 2, 16), "model", model);
+        metrics.histogram(
+            OUTPUT_SEQUENCE_TOKENS,
+            "Generated length in tokens",
+            Metrics.exponentialBuckets(1, 2, 16),
+            "model",
+            model);
     duration =
-        metrics.histogram(REQUEST_DURATION, "Request duration",
-            Metrics.exponentialBuckets(1, 2, 9), "model", model);
+        metrics.histogram(
+            REQUEST_DURATION,
+            "Request duration",
+            Metrics.exponentialBuckets(1, 2, 9),
+            "model",
+            model);
   }
 
   int inflight() {

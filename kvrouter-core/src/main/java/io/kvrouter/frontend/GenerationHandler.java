@@ -21,9 +21,9 @@ import java.util.function.Function;
 
 /**
  * Serves one OpenAI generation endpoint: parses and validates the body, starts one generation per
- * prompt (a completions request may hold several; each is a choice) and hands them to a
- * streaming (SSE) or unary responder. If any prompt is refused the request fails as a whole and
- * the generations already started are stopped.
+ * prompt (a completions request may hold several; each is a choice) and hands them to a streaming
+ * (SSE) or unary responder. If any prompt is refused the request fails as a whole and the
+ * generations already started are stopped.
  */
 final class GenerationHandler implements Handler<RoutingContext> {
   private final Preprocessor preprocessor;
@@ -80,9 +80,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
         .onComplete(
             ar -> {
               if (ar.failed()) {
-                started.stream()
-                    .filter(Future::succeeded)
-                    .forEach(f -> discard(f.result()));
+                started.stream().filter(Future::succeeded).forEach(f -> discard(f.result()));
                 tracker.finish(false);
                 ErrorResponses.send(ctx.response(), errors.of(firstFailure(started)));
                 return;
@@ -93,7 +91,8 @@ final class GenerationHandler implements Handler<RoutingContext> {
                   request.stream()
                       ? new SseResponder(
                           ctx.response(), format, header, request, choices, tracker, errors)
-                      : new UnaryResponder(ctx.response(), format, header, choices, tracker, errors);
+                      : new UnaryResponder(
+                          ctx.response(), format, header, choices, tracker, errors);
               responder.start();
             });
   }

@@ -15,8 +15,8 @@ import io.vertx.ext.web.handler.BodyHandler;
 /**
  * The OpenAI-compatible HTTP API: chat completions, completions, models, health, liveness and
  * Prometheus metrics, plus the router's own {@code /router/explain} and {@code /router/workers}
- * ({@link RouterEndpoints}). Every error, including unknown routes and oversized bodies, is an OpenAI
- * error body.
+ * ({@link RouterEndpoints}). Every error, including unknown routes and oversized bodies, is an
+ * OpenAI error body.
  */
 public final class HttpFrontend {
   private final Preprocessor preprocessor;
@@ -41,21 +41,28 @@ public final class HttpFrontend {
   /** A request router for one HTTP server; call once per server (one per event loop). */
   public Router router(Vertx vertx) {
     Router router = Router.router(vertx);
-    BodyHandler body =
-        BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
+    BodyHandler body = BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
     router
         .post("/v1/chat/completions")
         .handler(body)
         .handler(
             new GenerationHandler(
-                preprocessor, errors, frontendMetrics, "chat_completions", ResponseFormat.CHAT,
+                preprocessor,
+                errors,
+                frontendMetrics,
+                "chat_completions",
+                ResponseFormat.CHAT,
                 OpenAiRequests::chat));
     router
         .post("/v1/completions")
         .handler(body)
         .handler(
             new GenerationHandler(
-                preprocessor, errors, frontendMetrics, "completions", ResponseFormat.COMPLETION,
+                preprocessor,
+                errors,
+                frontendMetrics,
+                "completions",
+                ResponseFormat.COMPLETION,
                 OpenAiRequests::completion));
     router.post("/router/explain").handler(body).handler(routerEndpoints::explain);
     router.get("/router/workers").handler(routerEndpoints::workers);
@@ -63,14 +70,36 @@ public final class HttpFrontend {
     router.get("/health").handler(this::health);
     router.get("/live").handler(this::live);
     router.get("/metrics").handler(this::metrics);
-    router.errorHandler(404, ctx -> fail(ctx, 404, "not_found",
-        "No route for " + ctx.request().method() + " " + ctx.request().path()));
-    router.errorHandler(413, ctx -> fail(ctx, 413, "request_too_large",
-        "The request body is larger than " + config.bodyLimitBytes() + " bytes"));
-    router.errorHandler(405, ctx -> fail(ctx, 405, "method_not_allowed",
-        ctx.request().method() + " is not allowed on " + ctx.request().path()));
-    router.errorHandler(500, ctx -> ErrorResponses.send(ctx.response(),
-        errors.of(ctx.failure() == null ? new IllegalStateException() : ctx.failure())));
+    router.errorHandler(
+        404,
+        ctx ->
+            fail(
+                ctx,
+                404,
+                "not_found",
+                "No route for " + ctx.request().method() + " " + ctx.request().path()));
+    router.errorHandler(
+        413,
+        ctx ->
+            fail(
+                ctx,
+                413,
+                "request_too_large",
+                "The request body is larger than " + config.bodyLimitBytes() + " bytes"));
+    router.errorHandler(
+        405,
+        ctx ->
+            fail(
+                ctx,
+                405,
+                "method_not_allowed",
+                ctx.request().method() + " is not allowed on " + ctx.request().path()));
+    router.errorHandler(
+        500,
+        ctx ->
+            ErrorResponses.send(
+                ctx.response(),
+                errors.of(ctx.failure() == null ? new IllegalStateException() : ctx.failure())));
     return router;
   }
 
@@ -98,23 +127,34 @@ public final class HttpFrontend {
   }
 
   private void live(RoutingContext ctx) {
-    json(ctx, shuttingDown ? 503 : 200,
+    json(
+        ctx,
+        shuttingDown ? 503 : 200,
         new JsonObject().put("status", shuttingDown ? "shutting_down" : "live"));
   }
 
   private void health(RoutingContext ctx) {
     if (shuttingDown) {
-      json(ctx, 503, new JsonObject()
-          .put("status", "unhealthy")
-          .put("message", "The server is shutting down"));
+      json(
+          ctx,
+          503,
+          new JsonObject()
+              .put("status", "unhealthy")
+              .put("message", "The server is shutting down"));
     } else if (preprocessor.ready()) {
-      json(ctx, 200, new JsonObject()
-          .put("status", "healthy")
-          .put("models", new JsonArray().add(preprocessor.modelName())));
+      json(
+          ctx,
+          200,
+          new JsonObject()
+              .put("status", "healthy")
+              .put("models", new JsonArray().add(preprocessor.modelName())));
     } else {
-      json(ctx, 503, new JsonObject()
-          .put("status", "unhealthy")
-          .put("message", "No healthy worker serves " + preprocessor.modelName()));
+      json(
+          ctx,
+          503,
+          new JsonObject()
+              .put("status", "unhealthy")
+              .put("message", "No healthy worker serves " + preprocessor.modelName()));
     }
   }
 

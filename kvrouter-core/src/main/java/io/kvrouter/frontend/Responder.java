@@ -10,10 +10,10 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Writes the generations of one request to an HTTP response, one choice each (a completions
- * request with several prompts has several). The response ends when every choice has finished,
- * or at the first error. A client that goes away before the end cancels every generation, which
- * stops the requests at their workers.
+ * Writes the generations of one request to an HTTP response, one choice each (a completions request
+ * with several prompts has several). The response ends when every choice has finished, or at the
+ * first error. A client that goes away before the end cancels every generation, which stops the
+ * requests at their workers.
  */
 abstract class Responder {
   final HttpServerResponse response;
@@ -21,8 +21,10 @@ abstract class Responder {
   final FrontendMetrics.RequestTracker tracker;
   private final ErrorResponses errors;
   private final AtomicBoolean ended = new AtomicBoolean();
+
   /** The request's event loop: every choice's callbacks run there, one at a time. */
   private Context context;
+
   private int unfinished;
 
   Responder(
@@ -87,8 +89,8 @@ abstract class Responder {
   }
 
   /**
-   * Receives one choice's generation. Choices whose workers answer on other event loops are
-   * moved to the request's, so the responder's state is only ever touched from one thread.
+   * Receives one choice's generation. Choices whose workers answer on other event loops are moved
+   * to the request's, so the responder's state is only ever touched from one thread.
    */
   private final class Choice implements Generation.Listener {
     private final int index;

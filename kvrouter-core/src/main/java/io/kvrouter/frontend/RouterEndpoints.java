@@ -15,11 +15,11 @@ import java.util.UUID;
  * The router's own endpoints, for operators:
  *
  * <ul>
- *   <li>{@code POST /router/explain} takes an OpenAI chat or completions body and answers where
- *       the KV router would send it and why (per worker: overlap, prefill tokens, decode blocks,
- *       cost, busy), without sending or booking anything;
- *   <li>{@code GET /router/workers} lists each worker's health, requests in flight and, in kv
- *       mode, its predicted KV load and cached blocks.
+ *   <li>{@code POST /router/explain} takes an OpenAI chat or completions body and answers where the
+ *       KV router would send it and why (per worker: overlap, prefill tokens, decode blocks, cost,
+ *       busy), without sending or booking anything;
+ *   <li>{@code GET /router/workers} lists each worker's health, requests in flight and, in kv mode,
+ *       its predicted KV load and cached blocks.
  * </ul>
  */
 final class RouterEndpoints {
@@ -57,7 +57,9 @@ final class RouterEndpoints {
                 ErrorResponses.send(
                     ctx.response(),
                     new ErrorResponses.ApiError(
-                        409, "invalid_request_error", "explain_unavailable",
+                        409,
+                        "invalid_request_error",
+                        "explain_unavailable",
                         "POST /router/explain shows the KV router's costs; this router runs"
                             + " without them (start it with --router-mode kv)",
                         null));

@@ -14,12 +14,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Streams a generation as server-sent events: one {@code data: <chunk>} event per piece of text,
- * a last chunk with the finish reason, a usage chunk when {@code stream_options.include_usage} is
- * set, and {@code data: [DONE]}; with several choices (completions with several prompts) each
- * chunk names its choice's index and each choice gets its own last chunk. An echoed prompt leads
- * its choice's first chunk. A slow client pauses the generation (and so the worker's stream)
- * until its socket drains.
+ * Streams a generation as server-sent events: one {@code data: <chunk>} event per piece of text, a
+ * last chunk with the finish reason, a usage chunk when {@code stream_options.include_usage} is
+ * set, and {@code data: [DONE]}; with several choices (completions with several prompts) each chunk
+ * names its choice's index and each choice gets its own last chunk. An echoed prompt leads its
+ * choice's first chunk. A slow client pauses the generation (and so the worker's stream) until its
+ * socket drains.
  */
 final class SseResponder extends Responder {
   private static final Buffer DONE = Buffer.buffer("data: [DONE]\n\n");
@@ -29,6 +29,7 @@ final class SseResponder extends Responder {
   private final boolean includeUsage;
   private final List<Stream> streams = new ArrayList<>();
   private int completionTokens;
+
   /** Events written in the current event-loop task, sent as one write when it ends. */
   private Buffer pending;
 
@@ -36,8 +37,10 @@ final class SseResponder extends Responder {
   private static final class Stream {
     boolean first = true;
     boolean calledTools;
+
     /** Characters of text sent: where the next tokens' text starts (completions logprobs). */
     int textOffset;
+
     /** The echoed prompt, until it leads the choice's first chunk. */
     String echo;
 
@@ -82,8 +85,9 @@ final class SseResponder extends Responder {
     Delta withEcho =
         new Delta(
             stream.echo + delta.content(), delta.reasoning(), delta.toolCalls(), delta.logprobs());
-    write(format.chunk(header, index, withEcho, stream.first, null,
-        stream.textOffset + stream.echo.length()));
+    write(
+        format.chunk(
+            header, index, withEcho, stream.first, null, stream.textOffset + stream.echo.length()));
     stream.textOffset += withEcho.content().length();
     stream.first = false;
     stream.echo = "";
@@ -96,8 +100,14 @@ final class SseResponder extends Responder {
   void onChoiceFinish(int index, FinishReason reason, int tokens) {
     Stream stream = streams.get(index);
     completionTokens += tokens;
-    write(format.chunk(header, index, Delta.content(stream.echo), stream.first,
-        ResponseFormat.finishReason(reason, stream.calledTools), stream.textOffset));
+    write(
+        format.chunk(
+            header,
+            index,
+            Delta.content(stream.echo),
+            stream.first,
+            ResponseFormat.finishReason(reason, stream.calledTools),
+            stream.textOffset));
   }
 
   @Override

@@ -67,8 +67,7 @@ final class UnaryResponder extends Responder {
     for (Collected c : collected) {
       choices.add(
           new ResponseFormat.Choice(
-              c.text.toString(), c.reasoning.toString(), c.toolCalls, c.logprobs,
-              c.finishReason));
+              c.text.toString(), c.reasoning.toString(), c.toolCalls, c.logprobs, c.finishReason));
     }
     response
         .putHeader("content-type", "application/json")

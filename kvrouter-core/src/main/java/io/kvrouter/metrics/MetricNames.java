@@ -1,8 +1,8 @@
 package io.kvrouter.metrics;
 
 /**
- * Metric names, identical to Dynamo's so existing dashboards work. Counter names omit the
- * {@code _total} suffix that the Prometheus registry appends.
+ * Metric names, identical to Dynamo's so existing dashboards work. Counter names omit the {@code
+ * _total} suffix that the Prometheus registry appends.
  */
 public final class MetricNames {
   private MetricNames() {}
@@ -12,10 +12,8 @@ public final class MetricNames {
   public static final String REQUESTS = FRONTEND_PREFIX + "requests";
   public static final String INFLIGHT_REQUESTS = FRONTEND_PREFIX + "inflight_requests";
   public static final String DISCONNECTED_CLIENTS = FRONTEND_PREFIX + "disconnected_clients";
-  public static final String TIME_TO_FIRST_TOKEN =
-      FRONTEND_PREFIX + "time_to_first_token_seconds";
-  public static final String INTER_TOKEN_LATENCY =
-      FRONTEND_PREFIX + "inter_token_latency_seconds";
+  public static final String TIME_TO_FIRST_TOKEN = FRONTEND_PREFIX + "time_to_first_token_seconds";
+  public static final String INTER_TOKEN_LATENCY = FRONTEND_PREFIX + "inter_token_latency_seconds";
   public static final String INPUT_SEQUENCE_TOKENS = FRONTEND_PREFIX + "input_sequence_tokens";
   public static final String OUTPUT_SEQUENCE_TOKENS = FRONTEND_PREFIX + "output_sequence_tokens";
   public static final String REQUEST_DURATION = FRONTEND_PREFIX + "request_duration_seconds";
@@ -24,10 +22,9 @@ public final class MetricNames {
       FRONTEND_PREFIX + "model_kv_cache_block_size";
 
   /**
-   * KV cache events applied by the router's indexer, by {@code event_type} ({@code stored},
-   * {@code removed}, {@code cleared}) and {@code status} ({@code ok}, {@code
-   * parent_block_not_found}, {@code block_not_found}, {@code invalid_block}): Dynamo's counter
-   * and labels.
+   * KV cache events applied by the router's indexer, by {@code event_type} ({@code stored}, {@code
+   * removed}, {@code cleared}) and {@code status} ({@code ok}, {@code parent_block_not_found},
+   * {@code block_not_found}, {@code invalid_block}): Dynamo's counter and labels.
    */
   public static final String KV_CACHE_EVENTS_APPLIED = "dynamo_kvrouter_kv_cache_events_applied";
 
@@ -42,25 +39,28 @@ public final class MetricNames {
 
   /**
    * Ours, per worker rank ({@code worker_id}, {@code dp_rank}) followed over ZMQ: batches applied,
-   * sequence gaps seen, batches fetched by replay, resets (the rank's state was unknown or lost
-   * and was rebuilt), replays that could not bring every missing batch, and messages dropped as
+   * sequence gaps seen, batches fetched by replay, resets (the rank's state was unknown or lost and
+   * was rebuilt), replays that could not bring every missing batch, and messages dropped as
    * malformed (wrong frames or a payload that does not decode).
    */
   public static final String KV_EVENT_BATCHES = "kvrouter_kv_event_batches";
+
   public static final String KV_EVENT_GAPS = "kvrouter_kv_event_gaps";
   public static final String KV_EVENT_REPLAYED = "kvrouter_kv_event_replayed_batches";
   public static final String KV_EVENT_RESETS = "kvrouter_kv_event_resets";
   public static final String KV_EVENT_INCOMPLETE_REPLAYS = "kvrouter_kv_event_incomplete_replays";
   public static final String KV_EVENT_MALFORMED = "kvrouter_kv_event_malformed";
+
   /**
    * Events delivered twice and dropped: by an at-least-once subscription (JetStream), or over ZMQ
    * the live copy of a batch a replay had already brought.
    */
   public static final String KV_EVENT_DUPLICATES = "kvrouter_kv_event_duplicates";
+
   /**
    * Ours, per worker rank followed over ZMQ: calls of the event listener (the translator and the
-   * index behind it) that threw. The subscriber goes on with the next batch, but the rank's part
-   * of the index may have lost that batch's events.
+   * index behind it) that threw. The subscriber goes on with the next batch, but the rank's part of
+   * the index may have lost that batch's events.
    */
   public static final String KV_EVENT_LISTENER_ERRORS = "kvrouter_kv_event_listener_errors";
 
@@ -106,7 +106,7 @@ public final class MetricNames {
   public static final String COMPONENT_PREFIX = "dynamo_component_";
   public static final String COMPONENT_REQUESTS = COMPONENT_PREFIX + "requests";
   public static final String COMPONENT_INFLIGHT_REQUESTS = COMPONENT_PREFIX + "inflight_requests";
+
   /** Ours: requests a simulated worker stopped because the frontend cancelled them. */
-  public static final String COMPONENT_CANCELLED_REQUESTS =
-      "kvrouter_worker_cancelled_requests";
+  public static final String COMPONENT_CANCELLED_REQUESTS = "kvrouter_worker_cancelled_requests";
 }

@@ -6,9 +6,9 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 /**
- * The process's meter registry, scraped in Prometheus text format. Meter names are written the
- * way Prometheus shows them (Dynamo's names, see {@link MetricNames}); histograms get explicit
- * buckets so dashboards built for Dynamo keep working.
+ * The process's meter registry, scraped in Prometheus text format. Meter names are written the way
+ * Prometheus shows them (Dynamo's names, see {@link MetricNames}); histograms get explicit buckets
+ * so dashboards built for Dynamo keep working.
  */
 public final class Metrics {
   private final PrometheusMeterRegistry registry =

@@ -7,14 +7,16 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Turns a response's text into {@link Delta}s: through the response's {@link OutputParser} when
- * it has one, with tool calls numbered in order and given ids as vLLM forms them.
+ * Turns a response's text into {@link Delta}s: through the response's {@link OutputParser} when it
+ * has one, with tool calls numbered in order and given ids as vLLM forms them.
  */
 final class DeltaAssembler {
   private final OutputParser parser;
   private int toolCalls;
 
-  /** @param parser the response's parser, or null when its text is all content */
+  /**
+   * @param parser the response's parser, or null when its text is all content
+   */
   DeltaAssembler(OutputParser parser) {
     this.parser = parser;
   }

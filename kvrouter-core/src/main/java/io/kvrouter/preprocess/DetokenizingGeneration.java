@@ -14,9 +14,9 @@ import java.util.List;
  * Turns a worker's token stream into text: incremental detokenization, stop strings (kept in the
  * text with {@code include_stop_str_in_output}), stop token ids (both only after {@code
  * min_tokens}, as vLLM does), {@code max_tokens}, and the response's reasoning and tool-call
- * parsing ({@link DeltaAssembler}). The worker normally enforces the last two itself; checking them here
- * too means a worker that overshoots cannot make the client see more than it asked for. When the
- * router ends a generation early (a stop string matched), it cancels the request at the worker.
+ * parsing ({@link DeltaAssembler}). The worker normally enforces the last two itself; checking them
+ * here too means a worker that overshoots cannot make the client see more than it asked for. When
+ * the router ends a generation early (a stop string matched), it cancels the request at the worker.
  */
 final class DetokenizingGeneration implements Generation, ResponseStream.Subscriber {
   private final ResponseStream stream;
@@ -128,8 +128,9 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
       // A token id outside the model's vocabulary: the worker serves another model.
       finished = true;
       stream.cancel();
-      listener.onError(WorkerStreamException.reported(
-          "the worker returned tokens this model cannot decode: " + e.getMessage()));
+      listener.onError(
+          WorkerStreamException.reported(
+              "the worker returned tokens this model cannot decode: " + e.getMessage()));
       return;
     }
     List<Delta.TokenLogprob> logprobs = logprobs(output, accepted);
@@ -139,20 +140,28 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
       finish(text, accepted, logprobs, FinishReason.STOP, true);
     } else if (ownReason != null) {
       // the worker is told to stop unless this output already ended its stream
-      finish(text + flush(), accepted, logprobs,
-          stopStrings.matched() ? FinishReason.STOP : ownReason, output.finishReason() == null);
+      finish(
+          text + flush(),
+          accepted,
+          logprobs,
+          stopStrings.matched() ? FinishReason.STOP : ownReason,
+          output.finishReason() == null);
     } else if (output.finishReason() != null) {
       String rest = flush();
-      finish(text + rest, accepted, logprobs,
-          stopStrings.matched() ? FinishReason.STOP : output.finishReason(), false);
+      finish(
+          text + rest,
+          accepted,
+          logprobs,
+          stopStrings.matched() ? FinishReason.STOP : output.finishReason(),
+          false);
     } else {
       listener.onDelta(deltas.accept(text).withLogprobs(logprobs), accepted);
     }
   }
 
   /**
-   * The logprobs the worker sent for the first {@code accepted} tokens of {@code output}, with
-   * each token's text; empty when it sent none.
+   * The logprobs the worker sent for the first {@code accepted} tokens of {@code output}, with each
+   * token's text; empty when it sent none.
    */
   private List<Delta.TokenLogprob> logprobs(EngineOutput output, int accepted) {
     List<Double> values = output.logProbs();

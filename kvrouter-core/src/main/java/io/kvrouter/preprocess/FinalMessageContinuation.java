@@ -3,11 +3,11 @@ package io.kvrouter.preprocess;
 import io.kvrouter.protocol.InvalidRequestException;
 
 /**
- * {@code continue_final_message}: the model goes on writing the conversation's last message
- * instead of starting a new one. The template renders the conversation (without a generation
- * prompt) and the text is cut right after the last message's content, as Hugging Face's {@code
- * apply_chat_template} cuts it: at the last place the content (stripped of surrounding
- * whitespace) appears, keeping its trailing whitespace only when the template kept it too.
+ * {@code continue_final_message}: the model goes on writing the conversation's last message instead
+ * of starting a new one. The template renders the conversation (without a generation prompt) and
+ * the text is cut right after the last message's content, as Hugging Face's {@code
+ * apply_chat_template} cuts it: at the last place the content (stripped of surrounding whitespace)
+ * appears, keeping its trailing whitespace only when the template kept it too.
  */
 final class FinalMessageContinuation {
   private FinalMessageContinuation() {}

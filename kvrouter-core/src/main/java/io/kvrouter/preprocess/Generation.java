@@ -3,9 +3,9 @@ package io.kvrouter.preprocess;
 import io.kvrouter.protocol.FinishReason;
 
 /**
- * A running generation, delivering text as the worker produces tokens. Callbacks for one
- * generation come one at a time, in order: any number of {@link Listener#onDelta}, then exactly
- * one of {@link Listener#onFinish} or {@link Listener#onError}.
+ * A running generation, delivering text as the worker produces tokens. Callbacks for one generation
+ * come one at a time, in order: any number of {@link Listener#onDelta}, then exactly one of {@link
+ * Listener#onFinish} or {@link Listener#onError}.
  */
 public interface Generation {
 

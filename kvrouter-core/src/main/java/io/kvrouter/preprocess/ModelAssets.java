@@ -69,8 +69,8 @@ public record ModelAssets(
    *
    * <ul>
    *   <li>{@code tokenizer.json}: required.
-   *   <li>{@code chat_template.jinja}: optional; when present it is the chat template, whatever
-   *       the tokenizer config says (transformers gives the separate file priority).
+   *   <li>{@code chat_template.jinja}: optional; when present it is the chat template, whatever the
+   *       tokenizer config says (transformers gives the separate file priority).
    *   <li>{@code tokenizer_config.json}: optional. Its {@code chat_template} is a string or a list
    *       of {@code {name, template}} (the one named "default" is used); {@code bos_token} and
    *       {@code eos_token} are strings or objects with a {@code content} field.

@@ -9,8 +9,8 @@ package io.kvrouter.preprocess;
  * @param parseReasoning think blocks become reasoning, when the model has a reasoning parser
  * @param parseToolCalls tool calls become {@link Delta.ToolCall}s, when the model has a tool-call
  *     parser
- * @param logprobs how many alternatives per token the worker is asked to return with each
- *     token's logprob (0 for the token's own only), or null for no logprobs
+ * @param logprobs how many alternatives per token the worker is asked to return with each token's
+ *     logprob (0 for the token's own only), or null for no logprobs
  */
 public record OutputOptions(
     boolean skipSpecialTokens,

@@ -19,8 +19,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The path from a generation request to text: renders the chat template, tokenizes, hands the
- * token ids to the router, and turns the worker's token stream back into text.
+ * The path from a generation request to text: renders the chat template, tokenizes, hands the token
+ * ids to the router, and turns the worker's token stream back into text.
  *
  * <p>The demo tokenizer costs microseconds and runs on the caller's event loop for prompts up to
  * {@link #INLINE_PROMPT_CHARS}; a real model's template and tokenizer, and any larger prompt, run
@@ -70,7 +70,9 @@ public final class Preprocessor {
       return Future.failedFuture(
           new InvalidRequestException(
               "'tool_choice' \"auto\" needs a tool-call parser: start the router with"
-                  + " --tool-call-parser NAME for " + modelName, "tool_choice"));
+                  + " --tool-call-parser NAME for "
+                  + modelName,
+              "tool_choice"));
     }
     return prepare(request)
         .compose(
@@ -95,14 +97,20 @@ public final class Preprocessor {
             && (toolCalls == null || !toolCalls.needsSpecialTokens())
             && (reasoning == null || !reasoning.needsSpecialTokens());
     return new DetokenizingGeneration(
-        stream, assets.tokenizer(), request, prompt.ids().length, assets.eosTokenIds(),
-        output.echo() ? prompt.text() : "", skipSpecial, parser);
+        stream,
+        assets.tokenizer(),
+        request,
+        prompt.ids().length,
+        assets.eosTokenIds(),
+        output.echo() ? prompt.text() : "",
+        skipSpecial,
+        parser);
   }
 
   /**
    * Where the router would send {@code request} and why, sending and booking nothing. Fails like
-   * {@link #generate} for a prompt that cannot be rendered; empty when the router mode has no
-   * costs to show.
+   * {@link #generate} for a prompt that cannot be rendered; empty when the router mode has no costs
+   * to show.
    */
   public Future<Optional<RouteExplanation>> explain(GenerationRequest request) {
     return prepare(request).map(prompt -> router.explain(preprocessed(request, prompt.ids())));
@@ -114,8 +122,8 @@ public final class Preprocessor {
   }
 
   /**
-   * A prompt made ready: its token ids and its text (the rendered chat, the text as given, or
-   * the token ids decoded when the text is needed for an echo).
+   * A prompt made ready: its token ids and its text (the rendered chat, the text as given, or the
+   * token ids decoded when the text is needed for an echo).
    */
   private record PreparedPrompt(int[] ids, String text) {}
 
@@ -179,8 +187,14 @@ public final class Preprocessor {
     for (int id : ids) {
       if (id < 0 || id >= vocabulary) {
         throw new InvalidRequestException(
-            "Token id " + id + " in 'prompt' is outside the vocabulary of " + modelName
-                + " (0 to " + (vocabulary - 1) + ")", "prompt");
+            "Token id "
+                + id
+                + " in 'prompt' is outside the vocabulary of "
+                + modelName
+                + " (0 to "
+                + (vocabulary - 1)
+                + ")",
+            "prompt");
       }
     }
     return ids;

@@ -13,8 +13,8 @@ public sealed interface Prompt {
    * @param continueFinalMessage the prompt ends inside the last message (the model continues it)
    *     instead of after it; excludes {@code addGenerationPrompt}
    * @param tools the tool schemas for the template's {@code tools} variable, or null for none
-   * @param templateVariables more template variables ({@code chat_template_kwargs}, such as
-   *     {@code enable_thinking})
+   * @param templateVariables more template variables ({@code chat_template_kwargs}, such as {@code
+   *     enable_thinking})
    */
   record Chat(
       List<ChatMessage> messages,

@@ -7,10 +7,10 @@ import java.util.Objects;
 
 /**
  * One step of generation as a worker reports it: Dynamo's {@code LLMEngineOutput}
- * (lib/llm/src/protocols/common/llm_backend.rs). {@code tokenIds} holds only the new tokens;
- * {@code finishReason} is set on the last output of a request. When the request asked for
- * logprobs ({@code output_options.logprobs}), {@code logProbs} holds one log-probability per new
- * token and {@code topLogprobs} the most likely alternatives at each position.
+ * (lib/llm/src/protocols/common/llm_backend.rs). {@code tokenIds} holds only the new tokens; {@code
+ * finishReason} is set on the last output of a request. When the request asked for logprobs ({@code
+ * output_options.logprobs}), {@code logProbs} holds one log-probability per new token and {@code
+ * topLogprobs} the most likely alternatives at each position.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record EngineOutput(
@@ -71,7 +71,9 @@ public record EngineOutput(
 
   @Override
   public String toString() {
-    return "EngineOutput[tokens=" + java.util.Arrays.toString(tokenIds)
-        + (finishReason == null ? "" : ", finish=" + finishReason) + "]";
+    return "EngineOutput[tokens="
+        + java.util.Arrays.toString(tokenIds)
+        + (finishReason == null ? "" : ", finish=" + finishReason)
+        + "]";
   }
 }

@@ -55,8 +55,8 @@ public record KvEventFeed(
   }
 
   /**
-   * The feeds of one worker's data-parallel ranks as one: the worst state, the lowest last
-   * sequence number, counts summed, and the longest silence.
+   * The feeds of one worker's data-parallel ranks as one: the worst state, the lowest last sequence
+   * number, counts summed, and the longest silence.
    */
   public static KvEventFeed combine(List<KvEventFeed> ranks) {
     if (ranks.isEmpty()) {

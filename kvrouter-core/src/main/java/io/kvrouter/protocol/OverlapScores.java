@@ -12,13 +12,16 @@ import java.util.Objects;
  *
  * <p>The maps are wrapped unmodifiable, not copied: whoever builds an instance hands its maps over.
  */
-public record OverlapScores(Map<WorkerRank, Integer> overlapBlocks, Map<WorkerRank, Long> cachedBlocks) {
+public record OverlapScores(
+    Map<WorkerRank, Integer> overlapBlocks, Map<WorkerRank, Long> cachedBlocks) {
 
   public static final OverlapScores EMPTY = new OverlapScores(Map.of(), Map.of());
 
   public OverlapScores {
-    overlapBlocks = Collections.unmodifiableMap(Objects.requireNonNull(overlapBlocks, "overlapBlocks"));
-    cachedBlocks = Collections.unmodifiableMap(Objects.requireNonNull(cachedBlocks, "cachedBlocks"));
+    overlapBlocks =
+        Collections.unmodifiableMap(Objects.requireNonNull(overlapBlocks, "overlapBlocks"));
+    cachedBlocks =
+        Collections.unmodifiableMap(Objects.requireNonNull(cachedBlocks, "cachedBlocks"));
   }
 
   /** Consecutive blocks {@code worker} holds from block 0; 0 when it holds not even the first. */

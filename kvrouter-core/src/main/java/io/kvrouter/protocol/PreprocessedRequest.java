@@ -40,8 +40,15 @@ public record PreprocessedRequest(
       OutputOptions outputOptions,
       List<Integer> eosTokenIds,
       List<String> annotations) {
-    this(model, tokenIds, stopConditions, samplingOptions, outputOptions, eosTokenIds,
-        annotations, null);
+    this(
+        model,
+        tokenIds,
+        stopConditions,
+        samplingOptions,
+        outputOptions,
+        eosTokenIds,
+        annotations,
+        null);
   }
 
   /**
@@ -54,8 +61,14 @@ public record PreprocessedRequest(
   /** This request for data-parallel rank {@code dpRank} of the worker. */
   public PreprocessedRequest withDpRank(int dpRank) {
     return new PreprocessedRequest(
-        model, tokenIds, stopConditions, samplingOptions, outputOptions, eosTokenIds,
-        annotations, new Routing(dpRank));
+        model,
+        tokenIds,
+        stopConditions,
+        samplingOptions,
+        outputOptions,
+        eosTokenIds,
+        annotations,
+        new Routing(dpRank));
   }
 
   /** The data-parallel rank the router chose, if it chose one. */
@@ -116,13 +129,26 @@ public record PreprocessedRequest(
   @Override
   public int hashCode() {
     return Objects.hash(
-        model, java.util.Arrays.hashCode(tokenIds), stopConditions, samplingOptions,
-        outputOptions, eosTokenIds, annotations, routing);
+        model,
+        java.util.Arrays.hashCode(tokenIds),
+        stopConditions,
+        samplingOptions,
+        outputOptions,
+        eosTokenIds,
+        annotations,
+        routing);
   }
 
   @Override
   public String toString() {
-    return "PreprocessedRequest[model=" + model + ", tokens=" + tokenIds.length
-        + ", stop=" + stopConditions + ", sampling=" + samplingOptions + "]";
+    return "PreprocessedRequest[model="
+        + model
+        + ", tokens="
+        + tokenIds.length
+        + ", stop="
+        + stopConditions
+        + ", sampling="
+        + samplingOptions
+        + "]";
   }
 }

@@ -1,9 +1,9 @@
 package io.kvrouter.protocol;
 
 /**
- * Every failure a request can meet on its way through the router. Expected failures carry no
- * stack trace (they are frequent and their message says everything); only the frontend maps them
- * to HTTP statuses and OpenAI error bodies.
+ * Every failure a request can meet on its way through the router. Expected failures carry no stack
+ * trace (they are frequent and their message says everything); only the frontend maps them to HTTP
+ * statuses and OpenAI error bodies.
  */
 public abstract sealed class RouterException extends RuntimeException
     permits InvalidRequestException,

@@ -12,7 +12,8 @@ import java.util.Objects;
  *     overlapBlocks * blockSize)}
  * @param prefillTokens its active prefill tokens plus {@code newPrefillTokens}
  * @param decodeBlocks its active blocks plus the request's blocks not already active on it
- * @param cost {@code overlapScoreWeight * prefillTokens / blockSize + decodeBlocks}; lower is better
+ * @param cost {@code overlapScoreWeight * prefillTokens / blockSize + decodeBlocks}; lower is
+ *     better
  * @param busy whether a busy filter excluded it (busy ranks are never chosen)
  */
 public record WorkerCost(

@@ -31,7 +31,11 @@ public record WorkerLoadReport(
     Objects.requireNonNull(rank, "rank");
     for (long count :
         new long[] {
-          activeDecodeBlocks, activePrefillTokens, kvUsedBlocks, kvTotalBlocks, requestsWaiting,
+          activeDecodeBlocks,
+          activePrefillTokens,
+          kvUsedBlocks,
+          kvTotalBlocks,
+          requestsWaiting,
           requestsRunning
         }) {
       if (count < UNKNOWN) {
@@ -41,8 +45,8 @@ public record WorkerLoadReport(
   }
 
   /**
-   * The reports of one worker's ranks added up, as {@code rank}'s: each count is the sum, or
-   * {@link #UNKNOWN} when a report lacks it.
+   * The reports of one worker's ranks added up, as {@code rank}'s: each count is the sum, or {@link
+   * #UNKNOWN} when a report lacks it.
    */
   public static WorkerLoadReport total(WorkerRank rank, List<WorkerLoadReport> reports) {
     if (reports.size() == 1) {

@@ -10,9 +10,9 @@ import java.util.Set;
  * The stream the caller sees for one routed request. While the worker has produced nothing, a
  * broken stream (the worker died) sends the request on to the next healthy worker and the caller's
  * subscriber is attached to the new stream, so it never sees the failure. Once output has flowed,
- * or when the worker reports an error for the request itself, the failure passes through.
- * Callbacks come from the current worker's stream, so after a failover they may arrive on another
- * thread than before, one at a time and in order.
+ * or when the worker reports an error for the request itself, the failure passes through. Callbacks
+ * come from the current worker's stream, so after a failover they may arrive on another thread than
+ * before, one at a time and in order.
  */
 final class FailoverStream implements ResponseStream, ResponseStream.Subscriber {
   private final PushRouter router;

@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Brings unhealthy workers back: while a worker is unhealthy it is probed (a request-plane
- * connection is opened) with exponential backoff, from {@link #FIRST_DELAY} doubling up to
- * {@link #MAX_DELAY}; the first probe that connects marks it healthy again.
+ * connection is opened) with exponential backoff, from {@link #FIRST_DELAY} doubling up to {@link
+ * #MAX_DELAY}; the first probe that connects marks it healthy again.
  */
 final class HealthProber {
   static final Duration FIRST_DELAY = Duration.ofMillis(250);

@@ -25,14 +25,16 @@ import java.util.function.LongSupplier;
  */
 final class KvScheduling {
   final KvIndexer indexer;
+
   /** Feeds the index from decisions in approximate mode; null when KV events feed it. */
   final ApproximateIndex learned;
+
   final KvSelector costs;
   final ActiveSequences active;
 
   /**
-   * @param approximate learn from decisions (with {@code ttl}) instead of following KV events;
-   *     null follows events
+   * @param approximate learn from decisions (with {@code ttl}) instead of following KV events; null
+   *     follows events
    * @param nanoClock the clock of the TTL and of the books' request ages
    */
   KvScheduling(
@@ -41,7 +43,8 @@ final class KvScheduling {
       KvSelector costs,
       LongSupplier nanoClock) {
     this.indexer = indexer;
-    this.learned = approximate == null ? null : new ApproximateIndex(indexer, approximate, nanoClock);
+    this.learned =
+        approximate == null ? null : new ApproximateIndex(indexer, approximate, nanoClock);
     this.costs = costs;
     this.active = ActiveSequences.create(nanoClock);
   }

@@ -47,12 +47,13 @@ import java.util.concurrent.ThreadLocalRandom;
  *       ApproximateIndex}), which it forgets after {@code --router-ttl-secs}.
  * </ol>
  *
- * <p>Timers run off the event loops: one frees requests whose end was never seen (older than
- * {@link #MAX_REQUEST_AGE}) and, in approximate mode, one expires learned blocks.
+ * <p>Timers run off the event loops: one frees requests whose end was never seen (older than {@link
+ * #MAX_REQUEST_AGE}) and, in approximate mode, one expires learned blocks.
  */
 final class KvWorkerSelector implements WorkerSelector {
   /** How often requests whose end was lost are looked for. */
   static final Duration SWEEP_PERIOD = Duration.ofMinutes(1);
+
   /** A request booked longer ago than this is presumed ended and freed by the sweep. */
   static final Duration MAX_REQUEST_AGE = Duration.ofMinutes(10);
 
@@ -60,6 +61,7 @@ final class KvWorkerSelector implements WorkerSelector {
   private static final double[] OVERLAP_BUCKETS = {
     0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192
   };
+
   private static final double[] HIT_RATE_BUCKETS = {
     0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99, 1
   };
@@ -151,7 +153,9 @@ final class KvWorkerSelector implements WorkerSelector {
         MetricNames.TAG_DP_RANK, String.valueOf(rank.dpRank()),
         MetricNames.TAG_WORKER_TYPE, "decode"
       };
-      Gauge.builder(MetricNames.WORKER_ACTIVE_DECODE_BLOCKS, () -> scheduling.active.load(rank).activeBlocks())
+      Gauge.builder(
+              MetricNames.WORKER_ACTIVE_DECODE_BLOCKS,
+              () -> scheduling.active.load(rank).activeBlocks())
           .description("Active KV blocks the KV router predicts per worker")
           .tags(tags)
           .register(meters);
@@ -177,7 +181,8 @@ final class KvWorkerSelector implements WorkerSelector {
       for (WorkerRank rank : worker.ranks) {
         int dp = rank.dpRank();
         ranks.add(
-            new Candidate(rank, worker.effectiveTotalKvBlocks(dp), worker.reportedActiveBlocks(dp)));
+            new Candidate(
+                rank, worker.effectiveTotalKvBlocks(dp), worker.reportedActiveBlocks(dp)));
       }
     }
     return new Scored(local, sequence, scheduling.score(tokens.length, local, sequence, ranks));
@@ -194,10 +199,7 @@ final class KvWorkerSelector implements WorkerSelector {
     WorkerCost cost = chosen.get();
     WorkerRank rank = cost.worker();
     WorkerState worker =
-        candidates.stream()
-            .filter(w -> w.id().equals(rank.workerId()))
-            .findFirst()
-            .orElseThrow();
+        candidates.stream().filter(w -> w.id().equals(rank.workerId())).findFirst().orElseThrow();
     scheduling.book(requestId, cost, scored.localHashes(), scored.sequenceHashes());
     int inputTokens = request.tokenIds().length;
     overlapBlocks.record(cost.overlapBlocks());

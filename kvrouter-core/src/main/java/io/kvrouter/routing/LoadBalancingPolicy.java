@@ -30,8 +30,7 @@ final class LoadBalancingPolicy implements RankPolicy {
 
   static RankPolicy roundRobin(List<WorkerRank> ranks) {
     int[] next = {0};
-    return new LoadBalancingPolicy(
-        "round-robin", ranks, load -> next[0]++ % load.ranks().size());
+    return new LoadBalancingPolicy("round-robin", ranks, load -> next[0]++ % load.ranks().size());
   }
 
   static RankPolicy random(List<WorkerRank> ranks, Random random) {

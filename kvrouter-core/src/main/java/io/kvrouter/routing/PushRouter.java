@@ -3,13 +3,13 @@ package io.kvrouter.routing;
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.AllWorkersBusyException;
 import io.kvrouter.protocol.KvEventFeed;
-import io.kvrouter.protocol.WorkerRank;
-import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.NoWorkerAvailableException;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.RouteExplanation;
 import io.kvrouter.protocol.RouterEvent;
+import io.kvrouter.protocol.WorkerLoadReport;
+import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.protocol.WorkerUnavailableException;
 import io.kvrouter.routing.index.KvEventSink;
@@ -27,11 +27,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
- * Forwards each request to a worker chosen by a {@link WorkerSelector} among the healthy ones.
- * A worker that does not take a request is passed over for the next healthy one, until every
- * worker has been tried once. Only a worker fault (unreachable, connection lost, no answer) takes
- * the worker out of rotation until the {@link HealthProber} finds it back; a worker that merely
- * refused this request (overloaded, or its engine rejected it) stays in.
+ * Forwards each request to a worker chosen by a {@link WorkerSelector} among the healthy ones. A
+ * worker that does not take a request is passed over for the next healthy one, until every worker
+ * has been tried once. Only a worker fault (unreachable, connection lost, no answer) takes the
+ * worker out of rotation until the {@link HealthProber} finds it back; a worker that merely refused
+ * this request (overloaded, or its engine rejected it) stays in.
  *
  * <p>Each attempt holds the selector's {@link WorkerSelector.Booking} from the choice until the
  * request ends on that worker: released at once when the send fails, else when the stream ends.

@@ -15,7 +15,13 @@ public final class RankPolicies {
   /** Every policy, in the order results are shown. */
   public static final List<String> NAMES =
       List.of(
-          "kv", "dynamo", "approx", "round-robin", "random", "least-loaded", "power-of-two",
+          "kv",
+          "dynamo",
+          "approx",
+          "round-robin",
+          "random",
+          "least-loaded",
+          "power-of-two",
           "sglang");
 
   private RankPolicies() {}
@@ -25,8 +31,8 @@ public final class RankPolicies {
    *
    * @param blockSize tokens per KV block, as the prompts were hashed
    * @param kvBlocks each rank's KV capacity in blocks
-   * @param chunkTokens the most prompt tokens a rank computes per step, for {@code kv}'s
-   *     predicted time to first token
+   * @param chunkTokens the most prompt tokens a rank computes per step, for {@code kv}'s predicted
+   *     time to first token
    * @param seed seeds the random policies and the softmax draw
    * @param nanoClock the (virtual) clock in nanoseconds, for TTLs and periodic pruning
    */

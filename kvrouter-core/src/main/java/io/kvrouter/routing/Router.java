@@ -1,12 +1,12 @@
 package io.kvrouter.routing;
 
 import io.kvrouter.protocol.KvEventFeed;
-import io.kvrouter.protocol.WorkerRank;
-import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.RouteExplanation;
 import io.kvrouter.protocol.RouterEvent;
+import io.kvrouter.protocol.WorkerLoadReport;
+import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.routing.index.KvEventSink;
 import io.vertx.core.Future;
@@ -21,15 +21,13 @@ public interface Router {
   /**
    * Sends {@code request} to a healthy worker. A worker that cannot take the request, or fails
    * before its first output, is passed over for the next healthy one without the caller seeing it.
-   * Fails with {@link io.kvrouter.protocol.NoWorkerAvailableException} when no worker can take
-   * it.
+   * Fails with {@link io.kvrouter.protocol.NoWorkerAvailableException} when no worker can take it.
    */
   Future<ResponseStream> generate(String requestId, PreprocessedRequest request);
 
   /**
-   * Why the router would send {@code request} where it would, without sending or booking
-   * anything; empty when the router mode has no costs to show ({@code round-robin}, {@code
-   * random}).
+   * Why the router would send {@code request} where it would, without sending or booking anything;
+   * empty when the router mode has no costs to show ({@code round-robin}, {@code random}).
    */
   Optional<RouteExplanation> explain(PreprocessedRequest request);
 
@@ -54,8 +52,8 @@ public interface Router {
   void reportKvEventFeed(WorkerRank rank, Supplier<KvEventFeed> feed);
 
   /**
-   * Takes a worker's own load report (from the event plane): its KV capacity and blocks in use
-   * feed the busy thresholds and {@code /router/workers}. Reports of unknown workers, or of data
+   * Takes a worker's own load report (from the event plane): its KV capacity and blocks in use feed
+   * the busy thresholds and {@code /router/workers}. Reports of unknown workers, or of data
    * parallel ranks other than 0 of a static worker, are ignored.
    */
   void reportLoad(WorkerLoadReport report);

@@ -19,8 +19,8 @@ import java.util.function.LongSupplier;
  *       match covers more than {@code cache_threshold} (0.3) of the prompt's tokens, the rank with
  *       that match takes it (the least loaded among equals); else the least loaded rank does.
  *   <li>Either way the prompt's blocks are recorded for the chosen rank. Every {@code
- *       eviction_interval_secs} (120 s) each rank's entries are pruned, least recently used
- *       first, to {@code max_tree_size} (2^26, counted here in tokens).
+ *       eviction_interval_secs} (120 s) each rank's entries are pruned, least recently used first,
+ *       to {@code max_tree_size} (2^26, counted here in tokens).
  * </ol>
  *
  * Like SGLang's, the tree never hears from the engines: it believes a rank caches every prompt it
@@ -37,8 +37,10 @@ final class SglangCacheAwarePolicy implements RankPolicy {
   private final int blockSize;
   private final LongSupplier nanoClock;
   private final long maxTreeBlocks;
+
   /** Per rank: sequence hash of each prompt block routed to it, least recently used first. */
   private final List<LinkedHashMap<Long, Boolean>> trees;
+
   private long nextEviction;
 
   SglangCacheAwarePolicy(List<WorkerRank> ranks, int blockSize, LongSupplier nanoClock) {

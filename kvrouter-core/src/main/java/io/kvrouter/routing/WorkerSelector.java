@@ -24,8 +24,10 @@ interface WorkerSelector {
    */
   Route select(String requestId, PreprocessedRequest request, List<WorkerState> candidates);
 
-  /** What {@link #select} would choose among {@code candidates} and why, booking nothing; empty
-   * when this policy has no costs to show. */
+  /**
+   * What {@link #select} would choose among {@code candidates} and why, booking nothing; empty when
+   * this policy has no costs to show.
+   */
   default Optional<RouteExplanation> explain(
       PreprocessedRequest request, List<WorkerState> candidates) {
     return Optional.empty();

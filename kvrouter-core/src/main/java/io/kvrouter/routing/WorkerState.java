@@ -8,9 +8,9 @@ import io.kvrouter.protocol.WorkerStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
 
 /** The router's live view of one worker: health, requests in flight, its own load reports. */
@@ -20,8 +20,10 @@ final class WorkerState {
 
   final WorkerEndpoint endpoint;
   final long totalKvBlocks;
+
   /** Its data-parallel ranks, 0 .. dpSize - 1; one without data parallelism. */
   final List<WorkerRank> ranks;
+
   final AtomicBoolean healthy = new AtomicBoolean(true);
   final AtomicInteger activeRequests = new AtomicInteger();
 
@@ -47,7 +49,13 @@ final class WorkerState {
   void reportKvEventFeed(int dpRank, Supplier<KvEventFeed> feed) {
     if (dpRank < 0 || dpRank >= kvEventFeeds.length()) {
       throw new IllegalArgumentException(
-          "worker " + id() + " has no dp_rank " + dpRank + " (dp-size " + kvEventFeeds.length() + ")");
+          "worker "
+              + id()
+              + " has no dp_rank "
+              + dpRank
+              + " (dp-size "
+              + kvEventFeeds.length()
+              + ")");
     }
     kvEventFeeds.set(dpRank, feed);
   }
@@ -62,7 +70,9 @@ final class WorkerState {
     loadReports.set(report.rank().dpRank(), new TimedReport(report, System.nanoTime()));
   }
 
-  /** The latest load report of rank {@code dpRank}, if younger than {@link #LOAD_REPORT_TTL_NANOS}. */
+  /**
+   * The latest load report of rank {@code dpRank}, if younger than {@link #LOAD_REPORT_TTL_NANOS}.
+   */
   Optional<WorkerLoadReport> freshLoadReport(int dpRank) {
     TimedReport timed = loadReports.get(dpRank);
     if (timed == null || System.nanoTime() - timed.nanos() > LOAD_REPORT_TTL_NANOS) {
@@ -103,7 +113,11 @@ final class WorkerState {
       }
     }
     return new WorkerStatus(
-        id(), endpoint.address(), healthy.get(), activeRequests.get(), kv,
+        id(),
+        endpoint.address(),
+        healthy.get(),
+        activeRequests.get(),
+        kv,
         feeds.isEmpty() ? Optional.empty() : Optional.of(KvEventFeed.combine(feeds)),
         reports.isEmpty()
             ? Optional.empty()

@@ -32,10 +32,10 @@ public interface RequestPlane {
    * Asks {@code endpoint} (a worker's endpoint other than generate, such as Dynamo's {@code
    * worker_kv_indexer_query_dp{rank}}) the JSON question {@code body}. The future gives every item
    * of the answer, in order, once the worker completes it. It fails as {@link #send} does (with
-   * {@link io.kvrouter.protocol.WorkerUnavailableException}, a refusal carrying the worker's
-   * reason when the endpoint failed); with {@link io.kvrouter.protocol.WorkerStreamException} when
-   * the answer breaks off; and when no complete answer came within {@code timeout}: as
-   * unreachable if the stream had not opened, else as a broken stream.
+   * {@link io.kvrouter.protocol.WorkerUnavailableException}, a refusal carrying the worker's reason
+   * when the endpoint failed); with {@link io.kvrouter.protocol.WorkerStreamException} when the
+   * answer breaks off; and when no complete answer came within {@code timeout}: as unreachable if
+   * the stream had not opened, else as a broken stream.
    */
   Future<List<JsonNode>> ask(
       WorkerEndpoint endpoint, String requestId, byte[] body, Duration timeout);

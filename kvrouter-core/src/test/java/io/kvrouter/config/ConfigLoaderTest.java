@@ -62,8 +62,14 @@ class ConfigLoaderTest {
     assertThat(config.kv())
         .isEqualTo(
             new KvRouterConfig(
-                true, 2.5, 0.5, OptionalDouble.of(0.85), OptionalLong.of(8192),
-                Duration.ofSeconds(30), 1000, 0.5));
+                true,
+                2.5,
+                0.5,
+                OptionalDouble.of(0.85),
+                OptionalLong.of(8192),
+                Duration.ofSeconds(30),
+                1000,
+                0.5));
     assertThat(config.http().busyStatusCode()).isEqualTo(529);
   }
 
@@ -76,21 +82,22 @@ class ConfigLoaderTest {
         .hasMessageContaining("Worker 'w1' publishes no KV events")
         .hasMessageContaining("--no-kv-events");
 
-    RouterConfig approximate =
-        ConfigLoader.load(flags, Map.of("DYN_KV_EVENTS", "false"), null);
+    RouterConfig approximate = ConfigLoader.load(flags, Map.of("DYN_KV_EVENTS", "false"), null);
     assertThat(approximate.kv().kvEvents()).isFalse();
   }
 
   @Test
   void kvCost_isDynamosUnlessPredictedTtftIsAskedFor() {
-    Map<String, List<String>> kv = Map.of("mock-workers", List.of("1"), "router-mode", List.of("kv"));
+    Map<String, List<String>> kv =
+        Map.of("mock-workers", List.of("1"), "router-mode", List.of("kv"));
     assertThat(ConfigLoader.load(kv, Map.of(), null).kv().cost()).isEqualTo(KvCost.DYNAMO);
     Map<String, List<String>> ttft =
         Map.of(
             "mock-workers", List.of("1"),
             "router-mode", List.of("kv"),
             "router-kv-cost", List.of("predicted-ttft"));
-    assertThat(ConfigLoader.load(ttft, Map.of(), null).kv().cost()).isEqualTo(KvCost.PREDICTED_TTFT);
+    assertThat(ConfigLoader.load(ttft, Map.of(), null).kv().cost())
+        .isEqualTo(KvCost.PREDICTED_TTFT);
   }
 
   @Test
@@ -105,8 +112,9 @@ class ConfigLoaderTest {
   @Test
   void busyThresholds_needKvMode() {
     assertThatThrownBy(
-            () -> ConfigLoader.load(
-                ONE_MOCK, Map.of("DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD", "100"), null))
+            () ->
+                ConfigLoader.load(
+                    ONE_MOCK, Map.of("DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD", "100"), null))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--active-prefill-tokens-threshold needs --router-mode kv");
   }
@@ -125,7 +133,8 @@ class ConfigLoaderTest {
           {"mock-speedup-ratio", "0"},
         }) {
       Map<String, List<String>> flags =
-          Map.of("mock-workers", List.of("1"), "router-mode", List.of("kv"), bad[0], List.of(bad[1]));
+          Map.of(
+              "mock-workers", List.of("1"), "router-mode", List.of("kv"), bad[0], List.of(bad[1]));
       assertThatThrownBy(() -> ConfigLoader.load(flags, Map.of(), null))
           .as(bad[0])
           .isInstanceOf(ConfigException.class)
@@ -136,7 +145,8 @@ class ConfigLoaderTest {
 
   @Test
   void precedence_flagBeatsEnvBeatsFileBeatsDefault() throws IOException {
-    Path file = write("http-port: 7001\nrouter-mode: random\nhttp-host: 10.0.0.1\nmock-workers: 1\n");
+    Path file =
+        write("http-port: 7001\nrouter-mode: random\nhttp-host: 10.0.0.1\nmock-workers: 1\n");
     Map<String, String> env = Map.of("DYN_HTTP_PORT", "7002", "DYN_ROUTER_MODE", "round-robin");
     Map<String, List<String>> flags = Map.of("http-port", List.of("7003"));
 
@@ -152,16 +162,18 @@ class ConfigLoaderTest {
 
   @Test
   void invalidValue_namesSettingSourceAndValidValues() {
-    assertThatThrownBy(
-            () -> ConfigLoader.load(ONE_MOCK, Map.of("DYN_ROUTER_MODE", "sticky"), null))
+    assertThatThrownBy(() -> ConfigLoader.load(ONE_MOCK, Map.of("DYN_ROUTER_MODE", "sticky"), null))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("'sticky'")
         .hasMessageContaining("--router-mode")
         .hasMessageContaining("DYN_ROUTER_MODE")
         .hasMessageContaining("round-robin, random, kv");
     assertThatThrownBy(
-            () -> ConfigLoader.load(
-                Map.of("http-port", List.of("70000"), "mock-workers", List.of("1")), Map.of(), null))
+            () ->
+                ConfigLoader.load(
+                    Map.of("http-port", List.of("70000"), "mock-workers", List.of("1")),
+                    Map.of(),
+                    null))
         .hasMessageContaining("--http-port")
         .hasMessageContaining("0 to 65535");
     assertThatThrownBy(
@@ -173,7 +185,8 @@ class ConfigLoaderTest {
   @Test
   void workers_parsedFromFlagsAndFileInBothForms() throws IOException {
     Path file =
-        write("worker:\n  - id=a,address=10.0.0.5:9001\n  - id: b\n    address: '[::1]:9002/7f/generate'\n");
+        write(
+            "worker:\n  - id=a,address=10.0.0.5:9001\n  - id: b\n    address: '[::1]:9002/7f/generate'\n");
     RouterConfig config = ConfigLoader.load(Map.of(), Map.of(), file);
     assertThat(config.workers())
         .containsExactly(
@@ -192,26 +205,38 @@ class ConfigLoaderTest {
     assertThat(fromFlags.workers())
         .containsExactly(
             new WorkerSpec(
-                "c", "h", 1, "generate", 4096,
-                Optional.of(new WorkerSpec.KvEventSource("tcp://h:5557", "tcp://h:5558")), 1));
+                "c",
+                "h",
+                1,
+                "generate",
+                4096,
+                Optional.of(new WorkerSpec.KvEventSource("tcp://h:5557", "tcp://h:5558")),
+                1));
   }
 
   @Test
   void dataParallelWorker_hasRanks_whoseEventPortsAreOffsetByTheRank() {
     WorkerSpec worker =
         ConfigLoader.load(
-                Map.of("worker", List.of(
-                    "id=d,address=h:1,dp-size=4,kv-events=tcp://h:5557,kv-replay=tcp://h:6000")),
-                Map.of(), null)
-            .workers().get(0);
+                Map.of(
+                    "worker",
+                    List.of(
+                        "id=d,address=h:1,dp-size=4,kv-events=tcp://h:5557,kv-replay=tcp://h:6000")),
+                Map.of(),
+                null)
+            .workers()
+            .get(0);
     assertThat(worker.dpSize()).isEqualTo(4);
     assertThat(worker.kvEvents().orElseThrow().forRank(0))
         .isEqualTo(new WorkerSpec.KvEventSource("tcp://h:5557", "tcp://h:6000"));
     assertThat(worker.kvEvents().orElseThrow().forRank(3))
         .isEqualTo(new WorkerSpec.KvEventSource("tcp://h:5560", "tcp://h:6003"));
-    assertThatThrownBy(() -> ConfigLoader.load(
-            Map.of("worker", List.of("id=d,address=h:1,dp-size=3,kv-events=tcp://h:65534")),
-            Map.of(), null))
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of("worker", List.of("id=d,address=h:1,dp-size=3,kv-events=tcp://h:65534")),
+                    Map.of(),
+                    null))
         .hasMessageContaining("kv-events port 65534 + dp-size 3 - 1 is above 65535");
   }
 
@@ -219,33 +244,51 @@ class ConfigLoaderTest {
   void eventsFormatDynamo_isOneSocketForEveryRank_withoutReplay_andNeedsANumericId() {
     WorkerSpec worker =
         ConfigLoader.load(
-                Map.of("worker", List.of(
-                    "id=7,address=h:1,dp-size=3,kv-events=tcp://h:65535,events-format=dynamo,"
-                        + "kv-metrics=tcp://h:6000")),
-                Map.of(), null)
-            .workers().get(0);
+                Map.of(
+                    "worker",
+                    List.of(
+                        "id=7,address=h:1,dp-size=3,kv-events=tcp://h:65535,events-format=dynamo,"
+                            + "kv-metrics=tcp://h:6000")),
+                Map.of(),
+                null)
+            .workers()
+            .get(0);
     assertThat(worker.kvEvents())
         .contains(WorkerSpec.KvEventSource.dynamo("tcp://h:65535", "tcp://h:6000"));
-    assertThat(ConfigLoader.load(
-            Map.of("worker", List.of("id=7,address=h:1,kv-events=tcp://h:5,events-format=vllm")),
-            Map.of(), null).workers().get(0).kvEvents().orElseThrow().format())
+    assertThat(
+            ConfigLoader.load(
+                    Map.of(
+                        "worker",
+                        List.of("id=7,address=h:1,kv-events=tcp://h:5,events-format=vllm")),
+                    Map.of(),
+                    null)
+                .workers()
+                .get(0)
+                .kvEvents()
+                .orElseThrow()
+                .format())
         .isEqualTo(KvEventsFormat.VLLM);
-    for (var bad : Map.of(
-            "id=7,address=h:1,kv-events=tcp://h:5,kv-replay=tcp://h:6,events-format=dynamo",
-            "kv-replay is vLLM's replay socket",
-            "id=7,address=h:1,events-format=dynamo", "events-format needs kv-events",
-            "id=7,address=h:1,kv-events=tcp://h:5,events-format=json",
-            "events-format 'json' is not one of: vllm, dynamo",
-            "id=w7,address=h:1,kv-events=tcp://h:5,events-format=dynamo",
-            "Worker id 'w7' cannot name a worker with events-format=dynamo",
-            "id=7,address=h:1,kv-events=tcp://h:5,kv-metrics=tcp://h:6",
-            "kv-metrics is Dynamo's load publisher: it needs events-format=dynamo",
-            "id=7,address=h:1,kv-metrics=tcp://h:6", "kv-metrics needs kv-events")
-        .entrySet()) {
+    for (var bad :
+        Map.of(
+                "id=7,address=h:1,kv-events=tcp://h:5,kv-replay=tcp://h:6,events-format=dynamo",
+                "kv-replay is vLLM's replay socket",
+                "id=7,address=h:1,events-format=dynamo",
+                "events-format needs kv-events",
+                "id=7,address=h:1,kv-events=tcp://h:5,events-format=json",
+                "events-format 'json' is not one of: vllm, dynamo",
+                "id=w7,address=h:1,kv-events=tcp://h:5,events-format=dynamo",
+                "Worker id 'w7' cannot name a worker with events-format=dynamo",
+                "id=7,address=h:1,kv-events=tcp://h:5,kv-metrics=tcp://h:6",
+                "kv-metrics is Dynamo's load publisher: it needs events-format=dynamo",
+                "id=7,address=h:1,kv-metrics=tcp://h:6",
+                "kv-metrics needs kv-events")
+            .entrySet()) {
       assertThatThrownBy(
-              () -> ConfigLoader.load(
-                  Map.of("worker", List.of(bad.getKey()), "router-mode", List.of("kv")),
-                  Map.of(), null))
+              () ->
+                  ConfigLoader.load(
+                      Map.of("worker", List.of(bad.getKey()), "router-mode", List.of("kv")),
+                      Map.of(),
+                      null))
           .as(bad.getKey())
           .hasMessageContaining(bad.getValue());
     }
@@ -255,10 +298,16 @@ class ConfigLoaderTest {
   void badWorker_isRejectedWithTheExpectedForm() {
     for (String bad :
         List.of(
-            "id=a", "address=h:1", "id=a,address=h", "id=a,address=h:1,zone=x",
-            "id=a,address=h:1,kv-blocks=0", "id=a,address=h:1,kv-blocks=many",
-            "id=a,address=h:1,kv-events=h:5557", "id=a,address=h:1,kv-events=tcp://h",
-            "id=a,address=h:1,kv-replay=tcp://h:5558", "id=a,address=h:1,dp-size=0",
+            "id=a",
+            "address=h:1",
+            "id=a,address=h",
+            "id=a,address=h:1,zone=x",
+            "id=a,address=h:1,kv-blocks=0",
+            "id=a,address=h:1,kv-blocks=many",
+            "id=a,address=h:1,kv-events=h:5557",
+            "id=a,address=h:1,kv-events=tcp://h",
+            "id=a,address=h:1,kv-replay=tcp://h:5558",
+            "id=a,address=h:1,dp-size=0",
             "id=a,address=h:1,dp-size=257")) {
       assertThatThrownBy(() -> ConfigLoader.load(Map.of("worker", List.of(bad)), Map.of(), null))
           .as(bad)
@@ -267,8 +316,11 @@ class ConfigLoaderTest {
           .hasMessageContaining("id=ID,address=HOST:PORT");
     }
     assertThatThrownBy(
-            () -> ConfigLoader.load(
-                Map.of("worker", List.of("id=a,address=h:1", "id=a,address=h:2")), Map.of(), null))
+            () ->
+                ConfigLoader.load(
+                    Map.of("worker", List.of("id=a,address=h:1", "id=a,address=h:2")),
+                    Map.of(),
+                    null))
         .hasMessageContaining("Duplicate worker id 'a'");
   }
 
@@ -300,8 +352,7 @@ class ConfigLoaderTest {
 
   @Test
   void shippedExampleFile_loadsAsIs() {
-    RouterConfig config =
-        ConfigLoader.load(ONE_MOCK, Map.of(), Path.of("config/router.yaml"));
+    RouterConfig config = ConfigLoader.load(ONE_MOCK, Map.of(), Path.of("config/router.yaml"));
     assertThat(config.http().port()).isEqualTo(8000);
   }
 
@@ -367,45 +418,71 @@ class ConfigLoaderTest {
     RouterConfig config =
         ConfigLoader.load(
             natsKv("id=7,address=127.0.0.1:9001", "id=18446744073709551615,address=127.0.0.1:9002"),
-            Map.of("NATS_SERVER", "nats://10.0.0.9:4222", "DYN_NAMESPACE", "prod",
-                "DYN_DURABLE_KV_EVENTS", "true"),
+            Map.of(
+                "NATS_SERVER",
+                "nats://10.0.0.9:4222",
+                "DYN_NAMESPACE",
+                "prod",
+                "DYN_DURABLE_KV_EVENTS",
+                "true"),
             null);
     assertThat(config.eventPlane())
-        .isEqualTo(new EventPlaneConfig(
-            EventPlaneKind.NATS, "nats://10.0.0.9:4222", "prod", "backend", true, "kvrouter"));
+        .isEqualTo(
+            new EventPlaneConfig(
+                EventPlaneKind.NATS, "nats://10.0.0.9:4222", "prod", "backend", true, "kvrouter"));
     assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).eventPlane())
         .isEqualTo(EventPlaneConfig.DEFAULTS);
   }
 
   @Test
   void natsEventPlane_refusesWhatItCannotFollow() {
-    assertThatThrownBy(() -> ConfigLoader.load(natsKv("id=w1,address=127.0.0.1:9001"), Map.of(), null))
+    assertThatThrownBy(
+            () -> ConfigLoader.load(natsKv("id=w1,address=127.0.0.1:9001"), Map.of(), null))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("Worker id 'w1'")
         .hasMessageContaining("decimal integer");
-    assertThatThrownBy(() -> ConfigLoader.load(natsKv("id=07,address=127.0.0.1:9001"), Map.of(), null))
+    assertThatThrownBy(
+            () -> ConfigLoader.load(natsKv("id=07,address=127.0.0.1:9001"), Map.of(), null))
         .hasMessageContaining("Worker id '07'");
     assertThatThrownBy(
-            () -> ConfigLoader.load(
-                natsKv("id=7,address=127.0.0.1:9001,kv-events=tcp://127.0.0.1:5557"),
-                Map.of(), null))
+            () ->
+                ConfigLoader.load(
+                    natsKv("id=7,address=127.0.0.1:9001,kv-events=tcp://127.0.0.1:5557"),
+                    Map.of(),
+                    null))
         .hasMessageContaining("kv-events=, a ZMQ endpoint");
     assertThatThrownBy(
-            () -> ConfigLoader.load(
-                Map.of("router-mode", List.of("kv"), "event-plane", List.of("nats"),
-                    "mock-workers", List.of("2")),
-                Map.of(), null))
+            () ->
+                ConfigLoader.load(
+                    Map.of(
+                        "router-mode",
+                        List.of("kv"),
+                        "event-plane",
+                        List.of("nats"),
+                        "mock-workers",
+                        List.of("2")),
+                    Map.of(),
+                    null))
         .hasMessageContaining("--mock-workers publish their KV events on ZMQ");
     assertThatThrownBy(
-            () -> ConfigLoader.load(natsKv("id=7,address=127.0.0.1:9001"),
-                Map.of("DYN_NAMESPACE", "a.b"), null))
+            () ->
+                ConfigLoader.load(
+                    natsKv("id=7,address=127.0.0.1:9001"), Map.of("DYN_NAMESPACE", "a.b"), null))
         .hasMessageContaining("DYN_NAMESPACE");
     // approximate mode and other router modes do not need events at all
     assertThat(
             ConfigLoader.load(
-                Map.of("router-mode", List.of("kv"), "event-plane", List.of("nats"),
-                    "kv-events", List.of("false"), "worker", List.of("id=w1,address=h:1")),
-                Map.of(), null)
+                    Map.of(
+                        "router-mode",
+                        List.of("kv"),
+                        "event-plane",
+                        List.of("nats"),
+                        "kv-events",
+                        List.of("false"),
+                        "worker",
+                        List.of("id=w1,address=h:1")),
+                    Map.of(),
+                    null)
                 .workers())
         .hasSize(1);
   }

@@ -11,7 +11,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code --model-path} as a folder or as a model id in a hub cache laid out as huggingface_hub does. */
+/**
+ * {@code --model-path} as a folder or as a model id in a hub cache laid out as huggingface_hub
+ * does.
+ */
 class ModelLocationTest {
   @TempDir Path dir;
 
@@ -51,8 +54,10 @@ class ModelLocationTest {
     Path xdg = dir.resolve("xdg");
     repo(xdg.resolve("huggingface/hub"), "org/m", "c2");
 
-    assertThat(ModelLocation.resolve("org/m", Map.of("HF_HOME", home.toString(),
-            "XDG_CACHE_HOME", xdg.toString())).folder())
+    assertThat(
+            ModelLocation.resolve(
+                    "org/m", Map.of("HF_HOME", home.toString(), "XDG_CACHE_HOME", xdg.toString()))
+                .folder())
         .as("HF_HOME before XDG_CACHE_HOME; one snapshot without refs/main")
         .isEqualTo(home.resolve("hub/models--org--m/snapshots/c1"));
     assertThat(ModelLocation.resolve("org/m", Map.of("XDG_CACHE_HOME", xdg.toString())).folder())
@@ -71,12 +76,16 @@ class ModelLocationTest {
     Files.createDirectories(broken.resolve("refs"));
     Files.writeString(broken.resolve("refs/main"), "gone");
 
-    for (var bad : List.of(
-        List.of("org/missing", "has no models--org--missing", "huggingface-cli download org/missing"),
-        List.of(file.toString(), "is a file, not a model folder"),
-        List.of("not a/model/id", "not a Hugging Face model id"),
-        List.of("org/two", "no refs/main and 2 snapshots ([c1, c2])"),
-        List.of("org/broken", "names commit gone"))) {
+    for (var bad :
+        List.of(
+            List.of(
+                "org/missing",
+                "has no models--org--missing",
+                "huggingface-cli download org/missing"),
+            List.of(file.toString(), "is a file, not a model folder"),
+            List.of("not a/model/id", "not a Hugging Face model id"),
+            List.of("org/two", "no refs/main and 2 snapshots ([c1, c2])"),
+            List.of("org/broken", "names commit gone"))) {
       assertThatThrownBy(() -> ModelLocation.resolve(bad.get(0), env))
           .as(bad.get(0))
           .isInstanceOf(IllegalArgumentException.class)
@@ -93,13 +102,17 @@ class ModelLocationTest {
     RouterConfig config =
         ConfigLoader.load(
             Map.of("mock-workers", List.of("1"), "model-path", List.of("Qwen/Qwen3-0.6B")),
-            Map.of("HF_HUB_CACHE", cache.toString()), null);
+            Map.of("HF_HUB_CACHE", cache.toString()),
+            null);
 
     assertThat(config.model().path()).isEqualTo(snapshot);
     assertThat(config.model().servedName()).isEqualTo("Qwen/Qwen3-0.6B");
-    assertThatThrownBy(() -> ConfigLoader.load(
-            Map.of("mock-workers", List.of("1"), "model-path", List.of("Qwen/Other")),
-            Map.of("HF_HUB_CACHE", cache.toString()), null))
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of("mock-workers", List.of("1"), "model-path", List.of("Qwen/Other")),
+                    Map.of("HF_HUB_CACHE", cache.toString()),
+                    null))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("Invalid value 'Qwen/Other' for --model-path")
         .hasMessageContaining("has no models--Qwen--Other");

@@ -24,8 +24,10 @@ import org.junit.jupiter.api.Test;
 class VllmEventTranslatorTest {
   private static final int BLOCK_SIZE = 4;
   private static final WorkerRank RANK = new WorkerRank("w1", 1);
+
   /** Engine hashes are opaque; values above 2^63 arrive as negative longs. */
   private static final long E0 = 0xDA5F_0000_0000_0001L;
+
   private static final long E1 = 0x1234_5678_9ABC_DEF0L;
   private static final long E2 = -7L;
 
@@ -104,7 +106,8 @@ class VllmEventTranslatorTest {
 
   @Test
   void publishersWithoutAMedium_areTakenAsGpu() throws Exception {
-    apply(new BlockStored(List.of(E0), null, tokens(0, 4), BLOCK_SIZE, null, null, null, null, null));
+    apply(
+        new BlockStored(List.of(E0), null, tokens(0, 4), BLOCK_SIZE, null, null, null, null, null));
     assertThat(overlap(tokens(0, 4))).isEqualTo(1);
     assertThat(dropped("other_medium")).isZero();
   }
@@ -174,8 +177,10 @@ class VllmEventTranslatorTest {
   @Test
   void removals_beforeAnyStoreNamedItsGroup_keepGroupZeroOnly_perRank() throws Exception {
     WorkerRank other = new WorkerRank("w2", 0);
-    translator.apply(other, new VllmEventBatch(1.0, List.of(
-        inGroup(List.of(E0), tokens(0, 4), BLOCK_SIZE, 1, "full_attention")), 0));
+    translator.apply(
+        other,
+        new VllmEventBatch(
+            1.0, List.of(inGroup(List.of(E0), tokens(0, 4), BLOCK_SIZE, 1, "full_attention")), 0));
     // RANK's publisher never said which group is full attention: group 0 is assumed, as in Dynamo
     apply(
         inGroup(List.of(E0, E1), tokens(0, 8), BLOCK_SIZE, 0, null),
@@ -221,8 +226,14 @@ class VllmEventTranslatorTest {
   @Test
   void loraBlocks_hashAsDynamoDoes_referenceVector() throws Exception {
     VllmEventTranslator bs16 = new VllmEventTranslator(index, 16, meters);
-    bs16.apply(RANK, new VllmEventBatch(1.0, List.of(new BlockStored(
-        List.of(E0), null, tokens(0, 16), 16, 1, "GPU", "adapter-a", null, null)), 1));
+    bs16.apply(
+        RANK,
+        new VllmEventBatch(
+            1.0,
+            List.of(
+                new BlockStored(
+                    List.of(E0), null, tokens(0, 16), 16, 1, "GPU", "adapter-a", null, null)),
+            1));
     index.flush().toCompletableFuture().get();
 
     // dynamo-kv-router.md §1: LoRA "adapter-a", tokens 0..15, bs 16
@@ -276,13 +287,25 @@ class VllmEventTranslatorTest {
         withExtraKeys(List.of(E0, E1), null, tokens(0, 8), Arrays.asList(List.of("salt"), null)),
         withExtraKeys(List.of(E2), null, tokens(100, 4), List.of(List.of(embeds))),
         // a salt equal to the LoRA name is still a second key
-        new BlockStored(List.of(E0), null, tokens(200, 4), BLOCK_SIZE, 1, "GPU", "a", null, null,
+        new BlockStored(
+            List.of(E0),
+            null,
+            tokens(200, 4),
+            BLOCK_SIZE,
+            1,
+            "GPU",
+            "a",
+            null,
+            null,
             List.of(List.of("a", "a"))));
 
     assertThat(overlap(tokens(0, 8))).isZero();
     assertThat(overlap(tokens(100, 4))).isZero();
-    assertThat(index.findMatches(BlockHasher.of(BLOCK_SIZE, "a").localHashes(tokens(200, 4)))
-        .overlap(RANK)).isZero();
+    assertThat(
+            index
+                .findMatches(BlockHasher.of(BLOCK_SIZE, "a").localHashes(tokens(200, 4)))
+                .overlap(RANK))
+        .isZero();
     assertThat(dropped("extra_keys")).isEqualTo(3);
     assertThat(index.stats().applied()).isZero();
   }

@@ -50,7 +50,8 @@ class ToolsAndReasoningIT {
       "<think>\n17 has no divisor but 1 and itself.\n</think>\n\nYes, 17 is prime.";
 
   private final Vertx vertx = Vertx.vertx();
-  private final FakeRequestPlane plane = new FakeRequestPlane().set("w1", FakeRequestPlane.Behaviour.HOLD);
+  private final FakeRequestPlane plane =
+      new FakeRequestPlane().set("w1", FakeRequestPlane.Behaviour.HOLD);
   private final Map<String, String> prompts = new ConcurrentHashMap<>();
 
   @AfterEach
@@ -63,12 +64,20 @@ class ToolsAndReasoningIT {
     ModelAssets assets = ModelAssets.load(TestModels.dir(MODEL));
     Router router =
         Routers.create(
-            RouterMode.ROUND_ROBIN, KvRouterConfig.DEFAULTS, 16,
+            RouterMode.ROUND_ROBIN,
+            KvRouterConfig.DEFAULTS,
+            16,
             List.of(new RouteTarget(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"), 1000)),
-            plane, vertx, new SimpleMeterRegistry());
+            plane,
+            vertx,
+            new SimpleMeterRegistry());
     HttpFrontend frontend =
         new HttpFrontend(
-            new Preprocessor(vertx, assets, MODEL, router,
+            new Preprocessor(
+                vertx,
+                assets,
+                MODEL,
+                router,
                 new OutputParsers(ReasoningParserName.QWEN3, ToolCallParserName.HERMES)),
             new Metrics(),
             new HttpConfig("127.0.0.1", 0, 1 << 20, Duration.ofSeconds(1), 503),
@@ -102,8 +111,7 @@ class ToolsAndReasoningIT {
     assertThat(streamed.getString("finishReason")).isEqualTo("tool_calls");
     JsonObject streamedCall =
         streamed.getJsonObject("message").getJsonArray("tool_calls").getJsonObject(0);
-    assertThat(streamedCall.getJsonObject("function"))
-        .isEqualTo(call.getJsonObject("function"));
+    assertThat(streamedCall.getJsonObject("function")).isEqualTo(call.getJsonObject("function"));
     assertThat(streamed.getJsonObject("message").getString("content").strip()).isEmpty();
     assertThat(streamed.getJsonObject("message").getString("reasoning_content"))
         .isEqualTo("\nThe user wants the weather.\n");
@@ -124,9 +132,12 @@ class ToolsAndReasoningIT {
       assertThat(reasoning.getJsonObject("message").getString("content"))
           .as(name)
           .isEqualTo("\n\nYes, 17 is prime.");
-      assertThat(reasoning.getJsonObject("message").containsKey("tool_calls")
-              && !reasoning.getJsonObject("message").getJsonArray("tool_calls", new JsonArray())
-                  .isEmpty())
+      assertThat(
+              reasoning.getJsonObject("message").containsKey("tool_calls")
+                  && !reasoning
+                      .getJsonObject("message")
+                      .getJsonArray("tool_calls", new JsonArray())
+                      .isEmpty())
           .as(name)
           .isFalse();
     }
@@ -143,10 +154,13 @@ class ToolsAndReasoningIT {
                 + " \"description\": \"Current weather of a city\", \"parameters\": {\"type\":"
                 + " \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\":"
                 + " [\"city\"]}}}\n</tools>")
-        .endsWith("<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
-            + "<|im_start|>assistant\n");
+        .endsWith(
+            "<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n"
+                + "<|im_start|>assistant\n");
     String followUpPrompt =
-        prompts.values().stream().filter(p -> p.contains("<tool_response>")).findFirst()
+        prompts.values().stream()
+            .filter(p -> p.contains("<tool_response>"))
+            .findFirst()
             .orElseThrow();
     assertThat(followUpPrompt)
         .endsWith(
@@ -188,5 +202,4 @@ class ToolsAndReasoningIT {
       }
     }
   }
-
 }

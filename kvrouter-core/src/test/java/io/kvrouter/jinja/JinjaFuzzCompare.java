@@ -18,8 +18,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Not a test: compares the renderer with the random renderings of
- * {@code scripts/golden/chat_templates_fuzz.py} and prints the mismatches (see the script for the
+ * Not a test: compares the renderer with the random renderings of {@code
+ * scripts/golden/chat_templates_fuzz.py} and prints the mismatches (see the script for the
  * commands). Exits with status 1 when any differ.
  */
 public final class JinjaFuzzCompare {
@@ -28,7 +28,8 @@ public final class JinjaFuzzCompare {
   @SuppressWarnings("unchecked")
   public static void main(String[] args) throws IOException {
     ObjectMapper json = new ObjectMapper();
-    JsonNode all = json.readTree(new File(args.length > 0 ? args[0] : "target/chat-template-fuzz.json"));
+    JsonNode all =
+        json.readTree(new File(args.length > 0 ? args[0] : "target/chat-template-fuzz.json"));
     JsonNode sources;
     try (InputStream in =
         JinjaFuzzCompare.class.getResourceAsStream("/golden/chat-templates/sources.json")) {
@@ -63,15 +64,26 @@ public final class JinjaFuzzCompare {
       try {
         got = "OK:" + template.render(vars);
       } catch (TemplateError err) {
-        got = "ERR:" + (err.raisedByTemplate() ? err.pythonMessage() : err.kind() + ": " + err.pythonMessage());
+        got =
+            "ERR:"
+                + (err.raisedByTemplate()
+                    ? err.pythonMessage()
+                    : err.kind() + ": " + err.pythonMessage());
       }
       String want =
           e.has("output") ? "OK:" + e.get("output").asText() : "ERR:" + e.get("error").asText();
       if (got.equals(want)) {
         ok++;
       } else if (bad.merge(model, 1, Integer::sum) <= 3) {
-        System.out.println("MISMATCH " + model + " #" + e.get("idx") + "\n  python: "
-            + want.replace("\n", "\\n") + "\n  java:   " + got.replace("\n", "\\n"));
+        System.out.println(
+            "MISMATCH "
+                + model
+                + " #"
+                + e.get("idx")
+                + "\n  python: "
+                + want.replace("\n", "\\n")
+                + "\n  java:   "
+                + got.replace("\n", "\\n"));
       }
     }
     System.out.println("identical: " + ok + ", different: " + bad);

@@ -26,10 +26,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Renders every case of {@code golden/chat-templates/cases.json} with every model's real chat
- * template, with the inputs {@code scripts/golden/chat_templates.py} gave Python's Jinja2 (messages,
- * tools, documents, add_generation_prompt, the special tokens of {@code sources.json}, the case's
- * chat_template_kwargs, the fixed {@code strftime_now} time), and compares byte for byte with the
- * golden rendering, or with the golden error.
+ * template, with the inputs {@code scripts/golden/chat_templates.py} gave Python's Jinja2
+ * (messages, tools, documents, add_generation_prompt, the special tokens of {@code sources.json},
+ * the case's chat_template_kwargs, the fixed {@code strftime_now} time), and compares byte for byte
+ * with the golden rendering, or with the golden error.
  */
 class JinjaGoldenTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -82,8 +82,8 @@ class JinjaGoldenTest {
     vars.put("tools", convert(tools));
     vars.put("documents", convert(c.get("documents")));
     vars.put("add_generation_prompt", c.get("add_generation_prompt").asBoolean());
-    Map<String, Object> special = JSON.convertValue(
-        json("sources.json").get(model).get("variables"), Map.class);
+    Map<String, Object> special =
+        JSON.convertValue(json("sources.json").get(model).get("variables"), Map.class);
     vars.putAll(special);
     if (c.has("chat_template_kwargs")) {
       vars.putAll(JSON.convertValue(c.get("chat_template_kwargs"), Map.class));
@@ -106,9 +106,10 @@ class JinjaGoldenTest {
 
   private static String sha256(String text) {
     try {
-      return java.util.HexFormat.of().formatHex(
-          java.security.MessageDigest.getInstance("SHA-256")
-              .digest(text.getBytes(StandardCharsets.UTF_8)));
+      return java.util.HexFormat.of()
+          .formatHex(
+              java.security.MessageDigest.getInstance("SHA-256")
+                  .digest(text.getBytes(StandardCharsets.UTF_8)));
     } catch (java.security.NoSuchAlgorithmException e) {
       throw new AssertionError(e);
     }

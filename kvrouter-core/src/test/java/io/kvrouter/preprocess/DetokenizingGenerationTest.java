@@ -85,30 +85,43 @@ class DetokenizingGenerationTest {
     List<EngineOutput> outputs = new ArrayList<>();
     for (int i = 0; i < bytes.length; i++) {
       int id = bytes[i] & 0xff;
-      outputs.add(i == bytes.length - 1 && end != null
-          ? EngineOutput.finished(end, id) : EngineOutput.tokens(id));
+      outputs.add(
+          i == bytes.length - 1 && end != null
+              ? EngineOutput.finished(end, id)
+              : EngineOutput.tokens(id));
     }
     return outputs;
   }
 
-  private static Recorder run(ScriptedStream stream, Integer maxTokens, List<String> stop,
-      List<Integer> stopIds) {
+  private static Recorder run(
+      ScriptedStream stream, Integer maxTokens, List<String> stop, List<Integer> stopIds) {
     return run(stream, maxTokens, stop, stopIds, null, new Recorder());
   }
 
-  private static Recorder run(ScriptedStream stream, Integer maxTokens, List<String> stop,
-      List<Integer> stopIds, Integer minTokens, Recorder recorder) {
+  private static Recorder run(
+      ScriptedStream stream,
+      Integer maxTokens,
+      List<String> stop,
+      List<Integer> stopIds,
+      Integer minTokens,
+      Recorder recorder) {
     return run(stream, maxTokens, stop, stopIds, minTokens, OutputOptions.TEXT, null, recorder);
   }
 
-  private static Recorder run(ScriptedStream stream, Integer maxTokens, List<String> stop,
-      List<Integer> stopIds, Integer minTokens, OutputOptions output, OutputParser parser,
+  private static Recorder run(
+      ScriptedStream stream,
+      Integer maxTokens,
+      List<String> stop,
+      List<Integer> stopIds,
+      Integer minTokens,
+      OutputOptions output,
+      OutputParser parser,
       Recorder recorder) {
     GenerationRequest request =
         new GenerationRequest(
             "r", new Prompt.Text("p"), maxTokens, stop, stopIds, minTokens, false, null, output);
-    new DetokenizingGeneration(stream, Tokenizer.bytes(), request, 1, List.of((int) '$'), "",
-            true, parser)
+    new DetokenizingGeneration(
+            stream, Tokenizer.bytes(), request, 1, List.of((int) '$'), "", true, parser)
         .subscribe(recorder);
     return recorder;
   }
@@ -120,7 +133,8 @@ class DetokenizingGenerationTest {
     assertThat(result.text()).isEqualTo("héllo 你好 🙂!");
     assertThat(result.deltas).noneMatch(d -> d.contains("\uFFFD"));
     assertThat(result.finish).isEqualTo(FinishReason.EOS);
-    assertThat(result.completionTokens).isEqualTo("héllo 你好 🙂!".getBytes(StandardCharsets.UTF_8).length);
+    assertThat(result.completionTokens)
+        .isEqualTo("héllo 你好 🙂!".getBytes(StandardCharsets.UTF_8).length);
     assertThat(stream.cancelled).isFalse();
   }
 
@@ -137,8 +151,15 @@ class DetokenizingGenerationTest {
   void includeStopString_keepsTheMatchedStopAtTheEnd() {
     OutputOptions keep = new OutputOptions(true, true, false, false, false, null);
     Recorder result =
-        run(new ScriptedStream(bytes("one two STOP three", null)), null, List.of("STOP", "TW"),
-            null, null, keep, null, new Recorder());
+        run(
+            new ScriptedStream(bytes("one two STOP three", null)),
+            null,
+            List.of("STOP", "TW"),
+            null,
+            null,
+            keep,
+            null,
+            new Recorder());
     assertThat(result.text()).isEqualTo("one two STOP");
     assertThat(result.finish).isEqualTo(FinishReason.STOP);
   }
@@ -151,18 +172,26 @@ class DetokenizingGenerationTest {
     OutputParser parser =
         OutputParser.of(ReasoningParserName.QWEN3, ToolCallParserName.HERMES, "<|im_start|>");
     Recorder result =
-        run(new ScriptedStream(bytes(output, FinishReason.EOS)), null, null, null, null,
-            new OutputOptions(true, false, false, true, true, null), parser, new Recorder());
+        run(
+            new ScriptedStream(bytes(output, FinishReason.EOS)),
+            null,
+            null,
+            null,
+            null,
+            new OutputOptions(true, false, false, true, true, null),
+            parser,
+            new Recorder());
     assertThat(result.reasoning).hasToString("weigh it");
     assertThat(result.text()).isEqualTo("Checking.");
     assertThat(result.toolCalls)
         .singleElement()
-        .satisfies(call -> {
-          assertThat(call.index()).isZero();
-          assertThat(call.name()).isEqualTo("f");
-          assertThat(call.arguments()).isEqualTo("{\"x\": \"é\"}");
-          assertThat(call.id()).startsWith("chatcmpl-tool-");
-        });
+        .satisfies(
+            call -> {
+              assertThat(call.index()).isZero();
+              assertThat(call.name()).isEqualTo("f");
+              assertThat(call.arguments()).isEqualTo("{\"x\": \"é\"}");
+              assertThat(call.id()).startsWith("chatcmpl-tool-");
+            });
     assertThat(result.finish).isEqualTo(FinishReason.EOS);
   }
 
@@ -200,7 +229,12 @@ class DetokenizingGenerationTest {
     assertThat(byId.finish).isEqualTo(FinishReason.STOP);
 
     Recorder byString =
-        run(new ScriptedStream(bytes("xx yy xx", FinishReason.EOS)), null, List.of("xx"), null, 3,
+        run(
+            new ScriptedStream(bytes("xx yy xx", FinishReason.EOS)),
+            null,
+            List.of("xx"),
+            null,
+            3,
             new Recorder());
     assertThat(byString.text()).isEqualTo("xx yy ");
   }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvrouter.config.ModelLocation;
-import io.kvrouter.preprocess.ChatMessage;
 import io.kvrouter.preprocess.template.ChatTemplateException;
 import io.kvrouter.preprocess.tokenizer.Tokenizer;
 import java.io.IOException;
@@ -33,8 +32,7 @@ class ModelAssetsTest {
     Files.writeString(repo.resolve("refs/main"), "c0ffee");
 
     Path folder =
-        ModelLocation.resolve("Qwen/Qwen3-0.6B", Map.of("HF_HUB_CACHE", cache.toString()))
-            .folder();
+        ModelLocation.resolve("Qwen/Qwen3-0.6B", Map.of("HF_HUB_CACHE", cache.toString())).folder();
     try (ModelAssets assets = ModelAssets.load(folder)) {
       assertThat(assets.eosTokenIds()).containsExactly(151645);
       assertThat(assets.tokenizer().encode(assets.chatTemplate().render(CHAT, true)))

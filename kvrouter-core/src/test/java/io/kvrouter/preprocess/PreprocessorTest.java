@@ -60,9 +60,13 @@ class PreprocessorTest {
   private Preprocessor preprocessor(String model, OutputParsers parsers) throws Exception {
     Router router =
         Routers.create(
-            RouterMode.ROUND_ROBIN, KvRouterConfig.DEFAULTS, 16,
+            RouterMode.ROUND_ROBIN,
+            KvRouterConfig.DEFAULTS,
+            16,
             List.of(new RouteTarget(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"), 1000)),
-            plane, vertx, new SimpleMeterRegistry());
+            plane,
+            vertx,
+            new SimpleMeterRegistry());
     return new Preprocessor(vertx, assets(model), model, router, parsers);
   }
 
@@ -99,8 +103,15 @@ class PreprocessorTest {
         Futures.failure(
             qwen.generate(
                 new GenerationRequest(
-                    "bad", new Prompt.Tokens(new int[] {5, 10_000_000}), 4, null, null, null,
-                    false, null, OutputOptions.TEXT)));
+                    "bad",
+                    new Prompt.Tokens(new int[] {5, 10_000_000}),
+                    4,
+                    null,
+                    null,
+                    null,
+                    false,
+                    null,
+                    OutputOptions.TEXT)));
     assertThat(refused)
         .isInstanceOf(InvalidRequestException.class)
         .hasMessageContaining("Token id 10000000 in 'prompt' is outside the vocabulary of qwen3");
@@ -113,11 +124,15 @@ class PreprocessorTest {
     Prompt.Chat chat =
         new Prompt.Chat(
             List.of(ChatMessage.user("Count to three."), ChatMessage.assistant("One, two, ")),
-            false, true, null, Map.of("enable_thinking", false));
+            false,
+            true,
+            null,
+            Map.of("enable_thinking", false));
     String prompt = assets.tokenizer().decode(sent(qwen, chat, OutputOptions.TEXT));
     assertThat(prompt).endsWith("<|im_start|>assistant\n<think>\n\n</think>\n\nOne, two, ");
-    assertThat(prompt).doesNotContain("<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"
-        + "One, two, <|im_end|>");
+    assertThat(prompt)
+        .doesNotContain(
+            "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n" + "One, two, <|im_end|>");
   }
 
   @Test
@@ -126,15 +141,19 @@ class PreprocessorTest {
     Prompt.Chat chat =
         new Prompt.Chat(
             List.of(ChatMessage.user("Hi"), new ChatMessage("assistant", "   ")),
-            false, true, null, Map.of());
+            false,
+            true,
+            null,
+            Map.of());
     Throwable refused =
         Futures.failure(
             qwen.generate(
                 new GenerationRequest("c", chat, 4, null, null, null, false, null, null)));
     assertThat(refused)
         .isInstanceOf(InvalidRequestException.class)
-        .hasMessageContaining("'continue_final_message' is set but the chat template does not"
-            + " write the last message's content");
+        .hasMessageContaining(
+            "'continue_final_message' is set but the chat template does not"
+                + " write the last message's content");
   }
 
   @Test
@@ -144,26 +163,38 @@ class PreprocessorTest {
         Futures.failure(
             qwen.generate(
                 new GenerationRequest(
-                    "t", new Prompt.Chat(List.of(ChatMessage.user("x"))), 4, null, null, null,
-                    false, null, new OutputOptions(true, false, false, true, true, null))));
+                    "t",
+                    new Prompt.Chat(List.of(ChatMessage.user("x"))),
+                    4,
+                    null,
+                    null,
+                    null,
+                    false,
+                    null,
+                    new OutputOptions(true, false, false, true, true, null))));
     assertThat(refused)
         .isInstanceOf(InvalidRequestException.class)
         .hasMessageContaining("--tool-call-parser");
     Preprocessor withParser =
         preprocessor("qwen3", new OutputParsers(null, ToolCallParserName.HERMES));
     assertThat(
-            sent(withParser, new Prompt.Chat(List.of(ChatMessage.user("x"))),
+            sent(
+                withParser,
+                new Prompt.Chat(List.of(ChatMessage.user("x"))),
                 new OutputOptions(true, false, false, true, true, null)))
         .isNotEmpty();
   }
 
   @Test
-  void contentParts_reachATemplateThatLoopsOverThemAsParts_andOthersAsOneString()
-      throws Exception {
+  void contentParts_reachATemplateThatLoopsOverThemAsParts_andOthersAsOneString() throws Exception {
     ChatMessage parts =
         new ChatMessage(
-            "user", new ChatMessage.Content.Parts(List.of(" Describe ", "the sea ")), null,
-            List.of(), null, null);
+            "user",
+            new ChatMessage.Content.Parts(List.of(" Describe ", "the sea ")),
+            null,
+            List.of(),
+            null,
+            null);
     Prompt.Chat chat = new Prompt.Chat(List.of(parts));
     // Gemma 3 loops over content parts and trims each
     Preprocessor gemma = preprocessor("gemma3", OutputParsers.NONE);
@@ -190,8 +221,14 @@ class PreprocessorTest {
         Futures.result(
             gptOss.generate(
                 new GenerationRequest(
-                    "h", new Prompt.Chat(List.of(ChatMessage.user("Weather in Paris?"))), 64,
-                    null, null, null, false, null,
+                    "h",
+                    new Prompt.Chat(List.of(ChatMessage.user("Weather in Paris?"))),
+                    64,
+                    null,
+                    null,
+                    null,
+                    false,
+                    null,
                     new OutputOptions(true, false, false, true, true, null))));
     StringBuilder content = new StringBuilder();
     StringBuilder reasoning = new StringBuilder();
@@ -215,10 +252,12 @@ class PreprocessorTest {
         });
     ModelAssets assets = assets("gptoss");
     int[] answer =
-        assets.tokenizer().encode(
-            "<|channel|>analysis<|message|>Need the weather tool.<|end|><|start|>assistant"
-                + "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"
-                + "{\"city\":\"Paris\"}<|return|>");
+        assets
+            .tokenizer()
+            .encode(
+                "<|channel|>analysis<|message|>Need the weather tool.<|end|><|start|>assistant"
+                    + "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"
+                    + "{\"city\":\"Paris\"}<|return|>");
     FakeRequestPlane.Held held = plane.held.get("h");
     for (int id : answer) {
       held.send(id);
@@ -226,9 +265,12 @@ class PreprocessorTest {
     held.answer();
     assertThat(reasoning).hasToString("Need the weather tool.");
     assertThat(content).hasToString("");
-    assertThat(calls).singleElement().satisfies(call -> {
-      assertThat(call.name()).isEqualTo("get_weather");
-      assertThat(call.arguments()).isEqualTo("{\"city\": \"Paris\"}");
-    });
+    assertThat(calls)
+        .singleElement()
+        .satisfies(
+            call -> {
+              assertThat(call.name()).isEqualTo("get_weather");
+              assertThat(call.arguments()).isEqualTo("{\"city\": \"Paris\"}");
+            });
   }
 }

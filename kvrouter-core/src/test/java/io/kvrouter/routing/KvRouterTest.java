@@ -15,8 +15,8 @@ import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.RouteExplanation;
 import io.kvrouter.protocol.WorkerCost;
 import io.kvrouter.protocol.WorkerEndpoint;
-import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.WorkerLoadReport;
+import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.testing.CollectingSubscriber;
 import io.kvrouter.testing.FakeRequestPlane;
@@ -72,8 +72,7 @@ class KvRouterTest {
                         declaredKvBlocks,
                         dpSize))
             .toList();
-    router =
-        Routers.create(RouterMode.KV, config, BLOCK_SIZE, targets, plane, vertx, meters);
+    router = Routers.create(RouterMode.KV, config, BLOCK_SIZE, targets, plane, vertx, meters);
     return router;
   }
 
@@ -93,7 +92,6 @@ class KvRouterTest {
   private static PreprocessedRequest request(int[] tokens) {
     return new PreprocessedRequest("m", tokens, null, null, null, null, null);
   }
-
 
   /** Routes {@code tokens} to completion, then waits until the index has learned them. */
   private String route(String requestId, int[] tokens) throws Exception {
@@ -206,7 +204,8 @@ class KvRouterTest {
     plane.set("w1", Behaviour.HOLD);
     kvRouter(
         1,
-        KvRouterConfig.APPROXIMATE.withBusyThresholds(OptionalDouble.of(0.01), OptionalLong.empty()));
+        KvRouterConfig.APPROXIMATE.withBusyThresholds(
+            OptionalDouble.of(0.01), OptionalLong.empty()));
     // 1% of 1000 blocks is 10; 11 active blocks make the worker busy
     result(router.generate("r1", request(tokens(1, 11 * BLOCK_SIZE))))
         .subscribe(new CollectingSubscriber());
@@ -233,7 +232,8 @@ class KvRouterTest {
     }
     assertThat(ranksOfShared).as("a shared prefix stays on the rank that caches it").hasSize(1);
     RouteExplanation explanation = router.explain(request(shared)).orElseThrow();
-    assertThat(explanation.workers()).extracting(c -> c.worker().dpRank())
+    assertThat(explanation.workers())
+        .extracting(c -> c.worker().dpRank())
         .containsExactlyInAnyOrder(0, 1, 2, 3);
     assertThat(kv("w1").totalKvBlocks()).as("four ranks of 1000 blocks").isEqualTo(4000);
   }
@@ -261,7 +261,8 @@ class KvRouterTest {
     assertThat(kv("w1").totalKvBlocks()).as("capacity from the report").isEqualTo(100);
     WorkerStatus w1 =
         router.workers().stream().filter(w -> w.id().equals("w1")).findFirst().orElseThrow();
-    assertThat(w1.reportedLoad()).get()
+    assertThat(w1.reportedLoad())
+        .get()
         .satisfies(l -> assertThat(l.report().kvUsedBlocks()).isEqualTo(80));
 
     router.reportLoad(new WorkerLoadReport(WorkerRank.of("w1"), 5, -1, 5, 100, 0, 0));
@@ -276,7 +277,8 @@ class KvRouterTest {
     String first = route("r1", prompt);
     int sendsBefore = plane.sends.size();
 
-    RouteExplanation explanation = router.explain(request(concat(prompt, tokens(6, 40)))).orElseThrow();
+    RouteExplanation explanation =
+        router.explain(request(concat(prompt, tokens(6, 40)))).orElseThrow();
 
     assertThat(explanation.inputTokens()).isEqualTo(200);
     assertThat(explanation.blockSize()).isEqualTo(BLOCK_SIZE);
@@ -299,9 +301,13 @@ class KvRouterTest {
   void explain_isEmptyInModesWithoutCosts() {
     router =
         Routers.create(
-            RouterMode.ROUND_ROBIN, KvRouterConfig.APPROXIMATE, BLOCK_SIZE,
+            RouterMode.ROUND_ROBIN,
+            KvRouterConfig.APPROXIMATE,
+            BLOCK_SIZE,
             List.of(RouteTarget.of(new WorkerEndpoint("w1", "127.0.0.1", 9001, "generate"))),
-            plane, vertx, meters);
+            plane,
+            vertx,
+            meters);
     assertThat(router.explain(request(tokens(1, 32)))).isEmpty();
     assertThat(router.workers().get(0).kv()).isEmpty();
   }
@@ -340,8 +346,14 @@ class KvRouterTest {
   void learnedBlocksAreForgottenAfterTheTtl() throws Exception {
     KvRouterConfig shortTtl =
         new KvRouterConfig(
-            false, 1.0, 0.0, OptionalDouble.empty(), OptionalLong.empty(), Duration.ofMillis(200),
-            1 << 20, 0.8);
+            false,
+            1.0,
+            0.0,
+            OptionalDouble.empty(),
+            OptionalLong.empty(),
+            Duration.ofMillis(200),
+            1 << 20,
+            0.8);
     kvRouter(1, shortTtl);
     route("r1", tokens(1, 64));
     assertThat(kv("w1").cachedBlocks()).isEqualTo(4);
@@ -357,7 +369,8 @@ class KvRouterTest {
     route("r2", prompt);
 
     assertThat(
-            meters.get(MetricNames.ROUTING_DECISIONS)
+            meters
+                .get(MetricNames.ROUTING_DECISIONS)
                 .tags("router_mode", "kv", "outcome", "routed")
                 .counter()
                 .count())
@@ -366,7 +379,8 @@ class KvRouterTest {
     assertThat(meters.get(MetricNames.ROUTER_OVERLAP_BLOCKS).summary().max()).isEqualTo(4);
     assertThat(meters.get(MetricNames.ROUTER_KV_HIT_RATE).summary().totalAmount()).isEqualTo(1.0);
     assertThat(
-            meters.get(MetricNames.WORKER_ACTIVE_DECODE_BLOCKS)
+            meters
+                .get(MetricNames.WORKER_ACTIVE_DECODE_BLOCKS)
                 .tags("worker_id", "w2", "dp_rank", "0", "worker_type", "decode")
                 .gauge()
                 .value())
@@ -378,5 +392,4 @@ class KvRouterTest {
         .forEach(c -> applied.add(c.getId().getTag("event_type") + "=" + c.count()));
     assertThat(applied).contains("stored=2.0");
   }
-
 }

@@ -9,7 +9,6 @@ import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.config.RouterMode;
 import io.kvrouter.protocol.NoWorkerAvailableException;
 import io.kvrouter.protocol.PreprocessedRequest;
-import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.protocol.WorkerStreamException;
@@ -45,10 +44,14 @@ class PushRouterTest {
             .mapToObj(i -> new WorkerEndpoint("w" + i, "127.0.0.1", 9000 + i, "generate"))
             .toList();
     return Routers.create(
-        mode, KvRouterConfig.DEFAULTS, 16, endpoints.stream().map(RouteTarget::of).toList(),
-        plane, vertx, new SimpleMeterRegistry());
+        mode,
+        KvRouterConfig.DEFAULTS,
+        16,
+        endpoints.stream().map(RouteTarget::of).toList(),
+        plane,
+        vertx,
+        new SimpleMeterRegistry());
   }
-
 
   @Test
   void roundRobin_takesWorkersInTurn() throws Exception {
@@ -66,7 +69,8 @@ class PushRouterTest {
       drain(result(router.generate("r" + i, REQUEST)));
     }
     Map<String, Long> counts =
-        plane.sends.stream().collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+        plane.sends.stream()
+            .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
     assertThat(counts).containsOnlyKeys("w1", "w2", "w3");
     assertThat(counts.values()).allMatch(c -> c > 50);
   }
@@ -133,7 +137,9 @@ class PushRouterTest {
 
     CollectingSubscriber result = drain(result(router.generate("r1", REQUEST)));
 
-    assertThat(result.done.get()).isInstanceOf(WorkerStreamException.class).hasMessage("prompt too long");
+    assertThat(result.done.get())
+        .isInstanceOf(WorkerStreamException.class)
+        .hasMessage("prompt too long");
     assertThat(plane.sends).containsExactly("w1");
     assertThat(router.workers()).extracting(WorkerStatus::healthy).containsExactly(true, true);
   }
@@ -180,5 +186,4 @@ class PushRouterTest {
     assertThat(HealthProber.backoff(3)).isEqualTo(Duration.ofSeconds(2));
     assertThat(HealthProber.backoff(40)).isEqualTo(Duration.ofSeconds(30));
   }
-
 }

@@ -19,7 +19,8 @@ class RankPoliciesTest {
   private long nowNanos;
 
   private RankPolicy policy(String name) {
-    return RankPolicies.create(name, RANKS, new RankPolicies.Options(BS, 1000, 8192, 7, () -> nowNanos));
+    return RankPolicies.create(
+        name, RANKS, new RankPolicies.Options(BS, 1000, 8192, 7, () -> nowNanos));
   }
 
   private static HashedPrompt prompt(String id, int firstToken, int tokens) {

@@ -8,9 +8,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Records every time Vert.x's blocked-thread checker finds an event loop held longer than the
- * limit of {@link #strictOptions()}. Tests assert that {@link #blockedThreads()} stays empty, so
- * a blocking call on an event loop fails the build instead of only logging a warning.
+ * Records every time Vert.x's blocked-thread checker finds an event loop held longer than the limit
+ * of {@link #strictOptions()}. Tests assert that {@link #blockedThreads()} stays empty, so a
+ * blocking call on an event loop fails the build instead of only logging a warning.
  */
 public final class BlockedEventLoopDetector {
   /** Longest an event loop task may run in tests before it counts as blocking. */
@@ -37,7 +37,9 @@ public final class BlockedEventLoopDetector {
             event -> {
               if (event.thread().getName().contains("eventloop")) {
                 detector.blocked.add(
-                    event.thread().getName() + " blocked for " + event.duration() / 1_000_000
+                    event.thread().getName()
+                        + " blocked for "
+                        + event.duration() / 1_000_000
                         + " ms");
               }
             });

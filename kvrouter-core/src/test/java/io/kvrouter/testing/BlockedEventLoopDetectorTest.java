@@ -38,8 +38,11 @@ class BlockedEventLoopDetectorTest {
       for (int i = 0; i < 100; i++) {
         vertx.runOnContext(v -> {});
       }
-      vertx.timer(4 * BlockedEventLoopDetector.MAX_EVENT_LOOP_MILLIS)
-          .toCompletionStage().toCompletableFuture().get();
+      vertx
+          .timer(4 * BlockedEventLoopDetector.MAX_EVENT_LOOP_MILLIS)
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get();
       assertThat(detector.blockedThreads()).isEmpty();
     } finally {
       vertx.close();

@@ -43,13 +43,18 @@ public final class FakeRequestPlane implements RequestPlane {
   public final List<String> sends = new CopyOnWriteArrayList<>();
   public final List<String> probes = new CopyOnWriteArrayList<>();
   public final List<String> cancels = new CopyOnWriteArrayList<>();
+
   /** {@code workerId/path} of every question asked. */
   public final List<String> asks = new CopyOnWriteArrayList<>();
+
   private final Map<String, Function<byte[], List<JsonNode>>> endpoints = new ConcurrentHashMap<>();
+
   /** The worker each request was last sent to, by request id. */
   public final Map<String, String> workerOf = new ConcurrentHashMap<>();
+
   /** The request as each request id was sent, routing hints included. */
   public final Map<String, PreprocessedRequest> requestOf = new ConcurrentHashMap<>();
+
   /** Streams of {@link Behaviour#HOLD} workers, by request id, once subscribed. */
   public final Map<String, Held> held = new ConcurrentHashMap<>();
 

@@ -37,7 +37,8 @@ public final class Http {
 
   private static Response send(HttpRequest.Builder request) throws Exception {
     HttpResponse<String> response =
-        CLIENT.send(request.timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+        CLIENT.send(
+            request.timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
     return new Response(response.statusCode(), response.body());
   }
 }

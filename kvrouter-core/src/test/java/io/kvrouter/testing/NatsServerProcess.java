@@ -22,8 +22,8 @@ import java.util.stream.Stream;
  *
  * <p>{@link #stop()} kills it the way a crash would (SIGKILL), and {@link #restart()} starts it
  * again on the <em>same</em> port and store, so clients' reconnect logic can be tested. {@link
- * #close()} stops it and deletes the store. A JVM shutdown hook kills it too, in case a test run
- * is aborted before {@code close()}.
+ * #close()} stops it and deletes the store. A JVM shutdown hook kills it too, in case a test run is
+ * aborted before {@code close()}.
  *
  * <p>The binary is taken from {@code -Dkvrouter.test.natsServer}, {@code $NATS_SERVER_BIN}, the
  * {@code PATH}, or Debian's {@code /usr/sbin/nats-server}, in that order; {@code scripts/test}
@@ -143,8 +143,12 @@ public final class NatsServerProcess implements AutoCloseable {
     }
     kill();
     throw new IllegalStateException(
-        "nats-server did not accept connections on port " + port + " within "
-            + READY_TIMEOUT_MILLIS + " ms:\n" + log());
+        "nats-server did not accept connections on port "
+            + port
+            + " within "
+            + READY_TIMEOUT_MILLIS
+            + " ms:\n"
+            + log());
   }
 
   private boolean answersInfo() {

@@ -3,17 +3,17 @@ package io.kvrouter.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vertx.core.json.JsonObject;
-import java.nio.charset.StandardCharsets;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs a script of {@code e2e/} on the test class path that drives a router with the official {@code
- * openai} npm client (installed by {@code scripts/install-test-clients} into {@code
+ * Runs a script of {@code e2e/} on the test class path that drives a router with the official
+ * {@code openai} npm client (installed by {@code scripts/install-test-clients} into {@code
  * $KVROUTER_TEST_CLIENTS}, default {@code ~/.cache/kvrouter/clients}) and prints its findings as
  * one JSON object.
  */

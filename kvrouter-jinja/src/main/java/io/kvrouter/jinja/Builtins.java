@@ -45,266 +45,382 @@ final class Builtins {
 
   private Builtins() {
     // ---- strings ----
-    filters.put("trim", (v, a, kw) -> {
-      Object chars = arg(a, kw, 0, "chars", null);
-      if (chars != null && !(chars instanceof String)) {
-        throw TemplateError.typeError("strip arg must be None or str");
-      }
-      return StrMethods.strip(Py.str(v), (String) chars);
-    });
+    filters.put(
+        "trim",
+        (v, a, kw) -> {
+          Object chars = arg(a, kw, 0, "chars", null);
+          if (chars != null && !(chars instanceof String)) {
+            throw TemplateError.typeError("strip arg must be None or str");
+          }
+          return StrMethods.strip(Py.str(v), (String) chars);
+        });
     filters.put("string", (v, a, kw) -> v instanceof Markup ? v : Py.str(v));
     filters.put("upper", (v, a, kw) -> Py.str(v).toUpperCase(Locale.ROOT));
     filters.put("lower", (v, a, kw) -> Py.str(v).toLowerCase(Locale.ROOT));
     filters.put("title", (v, a, kw) -> title(Py.str(v)));
     filters.put("capitalize", (v, a, kw) -> StrMethods.capitalize(Py.str(v)));
-    filters.put("replace", (v, a, kw) -> {
-      Object count = arg(a, kw, 2, "count", null);
-      return StrMethods.replace(Py.str(v), Py.str(arg(a, kw, 0, "old", "")),
-          Py.str(arg(a, kw, 1, "new", "")), count == null ? -1 : Py.index(count));
-    });
+    filters.put(
+        "replace",
+        (v, a, kw) -> {
+          Object count = arg(a, kw, 2, "count", null);
+          return StrMethods.replace(
+              Py.str(v),
+              Py.str(arg(a, kw, 0, "old", "")),
+              Py.str(arg(a, kw, 1, "new", "")),
+              count == null ? -1 : Py.index(count));
+        });
     filters.put("safe", (v, a, kw) -> new Markup(Py.str(v)));
     FilterFn escape = (v, a, kw) -> Markup.escape(v);
     filters.put("e", escape);
     filters.put("escape", escape);
     filters.put("forceescape", (v, a, kw) -> new Markup(Markup.escapeHtml(Py.str(v))));
-    filters.put("indent", (v, a, kw) -> indent(Py.str(v), arg(a, kw, 0, "width", 4L),
-        Py.truthy(arg(a, kw, 1, "first", false)), Py.truthy(arg(a, kw, 2, "blank", false))));
+    filters.put(
+        "indent",
+        (v, a, kw) ->
+            indent(
+                Py.str(v),
+                arg(a, kw, 0, "width", 4L),
+                Py.truthy(arg(a, kw, 1, "first", false)),
+                Py.truthy(arg(a, kw, 2, "blank", false))));
     filters.put("wordcount", (v, a, kw) -> wordcount(Py.str(v)));
-    filters.put("center", (v, a, kw) -> {
-      String s = Py.str(v);
-      long width = Py.index(arg(a, kw, 0, "width", 80L));
-      int n = s.codePointCount(0, s.length());
-      if (width <= n) {
-        return s;
-      }
-      int total = Limits.checkLength(width, "filter center") - n;
-      int left = total / 2 + (total & (int) width & 1);
-      return " ".repeat(left) + s + " ".repeat(total - left);
-    });
-    filters.put("format", (v, a, kw) -> {
-      if (!a.isEmpty() && !kw.isEmpty()) {
-        throw TemplateError.of("FilterArgumentError",
-            "can't handle positional and keyword arguments at the same time");
-      }
-      return Printf.format(Py.str(v), kw.isEmpty() ? new PyTuple(a.toArray()) : kw);
-    });
+    filters.put(
+        "center",
+        (v, a, kw) -> {
+          String s = Py.str(v);
+          long width = Py.index(arg(a, kw, 0, "width", 80L));
+          int n = s.codePointCount(0, s.length());
+          if (width <= n) {
+            return s;
+          }
+          int total = Limits.checkLength(width, "filter center") - n;
+          int left = total / 2 + (total & (int) width & 1);
+          return " ".repeat(left) + s + " ".repeat(total - left);
+        });
+    filters.put(
+        "format",
+        (v, a, kw) -> {
+          if (!a.isEmpty() && !kw.isEmpty()) {
+            throw TemplateError.of(
+                "FilterArgumentError",
+                "can't handle positional and keyword arguments at the same time");
+          }
+          return Printf.format(Py.str(v), kw.isEmpty() ? new PyTuple(a.toArray()) : kw);
+        });
     // ---- conversion ----
-    filters.put("int", (v, a, kw) ->
-        Conversions.toInt(v, arg(a, kw, 0, "default", 0L), arg(a, kw, 1, "base", 10L)));
+    filters.put(
+        "int",
+        (v, a, kw) ->
+            Conversions.toInt(v, arg(a, kw, 0, "default", 0L), arg(a, kw, 1, "base", 10L)));
     filters.put("float", (v, a, kw) -> Conversions.toFloat(v, arg(a, kw, 0, "default", 0.0)));
     filters.put("list", (v, a, kw) -> new ArrayList<>(Py.iterable(v)));
-    filters.put("tojson", (v, a, kw) -> {
-      Object indent = arg(a, kw, 1, "indent", null);
-      String ind = null;
-      if (indent instanceof String s) {
-        ind = s;
-      } else if (indent != null && Py.isInt(indent)) {
-        ind = " ".repeat(Limits.checkLength(Math.max(0, Py.toLong(indent)), "tojson's indent"));
-      }
-      Object seps = arg(a, kw, 2, "separators", null);
-      String itemSep = null;
-      String keySep = null;
-      if (seps instanceof List<?> l && l.size() == 2) {
-        itemSep = (String) l.get(0);
-        keySep = (String) l.get(1);
-      }
-      boolean ascii = Py.truthy(arg(a, kw, 0, "ensure_ascii", false));
-      boolean sort = Py.truthy(arg(a, kw, 3, "sort_keys", false));
-      return new Json(ascii, ind, itemSep, keySep, sort).dumps(v);
-    });
+    filters.put(
+        "tojson",
+        (v, a, kw) -> {
+          Object indent = arg(a, kw, 1, "indent", null);
+          String ind = null;
+          if (indent instanceof String s) {
+            ind = s;
+          } else if (indent != null && Py.isInt(indent)) {
+            ind = " ".repeat(Limits.checkLength(Math.max(0, Py.toLong(indent)), "tojson's indent"));
+          }
+          Object seps = arg(a, kw, 2, "separators", null);
+          String itemSep = null;
+          String keySep = null;
+          if (seps instanceof List<?> l && l.size() == 2) {
+            itemSep = (String) l.get(0);
+            keySep = (String) l.get(1);
+          }
+          boolean ascii = Py.truthy(arg(a, kw, 0, "ensure_ascii", false));
+          boolean sort = Py.truthy(arg(a, kw, 3, "sort_keys", false));
+          return new Json(ascii, ind, itemSep, keySep, sort).dumps(v);
+        });
     // ---- sequences ----
     FilterFn length = (v, a, kw) -> (long) Py.length(v);
     filters.put("length", length);
     filters.put("count", length);
     // next(iter(seq)): a generator gives up one item only
-    filters.put("first", (v, a, kw) -> {
-      Iterator<?> it = Py.iterator(v);
-      return it.hasNext() ? it.next() : new Undefined("No first item, sequence was empty.");
-    });
-    filters.put("last", (v, a, kw) -> {
-      PyIterator it = Py.reversed(v);
-      return it.hasNext() ? it.next() : new Undefined("No last item, sequence was empty.");
-    });
-    filters.put("join", (v, a, kw) -> {
-      String sep = Py.str(arg(a, kw, 0, "d", ""));
-      Object attr = arg(a, kw, 1, "attribute", null);
-      StringBuilder sb = new StringBuilder();
-      boolean first = true;
-      for (Object o : Py.iterable(v)) {
-        if (!first) {
-          sb.append(sep);
-        }
-        first = false;
-        Py.appendStr(sb, attr == null ? o : attribute(o, attr));
-        Limits.checkBuilt(sb, "filter join");
-      }
-      return sb.toString();
-    });
-    // do_reverse: a string reversed, else reversed(value), else list(value) reversed
-    filters.put("reverse", (v, a, kw) -> {
-      if (v instanceof String s) {
-        return new StringBuilder(s).reverse().toString();
-      }
-      if (Py.isReversible(v)) {
-        return Py.reversed(v);
-      }
-      if (!Py.isIterable(v)) {
-        throw TemplateError.of("FilterArgumentError", "argument must be iterable");
-      }
-      List<Object> r = new ArrayList<>(Py.iterable(v));
-      Collections.reverse(r);
-      return r;
-    });
-    filters.put("sort", (v, a, kw) -> {
-      boolean reverse = Py.truthy(arg(a, kw, 0, "reverse", false));
-      boolean cs = Py.truthy(arg(a, kw, 1, "case_sensitive", false));
-      Object attr = arg(a, kw, 2, "attribute", null);
-      List<Object> r = new ArrayList<>(Py.iterable(v));
-      sort(r, o -> sortKey(attr == null ? o : attribute(o, attr), cs), reverse);
-      return r;
-    });
-    filters.put("unique", (v, a, kw) -> {
-      boolean cs = Py.truthy(arg(a, kw, 0, "case_sensitive", false));
-      Object attr = arg(a, kw, 1, "attribute", null);
-      return PyIterator.generator(() -> {
-        List<Object> seen = new ArrayList<>(); // a set in Python: keys must be hashable
-        return stream(Py.iterator(v)).filter(o -> {
-          Object k = sortKey(attr == null ? o : attribute(o, attr), cs);
-          DictKeys.checkHashable(k);
-          if (seen.stream().anyMatch(s -> Py.eq(s, k))) {
-            return false;
+    filters.put(
+        "first",
+        (v, a, kw) -> {
+          Iterator<?> it = Py.iterator(v);
+          return it.hasNext() ? it.next() : new Undefined("No first item, sequence was empty.");
+        });
+    filters.put(
+        "last",
+        (v, a, kw) -> {
+          PyIterator it = Py.reversed(v);
+          return it.hasNext() ? it.next() : new Undefined("No last item, sequence was empty.");
+        });
+    filters.put(
+        "join",
+        (v, a, kw) -> {
+          String sep = Py.str(arg(a, kw, 0, "d", ""));
+          Object attr = arg(a, kw, 1, "attribute", null);
+          StringBuilder sb = new StringBuilder();
+          boolean first = true;
+          for (Object o : Py.iterable(v)) {
+            if (!first) {
+              sb.append(sep);
+            }
+            first = false;
+            Py.appendStr(sb, attr == null ? o : attribute(o, attr));
+            Limits.checkBuilt(sb, "filter join");
           }
-          seen.add(k);
-          return true;
-        }).iterator();
-      });
-    });
-    filters.put("items", (v, a, kw) -> PyIterator.generator(() -> {
-      if (v instanceof Undefined) {
-        return PyIterator.empty();
-      }
-      if (!(v instanceof Map<?, ?> m)) {
-        throw TemplateError.typeError("Can only get item pairs from a mapping.");
-      }
-      return stream(m.entrySet().iterator())
-          .map(e -> (Object) Methods.pair(((Map.Entry<?, ?>) e).getKey(),
-              ((Map.Entry<?, ?>) e).getValue()))
-          .iterator();
-    }));
-    filters.put("dictsort", (v, a, kw) -> {
-      boolean cs = Py.truthy(arg(a, kw, 0, "case_sensitive", false));
-      String by = Py.str(arg(a, kw, 1, "by", "key"));
-      boolean reverse = Py.truthy(arg(a, kw, 2, "reverse", false));
-      if (!(v instanceof Map<?, ?> m)) {
-        throw TemplateError.typeError("dictsort expects a mapping");
-      }
-      if (!by.equals("key") && !by.equals("value")) {
-        throw TemplateError.of(
-            "FilterArgumentError", "You can only sort by either \"key\" or \"value\"");
-      }
-      int idx = by.equals("value") ? 1 : 0;
-      List<Object> r = Methods.pairs(m);
-      sort(r, pair -> sortKey(((List<?>) pair).get(idx), cs), reverse);
-      return r;
-    });
-    filters.put("batch", (v, a, kw) -> PyIterator.generator(() -> {
-      Object n = arg(a, kw, 0, "linecount", 1L);
-      Object fill = arg(a, kw, 1, "fill_with", null);
-      List<Object> r = new ArrayList<>();
-      List<Object> cur = new ArrayList<>();
-      for (Object o : Py.iterable(v)) {
-        if (Py.eq((long) cur.size(), n)) {
-          r.add(cur);
-          cur = new ArrayList<>();
-        }
-        cur.add(o);
-      }
-      if (!cur.isEmpty()) {
-        if (fill != null) {
-          long missing = Py.index(n) - cur.size();
-          cur.addAll(Collections.nCopies(
-              Limits.checkLength(Math.max(0, missing), "filter batch's filling"), fill));
-        }
-        r.add(cur);
-      }
-      return r.iterator();
-    }));
-    filters.put("sum", (v, a, kw) -> {
-      Object attr = arg(a, kw, 0, "attribute", null);
-      Object total = arg(a, kw, 1, "start", 0L);
-      if (total instanceof String) {
-        throw TemplateError.typeError("sum() can't sum strings [use ''.join(seq) instead]");
-      }
-      for (Object o : Py.iterable(v)) {
-        total = Py.add(total, attr == null ? o : attribute(o, attr));
-      }
-      return total;
-    });
+          return sb.toString();
+        });
+    // do_reverse: a string reversed, else reversed(value), else list(value) reversed
+    filters.put(
+        "reverse",
+        (v, a, kw) -> {
+          if (v instanceof String s) {
+            return new StringBuilder(s).reverse().toString();
+          }
+          if (Py.isReversible(v)) {
+            return Py.reversed(v);
+          }
+          if (!Py.isIterable(v)) {
+            throw TemplateError.of("FilterArgumentError", "argument must be iterable");
+          }
+          List<Object> r = new ArrayList<>(Py.iterable(v));
+          Collections.reverse(r);
+          return r;
+        });
+    filters.put(
+        "sort",
+        (v, a, kw) -> {
+          boolean reverse = Py.truthy(arg(a, kw, 0, "reverse", false));
+          boolean cs = Py.truthy(arg(a, kw, 1, "case_sensitive", false));
+          Object attr = arg(a, kw, 2, "attribute", null);
+          List<Object> r = new ArrayList<>(Py.iterable(v));
+          sort(r, o -> sortKey(attr == null ? o : attribute(o, attr), cs), reverse);
+          return r;
+        });
+    filters.put(
+        "unique",
+        (v, a, kw) -> {
+          boolean cs = Py.truthy(arg(a, kw, 0, "case_sensitive", false));
+          Object attr = arg(a, kw, 1, "attribute", null);
+          return PyIterator.generator(
+              () -> {
+                List<Object> seen = new ArrayList<>(); // a set in Python: keys must be hashable
+                return stream(Py.iterator(v))
+                    .filter(
+                        o -> {
+                          Object k = sortKey(attr == null ? o : attribute(o, attr), cs);
+                          DictKeys.checkHashable(k);
+                          if (seen.stream().anyMatch(s -> Py.eq(s, k))) {
+                            return false;
+                          }
+                          seen.add(k);
+                          return true;
+                        })
+                    .iterator();
+              });
+        });
+    filters.put(
+        "items",
+        (v, a, kw) ->
+            PyIterator.generator(
+                () -> {
+                  if (v instanceof Undefined) {
+                    return PyIterator.empty();
+                  }
+                  if (!(v instanceof Map<?, ?> m)) {
+                    throw TemplateError.typeError("Can only get item pairs from a mapping.");
+                  }
+                  return stream(m.entrySet().iterator())
+                      .map(
+                          e ->
+                              (Object)
+                                  Methods.pair(
+                                      ((Map.Entry<?, ?>) e).getKey(),
+                                      ((Map.Entry<?, ?>) e).getValue()))
+                      .iterator();
+                }));
+    filters.put(
+        "dictsort",
+        (v, a, kw) -> {
+          boolean cs = Py.truthy(arg(a, kw, 0, "case_sensitive", false));
+          String by = Py.str(arg(a, kw, 1, "by", "key"));
+          boolean reverse = Py.truthy(arg(a, kw, 2, "reverse", false));
+          if (!(v instanceof Map<?, ?> m)) {
+            throw TemplateError.typeError("dictsort expects a mapping");
+          }
+          if (!by.equals("key") && !by.equals("value")) {
+            throw TemplateError.of(
+                "FilterArgumentError", "You can only sort by either \"key\" or \"value\"");
+          }
+          int idx = by.equals("value") ? 1 : 0;
+          List<Object> r = Methods.pairs(m);
+          sort(r, pair -> sortKey(((List<?>) pair).get(idx), cs), reverse);
+          return r;
+        });
+    filters.put(
+        "batch",
+        (v, a, kw) ->
+            PyIterator.generator(
+                () -> {
+                  Object n = arg(a, kw, 0, "linecount", 1L);
+                  Object fill = arg(a, kw, 1, "fill_with", null);
+                  List<Object> r = new ArrayList<>();
+                  List<Object> cur = new ArrayList<>();
+                  for (Object o : Py.iterable(v)) {
+                    if (Py.eq((long) cur.size(), n)) {
+                      r.add(cur);
+                      cur = new ArrayList<>();
+                    }
+                    cur.add(o);
+                  }
+                  if (!cur.isEmpty()) {
+                    if (fill != null) {
+                      long missing = Py.index(n) - cur.size();
+                      cur.addAll(
+                          Collections.nCopies(
+                              Limits.checkLength(Math.max(0, missing), "filter batch's filling"),
+                              fill));
+                    }
+                    r.add(cur);
+                  }
+                  return r.iterator();
+                }));
+    filters.put(
+        "sum",
+        (v, a, kw) -> {
+          Object attr = arg(a, kw, 0, "attribute", null);
+          Object total = arg(a, kw, 1, "start", 0L);
+          if (total instanceof String) {
+            throw TemplateError.typeError("sum() can't sum strings [use ''.join(seq) instead]");
+          }
+          for (Object o : Py.iterable(v)) {
+            total = Py.add(total, attr == null ? o : attribute(o, attr));
+          }
+          return total;
+        });
     filters.put("min", (v, a, kw) -> minMax(v, a, kw, false));
     filters.put("max", (v, a, kw) -> minMax(v, a, kw, true));
-    filters.put("map", (v, a, kw) -> PyIterator.generator(() -> Py.truthy(v)
-        ? stream(Py.iterator(v)).map(mapper(a, kw)).iterator()
-        : PyIterator.empty()));
-    filters.put("groupby", (v, a, kw) -> {
-      if (a.isEmpty() && !kw.containsKey("attribute")) {
-        throw TemplateError.typeError(
-            "sync_do_groupby() missing 1 required positional argument: 'attribute'");
-      }
-      return groupby(v, arg(a, kw, 0, "attribute", null), arg(a, kw, 1, "default", null),
-          Py.truthy(arg(a, kw, 2, "case_sensitive", false)));
-    });
-    filters.put("truncate", (v, a, kw) -> truncate(v, arg(a, kw, 0, "length", 255L),
-        Py.truthy(arg(a, kw, 1, "killwords", false)), arg(a, kw, 2, "end", "..."),
-        arg(a, kw, 3, "leeway", null)));
+    filters.put(
+        "map",
+        (v, a, kw) ->
+            PyIterator.generator(
+                () ->
+                    Py.truthy(v)
+                        ? stream(Py.iterator(v)).map(mapper(a, kw)).iterator()
+                        : PyIterator.empty()));
+    filters.put(
+        "groupby",
+        (v, a, kw) -> {
+          if (a.isEmpty() && !kw.containsKey("attribute")) {
+            throw TemplateError.typeError(
+                "sync_do_groupby() missing 1 required positional argument: 'attribute'");
+          }
+          return groupby(
+              v,
+              arg(a, kw, 0, "attribute", null),
+              arg(a, kw, 1, "default", null),
+              Py.truthy(arg(a, kw, 2, "case_sensitive", false)));
+        });
+    filters.put(
+        "truncate",
+        (v, a, kw) ->
+            truncate(
+                v,
+                arg(a, kw, 0, "length", 255L),
+                Py.truthy(arg(a, kw, 1, "killwords", false)),
+                arg(a, kw, 2, "end", "..."),
+                arg(a, kw, 3, "leeway", null)));
     // Jinja2's other filters: a template may name them; using one fails when it is evaluated
-    for (String name : new String[] {"filesizeformat", "pprint", "random", "slice", "striptags",
-        "urlencode", "urlize", "wordwrap", "xmlattr"}) {
-      filters.put(name, (v, a, kw) -> {
-        throw TemplateError.unsupported("the filter " + name);
-      });
+    for (String name :
+        new String[] {
+          "filesizeformat",
+          "pprint",
+          "random",
+          "slice",
+          "striptags",
+          "urlencode",
+          "urlize",
+          "wordwrap",
+          "xmlattr"
+        }) {
+      filters.put(
+          name,
+          (v, a, kw) -> {
+            throw TemplateError.unsupported("the filter " + name);
+          });
     }
     filters.put("select", (v, a, kw) -> select(v, a, kw, false, false));
     filters.put("reject", (v, a, kw) -> select(v, a, kw, true, false));
     filters.put("selectattr", (v, a, kw) -> select(v, a, kw, false, true));
     filters.put("rejectattr", (v, a, kw) -> select(v, a, kw, true, true));
     // ---- values ----
-    filters.put("default", (v, a, kw) -> {
-      Object dflt = arg(a, kw, 0, "default_value", "");
-      boolean bool = Py.truthy(arg(a, kw, 1, "boolean", false));
-      if (v instanceof Undefined || (bool && !Py.truthy(v))) {
-        return dflt;
-      }
-      return v;
-    });
+    filters.put(
+        "default",
+        (v, a, kw) -> {
+          Object dflt = arg(a, kw, 0, "default_value", "");
+          boolean bool = Py.truthy(arg(a, kw, 1, "boolean", false));
+          if (v instanceof Undefined || (bool && !Py.truthy(v))) {
+            return dflt;
+          }
+          return v;
+        });
     filters.put("d", filters.get("default"));
-    filters.put("abs", (v, a, kw) -> {
-      if (v instanceof Double d) {
-        return Math.abs(d);
-      }
-      if (Py.isInt(v)) {
-        return Py.exact(() -> Math.absExact(Py.toLong(v)));
-      }
-      throw TemplateError.typeError("bad operand type for abs(): '" + Py.typeName(v) + "'");
-    });
-    filters.put("round", (v, a, kw) ->
-        Round.round(v, arg(a, kw, 0, "precision", 0L), arg(a, kw, 1, "method", "common")));
+    filters.put(
+        "abs",
+        (v, a, kw) -> {
+          if (v instanceof Double d) {
+            return Math.abs(d);
+          }
+          if (Py.isInt(v)) {
+            return Py.exact(() -> Math.absExact(Py.toLong(v)));
+          }
+          throw TemplateError.typeError("bad operand type for abs(): '" + Py.typeName(v) + "'");
+        });
+    filters.put(
+        "round",
+        (v, a, kw) ->
+            Round.round(v, arg(a, kw, 0, "precision", 0L), arg(a, kw, 1, "method", "common")));
     filters.put("attr", (v, a, kw) -> Py.getAttr(v, Py.str(arg(a, kw, 0, "name", ""))));
 
     // Parameters of each filter (after the value): more positional arguments, or a keyword not
     // in the list, is a TypeError as in Python, never silently ignored. Filters taking *args
     // (map, select, reject, selectattr, rejectattr, format) are not listed.
     String[][] signatures = {
-      {"trim", "chars"}, {"string"}, {"upper"}, {"lower"}, {"title"}, {"capitalize"}, {"safe"},
-      {"e"}, {"escape"}, {"forceescape"}, {"wordcount"}, {"list"}, {"length"}, {"count"},
-      {"first"}, {"last"}, {"reverse"}, {"abs"}, {"items"}, {"replace", "old", "new", "count"},
-      {"indent", "width", "first", "blank"}, {"center", "width"}, {"int", "default", "base"},
-      {"float", "default"}, {"tojson", "ensure_ascii", "indent", "separators", "sort_keys"},
-      {"join", "d", "attribute"}, {"sort", "reverse", "case_sensitive", "attribute"},
-      {"unique", "case_sensitive", "attribute"}, {"dictsort", "case_sensitive", "by", "reverse"},
-      {"batch", "linecount", "fill_with"}, {"sum", "attribute", "start"},
-      {"min", "case_sensitive", "attribute"}, {"max", "case_sensitive", "attribute"},
-      {"default", "default_value", "boolean"}, {"d", "default_value", "boolean"},
-      {"round", "precision", "method"}, {"attr", "name"},
+      {"trim", "chars"},
+      {"string"},
+      {"upper"},
+      {"lower"},
+      {"title"},
+      {"capitalize"},
+      {"safe"},
+      {"e"},
+      {"escape"},
+      {"forceescape"},
+      {"wordcount"},
+      {"list"},
+      {"length"},
+      {"count"},
+      {"first"},
+      {"last"},
+      {"reverse"},
+      {"abs"},
+      {"items"},
+      {"replace", "old", "new", "count"},
+      {"indent", "width", "first", "blank"},
+      {"center", "width"},
+      {"int", "default", "base"},
+      {"float", "default"},
+      {"tojson", "ensure_ascii", "indent", "separators", "sort_keys"},
+      {"join", "d", "attribute"},
+      {"sort", "reverse", "case_sensitive", "attribute"},
+      {"unique", "case_sensitive", "attribute"},
+      {"dictsort", "case_sensitive", "by", "reverse"},
+      {"batch", "linecount", "fill_with"},
+      {"sum", "attribute", "start"},
+      {"min", "case_sensitive", "attribute"},
+      {"max", "case_sensitive", "attribute"},
+      {"default", "default_value", "boolean"},
+      {"d", "default_value", "boolean"},
+      {"round", "precision", "method"},
+      {"attr", "name"},
       {"groupby", "attribute", "default", "case_sensitive"},
       {"truncate", "length", "killwords", "end", "leeway"}
     };
@@ -312,24 +428,32 @@ final class Builtins {
       String name = sig[0];
       List<String> params = List.of(sig).subList(1, sig.length);
       FilterFn fn = filters.get(name);
-      filters.put(name, (v, a, kw) -> {
-        if (a.size() > params.size()) {
-          throw TemplateError.typeError("filter " + name + " takes at most " + params.size()
-              + " argument(s) but " + a.size() + " were given");
-        }
-        for (String k : kw.keySet()) {
-          int at = params.indexOf(k);
-          if (at < 0) {
-            throw TemplateError.typeError(
-                "filter " + name + " got an unexpected keyword argument '" + k + "'");
-          }
-          if (at < a.size()) {
-            throw TemplateError.typeError(
-                "filter " + name + " got multiple values for argument '" + k + "'");
-          }
-        }
-        return fn.apply(v, a, kw);
-      });
+      filters.put(
+          name,
+          (v, a, kw) -> {
+            if (a.size() > params.size()) {
+              throw TemplateError.typeError(
+                  "filter "
+                      + name
+                      + " takes at most "
+                      + params.size()
+                      + " argument(s) but "
+                      + a.size()
+                      + " were given");
+            }
+            for (String k : kw.keySet()) {
+              int at = params.indexOf(k);
+              if (at < 0) {
+                throw TemplateError.typeError(
+                    "filter " + name + " got an unexpected keyword argument '" + k + "'");
+              }
+              if (at < a.size()) {
+                throw TemplateError.typeError(
+                    "filter " + name + " got multiple values for argument '" + k + "'");
+              }
+            }
+            return fn.apply(v, a, kw);
+          });
     }
     filters.replaceAll(Builtins::markupAware);
   }
@@ -337,9 +461,11 @@ final class Builtins {
   /** Filters that take a Markup as Python does: they escape it, keep it or measure it. */
   private static final Set<String> MARKUP_AS_IS =
       Set.of("e", "escape", "forceescape", "safe", "string", "default", "d", "length", "count");
+
   /** Filters whose result is plain text (or not text) in Python, given a Markup or its text. */
   private static final Set<String> MARKUP_AS_TEXT =
       Set.of("wordcount", "tojson", "list", "first", "join", "replace", "title", "int", "float");
+
   /** Filters that return Markup of the changed text, as Markup's own str methods do. */
   private static final Set<String> MARKUP_KEPT = Set.of("upper", "lower", "capitalize");
 
@@ -395,8 +521,12 @@ final class Builtins {
       i += Character.charCount(cp);
       int type = Character.getType(cp);
       // Python's \w: str.isalnum() (letters and every kind of digit) or the underscore
-      boolean word = cp == '_' || Character.isLetter(cp) || type == Character.DECIMAL_DIGIT_NUMBER
-          || type == Character.LETTER_NUMBER || type == Character.OTHER_NUMBER;
+      boolean word =
+          cp == '_'
+              || Character.isLetter(cp)
+              || type == Character.DECIMAL_DIGIT_NUMBER
+              || type == Character.LETTER_NUMBER
+              || type == Character.OTHER_NUMBER;
       if (word && !inWord) {
         n++;
       }
@@ -485,8 +615,8 @@ final class Builtins {
   }
 
   /**
-   * Jinja2's {@code do_groupby}: the items sorted by the attribute, then grouped where it is
-   * equal, each group named by the attribute of its first item (in its own case).
+   * Jinja2's {@code do_groupby}: the items sorted by the attribute, then grouped where it is equal,
+   * each group named by the attribute of its first item (in its own case).
    */
   private static List<Object> groupby(Object v, Object attr, Object dflt, boolean cs) {
     List<Object> items = new ArrayList<>(Py.iterable(v));
@@ -509,9 +639,9 @@ final class Builtins {
   }
 
   /**
-   * Jinja2's {@code do_truncate} (leeway 5 by default): a string longer than {@code length}
-   * plus leeway is cut to {@code length} less the end's length, at the last space unless
-   * {@code killwords}, and the end appended.
+   * Jinja2's {@code do_truncate} (leeway 5 by default): a string longer than {@code length} plus
+   * leeway is cut to {@code length} less the end's length, at the last space unless {@code
+   * killwords}, and the end appended.
    */
   private static Object truncate(
       Object s, Object lengthArg, boolean killwords, Object end, Object leewayArg) {
@@ -531,8 +661,8 @@ final class Builtins {
     Object head = Py.slice(s, null, length - endLength, null);
     if (!killwords) {
       if (!(head instanceof String h)) {
-        throw TemplateError.of("AttributeError",
-            "'" + Py.typeName(head) + "' object has no attribute 'rsplit'");
+        throw TemplateError.of(
+            "AttributeError", "'" + Py.typeName(head) + "' object has no attribute 'rsplit'");
       }
       int space = h.lastIndexOf(' ');
       head = space < 0 ? h : h.substring(0, space);
@@ -567,34 +697,38 @@ final class Builtins {
   /** Jinja2's {@code select_or_reject}: a generator whose body, test lookup included, is lazy. */
   private Object select(
       Object v, List<Object> a, Map<String, Object> kw, boolean reject, boolean byAttr) {
-    return PyIterator.generator(() -> {
-      if (!Py.truthy(v)) {
-        return PyIterator.empty();
-      }
-      if (byAttr && a.isEmpty()) {
-        throw TemplateError.of("FilterArgumentError", "Missing parameter for attribute name");
-      }
-      int off = byAttr ? 1 : 0;
-      TestFn test = null;
-      List<Object> testArgs = List.of();
-      if (a.size() > off) {
-        String name = Py.str(a.get(off));
-        test = tests.get(name);
-        if (test == null) {
-          throw TemplateError.of("TemplateRuntimeError", "No test named '" + name + "'.");
-        }
-        if (!kw.isEmpty()) {
-          throw TemplateError.unsupported("keyword arguments to the test " + name);
-        }
-        testArgs = a.subList(off + 1, a.size());
-      }
-      TestFn t = test;
-      List<Object> args = testArgs;
-      return stream(Py.iterator(v)).filter(o -> {
-        Object x = byAttr ? attribute(o, a.get(0)) : o;
-        return (t == null ? Py.truthy(x) : t.test(x, args)) != reject;
-      }).iterator();
-    });
+    return PyIterator.generator(
+        () -> {
+          if (!Py.truthy(v)) {
+            return PyIterator.empty();
+          }
+          if (byAttr && a.isEmpty()) {
+            throw TemplateError.of("FilterArgumentError", "Missing parameter for attribute name");
+          }
+          int off = byAttr ? 1 : 0;
+          TestFn test = null;
+          List<Object> testArgs = List.of();
+          if (a.size() > off) {
+            String name = Py.str(a.get(off));
+            test = tests.get(name);
+            if (test == null) {
+              throw TemplateError.of("TemplateRuntimeError", "No test named '" + name + "'.");
+            }
+            if (!kw.isEmpty()) {
+              throw TemplateError.unsupported("keyword arguments to the test " + name);
+            }
+            testArgs = a.subList(off + 1, a.size());
+          }
+          TestFn t = test;
+          List<Object> args = testArgs;
+          return stream(Py.iterator(v))
+              .filter(
+                  o -> {
+                    Object x = byAttr ? attribute(o, a.get(0)) : o;
+                    return (t == null ? Py.truthy(x) : t.test(x, args)) != reject;
+                  })
+              .iterator();
+        });
   }
 
   /** The items of {@code it} as a lazy stream: a generator's body pulls them one by one. */
@@ -622,12 +756,17 @@ final class Builtins {
 
   /**
    * Jinja2's {@code do_indent}: {@code s + "\n"} split by {@code str.splitlines} (every line
-   * boundary, joined back with "\n"), the lines after the first indented unless blank (or all
-   * with {@code blank}), the first too with {@code first}.
+   * boundary, joined back with "\n"), the lines after the first indented unless blank (or all with
+   * {@code blank}), the first too with {@code first}.
    */
   private static String indent(String s, Object width, boolean first, boolean blank) {
-    String pad = width instanceof String w ? w : " ".repeat(
-        Limits.checkLength(Math.max(0, Py.toLong(Py.repeatCount(width))), "filter indent"));
+    String pad =
+        width instanceof String w
+            ? w
+            : " "
+                .repeat(
+                    Limits.checkLength(
+                        Math.max(0, Py.toLong(Py.repeatCount(width))), "filter indent"));
     List<String> lines = StrMethods.splitlines(s + "\n");
     StringBuilder sb = new StringBuilder();
     if (first) {

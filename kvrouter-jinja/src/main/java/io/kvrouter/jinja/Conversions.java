@@ -6,19 +6,29 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * Jinja2's {@code int} and {@code float} filters: Python's {@code int(value, base)} (else
- * {@code int(float(value))}) and {@code float(value)}, with the default when Python raises a
- * TypeError or ValueError, and Python's own string grammars (underscores between digits,
- * {@code inf} and {@code nan}, base prefixes).
+ * Jinja2's {@code int} and {@code float} filters: Python's {@code int(value, base)} (else {@code
+ * int(float(value))}) and {@code float(value)}, with the default when Python raises a TypeError or
+ * ValueError, and Python's own string grammars (underscores between digits, {@code inf} and {@code
+ * nan}, base prefixes).
  */
 final class Conversions {
   private Conversions() {}
 
   private static final String DIGITS = "\\d(?:_?\\d)*";
+
   /** What Python's float() accepts once stripped. */
-  private static final Pattern FLOAT = Pattern.compile("[+-]?(?:(?:" + DIGITS + "(?:\\.(?:"
-      + DIGITS + ")?)?|\\." + DIGITS + ")(?:[eE][+-]?" + DIGITS + ")?|inf|infinity|nan)",
-      Pattern.CASE_INSENSITIVE);
+  private static final Pattern FLOAT =
+      Pattern.compile(
+          "[+-]?(?:(?:"
+              + DIGITS
+              + "(?:\\.(?:"
+              + DIGITS
+              + ")?)?|\\."
+              + DIGITS
+              + ")(?:[eE][+-]?"
+              + DIGITS
+              + ")?|inf|infinity|nan)",
+          Pattern.CASE_INSENSITIVE);
 
   static Object toInt(Object v, Object dflt, Object base) {
     if (v instanceof Undefined u) {
@@ -87,9 +97,9 @@ final class Conversions {
   }
 
   /**
-   * Python's {@code int(s, base)} (base 0, or 2 to 36), or null where it raises ValueError: a
-   * sign, a prefix (0x, 0o, 0b) where the base allows it, digits of any script with single
-   * underscores between them.
+   * Python's {@code int(s, base)} (base 0, or 2 to 36), or null where it raises ValueError: a sign,
+   * a prefix (0x, 0o, 0b) where the base allows it, digits of any script with single underscores
+   * between them.
    */
   private static BigInteger parseInt(String s, int base) {
     String t = StrMethods.strip(s, null);
@@ -130,7 +140,9 @@ final class Conversions {
       return null;
     }
     // base 0 takes no leading zero in a decimal number but 0 itself (010 is an error)
-    if (base == 0 && !prefixed && digits.charAt(0) == '0'
+    if (base == 0
+        && !prefixed
+        && digits.charAt(0) == '0'
         && digits.chars().anyMatch(c -> c != '0')) {
       return null;
     }

@@ -6,12 +6,13 @@ import java.util.RandomAccess;
 
 /**
  * What Python's {@code dict.keys()}, {@code values()} and {@code items()} return: iterable, with a
- * length, printed as {@code dict_keys(['a'])}, but neither subscriptable nor JSON-serializable,
- * and equal (as sets) only to a view of the same kind; values views equal nothing but themselves.
+ * length, printed as {@code dict_keys(['a'])}, but neither subscriptable nor JSON-serializable, and
+ * equal (as sets) only to a view of the same kind; values views equal nothing but themselves.
  */
 final class DictView extends AbstractList<Object> implements RandomAccess {
   /** Python's type name: {@code dict_keys}, {@code dict_values} or {@code dict_items}. */
   final String kind;
+
   private final List<Object> items;
 
   DictView(String kind, List<Object> items) {

@@ -4,17 +4,19 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A variable scope: the render context at the root, then for-loop bodies and macro calls. The
- * root also counts the nested evaluations and macro calls of its render, so that runaway
- * recursion fails as Python's RecursionError would, long before the Java stack overflows.
+ * A variable scope: the render context at the root, then for-loop bodies and macro calls. The root
+ * also counts the nested evaluations and macro calls of its render, so that runaway recursion fails
+ * as Python's RecursionError would, long before the Java stack overflows.
  */
 final class Frame {
   private static final Object ABSENT = new Object();
   final Frame parent;
   private final Frame root;
   private final Map<String, Object> vars;
+
   /** Only the root's are used: see {@link Limits#MAX_DEPTH} and {@link Limits#MAX_CALL_DEPTH}. */
   private int depth;
+
   private int calls;
 
   /** The root scope of one render. */

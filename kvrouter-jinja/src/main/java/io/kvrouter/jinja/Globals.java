@@ -13,19 +13,25 @@ final class Globals {
     Map<String, Object> g = new LinkedHashMap<>();
     g.put("range", (PyCallable) Globals::range);
     g.put("dict", (PyCallable) Globals::dict);
-    g.put("namespace", (PyCallable) (a, kw) -> {
-      Namespace ns = new Namespace();
-      if (!a.isEmpty() && a.get(0) instanceof Map<?, ?> src) {
-        for (Map.Entry<?, ?> e : src.entrySet()) {
-          ns.attrs.put(Py.str(e.getKey()), e.getValue());
-        }
-      }
-      ns.attrs.putAll(kw);
-      return ns;
-    });
-    g.put("raise_exception", (PyCallable) (a, kw) -> {
-      throw TemplateError.raised(Py.str(Methods.arg(a, 0, "message")));
-    });
+    g.put(
+        "namespace",
+        (PyCallable)
+            (a, kw) -> {
+              Namespace ns = new Namespace();
+              if (!a.isEmpty() && a.get(0) instanceof Map<?, ?> src) {
+                for (Map.Entry<?, ?> e : src.entrySet()) {
+                  ns.attrs.put(Py.str(e.getKey()), e.getValue());
+                }
+              }
+              ns.attrs.putAll(kw);
+              return ns;
+            });
+    g.put(
+        "raise_exception",
+        (PyCallable)
+            (a, kw) -> {
+              throw TemplateError.raised(Py.str(Methods.arg(a, 0, "message")));
+            });
     return g;
   }
 
@@ -37,8 +43,13 @@ final class Globals {
       throw TemplateError.typeError("range() takes no keyword arguments");
     }
     if (a.isEmpty() || a.size() > 3) {
-      throw TemplateError.typeError("range expected at " + (a.isEmpty() ? "least 1" : "most 3")
-          + " argument" + (a.isEmpty() ? "" : "s") + ", got " + a.size());
+      throw TemplateError.typeError(
+          "range expected at "
+              + (a.isEmpty() ? "least 1" : "most 3")
+              + " argument"
+              + (a.isEmpty() ? "" : "s")
+              + ", got "
+              + a.size());
     }
     long start = a.size() == 1 ? 0 : Py.index(a.get(0));
     long stop = Py.index(a.get(a.size() == 1 ? 0 : 1));
@@ -61,8 +72,13 @@ final class Globals {
       for (Object pair : Py.iterable(a.get(0))) {
         List<?> p = Py.iterable(pair);
         if (p.size() != 2) {
-          throw TemplateError.of("ValueError", "dictionary update sequence element #" + i
-              + " has length " + p.size() + "; 2 is required");
+          throw TemplateError.of(
+              "ValueError",
+              "dictionary update sequence element #"
+                  + i
+                  + " has length "
+                  + p.size()
+                  + "; 2 is required");
         }
         DictKeys.put(m, p.get(0), p.get(1));
         i++;

@@ -11,8 +11,8 @@ import java.util.Map;
  * A Jinja2 template parsed once and rendered many times with Python's value semantics, as Hugging
  * Face transformers renders chat templates: {@code ImmutableSandboxedEnvironment(trim_blocks=True,
  * lstrip_blocks=True)} with loop controls, the {@code {% generation %}} tag, a {@code tojson} that
- * is {@code json.dumps(ensure_ascii=False)}, and the globals {@code raise_exception} and
- * {@code strftime_now}.
+ * is {@code json.dumps(ensure_ascii=False)}, and the globals {@code raise_exception} and {@code
+ * strftime_now}.
  *
  * <pre>{@code
  * JinjaTemplate t = JinjaTemplate.parse(source);
@@ -51,8 +51,8 @@ public final class JinjaTemplate {
   }
 
   /**
-   * {@link Limits} keeps parsing and rendering far from the end of an ordinary thread's stack
-   * (512 KiB and more); a smaller one may still overflow, which fails the same way.
+   * {@link Limits} keeps parsing and rendering far from the end of an ordinary thread's stack (512
+   * KiB and more); a smaller one may still overflow, which fails the same way.
    */
   private static TemplateError stackTooSmall() {
     return TemplateError.of(
@@ -76,8 +76,10 @@ public final class JinjaTemplate {
   public String render(Map<String, ?> context) {
     Map<String, Object> globals = Globals.create();
     Clock c = clock;
-    globals.put("strftime_now", (PyCallable) (a, kw) ->
-        Strftime.format(LocalDateTime.now(c), Py.str(Methods.arg(a, 0, "format"))));
+    globals.put(
+        "strftime_now",
+        (PyCallable)
+            (a, kw) -> Strftime.format(LocalDateTime.now(c), Py.str(Methods.arg(a, 0, "format"))));
     Frame root = new Frame(globals);
     StringBuilder out = new StringBuilder(4096);
     try {

@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Python's {@code json.dumps(x, ensure_ascii=..., indent=..., separators=..., sort_keys=...)}, which
- * is Hugging Face's {@code tojson} filter: item separator {@code ", "} ({@code ","} with an
+ * Python's {@code json.dumps(x, ensure_ascii=..., indent=..., separators=..., sort_keys=...)},
+ * which is Hugging Face's {@code tojson} filter: item separator {@code ", "} ({@code ","} with an
  * indent), key separator {@code ": "}, insertion order unless sorted, Python's escapes.
  */
 final class Json {
@@ -110,7 +110,8 @@ final class Json {
       sb.append('}');
     } else {
       throw TemplateError.typeError(
-          "Object of type " + (v instanceof Undefined ? "Undefined" : Py.typeName(v))
+          "Object of type "
+              + (v instanceof Undefined ? "Undefined" : Py.typeName(v))
               + " is not JSON serializable");
     }
   }

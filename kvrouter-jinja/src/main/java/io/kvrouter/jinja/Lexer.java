@@ -8,8 +8,8 @@ import java.util.List;
 /**
  * Splits a template into tokens with Jinja2's default delimiters ({@code {{ }}}, {@code {% %}},
  * {@code {# #}}) and Hugging Face's whitespace settings: {@code trim_blocks} (the first newline
- * after a block or comment tag is removed), {@code lstrip_blocks} (spaces and tabs before a block or
- * comment tag at the start of a line are removed), the {@code -} and {@code +} modifiers, and
+ * after a block or comment tag is removed), {@code lstrip_blocks} (spaces and tabs before a block
+ * or comment tag at the start of a line are removed), the {@code -} and {@code +} modifiers, and
  * {@code keep_trailing_newline=False} (one trailing newline of the source is dropped). Inside a
  * tag, a closing delimiter only ends the tag outside brackets, as in Jinja2.
  */
@@ -18,6 +18,7 @@ final class Lexer {
   private final List<Token> out = new ArrayList<>();
   private int pos;
   private int line = 1;
+
   /** Set after a tag closed with {@code -}: the next text loses its leading whitespace. */
   private boolean stripNext;
 
@@ -218,7 +219,9 @@ final class Lexer {
     }
   }
 
-  /** Expression tokens up to the closing delimiter ({@code }}} or {@code %}}) at bracket depth 0. */
+  /**
+   * Expression tokens up to the closing delimiter ({@code }}} or {@code %}}) at bracket depth 0.
+   */
   private void tagBody(char closer, boolean block) {
     int depth = 0;
     while (true) {
@@ -229,14 +232,15 @@ final class Lexer {
         pos++;
       }
       if (pos >= src.length()) {
-        throw TemplateError.syntax(
-            "unexpected end of template, expected '" + closer + "}'", line);
+        throw TemplateError.syntax("unexpected end of template, expected '" + closer + "}'", line);
       }
       char c = src.charAt(pos);
       if (depth == 0) {
         boolean minus = c == '-' && src.startsWith(closer + "}", pos + 1);
         boolean plus = c == '+' && src.startsWith(closer + "}", pos + 1);
-        if (minus || plus || (c == closer && pos + 1 < src.length() && src.charAt(pos + 1) == '}')) {
+        if (minus
+            || plus
+            || (c == closer && pos + 1 < src.length() && src.charAt(pos + 1) == '}')) {
           pos += minus || plus ? 3 : 2;
           out.add(new Token(block ? Type.BLOCK_END : Type.VAR_END, closer + "}", null, line));
           if (block) {
@@ -274,8 +278,8 @@ final class Lexer {
   }
 
   private static final String[] OPS = {
-    "//", "**", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "~", "<", ">", "(", ")", "[",
-    "]", "{", "}", ",", ".", ":", "|", "="
+    "//", "**", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%", "~", "<", ">", "(", ")", "[", "]",
+    "{", "}", ",", ".", ":", "|", "="
   };
 
   private String operator() {
@@ -294,7 +298,9 @@ final class Lexer {
     while (pos < src.length() && (Character.isDigit(src.charAt(pos)) || src.charAt(pos) == '_')) {
       pos++;
     }
-    if (pos + 1 < src.length() && src.charAt(pos) == '.' && Character.isDigit(src.charAt(pos + 1))) {
+    if (pos + 1 < src.length()
+        && src.charAt(pos) == '.'
+        && Character.isDigit(src.charAt(pos + 1))) {
       isFloat = true;
       pos++;
       while (pos < src.length() && (Character.isDigit(src.charAt(pos)) || src.charAt(pos) == '_')) {

@@ -10,8 +10,8 @@ final class Limits {
   private Limits() {}
 
   /**
-   * Brackets, call arguments, unary operators, inline ifs and blocks nested in one another at
-   * parse time (Python's Jinja2 parses at most 69 nested parentheses and 98 nested ifs).
+   * Brackets, call arguments, unary operators, inline ifs and blocks nested in one another at parse
+   * time (Python's Jinja2 parses at most 69 nested parentheses and 98 nested ifs).
    */
   static final int MAX_NESTING = 100;
 
@@ -19,16 +19,16 @@ final class Limits {
   static final int MAX_CALL_DEPTH = 200;
 
   /**
-   * Links of operator, filter, test, attribute and call chains being evaluated at render time,
-   * over all macro calls in progress (Python's Jinja2 compiles chains of 492 operators at most);
-   * also how deep printed, compared or serialized data may nest.
+   * Links of operator, filter, test, attribute and call chains being evaluated at render time, over
+   * all macro calls in progress (Python's Jinja2 compiles chains of 492 operators at most); also
+   * how deep printed, compared or serialized data may nest.
    */
   static final int MAX_DEPTH = 500;
 
   /**
    * The most characters of a string, or items of a list, one operation may build (64 Mi): a
-   * repetition, a padding or indentation width, a concatenation, a join, a replacement, an
-   * escape, a printed or serialized value, the output of a render.
+   * repetition, a padding or indentation width, a concatenation, a join, a replacement, an escape,
+   * a printed or serialized value, the output of a render.
    */
   static final int MAX_LENGTH = 64 * 1024 * 1024;
 
@@ -52,8 +52,8 @@ final class Limits {
   }
 
   private static TemplateError tooLong(String what) {
-    return TemplateError.of("MemoryError",
-        what + " would be longer than " + MAX_LENGTH + " characters or items");
+    return TemplateError.of(
+        "MemoryError", what + " would be longer than " + MAX_LENGTH + " characters or items");
   }
 
   static TemplateError tooDeeplyNested(int line) {
@@ -63,8 +63,8 @@ final class Limits {
   }
 
   static TemplateError recursion(int limit, String what) {
-    return TemplateError.of("RecursionError", "maximum recursion depth exceeded: more than "
-        + limit + " " + what);
+    return TemplateError.of(
+        "RecursionError", "maximum recursion depth exceeded: more than " + limit + " " + what);
   }
 
   /** Fails when data being printed, compared or serialized nests deeper than MAX_DEPTH. */

@@ -39,21 +39,23 @@ final class Loop {
       case "nextitem":
         return index0 < n - 1 ? items.get(index0 + 1) : new Undefined("there is no next item");
       case "cycle":
-        return (PyCallable) (List<Object> args, Map<String, Object> kw) -> {
-          if (args.isEmpty()) {
-            throw TemplateError.typeError("no items for cycling given");
-          }
-          return args.get(index0 % args.size());
-        };
+        return (PyCallable)
+            (List<Object> args, Map<String, Object> kw) -> {
+              if (args.isEmpty()) {
+                throw TemplateError.typeError("no items for cycling given");
+              }
+              return args.get(index0 % args.size());
+            };
       case "changed":
-        return (PyCallable) (List<Object> args, Map<String, Object> kw) -> {
-          Object value = new PyTuple(args.toArray());
-          if (lastChanged == this || !Py.eq(lastChanged, value)) {
-            lastChanged = value;
-            return true;
-          }
-          return false;
-        };
+        return (PyCallable)
+            (List<Object> args, Map<String, Object> kw) -> {
+              Object value = new PyTuple(args.toArray());
+              if (lastChanged == this || !Py.eq(lastChanged, value)) {
+                lastChanged = value;
+                return true;
+              }
+              return false;
+            };
       default:
         return Undefined.attr(this, name);
     }

@@ -11,6 +11,7 @@ import java.util.Map;
 final class Macro implements PyCallable {
   /** A parameter the call did not give: its default, else an Undefined, applies. */
   private static final Object MISSING = new Object();
+
   private final Node.MacroDef def;
   private final Frame defined;
 
@@ -61,11 +62,18 @@ final class Macro implements PyCallable {
     }
     if (!def.catchKwargs() && !rest.isEmpty()) {
       if (rest.containsKey("caller")) {
-        throw TemplateError.typeError("macro '" + def.name() + "' was invoked with two values for"
-            + " the special caller argument. This is most likely a bug.");
+        throw TemplateError.typeError(
+            "macro '"
+                + def.name()
+                + "' was invoked with two values for"
+                + " the special caller argument. This is most likely a bug.");
       }
-      throw TemplateError.typeError("macro '" + def.name() + "' takes no keyword argument '"
-          + rest.keySet().iterator().next() + "'");
+      throw TemplateError.typeError(
+          "macro '"
+              + def.name()
+              + "' takes no keyword argument '"
+              + rest.keySet().iterator().next()
+              + "'");
     }
     if (!def.catchVarargs() && args.size() > count) {
       throw TemplateError.typeError(
@@ -76,8 +84,10 @@ final class Macro implements PyCallable {
       if (v == MISSING) {
         Node.Expr dflt = def.defaults().get(i);
         // a default sees the parameters before it
-        v = dflt != null ? dflt.eval(f) : new Undefined(
-            "parameter '" + params.get(i) + "' was not provided");
+        v =
+            dflt != null
+                ? dflt.eval(f)
+                : new Undefined("parameter '" + params.get(i) + "' was not provided");
       }
       f.set(params.get(i), v);
     }
@@ -88,8 +98,10 @@ final class Macro implements PyCallable {
       f.set("kwargs", rest);
     }
     if (def.catchVarargs()) {
-      f.set("varargs", new PyTuple(
-          args.size() > count ? args.subList(count, args.size()).toArray() : new Object[0]));
+      f.set(
+          "varargs",
+          new PyTuple(
+              args.size() > count ? args.subList(count, args.size()).toArray() : new Object[0]));
     }
   }
 

@@ -3,10 +3,10 @@ package io.kvrouter.jinja;
 /**
  * What the {@code e}, {@code escape}, {@code forceescape} and {@code safe} filters return:
  * markupsafe's {@code Markup}, a string of HTML. It prints, joins with {@code ~}, compares,
- * iterates and measures as its text; {@code +} escapes a plain string operand; it prints as
- * {@code Markup('...')} inside a list; escaping it again changes nothing. Uses that would build a
- * Markup with escaped arguments (indexing, slicing, {@code *}, {@code %}, methods, most filters)
- * fail as Unsupported rather than lose the difference.
+ * iterates and measures as its text; {@code +} escapes a plain string operand; it prints as {@code
+ * Markup('...')} inside a list; escaping it again changes nothing. Uses that would build a Markup
+ * with escaped arguments (indexing, slicing, {@code *}, {@code %}, methods, most filters) fail as
+ * Unsupported rather than lose the difference.
  */
 record Markup(String html) {
 
@@ -50,8 +50,10 @@ record Markup(String html) {
   }
 
   static TemplateError unsupported(String what) {
-    return TemplateError.unsupported(what + " of an escaped string (Markup, from the e, escape,"
-        + " forceescape or safe filter)");
+    return TemplateError.unsupported(
+        what
+            + " of an escaped string (Markup, from the e, escape,"
+            + " forceescape or safe filter)");
   }
 
   @Override

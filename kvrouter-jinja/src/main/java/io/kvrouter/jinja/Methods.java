@@ -7,31 +7,75 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Attributes of values: Python's non-mutating {@code str}, {@code dict} and {@code list} methods
- * as bound methods, namespace attributes, the {@code loop} object. Mutating methods exist but
- * raise {@code SecurityError} when called, as in Jinja2's {@code ImmutableSandboxedEnvironment}.
+ * Attributes of values: Python's non-mutating {@code str}, {@code dict} and {@code list} methods as
+ * bound methods, namespace attributes, the {@code loop} object. Mutating methods exist but raise
+ * {@code SecurityError} when called, as in Jinja2's {@code ImmutableSandboxedEnvironment}.
  */
 final class Methods {
   private Methods() {}
 
   private static final Set<String> DICT_METHODS =
-      Set.of("items", "keys", "values", "get", "copy", "pop", "popitem", "update", "setdefault",
-          "clear", "fromkeys");
+      Set.of(
+          "items",
+          "keys",
+          "values",
+          "get",
+          "copy",
+          "pop",
+          "popitem",
+          "update",
+          "setdefault",
+          "clear",
+          "fromkeys");
   private static final Set<String> DICT_MUTATORS =
       Set.of("pop", "popitem", "update", "setdefault", "clear");
   private static final Set<String> LIST_METHODS =
-      Set.of("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "copy",
+      Set.of(
+          "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "copy",
           "index", "count");
   private static final Set<String> LIST_MUTATORS =
       Set.of("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse");
+
   /** What tuples and ranges have of the list methods. */
   private static final Set<String> SEQUENCE_METHODS = Set.of("index", "count");
+
   private static final Set<String> STR_METHODS =
-      Set.of("strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith",
-          "endswith", "upper", "lower", "title", "capitalize", "replace", "join", "format",
-          "count", "find", "rfind", "index", "rindex", "isdigit", "isalpha", "isalnum", "isspace",
-          "isupper", "islower", "swapcase", "removeprefix", "removesuffix", "partition",
-          "rpartition", "zfill", "center", "ljust", "rjust");
+      Set.of(
+          "strip",
+          "lstrip",
+          "rstrip",
+          "split",
+          "rsplit",
+          "splitlines",
+          "startswith",
+          "endswith",
+          "upper",
+          "lower",
+          "title",
+          "capitalize",
+          "replace",
+          "join",
+          "format",
+          "count",
+          "find",
+          "rfind",
+          "index",
+          "rindex",
+          "isdigit",
+          "isalpha",
+          "isalnum",
+          "isspace",
+          "isupper",
+          "islower",
+          "swapcase",
+          "removeprefix",
+          "removesuffix",
+          "partition",
+          "rpartition",
+          "zfill",
+          "center",
+          "ljust",
+          "rjust");
 
   static boolean isDictMethod(String name) {
     return DICT_METHODS.contains(name);
@@ -76,7 +120,8 @@ final class Methods {
       return g.field(name);
     }
     boolean sequence = obj instanceof PyTuple || obj instanceof PyRange;
-    if (sequence ? SEQUENCE_METHODS.contains(name)
+    if (sequence
+        ? SEQUENCE_METHODS.contains(name)
         : Py.isListOrTuple(obj) && LIST_METHODS.contains(name)) {
       return new Bound(obj, name);
     }
@@ -108,15 +153,16 @@ final class Methods {
           return new DictView("dict_keys", new ArrayList<>(m.keySet()));
         case "values":
           return new DictView("dict_values", new ArrayList<>(m.values()));
-        case "get": {
-          Object key = arg(a, 0, "key");
-          DictKeys.checkHashable(key);
-          Object k = DictKeys.find(m, key);
-          if (k != DictKeys.ABSENT) {
-            return m.get(k);
+        case "get":
+          {
+            Object key = arg(a, 0, "key");
+            DictKeys.checkHashable(key);
+            Object k = DictKeys.find(m, key);
+            if (k != DictKeys.ABSENT) {
+              return m.get(k);
+            }
+            return a.size() > 1 ? a.get(1) : null;
           }
-          return a.size() > 1 ? a.get(1) : null;
-        }
         case "copy":
           return new LinkedHashMap<>(m);
         default:
@@ -130,25 +176,29 @@ final class Methods {
       switch (name) {
         case "copy":
           return new ArrayList<>(l);
-        case "count": {
-          long n = 0;
-          for (Object o : l) {
-            if (Py.eq(o, arg(a, 0, "value"))) {
-              n++;
+        case "count":
+          {
+            long n = 0;
+            for (Object o : l) {
+              if (Py.eq(o, arg(a, 0, "value"))) {
+                n++;
+              }
             }
+            return n;
           }
-          return n;
-        }
-        case "index": {
-          for (int i = 0; i < l.size(); i++) {
-            if (Py.eq(l.get(i), arg(a, 0, "value"))) {
-              return (long) i;
+        case "index":
+          {
+            for (int i = 0; i < l.size(); i++) {
+              if (Py.eq(l.get(i), arg(a, 0, "value"))) {
+                return (long) i;
+              }
             }
+            throw TemplateError.of(
+                "ValueError",
+                self instanceof PyTuple
+                    ? "tuple.index(x): x not in tuple"
+                    : Py.repr(a.get(0)) + " is not in " + Py.typeName(self));
           }
-          throw TemplateError.of("ValueError", self instanceof PyTuple
-              ? "tuple.index(x): x not in tuple"
-              : Py.repr(a.get(0)) + " is not in " + Py.typeName(self));
-        }
         default:
           break;
       }
@@ -176,7 +226,8 @@ final class Methods {
 
   static Object arg(List<Object> a, int i, String name) {
     if (i >= a.size()) {
-      throw TemplateError.typeError("missing required argument '" + name + "' (pos " + (i + 1) + ")");
+      throw TemplateError.typeError(
+          "missing required argument '" + name + "' (pos " + (i + 1) + ")");
     }
     return a.get(i);
   }

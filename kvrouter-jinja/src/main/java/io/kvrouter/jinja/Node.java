@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The syntax tree. Expressions evaluate to Python values (see {@link Py}); statements append to
- * the output and return {@link #NORMAL}, {@link #BREAK} or {@link #CONTINUE} for loop control.
- * Filters and tests are resolved to their functions when the template is parsed.
+ * The syntax tree. Expressions evaluate to Python values (see {@link Py}); statements append to the
+ * output and return {@link #NORMAL}, {@link #BREAK} or {@link #CONTINUE} for loop control. Filters
+ * and tests are resolved to their functions when the template is parsed.
  */
 final class Node {
   private Node() {}
@@ -27,8 +27,8 @@ final class Node {
   }
 
   /**
-   * Evaluates the operand a chain is built on ({@code a} of {@code a + b}, {@code a.b},
-   * {@code a|f}, {@code a(...)}): the parser builds chains in a loop, not by recursion, so their
+   * Evaluates the operand a chain is built on ({@code a} of {@code a + b}, {@code a.b}, {@code
+   * a|f}, {@code a(...)}): the parser builds chains in a loop, not by recursion, so their
    * evaluation depth is bounded here, by {@link Frame#enter()}.
    */
   static Object chained(Expr e, Frame f) {
@@ -280,7 +280,8 @@ final class Node {
         return chained(then, f);
       }
       return otherwise == null
-          ? new Undefined("the inline if-expression evaluated to false and no else section was defined.")
+          ? new Undefined(
+              "the inline if-expression evaluated to false and no else section was defined.")
           : otherwise.eval(f);
     }
   }
@@ -387,16 +388,20 @@ final class Node {
           "ValueError",
           items.size() > targets.size()
               ? "too many values to unpack (expected " + targets.size() + ")"
-              : "not enough values to unpack (expected " + targets.size() + ", got "
-                  + items.size() + ")");
+              : "not enough values to unpack (expected "
+                  + targets.size()
+                  + ", got "
+                  + items.size()
+                  + ")");
     }
     for (int i = 0; i < targets.size(); i++) {
       f.set(targets.get(i), items.get(i));
     }
   }
 
-  record For(List<String> targets, Expr iter, Expr filter, List<Stmt> body, List<Stmt> otherwise,
-      int line) implements Stmt {
+  record For(
+      List<String> targets, Expr iter, Expr filter, List<Stmt> body, List<Stmt> otherwise, int line)
+      implements Stmt {
     @Override
     public int exec(Frame f, StringBuilder out) {
       List<?> items;
@@ -500,8 +505,15 @@ final class Node {
    * A macro: its parameters with their defaults (null where there is none), and whether its body
    * loads varargs, kwargs or caller, which makes it take extra arguments or a caller.
    */
-  record MacroDef(String name, List<String> params, List<Expr> defaults, List<Stmt> body,
-      boolean catchVarargs, boolean catchKwargs, boolean caller) implements Stmt {
+  record MacroDef(
+      String name,
+      List<String> params,
+      List<Expr> defaults,
+      List<Stmt> body,
+      boolean catchVarargs,
+      boolean catchKwargs,
+      boolean caller)
+      implements Stmt {
     @Override
     public int exec(Frame f, StringBuilder out) {
       f.set(name, new Macro(this, f));

@@ -12,16 +12,18 @@ import java.util.Set;
 /**
  * Recursive-descent parser from tokens to {@link Node}s, with Jinja2's grammar and precedence:
  * conditional expression, {@code or}, {@code and}, {@code not}, comparisons (incl. {@code in},
- * {@code not in}), {@code +}/{@code -}, {@code ~}, {@code *}/{@code /}/{@code //}/{@code %},
- * {@code **}, unary minus, then postfix (attribute, subscript, slice, call), filters and tests
- * ({@code not x is defined} is {@code not (x is defined)}).
+ * {@code not in}), {@code +}/{@code -}, {@code ~}, {@code *}/{@code /}/{@code //}/{@code %}, {@code
+ * **}, unary minus, then postfix (attribute, subscript, slice, call), filters and tests ({@code not
+ * x is defined} is {@code not (x is defined)}).
  */
 final class Parser {
   private final List<Token> tokens;
   private final Builtins builtins;
   private int i;
+
   /** Recursive descents in progress, see {@link Limits#MAX_NESTING}. */
   private int nesting;
+
   private final SpecialNames special = new SpecialNames();
 
   Parser(List<Token> tokens, Builtins builtins) {
@@ -87,10 +89,10 @@ final class Parser {
   }
 
   /**
-   * Every recursive descent (a bracket, an argument list, a unary operator, an inline if, a
-   * block) passes here, so a deeply nested template fails with {@link Limits#MAX_NESTING} instead
-   * of overflowing the stack. A failed parse is abandoned, so {@link #shallower()} need not run
-   * when an error is thrown.
+   * Every recursive descent (a bracket, an argument list, a unary operator, an inline if, a block)
+   * passes here, so a deeply nested template fails with {@link Limits#MAX_NESTING} instead of
+   * overflowing the stack. A failed parse is abandoned, so {@link #shallower()} need not run when
+   * an error is thrown.
    */
   private void deeper() {
     if (++nesting > Limits.MAX_NESTING) {
@@ -103,8 +105,8 @@ final class Parser {
   }
 
   /**
-   * Statements until EOF or a block tag whose first word is not a statement start (an end or
-   * middle tag such as {@code endif}, {@code else}); stops positioned on that word.
+   * Statements until EOF or a block tag whose first word is not a statement start (an end or middle
+   * tag such as {@code endif}, {@code else}); stops positioned on that word.
    */
   private List<Stmt> parseBody() {
     List<Stmt> body = new ArrayList<>();
@@ -117,26 +119,28 @@ final class Parser {
           i++;
           body.add(new Node.Text(t.text()));
           break;
-        case VAR_BEGIN: {
-          i++;
-          Expr e = parseExpression(true);
-          expect(Type.VAR_END, null);
-          body.add(new Node.Output(e, t.line()));
-          break;
-        }
-        case BLOCK_BEGIN: {
-          Token word = peek(1);
-          if (word.type() != Type.NAME) {
-            throw unexpected(word, "a statement name");
+        case VAR_BEGIN:
+          {
+            i++;
+            Expr e = parseExpression(true);
+            expect(Type.VAR_END, null);
+            body.add(new Node.Output(e, t.line()));
+            break;
           }
-          Stmt s = parseStatement(word);
-          if (s == null) {
-            i++; // leave the parser on the end/middle word
-            return body;
+        case BLOCK_BEGIN:
+          {
+            Token word = peek(1);
+            if (word.type() != Type.NAME) {
+              throw unexpected(word, "a statement name");
+            }
+            Stmt s = parseStatement(word);
+            if (s == null) {
+              i++; // leave the parser on the end/middle word
+              return body;
+            }
+            body.add(s);
+            break;
           }
-          body.add(s);
-          break;
-        }
         default:
           throw unexpected(t, "template data");
       }
@@ -152,8 +156,10 @@ final class Parser {
     if (w.type() == Type.EOF) {
       throw TemplateError.syntax(
           "Unexpected end of template. Jinja was looking for the following tags: '"
-              + String.join("' or '", ends) + "'. The innermost block that needs to be closed is '"
-              + start.text() + "'.",
+              + String.join("' or '", ends)
+              + "'. The innermost block that needs to be closed is '"
+              + start.text()
+              + "'.",
           start.line());
     }
     for (String e : ends) {
@@ -163,8 +169,11 @@ final class Parser {
       }
     }
     throw TemplateError.syntax(
-        "Encountered unknown tag '" + w.text() + "'. Jinja was looking for the following tags: '"
-            + String.join("' or '", ends) + "'.",
+        "Encountered unknown tag '"
+            + w.text()
+            + "'. Jinja was looking for the following tags: '"
+            + String.join("' or '", ends)
+            + "'.",
         w.line());
   }
 
@@ -191,22 +200,37 @@ final class Parser {
         i += 2;
         expect(Type.BLOCK_END, null);
         return new Node.Control(word.text().equals("break") ? Node.BREAK : Node.CONTINUE);
-      case "generation": {
-        i += 2;
-        expect(Type.BLOCK_END, null);
-        List<Stmt> body = new ArrayList<>();
-        bodyEnd(body, word, "endgeneration");
-        expect(Type.BLOCK_END, null);
-        return new Node.Block(body);
-      }
-      case "endif": case "elif": case "else": case "endfor": case "endset": case "endmacro":
-      case "endfilter": case "endgeneration": case "endcall":
+      case "generation":
+        {
+          i += 2;
+          expect(Type.BLOCK_END, null);
+          List<Stmt> body = new ArrayList<>();
+          bodyEnd(body, word, "endgeneration");
+          expect(Type.BLOCK_END, null);
+          return new Node.Block(body);
+        }
+      case "endif":
+      case "elif":
+      case "else":
+      case "endfor":
+      case "endset":
+      case "endmacro":
+      case "endfilter":
+      case "endgeneration":
+      case "endcall":
         return null;
       case "call":
         i += 2;
         return parseCallBlock(word);
-      case "include": case "import": case "from": case "extends": case "block":
-      case "with": case "autoescape": case "do": case "trans":
+      case "include":
+      case "import":
+      case "from":
+      case "extends":
+      case "block":
+      case "with":
+      case "autoescape":
+      case "do":
+      case "trans":
         throw TemplateError.syntax(
             "unsupported template construct: {% " + word.text() + " %}", line);
       default:
@@ -264,8 +288,8 @@ final class Parser {
       filter = parseExpression(true);
     }
     if (peek().isName("recursive")) {
-      throw TemplateError.syntax("unsupported template construct: recursive for loops",
-          start.line());
+      throw TemplateError.syntax(
+          "unsupported template construct: recursive for loops", start.line());
     }
     expect(Type.BLOCK_END, null);
     List<Stmt> body = new ArrayList<>();
@@ -381,16 +405,30 @@ final class Parser {
   }
 
   /** A macro whose body loads {@code loaded} of varargs, kwargs and caller (see SpecialNames). */
-  private static Node.MacroDef macroDef(String name, List<String> params, List<Expr> defaults,
-      List<Stmt> body, Set<String> loaded, int line) {
+  private static Node.MacroDef macroDef(
+      String name,
+      List<String> params,
+      List<Expr> defaults,
+      List<Stmt> body,
+      Set<String> loaded,
+      int line) {
     boolean caller = loaded.contains("caller");
     if (caller && params.contains("caller") && defaults.get(params.indexOf("caller")) == null) {
-      throw new TemplateError("TemplateAssertionError", "When defining macros or call blocks the"
-          + " special \"caller\" argument must be omitted or be given a default.", line, false);
+      throw new TemplateError(
+          "TemplateAssertionError",
+          "When defining macros or call blocks the"
+              + " special \"caller\" argument must be omitted or be given a default.",
+          line,
+          false);
     }
-    return new Node.MacroDef(name, params, defaults, body,
+    return new Node.MacroDef(
+        name,
+        params,
+        defaults,
+        body,
         loaded.contains("varargs") && !params.contains("varargs"),
-        loaded.contains("kwargs") && !params.contains("kwargs"), caller);
+        loaded.contains("kwargs") && !params.contains("kwargs"),
+        caller);
   }
 
   private Stmt parseFilterBlock(Token start) {
@@ -498,8 +536,12 @@ final class Parser {
     while (true) {
       Token t = peek();
       if (t.type() == Type.OP
-          && (t.text().equals("==") || t.text().equals("!=") || t.text().equals("<")
-              || t.text().equals("<=") || t.text().equals(">") || t.text().equals(">="))) {
+          && (t.text().equals("==")
+              || t.text().equals("!=")
+              || t.text().equals("<")
+              || t.text().equals("<=")
+              || t.text().equals(">")
+              || t.text().equals(">="))) {
         i++;
         ops.add(t.text());
       } else if (t.isName("in")) {
@@ -577,77 +619,84 @@ final class Parser {
     switch (t.type()) {
       case NAME:
         switch (t.text()) {
-          case "true": case "True":
+          case "true":
+          case "True":
             return new Node.Const(Boolean.TRUE);
-          case "false": case "False":
+          case "false":
+          case "False":
             return new Node.Const(Boolean.FALSE);
-          case "none": case "None":
+          case "none":
+          case "None":
             return new Node.Const(null);
           default:
             special.loaded(t.text());
             return new Node.Var(t.text());
         }
-      case STRING: {
-        StringBuilder sb = new StringBuilder(t.text());
-        while (peek().type() == Type.STRING) {
-          sb.append(next().text());
+      case STRING:
+        {
+          StringBuilder sb = new StringBuilder(t.text());
+          while (peek().type() == Type.STRING) {
+            sb.append(next().text());
+          }
+          return new Node.Const(sb.toString());
         }
-        return new Node.Const(sb.toString());
-      }
       case INT:
         return intLiteral(t);
       case FLOAT:
         return new Node.Const(t.value());
       case OP:
         switch (t.text()) {
-          case "(": {
-            if (acceptOp(")")) {
-              return new Node.TupleLit(List.of());
+          case "(":
+            {
+              if (acceptOp(")")) {
+                return new Node.TupleLit(List.of());
+              }
+              Expr e = parseExpression(true);
+              if (peek().isOp(",")) {
+                List<Expr> items = new ArrayList<>();
+                items.add(e);
+                while (acceptOp(",")) {
+                  if (peek().isOp(")")) {
+                    break;
+                  }
+                  items.add(parseExpression(true));
+                }
+                e = new Node.TupleLit(items);
+              }
+              expectOp(")");
+              return e;
             }
-            Expr e = parseExpression(true);
-            if (peek().isOp(",")) {
+          case "[":
+            {
               List<Expr> items = new ArrayList<>();
-              items.add(e);
-              while (acceptOp(",")) {
-                if (peek().isOp(")")) {
-                  break;
+              while (!acceptOp("]")) {
+                if (!items.isEmpty()) {
+                  expectOp(",");
+                  if (acceptOp("]")) {
+                    break;
+                  }
                 }
                 items.add(parseExpression(true));
               }
-              e = new Node.TupleLit(items);
+              return new Node.ListLit(items);
             }
-            expectOp(")");
-            return e;
-          }
-          case "[": {
-            List<Expr> items = new ArrayList<>();
-            while (!acceptOp("]")) {
-              if (!items.isEmpty()) {
-                expectOp(",");
-                if (acceptOp("]")) {
-                  break;
+          case "{":
+            {
+              List<Expr> keys = new ArrayList<>();
+              List<Expr> values = new ArrayList<>();
+              while (!acceptOp("}")) {
+                if (!keys.isEmpty()) {
+                  expectOp(",");
+                  if (acceptOp("}")) {
+                    break;
+                  }
                 }
+                keys.add(parseExpression(true));
+                expectOp(":");
+                values.add(parseExpression(true));
               }
-              items.add(parseExpression(true));
+              return new Node.DictLit(keys, values);
             }
-            return new Node.ListLit(items);
-          }
-          case "{": {
-            List<Expr> keys = new ArrayList<>();
-            List<Expr> values = new ArrayList<>();
-            while (!acceptOp("}")) {
-              if (!keys.isEmpty()) {
-                expectOp(",");
-                if (acceptOp("}")) {
-                  break;
-                }
-              }
-              keys.add(parseExpression(true));
-              expectOp(":");
-              values.add(parseExpression(true));
-            }
-            return new Node.DictLit(keys, values);
-          }
           default:
             break;
         }
@@ -719,8 +768,8 @@ final class Parser {
       }
       first = false;
       if (peek().isOp("*") || peek().isOp("**")) {
-        throw TemplateError.syntax("unsupported template construct: *args/**kwargs in a call",
-            peek().line());
+        throw TemplateError.syntax(
+            "unsupported template construct: *args/**kwargs in a call", peek().line());
       }
       if (peek().type() == Type.NAME && peek(1).isOp("=")) {
         names.add(next().text());
@@ -728,8 +777,7 @@ final class Parser {
         values.add(parseExpression(true));
       } else {
         if (!names.isEmpty()) {
-          throw TemplateError.syntax("positional argument follows keyword argument",
-              peek().line());
+          throw TemplateError.syntax("positional argument follows keyword argument", peek().line());
         }
         positional.add(parseExpression(true));
       }
@@ -771,9 +819,15 @@ final class Parser {
     Token n = peek();
     if (n.isOp("(")) {
       args = parseCallArgs();
-    } else if ((n.type() == Type.NAME || n.type() == Type.STRING || n.type() == Type.INT
-            || n.type() == Type.FLOAT || n.isOp("[") || n.isOp("{"))
-        && !n.isName("else") && !n.isName("or") && !n.isName("and")) {
+    } else if ((n.type() == Type.NAME
+            || n.type() == Type.STRING
+            || n.type() == Type.INT
+            || n.type() == Type.FLOAT
+            || n.isOp("[")
+            || n.isOp("{"))
+        && !n.isName("else")
+        && !n.isName("or")
+        && !n.isName("and")) {
       Expr arg = parsePostfix(parsePrimary());
       args = new Args(List.of(arg), List.of(), List.of());
     }

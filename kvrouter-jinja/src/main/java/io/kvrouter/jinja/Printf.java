@@ -11,14 +11,16 @@ import java.util.Map;
 /**
  * Python's printf-style formatting, {@code format % args} (also the {@code format} filter), as
  * CPython's {@code PyUnicode_Format} does it: {@code %(key)}, the flags {@code -+ #0}, width and
- * precision (or {@code *}), and the conversions {@code s r a d i u x X o c e E f F g G} and
- * {@code %%}, with its errors. Floats are rounded from their exact binary value, half to even.
+ * precision (or {@code *}), and the conversions {@code s r a d i u x X o c e E f F g G} and {@code
+ * %%}, with its errors. Floats are rounded from their exact binary value, half to even.
  */
 final class Printf {
   private final String fmt;
   private final Object dict;
+
   /** The tuple of arguments, the single argument, or the value of the last {@code %(key)}. */
   private Object args;
+
   private int arglen;
   private int argidx;
   private final StringBuilder out = new StringBuilder();
@@ -38,8 +40,10 @@ final class Printf {
 
   /** CPython's PyMapping_Check less tuples and strings: what {@code %(key)} may look into. */
   private static boolean isMapping(Object v) {
-    return v instanceof Map || Py.isListOrTuple(v) && !(v instanceof PyTuple)
-        || v instanceof PyRange || v instanceof Undefined;
+    return v instanceof Map
+        || Py.isListOrTuple(v) && !(v instanceof PyTuple)
+        || v instanceof PyRange
+        || v instanceof Undefined;
   }
 
   private String run() {
@@ -126,8 +130,10 @@ final class Printf {
     switch (c) {
       case 's', 'r', 'a' -> {
         String s = c == 's' ? Py.str(v) : c == 'r' ? Py.repr(v) : ascii(Py.repr(v));
-        body = precision >= 0 && precision < s.codePointCount(0, s.length())
-            ? s.substring(0, s.offsetByCodePoints(0, (int) precision)) : s;
+        body =
+            precision >= 0 && precision < s.codePointCount(0, s.length())
+                ? s.substring(0, s.offsetByCodePoints(0, (int) precision))
+                : s;
         numeric = false;
       }
       case 'c' -> {
@@ -155,8 +161,15 @@ final class Printf {
           body = body.toUpperCase(Locale.ROOT);
         }
       }
-      default -> throw TemplateError.of("ValueError", "unsupported format character '"
-          + Py.character(c) + "' (0x" + Integer.toHexString(c) + ") at index " + i);
+      default ->
+          throw TemplateError.of(
+              "ValueError",
+              "unsupported format character '"
+                  + Py.character(c)
+                  + "' (0x"
+                  + Integer.toHexString(c)
+                  + ") at index "
+                  + i);
     }
     int len = sign.length() + prefix.length() + body.codePointCount(0, body.length());
     int pad = (int) Math.max(0, width - len);
@@ -257,8 +270,13 @@ final class Printf {
     if (decimal && v instanceof Undefined u) {
       throw u.error();
     }
-    throw TemplateError.typeError("%" + Py.character(c) + " format: "
-        + (decimal ? "a real number" : "an integer") + " is required, not " + Py.typeName(v));
+    throw TemplateError.typeError(
+        "%"
+            + Py.character(c)
+            + " format: "
+            + (decimal ? "a real number" : "an integer")
+            + " is required, not "
+            + Py.typeName(v));
   }
 
   private static double real(Object v) {
@@ -290,9 +308,10 @@ final class Printf {
     }
     int sig = p == 0 ? 1 : p;
     int exp = d == 0 ? 0 : exponent(exact.round(new MathContext(sig, RoundingMode.HALF_EVEN)));
-    String s = exp >= -4 && exp < sig
-        ? exact.setScale(sig - 1 - exp, RoundingMode.HALF_EVEN).toPlainString()
-        : exponential(exact, sig - 1, alt);
+    String s =
+        exp >= -4 && exp < sig
+            ? exact.setScale(sig - 1 - exp, RoundingMode.HALF_EVEN).toPlainString()
+            : exponential(exact, sig - 1, alt);
     if (alt) {
       return s.contains(".") || s.contains("e") ? s : s + ".";
     }
@@ -337,17 +356,19 @@ final class Printf {
   /** Python's {@code ascii()} of a repr: code points beyond ASCII as escapes. */
   private static String ascii(String repr) {
     StringBuilder sb = new StringBuilder();
-    repr.codePoints().forEach(cp -> {
-      if (cp < 0x80) {
-        sb.appendCodePoint(cp);
-      } else if (cp < 0x100) {
-        sb.append(String.format("\\x%02x", cp));
-      } else if (cp < 0x10000) {
-        sb.append(String.format("\\u%04x", cp));
-      } else {
-        sb.append(String.format("\\U%08x", cp));
-      }
-    });
+    repr.codePoints()
+        .forEach(
+            cp -> {
+              if (cp < 0x80) {
+                sb.appendCodePoint(cp);
+              } else if (cp < 0x100) {
+                sb.append(String.format("\\x%02x", cp));
+              } else if (cp < 0x10000) {
+                sb.append(String.format("\\u%04x", cp));
+              } else {
+                sb.append(String.format("\\U%08x", cp));
+              }
+            });
     return sb.toString();
   }
 }

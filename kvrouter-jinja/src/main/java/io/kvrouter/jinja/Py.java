@@ -13,9 +13,9 @@ import java.util.Map;
 
 /**
  * Python value semantics over Java values: {@code null} is None, {@link Undefined} is Jinja2's
- * undefined, {@link Boolean}, {@link Long} (int), {@link Double} (float), {@link String},
- * {@link List} (list and tuple), {@link Map} (dict, insertion-ordered), {@link Namespace} and
- * {@link PyCallable}. Other integral numbers are accepted as input and normalized on the way in.
+ * undefined, {@link Boolean}, {@link Long} (int), {@link Double} (float), {@link String}, {@link
+ * List} (list and tuple), {@link Map} (dict, insertion-ordered), {@link Namespace} and {@link
+ * PyCallable}. Other integral numbers are accepted as input and normalized on the way in.
  */
 final class Py {
   private Py() {}
@@ -54,12 +54,19 @@ final class Py {
     if (v instanceof Object[] a) {
       return normalize(java.util.Arrays.asList(a));
     }
-    if (v == null || v instanceof String || v instanceof Boolean || v instanceof Long
-        || v instanceof Double || v instanceof PyCallable || v instanceof Namespace) {
+    if (v == null
+        || v instanceof String
+        || v instanceof Boolean
+        || v instanceof Long
+        || v instanceof Double
+        || v instanceof PyCallable
+        || v instanceof Namespace) {
       return v;
     }
-    throw TemplateError.unsupported("a context value of type " + v.getClass().getName()
-        + " (use null, Boolean, a number, String, List or Map)");
+    throw TemplateError.unsupported(
+        "a context value of type "
+            + v.getClass().getName()
+            + " (use null, Boolean, a number, String, List or Map)");
   }
 
   /** An int Python would hold: beyond 64 bits it fails, it never wraps. */
@@ -422,8 +429,13 @@ final class Py {
       throw TemplateError.unsupported("set comparisons of dict keys and items views");
     }
     throw TemplateError.typeError(
-        "'" + op + "' not supported between instances of '" + typeName(a) + "' and '"
-            + typeName(b) + "'");
+        "'"
+            + op
+            + "' not supported between instances of '"
+            + typeName(a)
+            + "' and '"
+            + typeName(b)
+            + "'");
   }
 
   static int compareCodePoints(String a, String b) {
@@ -472,8 +484,7 @@ final class Py {
     if (container instanceof Namespace) {
       throw TemplateError.typeError("argument of type 'Namespace' is not iterable");
     }
-    throw TemplateError.typeError(
-        "argument of type '" + typeName(container) + "' is not iterable");
+    throw TemplateError.typeError("argument of type '" + typeName(container) + "' is not iterable");
   }
 
   // ---- numbers ----
@@ -504,13 +515,19 @@ final class Py {
       return u.error();
     }
     return TemplateError.typeError(
-        "unsupported operand type(s) for " + op + ": '" + typeName(a) + "' and '" + typeName(b)
+        "unsupported operand type(s) for "
+            + op
+            + ": '"
+            + typeName(a)
+            + "' and '"
+            + typeName(b)
             + "'");
   }
 
   static Object add(Object a, Object b) {
     if ((a instanceof Markup || b instanceof Markup)
-        && Markup.text(a) != null && Markup.text(b) != null) {
+        && Markup.text(a) != null
+        && Markup.text(b) != null) {
       return Markup.concat(a, b);
     }
     if (a instanceof String sa) {
@@ -528,8 +545,8 @@ final class Py {
       List<?> la = (List<?>) a;
       if (isListOrTuple(b) && (a instanceof PyTuple) == (b instanceof PyTuple)) {
         List<?> lb = (List<?>) b;
-        List<Object> r = new ArrayList<>(
-            Limits.checkLength((long) la.size() + lb.size(), "a concatenation"));
+        List<Object> r =
+            new ArrayList<>(Limits.checkLength((long) la.size() + lb.size(), "a concatenation"));
         r.addAll(la);
         r.addAll(lb);
         return a instanceof PyTuple ? new PyTuple(r.toArray()) : r;
@@ -538,7 +555,11 @@ final class Py {
         throw u.error();
       }
       throw TemplateError.typeError(
-          "can only concatenate " + typeName(a) + " (not \"" + typeName(b) + "\") to "
+          "can only concatenate "
+              + typeName(a)
+              + " (not \""
+              + typeName(b)
+              + "\") to "
               + typeName(a));
     }
     if (isNumber(a) && isNumber(b)) {
@@ -677,13 +698,14 @@ final class Py {
           if (base == -1) {
             return exp % 2 == 0 ? 1L : -1L;
           }
-          return exact(() -> {
-            long r = 1;
-            for (long i = 0; i < exp; i++) {
-              r = Math.multiplyExact(r, base);
-            }
-            return r;
-          });
+          return exact(
+              () -> {
+                long r = 1;
+                for (long i = 0; i < exp; i++) {
+                  r = Math.multiplyExact(r, base);
+                }
+                return r;
+              });
         }
         return Math.pow(toDouble(a), toDouble(b));
       default:
@@ -706,8 +728,8 @@ final class Py {
   // ---- iteration, length, indexing ----
 
   /**
-   * What {@code for} iterates: list items, dict keys, string characters, what a generator has
-   * left (consuming it); Undefined is empty.
+   * What {@code for} iterates: list items, dict keys, string characters, what a generator has left
+   * (consuming it); Undefined is empty.
    */
   static List<?> iterable(Object v) {
     if (v instanceof List<?> l) {
@@ -764,8 +786,12 @@ final class Py {
   }
 
   static boolean isIterable(Object v) {
-    return v instanceof String || v instanceof List || v instanceof Map || v instanceof Undefined
-        || v instanceof Markup || v instanceof PyIterator;
+    return v instanceof String
+        || v instanceof List
+        || v instanceof Map
+        || v instanceof Undefined
+        || v instanceof Markup
+        || v instanceof PyIterator;
   }
 
   /** {@code obj[key]} as Jinja2's sandbox does it: item, then attribute, else Undefined. */
@@ -847,9 +873,10 @@ final class Py {
     int[] codePoints = obj instanceof String s ? s.codePoints().toArray() : null;
     List<?> items = obj instanceof List<?> l && !(obj instanceof DictView) ? l : null;
     if (codePoints == null && items == null) {
-      throw TemplateError.typeError(obj instanceof Map
-          ? "unhashable type: 'slice'"
-          : "'" + typeName(obj) + "' object is not subscriptable");
+      throw TemplateError.typeError(
+          obj instanceof Map
+              ? "unhashable type: 'slice'"
+              : "'" + typeName(obj) + "' object is not subscriptable");
     }
     long st = step == null ? 1 : toLong(step);
     if (st == 0) {
@@ -897,7 +924,9 @@ final class Py {
 
   /** Whether Python's {@code reversed(v)} works: a sequence, a dict or a dict view. */
   static boolean isReversible(Object v) {
-    return v instanceof List || v instanceof Map || v instanceof Undefined
+    return v instanceof List
+        || v instanceof Map
+        || v instanceof Undefined
         || Markup.text(v) != null;
   }
 
@@ -910,11 +939,12 @@ final class Py {
     Collections.reverse(items);
     String type;
     if (v instanceof DictView d) {
-      type = switch (d.kind) {
-        case "dict_values" -> "dict_reversevalueiterator";
-        case "dict_items" -> "dict_reverseitemiterator";
-        default -> "dict_reversekeyiterator";
-      };
+      type =
+          switch (d.kind) {
+            case "dict_values" -> "dict_reversevalueiterator";
+            case "dict_items" -> "dict_reverseitemiterator";
+            default -> "dict_reversekeyiterator";
+          };
     } else if (v instanceof Map) {
       type = "dict_reversekeyiterator";
     } else if (v instanceof PyRange) {

@@ -8,12 +8,12 @@ import java.util.NoSuchElementException;
 import java.util.function.Supplier;
 
 /**
- * A Python generator or iterator: what {@code map}, {@code select}, {@code reject},
- * {@code selectattr}, {@code rejectattr}, {@code unique}, {@code batch} and {@code items} return
- * ({@code generator}), and {@code reverse} of a list, tuple, range or dict. Lazy (its body runs
- * when the first item is asked for, so its errors too) and single-pass: iterating consumes it. It
- * is always truthy, has no length, is neither subscriptable nor JSON-serializable, and printing
- * it would print a memory address, which fails as Unsupported.
+ * A Python generator or iterator: what {@code map}, {@code select}, {@code reject}, {@code
+ * selectattr}, {@code rejectattr}, {@code unique}, {@code batch} and {@code items} return ({@code
+ * generator}), and {@code reverse} of a list, tuple, range or dict. Lazy (its body runs when the
+ * first item is asked for, so its errors too) and single-pass: iterating consumes it. It is always
+ * truthy, has no length, is neither subscriptable nor JSON-serializable, and printing it would
+ * print a memory address, which fails as Unsupported.
  */
 final class PyIterator implements Iterator<Object> {
   private final String typeName;

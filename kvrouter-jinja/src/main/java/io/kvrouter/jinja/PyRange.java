@@ -20,8 +20,9 @@ final class PyRange extends AbstractList<Object> implements RandomAccess {
     this.step = step;
     long n = length(start, stop, step);
     if (n > maxSize) {
-      throw TemplateError.of("OverflowError", "Range too big. The sandbox blocks ranges larger than"
-          + " MAX_RANGE (" + maxSize + ").");
+      throw TemplateError.of(
+          "OverflowError",
+          "Range too big. The sandbox blocks ranges larger than" + " MAX_RANGE (" + maxSize + ").");
     }
     this.size = (int) n;
   }

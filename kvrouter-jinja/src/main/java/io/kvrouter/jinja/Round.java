@@ -5,8 +5,8 @@ import java.math.RoundingMode;
 
 /**
  * Jinja2's {@code round} filter: {@code round(value, precision)} for "common" (an int stays an
- * int), else {@code math.ceil/floor(value * 10**precision) / 10**precision}, with Python's
- * float arithmetic and its errors.
+ * int), else {@code math.ceil/floor(value * 10**precision) / 10**precision}, with Python's float
+ * arithmetic and its errors.
  */
 final class Round {
   private Round() {}

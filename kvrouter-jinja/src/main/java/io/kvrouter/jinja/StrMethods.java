@@ -9,9 +9,17 @@ final class StrMethods {
   private StrMethods() {}
 
   static boolean isSpace(int cp) {
-    return (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x20) || cp == 0x85 || cp == 0xA0
-        || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029
-        || cp == 0x202F || cp == 0x205F || cp == 0x3000;
+    return (cp >= 0x09 && cp <= 0x0D)
+        || (cp >= 0x1C && cp <= 0x20)
+        || cp == 0x85
+        || cp == 0xA0
+        || cp == 0x1680
+        || (cp >= 0x2000 && cp <= 0x200A)
+        || cp == 0x2028
+        || cp == 0x2029
+        || cp == 0x202F
+        || cp == 0x205F
+        || cp == 0x3000;
   }
 
   private static boolean strip(int cp, String chars) {
@@ -53,8 +61,7 @@ final class StrMethods {
     if (Markup.text(a.get(0)) != null) {
       return Markup.text(a.get(0));
     }
-    throw TemplateError.typeError(
-        "strip arg must be None or str");
+    throw TemplateError.typeError("strip arg must be None or str");
   }
 
   private static String strArg(List<Object> a, int i, String method) {
@@ -65,8 +72,7 @@ final class StrMethods {
     if (v instanceof Undefined u) {
       throw u.error();
     }
-    throw TemplateError.typeError(
-        method + "() argument must be str, not " + Py.typeName(v));
+    throw TemplateError.typeError(method + "() argument must be str, not " + Py.typeName(v));
   }
 
   static List<Object> split(String s, String sep, long maxsplit) {
@@ -124,8 +130,8 @@ final class StrMethods {
       } else {
         titleCase(sb, cp);
       }
-      prevCased = Character.isUpperCase(cp) || Character.isLowerCase(cp)
-          || Character.isTitleCase(cp);
+      prevCased =
+          Character.isUpperCase(cp) || Character.isLowerCase(cp) || Character.isTitleCase(cp);
     }
     return sb.toString();
   }
@@ -166,8 +172,9 @@ final class StrMethods {
         .toString();
   }
 
-  private static final java.util.regex.Pattern LINE_BOUNDARY = java.util.regex.Pattern.compile(
-      "\r\n|[\n\r\u000B\u000C\u001C\u001D\u001E\u0085\u2028\u2029]");
+  private static final java.util.regex.Pattern LINE_BOUNDARY =
+      java.util.regex.Pattern.compile(
+          "\r\n|[\n\r\u000B\u000C\u001C\u001D\u001E\u0085\u2028\u2029]");
 
   /** Python's {@code str.splitlines()}: split at every line boundary, no final empty line. */
   static List<String> splitlines(String s) {
@@ -214,17 +221,37 @@ final class StrMethods {
   }
 
   /** Most positional arguments each method takes here (Python's optional start/end are not). */
-  private static final Map<String, Integer> ARITY = Map.ofEntries(
-      Map.entry("strip", 1), Map.entry("lstrip", 1), Map.entry("rstrip", 1),
-      Map.entry("split", 2), Map.entry("startswith", 1), Map.entry("endswith", 1),
-      Map.entry("upper", 0), Map.entry("lower", 0), Map.entry("title", 0),
-      Map.entry("capitalize", 0), Map.entry("swapcase", 0), Map.entry("replace", 3),
-      Map.entry("join", 1), Map.entry("count", 1), Map.entry("find", 1), Map.entry("rfind", 1),
-      Map.entry("index", 1), Map.entry("rindex", 1), Map.entry("isdigit", 0),
-      Map.entry("isalpha", 0), Map.entry("isalnum", 0), Map.entry("isspace", 0),
-      Map.entry("isupper", 0), Map.entry("islower", 0), Map.entry("removeprefix", 1),
-      Map.entry("removesuffix", 1), Map.entry("splitlines", 0), Map.entry("partition", 1),
-      Map.entry("rpartition", 1));
+  private static final Map<String, Integer> ARITY =
+      Map.ofEntries(
+          Map.entry("strip", 1),
+          Map.entry("lstrip", 1),
+          Map.entry("rstrip", 1),
+          Map.entry("split", 2),
+          Map.entry("startswith", 1),
+          Map.entry("endswith", 1),
+          Map.entry("upper", 0),
+          Map.entry("lower", 0),
+          Map.entry("title", 0),
+          Map.entry("capitalize", 0),
+          Map.entry("swapcase", 0),
+          Map.entry("replace", 3),
+          Map.entry("join", 1),
+          Map.entry("count", 1),
+          Map.entry("find", 1),
+          Map.entry("rfind", 1),
+          Map.entry("index", 1),
+          Map.entry("rindex", 1),
+          Map.entry("isdigit", 0),
+          Map.entry("isalpha", 0),
+          Map.entry("isalnum", 0),
+          Map.entry("isspace", 0),
+          Map.entry("isupper", 0),
+          Map.entry("islower", 0),
+          Map.entry("removeprefix", 1),
+          Map.entry("removesuffix", 1),
+          Map.entry("splitlines", 0),
+          Map.entry("partition", 1),
+          Map.entry("rpartition", 1));
 
   static Object call(String s, String name, List<Object> a, Map<String, Object> kw) {
     Integer arity = ARITY.get(name);
@@ -246,30 +273,32 @@ final class StrMethods {
         return lstrip(s, optChars(a));
       case "rstrip":
         return rstrip(s, optChars(a));
-      case "split": {
-        Object sep = a.isEmpty() ? kw.get("sep") : a.get(0);
-        Object max = a.size() > 1 ? a.get(1) : kw.getOrDefault("maxsplit", -1L);
-        if (sep != null && Markup.text(sep) == null) {
-          throw TemplateError.typeError("must be str or None, not " + Py.typeName(sep));
+      case "split":
+        {
+          Object sep = a.isEmpty() ? kw.get("sep") : a.get(0);
+          Object max = a.size() > 1 ? a.get(1) : kw.getOrDefault("maxsplit", -1L);
+          if (sep != null && Markup.text(sep) == null) {
+            throw TemplateError.typeError("must be str or None, not " + Py.typeName(sep));
+          }
+          return split(s, Markup.text(sep), Py.index(max));
         }
-        return split(s, Markup.text(sep), Py.index(max));
-      }
       case "startswith":
-      case "endswith": {
-        Object p = Methods.arg(a, 0, "prefix");
-        List<?> options = p instanceof PyTuple t ? t : List.of(p);
-        for (Object o : options) {
-          String str = Markup.text(o);
-          if (str == null) {
-            throw TemplateError.typeError(
-                name + " first arg must be str or a tuple of str, not " + Py.typeName(o));
+      case "endswith":
+        {
+          Object p = Methods.arg(a, 0, "prefix");
+          List<?> options = p instanceof PyTuple t ? t : List.of(p);
+          for (Object o : options) {
+            String str = Markup.text(o);
+            if (str == null) {
+              throw TemplateError.typeError(
+                  name + " first arg must be str or a tuple of str, not " + Py.typeName(o));
+            }
+            if (name.equals("startswith") ? s.startsWith(str) : s.endsWith(str)) {
+              return true;
+            }
           }
-          if (name.equals("startswith") ? s.startsWith(str) : s.endsWith(str)) {
-            return true;
-          }
+          return false;
         }
-        return false;
-      }
       case "upper":
         return s.toUpperCase(java.util.Locale.ROOT);
       case "lower":
@@ -278,58 +307,70 @@ final class StrMethods {
         return title(s);
       case "capitalize":
         return capitalize(s);
-      case "swapcase": {
-        StringBuilder sb = new StringBuilder();
-        s.codePoints().forEach(cp -> sb.appendCodePoint(
-            Character.isUpperCase(cp) ? Character.toLowerCase(cp) : Character.toUpperCase(cp)));
-        return sb.toString();
-      }
-      case "replace":
-        return replace(s, strArg(a, 0, "replace"), strArg(a, 1, "replace"),
-            a.size() > 2 ? Py.toLong(a.get(2)) : -1);
-      case "join": {
-        StringBuilder sb = new StringBuilder();
-        int i = 0;
-        for (Object o : Py.iterable(Methods.arg(a, 0, "iterable"))) {
-          String str = Markup.text(o);
-          if (str == null) {
-            throw TemplateError.typeError(
-                "sequence item " + i + ": expected str instance, " + Py.typeName(o) + " found");
-          }
-          if (i++ > 0) {
-            sb.append(s);
-          }
-          sb.append(str);
-          Limits.checkBuilt(sb, "str.join");
+      case "swapcase":
+        {
+          StringBuilder sb = new StringBuilder();
+          s.codePoints()
+              .forEach(
+                  cp ->
+                      sb.appendCodePoint(
+                          Character.isUpperCase(cp)
+                              ? Character.toLowerCase(cp)
+                              : Character.toUpperCase(cp)));
+          return sb.toString();
         }
-        return sb.toString();
-      }
+      case "replace":
+        return replace(
+            s,
+            strArg(a, 0, "replace"),
+            strArg(a, 1, "replace"),
+            a.size() > 2 ? Py.toLong(a.get(2)) : -1);
+      case "join":
+        {
+          StringBuilder sb = new StringBuilder();
+          int i = 0;
+          for (Object o : Py.iterable(Methods.arg(a, 0, "iterable"))) {
+            String str = Markup.text(o);
+            if (str == null) {
+              throw TemplateError.typeError(
+                  "sequence item " + i + ": expected str instance, " + Py.typeName(o) + " found");
+            }
+            if (i++ > 0) {
+              sb.append(s);
+            }
+            sb.append(str);
+            Limits.checkBuilt(sb, "str.join");
+          }
+          return sb.toString();
+        }
       case "format":
         return format(s, a, kw);
-      case "count": {
-        String sub = strArg(a, 0, "count");
-        if (sub.isEmpty()) {
-          return (long) s.codePointCount(0, s.length()) + 1;
+      case "count":
+        {
+          String sub = strArg(a, 0, "count");
+          if (sub.isEmpty()) {
+            return (long) s.codePointCount(0, s.length()) + 1;
+          }
+          long n = 0;
+          for (int i = s.indexOf(sub); i >= 0; i = s.indexOf(sub, i + sub.length())) {
+            n++;
+          }
+          return n;
         }
-        long n = 0;
-        for (int i = s.indexOf(sub); i >= 0; i = s.indexOf(sub, i + sub.length())) {
-          n++;
-        }
-        return n;
-      }
       case "find":
         return (long) cpIndex(s, s.indexOf(strArg(a, 0, "find")));
       case "rfind":
         return (long) cpIndex(s, s.lastIndexOf(strArg(a, 0, "rfind")));
       case "index":
-      case "rindex": {
-        String sub = strArg(a, 0, name);
-        int i = name.equals("index") ? s.indexOf(sub) : s.lastIndexOf(sub);
-        if (i < 0) {
-          throw TemplateError.of("ValueError", "substring not found");
+      case "rindex":
+        {
+          String sub = strArg(a, 0, name);
+          int i = name.equals("index") ? s.indexOf(sub) : s.lastIndexOf(sub);
+          if (i < 0) {
+            throw TemplateError.of("ValueError", "substring not found");
+          }
+          return (long) cpIndex(s, i);
         }
-        return (long) cpIndex(s, i);
-      }
       case "isdigit":
         return !s.isEmpty() && s.codePoints().allMatch(Character::isDigit);
       case "isalpha":
@@ -342,25 +383,28 @@ final class StrMethods {
         return isUpper(s);
       case "islower":
         return isLower(s);
-      case "removeprefix": {
-        String p = strArg(a, 0, name);
-        return s.startsWith(p) ? s.substring(p.length()) : s;
-      }
-      case "removesuffix": {
-        String p = strArg(a, 0, name);
-        return s.endsWith(p) && !p.isEmpty() ? s.substring(0, s.length() - p.length()) : s;
-      }
+      case "removeprefix":
+        {
+          String p = strArg(a, 0, name);
+          return s.startsWith(p) ? s.substring(p.length()) : s;
+        }
+      case "removesuffix":
+        {
+          String p = strArg(a, 0, name);
+          return s.endsWith(p) && !p.isEmpty() ? s.substring(0, s.length() - p.length()) : s;
+        }
       case "splitlines":
         return new ArrayList<>(splitlines(s));
       case "partition":
-      case "rpartition": {
-        String sep = strArg(a, 0, name);
-        int i = name.equals("partition") ? s.indexOf(sep) : s.lastIndexOf(sep);
-        if (i < 0) {
-          return name.equals("partition") ? new PyTuple(s, "", "") : new PyTuple("", "", s);
+      case "rpartition":
+        {
+          String sep = strArg(a, 0, name);
+          int i = name.equals("partition") ? s.indexOf(sep) : s.lastIndexOf(sep);
+          if (i < 0) {
+            return name.equals("partition") ? new PyTuple(s, "", "") : new PyTuple("", "", s);
+          }
+          return new PyTuple(s.substring(0, i), sep, s.substring(i + sep.length()));
         }
-        return new PyTuple(s.substring(0, i), sep, s.substring(i + sep.length()));
-      }
       default:
         throw TemplateError.unsupported("str method " + name);
     }
@@ -383,7 +427,10 @@ final class StrMethods {
           throw TemplateError.of("ValueError", "Single '{' encountered in format string");
         }
         String field = s.substring(i + 1, end);
-        if (field.contains(":") || field.contains("!") || field.contains(".") || field.contains("[")) {
+        if (field.contains(":")
+            || field.contains("!")
+            || field.contains(".")
+            || field.contains("[")) {
           throw TemplateError.unsupported("str.format field spec {" + field + "}");
         }
         Object v;

@@ -2,13 +2,12 @@ package io.kvrouter.jinja;
 
 /**
  * A template failed to parse or render. {@link #kind()} names the Python exception Jinja2 (or the
- * template itself) would raise: {@code TemplateError} for {@code raise_exception(...)},
- * {@code UndefinedError}, {@code TypeError}, {@code SecurityError}, {@code TemplateSyntaxError},
- * {@code RecursionError} and {@code MemoryError} for the limits of {@link Limits}, or
- * {@code Unsupported} for a construct this renderer does not implement. {@code InternalError} is a
- * Java exception the renderer did not expect (a bug, the exception is the cause). {@link
- * #pythonMessage()} is the message Python would carry; {@link #getMessage()} adds the kind and the
- * template line.
+ * template itself) would raise: {@code TemplateError} for {@code raise_exception(...)}, {@code
+ * UndefinedError}, {@code TypeError}, {@code SecurityError}, {@code TemplateSyntaxError}, {@code
+ * RecursionError} and {@code MemoryError} for the limits of {@link Limits}, or {@code Unsupported}
+ * for a construct this renderer does not implement. {@code InternalError} is a Java exception the
+ * renderer did not expect (a bug, the exception is the cause). {@link #pythonMessage()} is the
+ * message Python would carry; {@link #getMessage()} adds the kind and the template line.
  */
 public final class TemplateError extends RuntimeException {
   private final String kind;

@@ -31,8 +31,13 @@ final class Tests {
     tests.put("mapping", (v, a) -> v instanceof Map);
     tests.put("iterable", (v, a) -> Py.isIterable(v));
     // Jinja2: len(value) and value.__getitem__ work, which dict views do not have
-    tests.put("sequence", (v, a) -> Markup.text(v) != null || Py.isListOrTuple(v)
-        || v instanceof PyRange || v instanceof Map);
+    tests.put(
+        "sequence",
+        (v, a) ->
+            Markup.text(v) != null
+                || Py.isListOrTuple(v)
+                || v instanceof PyRange
+                || v instanceof Map);
     tests.put("callable", (v, a) -> v instanceof PyCallable);
     // str(value).islower(), whatever the value
     tests.put("lower", (v, a) -> StrMethods.isLower(Py.str(v)));
@@ -70,9 +75,27 @@ final class Tests {
     tests.put("test", (v, a) -> tests.containsKey(Py.str(v)));
 
     // A wrong argument count fails with the TypeError of the Python function behind the test.
-    for (String name : new String[] {"defined", "undefined", "none", "string", "number",
-        "integer", "float", "boolean", "true", "false", "mapping", "iterable", "sequence", "lower",
-        "upper", "odd", "even", "escaped"}) {
+    for (String name :
+        new String[] {
+          "defined",
+          "undefined",
+          "none",
+          "string",
+          "number",
+          "integer",
+          "float",
+          "boolean",
+          "true",
+          "false",
+          "mapping",
+          "iterable",
+          "sequence",
+          "lower",
+          "upper",
+          "odd",
+          "even",
+          "escaped"
+        }) {
       function(name, 0, "value");
     }
     function("divisibleby", 0, "value", "num");
@@ -81,8 +104,14 @@ final class Tests {
     function("filter", 1, "env", "value");
     function("test", 1, "env", "value");
     arity("callable", 1, given -> "callable() takes exactly one argument (" + given + " given)");
-    String[][] operators = {{"eq", "equalto", "=="}, {"ne", "!="}, {"lt", "lessthan", "<"},
-        {"le", "<="}, {"gt", "greaterthan", ">"}, {"ge", ">="}};
+    String[][] operators = {
+      {"eq", "equalto", "=="},
+      {"ne", "!="},
+      {"lt", "lessthan", "<"},
+      {"le", "<="},
+      {"gt", "greaterthan", ">"},
+      {"ge", ">="}
+    };
     for (String[] names : operators) {
       for (String name : names) {
         arity(name, 2, given -> names[0] + " expected 2 arguments, got " + given);
@@ -94,36 +123,48 @@ final class Tests {
   private void function(String name, int hidden, String... params) {
     String fn = "test_" + name + "()";
     int n = params.length;
-    arity(name, n - hidden, given -> given > n - hidden
-        ? fn + " takes " + n + " positional argument" + (n == 1 ? "" : "s") + " but "
-            + (given + hidden) + " were given"
-        : fn + " missing 1 required positional argument: '" + params[n - 1] + "'");
+    arity(
+        name,
+        n - hidden,
+        given ->
+            given > n - hidden
+                ? fn
+                    + " takes "
+                    + n
+                    + " positional argument"
+                    + (n == 1 ? "" : "s")
+                    + " but "
+                    + (given + hidden)
+                    + " were given"
+                : fn + " missing 1 required positional argument: '" + params[n - 1] + "'");
   }
 
   /** Wraps the test so that other than {@code count} arguments (value included) fail. */
   private void arity(String name, int count, IntFunction<String> message) {
     TestFn fn = tests.get(name);
-    tests.put(name, (v, a) -> {
-      if (a.size() + 1 != count) {
-        throw TemplateError.typeError(message.apply(a.size() + 1));
-      }
-      return fn.test(v, a);
-    });
+    tests.put(
+        name,
+        (v, a) -> {
+          if (a.size() + 1 != count) {
+            throw TemplateError.typeError(message.apply(a.size() + 1));
+          }
+          return fn.test(v, a);
+        });
   }
 
   /**
-   * Python's {@code value is other}. None and the booleans are singletons, ints from -5 to 256,
-   * the empty string and tuple and one-character Latin-1 strings are cached by CPython: for those
-   * the answer is certain. Other equal ints, floats, strings and tuples may or may not be the same
-   * object in CPython (interning, constant folding), so that fails; distinct containers and
-   * objects are compared by identity, as Python does.
+   * Python's {@code value is other}. None and the booleans are singletons, ints from -5 to 256, the
+   * empty string and tuple and one-character Latin-1 strings are cached by CPython: for those the
+   * answer is certain. Other equal ints, floats, strings and tuples may or may not be the same
+   * object in CPython (interning, constant folding), so that fails; distinct containers and objects
+   * are compared by identity, as Python does.
    */
   static boolean sameas(Object v, Object o) {
     if (v == null || o == null || v instanceof Boolean || o instanceof Boolean) {
       return v == null ? o == null : v.equals(o);
     }
-    boolean immutable = v instanceof Long || v instanceof Double || v instanceof String
-        || v instanceof PyTuple;
+    boolean immutable =
+        v instanceof Long || v instanceof Double || v instanceof String || v instanceof PyTuple;
     if (!immutable) {
       return v == o;
     }
@@ -136,7 +177,9 @@ final class Tests {
         || (v == o && (v instanceof Double || v instanceof PyTuple))) {
       return true;
     }
-    throw TemplateError.unsupported("the sameas test on two equal " + Py.typeName(v)
-        + " values (whether Python shares one object for them is up to CPython)");
+    throw TemplateError.unsupported(
+        "the sameas test on two equal "
+            + Py.typeName(v)
+            + " values (whether Python shares one object for them is up to CPython)");
   }
 }

@@ -1,6 +1,8 @@
 package io.kvrouter.jinja;
 
-/** One lexer token: its type, its text (names, operators, decoded strings, numbers) and its line. */
+/**
+ * One lexer token: its type, its text (names, operators, decoded strings, numbers) and its line.
+ */
 record Token(Type type, String text, Object value, int line) {
   enum Type {
     TEXT,

@@ -20,9 +20,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * One small template per language feature, each with the output (or the error) Python's Jinja2
- * gives under Hugging Face's settings: {@code golden/jinja-snippets.json}, written by
- * {@code scripts/golden/jinja_snippets.py}. Errors compare as {@code Type: message}, except syntax
- * errors, whose wording differs from Jinja2's and which compare by type only.
+ * gives under Hugging Face's settings: {@code golden/jinja-snippets.json}, written by {@code
+ * scripts/golden/jinja_snippets.py}. Errors compare as {@code Type: message}, except syntax errors,
+ * whose wording differs from Jinja2's and which compare by type only.
  */
 class JinjaSnippetsTest {
   private static final ObjectMapper JSON = new ObjectMapper();

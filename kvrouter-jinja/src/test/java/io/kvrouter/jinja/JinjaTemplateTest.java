@@ -22,19 +22,24 @@ class JinjaTemplateTest {
   /** Expected strings from Python Jinja2 3.1.6 (transformers' environment and tojson). */
   @Test
   void floatsPrintAsPythonsShortestRepr() {
-    assertThat(render(
-            "{{ 1e-5 }} {{ 1.1e-5|tojson }} {{ 0.0001 }} {{ 1.0e23 }} {{ 8.41e21 }} {{ 5e-324 }}"
-                + " {{ 0.1 + 0.2 }} {{ 2.5e-4 }}", Map.of()))
+    assertThat(
+            render(
+                "{{ 1e-5 }} {{ 1.1e-5|tojson }} {{ 0.0001 }} {{ 1.0e23 }} {{ 8.41e21 }} {{ 5e-324 }}"
+                    + " {{ 0.1 + 0.2 }} {{ 2.5e-4 }}",
+                Map.of()))
         .isEqualTo("1e-05 1.1e-05 0.0001 1e+23 8.41e+21 5e-324 0.30000000000000004 0.00025");
   }
 
   /** Where Python's integers grow without bound or it runs out of memory, the render fails. */
   @Test
   void countsAndIntegersBeyondTheirRangeFailInsteadOfWrapping() {
-    for (String source : List.of(
-        "{{ 'ab' * 4294967297 }}", "{{ [1] * 100000000000 }}",
-        "{{ (-9223372036854775807 - 1) // -1 }}", "{{ -(-9223372036854775807 - 1) }}",
-        "{{ (-9223372036854775807 - 1)|abs }}")) {
+    for (String source :
+        List.of(
+            "{{ 'ab' * 4294967297 }}",
+            "{{ [1] * 100000000000 }}",
+            "{{ (-9223372036854775807 - 1) // -1 }}",
+            "{{ -(-9223372036854775807 - 1) }}",
+            "{{ (-9223372036854775807 - 1)|abs }}")) {
       assertThatThrownBy(() -> render(source, Map.of()))
           .as(source)
           .isInstanceOf(TemplateError.class);
@@ -45,7 +50,8 @@ class JinjaTemplateTest {
 
   @Test
   void parsesOnceAndRendersManyTimesWithDifferentContexts() {
-    JinjaTemplate t = JinjaTemplate.parse("{% for m in messages %}{{ m.role }}:{{ m.content }};{% endfor %}");
+    JinjaTemplate t =
+        JinjaTemplate.parse("{% for m in messages %}{{ m.role }}:{{ m.content }};{% endfor %}");
     assertThat(t.render(Map.of("messages", List.of(Map.of("role", "user", "content", "a")))))
         .isEqualTo("user:a;");
     assertThat(t.render(Map.of("messages", List.of()))).isEmpty();
@@ -80,64 +86,93 @@ class JinjaTemplateTest {
 
   @Test
   void raiseExceptionCarriesTheTemplatesMessageAndLine() {
-    assertThatThrownBy(() -> render("line1\n{{ raise_exception('no ' ~ x) }}", Map.of("x", "tools")))
-        .isInstanceOfSatisfying(TemplateError.class, e -> {
-          assertThat(e.raisedByTemplate()).isTrue();
-          assertThat(e.kind()).isEqualTo("TemplateError");
-          assertThat(e.pythonMessage()).isEqualTo("no tools");
-          assertThat(e.line()).isEqualTo(2);
-          assertThat(e.getMessage()).isEqualTo("TemplateError: no tools (template line 2)");
-        });
+    assertThatThrownBy(
+            () -> render("line1\n{{ raise_exception('no ' ~ x) }}", Map.of("x", "tools")))
+        .isInstanceOfSatisfying(
+            TemplateError.class,
+            e -> {
+              assertThat(e.raisedByTemplate()).isTrue();
+              assertThat(e.kind()).isEqualTo("TemplateError");
+              assertThat(e.pythonMessage()).isEqualTo("no tools");
+              assertThat(e.line()).isEqualTo(2);
+              assertThat(e.getMessage()).isEqualTo("TemplateError: no tools (template line 2)");
+            });
   }
 
   @Test
   void runtimeErrorsNameTheInnermostStatementsLine() {
-    String src = "{% for m in messages %}\n{% if m.content %}\n{{ m.content + 1 }}\n{% endif %}\n{% endfor %}";
+    String src =
+        "{% for m in messages %}\n{% if m.content %}\n{{ m.content + 1 }}\n{% endif %}\n{% endfor %}";
     assertThatThrownBy(() -> render(src, Map.of("messages", List.of(Map.of("content", "a")))))
-        .isInstanceOfSatisfying(TemplateError.class, e -> {
-          assertThat(e.kind()).isEqualTo("TypeError");
-          assertThat(e.pythonMessage()).isEqualTo("can only concatenate str (not \"int\") to str");
-          assertThat(e.line()).isEqualTo(3);
-        });
+        .isInstanceOfSatisfying(
+            TemplateError.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo("TypeError");
+              assertThat(e.pythonMessage())
+                  .isEqualTo("can only concatenate str (not \"int\") to str");
+              assertThat(e.line()).isEqualTo(3);
+            });
   }
 
   @Test
   void unsupportedStatementsFailAtParseNamingTheTagAndLine() {
-    for (String tag : Arrays.asList("include 'x'", "import 'x' as y", "extends 'x'", "block b",
-        "with a = 1", "autoescape true")) {
+    for (String tag :
+        Arrays.asList(
+            "include 'x'",
+            "import 'x' as y",
+            "extends 'x'",
+            "block b",
+            "with a = 1",
+            "autoescape true")) {
       assertThatThrownBy(() -> JinjaTemplate.parse("a\nb\n{% " + tag + " %}"))
-          .isInstanceOfSatisfying(TemplateError.class, e -> {
-            assertThat(e.kind()).isEqualTo("TemplateSyntaxError");
-            assertThat(e.pythonMessage()).contains("unsupported").contains(tag.split(" ")[0]);
-            assertThat(e.line()).isEqualTo(3);
-          });
+          .isInstanceOfSatisfying(
+              TemplateError.class,
+              e -> {
+                assertThat(e.kind()).isEqualTo("TemplateSyntaxError");
+                assertThat(e.pythonMessage()).contains("unsupported").contains(tag.split(" ")[0]);
+                assertThat(e.line()).isEqualTo(3);
+              });
     }
   }
 
   /** Jinja2's filters this renderer does not implement parse, and fail when they are used. */
   @Test
   void unimplementedJinjaFiltersFailWhenUsedNamingThem() {
-    for (String filter : List.of("wordwrap", "urlize", "xmlattr", "striptags", "pprint",
-        "filesizeformat", "random", "slice(2)", "urlencode")) {
+    for (String filter :
+        List.of(
+            "wordwrap",
+            "urlize",
+            "xmlattr",
+            "striptags",
+            "pprint",
+            "filesizeformat",
+            "random",
+            "slice(2)",
+            "urlencode")) {
       JinjaTemplate t = JinjaTemplate.parse("{% if x %}\n{{ x|" + filter + " }}{% endif %}ok");
       assertThat(t.render(Map.of("x", false))).isEqualTo("ok");
       assertThatThrownBy(() -> t.render(Map.of("x", "text")))
           .as(filter)
-          .isInstanceOfSatisfying(TemplateError.class, e -> {
-            assertThat(e.kind()).isEqualTo("Unsupported");
-            assertThat(e.pythonMessage()).endsWith("the filter " + filter.replace("(2)", ""));
-            assertThat(e.line()).isEqualTo(2);
-          });
+          .isInstanceOfSatisfying(
+              TemplateError.class,
+              e -> {
+                assertThat(e.kind()).isEqualTo("Unsupported");
+                assertThat(e.pythonMessage()).endsWith("the filter " + filter.replace("(2)", ""));
+                assertThat(e.line()).isEqualTo(2);
+              });
     }
   }
 
   @Test
   void unknownFiltersAndTestsFailAtParse() {
     assertThatThrownBy(() -> JinjaTemplate.parse("\n{{ x|frobnicate }}"))
-        .isInstanceOfSatisfying(TemplateError.class, e -> {
-          assertThat(e.getMessage())
-              .isEqualTo("TemplateAssertionError: No filter named 'frobnicate'. (template line 2)");
-        });
+        .isInstanceOfSatisfying(
+            TemplateError.class,
+            e -> {
+              assertThat(e.getMessage())
+                  .isEqualTo(
+                      "TemplateAssertionError: No filter named 'frobnicate'. (template line 2)");
+            });
     assertThatThrownBy(() -> JinjaTemplate.parse("{{ x is frobnicated }}"))
         .isInstanceOf(TemplateError.class)
         .hasMessageContaining("No test named 'frobnicated'.");
@@ -145,8 +180,13 @@ class JinjaTemplateTest {
 
   @Test
   void constructsPythonWouldRenderDifferentlyFailInsteadOfGuessing() {
-    for (String src : List.of("{{ d.items }}", "{{ [1]|select }}", "{{ [1]|reverse ~ '' }}",
-        "{{ [[1]|map('string')] }}", "{{ x|items|string }}")) {
+    for (String src :
+        List.of(
+            "{{ d.items }}",
+            "{{ [1]|select }}",
+            "{{ [1]|reverse ~ '' }}",
+            "{{ [[1]|map('string')] }}",
+            "{{ x|items|string }}")) {
       assertThatThrownBy(() -> render(src, Map.of("d", Map.of(), "x", Map.of())))
           .as(src)
           .isInstanceOf(TemplateError.class)
@@ -165,9 +205,14 @@ class JinjaTemplateTest {
         .isInstanceOf(TemplateError.class)
         .hasMessageContaining("strftime directive %Z");
     // CPython may or may not share one object for equal strings, floats and big ints
-    for (String src : List.of("{{ 'hello' is sameas 'hello' }}", "{{ 257 is sameas 257 }}",
-        "{% set a = 'x y' %}{% set b = 'x y' %}{{ a is sameas b }}", "{{ 1.5 is sameas 1.5 }}",
-        "{{ (1, 2) is sameas((1, 2)) }}", "{{ s is sameas 'hello' }}")) {
+    for (String src :
+        List.of(
+            "{{ 'hello' is sameas 'hello' }}",
+            "{{ 257 is sameas 257 }}",
+            "{% set a = 'x y' %}{% set b = 'x y' %}{{ a is sameas b }}",
+            "{{ 1.5 is sameas 1.5 }}",
+            "{{ (1, 2) is sameas((1, 2)) }}",
+            "{{ s is sameas 'hello' }}")) {
       assertThatThrownBy(() -> render(src, Map.of("s", "hello")))
           .as(src)
           .isInstanceOf(TemplateError.class)
@@ -188,37 +233,55 @@ class JinjaTemplateTest {
    */
   @Test
   void markupOperationsThatWouldEscapeTheirArgumentsFailClearly() {
-    for (String src : List.of("{{ x[0] }}", "{{ x[1:] }}", "{{ x * 2 }}", "{{ x % 1 }}",
-        "{{ x.upper() }}", "{{ x|trim }}", "{{ x|last }}", "{{ x|reverse }}", "{{ x|center(9) }}",
-        "{{ {x: 1} }}", "{{ [x]|map('indent')|list }}")) {
+    for (String src :
+        List.of(
+            "{{ x[0] }}",
+            "{{ x[1:] }}",
+            "{{ x * 2 }}",
+            "{{ x % 1 }}",
+            "{{ x.upper() }}",
+            "{{ x|trim }}",
+            "{{ x|last }}",
+            "{{ x|reverse }}",
+            "{{ x|center(9) }}",
+            "{{ {x: 1} }}",
+            "{{ [x]|map('indent')|list }}")) {
       assertThatThrownBy(() -> render("{% set x = '<a>'|e %}" + src, Map.of()))
           .as(src)
-          .isInstanceOfSatisfying(TemplateError.class, e -> {
-            assertThat(e.kind()).isEqualTo("Unsupported");
-            assertThat(e.pythonMessage()).contains("of an escaped string (Markup");
-          });
+          .isInstanceOfSatisfying(
+              TemplateError.class,
+              e -> {
+                assertThat(e.kind()).isEqualTo("Unsupported");
+                assertThat(e.pythonMessage()).contains("of an escaped string (Markup");
+              });
     }
   }
 
   @Test
   void filterArgumentsPythonWouldRejectAreRejected() {
-    for (String src : List.of("{{ 1|tojson(foo=1) }}", "{{ 'a'|trim('a', 2) }}",
-        "{{ 'a'|upper(1) }}", "{{ 'a'|replace('a', 'b', count=1, old='x') }}")) {
+    for (String src :
+        List.of(
+            "{{ 1|tojson(foo=1) }}",
+            "{{ 'a'|trim('a', 2) }}",
+            "{{ 'a'|upper(1) }}",
+            "{{ 'a'|replace('a', 'b', count=1, old='x') }}")) {
       assertThatThrownBy(() -> render(src, Map.of()))
           .as(src)
-          .isInstanceOfSatisfying(TemplateError.class,
-              e -> assertThat(e.kind()).isEqualTo("TypeError"));
+          .isInstanceOfSatisfying(
+              TemplateError.class, e -> assertThat(e.kind()).isEqualTo("TypeError"));
     }
   }
 
   @Test
   void syntaxErrorsNameTheLine() {
     assertThatThrownBy(() -> JinjaTemplate.parse("a\n{% if x %}\nb"))
-        .isInstanceOfSatisfying(TemplateError.class, e -> {
-          assertThat(e.kind()).isEqualTo("TemplateSyntaxError");
-          assertThat(e.line()).isEqualTo(2);
-          assertThat(e.pythonMessage()).contains("'endif'");
-        });
+        .isInstanceOfSatisfying(
+            TemplateError.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo("TemplateSyntaxError");
+              assertThat(e.line()).isEqualTo(2);
+              assertThat(e.pythonMessage()).contains("'endif'");
+            });
     assertThatThrownBy(() -> JinjaTemplate.parse("{{ 1 + }}"))
         .isInstanceOf(TemplateError.class)
         .hasMessageContaining("expected an expression");
@@ -227,80 +290,104 @@ class JinjaTemplateTest {
   @Test
   void sandboxRefusesMutatingMethods() {
     assertThatThrownBy(() -> render("{% set l = [] %}{{ l.append(1) }}", Map.of()))
-        .isInstanceOfSatisfying(TemplateError.class, e -> {
-          assertThat(e.kind()).isEqualTo("SecurityError");
-          assertThat(e.pythonMessage())
-              .isEqualTo("access to attribute 'append' of 'list' object is unsafe.");
-        });
+        .isInstanceOfSatisfying(
+            TemplateError.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo("SecurityError");
+              assertThat(e.pythonMessage())
+                  .isEqualTo("access to attribute 'append' of 'list' object is unsafe.");
+            });
   }
 
   @Test
   void integersBeyond64BitsFailNamingTheProblemWhereTheyAreUsed() {
     assertThatThrownBy(() -> render("a\n{{ 99999999999999999999999 }}", Map.of()))
-        .isInstanceOfSatisfying(TemplateError.class, e -> {
-          assertThat(e.kind()).isEqualTo("Unsupported");
-          assertThat(e.pythonMessage()).contains("99999999999999999999999").contains("64 bits");
-          assertThat(e.line()).isEqualTo(2);
-        });
+        .isInstanceOfSatisfying(
+            TemplateError.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo("Unsupported");
+              assertThat(e.pythonMessage()).contains("99999999999999999999999").contains("64 bits");
+              assertThat(e.line()).isEqualTo(2);
+            });
     // Python renders the template: only evaluating the literal fails
     assertThat(render("{% if false %}{{ 99999999999999999999999 }}{% endif %}ok", Map.of()))
         .isEqualTo("ok");
     assertThat(render("{{ 9223372036854775807 }}", Map.of())).isEqualTo("9223372036854775807");
-    assertThat(render("{{ n }}", Map.of("n", new java.math.BigInteger("123"))))
-        .isEqualTo("123");
+    assertThat(render("{{ n }}", Map.of("n", new java.math.BigInteger("123")))).isEqualTo("123");
     assertThatThrownBy(
             () -> render("{{ n }}", Map.of("n", new java.math.BigInteger("99999999999999999999"))))
-        .isInstanceOfSatisfying(TemplateError.class, e -> {
-          assertThat(e.kind()).isEqualTo("Unsupported");
-          assertThat(e.pythonMessage()).contains("99999999999999999999").contains("64 bits");
-        });
+        .isInstanceOfSatisfying(
+            TemplateError.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo("Unsupported");
+              assertThat(e.pythonMessage()).contains("99999999999999999999").contains("64 bits");
+            });
   }
 
   @Test
   void unexpectedJavaExceptionsBecomeInternalErrorsAtTheirLine() {
-    for (RuntimeException thrown : List.of(new ClassCastException("cce"),
-        new ArithmeticException("ae"), new IndexOutOfBoundsException("ioobe"),
-        new NumberFormatException("nfe"), new NullPointerException("npe"))) {
-      PyCallable failing = (a, kw) -> {
-        throw thrown;
-      };
-      for (String src : List.of("a\n{{ f() }}", "a\n{% if f() %}{% endif %}",
-          "a\n{% for x in f() %}{% endfor %}", "a\n{% set x = f() %}",
-          "a\n{% set x %}{{ f() }}{% endset %}", "a\n{% filter upper %}{{ f() }}{% endfilter %}",
-          "{% macro m() %}\n{{ f() }}{% endmacro %}{{ m() }}")) {
+    for (RuntimeException thrown :
+        List.of(
+            new ClassCastException("cce"),
+            new ArithmeticException("ae"),
+            new IndexOutOfBoundsException("ioobe"),
+            new NumberFormatException("nfe"),
+            new NullPointerException("npe"))) {
+      PyCallable failing =
+          (a, kw) -> {
+            throw thrown;
+          };
+      for (String src :
+          List.of(
+              "a\n{{ f() }}",
+              "a\n{% if f() %}{% endif %}",
+              "a\n{% for x in f() %}{% endfor %}",
+              "a\n{% set x = f() %}",
+              "a\n{% set x %}{{ f() }}{% endset %}",
+              "a\n{% filter upper %}{{ f() }}{% endfilter %}",
+              "{% macro m() %}\n{{ f() }}{% endmacro %}{{ m() }}")) {
         assertThatThrownBy(() -> render(src, Map.of("f", failing)))
             .as(src)
-            .isInstanceOfSatisfying(TemplateError.class, e -> {
-              assertThat(e.kind()).isEqualTo("InternalError");
-              assertThat(e.pythonMessage()).contains(thrown.getClass().getSimpleName())
-                  .contains(thrown.getMessage());
-              assertThat(e.getCause()).isSameAs(thrown);
-              assertThat(e.line()).isEqualTo(2);
-            });
+            .isInstanceOfSatisfying(
+                TemplateError.class,
+                e -> {
+                  assertThat(e.kind()).isEqualTo("InternalError");
+                  assertThat(e.pythonMessage())
+                      .contains(thrown.getClass().getSimpleName())
+                      .contains(thrown.getMessage());
+                  assertThat(e.getCause()).isSameAs(thrown);
+                  assertThat(e.line()).isEqualTo(2);
+                });
       }
     }
   }
 
   @Test
   void errorsOfSetAndFilterBlocksNameTheirLine() {
-    for (String src : List.of("a\n{% set x | indent(foo=1) %}\nbody\n{% endset %}",
-        "a\n{% filter indent(foo=1) %}\nbody\n{% endfilter %}")) {
+    for (String src :
+        List.of(
+            "a\n{% set x | indent(foo=1) %}\nbody\n{% endset %}",
+            "a\n{% filter indent(foo=1) %}\nbody\n{% endfilter %}")) {
       assertThatThrownBy(() -> render(src, Map.of()))
           .as(src)
-          .isInstanceOfSatisfying(TemplateError.class, e -> {
-            assertThat(e.kind()).isEqualTo("TypeError");
-            assertThat(e.line()).isEqualTo(2);
-          });
+          .isInstanceOfSatisfying(
+              TemplateError.class,
+              e -> {
+                assertThat(e.kind()).isEqualTo("TypeError");
+                assertThat(e.line()).isEqualTo(2);
+              });
     }
   }
 
   @Test
   void contextValuesOfOtherJavaTypesAreRejectedAsTemplateErrors() {
     assertThatThrownBy(() -> render("{{ x }}", Map.of("x", new Object())))
-        .isInstanceOfSatisfying(TemplateError.class, e -> {
-          assertThat(e.kind()).isEqualTo("Unsupported");
-          assertThat(e.pythonMessage()).contains("java.lang.Object");
-        });
+        .isInstanceOfSatisfying(
+            TemplateError.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo("Unsupported");
+              assertThat(e.pythonMessage()).contains("java.lang.Object");
+            });
   }
 
   @Test

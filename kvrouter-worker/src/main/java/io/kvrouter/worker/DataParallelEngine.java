@@ -33,8 +33,11 @@ public final class DataParallelEngine implements InferenceEngine {
       int rank = chosen.getAsInt();
       if (rank < 0 || rank >= ranks.size()) {
         throw new IllegalArgumentException(
-            "routing.dp_rank " + rank + " is not a rank of this worker (it has "
-                + ranks.size() + ")");
+            "routing.dp_rank "
+                + rank
+                + " is not a rank of this worker (it has "
+                + ranks.size()
+                + ")");
       }
       engine = ranks.get(rank);
     } else {

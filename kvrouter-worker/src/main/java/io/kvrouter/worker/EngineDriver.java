@@ -33,6 +33,7 @@ final class EngineDriver implements EngineListener {
   private final Context context;
   private final EngineCore core;
   private final Map<String, Output> outputs = new HashMap<>();
+
   /** When the step in progress is due, in nanoseconds of {@link System#nanoTime}. */
   private long dueNanos;
 

@@ -19,9 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A simulated inference engine: for each request it streams pseudo-random token ids, the same
- * ones for the same request, after a fixed time to first token and with a fixed delay between
- * tokens. It honours {@code max_tokens}, stop and end-of-sequence token ids, and cancellation.
+ * A simulated inference engine: for each request it streams pseudo-random token ids, the same ones
+ * for the same request, after a fixed time to first token and with a fixed delay between tokens. It
+ * honours {@code max_tokens}, stop and end-of-sequence token ids, and cancellation.
  *
  * <p>It keeps a real KV cache ({@link KvCacheManager}, vLLM's block hashes and reuse/eviction
  * rules) so that what it would publish as KV events is the truth about what it caches: {@code
@@ -31,10 +31,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Its pace is either fixed (a time to first token, then a delay between tokens) or, with {@link
  * Options#scheduler}, the simulator's: requests queue in an {@link
- * io.kvrouter.worker.engine.EngineCore} that batches them in steps timed by Dynamo mocker's model, so
- * time to first token grows with the uncached prompt and the queue, as the simulator predicts. The
- * scheduler keeps its own copy of the block pool for timing; the published events are the {@link
- * KvCacheManager}'s, which holds a prompt's blocks from {@code generate()} rather than from
+ * io.kvrouter.worker.engine.EngineCore} that batches them in steps timed by Dynamo mocker's model,
+ * so time to first token grows with the uncached prompt and the queue, as the simulator predicts.
+ * The scheduler keeps its own copy of the block pool for timing; the published events are the
+ * {@link KvCacheManager}'s, which holds a prompt's blocks from {@code generate()} rather than from
  * admission, so the two can differ while the cache is nearly full.
  */
 public final class SimulatedEngine implements InferenceEngine {
@@ -92,17 +92,20 @@ public final class SimulatedEngine implements InferenceEngine {
   private final Options options;
   private final VocabularyOdds odds;
   private final KvCacheManager kvCache;
+
   /** Paces requests with the timing model; null for fixed delays. */
   private final EngineDriver driver;
+
   /** Makes the cache's request keys unique even if two callers reuse a request id. */
   private final AtomicLong serial = new AtomicLong();
+
   private final AtomicInteger active = new AtomicInteger();
   private final Counter requests;
   private final Counter cancelled;
 
   /**
-   * @param tags identify this engine's meters, e.g. {@code model} and, when several engines share
-   *     a registry, {@code worker}
+   * @param tags identify this engine's meters, e.g. {@code model} and, when several engines share a
+   *     registry, {@code worker}
    */
   public SimulatedEngine(Vertx vertx, Options options, MeterRegistry registry, Tags tags) {
     this.vertx = vertx;
@@ -141,8 +144,12 @@ public final class SimulatedEngine implements InferenceEngine {
     int mostOutput = maxTokens != null ? maxTokens : TokenSequence.MAX_DEFAULT_LENGTH;
     if (driver != null && !options.scheduler().fits(request.tokenIds().length, mostOutput)) {
       throw new RequestTooLargeException(
-          "prompt of " + request.tokenIds().length + " tokens and max_tokens " + maxTokens
-              + " need more KV blocks than this worker's " + options.kvBlocks());
+          "prompt of "
+              + request.tokenIds().length
+              + " tokens and max_tokens "
+              + maxTokens
+              + " need more KV blocks than this worker's "
+              + options.kvBlocks());
     }
     String kvKey = requestId + "#" + serial.incrementAndGet();
     KvAllocation allocation = kvCache.allocate(kvKey, request.tokenIds());

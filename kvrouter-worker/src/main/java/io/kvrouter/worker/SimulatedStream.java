@@ -20,8 +20,8 @@ import java.util.Arrays;
  * is touched only on the stream's context (the driver's, when there is one).
  *
  * <p>Its KV blocks were allocated by {@code generate()}. Each emitted token that does not end the
- * sequence is appended to the request's tokens, and when that fills a block the block is cached:
- * as in vLLM, a token's KV is computed in the step after it is sampled, so the final token never
+ * sequence is appended to the request's tokens, and when that fills a block the block is cached: as
+ * in vLLM, a token's KV is computed in the step after it is sampled, so the final token never
  * reaches the cache. The blocks are released exactly once, when the stream ends or is cancelled.
  */
 final class SimulatedStream implements ResponseStream {
@@ -34,13 +34,18 @@ final class SimulatedStream implements ResponseStream {
   private final TokenSequence tokens;
   private final SimulatedEngine engine;
   private final String kvKey;
+
   /** Paces the stream with the timing model; null for fixed delays. */
   private final EngineDriver driver;
+
   private final PreprocessedRequest request;
+
   /** Outputs produced while paused, in order (timing model only). */
   private final ArrayDeque<EngineOutput> held = new ArrayDeque<>();
+
   /** Prompt and output so far, in {@code sequence[0..sequenceLength)}. */
   private int[] sequence;
+
   private int sequenceLength;
   private boolean kvReleased;
 
@@ -48,8 +53,10 @@ final class SimulatedStream implements ResponseStream {
   private boolean paused;
   private boolean stepPending;
   private boolean ended;
+
   /** Whether onComplete or onError was called. */
   private boolean signalled;
+
   private boolean cancelledBeforeStart;
   private long timer = -1;
 
@@ -125,8 +132,8 @@ final class SimulatedStream implements ResponseStream {
   }
 
   /**
-   * Ends the stream with a cancellation error, unless its end was already signalled; an output
-   * held while paused, even the final one, is dropped.
+   * Ends the stream with a cancellation error, unless its end was already signalled; an output held
+   * while paused, even the final one, is dropped.
    */
   private void cancelNow() {
     if (signalled) {
@@ -152,10 +159,13 @@ final class SimulatedStream implements ResponseStream {
     if (delayMillis <= 0) {
       context.runOnContext(v -> step());
     } else {
-      timer = vertx.setTimer(delayMillis, t -> {
-        timer = -1;
-        step();
-      });
+      timer =
+          vertx.setTimer(
+              delayMillis,
+              t -> {
+                timer = -1;
+                step();
+              });
     }
   }
 
@@ -186,11 +196,7 @@ final class SimulatedStream implements ResponseStream {
     int[] prompt = request.tokenIds();
     long[] local = BlockHasher.of(options.blockSize()).localHashes(prompt);
     return new EngineRequest(
-        kvKey,
-        Math.max(1, prompt.length),
-        BlockHasher.chain(local),
-        local,
-        tokens.limit());
+        kvKey, Math.max(1, prompt.length), BlockHasher.chain(local), local, tokens.limit());
   }
 
   /** What the driver's steps produce, on the stream's context. */

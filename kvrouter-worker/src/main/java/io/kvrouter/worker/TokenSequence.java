@@ -28,8 +28,10 @@ final class TokenSequence {
   private final List<Integer> stopTokenIds;
   private final List<Integer> eosTokenIds;
   private final int minTokens;
+
   /** Alternatives per position when the request asked for logprobs, else null. */
   private final Integer logprobs;
+
   private int emitted;
 
   TokenSequence(PreprocessedRequest request, int[] vocabulary, VocabularyOdds odds) {
@@ -37,17 +39,15 @@ final class TokenSequence {
     this.odds = odds;
     Long seed = request.samplingOptions().seed();
     this.random =
-        new SplittableRandom(seed != null ? seed : 0x9E3779B97F4A7C15L * Arrays.hashCode(request.tokenIds()));
+        new SplittableRandom(
+            seed != null ? seed : 0x9E3779B97F4A7C15L * Arrays.hashCode(request.tokenIds()));
     PreprocessedRequest.StopConditions stop = request.stopConditions();
     Integer maxTokens = stop.maxTokens();
     this.limitIsMaxTokens = maxTokens != null;
     this.limit =
-        maxTokens != null
-            ? maxTokens
-            : random.nextInt(MIN_DEFAULT_LENGTH, MAX_DEFAULT_LENGTH + 1);
+        maxTokens != null ? maxTokens : random.nextInt(MIN_DEFAULT_LENGTH, MAX_DEFAULT_LENGTH + 1);
     this.stopTokenIds = stop.stopTokenIds() == null ? List.of() : stop.stopTokenIds();
-    this.eosTokenIds =
-        Boolean.TRUE.equals(stop.ignoreEos()) ? List.of() : request.eosTokenIds();
+    this.eosTokenIds = Boolean.TRUE.equals(stop.ignoreEos()) ? List.of() : request.eosTokenIds();
     this.minTokens = stop.minTokens() == null ? 0 : stop.minTokens();
     this.logprobs = request.outputOptions().logprobs();
   }
@@ -78,7 +78,6 @@ final class TokenSequence {
     }
     return output.withLogprobs(logProbs, top);
   }
-
 
   /** Most tokens this sequence emits: {@code max_tokens}, or the drawn default length. */
   int limit() {

@@ -9,8 +9,8 @@ public final class Vocabularies {
   private Vocabularies() {}
 
   /**
-   * For the demo tokenizer (token id = UTF-8 byte): lower-case letters with spaces weighted in,
-   * so output reads as words.
+   * For the demo tokenizer (token id = UTF-8 byte): lower-case letters with spaces weighted in, so
+   * output reads as words.
    */
   public static int[] demo() {
     byte[] bytes = "abcdefghijklmnopqrstuvwxyz     ".getBytes(StandardCharsets.US_ASCII);

@@ -11,6 +11,7 @@ import java.util.Map;
  */
 final class VocabularyOdds {
   private final int entries;
+
   /** Ids listed more than once, with their counts; every other id is listed once. */
   private final Map<Integer, Integer> repeated = new HashMap<>();
 
@@ -20,11 +21,12 @@ final class VocabularyOdds {
     for (int id : vocabulary) {
       counts.merge(id, 1, Integer::sum);
     }
-    counts.forEach((id, count) -> {
-      if (count > 1) {
-        repeated.put(id, count);
-      }
-    });
+    counts.forEach(
+        (id, count) -> {
+          if (count > 1) {
+            repeated.put(id, count);
+          }
+        });
   }
 
   double logprob(int id) {

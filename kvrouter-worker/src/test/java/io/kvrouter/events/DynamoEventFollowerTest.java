@@ -11,9 +11,9 @@ import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryCodec;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
 import io.kvrouter.routing.index.KvIndexer;
+import io.kvrouter.testing.DynamoWorkload;
 import io.kvrouter.worker.kv.KvCacheManager;
 import io.kvrouter.worker.kv.WorkerKvEventLog;
-import io.kvrouter.testing.DynamoWorkload;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -30,33 +30,41 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A real worker cache and its {@link WorkerKvEventLog} publish Dynamo events through the JSON
- * codec to a {@link DynamoEventFollower} feeding a real index; the wire between them loses,
- * repeats and delays on purpose, and recovery queries go to the log through the query codec.
- * After each story the index must hold exactly the worker's cache.
+ * A real worker cache and its {@link WorkerKvEventLog} publish Dynamo events through the JSON codec
+ * to a {@link DynamoEventFollower} feeding a real index; the wire between them loses, repeats and
+ * delays on purpose, and recovery queries go to the log through the query codec. After each story
+ * the index must hold exactly the worker's cache.
  */
 class DynamoEventFollowerTest {
   private static final WorkerRank RANK = new WorkerRank("7", 0);
   private static final Duration WAIT = Duration.ofSeconds(20);
+
   /** Long enough that the stories below see no probe unless they wait for one. */
   private static final Duration PROBE = Duration.ofSeconds(2);
 
   private final KvIndexer index = KvIndexer.create(1, null);
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
   /** Answers held back, to be given late. */
   private final List<Runnable> parked = new ArrayList<>();
+
   private final AtomicInteger queries = new AtomicInteger();
+
   /** Answer queries with an error while positive, counting down. */
   private final AtomicInteger failNext = new AtomicInteger();
+
   /** Park the answers of queries while true, to answer them late. */
   private volatile boolean parkAnswers;
+
   /** Parked answers are what the worker said when asked, not when the answer is given. */
   private volatile boolean answerWhenAsked;
+
   /** Tree dumps leave out their last_event_id, as older Dynamo workers' do. */
   private volatile boolean dumpsWithoutPosition;
 
   private Worker worker;
-  private DynamoEventFollower follower = new DynamoEventFollower(index, this::query, false, PROBE, meters);
+  private DynamoEventFollower follower =
+      new DynamoEventFollower(index, this::query, false, PROBE, meters);
 
   @AfterEach
   void close() {
@@ -71,11 +79,15 @@ class DynamoEventFollowerTest {
     final DynamoWorkload workload;
     volatile Predicate<Long> lose = id -> false;
     volatile Predicate<Long> repeat = id -> false;
+
     /** While positive, events go as msgpack batches of this many (Dynamo's ZMQ plane). */
     volatile int msgpackBatch;
+
     final List<DynamoRouterEvent> batch = new ArrayList<>();
+
     /** While true, live events wait in {@link #lagging} (a slow delivery queue). */
     volatile boolean lag;
+
     final List<byte[]> lagging = new ArrayList<>();
 
     Worker(long seed, int buffer) {
@@ -151,8 +163,7 @@ class DynamoEventFollowerTest {
           if (dumpsWithoutPosition && result instanceof WorkerKvQueryResult.TreeDump dump) {
             result = new WorkerKvQueryResult.TreeDump(dump.events(), null);
           }
-          answer.complete(
-              WorkerKvQueryCodec.decodeResult(WorkerKvQueryCodec.encodeResult(result)));
+          answer.complete(WorkerKvQueryCodec.decodeResult(WorkerKvQueryCodec.encodeResult(result)));
         };
     if (parkAnswers) {
       synchronized (parked) {
@@ -222,7 +233,8 @@ class DynamoEventFollowerTest {
     awaitConverged();
     assertThat(feed().gaps()).isPositive();
     assertThat(feed().resets()).as("every gap was in the buffer: no tree dump").isZero();
-    assertThat(meters.get(MetricNames.KV_EVENT_GAPS).tag("worker_id", "7").functionCounter().count())
+    assertThat(
+            meters.get(MetricNames.KV_EVENT_GAPS).tag("worker_id", "7").functionCounter().count())
         .isEqualTo(feed().gaps());
   }
 
@@ -463,14 +475,19 @@ class DynamoEventFollowerTest {
     follower.follow(RANK);
     worker.events(40);
 
-    Awaitility.await().atMost(WAIT).until(() -> "stale".equals(feed().state())
-        && feed().batches() > 0);
+    Awaitility.await()
+        .atMost(WAIT)
+        .until(() -> "stale".equals(feed().state()) && feed().batches() > 0);
     worker.events(20);
-    Awaitility.await().atMost(WAIT).untilAsserted(() -> {
-      follower.sync().join();
-      assertThat(feed().lastSeq()).as("its events are applied without waiting")
-          .isEqualTo(worker.log.newestEventId());
-    });
+    Awaitility.await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              follower.sync().join();
+              assertThat(feed().lastSeq())
+                  .as("its events are applied without waiting")
+                  .isEqualTo(worker.log.newestEventId());
+            });
     failNext.set(0); // it answers again: the next dump puts the rank right
 
     awaitConverged();
@@ -504,10 +521,14 @@ class DynamoEventFollowerTest {
     worker.lose = id -> true;
     worker.events(2); // a lost tail: the probe fetches it, answeredUpTo = last
     long tail = worker.log.newestEventId();
-    Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
-      follower.sync().join();
-      return feed().lastSeq() == tail;
-    });
+    Awaitility.await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(5))
+        .until(
+            () -> {
+              follower.sync().join();
+              return feed().lastSeq() == tail;
+            });
     worker.log.close();
     worker = new Worker(31, 1024); // restarts now, < 1 s after the probe's answer
     worker.events((int) tail + 20); // its ids pass the old position
@@ -545,21 +566,35 @@ class DynamoEventFollowerTest {
     awaitConverged();
   }
 
-  /** An Events answer with a hole is not asked again at once, forever (it was, 3.6 M times a second). */
+  /**
+   * An Events answer with a hole is not asked again at once, forever (it was, 3.6 M times a
+   * second).
+   */
   @Test
   void anAnswerWithAHole_isNotAskedAgainInATightLoop() throws Exception {
     follower.close();
     AtomicInteger asked = new AtomicInteger();
-    follower = new DynamoEventFollower(index, (rank, start, end) -> {
-      asked.incrementAndGet();
-      if (start == null) {
-        return CompletableFuture.completedFuture(new WorkerKvQueryResult.TreeDump(List.of(), 0L));
-      }
-      return CompletableFuture.completedFuture(new WorkerKvQueryResult.Events(List.of()));
-    }, false, PROBE, meters);
+    follower =
+        new DynamoEventFollower(
+            index,
+            (rank, start, end) -> {
+              asked.incrementAndGet();
+              if (start == null) {
+                return CompletableFuture.completedFuture(
+                    new WorkerKvQueryResult.TreeDump(List.of(), 0L));
+              }
+              return CompletableFuture.completedFuture(new WorkerKvQueryResult.Events(List.of()));
+            },
+            false,
+            PROBE,
+            meters);
     for (long id : new long[] {0, 1, 3}) { // event 2 lost
-      follower.onMessage(DynamoEventCodec.encode(new io.kvrouter.protocol.dynamo.DynamoRouterEvent(
-          new io.kvrouter.protocol.RouterEvent(RANK, io.kvrouter.protocol.KvCacheEvent.cleared()), id)));
+      follower.onMessage(
+          DynamoEventCodec.encode(
+              new io.kvrouter.protocol.dynamo.DynamoRouterEvent(
+                  new io.kvrouter.protocol.RouterEvent(
+                      RANK, io.kvrouter.protocol.KvCacheEvent.cleared()),
+                  id)));
     }
     Thread.sleep(500);
     assertThat(asked.get()).as("queries in 0.5 s").isLessThan(20);
@@ -575,13 +610,27 @@ class DynamoEventFollowerTest {
     awaitConverged();
     // each answer takes 50 ms; 16 events arrive faster than that
     parkAnswers = true;
-    Thread feeder = new Thread(() -> {
-      long until = System.nanoTime() + 3_000_000_000L;
-      while (System.nanoTime() < until) {
-        synchronized (parked) { parked.forEach(r -> CompletableFuture.runAsync(r, CompletableFuture.delayedExecutor(50, java.util.concurrent.TimeUnit.MILLISECONDS))); parked.clear(); }
-        try { Thread.sleep(1); } catch (InterruptedException e) { return; }
-      }
-    });
+    Thread feeder =
+        new Thread(
+            () -> {
+              long until = System.nanoTime() + 3_000_000_000L;
+              while (System.nanoTime() < until) {
+                synchronized (parked) {
+                  parked.forEach(
+                      r ->
+                          CompletableFuture.runAsync(
+                              r,
+                              CompletableFuture.delayedExecutor(
+                                  50, java.util.concurrent.TimeUnit.MILLISECONDS)));
+                  parked.clear();
+                }
+                try {
+                  Thread.sleep(1);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            });
     feeder.start();
     follower.follow(RANK);
     long until = System.nanoTime() + 3_000_000_000L;

@@ -1,14 +1,13 @@
 package io.kvrouter.testing;
 
-import io.kvrouter.worker.kv.KvCacheManager;
-import io.kvrouter.worker.kv.KvCacheSnapshot;
-
 import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.KvCacheEvent.StoredBlock;
 import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
 import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.routing.index.KvIndexer;
+import io.kvrouter.worker.kv.KvCacheManager;
+import io.kvrouter.worker.kv.KvCacheSnapshot;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

@@ -31,11 +31,10 @@ class DataParallelEngineTest {
                 new SimulatedEngine(
                     vertx,
                     new SimulatedEngine.Options(
-                        Vocabularies.demo(),
-                        Duration.ofHours(1), Duration.ZERO, 4, 64),
+                        Vocabularies.demo(), Duration.ofHours(1), Duration.ZERO, 4, 64),
                     meters,
                     Tags.of("dp_rank", String.valueOf(dp))))
-            .toList();
+        .toList();
   }
 
   private static PreprocessedRequest request(int first) {

@@ -12,10 +12,10 @@ import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockRemoved;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockStored;
+import io.kvrouter.testing.CollectingSubscriber;
 import io.kvrouter.worker.kv.EventReplay;
 import io.kvrouter.worker.kv.KvCacheSnapshot;
 import io.kvrouter.worker.kv.VllmBlockHasher;
-import io.kvrouter.testing.CollectingSubscriber;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
@@ -23,8 +23,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.IntStream;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -69,8 +69,13 @@ class SimulatedEngineTest {
 
   private static PreprocessedRequest request(int[] prompt, StopConditions stop, Long seed) {
     return new PreprocessedRequest(
-        "m", prompt, stop, new SamplingOptions(null, seed, null, null, null, null, null, null, null),
-        null, null, null);
+        "m",
+        prompt,
+        stop,
+        new SamplingOptions(null, seed, null, null, null, null, null, null, null),
+        null,
+        null,
+        null);
   }
 
   private CollectingSubscriber run(SimulatedEngine engine, PreprocessedRequest request)
@@ -92,12 +97,15 @@ class SimulatedEngineTest {
 
     assertThat(first.done.get()).isNull();
     assertThat(first.tokens()).hasSize(20).isEqualTo(second.tokens());
-    assertThat(first.outputs.get(first.outputs.size() - 1).finishReason()).isEqualTo(FinishReason.LENGTH);
+    assertThat(first.outputs.get(first.outputs.size() - 1).finishReason())
+        .isEqualTo(FinishReason.LENGTH);
     assertThat(java.util.Arrays.stream(first.tokens()).boxed().toList())
         .allMatch(t -> t == ' ' || (t >= 'a' && t <= 'z'));
 
     CollectingSubscriber other =
-        run(engine, request(new int[] {9, 9}, new StopConditions(20, null, null, null, null), null));
+        run(
+            engine,
+            request(new int[] {9, 9}, new StopConditions(20, null, null, null, null), null));
     assertThat(other.tokens()).isNotEqualTo(first.tokens());
     assertThat(engine.activeRequests()).isZero();
   }
@@ -106,7 +114,8 @@ class SimulatedEngineTest {
   void withoutMaxTokens_endsWithEosAfterADeterministicLength() throws Exception {
     CollectingSubscriber result = run(engine(0), request(new int[] {5}, null, 42L));
     assertThat(result.tokens().length).isBetween(16, 64);
-    assertThat(result.outputs.get(result.outputs.size() - 1).finishReason()).isEqualTo(FinishReason.EOS);
+    assertThat(result.outputs.get(result.outputs.size() - 1).finishReason())
+        .isEqualTo(FinishReason.EOS);
   }
 
   @Test
@@ -115,7 +124,8 @@ class SimulatedEngineTest {
         request(new int[] {7}, new StopConditions(500, null, List.of((int) ' '), null, null), 1L);
     CollectingSubscriber result = run(engine(0), request);
     assertThat(result.tokens()).doesNotContain((int) ' ').isNotEmpty();
-    assertThat(result.outputs.get(result.outputs.size() - 1).finishReason()).isEqualTo(FinishReason.STOP);
+    assertThat(result.outputs.get(result.outputs.size() - 1).finishReason())
+        .isEqualTo(FinishReason.STOP);
   }
 
   @Test
@@ -123,14 +133,16 @@ class SimulatedEngineTest {
     SimulatedEngine engine = engine(5);
     CollectingSubscriber subscriber = new CollectingSubscriber();
     ResponseStream stream =
-        engine.generate("r", request(new int[] {1}, new StopConditions(100_000, null, null, null, null), null));
+        engine.generate(
+            "r", request(new int[] {1}, new StopConditions(100_000, null, null, null, null), null));
     vertx.runOnContext(v -> stream.subscribe(subscriber));
     org.awaitility.Awaitility.await().until(() -> subscriber.outputs.size() >= 3);
     assertThat(engine.activeRequests()).isEqualTo(1);
 
     stream.cancel();
 
-    assertThat(subscriber.done.get(10, TimeUnit.SECONDS)).isInstanceOf(RequestCancelledException.class);
+    assertThat(subscriber.done.get(10, TimeUnit.SECONDS))
+        .isInstanceOf(RequestCancelledException.class);
     assertThat(engine.activeRequests()).isZero();
     assertThat(engine.cancelledRequests()).isEqualTo(1);
   }
@@ -139,7 +151,8 @@ class SimulatedEngineTest {
   void pause_holdsOutputUntilResume() throws Exception {
     SimulatedEngine engine = engine(0);
     ResponseStream stream =
-        engine.generate("r", request(new int[] {1}, new StopConditions(50, null, null, null, null), null));
+        engine.generate(
+            "r", request(new int[] {1}, new StopConditions(50, null, null, null, null), null));
     java.util.concurrent.CompletableFuture<io.vertx.core.Context> streamContext =
         new java.util.concurrent.CompletableFuture<>();
     CollectingSubscriber subscriber =
@@ -153,8 +166,11 @@ class SimulatedEngineTest {
     vertx.runOnContext(v -> stream.subscribe(subscriber));
     // All 50 tokens fit in one burst, so without the pause they would all be out by the time a
     // task queued on the stream's own event loop runs.
-    java.util.concurrent.CompletableFuture<Integer> seen = new java.util.concurrent.CompletableFuture<>();
-    streamContext.get(10, TimeUnit.SECONDS).runOnContext(v -> seen.complete(subscriber.outputs.size()));
+    java.util.concurrent.CompletableFuture<Integer> seen =
+        new java.util.concurrent.CompletableFuture<>();
+    streamContext
+        .get(10, TimeUnit.SECONDS)
+        .runOnContext(v -> seen.complete(subscriber.outputs.size()));
     assertThat(seen.get(10, TimeUnit.SECONDS)).isEqualTo(10);
     assertThat(subscriber.done).isNotDone();
 
@@ -167,24 +183,30 @@ class SimulatedEngineTest {
   void hugeMaxTokensWithoutDelay_givesTheEventLoopBackBetweenBursts() throws Exception {
     SimulatedEngine engine = engine(0);
     ResponseStream stream =
-        engine.generate("r", request(new int[] {1}, new StopConditions(1_000_000, null, null, null, null), null));
-    java.util.concurrent.CompletableFuture<Integer> seenBetween = new java.util.concurrent.CompletableFuture<>();
+        engine.generate(
+            "r",
+            request(new int[] {1}, new StopConditions(1_000_000, null, null, null, null), null));
+    java.util.concurrent.CompletableFuture<Integer> seenBetween =
+        new java.util.concurrent.CompletableFuture<>();
     CollectingSubscriber[] collected = new CollectingSubscriber[1];
     collected[0] =
         new CollectingSubscriber(
             count -> {
               if (count == 1) {
                 // queued now, this task runs as soon as the engine yields the event loop
-                Vertx.currentContext().runOnContext(v -> {
-                  seenBetween.complete(collected[0].outputs.size());
-                  stream.cancel();
-                });
+                Vertx.currentContext()
+                    .runOnContext(
+                        v -> {
+                          seenBetween.complete(collected[0].outputs.size());
+                          stream.cancel();
+                        });
               }
             });
     CollectingSubscriber subscriber = collected[0];
     vertx.runOnContext(v -> stream.subscribe(subscriber));
     assertThat(seenBetween.get(10, TimeUnit.SECONDS)).isEqualTo(SimulatedStream.BURST);
-    assertThat(subscriber.done.get(10, TimeUnit.SECONDS)).isInstanceOf(RequestCancelledException.class);
+    assertThat(subscriber.done.get(10, TimeUnit.SECONDS))
+        .isInstanceOf(RequestCancelledException.class);
   }
 
   @Test
@@ -200,10 +222,15 @@ class SimulatedEngineTest {
 
     assertThat(events)
         .containsExactly(
-            List.of(BlockStored.of(
-                List.of(hash(first, 4, 0), hash(first, 4, 1)), null, range(0, 8), 4)),
-            List.of(BlockStored.of(
-                List.of(hash(second, 4, 2)), hash(first, 4, 1), new int[] {100, 101, 102, 103}, 4)));
+            List.of(
+                BlockStored.of(
+                    List.of(hash(first, 4, 0), hash(first, 4, 1)), null, range(0, 8), 4)),
+            List.of(
+                BlockStored.of(
+                    List.of(hash(second, 4, 2)),
+                    hash(first, 4, 1),
+                    new int[] {100, 101, 102, 103},
+                    4)));
     events.forEach(replay::apply);
     KvCacheSnapshot snapshot = engine.kvCache().snapshot();
     replay.assertMatches(snapshot);
@@ -225,10 +252,18 @@ class SimulatedEngineTest {
     assertThat(events)
         .containsExactly(
             List.of(BlockStored.of(List.of(hash(sequence, 4, 0)), null, prompt, 4)),
-            List.of(BlockStored.of(
-                List.of(hash(sequence, 4, 1)), hash(sequence, 4, 0), Arrays.copyOfRange(output, 0, 4), 4)),
-            List.of(BlockStored.of(
-                List.of(hash(sequence, 4, 2)), hash(sequence, 4, 1), Arrays.copyOfRange(output, 4, 8), 4)));
+            List.of(
+                BlockStored.of(
+                    List.of(hash(sequence, 4, 1)),
+                    hash(sequence, 4, 0),
+                    Arrays.copyOfRange(output, 0, 4),
+                    4)),
+            List.of(
+                BlockStored.of(
+                    List.of(hash(sequence, 4, 2)),
+                    hash(sequence, 4, 1),
+                    Arrays.copyOfRange(output, 4, 8),
+                    4)));
     assertThat(engine.kvCache().snapshot().evictionOrder())
         .containsExactly(hash(sequence, 4, 2), hash(sequence, 4, 1), hash(sequence, 4, 0));
   }
@@ -290,7 +325,6 @@ class SimulatedEngineTest {
 
     stream.cancel();
 
-    org.awaitility.Awaitility.await()
-        .until(() -> engine.kvCache().snapshot().activeBlocks() == 0);
+    org.awaitility.Awaitility.await().until(() -> engine.kvCache().snapshot().activeBlocks() == 0);
   }
 }

@@ -9,10 +9,10 @@ import io.kvrouter.protocol.PreprocessedRequest.SamplingOptions;
 import io.kvrouter.protocol.PreprocessedRequest.StopConditions;
 import io.kvrouter.protocol.RequestCancelledException;
 import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.testing.CollectingSubscriber;
 import io.kvrouter.worker.engine.EngineSettings;
 import io.kvrouter.worker.engine.RequestTooLargeException;
 import io.kvrouter.worker.engine.TimingModel;
-import io.kvrouter.testing.CollectingSubscriber;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
@@ -23,8 +23,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A simulated engine paced by the mocker timing model, as {@code worker --timing-model mocker}
- * runs it: requests queue in the scheduler and get their tokens as its steps complete.
+ * A simulated engine paced by the mocker timing model, as {@code worker --timing-model mocker} runs
+ * it: requests queue in the scheduler and get their tokens as its steps complete.
  */
 class TimedEngineTest {
   private static final int BS = 16;
@@ -61,7 +61,8 @@ class TimedEngineTest {
     return start(stream, n -> {});
   }
 
-  private CollectingSubscriber start(ResponseStream stream, java.util.function.IntConsumer afterEach) {
+  private CollectingSubscriber start(
+      ResponseStream stream, java.util.function.IntConsumer afterEach) {
     CollectingSubscriber subscriber = new CollectingSubscriber(afterEach);
     vertx.runOnContext(v -> stream.subscribe(subscriber));
     return subscriber;
@@ -99,9 +100,10 @@ class TimedEngineTest {
     assertThat(first.tokens()).hasSize(10);
     assertThat(second.tokens()).hasSize(10);
     assertThat(first.outputs.get(9).finishReason()).isEqualTo(FinishReason.LENGTH);
-    assertThat(order).containsExactly(
-        "a", "a", "a", "a", "a", "a", "a", "a", "a", "a",
-        "b", "b", "b", "b", "b", "b", "b", "b", "b", "b");
+    assertThat(order)
+        .containsExactly(
+            "a", "a", "a", "a", "a", "a", "a", "a", "a", "a", "b", "b", "b", "b", "b", "b", "b",
+            "b", "b", "b");
     assertThat(engine.activeRequests()).isZero();
   }
 

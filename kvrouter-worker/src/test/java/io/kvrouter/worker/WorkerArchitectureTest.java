@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The simulated worker speaks the shared vocabulary only: it uses {@code protocol}, {@code config},
- * {@code common} and {@code metrics} of the core, never the router's stages, and its engine and
- * KV cache stay free of Vert.x.
+ * {@code common} and {@code metrics} of the core, never the router's stages, and its engine and KV
+ * cache stay free of Vert.x.
  */
 class WorkerArchitectureTest {
   private static JavaClasses classes;

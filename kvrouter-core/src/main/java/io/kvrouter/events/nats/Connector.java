@@ -15,10 +15,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One NATS connection that never gives up, shared by the publisher and the subscriber.
  *
- * <p>jnats reconnects an established connection by itself ({@code maxReconnects(-1)}: forever),
- * but its first connect fails if the server is not up yet. Workers and routers may well start
- * before NATS, so a daemon thread retries the first connect until it succeeds or {@link #close()}
- * is called; after that jnats owns reconnection and this class only counts and reports it.
+ * <p>jnats reconnects an established connection by itself ({@code maxReconnects(-1)}: forever), but
+ * its first connect fails if the server is not up yet. Workers and routers may well start before
+ * NATS, so a daemon thread retries the first connect until it succeeds or {@link #close()} is
+ * called; after that jnats owns reconnection and this class only counts and reports it.
  *
  * <p>While disconnected jnats keeps outgoing messages in a reconnect buffer of {@code
  * reconnectBufferBytes} and sends them after the reconnect; a publish that does not fit throws
@@ -102,7 +102,10 @@ final class Connector implements AutoCloseable {
         events.connected(c, false);
       } catch (IOException e) {
         if (!warned) {
-          log.warn("cannot reach NATS at {} ({}); retrying every {} ms", url, e.getMessage(),
+          log.warn(
+              "cannot reach NATS at {} ({}); retrying every {} ms",
+              url,
+              e.getMessage(),
               RECONNECT_WAIT.toMillis());
           warned = true;
         }

@@ -18,9 +18,9 @@ final class JetStreams {
   private JetStreams() {}
 
   /**
-   * The stream {@link NatsSubjects#streamName} of {@code subject}: found, or created with
-   * Dynamo's settings (file storage, {@code maxAge} retention). Workers and routers may create it
-   * at the same moment: the server accepts an identical configuration twice.
+   * The stream {@link NatsSubjects#streamName} of {@code subject}: found, or created with Dynamo's
+   * settings (file storage, {@code maxAge} retention). Workers and routers may create it at the
+   * same moment: the server accepts an identical configuration twice.
    */
   static StreamInfo ensureStream(JetStreamManagement jsm, String subject, Duration maxAge)
       throws IOException, JetStreamApiException {

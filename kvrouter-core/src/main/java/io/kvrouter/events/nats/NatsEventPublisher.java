@@ -3,19 +3,19 @@ package io.kvrouter.events.nats;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import java.io.IOException;
-import java.util.LinkedHashSet;
-import java.util.Set;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Publishes opaque event payloads (a simulated worker's KV events, already encoded) on NATS
- * subjects, and keeps doing so across server restarts. The payload format is the caller's
- * business: Dynamo's {@code RouterEvent} JSON on {@link NatsSubjects#kvEvents}.
+ * subjects, and keeps doing so across server restarts. The payload format is the caller's business:
+ * Dynamo's {@code RouterEvent} JSON on {@link NatsSubjects#kvEvents}.
  *
  * <p>What a publish survives, and what it does not:
  *
@@ -26,9 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       reconnect buffer of {@link #DEFAULT_RECONNECT_BUFFER_BYTES} (configurable) and sends them
  *       after the reconnect. Core subscribers that have not re-subscribed yet at that moment still
  *       miss them;
- *   <li>the buffer is full: the publish is <em>dropped</em> and counted in {@link
- *       Stats#dropped()} — the newest events are the ones lost, so the router must treat the
- *       worker's feed as having a gap (it will, after its own disconnect) and recover;
+ *   <li>the buffer is full: the publish is <em>dropped</em> and counted in {@link Stats#dropped()}
+ *       — the newest events are the ones lost, so the router must treat the worker's feed as having
+ *       a gap (it will, after its own disconnect) and recover;
  *   <li>before the first connect succeeds there is no buffer at all: publishes are dropped and
  *       counted;
  *   <li>messages written to the socket just before the server died may be lost without any error
@@ -39,6 +39,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class NatsEventPublisher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NatsEventPublisher.class);
+
   /**
    * jnats's default, 8 MiB: about 20,000 KV events of a few hundred bytes, i.e. minutes of a busy
    * worker's events, bounded so an outage cannot grow the worker's heap without limit.
@@ -57,8 +58,10 @@ public final class NatsEventPublisher implements AutoCloseable {
       boolean connected, long published, long dropped, long disconnects, long reconnects) {}
 
   private final Connector connector;
+
   /** Subjects kept in a JetStream stream, set up on every connect. */
   private final Set<String> streams = new LinkedHashSet<>();
+
   private final AtomicLong published = new AtomicLong();
   private final AtomicLong dropped = new AtomicLong();
   private volatile boolean closed;
@@ -126,9 +129,9 @@ public final class NatsEventPublisher implements AutoCloseable {
   }
 
   /**
-   * Makes sure a JetStream stream stores {@code subject} (Dynamo's {@code --durable-kv-events} on
-   * a worker): created now if connected, else on the first connect; a stream that is already
-   * there is kept as it is.
+   * Makes sure a JetStream stream stores {@code subject} (Dynamo's {@code --durable-kv-events} on a
+   * worker): created now if connected, else on the first connect; a stream that is already there is
+   * kept as it is.
    */
   public synchronized void storeInStream(String subject) {
     Objects.requireNonNull(subject, "subject");
@@ -145,7 +148,9 @@ public final class NatsEventPublisher implements AutoCloseable {
 
   private static void ensureStream(Connection connection, String subject) {
     try {
-      JetStreams.ensureStream(connection.jetStreamManagement(), subject,
+      JetStreams.ensureStream(
+          connection.jetStreamManagement(),
+          subject,
           NatsEventSubscriber.Options.DEFAULT_STREAM_MAX_AGE);
     } catch (IOException | JetStreamApiException | RuntimeException e) {
       log.error("cannot set up the JetStream stream for {} (tried again on reconnect)", subject, e);
@@ -154,7 +159,10 @@ public final class NatsEventPublisher implements AutoCloseable {
 
   public Stats stats() {
     return new Stats(
-        connector.isConnected(), published.get(), dropped.get(), connector.disconnects(),
+        connector.isConnected(),
+        published.get(),
+        dropped.get(),
+        connector.disconnects(),
         connector.reconnects());
   }
 

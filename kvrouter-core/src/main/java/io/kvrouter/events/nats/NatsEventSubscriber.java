@@ -23,23 +23,23 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>core</b> ({@link Options#core}): a plain subscription. Fast, but at-most-once: whatever
- *       is published while this subscriber is disconnected (server restart, network cut) or
- *       before it subscribed is gone. The listener is therefore told of every {@link
+ *       is published while this subscriber is disconnected (server restart, network cut) or before
+ *       it subscribed is gone. The listener is therefore told of every {@link
  *       Listener#disconnected()} and {@link Listener#connected(boolean) reconnect}, so the router
  *       can mark the feed stale and rebuild state from the workers;
- *   <li><b>durable</b> ({@link Options#durable}, Dynamo's {@code --durable-kv-events}): a
- *       JetStream durable consumer named per router on the stream {@link
- *       NatsSubjects#streamName(String)}, which is created when missing (file storage, {@link
- *       Options#DEFAULT_STREAM_MAX_AGE} retention, as Dynamo's docs say). Each message is acked
- *       after the listener returns, so what arrived while this router was away, or was in flight
- *       when it died, is delivered when a subscriber with the same durable name comes back (up to
- *       the stream's max age). A listener that throws has its message terminated, not redelivered:
- *       a payload it cannot take will not become takeable by retrying. JetStream delivers at
- *       least once (an ack still in flight when the server restarts is forgotten), so this
- *       subscriber skips any message whose stream sequence it has already handed over; a new
- *       subscriber process may still see a message twice. Messages the server handed to a
- *       subscriber that then went away (its pull request outlives its connection for a moment)
- *       come back after {@link #ACK_WAIT}, not JetStream's default 30 s.
+ *   <li><b>durable</b> ({@link Options#durable}, Dynamo's {@code --durable-kv-events}): a JetStream
+ *       durable consumer named per router on the stream {@link NatsSubjects#streamName(String)},
+ *       which is created when missing (file storage, {@link Options#DEFAULT_STREAM_MAX_AGE}
+ *       retention, as Dynamo's docs say). Each message is acked after the listener returns, so what
+ *       arrived while this router was away, or was in flight when it died, is delivered when a
+ *       subscriber with the same durable name comes back (up to the stream's max age). A listener
+ *       that throws has its message terminated, not redelivered: a payload it cannot take will not
+ *       become takeable by retrying. JetStream delivers at least once (an ack still in flight when
+ *       the server restarts is forgotten), so this subscriber skips any message whose stream
+ *       sequence it has already handed over; a new subscriber process may still see a message
+ *       twice. Messages the server handed to a subscriber that then went away (its pull request
+ *       outlives its connection for a moment) come back after {@link #ACK_WAIT}, not JetStream's
+ *       default 30 s.
  * </ul>
  *
  * <p>Connecting is retried until it succeeds, and reconnecting forever (jnats). The listener is
@@ -49,6 +49,7 @@ import org.slf4j.LoggerFactory;
 public final class NatsEventSubscriber implements AutoCloseable {
   /** How long the server waits for an ack before it delivers a message again. */
   static final Duration ACK_WAIT = Duration.ofSeconds(5);
+
   private static final Logger log = LoggerFactory.getLogger(NatsEventSubscriber.class);
 
   /** Where payloads and connection changes go. */
@@ -84,11 +85,13 @@ public final class NatsEventSubscriber implements AutoCloseable {
       }
       if (durable != null
           && (durable.isEmpty()
-              || durable.chars().anyMatch(c -> c == '.' || c == '*' || c == '>'
-                  || Character.isWhitespace(c)))) {
+              || durable
+                  .chars()
+                  .anyMatch(c -> c == '.' || c == '*' || c == '>' || Character.isWhitespace(c)))) {
         throw new IllegalArgumentException(
             "durable consumer name must be non-empty without '.', '*', '>' or whitespace: '"
-                + durable + "'");
+                + durable
+                + "'");
       }
       if (streamMaxAge.isNegative() || streamMaxAge.isZero()) {
         throw new IllegalArgumentException("streamMaxAge must be positive");
@@ -102,8 +105,8 @@ public final class NatsEventSubscriber implements AutoCloseable {
 
     /** A JetStream durable consumer named {@code durable}. */
     public static Options durable(String url, String subject, String durable) {
-      return new Options(url, subject, Objects.requireNonNull(durable, "durable"),
-          DEFAULT_STREAM_MAX_AGE);
+      return new Options(
+          url, subject, Objects.requireNonNull(durable, "durable"), DEFAULT_STREAM_MAX_AGE);
     }
 
     public boolean isDurable() {
@@ -115,8 +118,8 @@ public final class NatsEventSubscriber implements AutoCloseable {
    * Counts since start, for {@code /router/workers} and tests.
    *
    * @param state {@code connecting}, {@code following}, {@code disconnected} or {@code closed}
-   * @param duplicates durable mode: redeliveries of messages the listener already had (JetStream
-   *     is at-least-once: an ack in flight when the server restarts is lost), acked and skipped
+   * @param duplicates durable mode: redeliveries of messages the listener already had (JetStream is
+   *     at-least-once: an ack in flight when the server restarts is lost), acked and skipped
    * @param listenerErrors messages the listener threw on (terminated in durable mode)
    * @param setupFailures failed attempts to subscribe (e.g. JetStream missing on the server)
    * @param millisSinceLastMessage -1 before the first
@@ -142,10 +145,19 @@ public final class NatsEventSubscriber implements AutoCloseable {
   private volatile boolean subscribed;
   private volatile boolean closed;
   private final AtomicLong duplicates = new AtomicLong();
-  /** Durable mode: the stream this consumer reads, by creation time (a re-created stream restarts its sequence). */
+
+  /**
+   * Durable mode: the stream this consumer reads, by creation time (a re-created stream restarts
+   * its sequence).
+   */
   private ZonedDateTime streamCreated;
-  /** Durable mode: the highest stream sequence handed to the listener; anything at or below it is a redelivery. */
+
+  /**
+   * Durable mode: the highest stream sequence handed to the listener; anything at or below it is a
+   * redelivery.
+   */
   private long deliveredStreamSeq;
+
   private Dispatcher dispatcher;
   private MessageConsumer consumer;
 
@@ -202,17 +214,22 @@ public final class NatsEventSubscriber implements AutoCloseable {
       state = connector.isConnected() ? "following" : "disconnected";
     }
     return new Stats(
-        state, messages.get(), connector.disconnects(), connector.reconnects(),
-        duplicates.get(), listenerErrors.get(), setupFailures.get(),
+        state,
+        messages.get(),
+        connector.disconnects(),
+        connector.reconnects(),
+        duplicates.get(),
+        listenerErrors.get(),
+        setupFailures.get(),
         last == 0 ? -1 : (System.nanoTime() - last) / 1_000_000);
   }
 
   /**
-   * Subscribes on the first connect. jnats re-sends core subscriptions after a reconnect by
-   * itself, so later connects only subscribe if the first attempt failed. A durable consumer is
-   * set up again after every reconnect: jnats's pull consumer otherwise waits for its missed
-   * heartbeats (tens of seconds) before it pulls from the restarted server, and setting up again
-   * also re-creates a stream the server lost (one without a store dir).
+   * Subscribes on the first connect. jnats re-sends core subscriptions after a reconnect by itself,
+   * so later connects only subscribe if the first attempt failed. A durable consumer is set up
+   * again after every reconnect: jnats's pull consumer otherwise waits for its missed heartbeats
+   * (tens of seconds) before it pulls from the restarted server, and setting up again also
+   * re-creates a stream the server lost (one without a store dir).
    */
   private void onConnected(Connection connection, boolean reconnect) {
     synchronized (this) {
@@ -226,8 +243,11 @@ public final class NatsEventSubscriber implements AutoCloseable {
           subscribed = true;
         } catch (IOException | JetStreamApiException | RuntimeException e) {
           setupFailures.incrementAndGet();
-          log.error("cannot subscribe to {} on {} (retried on the next reconnect)",
-              options.subject(), options.url(), e);
+          log.error(
+              "cannot subscribe to {} on {} (retried on the next reconnect)",
+              options.subject(),
+              options.url(),
+              e);
         }
       }
     }
@@ -261,7 +281,9 @@ public final class NatsEventSubscriber implements AutoCloseable {
             .deliverPolicy(DeliverPolicy.All)
             .build();
     consumer =
-        connection.getStreamContext(stream).createOrUpdateConsumer(config)
+        connection
+            .getStreamContext(stream)
+            .createOrUpdateConsumer(config)
             .consume(m -> deliver(m, true));
   }
 
@@ -305,9 +327,9 @@ public final class NatsEventSubscriber implements AutoCloseable {
   }
 
   /**
-   * Stops delivery and closes the connection. A durable consumer stays on the server, so the
-   * next subscriber with its name resumes where this one stopped; messages delivered but not
-   * yet acked are redelivered to it.
+   * Stops delivery and closes the connection. A durable consumer stays on the server, so the next
+   * subscriber with its name resumes where this one stopped; messages delivered but not yet acked
+   * are redelivered to it.
    */
   @Override
   public void close() {

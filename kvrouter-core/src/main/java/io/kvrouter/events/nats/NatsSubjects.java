@@ -4,16 +4,16 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * Dynamo's names on NATS for KV events, so a Dynamo worker and this router meet on the same
- * subject and JetStream stream (reference: {@code dynamo-kv-router.md} §2, {@code
- * lib/runtime/src/slug.rs}, {@code lib/llm/src/kv_router.rs}).
+ * Dynamo's names on NATS for KV events, so a Dynamo worker and this router meet on the same subject
+ * and JetStream stream (reference: {@code dynamo-kv-router.md} §2, {@code lib/runtime/src/slug.rs},
+ * {@code lib/llm/src/kv_router.rs}).
  *
  * <ul>
  *   <li>a component's subject is {@code namespace.{ns}.component.{comp}}, and its KV events go on
  *       {@code namespace.{ns}.component.{comp}.kv_events};
  *   <li>in durable mode ({@code --durable-kv-events}) they are kept in a JetStream stream named
- *       {@code slug(subject)} with every {@code _} turned into {@code -}, because stream names
- *       may not contain {@code .}.
+ *       {@code slug(subject)} with every {@code _} turned into {@code -}, because stream names may
+ *       not contain {@code .}.
  * </ul>
  */
 public final class NatsSubjects {
@@ -27,7 +27,9 @@ public final class NatsSubjects {
 
   /** {@code namespace.{ns}.component.{comp}}. */
   public static String component(String namespace, String component) {
-    return "namespace." + token(namespace, "namespace") + ".component."
+    return "namespace."
+        + token(namespace, "namespace")
+        + ".component."
         + token(component, "component");
   }
 
@@ -43,11 +45,12 @@ public final class NatsSubjects {
   public static String slug(String s) {
     String lower = s.toLowerCase(Locale.ROOT);
     StringBuilder out = new StringBuilder(lower.length());
-    lower.codePoints()
+    lower
+        .codePoints()
         .forEach(
             c -> {
-              boolean valid = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'
-                  || c == '_';
+              boolean valid =
+                  (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
               out.append(valid ? (char) c : '_');
             });
     int start = 0;
@@ -69,15 +72,19 @@ public final class NatsSubjects {
 
   /** Whether {@code name} is one subject token: not empty, no dots, wildcards or whitespace. */
   public static boolean isToken(String name) {
-    return name != null && !name.isEmpty() && name.chars().noneMatch(c -> c == '.' || c == '*'
-        || c == '>' || Character.isWhitespace(c));
+    return name != null
+        && !name.isEmpty()
+        && name.chars()
+            .noneMatch(c -> c == '.' || c == '*' || c == '>' || Character.isWhitespace(c));
   }
 
   private static String token(String name, String what) {
     Objects.requireNonNull(name, what);
     if (!isToken(name)) {
       throw new IllegalArgumentException(
-          what + " must be one NATS subject token (no '.', '*', '>' or whitespace): '" + name
+          what
+              + " must be one NATS subject token (no '.', '*', '>' or whitespace): '"
+              + name
               + "'");
     }
     return name;

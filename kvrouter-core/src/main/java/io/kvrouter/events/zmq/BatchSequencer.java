@@ -8,28 +8,28 @@ import java.util.zip.CRC32C;
 /**
  * The ordering half of a {@link ZmqEventSubscriber}, without sockets or clocks: it is told what
  * arrives (live batches, replayed batches, the end of a replay) and tells its {@link Output} what
- * to do (reset the rank, apply a batch, open or drop a replay request). It guarantees that
- * batches are applied in sequence order, each at most once, and that the rank is reset whenever
- * what it held is unknown. Not thread-safe: the subscriber's thread owns it; the counters may be
- * read from any thread.
+ * to do (reset the rank, apply a batch, open or drop a replay request). It guarantees that batches
+ * are applied in sequence order, each at most once, and that the rank is reset whenever what it
+ * held is unknown. Not thread-safe: the subscriber's thread owns it; the counters may be read from
+ * any thread.
  *
  * <p>The rules (sequence numbers as in {@link ZmqFrames}):
  *
  * <ul>
  *   <li>The next number is applied. A gap holds the batch and asks for a replay; everything that
- *       arrives meanwhile, live or replayed, is held, then applied in order once the replay ends.
- *       A number not above the last one applied is dropped.
- *   <li>A replay asks for everything from the last batch applied, not the one after it, so that
- *       the answer shows whether the publisher is still the one that sent that batch: the batch
- *       must come back byte for byte. If it comes back different, or nothing comes back (the
- *       publisher's numbers are below it now), the publisher restarted unseen, and the rank is
- *       reset and rebuilt by a replay from 0.
- *   <li>A restart also shows as a live number not above the last live one (PUB/SUB never
- *       reorders, so live numbers only go back when the publisher counts from 0 again). A live
- *       number not above the last applied, but above the last live one, is either the live copy of
- *       a batch a replay already brought (the replay overtook it) or a restart: it is a copy only
- *       if its payload is byte for byte the replayed one's. A restart, even during a replay, drops
- *       the replay and what was held, resets the rank and rebuilds it by a replay from 0.
+ *       arrives meanwhile, live or replayed, is held, then applied in order once the replay ends. A
+ *       number not above the last one applied is dropped.
+ *   <li>A replay asks for everything from the last batch applied, not the one after it, so that the
+ *       answer shows whether the publisher is still the one that sent that batch: the batch must
+ *       come back byte for byte. If it comes back different, or nothing comes back (the publisher's
+ *       numbers are below it now), the publisher restarted unseen, and the rank is reset and
+ *       rebuilt by a replay from 0.
+ *   <li>A restart also shows as a live number not above the last live one (PUB/SUB never reorders,
+ *       so live numbers only go back when the publisher counts from 0 again). A live number not
+ *       above the last applied, but above the last live one, is either the live copy of a batch a
+ *       replay already brought (the replay overtook it) or a restart: it is a copy only if its
+ *       payload is byte for byte the replayed one's. A restart, even during a replay, drops the
+ *       replay and what was held, resets the rank and rebuilds it by a replay from 0.
  *   <li>A replay that brings less than was missing (the publisher's buffer no longer reaches back,
  *       it did not answer after {@link #REPLAY_ATTEMPTS} requests, or there is no replay socket)
  *       resets the rank, which is then rebuilt from what there is.
@@ -61,8 +61,8 @@ final class BatchSequencer {
 
   /**
    * How often a replay that gets no answer at all is asked for before it is given up. A busy
-   * publisher may answer late; and a request sent on a new connection is sometimes lost (seen
-   * with jeromq 0.6.0 on loopback, about 1 in 100), so one unanswered request proves little.
+   * publisher may answer late; and a request sent on a new connection is sometimes lost (seen with
+   * jeromq 0.6.0 on loopback, about 1 in 100), so one unanswered request proves little.
    */
   static final int REPLAY_ATTEMPTS = 3;
 
@@ -73,10 +73,13 @@ final class BatchSequencer {
   private static final class Replay {
     /** Where it starts: the last batch applied, to check it, or 0. */
     final long from;
+
     final boolean probe;
     int attempts = 1;
+
     /** Replayed batches after the last one applied. */
     int received;
+
     boolean lastReturned;
     boolean lastChanged;
 
@@ -94,8 +97,10 @@ final class BatchSequencer {
   private long lastLive = -1;
   private boolean synced;
   private Replay replay;
+
   /** Batches waiting to be applied, by sequence number. */
   private final TreeMap<Long, byte[]> held = new TreeMap<>();
+
   /** Digests of applied batches no live copy has arrived for yet, by sequence number. */
   private final TreeMap<Long, Long> awaitingLiveCopy = new TreeMap<>();
 

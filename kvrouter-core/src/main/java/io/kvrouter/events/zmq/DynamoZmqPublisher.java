@@ -15,11 +15,11 @@ import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
 
 /**
- * One publisher of Dynamo's ZMQ event plane ("E3", direct mode): a bound PUB socket that sends
- * each payload given to {@link #publish} as the four-frame message of {@link EventEnvelopeCodec}
- * ({@code [topic | publisher_id | sequence | 0x01, length, envelope]}), all on one topic. A
- * Dynamo worker has one such publisher per topic; the simulated worker uses this class, and
- * {@link DynamoZmqSubscriber} or a Dynamo router reads it.
+ * One publisher of Dynamo's ZMQ event plane ("E3", direct mode): a bound PUB socket that sends each
+ * payload given to {@link #publish} as the four-frame message of {@link EventEnvelopeCodec} ({@code
+ * [topic | publisher_id | sequence | 0x01, length, envelope]}), all on one topic. A Dynamo worker
+ * has one such publisher per topic; the simulated worker uses this class, and {@link
+ * DynamoZmqSubscriber} or a Dynamo router reads it.
  *
  * <p>The envelope carries the publisher id given at start (use a fresh one per process start, as
  * Dynamo does: subscribers drop a (publisher id, sequence) pair they have seen, so a restart that
@@ -129,7 +129,10 @@ public final class DynamoZmqPublisher implements AutoCloseable {
       }
       EventEnvelope envelope =
           new EventEnvelope(
-              options.publisherId(), nextSequence++, System.currentTimeMillis(), options.topic(),
+              options.publisherId(),
+              nextSequence++,
+              System.currentTimeMillis(),
+              options.topic(),
               payload.clone());
       queue.add(EventEnvelopeCodec.encodeMessage(envelope));
     }

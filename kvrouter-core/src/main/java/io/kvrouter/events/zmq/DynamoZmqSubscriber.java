@@ -28,12 +28,12 @@ import org.zeromq.ZMsg;
  * <h2>What is delivered</h2>
  *
  * <ul>
- *   <li>Only messages whose topic frame is exactly the topic: ZeroMQ filters on a prefix, so
- *       {@code kv-events-v2} would get through a {@code kv-events} subscription; those are not
- *       ours and are dropped without further ado ({@link #otherTopics()}).
+ *   <li>Only messages whose topic frame is exactly the topic: ZeroMQ filters on a prefix, so {@code
+ *       kv-events-v2} would get through a {@code kv-events} subscription; those are not ours and
+ *       are dropped without further ado ({@link #otherTopics()}).
  *   <li>Only well-formed ones ({@link EventEnvelopeCodec#decodeMessage}: four frames, 8-byte ids
- *       that agree with the envelope, frame version 1, a readable envelope whose topic is the
- *       topic frame). Anything else is counted ({@link #malformed()}), reported to {@link
+ *       that agree with the envelope, frame version 1, a readable envelope whose topic is the topic
+ *       frame). Anything else is counted ({@link #malformed()}), reported to {@link
  *       Listener#onMalformed}, logged, and dropped; the next message is read as usual.
  *   <li>Each (publisher id, sequence) pair once. A message arrives twice when its publisher is
  *       reached twice: its endpoint listed twice, or two brokers relaying it. The subscriber
@@ -41,17 +41,17 @@ import org.zeromq.ZMsg;
  *       first, and drops a pair it remembers ({@link #duplicates()}). Dynamo does the same with
  *       100,000; a window this size (about 1.3 MB) covers any lag between two paths short of
  *       sixteen thousand messages. Keeping one last-seen sequence per publisher instead would be
- *       smaller but would drop a message that one path lost and the other brought late. Gaps in
- *       a publisher's sequence are not this class's concern (Dynamo detects them on the events'
- *       own ids).
+ *       smaller but would drop a message that one path lost and the other brought late. Gaps in a
+ *       publisher's sequence are not this class's concern (Dynamo detects them on the events' own
+ *       ids).
  * </ul>
  *
  * <h2>Threads and sockets</h2>
  *
- * One thread owns the socket (ZeroMQ sockets are not thread-safe) and calls the listener, one
- * call at a time. A listener that throws is logged and counted ({@link #listenerErrors()}); the
- * next message is delivered as usual. The socket reconnects a lost publisher every 100 ms at
- * first, backing off to 1 s, and queues up to 100,000 messages (Dynamo's high-water mark).
+ * One thread owns the socket (ZeroMQ sockets are not thread-safe) and calls the listener, one call
+ * at a time. A listener that throws is logged and counted ({@link #listenerErrors()}); the next
+ * message is delivered as usual. The socket reconnects a lost publisher every 100 ms at first,
+ * backing off to 1 s, and queues up to 100,000 messages (Dynamo's high-water mark).
  */
 public final class DynamoZmqSubscriber implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DynamoZmqSubscriber.class);
@@ -62,8 +62,10 @@ public final class DynamoZmqSubscriber implements AutoCloseable {
   private static final int RECEIVE_TIMEOUT_MILLIS = 100;
   private static final int RECONNECT_MILLIS = 100;
   private static final int RECONNECT_MAX_MILLIS = 1_000;
+
   /** A peer that accepts TCP but never completes the ZMTP handshake is dropped after this. */
   private static final int HANDSHAKE_MILLIS = 5_000;
+
   private static final int HIGH_WATER_MARK = 100_000;
 
   /** Where messages go; called on the subscriber's thread. */
@@ -215,16 +217,20 @@ public final class DynamoZmqSubscriber implements AutoCloseable {
     try {
       listener.onEnvelope(envelope);
     } catch (RuntimeException e) {
-      listenerFailed("message " + Long.toUnsignedString(envelope.sequence()) + " of publisher "
-          + Long.toUnsignedString(envelope.publisherId()), e);
+      listenerFailed(
+          "message "
+              + Long.toUnsignedString(envelope.sequence())
+              + " of publisher "
+              + Long.toUnsignedString(envelope.publisherId()),
+          e);
     }
   }
 
   private void dropMalformed(String reason) {
     long count = malformed.incrementAndGet();
     if (count == 1 || count % 1_000 == 0) { // a flood of them must not flood the log
-      log.warn("dropping a malformed message on {} (malformed so far: {}): {}", topic, count,
-          reason);
+      log.warn(
+          "dropping a malformed message on {} (malformed so far: {}): {}", topic, count, reason);
     } else {
       log.debug("dropping a malformed message on {}: {}", topic, reason);
     }

@@ -8,15 +8,15 @@ import org.zeromq.ZMsg;
 
 /**
  * One replay request on its own DEALER socket (see {@link ZmqFrames}). Each request gets a fresh
- * socket, closed when the request ends or is dropped: ZeroMQ queues a request until the
- * publisher accepts it, so on a shared socket an abandoned request could still be answered later,
- * and that answer be read as the answer to a newer request.
+ * socket, closed when the request ends or is dropped: ZeroMQ queues a request until the publisher
+ * accepts it, so on a shared socket an abandoned request could still be answered later, and that
+ * answer be read as the answer to a newer request.
  */
 final class ReplayRequest implements AutoCloseable {
   /**
-   * Replies queued on the socket at most: more than a vLLM replay buffer holds (10,000 batches),
-   * so a full answer fits, yet memory stays bounded. Beyond it the publisher's ROUTER drops
-   * replies, which shows as a hole and is asked for again.
+   * Replies queued on the socket at most: more than a vLLM replay buffer holds (10,000 batches), so
+   * a full answer fits, yet memory stays bounded. Beyond it the publisher's ROUTER drops replies,
+   * which shows as a hole and is asked for again.
    */
   static final int RECEIVE_HWM = 20_000;
 
@@ -38,7 +38,9 @@ final class ReplayRequest implements AutoCloseable {
     this.lastActivityNanos = nowNanos;
   }
 
-  /** Connects a new DEALER to {@code endpoint} and sends the request for batches from {@code from}. */
+  /**
+   * Connects a new DEALER to {@code endpoint} and sends the request for batches from {@code from}.
+   */
   static ReplayRequest send(ZContext context, String endpoint, long from, long nowNanos) {
     ZMQ.Socket socket = context.createSocket(SocketType.DEALER);
     socket.setLinger(0);

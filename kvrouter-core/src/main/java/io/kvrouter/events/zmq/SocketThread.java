@@ -1,8 +1,8 @@
 package io.kvrouter.events.zmq;
 
 /**
- * The one thread that owns a publisher's or subscriber's ZeroMQ sockets (they are not
- * thread-safe): its body loops while {@link #running()} and closes the sockets on its way out.
+ * The one thread that owns a publisher's or subscriber's ZeroMQ sockets (they are not thread-safe):
+ * its body loops while {@link #running()} and closes the sockets on its way out.
  */
 final class SocketThread {
   private final Thread thread;

@@ -16,22 +16,21 @@ import org.zeromq.ZMsg;
 
 /**
  * Follows one vLLM KV event publisher (one worker rank) and hands its batches, in sequence order
- * and each exactly once, to a {@link Listener}. PUB/SUB loses messages, so every sequence number
- * is checked by a {@link BatchSequencer} (gaps are fetched from the publisher's replay socket,
+ * and each exactly once, to a {@link Listener}. PUB/SUB loses messages, so every sequence number is
+ * checked by a {@link BatchSequencer} (gaps are fetched from the publisher's replay socket,
  * restarts reset the rank, a new subscriber rebuilds the rank from the replay buffer); this class
  * owns the sockets and the thread around it.
  *
  * <p>One thread owns the sockets (ZeroMQ sockets are not thread-safe): a SUB for live batches and,
  * while a replay runs, a DEALER of its own ({@link ReplayRequest}). The listener is called on that
- * thread, one call at a time. A listener that throws is counted and logged, and the subscriber
- * goes on with the next batch; if the thread dies all the same, {@link #stats()} says {@code
- * stopped}.
+ * thread, one call at a time. A listener that throws is counted and logged, and the subscriber goes
+ * on with the next batch; if the thread dies all the same, {@link #stats()} says {@code stopped}.
  *
  * <p>A publisher quiet for {@link Timing#quietProbe()} is probed: a replay request from the last
- * batch applied, so that a lost last batch is noticed although no later one reveals the gap, and
- * a publisher that restarted while quiet is noticed too (see {@link BatchSequencer}). A replay
- * with no reply for {@link Timing#replayInactivity()} is given up (a publisher that died
- * mid-replay never blocks the thread).
+ * batch applied, so that a lost last batch is noticed although no later one reveals the gap, and a
+ * publisher that restarted while quiet is noticed too (see {@link BatchSequencer}). A replay with
+ * no reply for {@link Timing#replayInactivity()} is given up (a publisher that died mid-replay
+ * never blocks the thread).
  *
  * <p>vLLM publishes no epoch, so a restart is recognised by its numbers going back or, when it
  * looks like a gap (the publisher sent more batches than this subscriber had seen while the
@@ -42,12 +41,14 @@ public final class ZmqEventSubscriber implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ZmqEventSubscriber.class);
   private static final int POLL_MILLIS = 50;
   private static final int LIVE_BATCHES_PER_TURN = 1_024;
+
   /**
    * ZeroMQ's reconnect and handshake intervals: a restarted publisher is found again within a
    * second, and a peer that accepts the connection but never completes the handshake is dropped
    * after one instead of ZeroMQ's default 30 s.
    */
   private static final int RECONNECT_MILLIS = 1_000;
+
   /**
    * How long a connection's ZMTP handshake may take. Short enough to drop a peer that accepts TCP
    * but never speaks; long enough for a loaded machine: with 1 s, replay requests on fresh
@@ -150,9 +151,15 @@ public final class ZmqEventSubscriber implements AutoCloseable {
     long lastBatch = lastBatchNanos;
     return new Stats(
         stopped ? KvEventFeed.STOPPED : sequencer.state(),
-        lastSeqSeen.get(), batches.get(), sequencer.gaps(), sequencer.replayed(),
-        sequencer.resets(), sequencer.incompleteReplays(), malformed.get(),
-        sequencer.duplicates(), listenerErrors.get(),
+        lastSeqSeen.get(),
+        batches.get(),
+        sequencer.gaps(),
+        sequencer.replayed(),
+        sequencer.resets(),
+        sequencer.incompleteReplays(),
+        malformed.get(),
+        sequencer.duplicates(),
+        listenerErrors.get(),
         lastBatch == 0 ? -1 : (System.nanoTime() - lastBatch) / 1_000_000);
   }
 
@@ -240,8 +247,11 @@ public final class ZmqEventSubscriber implements AutoCloseable {
       // dropped the rest (it drops beyond its send high-water mark). What came is used; a hole it
       // leaves is asked for again. No reply at all: the publisher cannot be reached.
       boolean partly = reading.anyReply();
-      log.info("{} replay answer from {} in {}", partly ? "no more of the" : "no",
-          replayEndpoint, timing.replayInactivity());
+      log.info(
+          "{} replay answer from {} in {}",
+          partly ? "no more of the" : "no",
+          replayEndpoint,
+          timing.replayInactivity());
       closeReplay();
       quietSinceNanos = now;
       sequencer.replayEnded(partly);

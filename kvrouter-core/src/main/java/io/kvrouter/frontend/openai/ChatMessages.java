@@ -12,16 +12,22 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads the {@code messages} of a chat request: roles, content as a string or text parts,
- * assistant tool calls (their JSON-string arguments parsed, as templates read them as values),
- * tool results and assistant reasoning. Anything else in a message is refused by name.
+ * Reads the {@code messages} of a chat request: roles, content as a string or text parts, assistant
+ * tool calls (their JSON-string arguments parsed, as templates read them as values), tool results
+ * and assistant reasoning. Anything else in a message is refused by name.
  */
 final class ChatMessages {
   private ChatMessages() {}
 
   static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant", "tool");
   private static final Set<String> FIELDS =
-      Set.of("role", "content", "name", "tool_calls", "tool_call_id", "reasoning_content",
+      Set.of(
+          "role",
+          "content",
+          "name",
+          "tool_calls",
+          "tool_call_id",
+          "reasoning_content",
           "reasoning");
 
   static List<ChatMessage> read(JsonArray array) {
@@ -47,8 +53,12 @@ final class ChatMessages {
     String role = m.string("role");
     if (!ROLES.contains(role)) {
       throw new InvalidRequestException(
-          "'" + param + ".role' must be one of system, developer, user, assistant, tool; got '"
-              + role + "'", param + ".role");
+          "'"
+              + param
+              + ".role' must be one of system, developer, user, assistant, tool; got '"
+              + role
+              + "'",
+          param + ".role");
     }
     boolean assistant = role.equals("assistant");
     onlyFor(m, assistant, "assistant", "tool_calls", "reasoning_content", "reasoning");
@@ -103,7 +113,10 @@ final class ChatMessages {
       Object type = part.getValue("type");
       if (!"text".equals(type)) {
         throw new InvalidRequestException(
-            "'" + partParam + ".type' " + (type == null ? "is missing" : "'" + type + "'")
+            "'"
+                + partParam
+                + ".type' "
+                + (type == null ? "is missing" : "'" + type + "'")
                 + ": only text parts ({\"type\":\"text\",\"text\":...}) are supported",
             partParam + ".type");
       }

@@ -12,15 +12,15 @@ import java.util.Set;
 /**
  * Reads a chat request's {@code tools}, {@code tool_choice} and {@code parallel_tool_calls}.
  *
- * <p>Tools reach the template as vLLM hands them over (its request model dumped): {@code
- * {"type": "function", "function": {"name", "description", "parameters"}}} in that order, a
- * missing description or parameters as None, since templates print them with {@code tojson}.
+ * <p>Tools reach the template as vLLM hands them over (its request model dumped): {@code {"type":
+ * "function", "function": {"name", "description", "parameters"}}} in that order, a missing
+ * description or parameters as None, since templates print them with {@code tojson}.
  *
- * <p>{@code tool_choice}: {@code "auto"} (the default when tools are given) parses the model's
- * tool calls out of its output; {@code "none"} leaves the output as content (the tools are still
- * rendered, as vLLM does by default). {@code "required"}, a named function and {@code
- * "strict": true} schemas need constrained decoding at the worker, which the router cannot
- * promise, so they are refused rather than silently not enforced.
+ * <p>{@code tool_choice}: {@code "auto"} (the default when tools are given) parses the model's tool
+ * calls out of its output; {@code "none"} leaves the output as content (the tools are still
+ * rendered, as vLLM does by default). {@code "required"}, a named function and {@code "strict":
+ * true} schemas need constrained decoding at the worker, which the router cannot promise, so they
+ * are refused rather than silently not enforced.
  */
 final class ChatTools {
   private ChatTools() {}
@@ -41,8 +41,11 @@ final class ChatTools {
       JsonFields f = t.function(Set.of("name", "description", "parameters", "strict"));
       if (f.bool("strict", false)) {
         throw new InvalidRequestException(
-            "'" + f.param("strict") + "' true is not supported: strict schemas need constrained"
-                + " decoding at the worker", f.param("strict"));
+            "'"
+                + f.param("strict")
+                + "' true is not supported: strict schemas need constrained"
+                + " decoding at the worker",
+            f.param("strict"));
       }
       Map<String, Object> definition = new LinkedHashMap<>();
       definition.put("name", f.string("name"));
@@ -80,8 +83,10 @@ final class ChatTools {
       throw JsonFields.typeError("tool_choice", "\"none\", \"auto\" or an object");
     }
     throw new InvalidRequestException(
-        "'tool_choice' " + (value instanceof String ? "\"" + value + "\"" : "naming a function")
+        "'tool_choice' "
+            + (value instanceof String ? "\"" + value + "\"" : "naming a function")
             + " is not supported: it needs constrained decoding at the worker; use \"auto\" or"
-            + " \"none\"", "tool_choice");
+            + " \"none\"",
+        "tool_choice");
   }
 }

@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads a completions request's {@code prompt}: a string, token ids (an array of integers), or
- * an array of either, one choice per prompt, as OpenAI's API takes them.
+ * Reads a completions request's {@code prompt}: a string, token ids (an array of integers), or an
+ * array of either, one choice per prompt, as OpenAI's API takes them.
  */
 final class CompletionPrompt {
   private CompletionPrompt() {}
@@ -34,8 +34,12 @@ final class CompletionPrompt {
     }
     if (array.size() > MAX_PROMPTS) {
       throw new InvalidRequestException(
-          "Validation: 'prompt' holds " + array.size() + " prompts; at most " + MAX_PROMPTS
-              + " are allowed", "prompt");
+          "Validation: 'prompt' holds "
+              + array.size()
+              + " prompts; at most "
+              + MAX_PROMPTS
+              + " are allowed",
+          "prompt");
     }
     List<Prompt> prompts = new ArrayList<>(array.size());
     for (int i = 0; i < array.size(); i++) {
@@ -56,8 +60,13 @@ final class CompletionPrompt {
     for (int i = 0; i < ids.length; i++) {
       if (!(array.getValue(i) instanceof Integer id) || id < 0) {
         throw new InvalidRequestException(
-            "'" + param + "' token ids must be non-negative integers; element " + i + " is "
-                + array.getValue(i), "prompt");
+            "'"
+                + param
+                + "' token ids must be non-negative integers; element "
+                + i
+                + " is "
+                + array.getValue(i),
+            "prompt");
       }
       ids[i] = id;
     }

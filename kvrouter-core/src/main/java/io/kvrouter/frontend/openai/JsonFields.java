@@ -41,8 +41,8 @@ final class JsonFields {
   }
 
   /**
-   * The {@code function} object of an OpenAI {@code {"type": "function", "function": {...}}}
-   * entry (a tool, or a tool call), with only {@code fields} allowed in it.
+   * The {@code function} object of an OpenAI {@code {"type": "function", "function": {...}}} entry
+   * (a tool, or a tool call), with only {@code fields} allowed in it.
    */
   JsonFields function(Set<String> fields) {
     if (has("type") && !"function".equals(string("type"))) {
@@ -103,8 +103,15 @@ final class JsonFields {
     double d = n.doubleValue();
     if (!(d >= min && d <= max)) {
       throw new InvalidRequestException(
-          "Validation: '" + name + "' must be between " + fmt(min) + " and " + fmt(max)
-              + ", got " + value, name);
+          "Validation: '"
+              + name
+              + "' must be between "
+              + fmt(min)
+              + " and "
+              + fmt(max)
+              + ", got "
+              + value,
+          name);
     }
     return d;
   }
@@ -125,8 +132,7 @@ final class JsonFields {
     long l = ((Number) value).longValue();
     if (l < min || l > max) {
       throw new InvalidRequestException(
-          "Validation: '" + name + "' must be between " + min + " and " + max + ", got " + l,
-          name);
+          "Validation: '" + name + "' must be between " + min + " and " + max + ", got " + l, name);
     }
     return l;
   }

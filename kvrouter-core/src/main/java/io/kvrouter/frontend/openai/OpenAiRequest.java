@@ -45,8 +45,8 @@ public record OpenAiRequest(
   }
 
   /**
-   * One generation per prompt: the request id as it is for a single prompt, else suffixed with
-   * the prompt's index ({@code id-0}, {@code id-1}, ...).
+   * One generation per prompt: the request id as it is for a single prompt, else suffixed with the
+   * prompt's index ({@code id-0}, {@code id-1}, ...).
    */
   public List<GenerationRequest> toGenerations(String requestId) {
     if (prompts.size() == 1) {

@@ -12,8 +12,8 @@ import java.util.Set;
 
 /**
  * Parses and validates OpenAI request bodies with Dynamo's rules: ranges for sampling parameters,
- * at most four stop strings, non-empty messages, and every unknown or unsupported field rejected
- * by name (a silently ignored parameter would give the client something it did not ask for).
+ * at most four stop strings, non-empty messages, and every unknown or unsupported field rejected by
+ * name (a silently ignored parameter would give the client something it did not ask for).
  */
 public final class OpenAiRequests {
   private OpenAiRequests() {}
@@ -23,14 +23,40 @@ public final class OpenAiRequests {
   /** Fields both APIs share. */
   private static final Set<String> COMMON =
       Set.of(
-          "model", "stream", "stream_options", "max_tokens", "temperature", "top_p", "top_k",
-          "min_p", "n", "stop", "stop_token_ids", "seed", "presence_penalty",
-          "frequency_penalty", "repetition_penalty", "min_tokens", "ignore_eos", "user",
-          "logit_bias", "logprobs", "skip_special_tokens", "include_stop_str_in_output");
+          "model",
+          "stream",
+          "stream_options",
+          "max_tokens",
+          "temperature",
+          "top_p",
+          "top_k",
+          "min_p",
+          "n",
+          "stop",
+          "stop_token_ids",
+          "seed",
+          "presence_penalty",
+          "frequency_penalty",
+          "repetition_penalty",
+          "min_tokens",
+          "ignore_eos",
+          "user",
+          "logit_bias",
+          "logprobs",
+          "skip_special_tokens",
+          "include_stop_str_in_output");
 
   private static final Set<String> CHAT =
-      union(COMMON, "messages", "max_completion_tokens", "top_logprobs", "tools", "tool_choice",
-          "parallel_tool_calls", "chat_template_kwargs", "add_generation_prompt",
+      union(
+          COMMON,
+          "messages",
+          "max_completion_tokens",
+          "top_logprobs",
+          "tools",
+          "tool_choice",
+          "parallel_tool_calls",
+          "chat_template_kwargs",
+          "add_generation_prompt",
           "continue_final_message");
   private static final Set<String> COMPLETIONS =
       union(COMMON, "prompt", "echo", "best_of", "add_special_tokens");
@@ -70,7 +96,12 @@ public final class OpenAiRequests {
             tools,
             templateVariables(f.object("chat_template_kwargs")));
     return common(
-        f, List.of(prompt), maxTokens, false, true, parseToolCalls,
+        f,
+        List.of(prompt),
+        maxTokens,
+        false,
+        true,
+        parseToolCalls,
         logprobs ? (topLogprobs == null ? 0 : topLogprobs) : null);
   }
 
@@ -95,8 +126,12 @@ public final class OpenAiRequests {
     for (String name : kwargs.fieldNames()) {
       if (RESERVED_TEMPLATE_VARIABLES.contains(name)) {
         throw new InvalidRequestException(
-            "'chat_template_kwargs." + name + "' is not allowed: the request sets '" + name
-                + "' through its own field", "chat_template_kwargs");
+            "'chat_template_kwargs."
+                + name
+                + "' is not allowed: the request sets '"
+                + name
+                + "' through its own field",
+            "chat_template_kwargs");
       }
     }
     return JsonValues.plainMap(kwargs);
@@ -146,8 +181,7 @@ public final class OpenAiRequests {
       for (Object bias : logitBias.getMap().values()) {
         if (!(bias instanceof Number value) || Math.abs(value.doubleValue()) > 100) {
           throw new InvalidRequestException(
-              "Validation: 'logit_bias' values must be numbers between -100 and 100",
-              "logit_bias");
+              "Validation: 'logit_bias' values must be numbers between -100 and 100", "logit_bias");
         }
       }
       throw unsupported("logit_bias");

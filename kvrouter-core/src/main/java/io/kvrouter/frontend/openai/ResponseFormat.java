@@ -33,10 +33,10 @@ public enum ResponseFormat {
   }
 
   /**
-   * One streamed chunk. The first chat chunk also names the assistant role; {@code finishReason}
-   * is {@code null} until the last. A chat delta carries {@code content}, {@code
-   * reasoning_content} and {@code tool_calls} (each call whole, with its index) when it has them;
-   * a completion chunk carries the content as {@code text}.
+   * One streamed chunk. The first chat chunk also names the assistant role; {@code finishReason} is
+   * {@code null} until the last. A chat delta carries {@code content}, {@code reasoning_content}
+   * and {@code tool_calls} (each call whole, with its index) when it has them; a completion chunk
+   * carries the content as {@code text}.
    */
   public JsonObject chunk(
       Header header, int index, Delta delta, boolean first, String finishReason, int textOffset) {
@@ -166,7 +166,8 @@ public enum ResponseFormat {
     if (!calls.isEmpty()) {
       JsonArray array = new JsonArray();
       for (Delta.ToolCall call : calls) {
-        JsonObject entry = streamed ? new JsonObject().put("index", call.index()) : new JsonObject();
+        JsonObject entry =
+            streamed ? new JsonObject().put("index", call.index()) : new JsonObject();
         array.add(
             entry
                 .put("id", call.id())

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 
 /**
- * gpt-oss's harmony format: the answer is a series of messages, each a header, {@code
- * <|message|>}, a body, and an end ({@code <|end|>}, {@code <|call|>} or {@code <|return|>}):
+ * gpt-oss's harmony format: the answer is a series of messages, each a header, {@code <|message|>},
+ * a body, and an end ({@code <|end|>}, {@code <|call|>} or {@code <|return|>}):
  *
  * <pre>
  *   &lt;|channel|&gt;analysis&lt;|message|&gt;REASONING&lt;|end|&gt;
@@ -13,12 +13,12 @@ import java.util.List;
  *   &lt;|start|&gt;assistant&lt;|channel|&gt;final&lt;|message|&gt;ANSWER&lt;|return|&gt;
  * </pre>
  *
- * The first header lacks {@code <|start|>assistant}: the prompt ends with it. The {@code
- * analysis} channel is reasoning, {@code final} is content, and a message addressed {@code
- * to=functions.NAME} (in the header's role part or after its channel) is a tool call whose body
- * is the arguments. Bodies stream as they come; a marker cut across deltas is held back. The
- * markers are special tokens, so the output is decoded with them. {@code <|call|>} and {@code
- * <|return|>} are gpt-oss's end-of-sequence tokens and usually never reach the text.
+ * The first header lacks {@code <|start|>assistant}: the prompt ends with it. The {@code analysis}
+ * channel is reasoning, {@code final} is content, and a message addressed {@code to=functions.NAME}
+ * (in the header's role part or after its channel) is a tool call whose body is the arguments.
+ * Bodies stream as they come; a marker cut across deltas is held back. The markers are special
+ * tokens, so the output is decoded with them. {@code <|call|>} and {@code <|return|>} are gpt-oss's
+ * end-of-sequence tokens and usually never reach the text.
  */
 final class HarmonyParser {
   private static final String MESSAGE = "<|message|>";
@@ -29,8 +29,10 @@ final class HarmonyParser {
   private final boolean reasoning;
   private final boolean toolCalls;
   private final StringBuilder held = new StringBuilder();
+
   /** The current message's header once complete, or null while it is being read. */
   private String header;
+
   private final StringBuilder callArguments = new StringBuilder();
 
   HarmonyParser(boolean reasoning, boolean toolCalls) {

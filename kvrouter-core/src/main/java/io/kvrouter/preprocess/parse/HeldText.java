@@ -5,8 +5,8 @@ final class HeldText {
   private HeldText() {}
 
   /**
-   * How many characters at the end of {@code text} could be the start of {@code marker} (a
-   * proper prefix of it), and so must be held back until more text shows whether they are.
+   * How many characters at the end of {@code text} could be the start of {@code marker} (a proper
+   * prefix of it), and so must be held back until more text shows whether they are.
    */
   static int partialMarkerAtEnd(CharSequence text, String marker) {
     int longest = Math.min(marker.length() - 1, text.length());

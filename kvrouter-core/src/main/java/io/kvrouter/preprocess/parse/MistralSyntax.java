@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * Mistral tool calls (Mistral Nemo and its tokenizer generation): the special token {@code
- * [TOOL_CALLS]} followed by a JSON array of {@code {"name": ..., "arguments": {...}}} objects.
- * The marker is a special token, so the output is decoded with special tokens kept.
+ * [TOOL_CALLS]} followed by a JSON array of {@code {"name": ..., "arguments": {...}}} objects. The
+ * marker is a special token, so the output is decoded with special tokens kept.
  */
 final class MistralSyntax extends MarkerSyntax {
 

@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * Parses one response's generated text as it streams: reasoning first ({@code <think>} blocks
- * become {@link OutputPiece.Reasoning}), then tool calls in the content that is left. One
- * instance per response; not thread-safe.
+ * become {@link OutputPiece.Reasoning}), then tool calls in the content that is left. One instance
+ * per response; not thread-safe.
  *
  * <pre>
  *   text ──> ThinkTagReasoning ──reasoning──────────────────────────> pieces
@@ -16,6 +16,7 @@ import java.util.List;
 public final class OutputParser {
   private final ThinkTagReasoning reasoning;
   private final ToolCallParser toolCalls;
+
   /** gpt-oss's harmony format, which carries reasoning and tool calls alike; else null. */
   private final HarmonyParser harmony;
 
@@ -39,7 +40,9 @@ public final class OutputParser {
       return new OutputParser(null, null, new HarmonyParser(reasoning != null, tools != null));
     }
     return new OutputParser(
-        reasoning == null ? null : new ThinkTagReasoning(ThinkTagReasoning.promptLeavesOpen(prompt)),
+        reasoning == null
+            ? null
+            : new ThinkTagReasoning(ThinkTagReasoning.promptLeavesOpen(prompt)),
         tools == null ? null : new ToolCallParser(tools.syntax()),
         null);
   }

@@ -3,15 +3,15 @@ package io.kvrouter.preprocess.parse;
 import java.util.List;
 
 /**
- * Splits generated text at {@code <think>} and {@code </think>}: what is inside is reasoning,
- * what is outside is content; the tags themselves go to neither. A tag cut across two deltas is
- * held back until it is whole.
+ * Splits generated text at {@code <think>} and {@code </think>}: what is inside is reasoning, what
+ * is outside is content; the tags themselves go to neither. A tag cut across two deltas is held
+ * back until it is whole.
  *
- * <p>Whether the output starts inside a think block is read from the prompt, not guessed per
- * model: a template that opens the block itself (DeepSeek R1, or Qwen3's with thinking forced)
- * leaves an unclosed {@code <think>} at the end of the prompt, and the model then writes only
- * the reasoning and the closing tag. Qwen3 with {@code enable_thinking=false} closes an empty
- * block in the prompt, so its output is all content unless it opens a new block.
+ * <p>Whether the output starts inside a think block is read from the prompt, not guessed per model:
+ * a template that opens the block itself (DeepSeek R1, or Qwen3's with thinking forced) leaves an
+ * unclosed {@code <think>} at the end of the prompt, and the model then writes only the reasoning
+ * and the closing tag. Qwen3 with {@code enable_thinking=false} closes an empty block in the
+ * prompt, so its output is all content unless it opens a new block.
  */
 final class ThinkTagReasoning {
   static final String OPEN = "<think>";

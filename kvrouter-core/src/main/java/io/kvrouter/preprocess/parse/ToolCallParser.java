@@ -3,10 +3,9 @@ package io.kvrouter.preprocess.parse;
 import java.util.List;
 
 /**
- * Streams content through until a {@link ToolCallSyntax} says tool calls start, then collects
- * the rest of the output and parses it at the end. What does not parse as tool calls reaches
- * the client as content, unchanged: a model that only looked like it was calling a tool loses
- * nothing.
+ * Streams content through until a {@link ToolCallSyntax} says tool calls start, then collects the
+ * rest of the output and parses it at the end. What does not parse as tool calls reaches the client
+ * as content, unchanged: a model that only looked like it was calling a tool loses nothing.
  */
 final class ToolCallParser {
   private final ToolCallSyntax syntax;

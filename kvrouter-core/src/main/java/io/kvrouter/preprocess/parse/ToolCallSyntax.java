@@ -3,9 +3,9 @@ package io.kvrouter.preprocess.parse;
 import java.util.List;
 
 /**
- * How one model family writes tool calls into its output. The calls start at a point in the
- * content (a marker such as {@code <tool_call>}, or a JSON object where the answer begins) and
- * run to the end of the output, where they are parsed as a whole.
+ * How one model family writes tool calls into its output. The calls start at a point in the content
+ * (a marker such as {@code <tool_call>}, or a JSON object where the answer begins) and run to the
+ * end of the output, where they are parsed as a whole.
  */
 interface ToolCallSyntax {
 
@@ -21,8 +21,8 @@ interface ToolCallSyntax {
   int held(String text, boolean afterContent);
 
   /**
-   * The tool calls in {@code section} (from their start to the end of the output), or null when
-   * it is not a valid sequence of calls: it then goes to the client as content, unchanged.
+   * The tool calls in {@code section} (from their start to the end of the output), or null when it
+   * is not a valid sequence of calls: it then goes to the client as content, unchanged.
    */
   List<OutputPiece.ToolCall> parse(String section);
 

@@ -55,10 +55,9 @@ public interface ChatTemplate {
   /**
    * A Hugging Face chat template ({@code tokenizer_config.json}'s {@code chat_template}), rendered
    * by our Jinja2 interpreter with Python's semantics, as transformers' {@code apply_chat_template}
-   * renders it: {@code trim_blocks},
-   * {@code lstrip_blocks}, the variables {@code messages}, {@code add_generation_prompt}, {@code
-   * bos_token} and {@code eos_token}, a {@code raise_exception} function and a Python-style {@code
-   * tojson} filter.
+   * renders it: {@code trim_blocks}, {@code lstrip_blocks}, the variables {@code messages}, {@code
+   * add_generation_prompt}, {@code bos_token} and {@code eos_token}, a {@code raise_exception}
+   * function and a Python-style {@code tojson} filter.
    *
    * @param source the template text
    * @param bosToken the tokenizer's bos token text, or null when it has none

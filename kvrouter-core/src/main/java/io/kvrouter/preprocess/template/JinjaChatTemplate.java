@@ -1,8 +1,8 @@
 package io.kvrouter.preprocess.template;
 
-import io.kvrouter.preprocess.ChatMessage;
 import io.kvrouter.jinja.JinjaTemplate;
 import io.kvrouter.jinja.TemplateError;
+import io.kvrouter.preprocess.ChatMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -14,12 +14,12 @@ import java.util.Objects;
  * A Hugging Face chat template rendered by our own Jinja2 interpreter ({@link JinjaTemplate}) with
  * Python's semantics and transformers' {@code apply_chat_template} settings: {@code trim_blocks},
  * {@code lstrip_blocks}, loop controls, the sandbox, {@code tojson} as transformers defines it, and
- * the globals {@code raise_exception} and {@code strftime_now}. The variables are {@code
- * messages}, {@code add_generation_prompt}, {@code bos_token} and {@code eos_token} when the
- * tokenizer has them, {@code tools} and {@code documents} (None unless given), and any extra
- * variables (such as {@code enable_thinking}). Messages reach the template as vLLM shapes them
- * (see {@link #asTemplateSees}); like vLLM, a template that loops over a message's {@code content}
- * gets OpenAI's list of text parts, any other gets one string.
+ * the globals {@code raise_exception} and {@code strftime_now}. The variables are {@code messages},
+ * {@code add_generation_prompt}, {@code bos_token} and {@code eos_token} when the tokenizer has
+ * them, {@code tools} and {@code documents} (None unless given), and any extra variables (such as
+ * {@code enable_thinking}). Messages reach the template as vLLM shapes them (see {@link
+ * #asTemplateSees}); like vLLM, a template that loops over a message's {@code content} gets
+ * OpenAI's list of text parts, any other gets one string.
  *
  * <p>Parsed once, rendered many times, from any thread. A {@code raise_exception} in the template
  * rejects the conversation with its message ({@link ChatTemplateException.Reason#REJECTED}); any
@@ -31,6 +31,7 @@ final class JinjaChatTemplate implements ChatTemplate {
   private final JinjaTemplate template;
   private final String bosToken;
   private final String eosToken;
+
   /** The template loops over a message's content: it gets the parts, not one string. */
   private final boolean readsContentParts;
 
@@ -89,10 +90,10 @@ final class JinjaChatTemplate implements ChatTemplate {
   }
 
   /**
-   * A message as vLLM hands it to the template: the content as one string (text parts joined
-   * with newlines, none as the empty string), or, for a template that loops over {@code content},
-   * as a list of {@code {"type":"text","text":...}} parts; tool calls with their arguments as a
-   * value; the reasoning under both {@code reasoning} and {@code reasoning_content}.
+   * A message as vLLM hands it to the template: the content as one string (text parts joined with
+   * newlines, none as the empty string), or, for a template that loops over {@code content}, as a
+   * list of {@code {"type":"text","text":...}} parts; tool calls with their arguments as a value;
+   * the reasoning under both {@code reasoning} and {@code reasoning_content}.
    */
   private Map<String, Object> asTemplateSees(ChatMessage m) {
     Map<String, Object> map = new LinkedHashMap<>();

@@ -21,11 +21,11 @@ import java.util.regex.Pattern;
  * A byte-level BPE encoder in Java for the {@code tokenizer.json} shape of Qwen, Llama 3, DeepSeek
  * V3, gpt-oss and Mistral Nemo: added tokens split out first, then NFC (or no normalizer), then
  * {@code Split} regexes with {@code Isolated} behaviour, then {@code ByteLevel} without a prefix
- * space, then BPE over merge ranks (with {@code ignore_merges}). Any other pipeline is not
- * loaded ({@link #load} returns null) and stays with the Rust tokenizer.
+ * space, then BPE over merge ranks (with {@code ignore_merges}). Any other pipeline is not loaded
+ * ({@link #load} returns null) and stays with the Rust tokenizer.
  *
- * <p>Thread-safe: immutable tables and a concurrent cache of each pre-tokenized word's ids (up to
- * a million words), which is what makes repeated text cheap.
+ * <p>Thread-safe: immutable tables and a concurrent cache of each pre-tokenized word's ids (up to a
+ * million words), which is what makes repeated text cheap.
  */
 final class ByteLevelBpe {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -35,8 +35,10 @@ final class ByteLevelBpe {
   private final boolean ignoreMerges;
   private final boolean nfc;
   private final List<Pattern> splits;
+
   /** Added tokens by first character, longest first, matched on the raw text. */
   private final Map<Character, List<Map.Entry<String, Integer>>> added = new HashMap<>();
+
   private final Map<String, int[]> cache = new ConcurrentHashMap<>();
   private static final String[] BYTE_CHARS = byteChars();
 
@@ -58,9 +60,9 @@ final class ByteLevelBpe {
   }
 
   /**
-   * The encoder for {@code tokenizerJson}, or null when its pipeline is not of this shape. The
-   * file is streamed: the small sections are read first, and when they already rule the pipeline
-   * out the model's vocabulary and merges (nearly all of the file) are never parsed.
+   * The encoder for {@code tokenizerJson}, or null when its pipeline is not of this shape. The file
+   * is streamed: the small sections are read first, and when they already rule the pipeline out the
+   * model's vocabulary and merges (nearly all of the file) are never parsed.
    */
   static ByteLevelBpe load(Path tokenizerJson) throws IOException {
     JsonNode normalizer = null;
@@ -103,7 +105,8 @@ final class ByteLevelBpe {
     boolean identity = !isNfc(normalizer);
     List<Map.Entry<String, Integer>> added = new ArrayList<>();
     for (JsonNode token : addedTokens == null ? JSON.createArrayNode() : addedTokens) {
-      if (token.path("lstrip").asBoolean() || token.path("rstrip").asBoolean()
+      if (token.path("lstrip").asBoolean()
+          || token.path("rstrip").asBoolean()
           || token.path("single_word").asBoolean()
           || (token.path("normalized").asBoolean() && !identity)) {
         return null;
@@ -112,8 +115,8 @@ final class ByteLevelBpe {
         added.add(Map.entry(token.path("content").asText(), token.path("id").asInt()));
       }
     }
-    added.sort(Comparator.comparingInt((Map.Entry<String, Integer> e) -> e.getKey().length())
-        .reversed());
+    added.sort(
+        Comparator.comparingInt((Map.Entry<String, Integer> e) -> e.getKey().length()).reversed());
     Map<String, Integer> vocab = new HashMap<>();
     model.path("vocab").fields().forEachRemaining(e -> vocab.put(e.getKey(), e.getValue().asInt()));
     Map<String, Integer> ranks = new HashMap<>();

@@ -27,11 +27,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Options: special tokens are added only when a caller asks ({@link #encode(String, boolean)}:
  * completions prompts, as Hugging Face's {@code add_special_tokens=True}; a chat template writes
- * every special token itself), {@code truncation=false} (DJL otherwise truncates to 512 tokens), {@code padding=false}. The
- * tokenizer is created from the {@code tokenizer.json} file alone, so DJL applies none of the
- * Python-side extras it would read from {@code tokenizer_config.json} ({@code
- * clean_up_tokenization_spaces}, {@code add_prefix_space}, lower-casing): what comes out is exactly
- * what the Rust library produces, as in Dynamo's frontend.
+ * every special token itself), {@code truncation=false} (DJL otherwise truncates to 512 tokens),
+ * {@code padding=false}. The tokenizer is created from the {@code tokenizer.json} file alone, so
+ * DJL applies none of the Python-side extras it would read from {@code tokenizer_config.json}
+ * ({@code clean_up_tokenization_spaces}, {@code add_prefix_space}, lower-casing): what comes out is
+ * exactly what the Rust library produces, as in Dynamo's frontend.
  *
  * <p><b>Thread safety.</b> One instance is shared by all threads. DJL's {@code encode} and {@code
  * decode} keep no per-call state on the Java side (they read final configuration fields and pass
@@ -123,14 +123,18 @@ final class HfTokenizer implements Tokenizer {
       throw new IOException("Cannot load tokenizer " + tokenizerJson + ": " + e.getMessage(), e);
     }
     return new HfTokenizer(
-        tokenizerJson, delegate, meta.vocabularySize, meta.addedTokens, meta.special,
+        tokenizerJson,
+        delegate,
+        meta.vocabularySize,
+        meta.addedTokens,
+        meta.special,
         meta.segmentMarkers());
   }
 
   /**
-   * Special tokens before which a text can be cut and its pieces encoded apart with the same ids
-   * as the whole (see {@link SegmentCachingTokenizer}); empty when this tokenizer's pipeline does
-   * not allow it.
+   * Special tokens before which a text can be cut and its pieces encoded apart with the same ids as
+   * the whole (see {@link SegmentCachingTokenizer}); empty when this tokenizer's pipeline does not
+   * allow it.
    */
   List<String> segmentMarkers() {
     return segmentMarkers;
@@ -237,8 +241,10 @@ final class HfTokenizer implements Tokenizer {
     int vocabularySize;
     final Map<String, Integer> addedTokens = new HashMap<>();
     final BitSet special = new BitSet();
+
     /** Special tokens matched on the raw text, with no whitespace stripping around them. */
     final List<String> plainSpecialTokens = new ArrayList<>();
+
     JsonNode normalizer;
     JsonNode preTokenizer;
 

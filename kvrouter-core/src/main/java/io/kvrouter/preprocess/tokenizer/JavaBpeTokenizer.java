@@ -4,10 +4,10 @@ import java.util.Objects;
 
 /**
  * Encodes prompts with our own byte-level BPE ({@link ByteLevelBpe}) and leaves the rest to the
- * Rust tokenizer: decoding, and encoding with special tokens added (a post-processor's work).
- * Same ids, several times faster: DJL's native encode computes offsets and per-token strings for
- * every call, about 4 µs per token here, where the Java encoder spends well under 1 µs.
- * {@code ByteLevelBpeTest} and the tokenization goldens hold it to the Rust library's ids.
+ * Rust tokenizer: decoding, and encoding with special tokens added (a post-processor's work). Same
+ * ids, several times faster: DJL's native encode computes offsets and per-token strings for every
+ * call, about 4 µs per token here, where the Java encoder spends well under 1 µs. {@code
+ * ByteLevelBpeTest} and the tokenization goldens hold it to the Rust library's ids.
  */
 final class JavaBpeTokenizer extends EncodingDecorator {
   private final ByteLevelBpe bpe;

@@ -29,6 +29,7 @@ import java.util.Map;
 final class SegmentCachingTokenizer extends EncodingDecorator {
   /** Markers by their first character, to find them in one scan of the text. */
   private final Map<Character, List<String>> markers = new HashMap<>();
+
   private final Pieces cache;
 
   SegmentCachingTokenizer(Tokenizer delegate, List<String> markers, long capacityTokens) {

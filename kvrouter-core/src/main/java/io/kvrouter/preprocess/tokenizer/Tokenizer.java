@@ -32,10 +32,9 @@ public interface Tokenizer extends AutoCloseable {
   /**
    * Encodes {@code text} into token ids, without truncation.
    *
-   * @param addSpecialTokens when true, the tokenizer adds the tokens its post-processor puts
-   *     around a text (Llama 3.1's and Gemma's BOS), as Hugging Face's {@code
-   *     add_special_tokens=True} does; a chat template writes them itself, so chat prompts pass
-   *     false
+   * @param addSpecialTokens when true, the tokenizer adds the tokens its post-processor puts around
+   *     a text (Llama 3.1's and Gemma's BOS), as Hugging Face's {@code add_special_tokens=True}
+   *     does; a chat template writes them itself, so chat prompts pass false
    */
   int[] encode(String text, boolean addSpecialTokens);
 
@@ -87,9 +86,9 @@ public interface Tokenizer extends AutoCloseable {
 
   /**
    * Loads a Hugging Face {@code tokenizer.json} (the Rust {@code tokenizers} library through DJL's
-   * bundled native binding; works offline). Byte-level BPE tokenizers (Qwen, Llama 3, DeepSeek
-   * V3, gpt-oss, Mistral Nemo) encode prompts with our Java encoder, same ids, several times
-   * faster; prompt pieces between chat markers are cached where the tokenizer allows it.
+   * bundled native binding; works offline). Byte-level BPE tokenizers (Qwen, Llama 3, DeepSeek V3,
+   * gpt-oss, Mistral Nemo) encode prompts with our Java encoder, same ids, several times faster;
+   * prompt pieces between chat markers are cached where the tokenizer allows it.
    *
    * @param tokenizerJson the path of a {@code tokenizer.json} file
    * @throws IOException when the file is missing, unreadable or not a valid tokenizer; the message
@@ -102,8 +101,8 @@ public interface Tokenizer extends AutoCloseable {
   /**
    * Loads a Hugging Face {@code tokenizer.json}.
    *
-   * @param segmentCacheTokens how many ids of prompt pieces to remember (0 for no cache); used
-   *     only for tokenizers where cutting at chat markers gives the same ids
+   * @param segmentCacheTokens how many ids of prompt pieces to remember (0 for no cache); used only
+   *     for tokenizers where cutting at chat markers gives the same ids
    */
   static Tokenizer huggingFace(Path tokenizerJson, long segmentCacheTokens) throws IOException {
     HfTokenizer rust = HfTokenizer.load(tokenizerJson);

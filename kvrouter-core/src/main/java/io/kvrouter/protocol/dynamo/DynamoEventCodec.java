@@ -66,8 +66,8 @@ import java.util.Objects;
  * {@code tokens_hash} and {@code block_hashes} must be present, every u64 an integer in [0,
  * 2<sup>64</sup>) (no strings, fractions or exponents), {@code dp_rank} in [0, 2<sup>31</sup>), the
  * data exactly one known variant, keys unique, nothing after the value. Anything else is a {@link
- * DynamoEventFormatException} whose message starts with the field's path. The worker id becomes
- * its unsigned decimal string, so it round-trips exactly.
+ * DynamoEventFormatException} whose message starts with the field's path. The worker id becomes its
+ * unsigned decimal string, so it round-trips exactly.
  *
  * <p>Thread-safe and stateless.
  */
@@ -137,12 +137,13 @@ public final class DynamoEventCodec {
 
   private static IllegalArgumentException notNumeric(String workerId) {
     return new IllegalArgumentException(
-        "worker id '" + workerId + "' cannot be sent as Dynamo's worker_id: it must be a canonical"
+        "worker id '"
+            + workerId
+            + "' cannot be sent as Dynamo's worker_id: it must be a canonical"
             + " unsigned decimal u64 (0..18446744073709551615, no sign or leading zeros)");
   }
 
-  static void writeRouterEvent(JsonGenerator g, DynamoRouterEvent event)
-      throws IOException {
+  static void writeRouterEvent(JsonGenerator g, DynamoRouterEvent event) throws IOException {
     Objects.requireNonNull(event, "event");
     WorkerRank rank = event.event().worker();
     long workerId = workerIdToU64(rank.workerId());
@@ -309,13 +310,17 @@ public final class DynamoEventCodec {
         return KvCacheEvent.cleared();
       }
       throw new DynamoEventFormatException(
-          path + ": unknown variant \"" + data.textValue() + "\", expected \"cleared\" or an"
+          path
+              + ": unknown variant \""
+              + data.textValue()
+              + "\", expected \"cleared\" or an"
               + " object {\"stored\":...} / {\"removed\":...}");
     }
     object(data, path);
     if (data.size() != 1) {
       throw new DynamoEventFormatException(
-          path + ": expected exactly one variant key (stored, removed, cleared), got "
+          path
+              + ": expected exactly one variant key (stored, removed, cleared), got "
               + data.size());
     }
     Map.Entry<String, JsonNode> variant = data.fields().next();
@@ -334,7 +339,9 @@ public final class DynamoEventCodec {
         return KvCacheEvent.cleared();
       default:
         throw new DynamoEventFormatException(
-            path + ": unknown variant \"" + variant.getKey()
+            path
+                + ": unknown variant \""
+                + variant.getKey()
                 + "\", expected stored, removed or cleared");
     }
   }
@@ -416,7 +423,11 @@ public final class DynamoEventCodec {
 
   static DynamoEventFormatException wrongType(String path, String expected, JsonNode got) {
     return new DynamoEventFormatException(
-        path + ": expected " + expected + ", got " + got.getNodeType()
+        path
+            + ": expected "
+            + expected
+            + ", got "
+            + got.getNodeType()
             + (got.isNumber() ? " " + got.asText() : ""));
   }
 }

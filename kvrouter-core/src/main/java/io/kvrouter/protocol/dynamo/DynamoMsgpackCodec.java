@@ -44,10 +44,10 @@ import org.msgpack.core.MessagePacker;
  *      | "cleared"                                     ({"cleared": nil} is read too)
  * </pre>
  *
- * A u64 is any msgpack integer form holding a value in [0, 2<sup>64</sup>); rmp writes the
- * smallest one, so a hash of 2<sup>63</sup> or more is a {@code cf} uint64. It is carried bit for
- * bit in a {@code long}. The two hashes of a stored block map as in {@link DynamoEventCodec}:
- * {@code block_hash} → {@link KvCacheEvent.StoredBlock#blockHash()}, {@code tokens_hash} → {@link
+ * A u64 is any msgpack integer form holding a value in [0, 2<sup>64</sup>); rmp writes the smallest
+ * one, so a hash of 2<sup>63</sup> or more is a {@code cf} uint64. It is carried bit for bit in a
+ * {@code long}. The two hashes of a stored block map as in {@link DynamoEventCodec}: {@code
+ * block_hash} → {@link KvCacheEvent.StoredBlock#blockHash()}, {@code tokens_hash} → {@link
  * KvCacheEvent.StoredBlock#tokensHash()}; the worker id becomes its unsigned decimal string.
  *
  * <h2>Load payload (topic {@value #KV_METRICS_TOPIC}, Dynamo's {@code ActiveLoad})</h2>
@@ -79,13 +79,13 @@ import org.msgpack.core.MessagePacker;
  *
  * As serde reads it: keys in any order, unknown keys (and non-string keys) skipped, every field
  * above that is not marked optional required. Strict where serde is strict: a known key twice, a
- * value of the wrong type, a u64 out of range, an unknown tier or data variant, a {@code
- * dp_rank} of 2<sup>31</sup> or more (the router's {@link WorkerRank} is an {@code int}),
- * truncated input, trailing bytes. Stricter in one place, as Dynamo's router is when it applies
- * the event: a {@code residency_domain} that is present but not one of the two names (nil
- * included) makes the payload malformed. Each failure is a {@link DynamoEventFormatException}
- * whose message starts with the path, e.g. {@code "[1].event.data.stored.blocks[0].tokens_hash:
- * expected an unsigned 64-bit integer, got string (at byte 97)"}.
+ * value of the wrong type, a u64 out of range, an unknown tier or data variant, a {@code dp_rank}
+ * of 2<sup>31</sup> or more (the router's {@link WorkerRank} is an {@code int}), truncated input,
+ * trailing bytes. Stricter in one place, as Dynamo's router is when it applies the event: a {@code
+ * residency_domain} that is present but not one of the two names (nil included) makes the payload
+ * malformed. Each failure is a {@link DynamoEventFormatException} whose message starts with the
+ * path, e.g. {@code "[1].event.data.stored.blocks[0].tokens_hash: expected an unsigned 64-bit
+ * integer, got string (at byte 97)"}.
  *
  * <p>Thread-safe and stateless.
  */
@@ -124,8 +124,8 @@ public final class DynamoMsgpackCodec {
     /**
      * Whether Dynamo's router applies this event to its primary index, the workers' device (GPU)
      * blocks, which is the only index this router keeps. A clear does unless it is scoped to the
-     * cache-owner domain; a store or removal does when its tier is {@code device} and its domain
-     * is the worker's (or absent). The rest belongs to lower tiers or to cache owners.
+     * cache-owner domain; a store or removal does when its tier is {@code device} and its domain is
+     * the worker's (or absent). The rest belongs to lower tiers or to cache owners.
      */
     public boolean targetsDeviceIndex() {
       boolean cacheOwner = CACHE_OWNER.equals(residencyDomain);
@@ -186,8 +186,8 @@ public final class DynamoMsgpackCodec {
     return RouterEventReader.payload(new MsgpackIn(payload));
   }
 
-  private static void writeRouterEvent(
-      MessagePacker out, DynamoRouterEvent event, FieldSet fields) throws IOException {
+  private static void writeRouterEvent(MessagePacker out, DynamoRouterEvent event, FieldSet fields)
+      throws IOException {
     WorkerRank rank = event.event().worker();
     long workerId = DynamoEventCodec.workerIdToU64(rank.workerId());
     boolean current = fields == FieldSet.CURRENT;
@@ -276,8 +276,7 @@ public final class DynamoMsgpackCodec {
     return RouterEventReader.activeLoad(new MsgpackIn(payload));
   }
 
-  private static void writeCount(MessagePacker out, String field, long value)
-      throws IOException {
+  private static void writeCount(MessagePacker out, String field, long value) throws IOException {
     MsgpackOut.string(out, field);
     MsgpackOut.optU64(out, value == WorkerLoadReport.UNKNOWN ? null : value);
   }

@@ -6,8 +6,8 @@ import java.util.Objects;
 
 /**
  * One message of Dynamo's event plane: who published it, its number in that publisher's stream,
- * when, on which topic, and the payload (itself msgpack, e.g. {@link DynamoMsgpackCodec}). The
- * wire form is {@link EventEnvelopeCodec}'s.
+ * when, on which topic, and the payload (itself msgpack, e.g. {@link DynamoMsgpackCodec}). The wire
+ * form is {@link EventEnvelopeCodec}'s.
  *
  * <p>The three numbers are u64 carried in a {@code long} (compare with {@link
  * Long#compareUnsigned}). The payload array is not copied: do not change it once it is in an
@@ -47,8 +47,18 @@ public record EventEnvelope(
         payload.length <= 32
             ? HexFormat.of().formatHex(payload)
             : HexFormat.of().formatHex(payload, 0, 32) + "...";
-    return "EventEnvelope[publisher " + Long.toUnsignedString(publisherId) + ", seq "
-        + Long.toUnsignedString(sequence) + ", at " + Long.toUnsignedString(publishedAtMillis)
-        + ", " + topic + ", " + payload.length + " bytes " + bytes + "]";
+    return "EventEnvelope[publisher "
+        + Long.toUnsignedString(publisherId)
+        + ", seq "
+        + Long.toUnsignedString(sequence)
+        + ", at "
+        + Long.toUnsignedString(publishedAtMillis)
+        + ", "
+        + topic
+        + ", "
+        + payload.length
+        + " bytes "
+        + bytes
+        + "]";
   }
 }

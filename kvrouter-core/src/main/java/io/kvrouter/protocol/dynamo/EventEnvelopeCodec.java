@@ -40,8 +40,8 @@ import org.msgpack.value.ValueType;
  *         version   bytes of envelope  msgpack map      trailing bytes
  * </pre>
  *
- * Version 1 is the only one; no checksum, no flags. Exactly {@code length} bytes are the
- * envelope; more bytes after them are ignored, fewer are an error.
+ * Version 1 is the only one; no checksum, no flags. Exactly {@code length} bytes are the envelope;
+ * more bytes after them are ignored, fewer are an error.
  *
  * <h2>The envelope: an rmp_serde named map</h2>
  *
@@ -57,11 +57,11 @@ import org.msgpack.value.ValueType;
  *
  * Written in that key order with the smallest integer, string and bin forms (as {@code
  * rmp_serde::to_vec_named} does). Read in any order; unknown keys (some builds add {@code
- * published_at_ns}) are skipped; all five are required, a known key twice is an error; the
- * payload may also come as an array of byte values, which serde accepts for bytes too.
+ * published_at_ns}) are skipped; all five are required, a known key twice is an error; the payload
+ * may also come as an array of byte values, which serde accepts for bytes too.
  *
- * <p>Every failure is a {@link DynamoEventFormatException} whose message starts with where:
- * {@code frames}, {@code frames[1]}, {@code frame}, or {@code envelope.<field>}.
+ * <p>Every failure is a {@link DynamoEventFormatException} whose message starts with where: {@code
+ * frames}, {@code frames[1]}, {@code frame}, or {@code envelope.<field>}.
  *
  * <p>Thread-safe and stateless.
  */
@@ -186,7 +186,10 @@ public final class EventEnvelopeCodec {
     Objects.requireNonNull(frame, "frame");
     if (frame.length < FRAME_HEADER_BYTES) {
       throw new DynamoEventFormatException(
-          "frame: " + frame.length + " bytes, shorter than the " + FRAME_HEADER_BYTES
+          "frame: "
+              + frame.length
+              + " bytes, shorter than the "
+              + FRAME_HEADER_BYTES
               + "-byte header");
     }
     int version = frame[0] & 0xFF;
@@ -198,7 +201,10 @@ public final class EventEnvelopeCodec {
     int available = frame.length - FRAME_HEADER_BYTES;
     if (length > available) {
       throw new DynamoEventFormatException(
-          "frame: the header announces an envelope of " + length + " bytes, only " + available
+          "frame: the header announces an envelope of "
+              + length
+              + " bytes, only "
+              + available
               + " follow");
     }
     return envelope(new MsgpackIn(frame, FRAME_HEADER_BYTES, (int) length));
@@ -227,7 +233,10 @@ public final class EventEnvelopeCodec {
     Objects.requireNonNull(frames, "frames");
     if (frames.size() != MESSAGE_FRAMES) {
       throw new DynamoEventFormatException(
-          "frames: " + frames.size() + " frames, expected " + MESSAGE_FRAMES
+          "frames: "
+              + frames.size()
+              + " frames, expected "
+              + MESSAGE_FRAMES
               + " (topic, publisher id, sequence, binary frame)");
     }
     long publisherId = u64(frames.get(1), "frames[1] (publisher id)");
@@ -241,8 +250,11 @@ public final class EventEnvelopeCodec {
     }
     if (!Arrays.equals(frames.get(0), envelope.topic().getBytes(StandardCharsets.UTF_8))) {
       throw new DynamoEventFormatException(
-          "frames[0]: topic \"" + new String(frames.get(0), StandardCharsets.UTF_8)
-              + "\" differs from the envelope's \"" + envelope.topic() + "\"");
+          "frames[0]: topic \""
+              + new String(frames.get(0), StandardCharsets.UTF_8)
+              + "\" differs from the envelope's \""
+              + envelope.topic()
+              + "\"");
     }
     return envelope;
   }
@@ -250,7 +262,12 @@ public final class EventEnvelopeCodec {
   private static DynamoEventFormatException mismatch(
       String where, String what, long frame, long envelope) {
     return new DynamoEventFormatException(
-        where + ": " + what + " " + Long.toUnsignedString(frame) + " differs from the envelope's "
+        where
+            + ": "
+            + what
+            + " "
+            + Long.toUnsignedString(frame)
+            + " differs from the envelope's "
             + Long.toUnsignedString(envelope));
   }
 
@@ -261,7 +278,10 @@ public final class EventEnvelopeCodec {
   private static long u64(byte[] frame, String where) {
     if (frame == null || frame.length != Long.BYTES) {
       throw new DynamoEventFormatException(
-          where + ": " + (frame == null ? 0 : frame.length) + " bytes, expected 8 (u64"
+          where
+              + ": "
+              + (frame == null ? 0 : frame.length)
+              + " bytes, expected 8 (u64"
               + " big-endian)");
     }
     return ByteBuffer.wrap(frame).getLong();

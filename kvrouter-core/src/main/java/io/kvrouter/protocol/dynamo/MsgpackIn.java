@@ -13,14 +13,14 @@ import org.msgpack.core.MessageUnpacker;
 import org.msgpack.value.ValueType;
 
 /**
- * A strict reader of the msgpack that Rust's {@code rmp_serde} writes for Dynamo's serde types:
- * one instance per buffer, not thread-safe. Every read names the path it is reading ({@code
+ * A strict reader of the msgpack that Rust's {@code rmp_serde} writes for Dynamo's serde types: one
+ * instance per buffer, not thread-safe. Every read names the path it is reading ({@code
  * "[2].event.data.stored.blocks[0].tokens_hash"}), and every failure, its own or msgpack-core's
  * (truncation, the never-used byte {@code 0xc1}), becomes a {@link DynamoEventFormatException}
  * whose message starts with that path.
  *
- * <p>Container headers are checked against the bytes left before anything is allocated for them
- * (an element takes at least one byte), so a hostile header fails at once.
+ * <p>Container headers are checked against the bytes left before anything is allocated for them (an
+ * element takes at least one byte), so a hostile header fails at once.
  */
 final class MsgpackIn {
   private final byte[] buffer;
@@ -49,10 +49,12 @@ final class MsgpackIn {
     if (format(path) != MessageFormat.NIL) {
       return false;
     }
-    return call(path, () -> {
-      in.unpackNil();
-      return true;
-    });
+    return call(
+        path,
+        () -> {
+          in.unpackNil();
+          return true;
+        });
   }
 
   int mapHeader(String path) {
@@ -158,8 +160,8 @@ final class MsgpackIn {
   }
 
   /**
-   * Skips one value of any type without allocating for it. msgpack-core's own skip is not used
-   * for containers: a map header of 2<sup>30</sup>+ entries would overflow its counter.
+   * Skips one value of any type without allocating for it. msgpack-core's own skip is not used for
+   * containers: a map header of 2<sup>30</sup>+ entries would overflow its counter.
    */
   void skip(String path) {
     long count = 1;
@@ -176,10 +178,13 @@ final class MsgpackIn {
           need(path, len, "a value of " + len + " bytes");
           skipRaw(path, len);
         }
-        default -> call(path, () -> {
-          in.skipValue(); // scalars and extensions: it checks their length itself
-          return null;
-        });
+        default ->
+            call(
+                path,
+                () -> {
+                  in.skipValue(); // scalars and extensions: it checks their length itself
+                  return null;
+                });
       }
       count--;
     }

@@ -10,9 +10,9 @@ import org.msgpack.core.MessagePacker;
 /**
  * Writes msgpack byte for byte as Rust's {@code rmp_serde::to_vec_named} does for the values
  * Dynamo's types hold: unsigned integers in their smallest form (positive fixint, then {@code cc},
- * {@code cd}, {@code ce}, {@code cf}; a {@code long} with the top bit set is a u64 of 2<sup>63</sup>
- * or more, so {@code cf}), strings as fixstr/str8/str16/str32, bytes as bin8/bin16/bin32, None as
- * nil.
+ * {@code cd}, {@code ce}, {@code cf}; a {@code long} with the top bit set is a u64 of
+ * 2<sup>63</sup> or more, so {@code cf}), strings as fixstr/str8/str16/str32, bytes as
+ * bin8/bin16/bin32, None as nil.
  */
 final class MsgpackOut {
   private MsgpackOut() {}

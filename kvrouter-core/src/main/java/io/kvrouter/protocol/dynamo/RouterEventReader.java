@@ -96,8 +96,12 @@ final class RouterEventReader {
       if (variant.equals("cleared")) {
         return KvCacheEvent.cleared();
       }
-      throw in.fail(path, "\"" + variant + "\" is not a unit variant, expected \"cleared\" or a"
-          + " map {\"stored\": ...} / {\"removed\": ...}");
+      throw in.fail(
+          path,
+          "\""
+              + variant
+              + "\" is not a unit variant, expected \"cleared\" or a"
+              + " map {\"stored\": ...} / {\"removed\": ...}");
     }
     if (type != ValueType.MAP) {
       throw in.fail(path, "expected \"cleared\" or a one-entry map, got " + name(type));
@@ -122,8 +126,8 @@ final class RouterEventReader {
         }
         return KvCacheEvent.cleared();
       default:
-        throw in.fail(path, "unknown variant \"" + variant + "\", expected stored, removed or"
-            + " cleared");
+        throw in.fail(
+            path, "unknown variant \"" + variant + "\", expected stored, removed or" + " cleared");
     }
   }
 
@@ -240,8 +244,11 @@ final class RouterEventReader {
     String domain = in.string(path);
     if (!domain.equals(DynamoMsgpackCodec.WORKER)
         && !domain.equals(DynamoMsgpackCodec.CACHE_OWNER)) {
-      throw in.fail(path, "unsupported residency domain \"" + domain
-          + "\", expected \"worker\" or \"cache_owner\"");
+      throw in.fail(
+          path,
+          "unsupported residency domain \""
+              + domain
+              + "\", expected \"worker\" or \"cache_owner\"");
     }
     return domain;
   }
@@ -251,8 +258,17 @@ final class RouterEventReader {
   static WorkerLoadReport activeLoad(MsgpackIn in) {
     int n = in.mapHeader("");
     Keys keys =
-        new Keys(in, "", "worker_id", "dp_rank", "active_decode_blocks", "active_prefill_tokens",
-            "kv_used_blocks", "num_waiting_reqs", "kv_total_blocks", "num_requests_waiting",
+        new Keys(
+            in,
+            "",
+            "worker_id",
+            "dp_rank",
+            "active_decode_blocks",
+            "active_prefill_tokens",
+            "kv_used_blocks",
+            "num_waiting_reqs",
+            "kv_total_blocks",
+            "num_requests_waiting",
             "num_requests_running");
     Long workerId = null;
     int dpRank = 0;
@@ -310,8 +326,10 @@ final class RouterEventReader {
   private static final class Keys {
     private final MsgpackIn in;
     private final String path;
+
     /** A handful of field names: a linear search beats hashing, and allocates nothing. */
     private final String[] known;
+
     private long seen;
 
     Keys(MsgpackIn in, String path, String... known) {

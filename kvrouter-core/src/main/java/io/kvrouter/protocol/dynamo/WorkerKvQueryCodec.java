@@ -29,9 +29,9 @@ import java.util.Objects;
  * The bare-array forms are older Dynamo's; such a tree dump does not say its last event id, and
  * decodes with {@code lastEventId} null (and encodes back to the bare array).
  *
- * <p>Decoding takes unknown fields and variants' extra fields in its stride (a newer worker's {@code
- * reset_scope}, a newer router's {@code supports_tree_dump_failed}); {@code dp_rank} absent reads
- * as 0. Anything malformed is a {@link DynamoEventFormatException} naming the field.
+ * <p>Decoding takes unknown fields and variants' extra fields in its stride (a newer worker's
+ * {@code reset_scope}, a newer router's {@code supports_tree_dump_failed}); {@code dp_rank} absent
+ * reads as 0. Anything malformed is a {@link DynamoEventFormatException} naming the field.
  */
 public final class WorkerKvQueryCodec {
   /** The name of a rank's query endpoint, before the rank. */
@@ -78,8 +78,8 @@ public final class WorkerKvQueryCodec {
   }
 
   /**
-   * The question in {@code json}; one without {@code dp_rank} (Dynamo releases whose rank is in
-   * the endpoint's name only) asks for {@code absentDpRank}.
+   * The question in {@code json}; one without {@code dp_rank} (Dynamo releases whose rank is in the
+   * endpoint's name only) asks for {@code absentDpRank}.
    */
   public static Query decodeQuery(byte[] json, int absentDpRank) {
     JsonNode root = DynamoEventCodec.object(DynamoEventCodec.parse(json), "$");
@@ -98,7 +98,8 @@ public final class WorkerKvQueryCodec {
           g.writeStartObject();
           if (result instanceof WorkerKvQueryResult.Events events) {
             List<DynamoRouterEvent> list = events.events();
-            writeEvents(g, "Events", list, list.isEmpty() ? 0 : list.get(list.size() - 1).eventId());
+            writeEvents(
+                g, "Events", list, list.isEmpty() ? 0 : list.get(list.size() - 1).eventId());
           } else if (result instanceof WorkerKvQueryResult.TreeDump dump) {
             if (dump.lastEventId() == null) {
               g.writeFieldName("TreeDump");
@@ -139,7 +140,8 @@ public final class WorkerKvQueryCodec {
     if (root.size() != 1) {
       throw new DynamoEventFormatException(
           "$: expected exactly one variant key (Events, TreeDump, TooNew, InvalidRange, Error),"
-              + " got " + root.size());
+              + " got "
+              + root.size());
     }
     Map.Entry<String, JsonNode> variant = root.fields().next();
     String path = variant.getKey();
@@ -147,8 +149,12 @@ public final class WorkerKvQueryCodec {
     switch (path) {
       case "Events":
         return new WorkerKvQueryResult.Events(
-            events(body.isArray() ? body : DynamoEventCodec.required(
-                DynamoEventCodec.object(body, path), "events", path), path + ".events"));
+            events(
+                body.isArray()
+                    ? body
+                    : DynamoEventCodec.required(
+                        DynamoEventCodec.object(body, path), "events", path),
+                path + ".events"));
       case "TreeDump":
         if (body.isArray()) {
           return new WorkerKvQueryResult.TreeDump(events(body, path), null);
@@ -170,8 +176,10 @@ public final class WorkerKvQueryCodec {
       case "InvalidRange":
         DynamoEventCodec.object(body, path);
         return new WorkerKvQueryResult.InvalidRange(
-            DynamoEventCodec.u64(DynamoEventCodec.required(body, "start_id", path), path + ".start_id"),
-            DynamoEventCodec.u64(DynamoEventCodec.required(body, "end_id", path), path + ".end_id"));
+            DynamoEventCodec.u64(
+                DynamoEventCodec.required(body, "start_id", path), path + ".start_id"),
+            DynamoEventCodec.u64(
+                DynamoEventCodec.required(body, "end_id", path), path + ".end_id"));
       case "Error":
         if (!body.isTextual()) {
           throw DynamoEventCodec.wrongType(path, "a string", body);
@@ -179,7 +187,8 @@ public final class WorkerKvQueryCodec {
         return new WorkerKvQueryResult.Error(body.textValue());
       default:
         throw new DynamoEventFormatException(
-            "$: unknown variant \"" + path
+            "$: unknown variant \""
+                + path
                 + "\", expected Events, TreeDump, TooNew, InvalidRange or Error");
     }
   }

@@ -33,8 +33,8 @@ public sealed interface WorkerKvQueryResult
   }
 
   /**
-   * The worker's whole state instead: applying {@code events} in order to a router (they start
-   * with a {@code Cleared} of the rank) leaves it holding exactly what the worker held after event
+   * The worker's whole state instead: applying {@code events} in order to a router (they start with
+   * a {@code Cleared} of the rank) leaves it holding exactly what the worker held after event
    * {@code lastEventId}; the router continues with event {@code lastEventId + 1}. The dump's own
    * events are numbered 0, 1, 2, … as Dynamo's tree dump numbers them; those ids are not stream
    * ids.
@@ -44,8 +44,7 @@ public sealed interface WorkerKvQueryResult
    * "event 0" and a router must take a following event 0 as new; and an older worker's dump does
    * not say it at all ({@code lastEventId} null).
    */
-  record TreeDump(List<DynamoRouterEvent> events, Long lastEventId)
-      implements WorkerKvQueryResult {
+  record TreeDump(List<DynamoRouterEvent> events, Long lastEventId) implements WorkerKvQueryResult {
     public TreeDump {
       events = List.copyOf(Objects.requireNonNull(events, "events"));
     }

@@ -22,8 +22,8 @@ import java.util.Objects;
  *  "num_requests_running": u64}
  * </pre>
  *
- * Read: that form with any field but {@code worker_id} absent or null, and Dynamo's earlier
- * {@code LoadEvent}:
+ * Read: that form with any field but {@code worker_id} absent or null, and Dynamo's earlier {@code
+ * LoadEvent}:
  *
  * <pre>
  * {"worker_id": u64, "data": {"worker_stats": {"data_parallel_rank": u32|null,
@@ -31,8 +31,8 @@ import java.util.Objects;
  *   "kv_stats": {"kv_active_blocks": u64, "kv_total_blocks": u64, ...}, ...}}
  * </pre>
  *
- * where {@code kv_active_blocks} counts as both active decode blocks and blocks in use, and
- * {@code request_active_slots} as running requests.
+ * where {@code kv_active_blocks} counts as both active decode blocks and blocks in use, and {@code
+ * request_active_slots} as running requests.
  */
 public final class WorkerLoadCodec {
   /** The subject token after the namespace. */
@@ -122,8 +122,8 @@ public final class WorkerLoadCodec {
     String path = parentPath.isEmpty() ? field : parentPath + "." + field;
     long value = DynamoEventCodec.u64(node, path);
     if (value < 0) {
-      throw new DynamoEventFormatException(path + ": " + Long.toUnsignedString(value)
-          + " is too large for a load count");
+      throw new DynamoEventFormatException(
+          path + ": " + Long.toUnsignedString(value) + " is too large for a load count");
     }
     return value;
   }

@@ -16,12 +16,11 @@ import net.openhft.hashing.LongHashFunction;
  * <h2>Hash values are u64 held in a Java {@code long}</h2>
  *
  * Every hash this class returns (local block hash, sequence hash, seed) is an unsigned 64-bit
- * integer stored bit-for-bit in a {@code long}: values of 2<sup>63</sup> and above appear
- * negative. Compare them with {@code ==} (never with {@code <} unless through {@link
- * Long#compareUnsigned}), and print or parse them with {@link #toUnsignedString(long)} / {@link
- * #parseUnsigned(String)}, which match Dynamo's decimal rendering. Token ids are u32 held in an
- * {@code int} the same way: a token id of 2<sup>31</sup> or above is a negative {@code int} with
- * the same 32 bits.
+ * integer stored bit-for-bit in a {@code long}: values of 2<sup>63</sup> and above appear negative.
+ * Compare them with {@code ==} (never with {@code <} unless through {@link Long#compareUnsigned}),
+ * and print or parse them with {@link #toUnsignedString(long)} / {@link #parseUnsigned(String)},
+ * which match Dynamo's decimal rendering. Token ids are u32 held in an {@code int} the same way: a
+ * token id of 2<sup>31</sup> or above is a negative {@code int} with the same 32 bits.
  *
  * <h2>Byte layout and formulas</h2>
  *
@@ -43,17 +42,17 @@ import net.openhft.hashing.LongHashFunction;
  *           +wrap XXH3_64(utf8(cache_namespace), seed 1)         if cache_namespace non-empty
  * </pre>
  *
- * {@code XXH3_64(bytes, seed)} is {@code xxh3_64_with_seed} of the reference xxHash library
- * (here {@code LongHashFunction.xx3(seed)} of zero-allocation-hashing), and {@code +wrap} is
- * addition modulo 2<sup>64</sup>. The chain seed is always {@value #CHAIN_SEED}: LoRA and
- * namespace reach the sequence hashes only through the local hashes. A {@code null} or empty LoRA
- * name or namespace counts as absent, as in Dynamo. Dynamo's Eagle windows (bs + 1 tokens, stride
- * bs) and multimodal extras are not supported here.
+ * {@code XXH3_64(bytes, seed)} is {@code xxh3_64_with_seed} of the reference xxHash library (here
+ * {@code LongHashFunction.xx3(seed)} of zero-allocation-hashing), and {@code +wrap} is addition
+ * modulo 2<sup>64</sup>. The chain seed is always {@value #CHAIN_SEED}: LoRA and namespace reach
+ * the sequence hashes only through the local hashes. A {@code null} or empty LoRA name or namespace
+ * counts as absent, as in Dynamo. Dynamo's Eagle windows (bs + 1 tokens, stride bs) and multimodal
+ * extras are not supported here.
  *
  * <p>Reference vectors (Dynamo's own unit test and {@code ../shared/reference/dynamo-kv-router.md}
  * §1): {@code XXH3_64("test data", 1337) = 13226331709069118873}; with bs = 16, local(tokens 0..15)
- * = 15310707395893867146, local(16..31) = 15292316782987903195, seq[1] = 13769157705258532664;
- * the seed for LoRA {@code "adapter-a"} is 8842669519798868182, giving local(0..15) =
+ * = 15310707395893867146, local(16..31) = 15292316782987903195, seq[1] = 13769157705258532664; the
+ * seed for LoRA {@code "adapter-a"} is 8842669519798868182, giving local(0..15) =
  * 17429507120064042683.
  *
  * <h2>Performance</h2>
@@ -62,10 +61,10 @@ import net.openhft.hashing.LongHashFunction;
  * hashed straight out of the {@code int[]} with {@code LongHashFunction.hashInts(int[], off, len)},
  * which reads the array's bytes in <em>native</em> order, which there is exactly the little-endian
  * u32 layout above: no copy and no allocation per block. On a big-endian platform the class falls
- * back to building the little-endian bytes in one scratch {@code byte[]} per call. The bulk
- * methods allocate nothing per block; the {@code ...(..., long[] out, int outOffset)} variants
- * allocate nothing at all on the fast path apart from one 16-byte scratch per call when chaining.
- * Heap arrays only: no direct {@code ByteBuffer} (that would need {@code --add-exports}).
+ * back to building the little-endian bytes in one scratch {@code byte[]} per call. The bulk methods
+ * allocate nothing per block; the {@code ...(..., long[] out, int outOffset)} variants allocate
+ * nothing at all on the fast path apart from one 16-byte scratch per call when chaining. Heap
+ * arrays only: no direct {@code ByteBuffer} (that would need {@code --add-exports}).
  *
  * <p>Instances are immutable and thread-safe; they have value semantics over (block size, seed).
  */
@@ -99,6 +98,7 @@ public final class BlockHasher {
   private final int blockSize;
   private final long seed;
   private final LongHashFunction local;
+
   /** True: hash straight from the int[] (little-endian natives only). False: build LE bytes. */
   private final boolean direct;
 
@@ -185,8 +185,7 @@ public final class BlockHasher {
   }
 
   /**
-   * How many complete blocks {@code tokenCount} tokens make: {@code floor(tokenCount /
-   * blockSize)}.
+   * How many complete blocks {@code tokenCount} tokens make: {@code floor(tokenCount / blockSize)}.
    *
    * @throws IllegalArgumentException if {@code tokenCount} is negative
    */
@@ -233,12 +232,12 @@ public final class BlockHasher {
   }
 
   /**
-   * Writes the local hashes of every complete block of {@code tokens[offset, offset + length)}
-   * into {@code out[outOffset, outOffset + blockCount(length))} and returns that count; a trailing
+   * Writes the local hashes of every complete block of {@code tokens[offset, offset + length)} into
+   * {@code out[outOffset, outOffset + blockCount(length))} and returns that count; a trailing
    * partial block is ignored. Allocates nothing on little-endian platforms.
    *
-   * @throws IllegalArgumentException if the token range is not inside {@code tokens} or {@code
-   *     out} has no room for the hashes at {@code outOffset}
+   * @throws IllegalArgumentException if the token range is not inside {@code tokens} or {@code out}
+   *     has no room for the hashes at {@code outOffset}
    */
   public int localHashes(int[] tokens, int offset, int length, long[] out, int outOffset) {
     Objects.requireNonNull(tokens, "tokens");
@@ -290,8 +289,8 @@ public final class BlockHasher {
   }
 
   /**
-   * The sequence hashes of a run of local hashes starting at block 0 of a sequence: {@code seq[0]
-   * = local[0]}, {@code seq[i] = nextSequenceHash(seq[i-1], local[i])}. A new array.
+   * The sequence hashes of a run of local hashes starting at block 0 of a sequence: {@code seq[0] =
+   * local[0]}, {@code seq[i] = nextSequenceHash(seq[i-1], local[i])}. A new array.
    */
   public static long[] chain(long[] localHashes) {
     Objects.requireNonNull(localHashes, "localHashes");

@@ -30,11 +30,11 @@ public sealed interface VllmEvent
    * @param extraKeys what else went into each block's engine hash besides its tokens and parent
    *     (vLLM's {@code extra_keys}), one entry per block: {@code null} for none, or the block's
    *     keys, e.g. the LoRA name, a multimodal item's {@code (identifier, offset)}, the cache salt
-   *     (first block of a sequence only) or a prompt-embeddings digest. The keys are msgpack
-   *     values as {@link VllmEventCodec} reads them: {@code null}, {@link Boolean}, {@link Long}
-   *     ({@link java.math.BigInteger} above {@link Long#MAX_VALUE}), {@link Double}, {@link
-   *     String}, a read-only {@link ByteBuffer} for bin, or a {@code List} of those. {@code null}
-   *     when the publisher sent none
+   *     (first block of a sequence only) or a prompt-embeddings digest. The keys are msgpack values
+   *     as {@link VllmEventCodec} reads them: {@code null}, {@link Boolean}, {@link Long} ({@link
+   *     java.math.BigInteger} above {@link Long#MAX_VALUE}), {@link Double}, {@link String}, a
+   *     read-only {@link ByteBuffer} for bin, or a {@code List} of those. {@code null} when the
+   *     publisher sent none
    */
   record BlockStored(
       List<Long> blockHashes,
@@ -60,10 +60,27 @@ public sealed interface VllmEvent
     }
 
     /** A store without extra keys. */
-    public BlockStored(List<Long> blockHashes, Long parentBlockHash, int[] tokenIds, int blockSize,
-        Integer loraId, String medium, String loraName, Integer groupIdx, String kvCacheSpecKind) {
-      this(blockHashes, parentBlockHash, tokenIds, blockSize, loraId, medium, loraName, groupIdx,
-          kvCacheSpecKind, null);
+    public BlockStored(
+        List<Long> blockHashes,
+        Long parentBlockHash,
+        int[] tokenIds,
+        int blockSize,
+        Integer loraId,
+        String medium,
+        String loraName,
+        Integer groupIdx,
+        String kvCacheSpecKind) {
+      this(
+          blockHashes,
+          parentBlockHash,
+          tokenIds,
+          blockSize,
+          loraId,
+          medium,
+          loraName,
+          groupIdx,
+          kvCacheSpecKind,
+          null);
     }
 
     /** A GPU-tier store without LoRA, group or spec kind, as a plain vLLM engine publishes it. */
@@ -100,10 +117,25 @@ public sealed interface VllmEvent
 
     @Override
     public String toString() {
-      return "BlockStored[blocks=" + blockHashes.size() + ", parent=" + parentBlockHash
-          + ", tokens=" + tokenIds.length + ", blockSize=" + blockSize + ", medium=" + medium
-          + ", lora=" + loraName + ", group=" + groupIdx + ", kind=" + kvCacheSpecKind
-          + ", extraKeys=" + (extraKeys != null) + "]";
+      return "BlockStored[blocks="
+          + blockHashes.size()
+          + ", parent="
+          + parentBlockHash
+          + ", tokens="
+          + tokenIds.length
+          + ", blockSize="
+          + blockSize
+          + ", medium="
+          + medium
+          + ", lora="
+          + loraName
+          + ", group="
+          + groupIdx
+          + ", kind="
+          + kvCacheSpecKind
+          + ", extraKeys="
+          + (extraKeys != null)
+          + "]";
     }
 
     /** Lists copied into unmodifiable ones (nulls kept), bin as a read-only view, deeply. */

@@ -12,9 +12,9 @@ import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessagePacker;
 
 /**
- * vLLM's {@code KVEventBatch} in msgpack, the payload frame of its ZMQ KV event publisher
- * ({@code reference/vllm-events-and-peers.md} §1.2). vLLM has published two generations; this
- * codec reads both (and the late-main map batch) and writes either.
+ * vLLM's {@code KVEventBatch} in msgpack, the payload frame of its ZMQ KV event publisher ({@code
+ * reference/vllm-events-and-peers.md} §1.2). vLLM has published two generations; this codec reads
+ * both (and the late-main map batch) and writes either.
  *
  * <h2>Legacy generation ({@link Encoding#ARRAY}; vLLM before vllm#42892)</h2>
  *
@@ -72,22 +72,22 @@ import org.msgpack.core.MessagePacker;
  *
  * Tolerant in what it accepts, strict about types: the batch as an array (2 or more elements) or a
  * map; each event as an array or a map, independently; keys in any order; unknown keys, unknown
- * map-key types and extra trailing elements skipped; missing trailing elements and missing
- * optional keys read as absent ({@code null}). {@code ts} may be a float or an int. A block's extra
- * keys are read as plain values (see {@link VllmEvent.BlockStored#extraKeys}); a map or an
- * extension type among them, or arrays nested more than eight deep, are format errors. Block hashes
- * may be ints of any width and sign, kept bit for bit in a {@code long} (uint64 above 2^63 becomes
- * negative), or {@code bin}, folded to its last eight bytes read big-endian (shorter bins: their
- * big-endian value); a {@code str} hash is rejected. {@code token_ids} is not checked against
- * {@code block_hashes.size() * block_size}: the consumer decides. Anything else, including
- * truncation, trailing bytes, an unknown event type and a length header longer than the payload
- * (checked before any allocation), is a {@link VllmEventFormatException} that says what and where.
+ * map-key types and extra trailing elements skipped; missing trailing elements and missing optional
+ * keys read as absent ({@code null}). {@code ts} may be a float or an int. A block's extra keys are
+ * read as plain values (see {@link VllmEvent.BlockStored#extraKeys}); a map or an extension type
+ * among them, or arrays nested more than eight deep, are format errors. Block hashes may be ints of
+ * any width and sign, kept bit for bit in a {@code long} (uint64 above 2^63 becomes negative), or
+ * {@code bin}, folded to its last eight bytes read big-endian (shorter bins: their big-endian
+ * value); a {@code str} hash is rejected. {@code token_ids} is not checked against {@code
+ * block_hashes.size() * block_size}: the consumer decides. Anything else, including truncation,
+ * trailing bytes, an unknown event type and a length header longer than the payload (checked before
+ * any allocation), is a {@link VllmEventFormatException} that says what and where.
  *
  * <h2>Encoding</h2>
  *
- * Byte for byte what Python msgpack (and msgspec) write for the same values: {@code ts} as
- * float64, ints in their smallest form, block hashes unsigned (uint64 when the top bit is set),
- * strings as fixstr/str8/str16/str32, bin as bin8/bin16/bin32. {@link Encoding#ARRAY} writes the
+ * Byte for byte what Python msgpack (and msgspec) write for the same values: {@code ts} as float64,
+ * ints in their smallest form, block hashes unsigned (uint64 when the top bit is set), strings as
+ * fixstr/str8/str16/str32, bin as bin8/bin16/bin32. {@link Encoding#ARRAY} writes the
  * eleven-element BlockStored above, up to {@code kv_cache_spec_kind}.
  */
 public final class VllmEventCodec {

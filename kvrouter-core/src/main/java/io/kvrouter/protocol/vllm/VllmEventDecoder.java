@@ -21,8 +21,8 @@ import org.msgpack.value.ValueType;
  * The tolerant reader behind {@link VllmEventCodec#decode}: one instance per payload, not
  * thread-safe. It keeps track of where it is ({@code "event 2: block_hashes[3]"}) so that every
  * failure, its own or msgpack-core's, becomes a {@link VllmEventFormatException} that names the
- * place. Every length header is checked against the bytes left before anything is allocated for
- * it (each element takes at least one byte), so a hostile header fails at once.
+ * place. Every length header is checked against the bytes left before anything is allocated for it
+ * (each element takes at least one byte), so a hostile header fails at once.
  */
 final class VllmEventDecoder {
   private static final String STORED = "BlockStored";
@@ -51,10 +51,12 @@ final class VllmEventDecoder {
 
   private final byte[] payload;
   private MessageUnpacker in;
+
   /** Offset in {@link #payload} where {@link #in} starts. */
   private int base;
 
   private String where = "batch";
+
   /** Element index within {@link #where}, or -1; kept apart to build no string per element. */
   private int index = -1;
 
@@ -433,9 +435,9 @@ final class VllmEventDecoder {
   }
 
   /**
-   * One extra key as the plain value {@link VllmEvent.BlockStored#extraKeys} documents. vLLM
-   * types them {@code Any}, but sends only scalars and tuples; maps and extension types, which it
-   * never sends, are rejected rather than guessed at.
+   * One extra key as the plain value {@link VllmEvent.BlockStored#extraKeys} documents. vLLM types
+   * them {@code Any}, but sends only scalars and tuples; maps and extension types, which it never
+   * sends, are rejected rather than guessed at.
    */
   private Object extraKey(int depth) throws IOException {
     MessageFormat f = format();

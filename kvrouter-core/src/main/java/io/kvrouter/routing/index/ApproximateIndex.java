@@ -181,9 +181,9 @@ public final class ApproximateIndex {
    * The router sent {@code worker} a prompt whose complete blocks have these local hashes ({@code
    * tokens_hash}) and sequence hashes, in order. Stores them on the sink as one {@code Stored}
    * event from the sequence start, with block hash = sequence hash and tokens hash = local hash;
-   * every block expires at now + ttl (routing it again pushes that back); then, if more than
-   * {@code maxTreeSize} blocks are tracked over all ranks, removes the earliest to expire (leaves
-   * first) until {@link Settings#pruneTarget()} remain. No blocks: nothing happens.
+   * every block expires at now + ttl (routing it again pushes that back); then, if more than {@code
+   * maxTreeSize} blocks are tracked over all ranks, removes the earliest to expire (leaves first)
+   * until {@link Settings#pruneTarget()} remain. No blocks: nothing happens.
    *
    * @throws IllegalArgumentException if the arrays differ in length
    */

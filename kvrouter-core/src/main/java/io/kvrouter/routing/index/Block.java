@@ -34,6 +34,10 @@ final class Block {
 
   @Override
   public String toString() {
-    return "Block[" + Long.toUnsignedString(hash) + (held ? "" : " ghost") + (node == null ? "" : " live") + "]";
+    return "Block["
+        + Long.toUnsignedString(hash)
+        + (held ? "" : " ghost")
+        + (node == null ? "" : " live")
+        + "]";
   }
 }

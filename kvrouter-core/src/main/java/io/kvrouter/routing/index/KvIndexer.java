@@ -54,8 +54,8 @@ public interface KvIndexer extends KvEventSink, AutoCloseable {
   void removeWorker(String workerId);
 
   /**
-   * Per worker rank, the number of consecutive blocks of the prompt it caches from block 0, and
-   * how many blocks it caches in all.
+   * Per worker rank, the number of consecutive blocks of the prompt it caches from block 0, and how
+   * many blocks it caches in all.
    *
    * @param localBlockHashes the prompt's local block hashes ({@code tokens_hash}), in order
    */
@@ -65,8 +65,8 @@ public interface KvIndexer extends KvEventSink, AutoCloseable {
   Map<WorkerRank, Long> cachedBlocks();
 
   /**
-   * Completes once every write given before this call has been applied, or once the writer
-   * threads have stopped after {@link #close}.
+   * Completes once every write given before this call has been applied, or once the writer threads
+   * have stopped after {@link #close}.
    */
   CompletionStage<Void> flush();
 

@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One position in the shared prefix tree: the path of local block hashes from the root to here,
- * and the set of worker slots that cache the block at this position.
+ * One position in the shared prefix tree: the path of local block hashes from the root to here, and
+ * the set of worker slots that cache the block at this position.
  *
  * <p>Both mutable fields are replaced whole with a compare-and-set, so several writer threads (each
  * owning different workers) can update one node, and readers need only volatile reads. Children are
@@ -68,7 +68,9 @@ final class Node {
     return map(c).get(tokensHash);
   }
 
-  /** Inserts {@code fresh} under its local hash unless a child is there; returns that child or null. */
+  /**
+   * Inserts {@code fresh} under its local hash unless a child is there; returns that child or null.
+   */
   Node insertIfAbsent(Node fresh) {
     long key = fresh.tokensHash;
     while (true) {

@@ -2,7 +2,8 @@ package io.kvrouter.routing.index;
 
 /**
  * What applying one event did (Dynamo's {@code KvCacheEventError} plus success). The label is the
- * {@code status} tag value of {@link io.kvrouter.metrics.MetricNames#KV_CACHE_EVENTS_APPLIED}, as Dynamo spells it.
+ * {@code status} tag value of {@link io.kvrouter.metrics.MetricNames#KV_CACHE_EVENTS_APPLIED}, as
+ * Dynamo spells it.
  */
 enum Outcome {
   APPLIED("ok"),

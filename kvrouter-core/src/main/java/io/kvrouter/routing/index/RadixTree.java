@@ -48,8 +48,8 @@ import java.util.function.Predicate;
  *
  * <h2>Matching</h2>
  *
- * {@link #findMatches} returns, per rank, the number of consecutive blocks it holds from block 0.
- * A rank counts at a node only if it holds a chain of blocks from the sequence start to it, so a
+ * {@link #findMatches} returns, per rank, the number of consecutive blocks it holds from block 0. A
+ * rank counts at a node only if it holds a chain of blocks from the sequence start to it, so a
  * rank's set at a child is always a subset of its set at the parent, and a walk narrows the set of
  * candidates: when the child's set has the same size (and fingerprint, see {@link WorkerSet}) as
  * the candidates nothing dropped out, an O(1) check; otherwise the candidates are intersected with
@@ -251,7 +251,8 @@ final class RadixTree {
     out.add(new RouterEvent(w.rank, KvCacheEvent.removed(hashes)));
   }
 
-  private static void storeBreadthFirst(WorkerBlocks w, ArrayDeque<Block> queue, List<RouterEvent> out) {
+  private static void storeBreadthFirst(
+      WorkerBlocks w, ArrayDeque<Block> queue, List<RouterEvent> out) {
     while (!queue.isEmpty()) {
       Block b = queue.poll();
       Long parent = b.parent == null || b.parent == w.root ? null : b.parent.hash;
@@ -275,7 +276,8 @@ final class RadixTree {
       w.blocks.forEachValue(
           b -> {
             if (b.held) {
-              held.put(b.hash, new HeldBlock(b.parent == w.root ? null : b.parent.hash, b.tokensHash));
+              held.put(
+                  b.hash, new HeldBlock(b.parent == w.root ? null : b.parent.hash, b.tokensHash));
             }
           });
       all.put(w.rank, held);
@@ -306,7 +308,8 @@ final class RadixTree {
     int slot = nextSlot++;
     WorkerBlocks w = new WorkerBlocks(rank, slot, root);
     WorkerBlocks[] current = slots;
-    WorkerBlocks[] next = slot < current.length ? current : Arrays.copyOf(current, current.length * 2);
+    WorkerBlocks[] next =
+        slot < current.length ? current : Arrays.copyOf(current, current.length * 2);
     next[slot] = w;
     slots = next;
     return w;

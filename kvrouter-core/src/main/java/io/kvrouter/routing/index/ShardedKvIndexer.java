@@ -35,12 +35,12 @@ import org.slf4j.LoggerFactory;
  *       and everything only that worker touches (its lookup table, its blocks) is confined to that
  *       thread with no synchronization.
  *   <li>Workers of different shards meet only at tree nodes. A node's worker set and its children
- *       are immutable values swapped by compare-and-set, so writers never lock and readers
- *       ({@link #findMatches} on event loops) only do volatile reads: they never block and never
- *       see a half-built set.
+ *       are immutable values swapped by compare-and-set, so writers never lock and readers ({@link
+ *       #findMatches} on event loops) only do volatile reads: they never block and never see a
+ *       half-built set.
  *   <li>A node whose last worker leaves is marked dead before it is unlinked; a writer that finds a
- *       dead node helps unlink it and creates a new one, so no worker is ever added to a node on its
- *       way out.
+ *       dead node helps unlink it and creates a new one, so no worker is ever added to a node on
+ *       its way out.
  * </ul>
  *
  * <p>What a read guarantees: each worker's score lies between the lowest and the highest score that
@@ -49,8 +49,8 @@ import org.slf4j.LoggerFactory;
  * workers: two workers may be seen at different moments. Once writes stop (after {@link #flush}),
  * reads are exact.
  *
- * <p>Queues are unbounded so that producers on event loops never block; {@link KvIndexerStats#pending}
- * shows a backlog.
+ * <p>Queues are unbounded so that producers on event loops never block; {@link
+ * KvIndexerStats#pending} shows a backlog.
  */
 final class ShardedKvIndexer implements KvIndexer {
   private static final Logger log = LoggerFactory.getLogger(ShardedKvIndexer.class);

@@ -7,15 +7,17 @@ import java.util.Arrays;
  * mixed value per member. Nodes replace their set as a whole, so a reader always sees one
  * consistent set per node.
  *
- * <p>Two sets of the same size and fingerprint are treated as equal by {@link RadixTree#findMatches}.
- * In a quiescent tree that check is exact without the fingerprint (a child's set is a subset of its
- * parent's, so equal size means equal sets); the fingerprint is what keeps a read that races a
- * writer exact, with a false match between two different sets of equal size having probability
- * about 2<sup>-64</sup>.
+ * <p>Two sets of the same size and fingerprint are treated as equal by {@link
+ * RadixTree#findMatches}. In a quiescent tree that check is exact without the fingerprint (a
+ * child's set is a subset of its parent's, so equal size means equal sets); the fingerprint is what
+ * keeps a read that races a writer exact, with a false match between two different sets of equal
+ * size having probability about 2<sup>-64</sup>.
  */
 final class WorkerSet {
 
-  /** The set of a node that lost its last worker. It is never revived: a new node takes its place. */
+  /**
+   * The set of a node that lost its last worker. It is never revived: a new node takes its place.
+   */
   static final WorkerSet DEAD = new WorkerSet(new int[0], 0);
 
   private final int[] ids;

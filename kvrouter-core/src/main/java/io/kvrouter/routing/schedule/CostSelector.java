@@ -1,7 +1,7 @@
 package io.kvrouter.routing.schedule;
 
-import io.kvrouter.protocol.WorkerCost;
 import io.kvrouter.protocol.OverlapScores;
+import io.kvrouter.protocol.WorkerCost;
 import io.kvrouter.protocol.WorkerRank;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -109,7 +109,8 @@ final class CostSelector implements KvSelector {
     long newPrefillTokens = request.newPrefillTokens(overlap, blockSize);
     long prefillTokens = load.activePrefillTokens() + newPrefillTokens;
     long decodeBlocks = load.activeBlocks() + load.newBlocks();
-    double cost = formula.cost(newPrefillTokens, prefillTokens, decodeBlocks, candidate.totalKvBlocks());
+    double cost =
+        formula.cost(newPrefillTokens, prefillTokens, decodeBlocks, candidate.totalKvBlocks());
     return new WorkerCost(
         worker,
         overlap,

@@ -1,7 +1,7 @@
 package io.kvrouter.routing.schedule;
 
-import io.kvrouter.protocol.WorkerCost;
 import io.kvrouter.protocol.OverlapScores;
+import io.kvrouter.protocol.WorkerCost;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;

@@ -15,9 +15,9 @@ import java.util.function.LongSupplier;
  * claimed for release, so exactly one of {@code free}, {@code sweep} and {@code removeWorker} wins
  * and releases it. A request is put into {@link #requests} and booked on its slot under the slot's
  * lock, and every release takes the same lock, so a release that claims a request before its
- * booking has finished waits for it. A slot whose last request leaves is retired (marked and removed
- * from {@link #slots}) under its lock; an {@code add} that finds a retired slot retries with a fresh
- * one, so no booking lands on a slot nobody can see.
+ * booking has finished waits for it. A slot whose last request leaves is retired (marked and
+ * removed from {@link #slots}) under its lock; an {@code add} that finds a retired slot retries
+ * with a fresh one, so no booking lands on a slot nobody can see.
  */
 final class LocalActiveSequences implements ActiveSequences {
 
@@ -157,9 +157,7 @@ final class LocalActiveSequences implements ActiveSequences {
   }
 
   private static WorkerLoad idle(long[] blockHashes) {
-    return blockHashes.length == 0
-        ? WorkerLoad.IDLE
-        : new WorkerLoad(0, 0, 0, blockHashes.length);
+    return blockHashes.length == 0 ? WorkerLoad.IDLE : new WorkerLoad(0, 0, 0, blockHashes.length);
   }
 
   /** One active request; {@link #prefillTokens} is guarded by the slot's lock. */

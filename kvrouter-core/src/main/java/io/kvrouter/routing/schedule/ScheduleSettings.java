@@ -36,7 +36,8 @@ public record ScheduleSettings(
           "overlapScoreWeight must be a finite number >= 0: " + overlapScoreWeight);
     }
     if (!Double.isFinite(temperature) || temperature < 0) {
-      throw new IllegalArgumentException("temperature must be a finite number >= 0: " + temperature);
+      throw new IllegalArgumentException(
+          "temperature must be a finite number >= 0: " + temperature);
     }
     if (blockSize <= 0) {
       throw new IllegalArgumentException("blockSize must be > 0: " + blockSize);

@@ -1,6 +1,5 @@
 package io.kvrouter.transport.tcp;
 
-import io.vertx.core.buffer.Buffer;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 

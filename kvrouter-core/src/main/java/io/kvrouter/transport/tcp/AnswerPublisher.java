@@ -67,13 +67,16 @@ final class AnswerPublisher implements WorkerCallHome.Listener {
           }
           Buffer built = frame;
           Throwable refused = problem;
-          callHome.context().runOnContext(v -> {
-            if (refused != null) {
-              refuse(refused);
-            } else {
-              send(built);
-            }
-          });
+          callHome
+              .context()
+              .runOnContext(
+                  v -> {
+                    if (refused != null) {
+                      refuse(refused);
+                    } else {
+                      send(built);
+                    }
+                  });
         });
   }
 
@@ -96,7 +99,8 @@ final class AnswerPublisher implements WorkerCallHome.Listener {
         failure instanceof CompletionException wrapped && wrapped.getCause() != null
             ? wrapped.getCause()
             : failure;
-    String message = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+    String message =
+        cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
     LOG.warn("an endpoint failed to answer: {}", message);
     callHome.write(frames.prologue(new StreamPrologue(message)));
     callHome.finish();

@@ -15,12 +15,12 @@ import java.util.List;
 
 /**
  * The frontend's view of an answer from an endpoint other than generate (a worker's KV indexer
- * query, say): the stream is read whole, then decoded off the event loop, since one answer can be
- * a tree dump of several megabytes. {@link #items()} gives the data of every item, in order, once
- * the worker has sent {@code complete_final}; it fails with {@link WorkerStreamException} if the
- * stream ends without {@code complete_final}, or if the answer grows past the largest message the
- * plane takes. The items are the endpoint's values as they are (not annotated as a generate
- * stream's are): an endpoint says it failed in its own terms, such as a query's {@code Error}.
+ * query, say): the stream is read whole, then decoded off the event loop, since one answer can be a
+ * tree dump of several megabytes. {@link #items()} gives the data of every item, in order, once the
+ * worker has sent {@code complete_final}; it fails with {@link WorkerStreamException} if the stream
+ * ends without {@code complete_final}, or if the answer grows past the largest message the plane
+ * takes. The items are the endpoint's values as they are (not annotated as a generate stream's
+ * are): an endpoint says it failed in its own terms, such as a query's {@code Error}.
  *
  * <p>The stream's end is the worker's sentinel or the socket closing, whichever comes first; the
  * frontend closes the socket then, as for a generate stream.
@@ -37,7 +37,10 @@ final class CallHomeAnswer implements CallHomeReader {
   private boolean ended;
 
   CallHomeAnswer(
-      Context context, NetSocket socket, CallHomeFrames frames, WorkerEndpoint worker,
+      Context context,
+      NetSocket socket,
+      CallHomeFrames frames,
+      WorkerEndpoint worker,
       int maxBytes) {
     this.context = context;
     this.socket = socket;
@@ -62,9 +65,14 @@ final class CallHomeAnswer implements CallHomeReader {
     } else if (frame.hasBody()) {
       bytes += frame.body().length();
       if (bytes > maxBytes) {
-        abort(WorkerStreamException.disconnected(
-            "the answer of worker " + worker.workerId() + " is larger than " + maxBytes
-                + " bytes (DYN_TCP_MAX_MESSAGE_SIZE)", null));
+        abort(
+            WorkerStreamException.disconnected(
+                "the answer of worker "
+                    + worker.workerId()
+                    + " is larger than "
+                    + maxBytes
+                    + " bytes (DYN_TCP_MAX_MESSAGE_SIZE)",
+                null));
         return;
       }
       bodies.add(frame.body());
@@ -83,14 +91,16 @@ final class CallHomeAnswer implements CallHomeReader {
 
   @Override
   public void onProtocolError(String reason) {
-    abort(WorkerStreamException.disconnected(
-        "worker " + worker.workerId() + " sent a malformed answer: " + reason, null));
+    abort(
+        WorkerStreamException.disconnected(
+            "worker " + worker.workerId() + " sent a malformed answer: " + reason, null));
   }
 
   @Override
   public void cancel() {
-    fail(new RequestCancelledException("the question to worker " + worker.workerId()
-        + " was cancelled"));
+    fail(
+        new RequestCancelledException(
+            "the question to worker " + worker.workerId() + " was cancelled"));
   }
 
   /** Gives up on the answer (a timeout, say): the worker is told to stop. No-op once ended. */
@@ -117,9 +127,7 @@ final class CallHomeAnswer implements CallHomeReader {
     socket.close();
     List<Buffer> read = List.copyOf(bodies);
     bodies.clear();
-    context
-        .<List<JsonNode>>executeBlocking(() -> decode(read), false)
-        .onComplete(items);
+    context.<List<JsonNode>>executeBlocking(() -> decode(read), false).onComplete(items);
   }
 
   /** The items' data; throws {@link WorkerStreamException} for an error or a broken stream. */

@@ -10,10 +10,10 @@ import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The frontend's call-home listener ({@code DYN_TCP_RESPONSE_STREAM_HOST/PORT}): workers dial it to
@@ -46,21 +46,21 @@ final class CallHomeListener {
   private Future<String> deploy(Vertx vertx, TcpConfig config, int port, int instances) {
     return vertx
         .deployVerticle(
-        () ->
-            new VerticleBase() {
-              @Override
-              public Future<?> start() {
-                NetServer server =
-                    vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true));
-                server.connectHandler(
-                    socket ->
-                        new CallHomeConnection(
-                                vertx, socket, CallHomeListener.this, config.maxMessageSize())
-                            .start());
-                servers.add(server);
-                return server.listen(port, config.responseStreamHost());
-              }
-            },
+            () ->
+                new VerticleBase() {
+                  @Override
+                  public Future<?> start() {
+                    NetServer server =
+                        vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true));
+                    server.connectHandler(
+                        socket ->
+                            new CallHomeConnection(
+                                    vertx, socket, CallHomeListener.this, config.maxMessageSize())
+                                .start());
+                    servers.add(server);
+                    return server.listen(port, config.responseStreamHost());
+                  }
+                },
             new DeploymentOptions().setInstances(instances))
         .onSuccess(deployments::add);
   }
@@ -83,8 +83,7 @@ final class CallHomeListener {
       WorkerEndpoint worker, String requestId, PendingCall.ReaderFactory<R> readers) {
     String subject = UUID.randomUUID().toString();
     PendingCall<R> call =
-        new PendingCall<>(
-            subject, worker, requestId, readers, c -> waiting.remove(c.subject(), c));
+        new PendingCall<>(subject, worker, requestId, readers, c -> waiting.remove(c.subject(), c));
     waiting.put(subject, call);
     return call;
   }

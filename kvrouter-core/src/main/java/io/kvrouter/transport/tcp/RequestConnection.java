@@ -185,7 +185,8 @@ final class RequestConnection {
               t ->
                   call.fail(
                       "worker accepted the request but did not open its response stream within "
-                          + config.callHomeTimeout().toMillis() + " ms",
+                          + config.callHomeTimeout().toMillis()
+                          + " ms",
                       null));
       call.future()
           .onComplete(

@@ -1,7 +1,6 @@
 package io.kvrouter.transport.tcp;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

@@ -50,8 +50,7 @@ final class TcpRequestPlane implements RequestPlane {
                 .setTcpNoDelay(true)
                 .setConnectTimeout(
                     (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
-    this.callHome =
-        new CallHomeListener(vertx, config, Runtime.getRuntime().availableProcessors());
+    this.callHome = new CallHomeListener(vertx, config, Runtime.getRuntime().availableProcessors());
   }
 
   @Override
@@ -59,7 +58,8 @@ final class TcpRequestPlane implements RequestPlane {
       WorkerEndpoint worker, String requestId, PreprocessedRequest request) {
     PendingCall<CallHomeStream> call =
         callHome.register(
-            worker, requestId,
+            worker,
+            requestId,
             (context, socket, frames, c) ->
                 new CallHomeStream(context, socket, frames, c.worker(), c.requestId()));
     // Serialized here, on the caller's event loop, not on the plane's shared one; a prompt that
@@ -68,8 +68,12 @@ final class TcpRequestPlane implements RequestPlane {
     if (minimumBytes > config.maxMessageSize()) {
       call.fail(
           new InvalidRequestException(
-              "The prompt's " + request.tokenIds().length + " tokens do not fit in a request-plane"
-                  + " frame of at most " + config.maxMessageSize() + " bytes"
+              "The prompt's "
+                  + request.tokenIds().length
+                  + " tokens do not fit in a request-plane"
+                  + " frame of at most "
+                  + config.maxMessageSize()
+                  + " bytes"
                   + " (DYN_TCP_MAX_MESSAGE_SIZE)",
               null));
       return call.future().map(stream -> stream);
@@ -89,7 +93,8 @@ final class TcpRequestPlane implements RequestPlane {
       WorkerEndpoint endpoint, String requestId, byte[] body, Duration timeout) {
     PendingCall<CallHomeAnswer> call =
         callHome.register(
-            endpoint, requestId,
+            endpoint,
+            requestId,
             (context, socket, frames, c) ->
                 new CallHomeAnswer(context, socket, frames, c.worker(), config.maxMessageSize()));
     Buffer payload = Buffer.buffer(body);
@@ -100,11 +105,12 @@ final class TcpRequestPlane implements RequestPlane {
             id -> {
               String late = "no answer within " + timeout.toMillis() + " ms";
               call.fail(late, null);
-              call.future().onSuccess(
-                  answer ->
-                      answer.fail(
-                          WorkerStreamException.disconnected(
-                              "worker " + endpoint.workerId() + " sent " + late, null)));
+              call.future()
+                  .onSuccess(
+                      answer ->
+                          answer.fail(
+                              WorkerStreamException.disconnected(
+                                  "worker " + endpoint.workerId() + " sent " + late, null)));
             });
     Future<List<JsonNode>> answer = call.future().compose(CallHomeAnswer::items);
     answer.onComplete(done -> vertx.cancelTimer(timer));
@@ -135,7 +141,6 @@ final class TcpRequestPlane implements RequestPlane {
                       ar.cause()));
             });
   }
-
 
   @Override
   public Future<Void> close() {
@@ -206,16 +211,23 @@ final class TcpRequestPlane implements RequestPlane {
    */
   @Override
   public Future<Void> start() {
-    return callHome.listening().transform(ar -> ar.succeeded()
-        ? Future.succeededFuture()
-        : Future.failedFuture(bindFailure(ar.cause())));
+    return callHome
+        .listening()
+        .transform(
+            ar ->
+                ar.succeeded()
+                    ? Future.succeededFuture()
+                    : Future.failedFuture(bindFailure(ar.cause())));
   }
 
   private IllegalStateException bindFailure(Throwable cause) {
     return new IllegalStateException(
         "the response-stream listener cannot bind "
-            + config.responseStreamHost() + ":" + config.responseStreamPort()
-            + " (--tcp-response-stream-host/--tcp-response-stream-port): " + cause.getMessage(),
+            + config.responseStreamHost()
+            + ":"
+            + config.responseStreamPort()
+            + " (--tcp-response-stream-host/--tcp-response-stream-port): "
+            + cause.getMessage(),
         cause);
   }
 

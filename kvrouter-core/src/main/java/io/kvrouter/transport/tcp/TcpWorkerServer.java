@@ -52,8 +52,7 @@ final class TcpWorkerServer implements WorkerServer {
     server.connectHandler(
         socket -> {
           worker.acceptedConnections.incrementAndGet();
-          new WorkerConnection(vertx, socket, byPath, answering, callHomeClient, config)
-              .start();
+          new WorkerConnection(vertx, socket, byPath, answering, callHomeClient, config).start();
         });
     return server
         .listen(port, host)

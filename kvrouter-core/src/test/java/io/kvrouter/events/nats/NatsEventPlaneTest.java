@@ -14,9 +14,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A publisher and a subscriber through a real {@code nats-server} on loopback, started and
- * stopped by each test: payloads arrive whole and in order, both sides ride out a server restart,
- * and a JetStream durable consumer gets what was published while its router was away.
+ * A publisher and a subscriber through a real {@code nats-server} on loopback, started and stopped
+ * by each test: payloads arrive whole and in order, both sides ride out a server restart, and a
+ * JetStream durable consumer gets what was published while its router was away.
  */
 class NatsEventPlaneTest {
   private static final String SUBJECT = NatsSubjects.kvEvents("test", "backend");
@@ -131,20 +131,21 @@ class NatsEventPlaneTest {
     awaitPayloads(recorder, 100);
 
     server.stop();
-    Awaitility.await().atMost(WAIT).until(() -> subscriber.stats().disconnects() == 1
-        && publisher.stats().disconnects() == 1);
+    Awaitility.await()
+        .atMost(WAIT)
+        .until(() -> subscriber.stats().disconnects() == 1 && publisher.stats().disconnects() == 1);
     assertThat(subscriber.stats().state()).isEqualTo("disconnected");
     // core NATS: what is published now is buffered by the publisher, but may reach the server
     // before the subscriber is back, so it is not asserted either way
     publisher.publish(SUBJECT, "while-down".getBytes(StandardCharsets.UTF_8));
 
     server.restart();
-    Awaitility.await().atMost(WAIT).until(() -> subscriber.stats().reconnects() == 1
-        && publisher.stats().reconnects() == 1);
+    Awaitility.await()
+        .atMost(WAIT)
+        .until(() -> subscriber.stats().reconnects() == 1 && publisher.stats().reconnects() == 1);
     List<String> after = range("after-", 0, 100);
     publishAll(publisher, after);
-    Awaitility.await().atMost(WAIT)
-        .until(() -> recorder.payloads().containsAll(after));
+    Awaitility.await().atMost(WAIT).until(() -> recorder.payloads().containsAll(after));
 
     assertThat(recorder.events()).containsExactly("+", "-", "+again");
     List<String> payloads = recorder.payloads();
@@ -160,7 +161,8 @@ class NatsEventPlaneTest {
     server.stop();
     Recorder recorder = new Recorder();
     NatsEventSubscriber subscriber =
-        NatsEventSubscriber.start(NatsEventSubscriber.Options.core(server.url(), SUBJECT), recorder);
+        NatsEventSubscriber.start(
+            NatsEventSubscriber.Options.core(server.url(), SUBJECT), recorder);
     closing.add(0, subscriber);
     assertThat(subscriber.stats().state()).isEqualTo("connecting");
 
@@ -212,7 +214,8 @@ class NatsEventPlaneTest {
     assertThat(first.payloads()).containsExactlyElementsOf(range("live-", 0, 50));
     List<String> expected = new ArrayList<>(missed);
     expected.addAll(range("later-", 0, 5));
-    assertThat(second.payloads()).as("acked messages are not redelivered")
+    assertThat(second.payloads())
+        .as("acked messages are not redelivered")
         .containsExactlyElementsOf(expected);
   }
 
@@ -238,14 +241,15 @@ class NatsEventPlaneTest {
     NatsEventPublisher publisher = publisher(server);
     Recorder recorder = new Recorder();
     NatsEventSubscriber subscriber =
-        subscriber(NatsEventSubscriber.Options.durable(server.url(), SUBJECT, "router-a"),
-            recorder);
+        subscriber(
+            NatsEventSubscriber.Options.durable(server.url(), SUBJECT, "router-a"), recorder);
     publishAll(publisher, range("before-", 0, 20));
     awaitPayloads(recorder, 20);
 
     server.restart();
-    Awaitility.await().atMost(WAIT).until(() -> subscriber.stats().reconnects() == 1
-        && publisher.stats().reconnects() == 1);
+    Awaitility.await()
+        .atMost(WAIT)
+        .until(() -> subscriber.stats().reconnects() == 1 && publisher.stats().reconnects() == 1);
     publishAll(publisher, range("after-", 0, 20));
     awaitPayloads(recorder, 40);
 
@@ -261,18 +265,21 @@ class NatsEventPlaneTest {
   @Test
   void theStream_isNamedTheDynamoWay_withAnHourOfRetention() throws Exception {
     NatsServerProcess server = server(true);
-    subscriber(NatsEventSubscriber.Options.durable(server.url(), SUBJECT, "router-a"),
-        new Recorder());
+    subscriber(
+        NatsEventSubscriber.Options.durable(server.url(), SUBJECT, "router-a"), new Recorder());
 
     try (io.nats.client.Connection c = io.nats.client.Nats.connect(server.url())) {
-      var info = c.jetStreamManagement().getStreamInfo("namespace-test-component-backend-kv-events");
+      var info =
+          c.jetStreamManagement().getStreamInfo("namespace-test-component-backend-kv-events");
       assertThat(info.getConfiguration().getSubjects()).containsExactly(SUBJECT);
       assertThat(info.getConfiguration().getMaxAge()).isEqualTo(Duration.ofHours(1));
       assertThat(c.jetStreamManagement().getConsumerNames(info.getConfiguration().getName()))
           .containsExactly("router-a");
-      assertThat(c.jetStreamManagement()
-              .getConsumerInfo(info.getConfiguration().getName(), "router-a")
-              .getConsumerConfiguration().getAckWait())
+      assertThat(
+              c.jetStreamManagement()
+                  .getConsumerInfo(info.getConfiguration().getName(), "router-a")
+                  .getConsumerConfiguration()
+                  .getAckWait())
           .as("what a departed subscriber was handed comes back soon")
           .isEqualTo(NatsEventSubscriber.ACK_WAIT);
     }
@@ -283,12 +290,15 @@ class NatsEventPlaneTest {
     NatsServerProcess server = server(true);
     NatsEventPublisher worker = publisher(server);
     worker.storeInStream(SUBJECT);
-    Awaitility.await().atMost(WAIT).untilAsserted(() -> {
-      try (io.nats.client.Connection c = io.nats.client.Nats.connect(server.url())) {
-        assertThat(c.jetStreamManagement().getStreamNames())
-            .contains("namespace-test-component-backend-kv-events");
-      }
-    });
+    Awaitility.await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              try (io.nats.client.Connection c = io.nats.client.Nats.connect(server.url())) {
+                assertThat(c.jetStreamManagement().getStreamNames())
+                    .contains("namespace-test-component-backend-kv-events");
+              }
+            });
     publishAll(worker, range("early-", 0, 10));
 
     Recorder recorder = new Recorder();

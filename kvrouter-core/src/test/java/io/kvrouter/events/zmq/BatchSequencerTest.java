@@ -8,9 +8,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The sequencing rules of {@link BatchSequencer}, driven by hand: what the subscriber would
- * receive goes in, and what it is asked to do is recorded as a log of {@code reset}, {@code
- * apply N}, {@code replay from N} and {@code close replay}.
+ * The sequencing rules of {@link BatchSequencer}, driven by hand: what the subscriber would receive
+ * goes in, and what it is asked to do is recorded as a log of {@code reset}, {@code apply N},
+ * {@code replay from N} and {@code close replay}.
  */
 class BatchSequencerTest {
   private final List<String> log = new ArrayList<>();
@@ -170,9 +170,17 @@ class BatchSequencerTest {
 
     List<String> expected = new ArrayList<>(applies(0, 9));
     expected.addAll(
-        List.of("replay from 9", "close replay", "reset", "replay from 0", "apply b0", "apply b1",
+        List.of(
+            "replay from 9",
+            "close replay",
+            "reset",
+            "replay from 0",
+            "apply b0",
+            "apply b1",
             "apply b2"));
-    assertThat(log).as("nothing of the dropped replay was applied").containsExactlyElementsOf(expected);
+    assertThat(log)
+        .as("nothing of the dropped replay was applied")
+        .containsExactlyElementsOf(expected);
     assertThat(sequencer.incompleteReplays()).isZero();
   }
 
@@ -188,8 +196,8 @@ class BatchSequencerTest {
     sequencer.live(4, bytes(4, "b"));
 
     assertThat(log.subList(10, log.size()))
-        .containsExactly("reset", "replay from 0", "apply b0", "apply b1", "apply b2", "apply b3",
-            "apply b4");
+        .containsExactly(
+            "reset", "replay from 0", "apply b0", "apply b1", "apply b2", "apply b3", "apply b4");
     assertThat(sequencer.resets()).isEqualTo(2);
   }
 
@@ -243,8 +251,14 @@ class BatchSequencerTest {
     }
 
     assertThat(log)
-        .containsExactly("apply 0", "apply 1", "replay from 1", "replay from 1", "replay from 1",
-            "reset", "apply 3");
+        .containsExactly(
+            "apply 0",
+            "apply 1",
+            "replay from 1",
+            "replay from 1",
+            "replay from 1",
+            "reset",
+            "apply 3");
     assertThat(sequencer.incompleteReplays()).isEqualTo(1);
     assertThat(sequencer.state()).isEqualTo("following");
   }
@@ -259,8 +273,8 @@ class BatchSequencerTest {
     sequencer.replayEnded(true);
 
     assertThat(log)
-        .containsExactly("apply 0", "apply 1", "replay from 1", "replay from 1", "apply 2",
-            "apply 3");
+        .containsExactly(
+            "apply 0", "apply 1", "replay from 1", "replay from 1", "apply 2", "apply 3");
     assertThat(sequencer.incompleteReplays()).isZero();
     assertThat(sequencer.resets()).as("only the one at the start").isEqualTo(1);
   }

@@ -25,10 +25,10 @@ import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
 
 /**
- * {@link DynamoZmqPublisher} and {@link DynamoZmqSubscriber} over real ZeroMQ sockets on
- * loopback. PUB/SUB drops what is sent before the subscription reaches the publisher, so every
- * test first waits for it: by publishing a warm-up payload until one arrives, or, with a raw XPUB
- * publisher, by reading the subscription itself. No test sleeps.
+ * {@link DynamoZmqPublisher} and {@link DynamoZmqSubscriber} over real ZeroMQ sockets on loopback.
+ * PUB/SUB drops what is sent before the subscription reaches the publisher, so every test first
+ * waits for it: by publishing a warm-up payload until one arrives, or, with a raw XPUB publisher,
+ * by reading the subscription itself. No test sleeps.
  */
 class DynamoZmqPlaneTest {
   private static final String TOPIC = DynamoMsgpackCodec.KV_EVENTS_TOPIC;
@@ -65,8 +65,7 @@ class DynamoZmqPlaneTest {
 
     /** What arrived apart from warm-ups, in order. */
     List<EventEnvelope> real() {
-      return envelopes.stream().filter(e -> !Arrays.equals(e.payload(), WARM_UP))
-          .toList();
+      return envelopes.stream().filter(e -> !Arrays.equals(e.payload(), WARM_UP)).toList();
     }
 
     List<EventEnvelope> realFrom(long publisherId) {
@@ -113,7 +112,8 @@ class DynamoZmqPlaneTest {
     return DynamoMsgpackCodec.encodeBatch(
         List.of(
             new DynamoRouterEvent(
-                new RouterEvent(WorkerRank.of(Long.toString(worker)), KvCacheEvent.removed(eventId)),
+                new RouterEvent(
+                    WorkerRank.of(Long.toString(worker)), KvCacheEvent.removed(eventId)),
                 eventId)));
   }
 
@@ -136,16 +136,20 @@ class DynamoZmqPlaneTest {
     await(() -> seen.real().size() == 100);
 
     List<EventEnvelope> real = seen.real();
-    assertThat(real).extracting(EventEnvelope::sequence)
+    assertThat(real)
+        .extracting(EventEnvelope::sequence)
         .containsExactlyElementsOf(
             LongStream.range(firstSequence, firstSequence + 100).boxed().toList());
-    assertThat(real).allSatisfy(e -> {
-      assertThat(e.publisherId()).isEqualTo(0xFEDC_BA98_7654_3210L);
-      assertThat(e.topic()).isEqualTo(TOPIC);
-      assertThat(e.publishedAtMillis()).isBetween(before, after);
-    });
+    assertThat(real)
+        .allSatisfy(
+            e -> {
+              assertThat(e.publisherId()).isEqualTo(0xFEDC_BA98_7654_3210L);
+              assertThat(e.topic()).isEqualTo(TOPIC);
+              assertThat(e.publishedAtMillis()).isBetween(before, after);
+            });
     assertThat(DynamoMsgpackCodec.decodePayload(real.get(42).payload()))
-        .extracting(DynamoRouterEvent::eventId).containsExactly(42L);
+        .extracting(DynamoRouterEvent::eventId)
+        .containsExactly(42L);
     // the warm-ups were numbered first, from 0, on the same sequence
     assertThat(seen.envelopes.get(0).sequence()).isLessThan(firstSequence);
     assertThat(subscriber.malformed()).isZero();
@@ -169,9 +173,11 @@ class DynamoZmqPlaneTest {
     }
     await(() -> seen.real().size() == 100);
 
-    assertThat(seen.realFrom(1)).extracting(EventEnvelope::sequence)
+    assertThat(seen.realFrom(1))
+        .extracting(EventEnvelope::sequence)
         .containsExactlyElementsOf(LongStream.range(fromA, fromA + 50).boxed().toList());
-    assertThat(seen.realFrom(2)).extracting(EventEnvelope::sequence)
+    assertThat(seen.realFrom(2))
+        .extracting(EventEnvelope::sequence)
         .containsExactlyElementsOf(LongStream.range(fromB, fromB + 50).boxed().toList());
   }
 
@@ -186,18 +192,19 @@ class DynamoZmqPlaneTest {
       int first = pub.bindToRandomPort("tcp://127.0.0.1");
       int second = pub.bindToRandomPort("tcp://127.0.0.1");
       Recording seen = new Recording();
-      DynamoZmqSubscriber subscriber =
-          subscriber(List.of(endpoint(first), endpoint(second)), seen);
+      DynamoZmqSubscriber subscriber = subscriber(List.of(endpoint(first), endpoint(second)), seen);
       assertThat(pub.recv()).as("the first subscription").isNotNull();
       assertThat(pub.recv()).as("the second subscription").isNotNull();
 
       for (long i = 0; i < 20; i++) {
-        send(pub, EventEnvelopeCodec.encodeMessage(
-            new EventEnvelope(9, i, 1, TOPIC, kvPayload(9, i))));
+        send(
+            pub,
+            EventEnvelopeCodec.encodeMessage(new EventEnvelope(9, i, 1, TOPIC, kvPayload(9, i))));
       }
       await(() -> subscriber.duplicates() == 20 && subscriber.delivered() == 20);
 
-      assertThat(seen.envelopes).extracting(EventEnvelope::sequence)
+      assertThat(seen.envelopes)
+          .extracting(EventEnvelope::sequence)
           .containsExactlyInAnyOrderElementsOf(LongStream.range(0, 20).boxed().toList());
     }
   }
@@ -216,12 +223,16 @@ class DynamoZmqPlaneTest {
       lossy.publish(kvPayload(5, i));
     }
     long expected = 200;
-    await(() -> lossy.published() == first + expected
-        && seen.real().size() + (lossy.dropped() - droppedBefore) == expected);
+    await(
+        () ->
+            lossy.published() == first + expected
+                && seen.real().size() + (lossy.dropped() - droppedBefore) == expected);
 
     List<Long> sequences = seen.real().stream().map(EventEnvelope::sequence).toList();
     assertThat(lossy.dropped() - droppedBefore).isBetween(20L, 120L);
-    assertThat(sequences).isSorted().doesNotHaveDuplicates()
+    assertThat(sequences)
+        .isSorted()
+        .doesNotHaveDuplicates()
         .allSatisfy(s -> assertThat(s).isBetween(first, first + expected - 1));
   }
 
@@ -245,11 +256,19 @@ class DynamoZmqPlaneTest {
 
       send(pub, frames.subList(0, 3)); // three frames
       send(pub, List.of(frames.get(0), frames.get(1), frames.get(2), badVersion));
-      send(pub, List.of(frames.get(0), EventEnvelopeCodec.encodeMessage(
-          new EventEnvelope(4, 0, 1, TOPIC, new byte[0])).get(1), frames.get(2), frames.get(3)));
+      send(
+          pub,
+          List.of(
+              frames.get(0),
+              EventEnvelopeCodec.encodeMessage(new EventEnvelope(4, 0, 1, TOPIC, new byte[0]))
+                  .get(1),
+              frames.get(2),
+              frames.get(3)));
       send(pub, List.of(frames.get(0), frames.get(1), new byte[] {0}, frames.get(3)));
-      send(pub, EventEnvelopeCodec.encodeMessage(
-          new EventEnvelope(3, 1, 1, TOPIC + "-v2", new byte[0]))); // another topic
+      send(
+          pub,
+          EventEnvelopeCodec.encodeMessage(
+              new EventEnvelope(3, 1, 1, TOPIC + "-v2", new byte[0]))); // another topic
       send(pub, frames);
 
       await(() -> subscriber.delivered() == 1);

@@ -12,8 +12,8 @@ import org.zeromq.ZMsg;
 /**
  * A vLLM publisher's two sockets driven step by step from the test's thread: an XPUB (so the test
  * can wait for the subscriber to have connected) and a ROUTER whose replay requests the test reads
- * and answers as it pleases: late, in part or never. A receive gives up after 20 s, so a
- * subscriber that never asks fails the test instead of hanging it.
+ * and answers as it pleases: late, in part or never. A receive gives up after 20 s, so a subscriber
+ * that never asks fails the test instead of hanging it.
  */
 final class ScriptedPublisher implements AutoCloseable {
   private static final int RECEIVE_TIMEOUT_MILLIS = 20_000;
@@ -34,7 +34,10 @@ final class ScriptedPublisher implements AutoCloseable {
     replayEndpoint = "tcp://127.0.0.1:" + router.bindToRandomPort("tcp://127.0.0.1");
   }
 
-  /** The payload of batch {@code seq}: one removal of block {@code seq} (see {@link RecordingListener}). */
+  /**
+   * The payload of batch {@code seq}: one removal of block {@code seq} (see {@link
+   * RecordingListener}).
+   */
   static byte[] payload(long seq) {
     return VllmEventCodec.encode(
         new VllmEventBatch(1.0, List.of(VllmEvent.BlockRemoved.of(List.of(seq))), 0),

@@ -43,14 +43,9 @@ class ZmqEventPlaneTest {
   }
 
   private ZmqEventSubscriber subscriber(ZmqEventPublisher publisher) {
-    String replay =
-        publisher.replayPort() < 0 ? null : "tcp://127.0.0.1:" + publisher.replayPort();
+    String replay = publisher.replayPort() < 0 ? null : "tcp://127.0.0.1:" + publisher.replayPort();
     ZmqEventSubscriber subscriber =
-        new ZmqEventSubscriber(
-            "tcp://127.0.0.1:" + publisher.port(),
-            replay,
-            "",
-            seen);
+        new ZmqEventSubscriber("tcp://127.0.0.1:" + publisher.port(), replay, "", seen);
     closing.add(0, subscriber);
     return subscriber.start();
   }
@@ -137,7 +132,9 @@ class ZmqEventPlaneTest {
             });
     publishRange(second, next[0], next[0] + 5);
     long lastHash = next[0] + 4;
-    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> seen.batches().contains(lastHash));
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> seen.batches().contains(lastHash));
 
     List<Long> calls = seen.calls();
     List<Long> after = calls.subList(calls.lastIndexOf(-1L), calls.size());
@@ -174,7 +171,9 @@ class ZmqEventPlaneTest {
       pub.send(valid);
       pub.send("only one frame");
 
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> subscriber.stats().malformed() == 2);
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> subscriber.stats().malformed() == 2);
       assertThat(listener.batches()).containsExactly(9L);
     }
   }
@@ -199,9 +198,7 @@ class ZmqEventPlaneTest {
   void withoutAReplaySocket_aGapResetsTheRankAndGoesOn() throws Exception {
     ZmqEventPublisher publisher =
         publisher(
-            ZmqEventPublisher.Options.defaults("127.0.0.1")
-                .withPorts(0, -1)
-                .withDropRate(0.3, 11));
+            ZmqEventPublisher.Options.defaults("127.0.0.1").withPorts(0, -1).withDropRate(0.3, 11));
     ZmqEventSubscriber subscriber = subscriber(publisher);
     // nothing replays what PUB/SUB loses before the subscription is in place (slow under load),
     // so publish one at a time until a batch gets through

@@ -12,16 +12,17 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A {@link ZmqEventSubscriber} against a {@link ScriptedPublisher} that answers replay requests
- * late, in part or never, and a listener that throws. The waits below only stop a broken
- * subscriber from hanging the build; nothing here depends on how fast the machine is.
+ * late, in part or never, and a listener that throws. The waits below only stop a broken subscriber
+ * from hanging the build; nothing here depends on how fast the machine is.
  */
 class ZmqEventSubscriberTest {
   /**
-   * Short enough that a test need not wait long for the subscriber to give up or probe, long
-   * enough for a replay socket to connect on a busy machine.
+   * Short enough that a test need not wait long for the subscriber to give up or probe, long enough
+   * for a replay socket to connect on a busy machine.
    */
   /** Long enough for a new connection's handshake on a loaded machine (or requests are lost). */
   private static final Duration GIVE_UP = Duration.ofSeconds(3);
+
   private static final Duration NEVER = Duration.ofHours(1);
 
   private final List<AutoCloseable> closing = new ArrayList<>();
@@ -50,8 +51,7 @@ class ZmqEventSubscriberTest {
   private ZmqEventSubscriber subscriber(
       ScriptedPublisher publisher, ZmqEventSubscriber.Timing timing, RecordingListener listener) {
     ZmqEventSubscriber subscriber =
-        new ZmqEventSubscriber(
-            publisher.endpoint, publisher.replayEndpoint, "", listener, timing);
+        new ZmqEventSubscriber(publisher.endpoint, publisher.replayEndpoint, "", listener, timing);
     closing.add(0, subscriber);
     return subscriber.start();
   }

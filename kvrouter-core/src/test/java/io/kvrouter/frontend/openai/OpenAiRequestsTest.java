@@ -12,8 +12,10 @@ import org.junit.jupiter.api.Test;
 
 class OpenAiRequestsTest {
   private static JsonObject chat(String extra) {
-    return new JsonObject("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]"
-        + (extra.isEmpty() ? "" : "," + extra) + "}");
+    return new JsonObject(
+        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]"
+            + (extra.isEmpty() ? "" : "," + extra)
+            + "}");
   }
 
   private static void rejected(String extra, String param, String message) {
@@ -28,9 +30,11 @@ class OpenAiRequestsTest {
   @Test
   void validChat_isParsedWithEveryParameter() {
     OpenAiRequest request =
-        OpenAiRequests.chat(chat("\"stream\":true,\"stream_options\":{\"include_usage\":true},"
-            + "\"max_completion_tokens\":7,\"temperature\":0.5,\"top_p\":0.9,\"top_k\":40,"
-            + "\"seed\":3,\"stop\":\"END\",\"stop_token_ids\":[2],\"min_tokens\":1,\"ignore_eos\":true"));
+        OpenAiRequests.chat(
+            chat(
+                "\"stream\":true,\"stream_options\":{\"include_usage\":true},"
+                    + "\"max_completion_tokens\":7,\"temperature\":0.5,\"top_p\":0.9,\"top_k\":40,"
+                    + "\"seed\":3,\"stop\":\"END\",\"stop_token_ids\":[2],\"min_tokens\":1,\"ignore_eos\":true"));
     assertThat(request.model()).isEqualTo("m");
     assertThat(request.stream()).isTrue();
     assertThat(request.includeUsage()).isTrue();
@@ -46,9 +50,11 @@ class OpenAiRequestsTest {
 
   @Test
   void contentParts_arePartsJoinedWithNewlinesForAStringTemplate() {
-    OpenAiRequest request = OpenAiRequests.chat(new JsonObject(
-        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
-            + "[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"text\",\"text\":\"b\"}]}]}"));
+    OpenAiRequest request =
+        OpenAiRequests.chat(
+            new JsonObject(
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
+                    + "[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"text\",\"text\":\"b\"}]}]}"));
     ChatMessage message = ((Prompt.Chat) request.prompt()).messages().get(0);
     assertThat(message.content()).isEqualTo(new ChatMessage.Content.Parts(List.of("a", "b")));
     assertThat(message.text()).isEqualTo("a\nb");
@@ -84,31 +90,42 @@ class OpenAiRequestsTest {
   void unsupportedAndUnknown_areRejectedByName() {
     rejected("\"n\":2,\"temperature\":1", "n", "not supported");
     rejected("\"top_logprobs\":2", "top_logprobs", "needs 'logprobs' set to true");
-    rejected("\"tool_choice\":\"required\",\"tools\":[{\"function\":{\"name\":\"f\"}}]",
-        "tool_choice", "\"required\" is not supported");
+    rejected(
+        "\"tool_choice\":\"required\",\"tools\":[{\"function\":{\"name\":\"f\"}}]",
+        "tool_choice",
+        "\"required\" is not supported");
     rejected("\"functions\":[]", "functions", "Unrecognized request argument supplied: functions");
     rejected("\"stream_options\":{\"include_usage\":true}", "stream_options", "only allowed");
   }
 
   @Test
   void messages_areChecked() {
-    assertThatThrownBy(() -> OpenAiRequests.chat(new JsonObject("{\"model\":\"m\",\"messages\":[]}")))
+    assertThatThrownBy(
+            () -> OpenAiRequests.chat(new JsonObject("{\"model\":\"m\",\"messages\":[]}")))
         .hasMessageContaining("must not be empty");
-    assertThatThrownBy(() -> OpenAiRequests.chat(new JsonObject(
-            "{\"model\":\"m\",\"messages\":[{\"role\":\"wizard\",\"content\":\"x\"}]}")))
+    assertThatThrownBy(
+            () ->
+                OpenAiRequests.chat(
+                    new JsonObject(
+                        "{\"model\":\"m\",\"messages\":[{\"role\":\"wizard\",\"content\":\"x\"}]}")))
         .hasMessageContaining("wizard");
-    assertThatThrownBy(() -> OpenAiRequests.chat(new JsonObject("{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}")))
+    assertThatThrownBy(
+            () ->
+                OpenAiRequests.chat(
+                    new JsonObject("{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}")))
         .hasMessageContaining("'model' is required");
   }
 
   @Test
   void completions_takePromptsAndEcho() {
-    OpenAiRequest request = OpenAiRequests.completion(
-        new JsonObject("{\"model\":\"m\",\"prompt\":[\"abc\"],\"echo\":true,\"max_tokens\":3}"));
+    OpenAiRequest request =
+        OpenAiRequests.completion(
+            new JsonObject(
+                "{\"model\":\"m\",\"prompt\":[\"abc\"],\"echo\":true,\"max_tokens\":3}"));
     assertThat(((Prompt.Text) request.prompt()).text()).isEqualTo("abc");
     assertThat(request.output().echo()).isTrue();
-    OpenAiRequest batch = OpenAiRequests.completion(
-        new JsonObject("{\"model\":\"m\",\"prompt\":[\"a\",[7,8]]}"));
+    OpenAiRequest batch =
+        OpenAiRequests.completion(new JsonObject("{\"model\":\"m\",\"prompt\":[\"a\",[7,8]]}"));
     assertThat(batch.prompts())
         .containsExactly(new Prompt.Text("a"), new Prompt.Tokens(new int[] {7, 8}));
     assertThat(batch.toGenerations("id"))
@@ -121,7 +138,10 @@ class OpenAiRequestsTest {
 
   @Test
   void toolsAndToolCalls_reachTheTemplateAsVllmShapesThem() {
-    OpenAiRequest request = OpenAiRequests.chat(new JsonObject("""
+    OpenAiRequest request =
+        OpenAiRequests.chat(
+            new JsonObject(
+                """
         {"model":"m","tools":[{"type":"function","function":{"name":"get","parameters":
           {"type":"object"}}}],
          "messages":[{"role":"user","content":"w?"},
@@ -143,8 +163,8 @@ class OpenAiRequestsTest {
     ChatMessage call = chat.messages().get(1);
     assertThat(call.content()).isNull();
     assertThat(call.reasoning()).isEqualTo("hm");
-    assertThat(call.toolCalls()).containsExactly(
-        new ChatMessage.ToolCall("c1", "get", java.util.Map.of("city", "Paris")));
+    assertThat(call.toolCalls())
+        .containsExactly(new ChatMessage.ToolCall("c1", "get", java.util.Map.of("city", "Paris")));
     assertThat(chat.messages().get(2).toolCallId()).isEqualTo("c1");
     assertThat(chat.templateVariables()).containsEntry("enable_thinking", false);
     assertThat(request.output().parseToolCalls()).isTrue();
@@ -154,49 +174,87 @@ class OpenAiRequestsTest {
   @Test
   void chatSurface_isValidatedByName() {
     rejected("\"tool_choice\":\"auto\"", "tool_choice", "needs 'tools'");
-    rejected("\"tools\":[{\"function\":{\"name\":\"f\",\"strict\":true}}]",
-        "tools[0].function.strict", "not supported");
-    rejected("\"continue_final_message\":true,\"add_generation_prompt\":true",
-        "continue_final_message", "cannot both be true");
-    rejected("\"chat_template_kwargs\":{\"messages\":[]}", "chat_template_kwargs",
+    rejected(
+        "\"tools\":[{\"function\":{\"name\":\"f\",\"strict\":true}}]",
+        "tools[0].function.strict",
+        "not supported");
+    rejected(
+        "\"continue_final_message\":true,\"add_generation_prompt\":true",
+        "continue_final_message",
+        "cannot both be true");
+    rejected(
+        "\"chat_template_kwargs\":{\"messages\":[]}",
+        "chat_template_kwargs",
         "sets 'messages' through its own field");
     rejected("\"parallel_tool_calls\":false", "parallel_tool_calls", "not supported");
-    assertThatThrownBy(() -> OpenAiRequests.chat(new JsonObject("""
+    assertThatThrownBy(
+            () ->
+                OpenAiRequests.chat(
+                    new JsonObject(
+                        """
         {"model":"m","messages":[{"role":"user","content":"x","tool_call_id":"1"}]}""")))
-        .hasMessageContaining("'messages[0].tool_call_id' is only allowed in a message with role"
-            + " tool");
-    assertThatThrownBy(() -> OpenAiRequests.chat(new JsonObject("""
+        .hasMessageContaining(
+            "'messages[0].tool_call_id' is only allowed in a message with role" + " tool");
+    assertThatThrownBy(
+            () ->
+                OpenAiRequests.chat(
+                    new JsonObject(
+                        """
         {"model":"m","messages":[{"role":"assistant","tool_calls":[{"function":
           {"name":"f","arguments":"{oops"}}]}]}""")))
         .hasMessageContaining("'messages[0].tool_calls[0].function.arguments' is not valid JSON");
-    assertThatThrownBy(() -> OpenAiRequests.chat(new JsonObject("""
+    assertThatThrownBy(
+            () ->
+                OpenAiRequests.chat(
+                    new JsonObject(
+                        """
         {"model":"m","messages":[{"role":"user","content":[{"type":"image_url"}]}]}""")))
         .hasMessageContaining("'messages[0].content[0].type' 'image_url': only text parts");
   }
 
   @Test
   void continueFinalMessage_turnsTheGenerationPromptOff() {
-    Prompt.Chat chat = (Prompt.Chat) OpenAiRequests.chat(chat("\"continue_final_message\":true"))
-        .prompt();
+    Prompt.Chat chat =
+        (Prompt.Chat) OpenAiRequests.chat(chat("\"continue_final_message\":true")).prompt();
     assertThat(chat.continueFinalMessage()).isTrue();
     assertThat(chat.addGenerationPrompt()).isFalse();
   }
 
   @Test
   void completionPrompts_takeTextOrTokenIds() {
-    assertThat(OpenAiRequests.completion(new JsonObject("""
-        {"model":"m","prompt":[5,6,7]}""")).prompt())
+    assertThat(
+            OpenAiRequests.completion(
+                    new JsonObject(
+                        """
+        {"model":"m","prompt":[5,6,7]}"""))
+                .prompt())
         .isEqualTo(new Prompt.Tokens(new int[] {5, 6, 7}));
-    assertThat(OpenAiRequests.completion(new JsonObject("""
-        {"model":"m","prompt":[[5,6]]}""")).prompt())
+    assertThat(
+            OpenAiRequests.completion(
+                    new JsonObject(
+                        """
+        {"model":"m","prompt":[[5,6]]}"""))
+                .prompt())
         .isEqualTo(new Prompt.Tokens(new int[] {5, 6}));
-    assertThat(OpenAiRequests.completion(new JsonObject("""
-        {"model":"m","prompt":"hi","add_special_tokens":false}""")).prompt())
+    assertThat(
+            OpenAiRequests.completion(
+                    new JsonObject(
+                        """
+        {"model":"m","prompt":"hi","add_special_tokens":false}"""))
+                .prompt())
         .isEqualTo(new Prompt.Text("hi", false));
-    assertThatThrownBy(() -> OpenAiRequests.completion(new JsonObject("""
+    assertThatThrownBy(
+            () ->
+                OpenAiRequests.completion(
+                    new JsonObject(
+                        """
         {"model":"m","prompt":[1,-2]}""")))
         .hasMessageContaining("non-negative integers; element 1 is -2");
-    assertThatThrownBy(() -> OpenAiRequests.completion(new JsonObject("""
+    assertThatThrownBy(
+            () ->
+                OpenAiRequests.completion(
+                    new JsonObject(
+                        """
         {"model":"m","prompt":{}}""")))
         .hasMessageContaining("'prompt' must be a string, an array of token ids");
   }

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class OutputParserTest {
 
@@ -55,7 +55,10 @@ class OutputParserTest {
   @Test
   void thinkBlock_becomesReasoning_andTheRestContent() {
     Parsed p =
-        parse(ReasoningParserName.QWEN3, null, "<|im_start|>assistant\n",
+        parse(
+            ReasoningParserName.QWEN3,
+            null,
+            "<|im_start|>assistant\n",
             "<think>\nLet me see.\n</think>\n\nParis.");
     assertThat(p.reasoning()).isEqualTo("\nLet me see.\n");
     assertThat(p.content()).isEqualTo("\n\nParis.");
@@ -64,8 +67,8 @@ class OutputParserTest {
   @Test
   void aPromptThatOpensTheBlock_makesTheOutputStartAsReasoning() {
     Parsed p =
-        parse(ReasoningParserName.DEEPSEEK_R1, null, "<｜Assistant｜><think>\n",
-            "Hmm, 2+2.</think>4");
+        parse(
+            ReasoningParserName.DEEPSEEK_R1, null, "<｜Assistant｜><think>\n", "Hmm, 2+2.</think>4");
     assertThat(p.reasoning()).isEqualTo("Hmm, 2+2.");
     assertThat(p.content()).isEqualTo("4");
   }
@@ -74,8 +77,11 @@ class OutputParserTest {
   void aPromptThatClosesAnEmptyBlock_leavesTheOutputContent() {
     // Qwen3 with enable_thinking=false
     Parsed p =
-        parse(ReasoningParserName.QWEN3, null,
-            "<|im_start|>assistant\n<think>\n\n</think>\n\n", "Just <b>Paris</b> <thin");
+        parse(
+            ReasoningParserName.QWEN3,
+            null,
+            "<|im_start|>assistant\n<think>\n\n</think>\n\n",
+            "Just <b>Paris</b> <thin");
     assertThat(p.reasoning()).isEmpty();
     assertThat(p.content()).isEqualTo("Just <b>Paris</b> <thin");
   }
@@ -90,7 +96,10 @@ class OutputParserTest {
   @Test
   void hermes_readsEachToolCallBlock_afterContentAndReasoning() {
     Parsed p =
-        parse(ReasoningParserName.QWEN3, ToolCallParserName.HERMES, "",
+        parse(
+            ReasoningParserName.QWEN3,
+            ToolCallParserName.HERMES,
+            "",
             "<think>need weather</think>Let me check.\n<tool_call>\n{\"name\": \"get_weather\","
                 + " \"arguments\": {\"city\": \"東京\", \"days\": 2}}\n</tool_call>\n<tool_call>\n"
                 + "{\"name\":\"get_time\",\"arguments\":{}}\n</tool_call>");
@@ -113,7 +122,10 @@ class OutputParserTest {
   @Test
   void hermes_anOutputCutInsideTheLastBlock_stillYieldsItsCall() {
     Parsed p =
-        parse(null, ToolCallParserName.HERMES, "",
+        parse(
+            null,
+            ToolCallParserName.HERMES,
+            "",
             "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [1, 2.5, null, true]}}\n");
     assertThat(p.calls())
         .containsExactly(new OutputPiece.ToolCall("f", "{\"a\": [1, 2.5, null, true]}"));
@@ -136,7 +148,10 @@ class OutputParserTest {
   @Test
   void llama3Json_readsSeveralCallsSeparatedBySemicolons() {
     Parsed p =
-        parse(null, ToolCallParserName.LLAMA3_JSON, "",
+        parse(
+            null,
+            ToolCallParserName.LLAMA3_JSON,
+            "",
             "{\"name\": \"a\", \"parameters\": {}}; {\"name\": \"b\", \"parameters\": {\"x\": 1}}");
     assertThat(p.calls())
         .containsExactly(
@@ -154,7 +169,10 @@ class OutputParserTest {
   @Test
   void mistral_readsTheArrayAfterItsToken() {
     Parsed p =
-        parse(null, ToolCallParserName.MISTRAL, "",
+        parse(
+            null,
+            ToolCallParserName.MISTRAL,
+            "",
             "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"q\": \"x\"}},"
                 + " {\"name\": \"g\", \"arguments\": {}}]");
     assertThat(p.calls())
@@ -167,7 +185,10 @@ class OutputParserTest {
   @Test
   void deepSeekV3_readsItsCallBlocks() {
     Parsed p =
-        parse(null, ToolCallParserName.DEEPSEEK_V3, "",
+        parse(
+            null,
+            ToolCallParserName.DEEPSEEK_V3,
+            "",
             "Checking.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n"
                 + "```json\n{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜>\n"
                 + "<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_time\n```json\n{}\n```"
@@ -182,7 +203,10 @@ class OutputParserTest {
   @Test
   void harmony_readsAnalysisAsReasoning_callsAsToolCalls_andFinalAsContent() {
     Parsed p =
-        parse(ReasoningParserName.GPT_OSS, ToolCallParserName.HARMONY, "<|start|>assistant",
+        parse(
+            ReasoningParserName.GPT_OSS,
+            ToolCallParserName.HARMONY,
+            "<|start|>assistant",
             "<|channel|>analysis<|message|>User wants weather.<|end|>"
                 + "<|start|>assistant<|channel|>commentary to=functions.get_weather"
                 + " <|constrain|>json<|message|>{\"city\":\"Paris\"}<|call|>");
@@ -192,14 +216,20 @@ class OutputParserTest {
         .containsExactly(new OutputPiece.ToolCall("get_weather", "{\"city\": \"Paris\"}"));
 
     Parsed answer =
-        parse(ReasoningParserName.GPT_OSS, ToolCallParserName.HARMONY, "",
+        parse(
+            ReasoningParserName.GPT_OSS,
+            ToolCallParserName.HARMONY,
+            "",
             "<|channel|>analysis<|message|>Easy.<|end|><|start|>assistant"
                 + "<|channel|>final<|message|>It is 22 °C.<|return|>");
     assertThat(answer).isEqualTo(new Parsed("It is 22 °C.", "Easy.", List.of()));
 
     // the recipient may sit in the role part of the header, as gpt-oss's template writes it
     Parsed roleRecipient =
-        parse(null, ToolCallParserName.HARMONY, "",
+        parse(
+            null,
+            ToolCallParserName.HARMONY,
+            "",
             "<|start|>assistant to=functions.f<|channel|>commentary json<|message|>{}<|call|>");
     assertThat(roleRecipient.calls()).containsExactly(new OutputPiece.ToolCall("f", "{}"));
     assertThat(ToolCallParserName.HARMONY.needsSpecialTokens()).isTrue();

@@ -1,8 +1,8 @@
 package io.kvrouter.preprocess.template;
 
-import io.kvrouter.preprocess.ChatMessage;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvrouter.preprocess.ChatMessage;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

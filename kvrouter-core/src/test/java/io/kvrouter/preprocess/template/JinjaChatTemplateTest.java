@@ -1,11 +1,11 @@
 package io.kvrouter.preprocess.template;
 
-import io.kvrouter.preprocess.ChatMessage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvrouter.preprocess.ChatMessage;
 import io.kvrouter.preprocess.TestModels;
 import java.io.IOException;
 import java.io.InputStream;

@@ -28,17 +28,27 @@ class ByteLevelBpeTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"qwen3", "qwen2_5", "llama3", "llama3_1", "llama3_2", "deepseek_v3",
-      "gptoss", "mistral_nemo"})
+  @ValueSource(
+      strings = {
+        "qwen3",
+        "qwen2_5",
+        "llama3",
+        "llama3_1",
+        "llama3_2",
+        "deepseek_v3",
+        "gptoss",
+        "mistral_nemo"
+      })
   void givesTheRustTokenizersIds(String model) throws IOException {
     ByteLevelBpe bpe = ByteLevelBpe.load(TestModels.tokenizerJson(model));
     assertThat(bpe).as("supported pipeline").isNotNull();
     List<String> texts = new ArrayList<>();
     for (JsonNode c : ModelGoldens.read("/golden/tokenization/cases.json").get("cases")) {
       JsonNode repeat = c.get("repeat");
-      texts.add(repeat != null
-          ? repeat.get("text").asText().repeat(Math.min(repeat.get("times").asInt(), 50))
-          : c.get("text").asText());
+      texts.add(
+          repeat != null
+              ? repeat.get("text").asText().repeat(Math.min(repeat.get("times").asInt(), 50))
+              : c.get("text").asText());
     }
     try (Stream<Path> files =
         Files.list(Path.of("src/test/resources/golden/chat-templates", model))) {
@@ -51,8 +61,10 @@ class ByteLevelBpeTest {
       for (String text : texts) {
         if (!java.util.Arrays.equals(rust.encode(text), bpe.encode(text))) {
           mismatches++;
-          System.err.println(model + " differs on: "
-              + text.substring(0, Math.min(80, text.length())).replace("\n", "\\n"));
+          System.err.println(
+              model
+                  + " differs on: "
+                  + text.substring(0, Math.min(80, text.length())).replace("\n", "\\n"));
         }
       }
       assertThat(mismatches).as(model + " texts differing of " + texts.size()).isZero();

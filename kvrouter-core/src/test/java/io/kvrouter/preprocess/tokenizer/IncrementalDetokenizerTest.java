@@ -7,7 +7,6 @@ import io.kvrouter.preprocess.TestModels;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.Random;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;

@@ -22,11 +22,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * flags, skin tones), combining marks, RTL scripts, Thai, special-token text inside content, the
  * empty string and a 140,000-token prompt (no truncation).
  *
- * <p>{@link Tokenizer#encode(String)} adds no special tokens (the chat template writes them), so it is
- * compared with the fixture's {@code ids} ({@code add_special_tokens: false}); {@code
+ * <p>{@link Tokenizer#encode(String)} adds no special tokens (the chat template writes them), so it
+ * is compared with the fixture's {@code ids} ({@code add_special_tokens: false}); {@code
  * ids_with_special} ({@code add_special_tokens: true}) holds the BOS the tokenizer.json's
- * post-processor adds; {@link #encodeWithSpecialTokens_addsWhatHuggingFaceAdds} checks
- * {@code encode(text, true)}, which completions prompts use, against it.
+ * post-processor adds; {@link #encodeWithSpecialTokens_addsWhatHuggingFaceAdds} checks {@code
+ * encode(text, true)}, which completions prompts use, against it.
  */
 class TokenizerGoldenTest {
   private static final String DIR = "/golden/tokenization/";

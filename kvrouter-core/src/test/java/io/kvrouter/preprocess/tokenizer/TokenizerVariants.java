@@ -8,8 +8,8 @@ public final class TokenizerVariants {
   private TokenizerVariants() {}
 
   /**
-   * @param encoder {@code rust}: DJL's binding of the Rust library for everything; {@code java}:
-   *     as {@link Tokenizer#huggingFace(Path, long)} loads it, without the piece cache
+   * @param encoder {@code rust}: DJL's binding of the Rust library for everything; {@code java}: as
+   *     {@link Tokenizer#huggingFace(Path, long)} loads it, without the piece cache
    */
   public static Tokenizer load(Path tokenizerJson, String encoder) throws IOException {
     return switch (encoder) {

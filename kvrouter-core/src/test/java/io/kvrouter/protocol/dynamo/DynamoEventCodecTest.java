@@ -42,7 +42,9 @@ class DynamoEventCodecTest {
         Arguments.of(
             "stored_root_two_blocks.json",
             event(
-                "42", 1, 0,
+                "42",
+                1,
+                0,
                 KvCacheEvent.stored(
                     null,
                     new StoredBlock(1001, Long.parseUnsignedLong("15310707395893867146")),
@@ -52,7 +54,9 @@ class DynamoEventCodecTest {
         Arguments.of(
             "u64_edges.json",
             event(
-                "18446744073709551615", Integer.MAX_VALUE, MAX_U64,
+                "18446744073709551615",
+                Integer.MAX_VALUE,
+                MAX_U64,
                 KvCacheEvent.stored(
                     TWO_63,
                     new StoredBlock(MAX_U64, Long.MAX_VALUE),
@@ -70,8 +74,9 @@ class DynamoEventCodecTest {
 
   @Test
   void referenceExample_isWhatWeWrite() {
-    assertThat(DynamoEventCodec.encodeToString(
-            event("7", 0, 1, KvCacheEvent.stored(1L, new StoredBlock(2, 3)))))
+    assertThat(
+            DynamoEventCodec.encodeToString(
+                event("7", 0, 1, KvCacheEvent.stored(1L, new StoredBlock(2, 3)))))
         .isEqualTo(
             "{\"worker_id\":7,\"event\":{\"event_id\":1,\"data\":{\"stored\":{\"parent_hash\":1,"
                 + "\"blocks\":[{\"block_hash\":2,\"tokens_hash\":3,\"mm_extra_info\":null}]}},"
@@ -102,11 +107,13 @@ class DynamoEventCodecTest {
   @Test
   void optionalFields_defaultAsSerdeDoes() {
     // dp_rank absent -> 0; parent_hash absent -> root; {"cleared":null} is serde's map form.
-    assertThat(DynamoEventCodec.decode(
-            "{\"worker_id\":1,\"event\":{\"event_id\":0,\"data\":{\"stored\":{\"blocks\":[]}}}}"))
+    assertThat(
+            DynamoEventCodec.decode(
+                "{\"worker_id\":1,\"event\":{\"event_id\":0,\"data\":{\"stored\":{\"blocks\":[]}}}}"))
         .isEqualTo(event("1", 0, 0, new KvCacheEvent.Stored(null, List.of())));
-    assertThat(DynamoEventCodec.decode(
-            "{\"worker_id\":1,\"event\":{\"event_id\":0,\"data\":{\"cleared\":null},\"dp_rank\":null}}"))
+    assertThat(
+            DynamoEventCodec.decode(
+                "{\"worker_id\":1,\"event\":{\"event_id\":0,\"data\":{\"cleared\":null},\"dp_rank\":null}}"))
         .isEqualTo(event("1", 0, 0, KvCacheEvent.cleared()));
   }
 
@@ -127,7 +134,10 @@ class DynamoEventCodecTest {
     SplittableRandom random = new SplittableRandom(20260514);
     for (int i = 0; i < 2_000; i++) {
       DynamoRouterEvent e =
-          event(Long.toUnsignedString(random.nextLong()), random.nextInt(8), random.nextLong(),
+          event(
+              Long.toUnsignedString(random.nextLong()),
+              random.nextInt(8),
+              random.nextLong(),
               randomData(random));
       byte[] json = DynamoEventCodec.encode(e);
       assertThat(DynamoEventCodec.decode(json)).as("seed case %d", i).isEqualTo(e);
@@ -173,49 +183,64 @@ class DynamoEventCodecTest {
         Arguments.of("{\"worker_id\":7,\"event\":{", "$: malformed JSON"),
         Arguments.of(String.format(ok, "\"cleared\"") + " {}", "$: malformed JSON"),
         Arguments.of("{\"worker_id\":7,\"worker_id\":8,\"event\":{}}", "$: malformed JSON"),
-        Arguments.of("{\"event\":{\"event_id\":1,\"data\":\"cleared\"}}",
+        Arguments.of(
+            "{\"event\":{\"event_id\":1,\"data\":\"cleared\"}}",
             "worker_id: required field is missing"),
-        Arguments.of("{\"worker_id\":\"7\",\"event\":{\"event_id\":1,\"data\":\"cleared\"}}",
+        Arguments.of(
+            "{\"worker_id\":\"7\",\"event\":{\"event_id\":1,\"data\":\"cleared\"}}",
             "worker_id: expected an unsigned 64-bit integer, got STRING"),
-        Arguments.of("{\"worker_id\":-1,\"event\":{\"event_id\":1,\"data\":\"cleared\"}}",
+        Arguments.of(
+            "{\"worker_id\":-1,\"event\":{\"event_id\":1,\"data\":\"cleared\"}}",
             "worker_id: -1 is outside the u64 range"),
         Arguments.of(
             "{\"worker_id\":18446744073709551616,\"event\":{\"event_id\":1,\"data\":\"cleared\"}}",
             "worker_id: 18446744073709551616 is outside the u64 range"),
-        Arguments.of("{\"worker_id\":7.5,\"event\":{\"event_id\":1,\"data\":\"cleared\"}}",
+        Arguments.of(
+            "{\"worker_id\":7.5,\"event\":{\"event_id\":1,\"data\":\"cleared\"}}",
             "worker_id: expected an unsigned 64-bit integer, got NUMBER 7.5"),
         Arguments.of("{\"worker_id\":7}", "event: required field is missing"),
         Arguments.of("{\"worker_id\":7,\"event\":null}", "event: required field is null"),
         Arguments.of("{\"worker_id\":7,\"event\":[]}", "event: expected an object, got ARRAY"),
-        Arguments.of("{\"worker_id\":7,\"event\":{\"data\":\"cleared\"}}",
+        Arguments.of(
+            "{\"worker_id\":7,\"event\":{\"data\":\"cleared\"}}",
             "event.event_id: required field is missing"),
-        Arguments.of("{\"worker_id\":7,\"event\":{\"event_id\":1}}",
+        Arguments.of(
+            "{\"worker_id\":7,\"event\":{\"event_id\":1}}",
             "event.data: required field is missing"),
         Arguments.of(String.format(ok, "\"stored\""), "event.data: unknown variant \"stored\""),
-        Arguments.of(String.format(ok, "{\"evicted\":{}}"),
-            "event.data: unknown variant \"evicted\""),
+        Arguments.of(
+            String.format(ok, "{\"evicted\":{}}"), "event.data: unknown variant \"evicted\""),
         Arguments.of(String.format(ok, "{}"), "event.data: expected exactly one variant key"),
-        Arguments.of(String.format(ok, "{\"removed\":{\"block_hashes\":[]},\"cleared\":null}"),
+        Arguments.of(
+            String.format(ok, "{\"removed\":{\"block_hashes\":[]},\"cleared\":null}"),
             "event.data: expected exactly one variant key"),
-        Arguments.of(String.format(ok, "{\"cleared\":{}}"),
-            "event.data.cleared: expected null, got OBJECT"),
-        Arguments.of(String.format(ok, "{\"stored\":{\"parent_hash\":1}}"),
+        Arguments.of(
+            String.format(ok, "{\"cleared\":{}}"), "event.data.cleared: expected null, got OBJECT"),
+        Arguments.of(
+            String.format(ok, "{\"stored\":{\"parent_hash\":1}}"),
             "event.data.stored.blocks: required field is missing"),
-        Arguments.of(String.format(ok, "{\"stored\":{\"blocks\":{}}}"),
+        Arguments.of(
+            String.format(ok, "{\"stored\":{\"blocks\":{}}}"),
             "event.data.stored.blocks: expected an array, got OBJECT"),
-        Arguments.of(String.format(ok, "{\"stored\":{\"parent_hash\":\"1\",\"blocks\":[]}}"),
+        Arguments.of(
+            String.format(ok, "{\"stored\":{\"parent_hash\":\"1\",\"blocks\":[]}}"),
             "event.data.stored.parent_hash: expected an unsigned 64-bit integer, got STRING"),
         Arguments.of(
-            String.format(ok,
+            String.format(
+                ok,
                 "{\"stored\":{\"blocks\":[{\"block_hash\":1,\"tokens_hash\":2},{\"block_hash\":3}]}}"),
             "event.data.stored.blocks[1].tokens_hash: required field is missing"),
-        Arguments.of(String.format(ok, "{\"stored\":{\"blocks\":[{\"block_hash\":1e3,\"tokens_hash\":2}]}}"),
+        Arguments.of(
+            String.format(ok, "{\"stored\":{\"blocks\":[{\"block_hash\":1e3,\"tokens_hash\":2}]}}"),
             "event.data.stored.blocks[0].block_hash: expected an unsigned 64-bit integer"),
-        Arguments.of(String.format(ok, "{\"removed\":{}}"),
+        Arguments.of(
+            String.format(ok, "{\"removed\":{}}"),
             "event.data.removed.block_hashes: required field is missing"),
-        Arguments.of(String.format(ok, "{\"removed\":{\"block_hashes\":[1,true]}}"),
+        Arguments.of(
+            String.format(ok, "{\"removed\":{\"block_hashes\":[1,true]}}"),
             "event.data.removed.block_hashes[1]: expected an unsigned 64-bit integer, got BOOLEAN"),
-        Arguments.of("{\"worker_id\":7,\"event\":{\"event_id\":1,\"data\":\"cleared\",\"dp_rank\":-1}}",
+        Arguments.of(
+            "{\"worker_id\":7,\"event\":{\"event_id\":1,\"data\":\"cleared\",\"dp_rank\":-1}}",
             "event.dp_rank: -1 is outside the u64 range"),
         Arguments.of(
             "{\"worker_id\":7,\"event\":{\"event_id\":1,\"data\":\"cleared\",\"dp_rank\":2147483648}}",
@@ -233,12 +258,16 @@ class DynamoEventCodecTest {
 
   @Test
   void malformedBatch_failsNamingTheField() {
-    assertThatThrownBy(() -> DynamoEventCodec.decodeBatch(
-            "{\"events\":[{\"event_id\":1}]}".getBytes(StandardCharsets.UTF_8)))
+    assertThatThrownBy(
+            () ->
+                DynamoEventCodec.decodeBatch(
+                    "{\"events\":[{\"event_id\":1}]}".getBytes(StandardCharsets.UTF_8)))
         .isInstanceOf(DynamoEventFormatException.class)
         .hasMessageStartingWith("events[0].data: required field is missing");
-    assertThatThrownBy(() -> DynamoEventCodec.decodeBatch(
-            "{\"events\":[],\"shutdown\":1}".getBytes(StandardCharsets.UTF_8)))
+    assertThatThrownBy(
+            () ->
+                DynamoEventCodec.decodeBatch(
+                    "{\"events\":[],\"shutdown\":1}".getBytes(StandardCharsets.UTF_8)))
         .isInstanceOf(DynamoEventFormatException.class)
         .hasMessageStartingWith("shutdown: expected a boolean");
   }
@@ -256,7 +285,8 @@ class DynamoEventCodecTest {
 
   /** The fixture without its trailing newline. */
   static byte[] golden(String name) {
-    try (InputStream in = DynamoEventCodecTest.class.getResourceAsStream("/golden/dynamo/" + name)) {
+    try (InputStream in =
+        DynamoEventCodecTest.class.getResourceAsStream("/golden/dynamo/" + name)) {
       if (in == null) {
         throw new IllegalStateException("missing golden " + name);
       }

@@ -29,8 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@link DynamoMsgpackCodec} against the goldens laid out from the research notes ({@code
- * golden/dynamo-e3}), payloads in every stage's shape, u64 edges, seeded round trips, and
- * malformed input, which must fail as a {@link DynamoEventFormatException} naming the field.
+ * golden/dynamo-e3}), payloads in every stage's shape, u64 edges, seeded round trips, and malformed
+ * input, which must fail as a {@link DynamoEventFormatException} naming the field.
  */
 class DynamoMsgpackCodecTest {
   private static final long MAX_U64 = -1L;
@@ -117,7 +117,9 @@ class DynamoMsgpackCodecTest {
   void u64Edges_keepTheirBitsAndUseUint64AboveTwoTo63() {
     DynamoRouterEvent edges =
         event(
-            "18446744073709551615", Integer.MAX_VALUE, MAX_U64,
+            "18446744073709551615",
+            Integer.MAX_VALUE,
+            MAX_U64,
             KvCacheEvent.stored(
                 TWO_63, new StoredBlock(MAX_U64, Long.MAX_VALUE), new StoredBlock(0, TWO_63 + 1)));
 
@@ -137,11 +139,14 @@ class DynamoMsgpackCodecTest {
     byte[] bytes =
         pack(
             map(
-                "worker_id", new Raw(new byte[] {(byte) 0xd0, 5}),
+                "worker_id",
+                new Raw(new byte[] {(byte) 0xd0, 5}),
                 "event",
-                    map(
-                        "event_id", new Raw(HexFormat.of().parseHex("d30000000000000009")),
-                        "data", "cleared")));
+                map(
+                    "event_id",
+                    new Raw(HexFormat.of().parseHex("d30000000000000009")),
+                    "data",
+                    "cleared")));
 
     assertThat(DynamoMsgpackCodec.decodePayload(bytes))
         .containsExactly(event("5", 0, 9, KvCacheEvent.cleared()));
@@ -184,7 +189,9 @@ class DynamoMsgpackCodecTest {
       default -> data = KvCacheEvent.cleared();
     }
     return event(
-        Long.toUnsignedString(u64(random)), random.nextInt(0, Integer.MAX_VALUE), u64(random),
+        Long.toUnsignedString(u64(random)),
+        random.nextInt(0, Integer.MAX_VALUE),
+        u64(random),
         data);
   }
 
@@ -208,29 +215,44 @@ class DynamoMsgpackCodecTest {
         pack(
             List.of(
                 map(
-                    "session_id", "s-1",
+                    "session_id",
+                    "s-1",
                     "event",
+                    map(
+                        "data",
                         map(
-                            "data",
-                                map(
-                                    "stored",
+                            "stored",
+                            map(
+                                "blocks",
+                                List.of(
                                     map(
-                                        "blocks",
+                                        "mm_extra_info",
+                                        map(
+                                            "mm_objects",
                                             List.of(
                                                 map(
-                                                    "mm_extra_info",
-                                                        map("mm_objects",
-                                                            List.of(map("mm_hash", 5,
-                                                                "offsets", List.of(List.of(0, 3))))),
-                                                    "tokens_hash", new U64(MAX_U64),
-                                                    "future", true,
-                                                    "block_hash", 2)),
-                                        "start_position", 16)),
-                            "event_id", 4,
-                            "extra", 1.5),
-                    7, "a non-string key",
-                    "state_source", map("pool", List.of(1, 2)),
-                    "worker_id", 9),
+                                                    "mm_hash",
+                                                    5,
+                                                    "offsets",
+                                                    List.of(List.of(0, 3))))),
+                                        "tokens_hash",
+                                        new U64(MAX_U64),
+                                        "future",
+                                        true,
+                                        "block_hash",
+                                        2)),
+                                "start_position",
+                                16)),
+                        "event_id",
+                        4,
+                        "extra",
+                        1.5),
+                    7,
+                    "a non-string key",
+                    "state_source",
+                    map("pool", List.of(1, 2)),
+                    "worker_id",
+                    9),
                 map(
                     "storage_tier", map("host_pinned", null),
                     "worker_id", 9,
@@ -242,14 +264,20 @@ class DynamoMsgpackCodecTest {
         .containsExactly(
             new TieredEvent(
                 event("9", 0, 4, KvCacheEvent.stored(null, new StoredBlock(2, MAX_U64))),
-                "device", null),
+                "device",
+                null),
             new TieredEvent(event("9", 0, 5, KvCacheEvent.cleared()), "host_pinned", null));
   }
 
   static Stream<Arguments> placements() {
     Object stored =
-        map("stored", map("parent_hash", 1, "blocks",
-            List.of(map("block_hash", 2, "tokens_hash", 3, "mm_extra_info", null))));
+        map(
+            "stored",
+            map(
+                "parent_hash",
+                1,
+                "blocks",
+                List.of(map("block_hash", 2, "tokens_hash", 3, "mm_extra_info", null))));
     Object removed = map("removed", map("block_hashes", List.of(2)));
     Object cleared = "cleared";
     return Stream.of(
@@ -291,91 +319,184 @@ class DynamoMsgpackCodecTest {
   static Stream<Arguments> malformed() {
     byte[] golden = payloadOf("s1_frame.hex");
     return Stream.of(
-        Arguments.of("no worker_id", pack(map("event", map("event_id", 1, "data", "cleared"))),
+        Arguments.of(
+            "no worker_id",
+            pack(map("event", map("event_id", 1, "data", "cleared"))),
             "worker_id: required field is missing"),
         Arguments.of("no event", pack(map("worker_id", 7)), "event: required field is missing"),
-        Arguments.of("no event_id", pack(routerEvent("data", "cleared")),
+        Arguments.of(
+            "no event_id",
+            pack(routerEvent("data", "cleared")),
             "event.event_id: required field is missing"),
-        Arguments.of("no data", pack(routerEvent("event_id", 1)),
-            "event.data: required field is missing"),
-        Arguments.of("event_id a string", pack(routerEvent("event_id", "1", "data", "cleared")),
+        Arguments.of(
+            "no data", pack(routerEvent("event_id", 1)), "event.data: required field is missing"),
+        Arguments.of(
+            "event_id a string",
+            pack(routerEvent("event_id", "1", "data", "cleared")),
             "event.event_id: expected an unsigned 64-bit integer, got string"),
-        Arguments.of("negative worker_id",
+        Arguments.of(
+            "negative worker_id",
             pack(map("worker_id", -1, "event", map("event_id", 1, "data", "cleared"))),
             "worker_id: -1 is negative"),
-        Arguments.of("float tokens_hash",
-            pack(routerEvent("event_id", 1, "data", map("stored", map("parent_hash", null,
-                "blocks", List.of(map("block_hash", 1, "tokens_hash", 2.0)))))),
+        Arguments.of(
+            "float tokens_hash",
+            pack(
+                routerEvent(
+                    "event_id",
+                    1,
+                    "data",
+                    map(
+                        "stored",
+                        map(
+                            "parent_hash",
+                            null,
+                            "blocks",
+                            List.of(map("block_hash", 1, "tokens_hash", 2.0)))))),
             "event.data.stored.blocks[0].tokens_hash: expected an unsigned 64-bit integer, got"
                 + " float"),
-        Arguments.of("block without tokens_hash",
-            pack(routerEvent("event_id", 1, "data", map("stored", map("blocks",
-                List.of(map("block_hash", 1)))))),
+        Arguments.of(
+            "block without tokens_hash",
+            pack(
+                routerEvent(
+                    "event_id",
+                    1,
+                    "data",
+                    map("stored", map("blocks", List.of(map("block_hash", 1)))))),
             "event.data.stored.blocks[0].tokens_hash: required field is missing"),
-        Arguments.of("stored without blocks",
+        Arguments.of(
+            "stored without blocks",
             pack(routerEvent("event_id", 1, "data", map("stored", map("parent_hash", 1)))),
             "event.data.stored.blocks: required field is missing"),
-        Arguments.of("removed without block_hashes",
+        Arguments.of(
+            "removed without block_hashes",
             pack(routerEvent("event_id", 1, "data", map("removed", map()))),
             "event.data.removed.block_hashes: required field is missing"),
-        Arguments.of("unknown variant",
+        Arguments.of(
+            "unknown variant",
             pack(routerEvent("event_id", 1, "data", map("accessed", map()))),
             "event.data: unknown variant \"accessed\""),
-        Arguments.of("stored as a unit variant", pack(routerEvent("event_id", 1, "data", "stored")),
+        Arguments.of(
+            "stored as a unit variant",
+            pack(routerEvent("event_id", 1, "data", "stored")),
             "event.data: \"stored\" is not a unit variant"),
-        Arguments.of("two variants",
+        Arguments.of(
+            "two variants",
             pack(routerEvent("event_id", 1, "data", map("cleared", null, "removed", map()))),
             "event.data: expected exactly one variant key"),
-        Arguments.of("cleared with a value",
+        Arguments.of(
+            "cleared with a value",
             pack(routerEvent("event_id", 1, "data", map("cleared", 1))),
             "event.data.cleared: expected nil, got integer"),
-        Arguments.of("dp_rank beyond int",
+        Arguments.of(
+            "dp_rank beyond int",
             pack(routerEvent("event_id", 1, "data", "cleared", "dp_rank", 1L << 31)),
             "event.dp_rank: 2147483648 is outside 0..2147483647"),
-        Arguments.of("start_position beyond u32",
-            pack(routerEvent("event_id", 1, "data", map("stored", map("start_position", 1L << 32,
-                "blocks", List.of())))),
+        Arguments.of(
+            "start_position beyond u32",
+            pack(
+                routerEvent(
+                    "event_id",
+                    1,
+                    "data",
+                    map("stored", map("start_position", 1L << 32, "blocks", List.of())))),
             "event.data.stored.start_position: out of the u32 range"),
-        Arguments.of("unknown tier",
-            pack(map("worker_id", 7, "storage_tier", "gpu", "event",
-                map("event_id", 1, "data", "cleared"))),
+        Arguments.of(
+            "unknown tier",
+            pack(
+                map(
+                    "worker_id",
+                    7,
+                    "storage_tier",
+                    "gpu",
+                    "event",
+                    map("event_id", 1, "data", "cleared"))),
             "storage_tier: unknown storage tier \"gpu\""),
-        Arguments.of("nil residency_domain",
-            pack(List.of(map("worker_id", 7, "residency_domain", null, "event",
-                map("event_id", 1, "data", "cleared")))),
+        Arguments.of(
+            "nil residency_domain",
+            pack(
+                List.of(
+                    map(
+                        "worker_id",
+                        7,
+                        "residency_domain",
+                        null,
+                        "event",
+                        map("event_id", 1, "data", "cleared")))),
             "[0].residency_domain: nil is invalid"),
-        Arguments.of("unknown residency_domain",
-            pack(map("worker_id", 7, "residency_domain", "tenant", "event",
-                map("event_id", 1, "data", "cleared"))),
+        Arguments.of(
+            "unknown residency_domain",
+            pack(
+                map(
+                    "worker_id",
+                    7,
+                    "residency_domain",
+                    "tenant",
+                    "event",
+                    map("event_id", 1, "data", "cleared"))),
             "residency_domain: unsupported residency domain \"tenant\""),
-        Arguments.of("residency_domain not a string",
-            pack(map("worker_id", 7, "residency_domain", 1, "event",
-                map("event_id", 1, "data", "cleared"))),
+        Arguments.of(
+            "residency_domain not a string",
+            pack(
+                map(
+                    "worker_id",
+                    7,
+                    "residency_domain",
+                    1,
+                    "event",
+                    map("event_id", 1, "data", "cleared"))),
             "residency_domain: expected \"worker\" or \"cache_owner\", got integer"),
-        Arguments.of("duplicate worker_id",
-            concat(new byte[] {(byte) 0x92},
+        Arguments.of(
+            "duplicate worker_id",
+            concat(
+                new byte[] {(byte) 0x92},
                 pack(map("worker_id", 7, "event", map("event_id", 1, "data", "cleared"))),
-                new byte[] {(byte) 0x82}, pack("worker_id"), pack(7), pack("worker_id"), pack(8)),
+                new byte[] {(byte) 0x82},
+                pack("worker_id"),
+                pack(7),
+                pack("worker_id"),
+                pack(8)),
             "[1].worker_id: duplicate field"),
-        Arguments.of("an unknown key twice is fine, but not a known one",
-            concat(new byte[] {(byte) 0x84}, pack("x"), pack(1), pack("x"), pack(2),
-                pack("worker_id"), pack(7), pack("event"),
-                new byte[] {(byte) 0x83}, pack("event_id"), pack(1), pack("data"),
-                pack("cleared"), pack("data"), pack("cleared")),
+        Arguments.of(
+            "an unknown key twice is fine, but not a known one",
+            concat(
+                new byte[] {(byte) 0x84},
+                pack("x"),
+                pack(1),
+                pack("x"),
+                pack(2),
+                pack("worker_id"),
+                pack(7),
+                pack("event"),
+                new byte[] {(byte) 0x83},
+                pack("event_id"),
+                pack(1),
+                pack("data"),
+                pack("cleared"),
+                pack("data"),
+                pack("cleared")),
             "event.data: duplicate field"),
-        Arguments.of("second event bad",
+        Arguments.of(
+            "second event bad",
             pack(List.of(routerEvent("event_id", 1, "data", "cleared"), map("worker_id", "7"))),
             "[1].worker_id: expected an unsigned 64-bit integer, got string"),
-        Arguments.of("a string payload", pack("cleared"),
+        Arguments.of(
+            "a string payload",
+            pack("cleared"),
             "$: expected a RouterEvent map or an array of them, got string"),
         Arguments.of("truncated", Arrays.copyOf(golden, golden.length - 1), "truncated input"),
-        Arguments.of("trailing byte", Arrays.copyOf(golden, golden.length + 1),
+        Arguments.of(
+            "trailing byte",
+            Arrays.copyOf(golden, golden.length + 1),
             "$: 1 trailing bytes after the value"),
         Arguments.of("byte 0xc1", new byte[] {(byte) 0xc1}, "$: invalid msgpack byte 0xc1"),
         Arguments.of("empty", new byte[0], "$: truncated input"),
-        Arguments.of("huge array header", HexFormat.of().parseHex("dd7fffffff80"),
+        Arguments.of(
+            "huge array header",
+            HexFormat.of().parseHex("dd7fffffff80"),
             "$: an array of 2147483647 elements cannot fit in the 1 bytes left"),
-        Arguments.of("huge map header", HexFormat.of().parseHex("df0fffffff"),
+        Arguments.of(
+            "huge map header",
+            HexFormat.of().parseHex("df0fffffff"),
             "$: a map of 268435455 entries cannot fit in the 0 bytes left"));
   }
 
@@ -396,15 +517,25 @@ class DynamoMsgpackCodecTest {
     assertThat(report)
         .isEqualTo(
             new WorkerLoadReport(
-                WorkerRank.of("7"), WorkerLoadReport.UNKNOWN, WorkerLoadReport.UNKNOWN, 42,
-                WorkerLoadReport.UNKNOWN, WorkerLoadReport.UNKNOWN, WorkerLoadReport.UNKNOWN));
+                WorkerRank.of("7"),
+                WorkerLoadReport.UNKNOWN,
+                WorkerLoadReport.UNKNOWN,
+                42,
+                WorkerLoadReport.UNKNOWN,
+                WorkerLoadReport.UNKNOWN,
+                WorkerLoadReport.UNKNOWN));
   }
 
   @Test
   void encodeLoad_writesDynamosFieldsThenOurs_nilForUnknown() {
     WorkerLoadReport report =
         new WorkerLoadReport(
-            new WorkerRank("18446744073709551615", 2), 12, WorkerLoadReport.UNKNOWN, 300, 1024, 3,
+            new WorkerRank("18446744073709551615", 2),
+            12,
+            WorkerLoadReport.UNKNOWN,
+            300,
+            1024,
+            3,
             5);
 
     byte[] bytes = DynamoMsgpackCodec.encodeLoad(report);
@@ -426,8 +557,19 @@ class DynamoMsgpackCodecTest {
 
   @Test
   void decodeLoad_readsNumWaitingReqsFirst_andDefaultsTheRank() {
-    byte[] dynamo = pack(map("kv_used_blocks", 4, "worker_id", 3, "num_waiting_reqs", 6,
-        "num_requests_waiting", 9, "later_field", List.of(1)));
+    byte[] dynamo =
+        pack(
+            map(
+                "kv_used_blocks",
+                4,
+                "worker_id",
+                3,
+                "num_waiting_reqs",
+                6,
+                "num_requests_waiting",
+                9,
+                "later_field",
+                List.of(1)));
     byte[] ours = pack(map("worker_id", 3, "num_requests_waiting", 9, "num_waiting_reqs", null));
 
     assertThat(DynamoMsgpackCodec.decodeLoad(dynamo).requestsWaiting()).isEqualTo(6);
@@ -443,8 +585,9 @@ class DynamoMsgpackCodecTest {
         .isInstanceOf(DynamoEventFormatException.class)
         .hasMessageStartingWith("worker_id: required field is missing");
     assertThatThrownBy(
-            () -> DynamoMsgpackCodec.decodeLoad(
-                pack(map("worker_id", 1, "kv_used_blocks", new U64(TWO_63)))))
+            () ->
+                DynamoMsgpackCodec.decodeLoad(
+                    pack(map("worker_id", 1, "kv_used_blocks", new U64(TWO_63)))))
         .isInstanceOf(DynamoEventFormatException.class)
         .hasMessageStartingWith("kv_used_blocks: 9223372036854775808 is too large");
     assertThatThrownBy(

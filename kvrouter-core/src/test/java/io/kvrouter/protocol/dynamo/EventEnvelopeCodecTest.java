@@ -20,9 +20,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * {@link EventEnvelopeCodec}: the notes' worked example byte for byte (frames 0 to 2 laid out
- * here, frame 3 from {@code golden/dynamo-e3}), the envelope's tolerant reading, and every way a
- * frame or a message can be malformed.
+ * {@link EventEnvelopeCodec}: the notes' worked example byte for byte (frames 0 to 2 laid out here,
+ * frame 3 from {@code golden/dynamo-e3}), the envelope's tolerant reading, and every way a frame or
+ * a message can be malformed.
  */
 class EventEnvelopeCodecTest {
   private static final long PUBLISHED_AT = 1_700_000_000_000L;
@@ -93,8 +93,20 @@ class EventEnvelopeCodecTest {
 
     byte[] bytes = EventEnvelopeCodec.encodeEnvelope(envelope);
 
-    assertThat(bytes).isEqualTo(pack(map("publisher_id", 3, "sequence", 4, "published_at", 5,
-        "topic", topic, "payload", payload)));
+    assertThat(bytes)
+        .isEqualTo(
+            pack(
+                map(
+                    "publisher_id",
+                    3,
+                    "sequence",
+                    4,
+                    "published_at",
+                    5,
+                    "topic",
+                    topic,
+                    "payload",
+                    payload)));
     assertThat(EventEnvelopeCodec.decodeFrame(EventEnvelopeCodec.encodeFrame(envelope)))
         .isEqualTo(envelope);
   }
@@ -102,18 +114,26 @@ class EventEnvelopeCodecTest {
   @Test
   void envelope_inAnyOrderWithUnknownKeysAndAnArrayPayload() {
     byte[] bytes =
-        pack(map(
-            "payload", List.of(1, 2, 255),
-            "published_at_ns", 1_700_000_000_000_000_000L,
-            "topic", "kv_metrics",
-            "sequence", new U64(Long.MIN_VALUE),
-            9, "a non-string key",
-            "published_at", 12,
-            "publisher_id", 99));
+        pack(
+            map(
+                "payload",
+                List.of(1, 2, 255),
+                "published_at_ns",
+                1_700_000_000_000_000_000L,
+                "topic",
+                "kv_metrics",
+                "sequence",
+                new U64(Long.MIN_VALUE),
+                9,
+                "a non-string key",
+                "published_at",
+                12,
+                "publisher_id",
+                99));
 
     assertThat(EventEnvelopeCodec.decodeEnvelope(bytes))
-        .isEqualTo(new EventEnvelope(99, Long.MIN_VALUE, 12, "kv_metrics",
-            new byte[] {1, 2, (byte) 255}));
+        .isEqualTo(
+            new EventEnvelope(99, Long.MIN_VALUE, 12, "kv_metrics", new byte[] {1, 2, (byte) 255}));
   }
 
   @Test
@@ -139,17 +159,25 @@ class EventEnvelopeCodecTest {
     hugeLength[1] = (byte) 0xff;
     return Stream.of(
         Arguments.of("empty", new byte[0], "frame: 0 bytes, shorter than the 5-byte header"),
-        Arguments.of("header cut", Arrays.copyOf(frame, 4),
+        Arguments.of(
+            "header cut",
+            Arrays.copyOf(frame, 4),
             "frame: 4 bytes, shorter than the 5-byte header"),
         Arguments.of("version 2", v2, "frame: version 2 is not supported, expected 1"),
         Arguments.of("version 0", v0, "frame: version 0 is not supported, expected 1"),
-        Arguments.of("envelope cut", Arrays.copyOf(frame, frame.length - 1),
+        Arguments.of(
+            "envelope cut",
+            Arrays.copyOf(frame, frame.length - 1),
             "frame: the header announces an envelope of 227 bytes, only 226 follow"),
-        Arguments.of("length beyond 2^31", hugeLength,
+        Arguments.of(
+            "length beyond 2^31",
+            hugeLength,
             "frame: the header announces an envelope of 4278190307 bytes, only 227 follow"),
-        Arguments.of("length one short", shortLength, "envelope.payload: bin of 154 bytes cannot fit in the 153 bytes left"),
-        Arguments.of("not a map", frame(pack(List.of(1))),
-            "envelope: expected a map, got array"));
+        Arguments.of(
+            "length one short",
+            shortLength,
+            "envelope.payload: bin of 154 bytes cannot fit in the 153 bytes left"),
+        Arguments.of("not a map", frame(pack(List.of(1))), "envelope: expected a map, got array"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -162,33 +190,103 @@ class EventEnvelopeCodecTest {
 
   static Stream<Arguments> malformedEnvelopes() {
     return Stream.of(
-        Arguments.of("no topic",
+        Arguments.of(
+            "no topic",
             pack(map("publisher_id", 1, "sequence", 0, "published_at", 1, "payload", new byte[0])),
             "envelope.topic: required field is missing"),
-        Arguments.of("payload a string",
-            pack(map("publisher_id", 1, "sequence", 0, "published_at", 1, "topic", "t",
-                "payload", "x")),
+        Arguments.of(
+            "payload a string",
+            pack(
+                map(
+                    "publisher_id",
+                    1,
+                    "sequence",
+                    0,
+                    "published_at",
+                    1,
+                    "topic",
+                    "t",
+                    "payload",
+                    "x")),
             "envelope.payload: expected bin, got string"),
-        Arguments.of("payload element not a byte",
-            pack(map("publisher_id", 1, "sequence", 0, "published_at", 1, "topic", "t",
-                "payload", List.of(256))),
+        Arguments.of(
+            "payload element not a byte",
+            pack(
+                map(
+                    "publisher_id",
+                    1,
+                    "sequence",
+                    0,
+                    "published_at",
+                    1,
+                    "topic",
+                    "t",
+                    "payload",
+                    List.of(256))),
             "envelope.payload[0]: 256 is not a byte"),
-        Arguments.of("sequence negative",
-            pack(map("publisher_id", 1, "sequence", -2, "published_at", 1, "topic", "t",
-                "payload", new byte[0])),
+        Arguments.of(
+            "sequence negative",
+            pack(
+                map(
+                    "publisher_id",
+                    1,
+                    "sequence",
+                    -2,
+                    "published_at",
+                    1,
+                    "topic",
+                    "t",
+                    "payload",
+                    new byte[0])),
             "envelope.sequence: -2 is negative"),
-        Arguments.of("topic nil",
-            pack(map("publisher_id", 1, "sequence", 0, "published_at", 1, "topic", null,
-                "payload", new byte[0])),
+        Arguments.of(
+            "topic nil",
+            pack(
+                map(
+                    "publisher_id",
+                    1,
+                    "sequence",
+                    0,
+                    "published_at",
+                    1,
+                    "topic",
+                    null,
+                    "payload",
+                    new byte[0])),
             "envelope.topic: expected a string, got nil"),
-        Arguments.of("publisher_id twice",
-            concat(new byte[] {(byte) 0x86}, pack("publisher_id"), pack(1), pack("sequence"),
-                pack(0), pack("published_at"), pack(1), pack("topic"), pack("t"),
-                pack("payload"), pack(new byte[0]), pack("publisher_id"), pack(2)),
+        Arguments.of(
+            "publisher_id twice",
+            concat(
+                new byte[] {(byte) 0x86},
+                pack("publisher_id"),
+                pack(1),
+                pack("sequence"),
+                pack(0),
+                pack("published_at"),
+                pack(1),
+                pack("topic"),
+                pack("t"),
+                pack("payload"),
+                pack(new byte[0]),
+                pack("publisher_id"),
+                pack(2)),
             "envelope.publisher_id: duplicate field"),
-        Arguments.of("trailing byte",
-            concat(pack(map("publisher_id", 1, "sequence", 0, "published_at", 1, "topic", "t",
-                "payload", new byte[0])), new byte[] {0}),
+        Arguments.of(
+            "trailing byte",
+            concat(
+                pack(
+                    map(
+                        "publisher_id",
+                        1,
+                        "sequence",
+                        0,
+                        "published_at",
+                        1,
+                        "topic",
+                        "t",
+                        "payload",
+                        new byte[0])),
+                new byte[] {0}),
             "envelope: 1 trailing bytes after the value"));
   }
 
@@ -206,21 +304,34 @@ class EventEnvelopeCodecTest {
     EventEnvelope envelope = new EventEnvelope(5, 6, 7, "kv-events", new byte[] {1});
     List<byte[]> good = EventEnvelopeCodec.encodeMessage(envelope);
     return Stream.of(
-        Arguments.of("three frames", good.subList(0, 3),
+        Arguments.of(
+            "three frames",
+            good.subList(0, 3),
             "frames: 3 frames, expected 4 (topic, publisher id, sequence, binary frame)"),
         Arguments.of("five frames", with(good, 4, new byte[0]), "frames: 5 frames, expected 4"),
-        Arguments.of("publisher id of 7 bytes", replace(good, 1, new byte[7]),
+        Arguments.of(
+            "publisher id of 7 bytes",
+            replace(good, 1, new byte[7]),
             "frames[1] (publisher id): 7 bytes, expected 8 (u64 big-endian)"),
-        Arguments.of("sequence of 9 bytes", replace(good, 2, new byte[9]),
+        Arguments.of(
+            "sequence of 9 bytes",
+            replace(good, 2, new byte[9]),
             "frames[2] (sequence): 9 bytes, expected 8"),
-        Arguments.of("another publisher id", replace(good, 1, EventEnvelopeCodec.u64(4)),
+        Arguments.of(
+            "another publisher id",
+            replace(good, 1, EventEnvelopeCodec.u64(4)),
             "frames[1]: publisher id 4 differs from the envelope's 5"),
-        Arguments.of("another sequence", replace(good, 2, EventEnvelopeCodec.u64(-1)),
+        Arguments.of(
+            "another sequence",
+            replace(good, 2, EventEnvelopeCodec.u64(-1)),
             "frames[2]: sequence 18446744073709551615 differs from the envelope's 6"),
-        Arguments.of("another topic",
+        Arguments.of(
+            "another topic",
             replace(good, 0, "kv-events-v2".getBytes(StandardCharsets.UTF_8)),
             "frames[0]: topic \"kv-events-v2\" differs from the envelope's \"kv-events\""),
-        Arguments.of("bad binary frame", replace(good, 3, new byte[] {9, 0, 0, 0, 0}),
+        Arguments.of(
+            "bad binary frame",
+            replace(good, 3, new byte[] {9, 0, 0, 0, 0}),
             "frame: version 9 is not supported"));
   }
 

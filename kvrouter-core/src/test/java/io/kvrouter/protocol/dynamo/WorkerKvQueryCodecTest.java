@@ -43,7 +43,8 @@ class WorkerKvQueryCodecTest {
         Arguments.of(
             "result_events.json",
             new WorkerKvQueryResult.Events(
-                List.of(event(0, 5, KvCacheEvent.removed(2)), event(0, 6, KvCacheEvent.cleared())))),
+                List.of(
+                    event(0, 5, KvCacheEvent.removed(2)), event(0, 6, KvCacheEvent.cleared())))),
         Arguments.of(
             "result_tree_dump.json",
             new WorkerKvQueryResult.TreeDump(
@@ -88,9 +89,11 @@ class WorkerKvQueryCodecTest {
   void aTreeDump_inDynamosEarlierNewtypeForm_isRead_withoutALastEventId() {
     String json =
         "{\"TreeDump\":[{\"worker_id\":7,\"event\":{\"event_id\":0,\"data\":\"cleared\",\"dp_rank\":0}}]}";
-    WorkerKvQueryResult dump = WorkerKvQueryCodec.decodeResult(json.getBytes(StandardCharsets.UTF_8));
+    WorkerKvQueryResult dump =
+        WorkerKvQueryCodec.decodeResult(json.getBytes(StandardCharsets.UTF_8));
     assertThat(dump)
-        .isEqualTo(new WorkerKvQueryResult.TreeDump(List.of(event(0, 0, KvCacheEvent.cleared())), null));
+        .isEqualTo(
+            new WorkerKvQueryResult.TreeDump(List.of(event(0, 0, KvCacheEvent.cleared())), null));
     assertThat(text(WorkerKvQueryCodec.encodeResult(dump))).isEqualTo(json);
   }
 
@@ -114,11 +117,13 @@ class WorkerKvQueryCodecTest {
 
   @Test
   void aQueryWithoutDpRank_isForTheRankItWasAskedAt() {
-    byte[] json = "{\"worker_id\":7,\"start_event_id\":3,\"end_event_id\":null}"
-        .getBytes(StandardCharsets.UTF_8);
+    byte[] json =
+        "{\"worker_id\":7,\"start_event_id\":3,\"end_event_id\":null}"
+            .getBytes(StandardCharsets.UTF_8);
     assertThat(WorkerKvQueryCodec.decodeQuery(json, 2))
         .isEqualTo(new WorkerKvQueryCodec.Query(7, 2, 3L, null));
-    assertThat(WorkerKvQueryCodec.decodeQuery(json)).isEqualTo(new WorkerKvQueryCodec.Query(7, 0, 3L, null));
+    assertThat(WorkerKvQueryCodec.decodeQuery(json))
+        .isEqualTo(new WorkerKvQueryCodec.Query(7, 0, 3L, null));
     byte[] explicit = "{\"worker_id\":7,\"dp_rank\":1}".getBytes(StandardCharsets.UTF_8);
     assertThat(WorkerKvQueryCodec.decodeQuery(explicit, 2).dpRank()).isEqualTo(1);
   }
@@ -136,7 +141,8 @@ class WorkerKvQueryCodecTest {
     WorkerLoadReport expected =
         new WorkerLoadReport(new WorkerRank("7", 1), 12, 300, 40, 16384, 2, 3);
     assertThat(WorkerLoadCodec.decode(golden("load_active_load.json"))).isEqualTo(expected);
-    assertThat(text(WorkerLoadCodec.encode(expected))).isEqualTo(text(golden("load_active_load.json")));
+    assertThat(text(WorkerLoadCodec.encode(expected)))
+        .isEqualTo(text(golden("load_active_load.json")));
   }
 
   @Test
@@ -152,9 +158,7 @@ class WorkerKvQueryCodecTest {
     String json =
         "{\"worker_id\":9,\"dp_rank\":0,\"active_decode_blocks\":5,\"active_prefill_tokens\":null}";
     assertThat(WorkerLoadCodec.decode(json.getBytes(StandardCharsets.UTF_8)))
-        .isEqualTo(
-            new WorkerLoadReport(
-                new WorkerRank("9", 0), 5, -1, -1, -1, -1, -1));
+        .isEqualTo(new WorkerLoadReport(new WorkerRank("9", 0), 5, -1, -1, -1, -1, -1));
     assertThat(WorkerLoadCodec.subject("dynamo")).isEqualTo("namespace.dynamo.kv_metrics");
   }
 

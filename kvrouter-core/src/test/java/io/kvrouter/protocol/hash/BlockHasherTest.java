@@ -396,7 +396,11 @@ class BlockHasherTest {
   /** XXH3(LE_u64(parent) ‖ LE_u64(local), 1337) over explicitly built bytes. */
   static long reference16ByteChain(long parent, long local) {
     byte[] bytes =
-        ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(parent).putLong(local).array();
+        ByteBuffer.allocate(16)
+            .order(ByteOrder.LITTLE_ENDIAN)
+            .putLong(parent)
+            .putLong(local)
+            .array();
     return LongHashFunction.xx3(1337L).hashBytes(bytes);
   }
 

@@ -13,7 +13,6 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -34,10 +33,10 @@ import org.msgpack.core.MessageBufferPacker;
 import org.msgpack.core.MessagePack;
 
 /**
- * {@link VllmEventCodec} against the golden payloads written by Python msgpack
- * ({@code scripts/golden/vllm_events.py}, {@code src/test/resources/golden/vllm}), seeded random
- * round trips in both generations, and every malformed input we could think of: each must fail
- * as a {@link VllmEventFormatException} that says where, never as anything else.
+ * {@link VllmEventCodec} against the golden payloads written by Python msgpack ({@code
+ * scripts/golden/vllm_events.py}, {@code src/test/resources/golden/vllm}), seeded random round
+ * trips in both generations, and every malformed input we could think of: each must fail as a
+ * {@link VllmEventFormatException} that says where, never as anything else.
  */
 class VllmEventCodecTest {
 
@@ -61,8 +60,16 @@ class VllmEventCodecTest {
                 1767225600.25,
                 List.of(
                     new BlockStored(
-                        List.of(H_OBSERVED), null, tokens(100, 16), 16, null, "GPU", null, 0,
-                        "full_attention", Collections.singletonList(null))),
+                        List.of(H_OBSERVED),
+                        null,
+                        tokens(100, 16),
+                        16,
+                        null,
+                        "GPU",
+                        null,
+                        0,
+                        "full_attention",
+                        Collections.singletonList(null))),
                 0)),
         Arguments.of("map_current.msgpack", mapCurrent()),
         Arguments.of("array_legacy.msgpack", arrayLegacy()),
@@ -72,7 +79,14 @@ class VllmEventCodecTest {
                 1767225603.0,
                 List.of(
                     new BlockStored(
-                        List.of(H_TINY, H_BIG), null, tokens(5, 8), 4, null, null, null, null,
+                        List.of(H_TINY, H_BIG),
+                        null,
+                        tokens(5, 8),
+                        4,
+                        null,
+                        null,
+                        null,
+                        null,
                         null),
                     new BlockRemoved(List.of(H_TINY), null, null),
                     new AllBlocksCleared()),
@@ -83,7 +97,14 @@ class VllmEventCodecTest {
                 1767225604.125,
                 List.of(
                     new BlockStored(
-                        List.of(H_OBSERVED), H_BIG, tokens(7, 16), 16, null, "GPU", null, null,
+                        List.of(H_OBSERVED),
+                        H_BIG,
+                        tokens(7, 16),
+                        16,
+                        null,
+                        "GPU",
+                        null,
+                        null,
                         "full_attention"),
                     new BlockRemoved(List.of(H_OBSERVED), "GPU", null)),
                 2)),
@@ -110,8 +131,16 @@ class VllmEventCodecTest {
                 1767225606.5,
                 List.of(
                     new BlockStored(
-                        List.of(H_BIG), null, tokens(40, 4), 4, null, "GPU", null, 0,
-                        "full_attention", List.of(List.of("mm-hash", 0L))),
+                        List.of(H_BIG),
+                        null,
+                        tokens(40, 4),
+                        4,
+                        null,
+                        "GPU",
+                        null,
+                        0,
+                        "full_attention",
+                        List.of(List.of("mm-hash", 0L))),
                     new BlockRemoved(List.of(H_BIG), "GPU", 0),
                     new AllBlocksCleared()),
                 5)),
@@ -121,7 +150,15 @@ class VllmEventCodecTest {
                 1767225607.0,
                 List.of(
                     new BlockStored(
-                        List.of(H_SMALL), null, tokens(60, 2), 2, null, "GPU", null, null, null,
+                        List.of(H_SMALL),
+                        null,
+                        tokens(60, 2),
+                        2,
+                        null,
+                        "GPU",
+                        null,
+                        null,
+                        null,
                         List.of(List.of("salt", "x"))),
                     new BlockRemoved(List.of(H_SMALL), "GPU", null),
                     new AllBlocksCleared()),
@@ -146,14 +183,38 @@ class VllmEventCodecTest {
         1767225608.5,
         List.of(
             new BlockStored(
-                List.of(H_BIG, H_SMALL), null, tokens(500, 32), 16, 1, "GPU", "adapter-a", 0,
-                "sliding_window", loraKeys),
+                List.of(H_BIG, H_SMALL),
+                null,
+                tokens(500, 32),
+                16,
+                1,
+                "GPU",
+                "adapter-a",
+                0,
+                "sliding_window",
+                loraKeys),
             new BlockStored(
-                List.of(H_BIG, H_SMALL), null, tokens(500, 32), 16, 1, "GPU", "adapter-a", 1,
-                "full_attention", loraKeys),
+                List.of(H_BIG, H_SMALL),
+                null,
+                tokens(500, 32),
+                16,
+                1,
+                "GPU",
+                "adapter-a",
+                1,
+                "full_attention",
+                loraKeys),
             new BlockStored(
-                List.of(H_TINY, H_PARENT, H_OBSERVED, H_SMALL), null, tokens(0, 64), 16, null,
-                "GPU", null, null, null, extraKeys),
+                List.of(H_TINY, H_PARENT, H_OBSERVED, H_SMALL),
+                null,
+                tokens(0, 64),
+                16,
+                null,
+                "GPU",
+                null,
+                null,
+                null,
+                extraKeys),
             new BlockRemoved(List.of(H_BIG), "GPU", 1)),
         0);
   }
@@ -163,11 +224,25 @@ class VllmEventCodecTest {
         1767225601.5,
         List.of(
             new BlockStored(
-                List.of(H_BIG, H_SMALL), H_PARENT, tokens(151600, 32), 16, null, "GPU", null, 1,
+                List.of(H_BIG, H_SMALL),
+                H_PARENT,
+                tokens(151600, 32),
+                16,
+                null,
+                "GPU",
+                null,
+                1,
                 "sliding_window"),
             new BlockStored(
-                List.of(H_TINY), null, new int[] {0, 1, 127, 128, 255, 256, 65535, 65536}, 8, 7,
-                "CPU", "adapter-a", null, null),
+                List.of(H_TINY),
+                null,
+                new int[] {0, 1, 127, 128, 255, 256, 65535, 65536},
+                8,
+                7,
+                "CPU",
+                "adapter-a",
+                null,
+                null),
             new BlockRemoved(List.of(H_BIG, H_PARENT), "GPU", null),
             new BlockRemoved(List.of(H_SMALL), null, 2),
             new AllBlocksCleared()),
@@ -179,7 +254,14 @@ class VllmEventCodecTest {
         1767225602.75,
         List.of(
             new BlockStored(
-                List.of(H_SMALL, H_BIG), H_PARENT, tokens(1000, 32), 16, null, "GPU", null, null,
+                List.of(H_SMALL, H_BIG),
+                H_PARENT,
+                tokens(1000, 32),
+                16,
+                null,
+                "GPU",
+                null,
+                null,
                 null),
             BlockRemoved.of(List.of(H_SMALL)),
             new AllBlocksCleared()),
@@ -263,8 +345,9 @@ class VllmEventCodecTest {
     for (int len = 0; len < payload.length; len++) {
       byte[] prefix = Arrays.copyOf(payload, len);
       Throwable thrown = catchThrowable(() -> VllmEventCodec.decode(prefix));
-      assertThat(thrown).as("prefix of %d bytes", len).isExactlyInstanceOf(
-          VllmEventFormatException.class);
+      assertThat(thrown)
+          .as("prefix of %d bytes", len)
+          .isExactlyInstanceOf(VllmEventFormatException.class);
       assertThat(thrown.getMessage()).as("prefix of %d bytes", len).isNotBlank();
     }
   }
@@ -383,7 +466,8 @@ class VllmEventCodecTest {
     removed.put("block_hashes", List.of(2L));
     removed.put("medium", null);
     byte[] expected =
-        pack(Arrays.asList(1.5, List.of(stored, removed, Map.of("type", "AllBlocksCleared")), null));
+        pack(
+            Arrays.asList(1.5, List.of(stored, removed, Map.of("type", "AllBlocksCleared")), null));
 
     assertThat(hex(VllmEventCodec.encode(batch, Encoding.MAP))).isEqualTo(hex(expected));
   }
@@ -403,7 +487,16 @@ class VllmEventCodecTest {
                 2.0,
                 List.of(
                     Arrays.asList(
-                        "BlockStored", List.of(3L), 4L, List.of(5, 6), 2, 1, "CPU", "l", null, 0,
+                        "BlockStored",
+                        List.of(3L),
+                        4L,
+                        List.of(5, 6),
+                        2,
+                        1,
+                        "CPU",
+                        "l",
+                        null,
+                        0,
                         "k"),
                     List.of("BlockRemoved", List.of(3L), "CPU", 0)),
                 7));
@@ -416,8 +509,19 @@ class VllmEventCodecTest {
   @ParameterizedTest
   @ValueSource(
       strings = {
-        "0", "1", "127", "128", "255", "256", "65535", "65536", "4294967295", "4294967296",
-        "9223372036854775807", "9223372036854775808", "15760518052499183552",
+        "0",
+        "1",
+        "127",
+        "128",
+        "255",
+        "256",
+        "65535",
+        "65536",
+        "4294967295",
+        "4294967296",
+        "9223372036854775807",
+        "9223372036854775808",
+        "15760518052499183552",
         "18446744073709551615"
       })
   void unsignedHash_roundTripsBitForBit(String unsigned) {
@@ -482,8 +586,8 @@ class VllmEventCodecTest {
   void strHashes_areRejected() {
     assertThatThrownBy(() -> VllmEventCodec.decode(batchWithHashes(pack("abc"))))
         .isExactlyInstanceOf(VllmEventFormatException.class)
-        .hasMessageContaining("event 0: block_hashes[0]: expected an integer or bin block hash,"
-            + " got STRING");
+        .hasMessageContaining(
+            "event 0: block_hashes[0]: expected an integer or bin block hash," + " got STRING");
   }
 
   // ---------------------------------------------------------------- tolerance
@@ -586,150 +690,365 @@ class VllmEventCodecTest {
         bad("batch is a string", pack("batch"), "got STRING"),
         bad("batch of 1", pack(List.of(1.0)), "batch: expected at least 2 elements"),
         bad("batch of 0", pack(List.of()), "batch: expected at least 2 elements"),
-        bad("ts a string", pack(List.of("now", List.of())),
+        bad(
+            "ts a string",
+            pack(List.of("now", List.of())),
             "batch: ts: expected a number, got STRING"),
-        bad("ts nil", pack(Arrays.asList(null, List.of())), "batch: ts: expected a number, got NIL"),
+        bad(
+            "ts nil",
+            pack(Arrays.asList(null, List.of())),
+            "batch: ts: expected a number, got NIL"),
         bad("ts a bool", pack(List.of(true, List.of())), "got BOOLEAN"),
-        bad("events a string", pack(List.of(1.0, "e")),
+        bad(
+            "events a string",
+            pack(List.of(1.0, "e")),
             "batch: events: expected an array, got STRING"),
         bad("events nil", pack(Arrays.asList(1.0, null)), "batch: events: expected an array"),
         bad("events a map", pack(List.of(1.0, Map.of())), "got MAP"),
-        bad("dp rank a string", pack(List.of(1.0, List.of(), "0")),
+        bad(
+            "dp rank a string",
+            pack(List.of(1.0, List.of(), "0")),
             "batch: data_parallel_rank: expected an integer, got STRING"),
         bad("dp rank a float", pack(List.of(1.0, List.of(), 1.0)), "got FLOAT"),
         bad("dp rank above int", pack(List.of(1.0, List.of(), 1L << 31)), "out of int range"),
         bad("map batch without ts", pack(Map.of("events", List.of())), "map batch without ts"),
         bad("map batch without events", pack(Map.of("ts", 1.0)), "map batch without events"),
-        bad("event an int", pack(List.of(1.0, List.of(3))),
+        bad(
+            "event an int",
+            pack(List.of(1.0, List.of(3))),
             "event 0: expected an array or a map, got INTEGER"),
-        bad("event nil", pack(List.of(1.0, Arrays.asList(List.of("AllBlocksCleared"), null))),
+        bad(
+            "event nil",
+            pack(List.of(1.0, Arrays.asList(List.of("AllBlocksCleared"), null))),
             "event 1: expected an array or a map, got NIL"),
         bad("event a string", pack(List.of(1.0, List.of("BlockStored"))), "event 0: expected"),
-        bad("empty event array", pack(List.of(1.0, List.of(List.of()))),
+        bad(
+            "empty event array",
+            pack(List.of(1.0, List.of(List.of()))),
             "event 0: expected the event type at index 0"),
-        bad("tag an int", pack(List.of(1.0, List.of(List.of(1, 2)))),
+        bad(
+            "tag an int",
+            pack(List.of(1.0, List.of(List.of(1, 2)))),
             "event 0: type: expected a string, got INTEGER"),
-        bad("unknown tag", pack(List.of(1.0, List.of(List.of("BlockMoved", List.of())))),
+        bad(
+            "unknown tag",
+            pack(List.of(1.0, List.of(List.of("BlockMoved", List.of())))),
             "event 0: type: unknown event type \"BlockMoved\""),
-        bad("unknown tag in a map", pack(List.of(1.0, List.of(Map.of("type", "Nope")))),
+        bad(
+            "unknown tag in a map",
+            pack(List.of(1.0, List.of(Map.of("type", "Nope")))),
             "unknown event type \"Nope\""),
-        bad("long unknown tag is abbreviated", pack(List.of(1.0, List.of(List.of("x".repeat(500))))),
+        bad(
+            "long unknown tag is abbreviated",
+            pack(List.of(1.0, List.of(List.of("x".repeat(500))))),
             "\"" + "x".repeat(64) + "...\""),
-        bad("tag case differs", pack(List.of(1.0, List.of(List.of("blockstored")))),
+        bad(
+            "tag case differs",
+            pack(List.of(1.0, List.of(List.of("blockstored")))),
             "unknown event type"),
-        bad("map event without type", pack(List.of(1.0, List.of(Map.of("block_hashes", List.of())))),
+        bad(
+            "map event without type",
+            pack(List.of(1.0, List.of(Map.of("block_hashes", List.of())))),
             "event 0: map event without type"),
-        bad("map event type nil", pack(List.of(1.0, List.of(mapOf("type", null)))),
+        bad(
+            "map event type nil",
+            pack(List.of(1.0, List.of(mapOf("type", null)))),
             "event 0: type: expected a string, got NIL"),
-        bad("stored without block_size", pack(List.of(1.0, List.of(
-                Arrays.asList("BlockStored", List.of(1L), null, List.of(1))))),
+        bad(
+            "stored without block_size",
+            pack(
+                List.of(1.0, List.of(Arrays.asList("BlockStored", List.of(1L), null, List.of(1))))),
             "event 0: BlockStored without block_size"),
-        bad("stored with only a tag", pack(List.of(1.0, List.of(List.of("BlockStored")))),
+        bad(
+            "stored with only a tag",
+            pack(List.of(1.0, List.of(List.of("BlockStored")))),
             "BlockStored without block_hashes"),
-        bad("stored map without token_ids", pack(List.of(1.0, List.of(Map.of(
-                "type", "BlockStored", "block_hashes", List.of(), "block_size", 1)))),
+        bad(
+            "stored map without token_ids",
+            pack(
+                List.of(
+                    1.0,
+                    List.of(
+                        Map.of(
+                            "type", "BlockStored", "block_hashes", List.of(), "block_size", 1)))),
             "BlockStored without token_ids"),
-        bad("removed without hashes", pack(List.of(1.0, List.of(List.of("BlockRemoved")))),
+        bad(
+            "removed without hashes",
+            pack(List.of(1.0, List.of(List.of("BlockRemoved")))),
             "event 0: BlockRemoved without block_hashes"),
-        bad("block_hashes a string", pack(List.of(1.0, List.of(okStored, Arrays.asList(
-                "BlockStored", "h", null, List.of(), 1)))),
+        bad(
+            "block_hashes a string",
+            pack(
+                List.of(
+                    1.0, List.of(okStored, Arrays.asList("BlockStored", "h", null, List.of(), 1)))),
             "event 1: block_hashes: expected an array, got STRING"),
-        bad("block_hashes nil", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", null, null, List.of(), 1)))),
+        bad(
+            "block_hashes nil",
+            pack(List.of(1.0, List.of(Arrays.asList("BlockStored", null, null, List.of(), 1)))),
             "event 0: block_hashes: expected an array, got NIL"),
-        bad("nil hash", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", Arrays.asList(1L, null), null, List.of(), 1)))),
+        bad(
+            "nil hash",
+            pack(
+                List.of(
+                    1.0,
+                    List.of(
+                        Arrays.asList(
+                            "BlockStored", Arrays.asList(1L, null), null, List.of(), 1)))),
             "event 0: block_hashes[1]: expected an integer or bin block hash, got NIL"),
-        bad("float hash", pack(List.of(1.0, List.of(List.of("BlockRemoved", List.of(1.5))))),
+        bad(
+            "float hash",
+            pack(List.of(1.0, List.of(List.of("BlockRemoved", List.of(1.5))))),
             "block_hashes[0]: expected an integer or bin block hash, got FLOAT"),
-        bad("parent a string", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", List.of(), "p", List.of(), 1)))),
+        bad(
+            "parent a string",
+            pack(List.of(1.0, List.of(Arrays.asList("BlockStored", List.of(), "p", List.of(), 1)))),
             "event 0: parent_block_hash: expected an integer or bin block hash, got STRING"),
-        bad("token_ids a map", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", List.of(), null, Map.of(), 1)))),
+        bad(
+            "token_ids a map",
+            pack(List.of(1.0, List.of(Arrays.asList("BlockStored", List.of(), null, Map.of(), 1)))),
             "event 0: token_ids: expected an array, got MAP"),
-        bad("token a string", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", List.of(), null, List.of(1, 2, "3"), 1)))),
+        bad(
+            "token a string",
+            pack(
+                List.of(
+                    1.0,
+                    List.of(Arrays.asList("BlockStored", List.of(), null, List.of(1, 2, "3"), 1)))),
             "event 0: token_ids[2]: expected an integer, got STRING"),
-        bad("token a float", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", List.of(), null, List.of(1.0), 1)))),
+        bad(
+            "token a float",
+            pack(
+                List.of(
+                    1.0, List.of(Arrays.asList("BlockStored", List.of(), null, List.of(1.0), 1)))),
             "token_ids[0]: expected an integer, got FLOAT"),
-        bad("token above int", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", List.of(), null, List.of(1L << 31), 1)))),
+        bad(
+            "token above int",
+            pack(
+                List.of(
+                    1.0,
+                    List.of(Arrays.asList("BlockStored", List.of(), null, List.of(1L << 31), 1)))),
             "token_ids[0]: integer 2147483648 out of int range"),
-        bad("token uint64", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", List.of(), null, List.of(new BigInteger("18446744073709551615")),
-                1)))),
+        bad(
+            "token uint64",
+            pack(
+                List.of(
+                    1.0,
+                    List.of(
+                        Arrays.asList(
+                            "BlockStored",
+                            List.of(),
+                            null,
+                            List.of(new BigInteger("18446744073709551615")),
+                            1)))),
             "token_ids[0]: integer 18446744073709551615 out of int range"),
-        bad("token below int", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", List.of(), null, List.of(-(1L << 31) - 1), 1)))),
+        bad(
+            "token below int",
+            pack(
+                List.of(
+                    1.0,
+                    List.of(
+                        Arrays.asList(
+                            "BlockStored", List.of(), null, List.of(-(1L << 31) - 1), 1)))),
             "out of int range"),
-        bad("block_size a string", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", List.of(), null, List.of(), "16")))),
+        bad(
+            "block_size a string",
+            pack(
+                List.of(
+                    1.0, List.of(Arrays.asList("BlockStored", List.of(), null, List.of(), "16")))),
             "event 0: block_size: expected an integer, got STRING"),
-        bad("block_size nil", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", List.of(), null, List.of(), null)))),
+        bad(
+            "block_size nil",
+            pack(
+                List.of(
+                    1.0, List.of(Arrays.asList("BlockStored", List.of(), null, List.of(), null)))),
             "event 0: block_size: expected an integer, got NIL"),
-        bad("lora_id a string", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", List.of(), null, List.of(), 1, "7")))),
+        bad(
+            "lora_id a string",
+            pack(
+                List.of(
+                    1.0,
+                    List.of(Arrays.asList("BlockStored", List.of(), null, List.of(), 1, "7")))),
             "event 0: lora_id: expected an integer, got STRING"),
-        bad("medium an int", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", List.of(), null, List.of(), 1, null, 0)))),
+        bad(
+            "medium an int",
+            pack(
+                List.of(
+                    1.0,
+                    List.of(Arrays.asList("BlockStored", List.of(), null, List.of(), 1, null, 0)))),
             "event 0: medium: expected a string, got INTEGER"),
-        bad("medium bin", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockRemoved", List.of(), new byte[] {'G'})))),
+        bad(
+            "medium bin",
+            pack(List.of(1.0, List.of(Arrays.asList("BlockRemoved", List.of(), new byte[] {'G'})))),
             "event 0: medium: expected a string, got BINARY"),
-        bad("lora_name an int", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", List.of(), null, List.of(), 1, null, "GPU", 3)))),
+        bad(
+            "lora_name an int",
+            pack(
+                List.of(
+                    1.0,
+                    List.of(
+                        Arrays.asList(
+                            "BlockStored", List.of(), null, List.of(), 1, null, "GPU", 3)))),
             "event 0: lora_name: expected a string, got INTEGER"),
-        bad("group_idx a string", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockRemoved", List.of(), "GPU", "0")))),
+        bad(
+            "group_idx a string",
+            pack(List.of(1.0, List.of(Arrays.asList("BlockRemoved", List.of(), "GPU", "0")))),
             "event 0: group_idx: expected an integer, got STRING"),
-        bad("kv_cache_spec_kind an int", pack(List.of(1.0, List.of(Map.of(
-                "type", "BlockStored", "block_hashes", List.of(), "token_ids", List.of(),
-                "block_size", 1, "kv_cache_spec_kind", 1)))),
+        bad(
+            "kv_cache_spec_kind an int",
+            pack(
+                List.of(
+                    1.0,
+                    List.of(
+                        Map.of(
+                            "type",
+                            "BlockStored",
+                            "block_hashes",
+                            List.of(),
+                            "token_ids",
+                            List.of(),
+                            "block_size",
+                            1,
+                            "kv_cache_spec_kind",
+                            1)))),
             "event 0: kv_cache_spec_kind: expected a string, got INTEGER"),
-        bad("extra_keys a string", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", List.of(), null, List.of(), 1, null, "GPU", null, "k")))),
+        bad(
+            "extra_keys a string",
+            pack(
+                List.of(
+                    1.0,
+                    List.of(
+                        Arrays.asList(
+                            "BlockStored",
+                            List.of(),
+                            null,
+                            List.of(),
+                            1,
+                            null,
+                            "GPU",
+                            null,
+                            "k")))),
             "event 0: extra_keys: expected an array, got STRING"),
-        bad("a block's extra keys a string", pack(List.of(1.0, List.of(Arrays.asList(
-                "BlockStored", List.of(1L), null, List.of(), 1, null, "GPU", null,
-                Arrays.asList(null, "k"))))),
+        bad(
+            "a block's extra keys a string",
+            pack(
+                List.of(
+                    1.0,
+                    List.of(
+                        Arrays.asList(
+                            "BlockStored",
+                            List.of(1L),
+                            null,
+                            List.of(),
+                            1,
+                            null,
+                            "GPU",
+                            null,
+                            Arrays.asList(null, "k"))))),
             "event 0: extra_keys[1]: expected an array, got STRING"),
-        bad("a map among the extra keys", pack(List.of(1.0, List.of(mapOf(
-                "type", "BlockStored", "block_hashes", List.of(), "token_ids", List.of(),
-                "block_size", 1, "extra_keys", List.of(List.of("a", Map.of("b", 1))))))),
+        bad(
+            "a map among the extra keys",
+            pack(
+                List.of(
+                    1.0,
+                    List.of(
+                        mapOf(
+                            "type",
+                            "BlockStored",
+                            "block_hashes",
+                            List.of(),
+                            "token_ids",
+                            List.of(),
+                            "block_size",
+                            1,
+                            "extra_keys",
+                            List.of(List.of("a", Map.of("b", 1))))))),
             "event 0: extra_keys[0]: expected an extra key (nil, bool, number, string, bin or"
                 + " array), got MAP"),
-        bad("extra keys nested too deep", pack(List.of(1.0, List.of(mapOf(
-                "type", "BlockStored", "block_hashes", List.of(), "token_ids", List.of(),
-                "block_size", 1, "extra_keys", List.of(nested(9, "deep")))))),
+        bad(
+            "extra keys nested too deep",
+            pack(
+                List.of(
+                    1.0,
+                    List.of(
+                        mapOf(
+                            "type",
+                            "BlockStored",
+                            "block_hashes",
+                            List.of(),
+                            "token_ids",
+                            List.of(),
+                            "block_size",
+                            1,
+                            "extra_keys",
+                            List.of(nested(9, "deep")))))),
             "event 0: extra_keys[0]: extra keys nested deeper than 8 arrays"),
-        bad("invalid UTF-8 in an extra key", hexBytes("9200" + "91" + "99"
-                + "ab426c6f636b53746f726564" + "90" + "c0" + "90" + "01" + "c0" + "c0" + "c0"
-                + "91" + "91" + "a1ff"),
+        bad(
+            "invalid UTF-8 in an extra key",
+            hexBytes(
+                "9200"
+                    + "91"
+                    + "99"
+                    + "ab426c6f636b53746f726564"
+                    + "90"
+                    + "c0"
+                    + "90"
+                    + "01"
+                    + "c0"
+                    + "c0"
+                    + "c0"
+                    + "91"
+                    + "91"
+                    + "a1ff"),
             "event 0: extra_keys[0]: invalid UTF-8"),
-        bad("an extension among the extra keys", hexBytes("9200" + "91" + "99"
-                + "ab426c6f636b53746f726564" + "90" + "c0" + "90" + "01" + "c0" + "c0" + "c0"
-                + "91" + "91" + "d40100"),
+        bad(
+            "an extension among the extra keys",
+            hexBytes(
+                "9200"
+                    + "91"
+                    + "99"
+                    + "ab426c6f636b53746f726564"
+                    + "90"
+                    + "c0"
+                    + "90"
+                    + "01"
+                    + "c0"
+                    + "c0"
+                    + "c0"
+                    + "91"
+                    + "91"
+                    + "d40100"),
             "got EXTENSION"),
-        bad("wrong type in a field read before the tag", pack(List.of(1.0, List.of(mapOf(
-                "block_hashes", "x", "type", "BlockRemoved")))),
+        bad(
+            "wrong type in a field read before the tag",
+            pack(List.of(1.0, List.of(mapOf("block_hashes", "x", "type", "BlockRemoved")))),
             "event 0: block_hashes: expected an array, got STRING"),
-        bad("trailing bytes", concat(pack(List.of(1.0, List.of())), pack(1)),
+        bad(
+            "trailing bytes",
+            concat(pack(List.of(1.0, List.of())), pack(1)),
             "batch: 1 trailing bytes after the batch"),
-        bad("two batches", concat(pack(List.of(1.0, List.of())), pack(List.of(1.0, List.of()))),
+        bad(
+            "two batches",
+            concat(pack(List.of(1.0, List.of())), pack(List.of(1.0, List.of()))),
             "trailing bytes"),
         bad("byte 0xc1 as ts", hexBytes("92c190"), "batch: ts: invalid msgpack byte 0xc1"),
-        bad("byte 0xc1 in a skipped element", hexBytes("9400" + "90" + "c0" + "c1"),
+        bad(
+            "byte 0xc1 in a skipped element",
+            hexBytes("9400" + "90" + "c0" + "c1"),
             "batch: invalid msgpack byte 0xc1"),
-        bad("invalid UTF-8 in the tag", hexBytes("9200" + "91" + "91" + "a2c328"),
+        bad(
+            "invalid UTF-8 in the tag",
+            hexBytes("9200" + "91" + "91" + "a2c328"),
             "event 0: type: invalid UTF-8"),
-        bad("invalid UTF-8 in a key", hexBytes("9200" + "91" + "81" + "a1ff" + "c0"),
+        bad(
+            "invalid UTF-8 in a key",
+            hexBytes("9200" + "91" + "81" + "a1ff" + "c0"),
             "event 0: invalid UTF-8"),
-        bad("ext as ts", hexBytes("92d40100" + "90"), "batch: ts: expected a number, got EXTENSION"),
-        bad("truncated uint64 hash", hexBytes("9200" + "91" + "92" + "ac426c6f636b52656d6f766564"
-                + "91" + "cf01020304"),
+        bad(
+            "ext as ts",
+            hexBytes("92d40100" + "90"),
+            "batch: ts: expected a number, got EXTENSION"),
+        bad(
+            "truncated uint64 hash",
+            hexBytes("9200" + "91" + "92" + "ac426c6f636b52656d6f766564" + "91" + "cf01020304"),
             "event 0: block_hashes[0]: truncated"));
   }
 
@@ -745,47 +1064,93 @@ class VllmEventCodecTest {
     String blockRemoved = "ac426c6f636b52656d6f766564"; // "BlockRemoved"
     // [0, [["BlockStored", [], nil, [], 1, nil, nil, nil, <extra_keys ...]]]
     String storedWithExtraKeys =
-        "9200" + "91" + "99" + "ab426c6f636b53746f726564" + "90" + "c0" + "90" + "01" + "c0"
-            + "c0" + "c0";
+        "9200"
+            + "91"
+            + "99"
+            + "ab426c6f636b53746f726564"
+            + "90"
+            + "c0"
+            + "90"
+            + "01"
+            + "c0"
+            + "c0"
+            + "c0";
     return Stream.of(
         // array32 of 2^31 elements: msgpack-core refuses the header itself
         bad("batch array32 2^31", hexBytes("dd80000000"), "batch: length header too large"),
         bad("batch array32 2^32-1", hexBytes("ddffffffff"), "batch: length header too large"),
         // 2^31 - 1 fits an int, so our own check stops it before anything is allocated
-        bad("batch array32 2^31-1", hexBytes("dd7fffffff"),
+        bad(
+            "batch array32 2^31-1",
+            hexBytes("dd7fffffff"),
             "batch: array of 2147483647 elements cannot fit in the 0 bytes left"),
-        bad("events array32 2^31-1", hexBytes("9300dd7fffffff00"),
+        bad(
+            "events array32 2^31-1",
+            hexBytes("9300dd7fffffff00"),
             "batch: events: array of 2147483647 elements cannot fit in the 1 bytes left"),
         bad("map batch map32 2^31-1", hexBytes("df7fffffff"), "map of 2147483647 entries"),
         bad("map32 2^30", hexBytes("df40000000" + "a27473"), "map of 1073741824 entries"),
-        bad("hashes array32", hexBytes("9200" + "91" + "92" + blockRemoved + "dd7fffffff"),
+        bad(
+            "hashes array32",
+            hexBytes("9200" + "91" + "92" + blockRemoved + "dd7fffffff"),
             "event 0: block_hashes: array of 2147483647 elements cannot fit"),
-        bad("token_ids array32", hexBytes("9200" + "91" + "94" + "ab426c6f636b53746f726564"
-                + "90" + "c0" + "dd7fffffff" + "01"),
+        bad(
+            "token_ids array32",
+            hexBytes(
+                "9200"
+                    + "91"
+                    + "94"
+                    + "ab426c6f636b53746f726564"
+                    + "90"
+                    + "c0"
+                    + "dd7fffffff"
+                    + "01"),
             "event 0: token_ids: array of 2147483647 elements cannot fit"),
-        bad("bin32 hash", hexBytes("9200" + "91" + "92" + blockRemoved + "91" + "c67fffffff"),
+        bad(
+            "bin32 hash",
+            hexBytes("9200" + "91" + "92" + blockRemoved + "91" + "c67fffffff"),
             "event 0: block_hashes[0]: bin of 2147483647 bytes cannot fit"),
-        bad("bin32 2^31 hash", hexBytes("9200" + "91" + "92" + blockRemoved + "91" + "c680000000"),
+        bad(
+            "bin32 2^31 hash",
+            hexBytes("9200" + "91" + "92" + blockRemoved + "91" + "c680000000"),
             "event 0: block_hashes[0]: length header too large"),
-        bad("str32 tag", hexBytes("9200" + "91" + "91" + "db7fffffff" + "41"),
+        bad(
+            "str32 tag",
+            hexBytes("9200" + "91" + "91" + "db7fffffff" + "41"),
             "event 0: type: string of 2147483647 bytes cannot fit"),
-        bad("str32 key", hexBytes("9200" + "91" + "81" + "db7fffffff"),
+        bad(
+            "str32 key",
+            hexBytes("9200" + "91" + "81" + "db7fffffff"),
             "string of 2147483647 bytes cannot fit"),
         // in values that are only skipped: msgpack-core's skipValue would overflow 2^30 * 2
-        bad("skipped map32 2^30", hexBytes("9400" + "90" + "c0" + "df40000000"),
+        bad(
+            "skipped map32 2^30",
+            hexBytes("9400" + "90" + "c0" + "df40000000"),
             "map of 1073741824 entries cannot fit"),
-        bad("skipped array32", hexBytes("9400" + "90" + "c0" + "dd7fffffff"),
+        bad(
+            "skipped array32",
+            hexBytes("9400" + "90" + "c0" + "dd7fffffff"),
             "array of 2147483647 elements cannot fit"),
-        bad("skipped bin32", hexBytes("9400" + "90" + "c0" + "c67fffffff"),
+        bad(
+            "skipped bin32",
+            hexBytes("9400" + "90" + "c0" + "c67fffffff"),
             "raw value of 2147483647 bytes cannot fit"),
-        bad("skipped str32", hexBytes("9400" + "90" + "c0" + "db7fffffff"),
+        bad(
+            "skipped str32",
+            hexBytes("9400" + "90" + "c0" + "db7fffffff"),
             "raw value of 2147483647 bytes cannot fit"),
         bad("skipped ext32", hexBytes("9400" + "90" + "c0" + "c97fffffff01"), "truncated"),
-        bad("bin32 extra key", hexBytes(storedWithExtraKeys + "91" + "91" + "c67fffffff"),
+        bad(
+            "bin32 extra key",
+            hexBytes(storedWithExtraKeys + "91" + "91" + "c67fffffff"),
             "event 0: extra_keys[0]: bin of 2147483647 bytes cannot fit"),
-        bad("array32 extra keys", hexBytes(storedWithExtraKeys + "dd7fffffff"),
+        bad(
+            "array32 extra keys",
+            hexBytes(storedWithExtraKeys + "dd7fffffff"),
             "event 0: extra_keys: array of 2147483647 elements cannot fit"),
-        bad("array32 of a block's keys", hexBytes(storedWithExtraKeys + "91" + "dd7fffffff"),
+        bad(
+            "array32 of a block's keys",
+            hexBytes(storedWithExtraKeys + "91" + "dd7fffffff"),
             "event 0: extra_keys[0]: array of 2147483647 elements cannot fit"));
   }
 
@@ -984,8 +1349,13 @@ class VllmEventCodecTest {
         case 1 -> out[at] ^= (byte) (1 << random.nextInt(8));
         case 2 -> {
           // a header byte that claims a lot: array32/map32/bin32/str32 with a random length
-          byte[] header = {(byte) new int[] {0xdd, 0xdf, 0xc6, 0xdb}[random.nextInt(4)],
-              (byte) random.nextInt(256), (byte) random.nextInt(256), 0, 0};
+          byte[] header = {
+            (byte) new int[] {0xdd, 0xdf, 0xc6, 0xdb}[random.nextInt(4)],
+            (byte) random.nextInt(256),
+            (byte) random.nextInt(256),
+            0,
+            0
+          };
           int n = Math.min(header.length, out.length - at);
           System.arraycopy(header, 0, out, at, n);
         }
@@ -1002,10 +1372,26 @@ class VllmEventCodecTest {
     return out;
   }
 
-  private static final String[] MEDIA = {"GPU", "CPU", "DISK", "médium-✓", "m".repeat(40),
-      "M".repeat(300), ""};
-  private static final long[] EDGE_HASHES = {0, 1, Long.MAX_VALUE, TWO_63, MAX_U64, 127, 128,
-      255, 256, 65535, 65536, 0xFFFFFFFFL, 0x100000000L, -32, -33};
+  private static final String[] MEDIA = {
+    "GPU", "CPU", "DISK", "médium-✓", "m".repeat(40), "M".repeat(300), ""
+  };
+  private static final long[] EDGE_HASHES = {
+    0,
+    1,
+    Long.MAX_VALUE,
+    TWO_63,
+    MAX_U64,
+    127,
+    128,
+    255,
+    256,
+    65535,
+    65536,
+    0xFFFFFFFFL,
+    0x100000000L,
+    -32,
+    -33
+  };
 
   private static VllmEventBatch randomBatch(Random random) {
     int n = random.nextInt(6);
@@ -1042,8 +1428,26 @@ class VllmEventCodecTest {
             case 0 -> random.nextInt(128);
             case 1 -> random.nextInt(200_000);
             case 2 -> random.nextInt();
-            default -> new int[] {0, 127, 128, 255, 256, 65535, 65536, -1, -32, -33, -128,
-                -129, -32768, -32769, Integer.MIN_VALUE, Integer.MAX_VALUE}[random.nextInt(16)];
+            default ->
+                new int[] {
+                      0,
+                      127,
+                      128,
+                      255,
+                      256,
+                      65535,
+                      65536,
+                      -1,
+                      -32,
+                      -33,
+                      -128,
+                      -129,
+                      -32768,
+                      -32769,
+                      Integer.MIN_VALUE,
+                      Integer.MAX_VALUE
+                    }
+                    [random.nextInt(16)];
           };
     }
     return new BlockStored(
@@ -1077,8 +1481,9 @@ class VllmEventCodecTest {
     for (int k = random.nextInt(4); k > 0; k--) {
       keys.add(
           switch (random.nextInt(depth < 2 ? 9 : 8)) {
-            case 0 -> new String[] {"adapter-a", "0123456789abcdef".repeat(4), "", "sel-ü"}
-                [random.nextInt(4)];
+            case 0 ->
+                new String[] {"adapter-a", "0123456789abcdef".repeat(4), "", "sel-ü"}
+                    [random.nextInt(4)];
             case 1 -> randomHash(random) >>> 1; // a non-negative long
             case 2 -> -1L - random.nextInt(70_000);
             case 3 -> new BigInteger(Long.toUnsignedString(Long.MIN_VALUE | random.nextLong()));

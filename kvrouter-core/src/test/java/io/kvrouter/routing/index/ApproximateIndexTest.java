@@ -204,8 +204,7 @@ class ApproximateIndexTest {
     List<RouterEvent> removed = sink.since(before);
     assertThat(removed).extracting(RouterEvent::worker).containsExactlyInAnyOrder(A, B);
     Map<WorkerRank, List<Long>> byRank = new HashMap<>();
-    removed.forEach(
-        e -> byRank.put(e.worker(), ((KvCacheEvent.Removed) e.event()).blockHashes()));
+    removed.forEach(e -> byRank.put(e.worker(), ((KvCacheEvent.Removed) e.event()).blockHashes()));
     assertThat(byRank.get(A))
         .containsExactlyInAnyOrderElementsOf(
             List.of(seq(new long[] {1, 2}, 0).get(0), seq(new long[] {1, 2}, 1).get(0), 5L));
@@ -338,8 +337,7 @@ class ApproximateIndexTest {
 
     ticker.addAndGet(TTL_NANOS);
     assertThat(approx.expire()).isEqualTo(1);
-    assertThat(sink.since(before))
-        .containsExactly(new RouterEvent(B, KvCacheEvent.removed(1)));
+    assertThat(sink.since(before)).containsExactly(new RouterEvent(B, KvCacheEvent.removed(1)));
 
     route(approx, A, 7); // the worker may come back
     assertThat(scores(7)).containsOnly(entry(A, 1));
@@ -377,8 +375,7 @@ class ApproximateIndexTest {
     assertThat(new Settings(Settings.MAX_TTL, 1, 1.0).pruneTarget()).isEqualTo(1);
     assertThat(new Settings(TTL, 7, 0.8).pruneTarget()).isEqualTo(5);
     assertThat(new Settings(TTL, 1, 0.5).pruneTarget()).isZero();
-    assertThat(Settings.DEFAULTS)
-        .isEqualTo(new Settings(Duration.ofSeconds(120), 1_048_576, 0.8));
+    assertThat(Settings.DEFAULTS).isEqualTo(new Settings(Duration.ofSeconds(120), 1_048_576, 0.8));
     assertThat(Settings.DEFAULTS.pruneTarget()).isEqualTo(838_860);
   }
 
@@ -616,11 +613,12 @@ class ApproximateIndexTest {
       Map<WorkerRank, Long> cached = new HashMap<>(kv.cachedBlocks());
       cached.values().removeIf(n -> n == 0);
       Map<WorkerRank, Long> expected = new HashMap<>();
-      model.forEach((rank, blocks) -> {
-        if (!blocks.isEmpty()) {
-          expected.put(rank, (long) blocks.size());
-        }
-      });
+      model.forEach(
+          (rank, blocks) -> {
+            if (!blocks.isEmpty()) {
+              expected.put(rank, (long) blocks.size());
+            }
+          });
       assertThat(cached).isEqualTo(expected);
       for (List<Long> prompt : prompts) {
         long[] locals = prompt.stream().mapToLong(Long::longValue).toArray();

@@ -14,9 +14,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Readers on several threads while writers apply events, each writer owning one worker id, all
@@ -38,10 +38,11 @@ class ConcurrentReadsTest {
     while (actions.size() < EVENTS_PER_WORKER) {
       int roll = random.nextInt(100);
       Scenario.Kind kind =
-          roll < 58 ? Scenario.Kind.STORE
-              : roll < 96 ? Scenario.Kind.REMOVE
-              : roll < 99 ? Scenario.Kind.CLEAR
-              : Scenario.Kind.REMOVE_WORKER;
+          roll < 58
+              ? Scenario.Kind.STORE
+              : roll < 96
+                  ? Scenario.Kind.REMOVE
+                  : roll < 99 ? Scenario.Kind.CLEAR : Scenario.Kind.REMOVE_WORKER;
       List<Integer> tokens = new ArrayList<>();
       int length = 1 + random.nextInt(MAX_DEPTH);
       for (int i = 0; i < length; i++) {
@@ -83,13 +84,16 @@ class ConcurrentReadsTest {
   private static final class Workload {
     final List<List<Scenario.Action>> streams = new ArrayList<>();
     final List<long[]> queries;
+
     /** expected[worker id][events applied][query][dp rank] */
     final int[][][][] expected;
+
     final NaiveIndex finalModel = new NaiveIndex();
 
     Workload(long seed) {
       queries = queries(seed, 16);
-      expected = new int[Scenario.WORKER_IDS][EVENTS_PER_WORKER + 1][queries.size()][Scenario.DP_RANKS];
+      expected =
+          new int[Scenario.WORKER_IDS][EVENTS_PER_WORKER + 1][queries.size()][Scenario.DP_RANKS];
       for (int id = 0; id < Scenario.WORKER_IDS; id++) {
         NaiveIndex model = new NaiveIndex();
         List<Scenario.Action> actions = stream(id, seed * 31 + id, model);
@@ -114,7 +118,8 @@ class ConcurrentReadsTest {
       for (int q = 0; q < queries.size(); q++) {
         Map<WorkerRank, Integer> scores = model.scores(queries.get(q));
         for (int r = 0; r < Scenario.DP_RANKS; r++) {
-          expected[id][applied][q][r] = scores.getOrDefault(Scenario.rank(id * Scenario.DP_RANKS + r), 0);
+          expected[id][applied][q][r] =
+              scores.getOrDefault(Scenario.rank(id * Scenario.DP_RANKS + r), 0);
         }
       }
     }
@@ -207,12 +212,19 @@ class ConcurrentReadsTest {
   }
 
   private static void check(
-      Workload work, int q, long[] query, OverlapScores scores, int[] before, int[] after, Queue<String> violations) {
+      Workload work,
+      int q,
+      long[] query,
+      OverlapScores scores,
+      int[] before,
+      int[] after,
+      Queue<String> violations) {
     for (Map.Entry<WorkerRank, Integer> e : scores.overlapBlocks().entrySet()) {
       if (e.getValue() < 1 || e.getValue() > query.length) {
         violations.add("malformed score " + e);
       }
-      if (!scores.cachedBlocks().containsKey(e.getKey()) || scores.cachedBlocks().get(e.getKey()) < 0) {
+      if (!scores.cachedBlocks().containsKey(e.getKey())
+          || scores.cachedBlocks().get(e.getKey()) < 0) {
         violations.add("no cached count for " + e.getKey());
       }
     }
@@ -231,8 +243,17 @@ class ConcurrentReadsTest {
         int seen = scores.overlap(rank);
         if (seen < lo || seen > hi) {
           violations.add(
-              rank + " scored " + seen + " outside [" + lo + ", " + hi + "] during events "
-                  + before[id] + ".." + last);
+              rank
+                  + " scored "
+                  + seen
+                  + " outside ["
+                  + lo
+                  + ", "
+                  + hi
+                  + "] during events "
+                  + before[id]
+                  + ".."
+                  + last);
         }
       }
     }

@@ -118,7 +118,10 @@ final class Gen {
       return bands;
     }
 
-    /** Band starts from {@code bound} toward {@code target}: each cut keeps a third (or less) of what is left. */
+    /**
+     * Band starts from {@code bound} toward {@code target}: each cut keeps a third (or less) of
+     * what is left.
+     */
     private static void cut(Set<Long> starts, long bound, long target, int direction) {
       long left = Math.abs(bound - target);
       while (left > 20) {
@@ -136,9 +139,9 @@ final class Gen {
 
   /**
    * Sizes in {@code [min, max]}. When the range is wider than {@code max(round(sqrt(genSize)), 10)}
-   * values, sizes above {@code cutoff = min + that} are rare: the maximum with probability
-   * {@code min(0.02, 10 / genSize)}, else a size above the cutoff with probability 0.1 + that,
-   * else a uniform size in {@code [min, cutoff]}. Narrower ranges are uniform.
+   * values, sizes above {@code cutoff = min + that} are rare: the maximum with probability {@code
+   * min(0.02, 10 / genSize)}, else a size above the cutoff with probability 0.1 + that, else a
+   * uniform size in {@code [min, cutoff]}. Narrower ranges are uniform.
    */
   static final class Sizes {
     private final int min;

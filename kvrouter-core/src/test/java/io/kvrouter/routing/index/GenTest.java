@@ -24,7 +24,9 @@ class GenTest {
       }
       for (Scenario.Kind kind : Scenario.Kind.values()) {
         double expected = (double) kinds.weight(kind) / kinds.total();
-        assertThat(counts.getOrDefault(kind, 0) / (double) DRAWS).as("%s", kind).isCloseTo(expected, within(0.005));
+        assertThat(counts.getOrDefault(kind, 0) / (double) DRAWS)
+            .as("%s", kind)
+            .isCloseTo(expected, within(0.005));
       }
     }
     assertThat(Scenario.ANY_KINDS.total()).isEqualTo(28);
@@ -34,11 +36,20 @@ class GenTest {
   @Test
   void ints_cutWideRangesIntoBandsTowardZero() {
     assertThat(new Gen.Ints(0, 1000).bands())
-        .containsExactly(new long[] {0, 11}, new long[] {12, 36}, new long[] {37, 110}, new long[] {111, 332},
+        .containsExactly(
+            new long[] {0, 11},
+            new long[] {12, 36},
+            new long[] {37, 110},
+            new long[] {111, 332},
             new long[] {333, 1000});
     assertThat(new Gen.Ints(-64, 64).bands())
-        .containsExactly(new long[] {-64, -22}, new long[] {-21, -8}, new long[] {-7, -1}, new long[] {0, 6},
-            new long[] {7, 20}, new long[] {21, 64});
+        .containsExactly(
+            new long[] {-64, -22},
+            new long[] {-21, -8},
+            new long[] {-7, -1},
+            new long[] {0, 6},
+            new long[] {7, 20},
+            new long[] {21, 64});
     assertThat(new Gen.Ints(0, 30).bands()).containsExactly(new long[] {0, 9}, new long[] {10, 30});
     assertThat(new Gen.Ints(0, 5).bands()).containsExactly(new long[] {0, 5});
     assertThat(new Gen.Ints(-1000, -1).bands().get(0)).isEqualTo(new long[] {-1000, -335});
@@ -109,12 +120,19 @@ class GenTest {
     SplittableRandom random = new SplittableRandom(5);
     for (Scenario.Step step : Scenario.steps(random, 20_000, true)) {
       assertThat(step.worker()).isBetween(0, Scenario.WORKER_IDS * Scenario.DP_RANKS - 1);
-      assertThat(step.tokens()).hasSizeBetween(1, Scenario.MAX_DEPTH).allSatisfy(t -> assertThat(t).isBetween(0, 2));
+      assertThat(step.tokens())
+          .hasSizeBetween(1, Scenario.MAX_DEPTH)
+          .allSatisfy(t -> assertThat(t).isBetween(0, 2));
       assertThat(step.from()).isBetween(0, Scenario.MAX_DEPTH);
-      assertThat(List.of(step.pick1(), step.pick2(), step.pick3())).allSatisfy(p -> assertThat(p).isBetween(0, 1000));
+      assertThat(List.of(step.pick1(), step.pick2(), step.pick3()))
+          .allSatisfy(p -> assertThat(p).isBetween(0, 1000));
     }
     assertThat(Scenario.steps(random, 5_000, false))
         .extracting(Scenario.Step::kind)
-        .containsOnly(Scenario.Kind.STORE, Scenario.Kind.REMOVE, Scenario.Kind.CLEAR, Scenario.Kind.REMOVE_WORKER);
+        .containsOnly(
+            Scenario.Kind.STORE,
+            Scenario.Kind.REMOVE,
+            Scenario.Kind.CLEAR,
+            Scenario.Kind.REMOVE_WORKER);
   }
 }

@@ -18,7 +18,8 @@ class KvIndexerPropertiesTest {
 
   @Test
   void indexer_matchesModel_andDumpRebuildsIt() {
-    Tries.forAll(200, Scenario::streams, KvIndexerPropertiesTest::indexerMatchesModelAndDumpRebuildsIt);
+    Tries.forAll(
+        200, Scenario::streams, KvIndexerPropertiesTest::indexerMatchesModelAndDumpRebuildsIt);
   }
 
   private static void indexerMatchesModelAndDumpRebuildsIt(List<Scenario.Step> steps) {
@@ -53,7 +54,8 @@ class KvIndexerPropertiesTest {
       }
 
       List<RouterEvent> dump = kv.dump().toCompletableFuture().join();
-      try (ShardedKvIndexer copy = new ShardedKvIndexer(2, null, ShardedKvIndexer.daemonThreads())) {
+      try (ShardedKvIndexer copy =
+          new ShardedKvIndexer(2, null, ShardedKvIndexer.daemonThreads())) {
         dump.forEach(e -> copy.apply(e.worker(), e.event()));
         copy.flush().toCompletableFuture().join();
         assertThat(copy.stats().rejected()).isZero();

@@ -1,12 +1,12 @@
 package io.kvrouter.routing.index;
 
-import io.kvrouter.metrics.MetricNames;
 import static io.kvrouter.protocol.KvCacheEvent.cleared;
 import static io.kvrouter.protocol.KvCacheEvent.removed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
+import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.KvCacheEvent.StoredBlock;
@@ -100,15 +100,18 @@ class KvIndexerTest {
     await(indexer.flush());
 
     assertThat(metrics.scrape())
-        .contains("dynamo_kvrouter_kv_cache_events_applied_total{event_type=\"stored\",status=\"ok\"} 1.0")
+        .contains(
+            "dynamo_kvrouter_kv_cache_events_applied_total{event_type=\"stored\",status=\"ok\"} 1.0")
         .contains(
             "dynamo_kvrouter_kv_cache_events_applied_total{event_type=\"stored\",status=\"parent_block_not_found\"} 1.0")
         .contains(
             "dynamo_kvrouter_kv_cache_events_applied_total{event_type=\"stored\",status=\"invalid_block\"} 1.0")
         .contains(
             "dynamo_kvrouter_kv_cache_events_applied_total{event_type=\"removed\",status=\"block_not_found\"} 1.0")
-        .contains("dynamo_kvrouter_kv_cache_events_applied_total{event_type=\"removed\",status=\"ok\"} 0.0")
-        .contains("dynamo_kvrouter_kv_cache_events_applied_total{event_type=\"cleared\",status=\"ok\"} 1.0")
+        .contains(
+            "dynamo_kvrouter_kv_cache_events_applied_total{event_type=\"removed\",status=\"ok\"} 0.0")
+        .contains(
+            "dynamo_kvrouter_kv_cache_events_applied_total{event_type=\"cleared\",status=\"ok\"} 1.0")
         .contains("kvrouter_indexer_pending_events 0.0");
   }
 
@@ -121,7 +124,11 @@ class KvIndexerTest {
     await(indexer.flush());
 
     double ok =
-        registry.find(MetricNames.KV_CACHE_EVENTS_APPLIED).tag(MetricNames.TAG_STATUS, "ok").functionCounters().stream()
+        registry
+            .find(MetricNames.KV_CACHE_EVENTS_APPLIED)
+            .tag(MetricNames.TAG_STATUS, "ok")
+            .functionCounters()
+            .stream()
             .mapToDouble(c -> c.count())
             .sum();
     assertThat(ok).isEqualTo(indexer.stats().applied()).isEqualTo(2.0);
@@ -137,7 +144,8 @@ class KvIndexerTest {
     kv.apply(A, stored(null, 1));
     await(kv.flush());
 
-    assertThat(kv.findMatches(new long[] {1, 2}).overlapBlocks()).containsOnly(entry(A, 1), entry(B, 1));
+    assertThat(kv.findMatches(new long[] {1, 2}).overlapBlocks())
+        .containsOnly(entry(A, 1), entry(B, 1));
     assertThat(kv.cachedBlocks()).containsOnly(entry(A, 1L), entry(B, 1L));
   }
 
@@ -184,7 +192,8 @@ class KvIndexerTest {
 
       assertThat(copy.stats().rejected()).isZero();
       assertThat(copy.cachedBlocks()).isEqualTo(kv.cachedBlocks());
-      for (long[] q : List.of(new long[] {1, 2, 10}, new long[] {1, 2, 13, 5}, new long[] {1, 2, 30, 31})) {
+      for (long[] q :
+          List.of(new long[] {1, 2, 10}, new long[] {1, 2, 13, 5}, new long[] {1, 2, 30, 31})) {
         assertThat(copy.findMatches(q)).isEqualTo(kv.findMatches(q));
       }
     }
@@ -222,7 +231,8 @@ class KvIndexerTest {
 
   @Test
   void create_rejectsBadArguments() {
-    assertThatThrownBy(() -> KvIndexer.create(0, null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> KvIndexer.create(0, null))
+        .isInstanceOf(IllegalArgumentException.class);
     KvIndexer kv = indexer(1);
     assertThatThrownBy(() -> kv.apply(null, cleared())).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> kv.apply(A, null)).isInstanceOf(NullPointerException.class);

@@ -74,7 +74,9 @@ class RadixTreePropertiesTest {
           List<RouterEvent> dump = tree.dump();
           RadixTree rebuilt = new RadixTree();
           for (RouterEvent e : dump) {
-            assertThat(rebuilt.apply(e.worker(), e.event())).as("replaying %s", e).isEqualTo(Outcome.APPLIED);
+            assertThat(rebuilt.apply(e.worker(), e.event()))
+                .as("replaying %s", e)
+                .isEqualTo(Outcome.APPLIED);
           }
           TreeInvariants.check(rebuilt);
           assertThat(rebuilt.heldBlocks()).isEqualTo(tree.heldBlocks());
@@ -82,7 +84,8 @@ class RadixTreePropertiesTest {
           for (long[] q : ALL_QUERIES) {
             assertThat(rebuilt.findMatches(q)).isEqualTo(tree.findMatches(q));
           }
-          // and a dump replayed over a tree holding other state for the same ranks gives that state too
+          // and a dump replayed over a tree holding other state for the same ranks gives that state
+          // too
           RadixTree dirty = new RadixTree();
           NaiveIndex scratch = new NaiveIndex();
           replay(steps.subList(0, steps.size() / 2), scratch, dirty, false);
@@ -112,10 +115,12 @@ class RadixTreePropertiesTest {
               continue;
             }
             Map<WorkerRank, Map<Long, RadixTree.HeldBlock>> before = tree.heldBlocks();
-            Map<WorkerRank, Integer> matchesBefore = tree.findMatches(action.query()).overlapBlocks();
+            Map<WorkerRank, Integer> matchesBefore =
+                tree.findMatches(action.query()).overlapBlocks();
             Outcome outcome = tree.apply(action.rank(), action.event());
             model.apply(action.rank(), action.event());
-            if (outcome == Outcome.PARENT_BLOCK_NOT_FOUND || outcome == Outcome.INVALID_BLOCK_SEQUENCE) {
+            if (outcome == Outcome.PARENT_BLOCK_NOT_FOUND
+                || outcome == Outcome.INVALID_BLOCK_SEQUENCE) {
               Map<WorkerRank, Map<Long, RadixTree.HeldBlock>> after = tree.heldBlocks();
               before.putIfAbsent(action.rank(), new HashMap<>()); // the rank became known
               assertThat(after).isEqualTo(before);
@@ -144,7 +149,8 @@ class RadixTreePropertiesTest {
           continue;
         }
         Outcome outcome = model.apply(action.rank(), action.event());
-        counts.computeIfAbsent(EventKind.of(action.event()), k -> new EnumMap<>(Outcome.class))
+        counts
+            .computeIfAbsent(EventKind.of(action.event()), k -> new EnumMap<>(Outcome.class))
             .merge(outcome, 1, Integer::sum);
         events++;
       }
@@ -153,8 +159,10 @@ class RadixTreePropertiesTest {
     assertThat(counts.get(EventKind.STORED))
         .as("stored outcomes of %s events: %s", events, counts)
         .hasEntrySatisfying(Outcome.APPLIED, n -> assertThat(n).isGreaterThan(onePercent))
-        .hasEntrySatisfying(Outcome.PARENT_BLOCK_NOT_FOUND, n -> assertThat(n).isGreaterThan(onePercent))
-        .hasEntrySatisfying(Outcome.INVALID_BLOCK_SEQUENCE, n -> assertThat(n).isGreaterThan(onePercent));
+        .hasEntrySatisfying(
+            Outcome.PARENT_BLOCK_NOT_FOUND, n -> assertThat(n).isGreaterThan(onePercent))
+        .hasEntrySatisfying(
+            Outcome.INVALID_BLOCK_SEQUENCE, n -> assertThat(n).isGreaterThan(onePercent));
     assertThat(counts.get(EventKind.REMOVED))
         .as("removed outcomes of %s events: %s", events, counts)
         .hasEntrySatisfying(Outcome.APPLIED, n -> assertThat(n).isGreaterThan(onePercent))
@@ -165,7 +173,8 @@ class RadixTreePropertiesTest {
   }
 
   /** Applies every step to both; compares outcome and state after each. */
-  static void replay(List<Scenario.Step> steps, NaiveIndex model, RadixTree tree, boolean checkEach) {
+  static void replay(
+      List<Scenario.Step> steps, NaiveIndex model, RadixTree tree, boolean checkEach) {
     for (Scenario.Step step : steps) {
       Scenario.Action action = new Scenario(model).next(step);
       if (action.removedWorker() != null) {
@@ -194,7 +203,9 @@ class RadixTreePropertiesTest {
 
   static void assertMatch(RadixTree tree, NaiveIndex model, long[] q) {
     OverlapScores scores = tree.findMatches(q);
-    assertThat(scores.overlapBlocks()).as("matches of %s", java.util.Arrays.toString(q)).isEqualTo(model.scores(q));
+    assertThat(scores.overlapBlocks())
+        .as("matches of %s", java.util.Arrays.toString(q))
+        .isEqualTo(model.scores(q));
     Map<WorkerRank, Long> cached = model.cachedBlocks();
     for (WorkerRank rank : scores.overlapBlocks().keySet()) {
       assertThat(scores.cachedBlocks().get(rank)).isEqualTo(cached.get(rank));

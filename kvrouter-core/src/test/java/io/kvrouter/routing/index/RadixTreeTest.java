@@ -90,7 +90,8 @@ class RadixTreeTest {
     assertThat(matches(1, 2, 3, 4)).containsOnly(entry(A, 4), entry(B, 2));
     assertThat(matches(1, 2, 5)).containsOnly(entry(A, 2), entry(B, 3));
     assertThat(matches(1)).containsOnly(entry(A, 1), entry(B, 1));
-    assertThat(tree.findMatches(prompt(1, 2, 5)).cachedBlocks()).containsOnly(entry(A, 4L), entry(B, 3L));
+    assertThat(tree.findMatches(prompt(1, 2, 5)).cachedBlocks())
+        .containsOnly(entry(A, 4L), entry(B, 3L));
   }
 
   @Test
@@ -136,7 +137,8 @@ class RadixTreeTest {
     apply(A, stored(null, 1, 2));
     var before = tree.heldBlocks();
 
-    assertThat(apply(A, KvCacheEvent.stored(1002L, new StoredBlock(1002, 7)))).isEqualTo(Outcome.INVALID_BLOCK_SEQUENCE);
+    assertThat(apply(A, KvCacheEvent.stored(1002L, new StoredBlock(1002, 7))))
+        .isEqualTo(Outcome.INVALID_BLOCK_SEQUENCE);
 
     assertThat(tree.heldBlocks()).isEqualTo(before);
     assertThat(matches(1, 2, 7)).containsExactly(entry(A, 2));

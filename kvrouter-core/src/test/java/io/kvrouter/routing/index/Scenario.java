@@ -9,10 +9,10 @@ import java.util.SplittableRandom;
 
 /**
  * Random event streams from several worker ids and dp ranks over a small alphabet of blocks, so
- * prompts share prefixes. A {@link Step} is raw random numbers; {@link #next} turns it into an event
- * against the model's current state, so most events are valid (stores below blocks the rank holds,
- * removes of blocks it holds, in any order) while some are not (unknown parents and blocks, moves,
- * cycles, a second hash for the same tokens).
+ * prompts share prefixes. A {@link Step} is raw random numbers; {@link #next} turns it into an
+ * event against the model's current state, so most events are valid (stores below blocks the rank
+ * holds, removes of blocks it holds, in any order) while some are not (unknown parents and blocks,
+ * moves, cycles, a second hash for the same tokens).
  */
 final class Scenario {
   static final int WORKER_IDS = 3;
@@ -34,7 +34,8 @@ final class Scenario {
   }
 
   /** One step in raw numbers. */
-  record Step(Kind kind, int worker, List<Integer> tokens, int from, int pick1, int pick2, int pick3) {}
+  record Step(
+      Kind kind, int worker, List<Integer> tokens, int from, int pick1, int pick2, int pick3) {}
 
   /** What a step became: an event of a rank, or the removal of a worker id. */
   record Action(WorkerRank rank, KvCacheEvent event, String removedWorker, long[] query) {}
@@ -90,7 +91,9 @@ final class Scenario {
     return steps;
   }
 
-  /** One step: a kind by weight, a rank, 1 to {@link #MAX_DEPTH} tokens, a start and three picks. */
+  /**
+   * One step: a kind by weight, a rank, 1 to {@link #MAX_DEPTH} tokens, a start and three picks.
+   */
   static Step step(SplittableRandom random, boolean anomalies) {
     Kind kind = (anomalies ? ANY_KINDS : ENGINE_KINDS).next(random);
     int worker = WORKERS.nextInt(random);
@@ -171,7 +174,10 @@ final class Scenario {
     List<Long> held = model.heldHashes(rank);
     Kind kind = step.kind();
     if (held.isEmpty()
-        && (kind == Kind.MOVE || kind == Kind.CYCLE || kind == Kind.REMOVE || kind == Kind.REMOVE_UNKNOWN)) {
+        && (kind == Kind.MOVE
+            || kind == Kind.CYCLE
+            || kind == Kind.REMOVE
+            || kind == Kind.REMOVE_UNKNOWN)) {
       kind = Kind.STORE;
     }
     switch (kind) {
@@ -194,7 +200,8 @@ final class Scenario {
           Long parent = parentPick == held.size() ? null : held.get(parentPick);
           return event(
               rank,
-              KvCacheEvent.stored(parent, new StoredBlock(moved, tokensHash(step.pick3() % ALPHABET))),
+              KvCacheEvent.stored(
+                  parent, new StoredBlock(moved, tokensHash(step.pick3() % ALPHABET))),
               query);
         }
       case CYCLE:

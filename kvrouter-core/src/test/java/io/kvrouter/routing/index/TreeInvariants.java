@@ -9,7 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Checks every structural invariant of a quiescent {@link RadixTree}; throws on the first breach. */
+/**
+ * Checks every structural invariant of a quiescent {@link RadixTree}; throws on the first breach.
+ */
 final class TreeInvariants {
   private TreeInvariants() {}
 
@@ -24,7 +26,10 @@ final class TreeInvariants {
       for (Node c : n.children()) {
         require(c.parent == n, "child's parent pointer", c);
         require(n.child(c.tokensHash) == c, "child keyed by its local hash", c);
-        require(c.workers() != WorkerSet.DEAD && c.workers().size() > 0, "no empty node in the tree", c);
+        require(
+            c.workers() != WorkerSet.DEAD && c.workers().size() > 0,
+            "no empty node in the tree",
+            c);
         if (n != root) {
           for (int slot : c.workers().ids()) {
             require(n.workers().contains(slot), "child's workers are a subset of the parent's", c);
@@ -51,7 +56,10 @@ final class TreeInvariants {
         if (b.held) {
           held++;
           require(b.parent != null, "a held block has a parent", b);
-          require(b.parent == w.root || w.blocks.get(b.parent.hash) == b.parent, "parent is in the map", b);
+          require(
+              b.parent == w.root || w.blocks.get(b.parent.hash) == b.parent,
+              "parent is in the map",
+              b);
           require(containsChild(b.parent, b), "block is among its parent's children", b);
         } else {
           require(b.parent == null, "a ghost has no parent", b);
@@ -72,7 +80,10 @@ final class TreeInvariants {
       require(w.cachedBlocks() == held, "published count", rank);
       for (Block b : all) {
         boolean expected = isLive(w, b, live);
-        require((b.node != null) == expected, "live exactly when every block up to the start is held", b);
+        require(
+            (b.node != null) == expected,
+            "live exactly when every block up to the start is held",
+            b);
         if (b.node != null) {
           Node parentNode = b.parent == w.root ? root : b.parent.node;
           require(b.node.parent == parentNode, "block's node sits under its parent's node", b);
@@ -91,7 +102,10 @@ final class TreeInvariants {
         continue;
       }
       Map<Integer, Integer> live = livePerNode.getOrDefault(n, Map.of());
-      require(live.keySet().equals(asSet(n.workers().ids())), "node's workers are the ranks with a live block there", n);
+      require(
+          live.keySet().equals(asSet(n.workers().ids())),
+          "node's workers are the ranks with a live block there",
+          n);
     }
   }
 

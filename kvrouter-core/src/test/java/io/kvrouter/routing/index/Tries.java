@@ -57,7 +57,13 @@ final class Tries {
   }
 
   private static <T> void check(
-      String name, int attempt, int of, long seed, int genSize, Generator<T> generator, Property<T> property) {
+      String name,
+      int attempt,
+      int of,
+      long seed,
+      int genSize,
+      Generator<T> generator,
+      Property<T> property) {
     T sample = null;
     try {
       sample = generator.next(new SplittableRandom(seed), genSize);

@@ -66,7 +66,8 @@ class WorkerSetTest {
 
   @Test
   void fingerprint_differsForDifferentSetsOfTheSameSize() {
-    assertThat(WorkerSet.of(1).with(2).fingerprint()).isNotEqualTo(WorkerSet.of(0).with(3).fingerprint());
+    assertThat(WorkerSet.of(1).with(2).fingerprint())
+        .isNotEqualTo(WorkerSet.of(0).with(3).fingerprint());
     assertThat(WorkerSet.of(1).fingerprint()).isNotEqualTo(WorkerSet.of(2).fingerprint());
   }
 }

@@ -17,17 +17,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Many threads add, mark and free requests over a few ranks that share blocks, while a sweeper
- * frees requests older than 200 ticks (the ticker advances on every add and sweep, so it also claims
- * requests the routers are about to free) and a reader watches the loads: every request is freed
- * exactly once, no count is ever negative, and everything ends at zero.
+ * frees requests older than 200 ticks (the ticker advances on every add and sweep, so it also
+ * claims requests the routers are about to free) and a reader watches the loads: every request is
+ * freed exactly once, no count is ever negative, and everything ends at zero.
  */
 class ActiveSequencesConcurrencyTest {
 
   private static final int THREADS = 6;
   private static final int REQUESTS_PER_THREAD = 4_000;
   private static final List<WorkerRank> RANKS =
-      List.of(
-          WorkerRank.of("a"), new WorkerRank("a", 1), WorkerRank.of("b"), WorkerRank.of("c"));
+      List.of(WorkerRank.of("a"), new WorkerRank("a", 1), WorkerRank.of("b"), WorkerRank.of("c"));
 
   @Test
   void concurrentAddMarkFreeSweep_endsAtZero() throws Exception {

@@ -1,6 +1,5 @@
 package io.kvrouter.routing.schedule;
 
-import io.kvrouter.protocol.WorkerCost;
 import static io.kvrouter.routing.schedule.Fixtures.W1;
 import static io.kvrouter.routing.schedule.Fixtures.W2;
 import static io.kvrouter.routing.schedule.Fixtures.W3;
@@ -9,6 +8,7 @@ import static io.kvrouter.routing.schedule.Fixtures.overlaps;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.protocol.OverlapScores;
+import io.kvrouter.protocol.WorkerCost;
 import io.kvrouter.protocol.WorkerRank;
 import java.util.List;
 import java.util.OptionalDouble;

@@ -1,6 +1,5 @@
 package io.kvrouter.routing.schedule;
 
-import io.kvrouter.protocol.WorkerCost;
 import static io.kvrouter.routing.schedule.Fixtures.W1;
 import static io.kvrouter.routing.schedule.Fixtures.W2;
 import static io.kvrouter.routing.schedule.Fixtures.W3;
@@ -10,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.kvrouter.protocol.OverlapScores;
+import io.kvrouter.protocol.WorkerCost;
 import io.kvrouter.protocol.WorkerRank;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +50,8 @@ class CostSelectorTest {
   void select_referenceWorkedExample_choosesW2WithCost10() {
     OverlapScores overlaps = workedExample();
 
-    Selection selection = selector(ScheduleSettings.defaults(BS)).select(REQUEST, overlaps, ALL, active);
+    Selection selection =
+        selector(ScheduleSettings.defaults(BS)).select(REQUEST, overlaps, ALL, active);
 
     assertThat(selection.outcome()).isEqualTo(Selection.Outcome.CHOSEN);
     assertThat(selection.chosen()).contains(W2);
@@ -68,12 +69,15 @@ class CostSelectorTest {
   void select_weightScalesOnlyThePrefillTerm() {
     OverlapScores overlaps = workedExample();
 
-    Selection half = selector(ScheduleSettings.defaults(BS).withOverlapScoreWeight(0.5))
-        .select(REQUEST, overlaps, ALL, active);
-    Selection zero = selector(ScheduleSettings.defaults(BS).withOverlapScoreWeight(0.0))
-        .select(REQUEST, overlaps, ALL, active);
-    Selection three = selector(ScheduleSettings.defaults(BS).withOverlapScoreWeight(3.0))
-        .select(REQUEST, overlaps, ALL, active);
+    Selection half =
+        selector(ScheduleSettings.defaults(BS).withOverlapScoreWeight(0.5))
+            .select(REQUEST, overlaps, ALL, active);
+    Selection zero =
+        selector(ScheduleSettings.defaults(BS).withOverlapScoreWeight(0.0))
+            .select(REQUEST, overlaps, ALL, active);
+    Selection three =
+        selector(ScheduleSettings.defaults(BS).withOverlapScoreWeight(3.0))
+            .select(REQUEST, overlaps, ALL, active);
 
     assertThat(half.workers()).extracting(WorkerCost::cost).containsExactly(14.0, 7.5, 10.0);
     assertThat(half.chosen()).contains(W2);
@@ -139,7 +143,11 @@ class CostSelectorTest {
 
     WorkerCost cost =
         selector(ScheduleSettings.defaults(BS))
-            .select(ScheduleRequest.ofTokens(20), OverlapScores.EMPTY, List.of(Candidate.of(W1)), active)
+            .select(
+                ScheduleRequest.ofTokens(20),
+                OverlapScores.EMPTY,
+                List.of(Candidate.of(W1)),
+                active)
             .workers()
             .get(0);
 
@@ -153,7 +161,8 @@ class CostSelectorTest {
     OverlapScores overlaps = overlaps(W1, 0, 100L, W2, 0, 5L);
     List<Candidate> candidates = List.of(Candidate.of(W1), Candidate.of(W2));
 
-    Selection selection = selector(ScheduleSettings.defaults(BS)).select(REQUEST, overlaps, candidates, active);
+    Selection selection =
+        selector(ScheduleSettings.defaults(BS)).select(REQUEST, overlaps, candidates, active);
 
     assertThat(selection.workers()).extracting(WorkerCost::cost).containsOnly(10.0);
     assertThat(selection.chosen()).contains(W2);
@@ -248,7 +257,8 @@ class CostSelectorTest {
   @Test
   void noCandidates_isNoWorkers() {
     Selection selection =
-        selector(ScheduleSettings.defaults(BS)).select(REQUEST, OverlapScores.EMPTY, List.of(), active);
+        selector(ScheduleSettings.defaults(BS))
+            .select(REQUEST, OverlapScores.EMPTY, List.of(), active);
 
     assertThat(selection.outcome()).isEqualTo(Selection.Outcome.NO_WORKERS);
     assertThat(selection.chosen()).isEmpty();

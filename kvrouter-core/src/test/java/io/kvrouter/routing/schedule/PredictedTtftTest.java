@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 /** The predicted-TTFT cost: its formula, and the choices it makes that Dynamo's cost does not. */
 class PredictedTtftTest {
   private static final int BS = 512;
+
   /** A linear model, easy to work out by hand: 1 ms per token, 10 ms per decode pass. */
   private static final TtftModel LINEAR = new TtftModel(0, 1, 0, 0, 0, 10, 1000);
 
@@ -38,8 +39,8 @@ class PredictedTtftTest {
 
   /**
    * W1 caches 7 of the prompt's 8 blocks but has 2,000 tokens queued; W2 is idle and caches
-   * nothing. Dynamo's cost counts blocks: W1 costs (2000 + 512) / 512 + 8 = 12.9, W2 4096 / 512 +
-   * 8 = 16, so W1. The predicted TTFT agrees while W1's queue is short, and, unlike Dynamo's cost,
+   * nothing. Dynamo's cost counts blocks: W1 costs (2000 + 512) / 512 + 8 = 12.9, W2 4096 / 512 + 8
+   * = 16, so W1. The predicted TTFT agrees while W1's queue is short, and, unlike Dynamo's cost,
    * turns to W2 once W1's queue takes longer than W2 needs to compute the whole prompt and the
    * delay that recomputation imposes.
    */
@@ -63,7 +64,10 @@ class PredictedTtftTest {
   }
 
   private static String chosen(
-      KvSelector selector, ScheduleRequest request, List<Candidate> candidates, ActiveSequences active) {
+      KvSelector selector,
+      ScheduleRequest request,
+      List<Candidate> candidates,
+      ActiveSequences active) {
     return selector
         .select(request, overlaps(W1, 7, 7L, W2, 0, 0L), candidates, active)
         .chosenCost()

@@ -54,7 +54,8 @@ class ScheduleSettingsTest {
     request.blockHashes()[0] = 99;
     assertThat(request.blockHashes()).containsExactly(5, 3, 9);
     assertThat(request).isEqualTo(new ScheduleRequest(40, new long[] {5, 3, 9}));
-    assertThat(request.hashCode()).isEqualTo(new ScheduleRequest(40, new long[] {5, 3, 9}).hashCode());
+    assertThat(request.hashCode())
+        .isEqualTo(new ScheduleRequest(40, new long[] {5, 3, 9}).hashCode());
   }
 
   @Test

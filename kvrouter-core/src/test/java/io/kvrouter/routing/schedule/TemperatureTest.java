@@ -92,11 +92,13 @@ class TemperatureTest {
   void equalCosts_areUniform() {
     ActiveSequences idle = ActiveSequences.create(() -> 0L);
     SplittableRandom random = new SplittableRandom(9);
-    KvSelector selector = KvSelector.create(ScheduleSettings.defaults(BS).withTemperature(0.5), random::nextDouble);
+    KvSelector selector =
+        KvSelector.create(ScheduleSettings.defaults(BS).withTemperature(0.5), random::nextDouble);
     Map<WorkerRank, Integer> counts = new HashMap<>();
 
     for (int i = 0; i < DRAWS; i++) {
-      WorkerRank rank = selector.select(REQUEST, OverlapScores.EMPTY, ALL, idle).chosen().orElseThrow();
+      WorkerRank rank =
+          selector.select(REQUEST, OverlapScores.EMPTY, ALL, idle).chosen().orElseThrow();
       counts.merge(rank, 1, Integer::sum);
     }
 
@@ -153,7 +155,8 @@ class TemperatureTest {
   private List<WorkerRank> sequence(double temperature, long seed, int draws) {
     SplittableRandom random = new SplittableRandom(seed);
     KvSelector selector =
-        KvSelector.create(ScheduleSettings.defaults(BS).withTemperature(temperature), random::nextDouble);
+        KvSelector.create(
+            ScheduleSettings.defaults(BS).withTemperature(temperature), random::nextDouble);
     List<WorkerRank> chosen = new ArrayList<>(draws);
     for (int i = 0; i < draws; i++) {
       chosen.add(selector.select(REQUEST, overlaps, ALL, active).chosen().orElseThrow());
@@ -162,6 +165,7 @@ class TemperatureTest {
   }
 
   private static double share(Map<WorkerRank, Integer> counts, WorkerRank rank) {
-    return counts.getOrDefault(rank, 0) / (double) counts.values().stream().mapToInt(Integer::intValue).sum();
+    return counts.getOrDefault(rank, 0)
+        / (double) counts.values().stream().mapToInt(Integer::intValue).sum();
   }
 }

@@ -22,7 +22,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** {@link RequestPlane#ask} against {@link JsonEndpoint}s of a real worker server, over loopback. */
+/**
+ * {@link RequestPlane#ask} against {@link JsonEndpoint}s of a real worker server, over loopback.
+ */
 @ExtendWith(VertxExtension.class)
 class AskEndToEndTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
@@ -50,10 +52,14 @@ class AskEndToEndTest {
   void theAnswerComesBackAsTheItemsData() throws Exception {
     CompletableFuture<String> asked = new CompletableFuture<>();
     WorkerEndpoint endpoint =
-        start(TcpEndToEndTest.config(2), "query_dp0", question -> {
-          asked.complete(utf8(question));
-          return CompletableFuture.completedFuture(bytes("{\"TooNew\":{\"newest_available\":5}}"));
-        });
+        start(
+            TcpEndToEndTest.config(2),
+            "query_dp0",
+            question -> {
+              asked.complete(utf8(question));
+              return CompletableFuture.completedFuture(
+                  bytes("{\"TooNew\":{\"newest_available\":5}}"));
+            });
 
     List<JsonNode> answer =
         Await.result(plane.ask(endpoint, "q1", bytes("{\"worker_id\":7}"), TIMEOUT));
@@ -67,7 +73,9 @@ class AskEndToEndTest {
   void anAnswerOfSeveralMegabytesArrivesWhole() throws Exception {
     String big = "{\"events\":\"" + "x".repeat(3 << 20) + "\"}";
     WorkerEndpoint endpoint =
-        start(TcpEndToEndTest.config(2), "dump",
+        start(
+            TcpEndToEndTest.config(2),
+            "dump",
             question -> CompletableFuture.supplyAsync(() -> bytes(big)));
 
     List<JsonNode> answer = Await.result(plane.ask(endpoint, "q1", bytes("{}"), TIMEOUT));
@@ -78,7 +86,9 @@ class AskEndToEndTest {
   @Test
   void aFailingEndpointRefusesTheCallWithItsReason() throws Exception {
     WorkerEndpoint endpoint =
-        start(TcpEndToEndTest.config(2), "query_dp0",
+        start(
+            TcpEndToEndTest.config(2),
+            "query_dp0",
             question -> CompletableFuture.failedFuture(new IllegalStateException("no such rank")));
 
     Throwable failure = Await.failure(plane.ask(endpoint, "q1", bytes("{}"), TIMEOUT));
@@ -91,7 +101,9 @@ class AskEndToEndTest {
   @Test
   void anEndpointThatAnswersNothingRefusesTheCall() throws Exception {
     WorkerEndpoint endpoint =
-        start(TcpEndToEndTest.config(2), "query_dp0",
+        start(
+            TcpEndToEndTest.config(2),
+            "query_dp0",
             question -> CompletableFuture.completedFuture(null));
 
     assertThat(Await.failure(plane.ask(endpoint, "q1", bytes("{}"), TIMEOUT)))
@@ -102,12 +114,14 @@ class AskEndToEndTest {
   @Test
   void anAnswerLargerThanAFrameIsARefusalNotSilence() throws Exception {
     TcpConfig small =
-        new TcpConfig(64 * 1024, Duration.ofSeconds(5), 2, Duration.ofSeconds(5), "127.0.0.1", 0,
-            null);
+        new TcpConfig(
+            64 * 1024, Duration.ofSeconds(5), 2, Duration.ofSeconds(5), "127.0.0.1", 0, null);
     WorkerEndpoint endpoint =
-        start(small, "dump",
-            question -> CompletableFuture.completedFuture(
-                bytes("\"" + "x".repeat(100_000) + "\"")));
+        start(
+            small,
+            "dump",
+            question ->
+                CompletableFuture.completedFuture(bytes("\"" + "x".repeat(100_000) + "\"")));
 
     Throwable failure = Await.failure(plane.ask(endpoint, "q1", bytes("{}"), TIMEOUT));
 
@@ -119,7 +133,9 @@ class AskEndToEndTest {
   @Test
   void anUnknownPathIsRefused() throws Exception {
     WorkerEndpoint endpoint =
-        start(TcpEndToEndTest.config(2), "query_dp0",
+        start(
+            TcpEndToEndTest.config(2),
+            "query_dp0",
             question -> CompletableFuture.completedFuture(bytes("1")));
     WorkerEndpoint elsewhere =
         new WorkerEndpoint("w1", endpoint.host(), endpoint.port(), "query_dp1");
@@ -146,16 +162,23 @@ class AskEndToEndTest {
   @Test
   void readsAnAnswerAsADynamoWorkerStreamsIt() throws Exception {
     NetServer worker =
-        Await.result(RawPeers.worker(vertx, (socket, request) -> {
-          RawPeers.ack(socket, Ack.ACCEPTED);
-          RawPeers.callHome(vertx, request).onSuccess(home -> {
-            home.write(RawPeers.FRAMES.prologue(StreamPrologue.OK));
-            home.write(body("{\"data\":{\"TooNew\":{\"requested_start\":3,"
-                + "\"requested_end\":null,\"newest_available\":2}},\"complete_final\":false}"));
-            home.write(body("{\"complete_final\":true}"));
-            home.write(RawPeers.FRAMES.control(ControlMessage.SENTINEL));
-          });
-        }));
+        Await.result(
+            RawPeers.worker(
+                vertx,
+                (socket, request) -> {
+                  RawPeers.ack(socket, Ack.ACCEPTED);
+                  RawPeers.callHome(vertx, request)
+                      .onSuccess(
+                          home -> {
+                            home.write(RawPeers.FRAMES.prologue(StreamPrologue.OK));
+                            home.write(
+                                body(
+                                    "{\"data\":{\"TooNew\":{\"requested_start\":3,"
+                                        + "\"requested_end\":null,\"newest_available\":2}},\"complete_final\":false}"));
+                            home.write(body("{\"complete_final\":true}"));
+                            home.write(RawPeers.FRAMES.control(ControlMessage.SENTINEL));
+                          });
+                }));
     plane = TcpTransport.client(vertx, TcpEndToEndTest.config(2));
     WorkerEndpoint endpoint =
         new WorkerEndpoint("7", "127.0.0.1", worker.actualPort(), "worker_kv_indexer_query_dp0");
@@ -165,8 +188,9 @@ class AskEndToEndTest {
 
     assertThat(answer).hasSize(1);
     assertThat(answer.get(0).toString())
-        .isEqualTo("{\"TooNew\":{\"requested_start\":3,\"requested_end\":null,"
-            + "\"newest_available\":2}}");
+        .isEqualTo(
+            "{\"TooNew\":{\"requested_start\":3,\"requested_end\":null,"
+                + "\"newest_available\":2}}");
     Await.result(worker.close());
   }
 

@@ -89,7 +89,8 @@ class CallHomeFramesGoldenTest {
             + "\"finish_reason\":null,\"index\":null,\"extra_args\":null}},"
             + "\"complete_final\":false}";
 
-    ResponseEnvelope<StreamItem> envelope = WireJson.read(Buffer.buffer(json), ResponseEnvelope.OF_OUTPUT, "item");
+    ResponseEnvelope<StreamItem> envelope =
+        WireJson.read(Buffer.buffer(json), ResponseEnvelope.OF_OUTPUT, "item");
 
     assertThat(envelope.data().data()).isEqualTo(EngineOutput.tokens(5));
     assertThat(envelope.data().isError()).isFalse();
@@ -104,7 +105,8 @@ class CallHomeFramesGoldenTest {
             + "\"logprob\":-2.25}],[{\"rank\":1,\"token_id\":6,\"logprob\":-1.0}]]}},"
             + "\"complete_final\":false}";
 
-    ResponseEnvelope<StreamItem> envelope = WireJson.read(Buffer.buffer(json), ResponseEnvelope.OF_OUTPUT, "item");
+    ResponseEnvelope<StreamItem> envelope =
+        WireJson.read(Buffer.buffer(json), ResponseEnvelope.OF_OUTPUT, "item");
 
     assertThat(envelope.data().data())
         .isEqualTo(

@@ -8,11 +8,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvrouter.config.TcpConfig;
+import io.kvrouter.protocol.PreprocessedRequest;
 import io.vertx.core.buffer.Buffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import io.kvrouter.protocol.PreprocessedRequest;
 import org.junit.jupiter.api.Test;
 
 class RequestFrameCodecTest {
@@ -124,8 +124,7 @@ class RequestFrameCodecTest {
     PreprocessedRequest routed = plain.withDpRank(3);
     String json = WireJson.string(routed);
     assertThat(json).endsWith(",\"routing\":{\"dp_rank\":3}}");
-    PreprocessedRequest back =
-        WireJson.read(json, PreprocessedRequest.class, "request");
+    PreprocessedRequest back = WireJson.read(json, PreprocessedRequest.class, "request");
     assertThat(back).isEqualTo(routed);
     assertThat(back.dpRank()).hasValue(3);
     assertThat(plain.dpRank()).isEmpty();

@@ -1,9 +1,5 @@
 package io.kvrouter.transport.tcp;
 
-import org.awaitility.Awaitility;
-
-import java.util.concurrent.atomic.AtomicInteger;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.config.TcpConfig;
@@ -21,8 +17,10 @@ import io.vertx.junit5.VertxExtension;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -133,8 +131,7 @@ class RequestPlaneWireTest {
     Await.result(plane.close());
     plane =
         TcpTransport.client(
-            vertx,
-            TcpConfig.defaults("127.0.0.1").withCallHomeTimeout(Duration.ofMillis(300)));
+            vertx, TcpConfig.defaults("127.0.0.1").withCallHomeTimeout(Duration.ofMillis(300)));
 
     assertThat(Await.failure(plane.send(worker, "r1", TcpEndToEndTest.request(1))))
         .isInstanceOf(WorkerUnavailableException.class)

@@ -180,7 +180,9 @@ class TcpEndToEndTest {
 
     Throwable failure = collector.awaitError();
 
-    assertThat(failure).isInstanceOf(WorkerStreamException.class).hasMessageContaining("engine exploded");
+    assertThat(failure)
+        .isInstanceOf(WorkerStreamException.class)
+        .hasMessageContaining("engine exploded");
     assertThat(((WorkerStreamException) failure).disconnected()).isFalse();
   }
 

@@ -75,15 +75,24 @@ class WorkerServerWireTest {
         (TcpWorkerServer)
             Await.result(
                 TcpTransport.server(
-                    vertx, "127.0.0.1", 0, Map.of(),
-                    Map.of("worker_kv_indexer_query_dp0",
-                        question -> CompletableFuture.completedFuture(
-                            "{\"TooNew\":{\"newest_available\":5}}".getBytes(UTF_8))),
+                    vertx,
+                    "127.0.0.1",
+                    0,
+                    Map.of(),
+                    Map.of(
+                        "worker_kv_indexer_query_dp0",
+                        question ->
+                            CompletableFuture.completedFuture(
+                                "{\"TooNew\":{\"newest_available\":5}}".getBytes(UTF_8))),
                     TcpEndToEndTest.config(2)));
     Connection connection = connect(server);
 
     connection.socket.write(
-        requestFrame("worker_kv_indexer_query_dp0", "q-1", "subj-9", frontend.address(),
+        requestFrame(
+            "worker_kv_indexer_query_dp0",
+            "q-1",
+            "subj-9",
+            frontend.address(),
             Buffer.buffer("{\"worker_id\":7}")));
 
     assertThat(connection.nextAck()).isEqualTo(Ack.ACCEPTED);
@@ -232,9 +241,7 @@ class WorkerServerWireTest {
             requestId,
             new ResponseStreamInfo(callHome, subject, requestId, ResponseStreamInfo.RESPONSE));
     Buffer payload =
-        TwoPartEncoder.encode(
-            new TwoPartMessage(WireJson.write(control), body),
-            RawPeers.MAX);
+        TwoPartEncoder.encode(new TwoPartMessage(WireJson.write(control), body), RawPeers.MAX);
     return RequestFrameEncoder.encode(
         new RequestFrame(path, Map.of("request-id", requestId), payload), RawPeers.MAX);
   }

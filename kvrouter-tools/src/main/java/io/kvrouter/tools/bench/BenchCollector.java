@@ -31,7 +31,9 @@ final class BenchCollector {
   private long lastCompleted = Long.MIN_VALUE;
   private long maxLagNanos;
 
-  /** @param onFinished told the number of requests finished (either way) after each one */
+  /**
+   * @param onFinished told the number of requests finished (either way) after each one
+   */
   BenchCollector(IntConsumer onFinished) {
     this.onFinished = onFinished;
   }
@@ -61,7 +63,9 @@ final class BenchCollector {
     onFinished.accept(done);
   }
 
-  /** Request {@code index} failed: an HTTP error, a broken connection, an error event, a timeout. */
+  /**
+   * Request {@code index} failed: an HTTP error, a broken connection, an error event, a timeout.
+   */
   void failed(int index, String message) {
     int done;
     synchronized (this) {
@@ -97,8 +101,8 @@ final class BenchCollector {
   }
 
   /**
-   * The run as a report row. Throughput is output tokens over the time from the first send to
-   * the last completion; the queue is the most requests in flight at the client.
+   * The run as a report row. Throughput is output tokens over the time from the first send to the
+   * last completion; the queue is the most requests in flight at the client.
    */
   synchronized PolicyRun policyRun(String label, Double hitRate, Timeline timeline) {
     double[] ttft = results.stream().mapToDouble(RequestResult::ttftMs).toArray();

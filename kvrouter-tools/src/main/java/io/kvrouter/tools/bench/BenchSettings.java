@@ -15,8 +15,8 @@ import java.util.Objects;
  * @param durationSeconds only requests arriving (after scaling) before this are sent; null: all
  * @param timeout a request not done this long after its send fails
  * @param interval how often the router is polled for the timeline
- * @param connections most HTTP connections open to the router at once; requests beyond wait for
- *     one (that wait counts in their latency)
+ * @param connections most HTTP connections open to the router at once; requests beyond wait for one
+ *     (that wait counts in their latency)
  * @param model the model to ask for; null: the first of {@code GET /v1/models}
  * @param label the run's name in the results; null: the router's mode, else {@code live}
  * @param tokenRange the prompt token ids to draw from; null: chosen for the router's vocabulary
@@ -49,7 +49,8 @@ public record BenchSettings(
       throw new IllegalArgumentException("--rate-scale must be a number above 0, not " + rateScale);
     }
     if (durationSeconds != null && !(durationSeconds > 0)) {
-      throw new IllegalArgumentException("--duration must be above 0 seconds, not " + durationSeconds);
+      throw new IllegalArgumentException(
+          "--duration must be above 0 seconds, not " + durationSeconds);
     }
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("--timeout must be above 0 seconds");
@@ -77,7 +78,9 @@ public record BenchSettings(
       if (first < 0 || count < 1 || (long) first + count > Integer.MAX_VALUE) {
         throw new IllegalArgumentException(
             "--token-range must be FIRST:COUNT with FIRST >= 0 and COUNT >= 1, not "
-                + first + ":" + count);
+                + first
+                + ":"
+                + count);
       }
     }
 
@@ -86,7 +89,8 @@ public record BenchSettings(
       String[] parts = text.split(":", -1);
       try {
         if (parts.length == 2) {
-          return new TokenRange(Integer.parseInt(parts[0].trim()), Integer.parseInt(parts[1].trim()));
+          return new TokenRange(
+              Integer.parseInt(parts[0].trim()), Integer.parseInt(parts[1].trim()));
         }
       } catch (NumberFormatException e) {
         // reported below with the expected form

@@ -20,7 +20,8 @@ final class CompletionBody {
       }
       body.append(prompt[i]);
     }
-    return body.append("],\"max_tokens\":").append(maxTokens)
+    return body.append("],\"max_tokens\":")
+        .append(maxTokens)
         .append(",\"ignore_eos\":true,\"stream\":true,\"stream_options\":{\"include_usage\":true}}")
         .toString();
   }

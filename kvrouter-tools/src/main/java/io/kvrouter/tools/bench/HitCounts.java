@@ -9,7 +9,9 @@ record HitCounts(double sum, double count) {
   /** A router that does not record hit rates (round-robin, random) reads as this. */
   static final HitCounts ZERO = new HitCounts(0, 0);
 
-  /** The mean hit rate of the requests recorded since {@code earlier}; null when there were none. */
+  /**
+   * The mean hit rate of the requests recorded since {@code earlier}; null when there were none.
+   */
   Double rateSince(HitCounts earlier) {
     double requests = count - earlier.count;
     return requests > 0 ? (sum - earlier.sum) / requests : null;

@@ -3,12 +3,12 @@ package io.kvrouter.tools.bench;
 import java.util.Arrays;
 
 /**
- * The client-side timing of one streamed request, fed the arrival time of each event. Time to
- * first token runs from the send to the first event carrying generated text (events without text,
- * such as the usage chunk, do not count); inter-token latencies are the gaps between successive
- * events carrying text; end to end runs from the send to {@code [DONE]}. A stream that shows no
- * text at all gets its first token at its end. Output tokens are the usage chunk's count, else the
- * events with text. Not thread-safe: one request's events come from one event loop.
+ * The client-side timing of one streamed request, fed the arrival time of each event. Time to first
+ * token runs from the send to the first event carrying generated text (events without text, such as
+ * the usage chunk, do not count); inter-token latencies are the gaps between successive events
+ * carrying text; end to end runs from the send to {@code [DONE]}. A stream that shows no text at
+ * all gets its first token at its end. Output tokens are the usage chunk's count, else the events
+ * with text. Not thread-safe: one request's events come from one event loop.
  */
 final class RequestClock {
   private static final double NANOS_PER_MS = 1_000_000.0;

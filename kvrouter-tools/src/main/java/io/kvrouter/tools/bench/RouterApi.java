@@ -16,8 +16,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The router's small endpoints, asked on a client of their own so that polls never wait behind
- * the benchmark's streams for a connection: {@code /v1/models}, {@code /metrics}, {@code
+ * The router's small endpoints, asked on a client of their own so that polls never wait behind the
+ * benchmark's streams for a connection: {@code /v1/models}, {@code /metrics}, {@code
  * /router/workers} and {@code /router/explain}.
  */
 final class RouterApi {
@@ -26,7 +26,9 @@ final class RouterApi {
   private final String baseUrl;
   private final HttpClientAgent client;
 
-  /** @param baseUrl the router's base URL, without a trailing slash */
+  /**
+   * @param baseUrl the router's base URL, without a trailing slash
+   */
   RouterApi(Vertx vertx, String baseUrl) {
     this.baseUrl = baseUrl;
     this.client =
@@ -60,8 +62,8 @@ final class RouterApi {
 
   /**
    * Whether the router's tokenizer takes {@code tokenId} in a prompt, asked of {@code POST
-   * /router/explain}, which checks the prompt as a completion would but sends nothing to a
-   * worker. Empty when the answer does not tell (no such endpoint: not a kvrouter).
+   * /router/explain}, which checks the prompt as a completion would but sends nothing to a worker.
+   * Empty when the answer does not tell (no such endpoint: not a kvrouter).
    */
   Future<Optional<Boolean>> acceptsToken(String model, int tokenId) {
     JsonObject body =

@@ -39,8 +39,8 @@ final class RouterMetrics {
     for (String line : text.split("\n")) {
       if (line.startsWith(metric + "{") || line.startsWith(metric + " ")) {
         int labelsEnd = line.lastIndexOf('}');
-        String[] rest = line.substring(labelsEnd < 0 ? metric.length() : labelsEnd + 1).trim()
-            .split("\\s+");
+        String[] rest =
+            line.substring(labelsEnd < 0 ? metric.length() : labelsEnd + 1).trim().split("\\s+");
         sum += Double.parseDouble(rest[0]);
       }
     }

@@ -47,10 +47,12 @@ final class RouterWatcher {
   Future<Void> finish(long endNanos) {
     vertx.cancelTimer(timer);
     int last = (int) Math.max(1, (endNanos - startNanos + intervalNanos - 1) / intervalNanos);
-    return poll().map(sample -> {
-      recorder.last(last, sample);
-      return null;
-    });
+    return poll()
+        .map(
+            sample -> {
+              recorder.last(last, sample);
+              return null;
+            });
   }
 
   /** The run's mean predicted hit rate; null when unknown. Valid after {@link #finish}. */
@@ -70,10 +72,12 @@ final class RouterWatcher {
       return;
     }
     polling = true;
-    poll().onComplete(done -> {
-      polling = false;
-      recorder.sample(interval, done.result());
-    });
+    poll()
+        .onComplete(
+            done -> {
+              polling = false;
+              recorder.sample(interval, done.result());
+            });
   }
 
   /** Both readings; a failed one is null in the sample. Never fails. */

@@ -10,8 +10,8 @@ import io.vertx.core.json.JsonObject;
  *
  * @param content some choice has non-empty {@code text}: tokens became visible output
  * @param usageTokens {@code usage.completion_tokens}, or -1 when the chunk has no usage
- * @param error the error the event reports (an {@code error} object, or data that is not JSON),
- *     or null
+ * @param error the error the event reports (an {@code error} object, or data that is not JSON), or
+ *     null
  * @param done the stream's closing {@code [DONE]}
  */
 record StreamChunk(boolean content, int usageTokens, String error, boolean done) {

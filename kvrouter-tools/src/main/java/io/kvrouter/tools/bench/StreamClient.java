@@ -20,11 +20,11 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Sends benchmark requests and reads their event streams, on one event loop with a connection
- * pool of its own. One is deployed per event loop and requests are dealt out among them, so the
+ * Sends benchmark requests and reads their event streams, on one event loop with a connection pool
+ * of its own. One is deployed per event loop and requests are dealt out among them, so the
  * per-event work (timestamp, JSON of a chunk) spreads over the cores while each request's state
- * stays on one thread. Every outcome goes to the {@link BenchCollector}: a request either
- * completes (its {@code [DONE]} arrived) or fails, exactly once.
+ * stays on one thread. Every outcome goes to the {@link BenchCollector}: a request either completes
+ * (its {@code [DONE]} arrived) or fails, exactly once.
  */
 final class StreamClient extends VerticleBase {
   private final RequestOptions target;
@@ -136,9 +136,12 @@ final class StreamClient extends VerticleBase {
         response
             .body()
             .onComplete(
-                b -> fail(b.failed()
-                    ? "HTTP " + response.statusCode()
-                    : RouterApi.describe(new RouterApi.Reply(response.statusCode(), b.result()))));
+                b ->
+                    fail(
+                        b.failed()
+                            ? "HTTP " + response.statusCode()
+                            : RouterApi.describe(
+                                new RouterApi.Reply(response.statusCode(), b.result()))));
         return;
       }
       RecordParser lines = RecordParser.newDelimited("\n", response);

@@ -14,9 +14,9 @@ import java.util.TreeMap;
  * Interval {@code i} (from 1) ends {@code i} intervals after the start. Its hit rate is the mean
  * predicted hit rate of the requests the router recorded since the previous reading it has (the
  * baseline taken before the start, for the first); its worker loads are the requests each worker
- * had in flight when polled. A poll that failed, or a router that does not export a reading,
- * leaves {@code NaN}. Samples arrive on an event loop and are read on the caller's thread, hence
- * the locks.
+ * had in flight when polled. A poll that failed, or a router that does not export a reading, leaves
+ * {@code NaN}. Samples arrive on an event loop and are read on the caller's thread, hence the
+ * locks.
  */
 final class TimelineRecorder {
   /**
@@ -31,7 +31,9 @@ final class TimelineRecorder {
   private final TreeMap<Integer, Sample> samples = new TreeMap<>();
   private int lastInterval;
 
-  /** @param baseline the hit-rate summary just before the start; null when it could not be read */
+  /**
+   * @param baseline the hit-rate summary just before the start; null when it could not be read
+   */
   TimelineRecorder(HitCounts baseline) {
     this.baseline = baseline;
   }
@@ -85,7 +87,9 @@ final class TimelineRecorder {
     samples.forEach(
         (interval, sample) -> {
           if (interval <= intervals && sample.loads() != null) {
-            sample.loads().forEach((worker, load) -> loads[names.indexOf(worker)][interval - 1] = load);
+            sample
+                .loads()
+                .forEach((worker, load) -> loads[names.indexOf(worker)][interval - 1] = load);
           }
         });
     return new Timeline(intervalSeconds, names, hitRate, loads);

@@ -25,16 +25,19 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Replays a Mooncake trace against a live router as an HTTP client, on a fixed schedule: each
  * request is sent at its (scaled) trace time whether or not earlier ones have finished, so a slow
- * router shows as growing latency and requests in flight rather than as a slower client. Latency
- * is measured on the client, from each send: time to first token, gaps between tokens, end to
- * end. The router is polled alongside for its predicted KV hit rate and per-worker load.
+ * router shows as growing latency and requests in flight rather than as a slower client. Latency is
+ * measured on the client, from each send: time to first token, gaps between tokens, end to end. The
+ * router is polled alongside for its predicted KV hit rate and per-worker load.
  *
  * <p>The calling thread paces the sends (building each body just before its time) and then waits
  * for the last request; the HTTP work runs on the client's own event loops.
  */
 public final class TraceBench {
-  /** A send this late behind its schedule is worth a warning: the client, not the router, lagged. */
+  /**
+   * A send this late behind its schedule is worth a warning: the client, not the router, lagged.
+   */
   private static final double LAG_WARNING_MS = 100;
+
   private static final long CONTROL_WAIT_SECONDS = 60;
 
   private final BenchSettings settings;
@@ -105,8 +108,14 @@ public final class TraceBench {
             : metrics == null ? "live" : RouterMetrics.routerMode(metrics).orElse("live");
     notes.printf(
         "bench: %d requests of %s at rate x%s to %s (model %s, label %s, prompt token ids %s: %s)%n",
-        requests.size(), settings.trace().getFileName(), settings.rateScale(), settings.baseUrl(),
-        model, label, ids, idsReason);
+        requests.size(),
+        settings.trace().getFileName(),
+        settings.rateScale(),
+        settings.baseUrl(),
+        model,
+        label,
+        ids,
+        idsReason);
     notes.flush();
 
     ProgressBar bar = ProgressBar.onStandardError(label, requests.size(), "requests");
@@ -120,7 +129,11 @@ public final class TraceBench {
     List<StreamClient> clients =
         await(
             StreamClient.deploy(
-                vertx, loops, settings.baseUrl(), settings.connections(), settings.timeout(),
+                vertx,
+                loops,
+                settings.baseUrl(),
+                settings.connections(),
+                settings.timeout(),
                 collector),
             "cannot start the HTTP client");
     RouterWatcher watcher = new RouterWatcher(vertx, api, settings.interval());
@@ -153,8 +166,7 @@ public final class TraceBench {
     for (int i = 0; i < requests.size(); i++) {
       TraceRequest request = requests.get(i);
       Buffer body =
-          Buffer.buffer(
-              CompletionBody.json(model, tokens.prompt(request), request.outputTokens()));
+          Buffer.buffer(CompletionBody.json(model, tokens.prompt(request), request.outputTokens()));
       long due = start + Math.round(request.arrivalMillis() * 1e6);
       for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
         LockSupport.parkNanos(wait);

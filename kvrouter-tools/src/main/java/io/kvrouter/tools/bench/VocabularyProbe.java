@@ -12,10 +12,10 @@ import java.util.Optional;
  * which checks a prompt without generating anything, whether single ids are taken:
  *
  * <ul>
- *   <li>id 32999 taken, or no answer either way (not a kvrouter): a model's vocabulary, so ids
- *       1000 to 32999. In every tokenizer family the project tests (Llama 3.x, Qwen 2.5 and 3,
- *       DeepSeek V3, Gemma 3, Mistral Nemo, gpt-oss) these are ordinary tokens: special ones sit
- *       below 1000 (Tekken's 0 to 999, Gemma's up to 237) or above 33000;
+ *   <li>id 32999 taken, or no answer either way (not a kvrouter): a model's vocabulary, so ids 1000
+ *       to 32999. In every tokenizer family the project tests (Llama 3.x, Qwen 2.5 and 3, DeepSeek
+ *       V3, Gemma 3, Mistral Nemo, gpt-oss) these are ordinary tokens: special ones sit below 1000
+ *       (Tekken's 0 to 999, Gemma's up to 237) or above 33000;
  *   <li>else id 255 taken and 256 refused: the demo byte tokenizer, whose 256 ids are all ordinary;
  *   <li>else a small vocabulary it cannot place: the run fails, asking for {@code --token-range}.
  * </ul>
@@ -46,14 +46,15 @@ final class VocabularyProbe {
               return Future.all(lastByte, pastBytes)
                   .map(
                       v -> {
-                        if (lastByte.result().orElse(false)
-                            && !pastBytes.result().orElse(true)) {
+                        if (lastByte.result().orElse(false) && !pastBytes.result().orElse(true)) {
                           return new Choice(BYTE_IDS, "the demo byte tokenizer's vocabulary");
                         }
                         throw new IllegalStateException(
-                            "the router's vocabulary has fewer than " + (MODEL_IDS.last() + 1)
+                            "the router's vocabulary has fewer than "
+                                + (MODEL_IDS.last() + 1)
                                 + " ids and is not the demo tokenizer's 256; name prompt token ids"
-                                + " that are ordinary tokens of " + model
+                                + " that are ordinary tokens of "
+                                + model
                                 + " with --token-range FIRST:COUNT");
                       });
             });

@@ -5,14 +5,14 @@ import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.routing.HashedPrompt;
 import io.kvrouter.routing.RankPolicies;
 import io.kvrouter.routing.RankPolicy;
-import io.kvrouter.worker.engine.EngineCore;
-import io.kvrouter.worker.engine.EngineListener;
-import io.kvrouter.worker.engine.EngineRequest;
 import io.kvrouter.tools.report.Latency;
 import io.kvrouter.tools.report.PolicyRun;
 import io.kvrouter.tools.report.Timeline;
 import io.kvrouter.tools.trace.PromptBlocks;
 import io.kvrouter.tools.trace.TraceRequest;
+import io.kvrouter.worker.engine.EngineCore;
+import io.kvrouter.worker.engine.EngineListener;
+import io.kvrouter.worker.engine.EngineRequest;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -22,9 +22,9 @@ import java.util.function.IntConsumer;
 /**
  * One replay of a trace under one policy, in virtual time. Each request arrives at its timestamp,
  * is routed by the policy (which sees the KV events of every engine {@code eventDelayMillis} after
- * they happen), queues at its worker's {@link EngineCore}, and is measured as a client would:
- * time to first token, the gaps between tokens, and time to its last token. The engines report,
- * as ground truth, how many prompt tokens they found cached.
+ * they happen), queues at its worker's {@link EngineCore}, and is measured as a client would: time
+ * to first token, the gaps between tokens, and time to its last token. The engines report, as
+ * ground truth, how many prompt tokens they found cached.
  */
 public final class Simulation {
   private final SimulationSettings settings;
@@ -34,9 +34,11 @@ public final class Simulation {
   /**
    * @param prompts each request's prompt blocks at the engine's block size, in trace order
    */
-  public Simulation(SimulationSettings settings, List<TraceRequest> trace, List<PromptBlocks> prompts) {
+  public Simulation(
+      SimulationSettings settings, List<TraceRequest> trace, List<PromptBlocks> prompts) {
     if (trace.size() != prompts.size()) {
-      throw new IllegalArgumentException(trace.size() + " requests, " + prompts.size() + " prompts");
+      throw new IllegalArgumentException(
+          trace.size() + " requests, " + prompts.size() + " prompts");
     }
     this.settings = settings;
     this.trace = List.copyOf(trace);
@@ -62,8 +64,10 @@ public final class Simulation {
   /** The state of one run. */
   final class Replay {
     PolicyRun result;
+
     /** Per worker, the most KV blocks its engine held (reserved or cached) after any step. */
     final int[] peakUsedBlocks = new int[settings.workers()];
+
     final VirtualTime time = new VirtualTime();
     final RankPolicy policy;
     final IntConsumer progress;
@@ -123,11 +127,16 @@ public final class Simulation {
       PromptBlocks blocks = prompts.get(i);
       String id = Integer.toString(i);
       WorkerRank rank =
-          policy.route(new HashedPrompt(id, request.inputTokens(), blocks.local(), blocks.sequence()));
+          policy.route(
+              new HashedPrompt(id, request.inputTokens(), blocks.local(), blocks.sequence()));
       Worker worker = workerOf.get(rank);
       worker.engine.submit(
           new EngineRequest(
-              id, request.inputTokens(), blocks.sequence(), blocks.local(), request.outputTokens()));
+              id,
+              request.inputTokens(),
+              blocks.sequence(),
+              blocks.local(),
+              request.outputTokens()));
       maxQueue = Math.max(maxQueue, worker.engine.waitingRequests());
       worker.kick();
     }
@@ -143,7 +152,10 @@ public final class Simulation {
         cached += engine.cachedPromptTokens();
       }
       loadSamples.add(load);
-      hitRates.add(prompt == sampledPrompt ? Double.NaN : (double) (cached - sampledCached) / (prompt - sampledPrompt));
+      hitRates.add(
+          prompt == sampledPrompt
+              ? Double.NaN
+              : (double) (cached - sampledCached) / (prompt - sampledPrompt));
       sampledPrompt = prompt;
       sampledCached = cached;
       // sampling alone must not keep the replay going: with nothing else scheduled, it is over

@@ -5,9 +5,9 @@ import java.util.Arrays;
 /**
  * The empirical cumulative distribution of a sample, thinned to a bounded number of points. A
  * replay has thousands of requests, and the report must stay small enough to mail around; a few
- * hundred points evenly spaced in rank draw the same curve at any size a screen shows. The
- * smallest and largest samples are always kept, so the curve still starts and ends where the data
- * does. Samples that are not finite (a measurement that never happened) are left out.
+ * hundred points evenly spaced in rank draw the same curve at any size a screen shows. The smallest
+ * and largest samples are always kept, so the curve still starts and ends where the data does.
+ * Samples that are not finite (a measurement that never happened) are left out.
  *
  * @param x sample values, ascending
  * @param y the fraction of the sample at or below each {@code x}, ending at 1

@@ -62,8 +62,7 @@ public final class ConsoleTable {
         names.append(GAP);
       }
       if (opensGroup) {
-        groups.append(" ".repeat(Math.max(0, names.length() - groups.length())))
-            .append(group);
+        groups.append(" ".repeat(Math.max(0, names.length() - groups.length()))).append(group);
       }
       names.append(cell(COLUMNS.get(c).name(), widths[c], c == 0));
     }

@@ -15,8 +15,8 @@ import java.util.stream.Stream;
  * each worker's load over time.
  *
  * <p>The file is self-contained: styles and charts (SVG, drawn here) are inline, and nothing is
- * fetched, so it opens offline from a {@code file://} URL and can be attached to a review as is.
- * No script runs in it; tooltips on the lines are SVG titles. The markup is XHTML-compatible HTML5
+ * fetched, so it opens offline from a {@code file://} URL and can be attached to a review as is. No
+ * script runs in it; tooltips on the lines are SVG titles. The markup is XHTML-compatible HTML5
  * (every element closed, only XML's own entities), so XML tools can check and query it. The same
  * report renders to the same bytes: no timestamps, and everything in report order.
  */
@@ -67,9 +67,15 @@ public final class HtmlReport {
     StringBuilder html = new StringBuilder();
     html.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
         .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
-        .append("<title>").append(title).append("</title>\n")
-        .append("<style>\n").append(STYLE).append("</style>\n</head>\n<body>\n")
-        .append("<h1>").append(title).append("</h1>\n")
+        .append("<title>")
+        .append(title)
+        .append("</title>\n")
+        .append("<style>\n")
+        .append(STYLE)
+        .append("</style>\n</head>\n<body>\n")
+        .append("<h1>")
+        .append(title)
+        .append("</h1>\n")
         .append(settings(report.settings()))
         .append(
             Section.html(
@@ -93,8 +99,11 @@ public final class HtmlReport {
     StringBuilder html = new StringBuilder("<table class=\"settings\">\n");
     settings.forEach(
         (name, value) ->
-            html.append("<tr><th scope=\"row\">").append(Xml.escape(name)).append("</th><td>")
-                .append(Xml.escape(value)).append("</td></tr>\n"));
+            html.append("<tr><th scope=\"row\">")
+                .append(Xml.escape(name))
+                .append("</th><td>")
+                .append(Xml.escape(value))
+                .append("</td></tr>\n"));
     return html.append("</table>\n").toString();
   }
 }

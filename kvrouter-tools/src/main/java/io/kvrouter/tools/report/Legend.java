@@ -20,7 +20,9 @@ final class Legend {
   static String html(List<Key> keys) {
     StringBuilder html = new StringBuilder("<ul class=\"legend\">");
     for (Key key : keys) {
-      html.append("<li>").append(swatch(key.colour())).append(Xml.escape(key.name()))
+      html.append("<li>")
+          .append(swatch(key.colour()))
+          .append(Xml.escape(key.name()))
           .append("</li>");
     }
     return html.append("</ul>\n").toString();

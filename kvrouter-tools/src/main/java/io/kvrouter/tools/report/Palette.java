@@ -9,8 +9,8 @@ import java.util.List;
 final class Palette {
   private static final List<String> COLOURS =
       List.of(
-          "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-          "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac");
+          "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+          "#9c755f", "#bab0ac");
 
   private Palette() {}
 

@@ -56,7 +56,8 @@ public final class ProgressBar {
     int percent = (int) (done * 100 / total);
     if (terminal) {
       long now = System.nanoTime();
-      if (percent != lastPercent && (lastDrawn == Long.MIN_VALUE || now - lastDrawn >= REDRAW_NANOS)) {
+      if (percent != lastPercent
+          && (lastDrawn == Long.MIN_VALUE || now - lastDrawn >= REDRAW_NANOS)) {
         lastDrawn = now;
         lastPercent = percent;
         out.print("\r" + line());

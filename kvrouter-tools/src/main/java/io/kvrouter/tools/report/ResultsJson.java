@@ -28,9 +28,9 @@ import java.nio.file.Path;
  *
  * Keys come in that order and the file is indented, so two runs diff line by line. Numbers are
  * rounded to what is worth reading (latencies to the microsecond, hit rate to 4 decimals,
- * throughput to 2) and written in plain notation, so noise below that does not show up as a
- * change. A value that is unknown ({@code hit_rate} of a live run) or not finite is {@code null}:
- * JSON has no NaN. The raw samples and the timeline stay out; they are for the HTML report.
+ * throughput to 2) and written in plain notation, so noise below that does not show up as a change.
+ * A value that is unknown ({@code hit_rate} of a live run) or not finite is {@code null}: JSON has
+ * no NaN. The raw samples and the timeline stay out; they are for the HTML report.
  */
 public final class ResultsJson {
   private static final int LATENCY_DECIMALS = 3;

@@ -6,11 +6,11 @@ import java.util.function.DoubleFunction;
 import java.util.function.Function;
 
 /**
- * The report's results table: one row per policy, one column per measure, grouped under a
- * two-row header (TTFT over mean, p50, p90 and p99, ...). In each column where lower or higher is
- * better, the best cell is highlighted, and so is any cell that reads the same; a column where
- * every cell reads the same has no highlight, since there is nothing to tell apart. The policy
- * cell carries the policy's chart colour.
+ * The report's results table: one row per policy, one column per measure, grouped under a two-row
+ * header (TTFT over mean, p50, p90 and p99, ...). In each column where lower or higher is better,
+ * the best cell is highlighted, and so is any cell that reads the same; a column where every cell
+ * reads the same has no highlight, since there is nothing to tell apart. The policy cell carries
+ * the policy's chart colour.
  */
 final class ResultsTable {
   private static final String MISSING = "\u2014";
@@ -77,12 +77,15 @@ final class ResultsTable {
     }
     List<String> best = COLUMNS.stream().map(column -> best(column, runs)).toList();
     for (int row = 0; row < runs.size(); row++) {
-      html.append("<tr><th scope=\"row\">").append(Legend.swatch(Palette.colour(row)))
-          .append(Xml.escape(runs.get(row).policy())).append("</th>");
+      html.append("<tr><th scope=\"row\">")
+          .append(Legend.swatch(Palette.colour(row)))
+          .append(Xml.escape(runs.get(row).policy()))
+          .append("</th>");
       for (int col = 0; col < COLUMNS.size(); col++) {
         String text = cells.get(row).get(col);
         boolean highlighted = text.equals(best.get(col)) && distinguishes(cells, col);
-        html.append(highlighted ? "<td class=\"best\">" : "<td>").append(Xml.escape(text))
+        html.append(highlighted ? "<td class=\"best\">" : "<td>")
+            .append(Xml.escape(text))
             .append("</td>");
       }
       html.append("</tr>\n");
@@ -96,7 +99,8 @@ final class ResultsTable {
     for (int col = 0; col < COLUMNS.size(); ) {
       String group = COLUMNS.get(col).group();
       if (group == null) {
-        html.append("<th rowspan=\"2\">").append(Xml.escape(COLUMNS.get(col).name()))
+        html.append("<th rowspan=\"2\">")
+            .append(Xml.escape(COLUMNS.get(col).name()))
             .append("</th>");
         col++;
         continue;
@@ -105,7 +109,10 @@ final class ResultsTable {
       while (col + span < COLUMNS.size() && group.equals(COLUMNS.get(col + span).group())) {
         span++;
       }
-      html.append("<th colspan=\"").append(span).append("\">").append(Xml.escape(group))
+      html.append("<th colspan=\"")
+          .append(span)
+          .append("\">")
+          .append(Xml.escape(group))
           .append("</th>");
       col += span;
     }

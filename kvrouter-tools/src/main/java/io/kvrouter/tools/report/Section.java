@@ -9,7 +9,15 @@ final class Section {
    * @param body markup, already escaped
    */
   static String html(String id, String heading, String note, String body) {
-    return "<section id=\"" + Xml.escape(id) + "\">\n<h2>" + Xml.escape(heading) + "</h2>\n"
-        + "<p class=\"note\">" + Xml.escape(note) + "</p>\n" + body + "</section>\n";
+    return "<section id=\""
+        + Xml.escape(id)
+        + "\">\n<h2>"
+        + Xml.escape(heading)
+        + "</h2>\n"
+        + "<p class=\"note\">"
+        + Xml.escape(note)
+        + "</p>\n"
+        + body
+        + "</section>\n";
   }
 }

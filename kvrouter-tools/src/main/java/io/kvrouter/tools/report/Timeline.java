@@ -9,9 +9,9 @@ import java.util.Objects;
  * @param intervalSeconds length of each interval
  * @param workers worker names, in the order of {@code workerLoad}
  * @param hitRate per interval, prompt tokens served from cache over prompt tokens of the requests
- *     that started in it (admitted by an engine in the simulator, routed in a live benchmark,
- *     where it is the router's mean prediction); {@code NaN} for an interval without requests or
- *     when hits are not known
+ *     that started in it (admitted by an engine in the simulator, routed in a live benchmark, where
+ *     it is the router's mean prediction); {@code NaN} for an interval without requests or when
+ *     hits are not known
  * @param workerLoad per worker, per interval: requests on the worker (queued or running) at the
  *     interval's end
  */

@@ -30,11 +30,11 @@ final class Timelines {
   }
 
   /**
-   * A line through one value per interval, leaving out intervals without a value (NaN), so a gap
-   * in the data is bridged rather than drawn as a drop to zero.
+   * A line through one value per interval, leaving out intervals without a value (NaN), so a gap in
+   * the data is bridged rather than drawn as a drop to zero.
    *
-   * @param position where in its interval a value is drawn: 0.5 for a value over the interval,
-   *     1 for a value at its end
+   * @param position where in its interval a value is drawn: 0.5 for a value over the interval, 1
+   *     for a value at its end
    * @param factor what values are multiplied by, e.g. 100 to show a fraction in percent
    */
   static Series series(

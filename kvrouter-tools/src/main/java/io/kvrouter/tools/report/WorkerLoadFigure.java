@@ -8,9 +8,9 @@ import java.util.Set;
 
 /**
  * Chart 3: requests on each worker over the replay, as small multiples: one chart per policy, one
- * line per worker. A policy that balances well draws lines that stay together; one that piles
- * onto a few workers draws lines that fan out. All charts share both axes, so their heights
- * compare, and a worker keeps its colour across them.
+ * line per worker. A policy that balances well draws lines that stay together; one that piles onto
+ * a few workers draws lines that fan out. All charts share both axes, so their heights compare, and
+ * a worker keeps its colour across them.
  */
 final class WorkerLoadFigure {
   private static final int WIDTH = 372;
@@ -48,7 +48,8 @@ final class WorkerLoadFigure {
                 END,
                 UNSCALED));
       }
-      body.append("<figure><figcaption>").append(Xml.escape(run.policy()))
+      body.append("<figure><figcaption>")
+          .append(Xml.escape(run.policy()))
           .append("</figcaption>\n")
           .append(chart.svg("Requests per worker over time under " + run.policy(), lines))
           .append("</figure>\n");

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -30,8 +29,8 @@ public final class MooncakeTrace {
   private MooncakeTrace() {}
 
   /**
-   * @throws TraceFormatException naming the file and line of the first bad record, or when the
-   *     file cannot be read
+   * @throws TraceFormatException naming the file and line of the first bad record, or when the file
+   *     cannot be read
    */
   public static List<TraceRequest> read(Path file) {
     List<TraceRequest> requests = new ArrayList<>();
@@ -126,8 +125,14 @@ public final class MooncakeTrace {
     int expected = (input + TRACE_BLOCK_TOKENS - 1) / TRACE_BLOCK_TOKENS;
     if (ids.length < expected) {
       throw new IllegalArgumentException(
-          "input_length " + input + " needs " + expected + " hash_ids of " + TRACE_BLOCK_TOKENS
-              + " tokens, got " + ids.length);
+          "input_length "
+              + input
+              + " needs "
+              + expected
+              + " hash_ids of "
+              + TRACE_BLOCK_TOKENS
+              + " tokens, got "
+              + ids.length);
     }
     return new TraceRequest(index, timestamp, input, output, ids);
   }

@@ -3,8 +3,8 @@ package io.kvrouter.tools.trace;
 import io.kvrouter.protocol.hash.BlockHasher;
 
 /**
- * The router's block hashes of a trace request's synthetic prompt ({@link SyntheticTokens}): what
- * a live router computes for the same prompt, so simulated and live runs see the same blocks.
+ * The router's block hashes of a trace request's synthetic prompt ({@link SyntheticTokens}): what a
+ * live router computes for the same prompt, so simulated and live runs see the same blocks.
  *
  * @param local local hashes of the prompt's full blocks
  * @param sequence their chained sequence hashes

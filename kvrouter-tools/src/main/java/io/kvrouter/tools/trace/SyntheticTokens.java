@@ -3,10 +3,10 @@ package io.kvrouter.tools.trace;
 import io.kvrouter.common.SplitMix;
 
 /**
- * The prompt tokens a trace request stands for. A trace gives no text, only the ids of its
- * {@value MooncakeTrace#TRACE_BLOCK_TOKENS}-token prefix blocks, so each id is expanded into that
- * many token ids drawn from the id alone: equal ids give equal tokens, and so equal KV blocks at
- * any block size that divides or is a multiple of 512. Token ids fall in {@code [firstId, firstId +
+ * The prompt tokens a trace request stands for. A trace gives no text, only the ids of its {@value
+ * MooncakeTrace#TRACE_BLOCK_TOKENS}-token prefix blocks, so each id is expanded into that many
+ * token ids drawn from the id alone: equal ids give equal tokens, and so equal KV blocks at any
+ * block size that divides or is a multiple of 512. Token ids fall in {@code [firstId, firstId +
  * idCount)}, a range the caller picks to avoid a vocabulary's special tokens.
  */
 public final class SyntheticTokens {
@@ -38,5 +38,4 @@ public final class SyntheticTokens {
     long mixed = SplitMix.mix(hashId * MooncakeTrace.TRACE_BLOCK_TOKENS + offset);
     return firstId + (int) Long.remainderUnsigned(mixed, idCount);
   }
-
 }

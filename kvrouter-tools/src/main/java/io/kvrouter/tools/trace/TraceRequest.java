@@ -9,8 +9,8 @@ import java.util.Arrays;
  * @param arrivalMillis when it arrives, in ms from the start of the trace
  * @param inputTokens prompt length in tokens
  * @param outputTokens tokens to generate
- * @param hashIds the trace's prefix block ids, {@link MooncakeTrace#TRACE_BLOCK_TOKENS} tokens
- *     each (the last may be partial); equal ids at the same position are a shared prefix
+ * @param hashIds the trace's prefix block ids, {@link MooncakeTrace#TRACE_BLOCK_TOKENS} tokens each
+ *     (the last may be partial); equal ids at the same position are a shared prefix
  */
 public record TraceRequest(
     int index, double arrivalMillis, int inputTokens, int outputTokens, long[] hashIds) {
@@ -60,7 +60,16 @@ public record TraceRequest(
 
   @Override
   public String toString() {
-    return "TraceRequest[#" + index + " at " + arrivalMillis + " ms, " + inputTokens + " in, "
-        + outputTokens + " out, " + hashIds.length + " blocks]";
+    return "TraceRequest[#"
+        + index
+        + " at "
+        + arrivalMillis
+        + " ms, "
+        + inputTokens
+        + " in, "
+        + outputTokens
+        + " out, "
+        + hashIds.length
+        + " blocks]";
   }
 }

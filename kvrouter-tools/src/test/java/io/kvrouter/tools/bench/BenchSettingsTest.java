@@ -19,13 +19,22 @@ class BenchSettingsTest {
 
   private static BenchSettings settings(String url, Path trace, double rateScale, Double duration) {
     return new BenchSettings(
-        URI.create(url), trace, rateScale, duration, Duration.ofSeconds(600),
-        Duration.ofSeconds(1), 16, null, null, null);
+        URI.create(url),
+        trace,
+        rateScale,
+        duration,
+        Duration.ofSeconds(600),
+        Duration.ofSeconds(1),
+        16,
+        null,
+        null,
+        null);
   }
 
   @Test
   void baseUrl_dropsATrailingSlashAndKeepsAPrefix() {
-    assertThat(settings("http://h:8000/", Path.of("t"), 1, null).baseUrl()).isEqualTo("http://h:8000");
+    assertThat(settings("http://h:8000/", Path.of("t"), 1, null).baseUrl())
+        .isEqualTo("http://h:8000");
     assertThat(settings("https://h/router", Path.of("t"), 1, null).baseUrl())
         .isEqualTo("https://h/router");
   }
@@ -72,8 +81,10 @@ class BenchSettingsTest {
     assertThat(TraceBench.schedule(settings("http://h:1", trace, 1, null))).hasSize(3);
     Path late = dir.resolve("late.jsonl");
     Files.writeString(
-        late, "{\"timestamp\": 2000, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [1]}\n");
+        late,
+        "{\"timestamp\": 2000, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [1]}\n");
     assertThatThrownBy(() -> TraceBench.schedule(settings("http://h:1", late, 1, 2.0)))
-        .hasMessageContaining("no request").hasMessageContaining("--duration");
+        .hasMessageContaining("no request")
+        .hasMessageContaining("--duration");
   }
 }

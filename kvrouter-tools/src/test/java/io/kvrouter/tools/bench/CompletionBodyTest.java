@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 class CompletionBodyTest {
   @Test
   void body_isAStreamedCompletionOfTheTokens() {
-    JsonObject body = new JsonObject(CompletionBody.json("org/\"odd\" model", new int[] {5, 0, 255}, 12));
+    JsonObject body =
+        new JsonObject(CompletionBody.json("org/\"odd\" model", new int[] {5, 0, 255}, 12));
 
     assertThat(body.getString("model")).isEqualTo("org/\"odd\" model");
     assertThat(body.getJsonArray("prompt")).isEqualTo(new JsonArray().add(5).add(0).add(255));

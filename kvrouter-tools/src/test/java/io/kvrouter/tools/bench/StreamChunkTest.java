@@ -21,8 +21,11 @@ class StreamChunkTest {
 
   @Test
   void emptyTextAndTheFinishChunk_areNotContent() {
-    assertThat(StreamChunk.parse("{\"choices\":[{\"index\":0,\"text\":\"\",\"finish_reason\":\"length\"}]}")
-        .content()).isFalse();
+    assertThat(
+            StreamChunk.parse(
+                    "{\"choices\":[{\"index\":0,\"text\":\"\",\"finish_reason\":\"length\"}]}")
+                .content())
+        .isFalse();
     assertThat(StreamChunk.parse("{\"choices\":[]}").content()).isFalse();
   }
 
@@ -48,7 +51,9 @@ class StreamChunkTest {
 
   @Test
   void dataThatIsNotJson_isAnError() {
-    assertThat(StreamChunk.parse("not json").error()).contains("not a JSON object").contains("not json");
+    assertThat(StreamChunk.parse("not json").error())
+        .contains("not a JSON object")
+        .contains("not json");
     assertThat(StreamChunk.parse("[1,2]").error()).contains("not a JSON object");
   }
 }

@@ -4,19 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.routing.RankPolicies;
-import io.kvrouter.worker.engine.EngineSettings;
-import io.kvrouter.worker.engine.TimingModel;
 import io.kvrouter.tools.report.PolicyRun;
 import io.kvrouter.tools.trace.PromptBlocks;
 import io.kvrouter.tools.trace.SyntheticTokens;
 import io.kvrouter.tools.trace.TraceRequest;
+import io.kvrouter.worker.engine.EngineSettings;
+import io.kvrouter.worker.engine.TimingModel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 class SimulationTest {
   private static final int BS = 512;
@@ -38,7 +38,9 @@ class SimulationTest {
       int c = random.nextInt(conversations.size() + 3);
       if (c < conversations.size()) {
         long[] previous = conversations.get(c);
-        prefix = LongStream.concat(LongStream.of(previous), LongStream.range(nextId, nextId + 2)).toArray();
+        prefix =
+            LongStream.concat(LongStream.of(previous), LongStream.range(nextId, nextId + 2))
+                .toArray();
         nextId += 2;
         conversations.set(c, prefix);
       } else {
@@ -88,7 +90,10 @@ class SimulationTest {
     assertThat(first.hitRate()).isBetween(0.0, 1.0);
 
     // NaN marks intervals without requests: Arrays.equals treats NaN as equal to itself
-    assertThat(second).usingRecursiveComparison().ignoringFields("timeline.hitRate").isEqualTo(first);
+    assertThat(second)
+        .usingRecursiveComparison()
+        .ignoringFields("timeline.hitRate")
+        .isEqualTo(first);
     assertThat(java.util.Arrays.equals(first.timeline().hitRate(), second.timeline().hitRate()))
         .isTrue();
   }

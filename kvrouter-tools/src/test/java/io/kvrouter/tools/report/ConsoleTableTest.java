@@ -8,8 +8,16 @@ import org.junit.jupiter.api.Test;
 class ConsoleTableTest {
   private static PolicyRun run(String policy, Double hitRate) {
     return new PolicyRun(
-        policy, 40, hitRate, new Latency(12.34, 10, 20, 25.25), new Latency(2, 2, 3, 3.4),
-        new Latency(123.4, 100, 150, 180.2), 510.25, 7, new double[0], null);
+        policy,
+        40,
+        hitRate,
+        new Latency(12.34, 10, 20, 25.25),
+        new Latency(2, 2, 3, 3.4),
+        new Latency(123.4, 100, 150, 180.2),
+        510.25,
+        7,
+        new double[0],
+        null);
   }
 
   @Test
@@ -19,7 +27,10 @@ class ConsoleTableTest {
 
     assertThat(lines).hasSize(4);
     assertThat(lines[0]).contains("TTFT (ms)").contains("ITL (ms)").contains("E2E (ms)");
-    assertThat(lines[1]).startsWith("policy").contains("hit rate").contains("out tok/s")
+    assertThat(lines[1])
+        .startsWith("policy")
+        .contains("hit rate")
+        .contains("out tok/s")
         .endsWith("max queue");
     assertThat(lines[2].split("\\s+"))
         .containsExactly(

@@ -86,8 +86,7 @@ class HtmlReportTest {
     Document doc = parse(SampleReports.threePolicies());
 
     // kv has the best hit rate and TTFT; the other columns are the same for every policy
-    assertThat(select(doc, "//table[@class='results']/tbody/tr[1]/td[@class='best']"))
-        .hasSize(5);
+    assertThat(select(doc, "//table[@class='results']/tbody/tr[1]/td[@class='best']")).hasSize(5);
     assertThat(select(doc, "//table[@class='results']/tbody/tr[position() > 1]/td[@class='best']"))
         .isEmpty();
     assertThat(lineNames(doc, "//table[@class='results']/tbody/tr[1]/td[@class='best']"))
@@ -205,8 +204,7 @@ class HtmlReportTest {
         .doesNotContain("<script", "<b>", "<i>", "a<b>")
         .contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; more");
     assertThat(select(doc, "//h1").get(0).getTextContent()).isEqualTo(title);
-    assertThat(lineNames(doc, "//table[@class='settings']//td"))
-        .containsExactly("\"value\" & <i>");
+    assertThat(lineNames(doc, "//table[@class='settings']//td")).containsExactly("\"value\" & <i>");
     assertThat(lineNames(doc, "//polyline/title")).containsExactly("a<b>&c");
   }
 

@@ -32,7 +32,10 @@ class ProgressBarTest {
     return String.format(
         Locale.ROOT,
         "kv           \\[%s%s\\] +%d%%  %d/200 requests  \\d+ s",
-        "#".repeat(filled), "-".repeat(30 - filled), percent, done);
+        "#".repeat(filled),
+        "-".repeat(30 - filled),
+        percent,
+        done);
   }
 
   @Test

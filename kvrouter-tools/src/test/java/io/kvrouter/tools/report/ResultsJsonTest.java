@@ -123,8 +123,7 @@ class ResultsJsonTest {
 
   @Test
   void numbers_areWrittenPlain_withoutExponentOrTrailingZeros() {
-    PolicyRun run =
-        withNumbers(0.5, new Latency(1e8, 2.5, 0.1, 100), new Latency(0, 0, 0, 0), 1e7);
+    PolicyRun run = withNumbers(0.5, new Latency(1e8, 2.5, 0.1, 100), new Latency(0, 0, 0, 0), 1e7);
 
     String json = ResultsJson.toJson(single(run));
 

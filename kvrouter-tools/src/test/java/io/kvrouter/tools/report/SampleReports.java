@@ -61,9 +61,7 @@ final class SampleReports {
   /** {@code count} samples spread evenly over {@code from..to} ms, in reverse order. */
   static double[] samples(double from, double to) {
     int count = 50;
-    return IntStream.range(0, count)
-        .mapToDouble(i -> to - i * (to - from) / (count - 1))
-        .toArray();
+    return IntStream.range(0, count).mapToDouble(i -> to - i * (to - from) / (count - 1)).toArray();
   }
 
   /** A 10-second-interval timeline of the given hit rates; worker w carries w + i requests. */

@@ -16,8 +16,8 @@ import java.util.function.Consumer;
  *
  * <p>A slot is either <em>reserved</em> (a block a running request is computing: private, not yet
  * reusable) or holds a <em>cached</em> block, named by its sequence hash. A cached block is
- * <em>active</em> while requests reference it, and <em>inactive</em> once none does: still cached and
- * reusable by a later prompt with that prefix, and evicted least recently released first when a
+ * <em>active</em> while requests reference it, and <em>inactive</em> once none does: still cached
+ * and reusable by a later prompt with that prefix, and evicted least recently released first when a
  * slot is needed ({@code Removed}). A reserved slot becomes cached when its block is computed
  * ({@code Stored}); if another request cached the same block meanwhile, the slot is freed and the
  * request shares the cached block. {@code reserved + cached ≤ capacity} always holds.
@@ -28,8 +28,10 @@ final class BlockPool {
   private final int capacity;
   private final Consumer<KvCacheEvent> events;
   private final Map<Long, Block> cached = new HashMap<>();
+
   /** Cached blocks no request references, least recently released first. */
   private final LinkedHashMap<Long, Block> inactive = new LinkedHashMap<>();
+
   private int reserved;
 
   BlockPool(int capacity, Consumer<KvCacheEvent> events) {
@@ -91,7 +93,8 @@ final class BlockPool {
   /**
    * Reserves {@code slots} slots, evicting inactive blocks as needed.
    *
-   * @return false, with nothing changed, if they cannot be had even by evicting every inactive block
+   * @return false, with nothing changed, if they cannot be had even by evicting every inactive
+   *     block
    */
   boolean reserve(int slots) {
     if (slots > availableSlots()) {
@@ -124,9 +127,9 @@ final class BlockPool {
   /**
    * Turns reserved slots into the computed blocks {@code sequence[from..to)} (with local hashes
    * {@code local}), each referenced once by the caller, and reports the new ones in one {@code
-   * Stored} whose parent is block {@code from - 1}. A block already cached is shared instead and its
-   * slot freed. Blocks must be new or cached in one run: a prefix cached by another request, then
-   * blocks only this one computed.
+   * Stored} whose parent is block {@code from - 1}. A block already cached is shared instead and
+   * its slot freed. Blocks must be new or cached in one run: a prefix cached by another request,
+   * then blocks only this one computed.
    */
   void commit(long[] sequence, long[] local, int from, int to) {
     List<KvCacheEvent.StoredBlock> stored = new ArrayList<>(to - from);

@@ -1,7 +1,6 @@
 package io.kvrouter.worker.engine;
 
 import io.kvrouter.common.SplitMix;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -66,8 +65,13 @@ public final class EngineCore {
     if (!settings.fits(request.promptTokens(), request.maxOutputTokens())) {
       long blocks = settings.blocksFor((long) request.promptTokens() + request.maxOutputTokens());
       throw new RequestTooLargeException(
-          "request " + request.id() + " needs " + blocks + " KV blocks, more than the "
-              + settings.admissionLimit() + " this engine admits");
+          "request "
+              + request.id()
+              + " needs "
+              + blocks
+              + " KV blocks, more than the "
+              + settings.admissionLimit()
+              + " this engine admits");
     }
     waiting.addLast(new Sequence(request, serial++));
   }
@@ -162,8 +166,8 @@ public final class EngineCore {
 
   /**
    * Ends a request wherever it is, without a {@link EngineListener#onFinished} call: waiting, it
-   * leaves the queue; running, its blocks are released. A step in progress that planned work for
-   * it skips that work.
+   * leaves the queue; running, its blocks are released. A step in progress that planned work for it
+   * skips that work.
    *
    * @return whether the request was known
    */
@@ -351,18 +355,25 @@ public final class EngineCore {
   private final class Sequence {
     final EngineRequest request;
     final long serial;
+
     /** Tokens generated so far. */
     int generated;
+
     /** Tokens whose KV is computed, from the start of the sequence. */
     int computed;
+
     /** Slots held: committed blocks first, then reserved ones. */
     int slots;
+
     /** Leading blocks cached and referenced. */
     int committed;
+
     boolean running;
     boolean admittedBefore;
+
     /** Preempted after generating: its next prefill recomputes its output too. */
     boolean recomputing;
+
     private long[] sequenceHashes;
     private long[] localHashes;
 
@@ -415,5 +426,4 @@ public final class EngineCore {
       }
     }
   }
-
 }

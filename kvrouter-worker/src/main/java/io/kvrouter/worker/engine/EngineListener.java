@@ -6,8 +6,7 @@ import io.kvrouter.protocol.KvCacheEvent;
 public interface EngineListener {
 
   /**
-   * The request generated its token number {@code index} (0 for the first, which ends its
-   * prefill).
+   * The request generated its token number {@code index} (0 for the first, which ends its prefill).
    *
    * @return true to end the request with this token (a stop condition); it also ends after {@code
    *     maxOutputTokens} tokens whatever this returns

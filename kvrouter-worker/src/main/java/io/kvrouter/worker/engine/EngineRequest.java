@@ -9,7 +9,8 @@ import java.util.Objects;
  * @param promptTokens prompt length
  * @param sequenceHashes sequence hashes of the prompt's full blocks, in order; not copied
  * @param localHashes local hashes of the same blocks; not copied
- * @param maxOutputTokens tokens to generate at most ({@link EngineListener#onToken} may stop sooner)
+ * @param maxOutputTokens tokens to generate at most ({@link EngineListener#onToken} may stop
+ *     sooner)
  */
 public record EngineRequest(
     String id, int promptTokens, long[] sequenceHashes, long[] localHashes, int maxOutputTokens) {

@@ -5,9 +5,9 @@ import java.util.Arrays;
 /**
  * The canonical CBOR (RFC 8949 §4.2.1, what Python's {@code cbor2.dumps(obj, canonical=True)}
  * writes) of the one shape vLLM hashes per block: {@code [bstr parent_digest, [uint token...],
- * null]}, and of the seed text the root hash is made from. Hand-written because this is all of
- * CBOR the simulator needs; every head takes its shortest form, which is what makes the bytes,
- * and so the hashes, reproducible. Not thread-safe: one instance per hashing thread.
+ * null]}, and of the seed text the root hash is made from. Hand-written because this is all of CBOR
+ * the simulator needs; every head takes its shortest form, which is what makes the bytes, and so
+ * the hashes, reproducible. Not thread-safe: one instance per hashing thread.
  */
 final class CanonicalCbor {
   private static final int UNSIGNED = 0;

@@ -1,8 +1,8 @@
 package io.kvrouter.worker.kv;
 
 /**
- * What {@link KvCacheManager#allocate} or {@link KvCacheManager#extend} did with a sequence's
- * full blocks.
+ * What {@link KvCacheManager#allocate} or {@link KvCacheManager#extend} did with a sequence's full
+ * blocks.
  *
  * @param allocated whether the blocks are now held; when false nothing changed
  * @param cachedBlocks blocks already cached (prefix hits, on active or inactive blocks)

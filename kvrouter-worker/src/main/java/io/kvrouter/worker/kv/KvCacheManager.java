@@ -29,10 +29,10 @@ import java.util.Map;
  *       new blocks, whose parent is the block just before the run ({@code null} at block 0), as
  *       vLLM and the mocker do. If the new blocks do not fit even after evicting every inactive
  *       block the sequence does not use itself, nothing changes and the allocation fails.
- *   <li>{@link #extend}: as output is generated, each block that fills is cached the same way
- *       (vLLM caches decode blocks too). If one does not fit, the request keeps what it holds and
- *       caches nothing more: the simulator's stand-in for vLLM preempting it, and it keeps the
- *       published chain free of gaps.
+ *   <li>{@link #extend}: as output is generated, each block that fills is cached the same way (vLLM
+ *       caches decode blocks too). If one does not fit, the request keeps what it holds and caches
+ *       nothing more: the simulator's stand-in for vLLM preempting it, and it keeps the published
+ *       chain free of gaps.
  *   <li>{@link #release}: the request's blocks lose a reference; those left with none become
  *       inactive, the last block first, so a sequence's tail is evicted before its prefix (vLLM
  *       frees a request's blocks in reverse for the same reason). No event.
@@ -42,13 +42,13 @@ import java.util.Map;
  *
  * <p>Because every use of a block uses its parent too, and release puts the parent behind its
  * children in the LRU order, a parent is never evicted before its cached children: the cached
- * blocks are always closed under "parent of", every {@code BlockStored} names a cached parent,
- * and in practice the new blocks of one call form a single run. (The property test holds the
- * manager to this; a consumer building a radix tree from the events never meets an orphan.)
+ * blocks are always closed under "parent of", every {@code BlockStored} names a cached parent, and
+ * in practice the new blocks of one call form a single run. (The property test holds the manager to
+ * this; a consumer building a radix tree from the events never meets an orphan.)
  *
  * <p>Thread-safe. Operations hold one lock for their bookkeeping only; SHA-256 hashing happens
- * before it is taken. The events an operation produces are queued under the lock, so their order
- * is the order in which operations took it, and delivered to {@link KvEventListener}s after it is
+ * before it is taken. The events an operation produces are queued under the lock, so their order is
+ * the order in which operations took it, and delivered to {@link KvEventListener}s after it is
  * released (see there). Calls for one request id must not overlap (a request's stream makes them
  * one after the other); ids must be unique among running requests.
  */
@@ -57,10 +57,13 @@ public final class KvCacheManager {
   private final int blockSize;
   private final ThreadLocal<VllmBlockHasher> hashers;
   private final Object lock = new Object();
+
   /** Every cached block by engine hash, in the order stored. */
   private final Map<Long, Block> cached = new LinkedHashMap<>();
+
   /** Inactive blocks, least recently released first. */
   private final LinkedHashMap<Long, Block> inactive = new LinkedHashMap<>();
+
   private final Map<String, Holder> requests = new HashMap<>();
   private final OrderedDelivery delivery = new OrderedDelivery();
   private List<KvEventListener> listeners = List.of();
@@ -230,9 +233,9 @@ public final class KvCacheManager {
   }
 
   /**
-   * Registers {@code listener} for the events of every operation from now on, and returns the
-   * state those events start from: applying them to the snapshot in order gives the cache's state
-   * after each operation, with nothing missed or counted twice.
+   * Registers {@code listener} for the events of every operation from now on, and returns the state
+   * those events start from: applying them to the snapshot in order gives the cache's state after
+   * each operation, with nothing missed or counted twice.
    */
   public KvCacheSnapshot subscribe(KvEventListener listener) {
     synchronized (lock) {
@@ -299,7 +302,8 @@ public final class KvCacheManager {
       Long parent = i == 0 ? parentOfFirst : Long.valueOf(hashes.get(i - 1).value());
       int start = (firstBlock + i) * blockSize;
       Block block =
-          new Block(hashes.get(i).value(), parent, Arrays.copyOfRange(tokens, start, start + blockSize));
+          new Block(
+              hashes.get(i).value(), parent, Arrays.copyOfRange(tokens, start, start + blockSize));
       cached.put(block.hash, block);
       if (run == null) {
         run = new StoredRun(parent);
@@ -337,7 +341,8 @@ public final class KvCacheManager {
     List<KvCacheSnapshot.CachedBlock> blocks = new ArrayList<>(cached.size());
     for (Block block : cached.values()) {
       blocks.add(
-          new KvCacheSnapshot.CachedBlock(block.hash, block.parent, block.tokens, block.references));
+          new KvCacheSnapshot.CachedBlock(
+              block.hash, block.parent, block.tokens, block.references));
     }
     return new KvCacheSnapshot(capacity, blockSize, blocks, List.copyOf(inactive.keySet()));
   }

@@ -56,9 +56,13 @@ public record KvCacheSnapshot(
 
     @Override
     public String toString() {
-      return "CachedBlock[" + Long.toUnsignedString(hash) + ", parent="
+      return "CachedBlock["
+          + Long.toUnsignedString(hash)
+          + ", parent="
           + (parentHash == null ? "none" : Long.toUnsignedString(parentHash))
-          + ", refs=" + references + "]";
+          + ", refs="
+          + references
+          + "]";
     }
   }
 

@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * Receives the KV events of a {@link KvCacheManager}: one call per cache operation that changed
- * something, with that operation's events in the order they happened (evictions, then stores).
- * A publisher turns each call into one {@code KVEventBatch} with the next sequence number.
+ * something, with that operation's events in the order they happened (evictions, then stores). A
+ * publisher turns each call into one {@code KVEventBatch} with the next sequence number.
  *
  * <p>Calls never overlap and arrive in the order the operations took the manager's lock, but not
  * always on the thread that made the change: whichever thread is delivering when a change is made

@@ -17,13 +17,13 @@ import java.util.List;
  * h_i       = SHA-256(cbor([h_(i-1) or NONE_HASH, [tokens of block i], null]))
  * </pre>
  *
- * Only full blocks are hashed; a trailing partial block has no hash (vLLM caches only full
- * blocks). The simulated worker uses these hashes as its engine block hashes so its events carry
- * exactly what a real vLLM worker would send for the same tokens. Golden values come from {@code
+ * Only full blocks are hashed; a trailing partial block has no hash (vLLM caches only full blocks).
+ * The simulated worker uses these hashes as its engine block hashes so its events carry exactly
+ * what a real vLLM worker would send for the same tokens. Golden values come from {@code
  * scripts/golden/vllm_block_hashes.py}.
  *
- * <p>Not thread-safe (it reuses its digest and encoding buffers); cheap to create, so make one
- * per thread or per call.
+ * <p>Not thread-safe (it reuses its digest and encoding buffers); cheap to create, so make one per
+ * thread or per call.
  */
 public final class VllmBlockHasher {
   /** The seed vLLM reads from {@code PYTHONHASHSEED}; the root is the hash of this text. */
@@ -35,7 +35,9 @@ public final class VllmBlockHasher {
   private final MessageDigest sha256 = sha256();
   private final CanonicalCbor cbor = new CanonicalCbor();
 
-  /** @param blockSize tokens per block, vLLM's {@code --block-size} */
+  /**
+   * @param blockSize tokens per block, vLLM's {@code --block-size}
+   */
   public VllmBlockHasher(int blockSize) {
     if (blockSize < 1) {
       throw new IllegalArgumentException("blockSize must be >= 1: " + blockSize);
@@ -65,15 +67,22 @@ public final class VllmBlockHasher {
   /**
    * The hashes of {@code count} full blocks starting at block index {@code firstBlock} of {@code
    * tokens}, chained from {@code parent} (the hash of block {@code firstBlock - 1}, or {@code null}
-   * when {@code firstBlock} is 0). This continues a chain as a sequence grows without rehashing
-   * its start.
+   * when {@code firstBlock} is 0). This continues a chain as a sequence grows without rehashing its
+   * start.
    */
   public List<VllmBlockHash> hashBlocks(
       VllmBlockHash parent, int[] tokens, int firstBlock, int count) {
     if (firstBlock < 0 || count < 0 || (long) (firstBlock + count) * blockSize > tokens.length) {
       throw new IllegalArgumentException(
-          "blocks " + firstBlock + ".." + (firstBlock + count) + " of size " + blockSize
-              + " do not fit in " + tokens.length + " tokens");
+          "blocks "
+              + firstBlock
+              + ".."
+              + (firstBlock + count)
+              + " of size "
+              + blockSize
+              + " do not fit in "
+              + tokens.length
+              + " tokens");
     }
     if ((parent == null) != (firstBlock == 0)) {
       throw new IllegalArgumentException("a parent is needed exactly when firstBlock > 0");

@@ -24,7 +24,9 @@ final class WorkerBlockState {
   /** Blocks by engine hash, in the order stored. */
   private final Map<Long, Entry> blocks = new LinkedHashMap<>();
 
-  /** Applies {@code event}; false (and nothing changed) if it is a store under an unknown parent. */
+  /**
+   * Applies {@code event}; false (and nothing changed) if it is a store under an unknown parent.
+   */
   boolean apply(KvCacheEvent event) {
     if (event instanceof KvCacheEvent.Stored stored) {
       Long parent = stored.parentBlockHash();

@@ -40,21 +40,21 @@ import org.slf4j.LoggerFactory;
  *   <li>Events of another tier than the GPU are not published (the router indexes GPU blocks).
  * </ul>
  *
- * Every published event gets the next id and enters the buffer, so a slice of the buffer is
- * exactly the stream a router missed. (Dynamo's buffer keeps only events its own indexer applied;
- * ours applies by the router's rules and a store it rejects would be rejected by the router too,
- * so keeping it changes nothing and keeps the ids gap-free. A real engine never sends one.)
+ * Every published event gets the next id and enters the buffer, so a slice of the buffer is exactly
+ * the stream a router missed. (Dynamo's buffer keeps only events its own indexer applied; ours
+ * applies by the router's rules and a store it rejects would be rejected by the router too, so
+ * keeping it changes nothing and keeps the ids gap-free. A real engine never sends one.)
  *
  * <h2>Consistency</h2>
  *
- * One lock guards the id counter, the block state, the buffer and the listener list. Each event
- * is numbered, applied to the state and buffered under it, and a query reads the state and the
- * newest id under it, so a tree dump reflects exactly the events up to its {@code lastEventId}:
- * never half of a batch, never an event the id does not count. Converting (hashing tokens) happens
- * before the lock. Listener calls are queued under the lock and run after it is released, one at a
- * time in queue order (the manager's lock-free drain), so they arrive in id order without ever
- * running under the lock; a listener added by {@link #subscribe} receives exactly the events after
- * the id it returns.
+ * One lock guards the id counter, the block state, the buffer and the listener list. Each event is
+ * numbered, applied to the state and buffered under it, and a query reads the state and the newest
+ * id under it, so a tree dump reflects exactly the events up to its {@code lastEventId}: never half
+ * of a batch, never an event the id does not count. Converting (hashing tokens) happens before the
+ * lock. Listener calls are queued under the lock and run after it is released, one at a time in
+ * queue order (the manager's lock-free drain), so they arrive in id order without ever running
+ * under the lock; a listener added by {@link #subscribe} receives exactly the events after the id
+ * it returns.
  *
  * <p>Thread-safe.
  */
@@ -169,7 +169,9 @@ public final class WorkerKvEventLog implements KvEventListener, AutoCloseable {
       for (KvCacheEvent e : converted) {
         DynamoRouterEvent numbered = new DynamoRouterEvent(new RouterEvent(rank, e), nextId++);
         if (!state.apply(e)) {
-          LOG.warn("{}: event {} stores under a parent the worker does not hold", rank,
+          LOG.warn(
+              "{}: event {} stores under a parent the worker does not hold",
+              rank,
               numbered.eventId());
         }
         if (buffer.size() == bufferSize) {
@@ -256,8 +258,7 @@ public final class WorkerKvEventLog implements KvEventListener, AutoCloseable {
     if (complete == 0) {
       return null;
     }
-    BlockHasher local =
-        stored.loraName() == null ? hasher : BlockHasher.of(bs, stored.loraName());
+    BlockHasher local = stored.loraName() == null ? hasher : BlockHasher.of(bs, stored.loraName());
     List<StoredBlock> blocks = new ArrayList<>(complete);
     for (int i = 0; i < complete; i++) {
       blocks.add(new StoredBlock(hashes.get(i), local.localHash(tokens, i * bs)));

@@ -16,7 +16,9 @@ import org.junit.jupiter.api.Test;
 class EngineCoreTest {
   private static final int BS = 4;
 
-  /** Records tokens and events, and replays Stored/Removed to know what the engine says it caches. */
+  /**
+   * Records tokens and events, and replays Stored/Removed to know what the engine says it caches.
+   */
   static final class Recorder implements EngineListener {
     final Map<String, Integer> tokens = new HashMap<>();
     final List<String> finished = new ArrayList<>();
@@ -41,7 +43,9 @@ class EngineCoreTest {
       events.add(event);
       if (event instanceof KvCacheEvent.Stored stored) {
         if (stored.parentBlockHash() != null) {
-          assertThat(cached).as("parent of a stored run is cached").contains(stored.parentBlockHash());
+          assertThat(cached)
+              .as("parent of a stored run is cached")
+              .contains(stored.parentBlockHash());
         }
         stored.blocks().forEach(b -> assertThat(cached.add(b.blockHash())).isTrue());
       } else if (event instanceof KvCacheEvent.Removed removed) {
@@ -164,7 +168,8 @@ class EngineCoreTest {
     drain(engine);
     engine.submit(request("c", tokens(200, 8), 1)); // evicts a's 2 blocks
     drain(engine);
-    assertThat(recorder.events).anySatisfy(e -> assertThat(e).isInstanceOf(KvCacheEvent.Removed.class));
+    assertThat(recorder.events)
+        .anySatisfy(e -> assertThat(e).isInstanceOf(KvCacheEvent.Removed.class));
     assertThat(recorder.cached).hasSize(engine.usedBlocks());
     engine.submit(request("b2", tokens(100, 8), 1)); // b's blocks survived
     assertThat(engine.startStep().prefillTokens()).isEqualTo(4);

@@ -20,9 +20,17 @@ class CanonicalCborTest {
     assertThat(hex)
         .isEqualTo(
             "83" // array(3)
-                + "5820" + "ab".repeat(32) // bstr(32)
+                + "5820"
+                + "ab".repeat(32) // bstr(32)
                 + "88" // array(8)
-                + "00" + "17" + "1818" + "18ff" + "190100" + "19ffff" + "1a00010000" + "1a7fffffff"
+                + "00"
+                + "17"
+                + "1818"
+                + "18ff"
+                + "190100"
+                + "19ffff"
+                + "1a00010000"
+                + "1a7fffffff"
                 + "f6"); // null
   }
 

@@ -14,8 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
  * Seeded random streams of allocate, extend, release and clear, checked after every operation
  * against a naive model (lists and maps, no cleverness) and against the cache's invariants: never
  * more than capacity blocks; only blocks no request holds are evicted, least recently released
- * first; the events alone rebuild exactly what the cache holds; and every cached block's parent
- * is cached, so a router's radix tree never gets a store it cannot attach. A failure names its
- * seed: rerun that one.
+ * first; the events alone rebuild exactly what the cache holds; and every cached block's parent is
+ * cached, so a router's radix tree never gets a store it cannot attach. A failure names its seed:
+ * rerun that one.
  */
 class KvCacheManagerPropertyTest {
   private static final int SEEDS = 150;
@@ -88,8 +88,13 @@ class KvCacheManagerPropertyTest {
       before.blocks().forEach(b -> referencesBefore.put(b.hash(), b.references()));
       for (VllmEvent event : events) {
         if (event instanceof BlockRemoved removed) {
-          removed.blockHashes().forEach(
-              h -> assertThat(referencesBefore.get(h)).as("evicted block was unreferenced").isZero());
+          removed
+              .blockHashes()
+              .forEach(
+                  h ->
+                      assertThat(referencesBefore.get(h))
+                          .as("evicted block was unreferenced")
+                          .isZero());
         }
       }
       replay.apply(events);
@@ -103,9 +108,13 @@ class KvCacheManagerPropertyTest {
       after.blocks().forEach(b -> references.put(b.hash(), b.references()));
       assertThat(references).isEqualTo(model.references);
       Set<Long> hashes = after.hashes();
-      after.blocks().forEach(
-          b -> assertThat(b.parentHash() == null || hashes.contains(b.parentHash()))
-              .as("parent of a cached block is cached").isTrue());
+      after
+          .blocks()
+          .forEach(
+              b ->
+                  assertThat(b.parentHash() == null || hashes.contains(b.parentHash()))
+                      .as("parent of a cached block is cached")
+                      .isTrue());
     }
   }
 
@@ -135,34 +144,36 @@ class KvCacheManagerPropertyTest {
     List<Throwable> failures = new CopyOnWriteArrayList<>();
     for (int t = 0; t < threads; t++) {
       int thread = t;
-      workers.add(new Thread(() -> {
-        try {
-          go.await();
-          SplittableRandom random = new SplittableRandom(1000 + thread);
-          Map<String, int[]> mine = new LinkedHashMap<>();
-          for (int op = 0; op < 3000; op++) {
-            int dice = random.nextInt(100);
-            if (dice < 45 || mine.isEmpty()) {
-              String id = "t" + thread + "-" + op;
-              int[] prompt = documents.prompt(random, 16);
-              if (kv.allocate(id, prompt).allocated()) {
-                mine.put(id, prompt);
-              }
-            } else if (dice < 65) {
-              String id = pick(random, mine);
-              int[] tokens = documents.extend(random, mine.get(id), 4);
-              mine.put(id, tokens);
-              kv.extend(id, tokens);
-            } else {
-              kv.release(mine.keySet().iterator().next());
-              mine.remove(mine.keySet().iterator().next());
-            }
-          }
-          mine.keySet().forEach(kv::release);
-        } catch (Throwable e) {
-          failures.add(e);
-        }
-      }));
+      workers.add(
+          new Thread(
+              () -> {
+                try {
+                  go.await();
+                  SplittableRandom random = new SplittableRandom(1000 + thread);
+                  Map<String, int[]> mine = new LinkedHashMap<>();
+                  for (int op = 0; op < 3000; op++) {
+                    int dice = random.nextInt(100);
+                    if (dice < 45 || mine.isEmpty()) {
+                      String id = "t" + thread + "-" + op;
+                      int[] prompt = documents.prompt(random, 16);
+                      if (kv.allocate(id, prompt).allocated()) {
+                        mine.put(id, prompt);
+                      }
+                    } else if (dice < 65) {
+                      String id = pick(random, mine);
+                      int[] tokens = documents.extend(random, mine.get(id), 4);
+                      mine.put(id, tokens);
+                      kv.extend(id, tokens);
+                    } else {
+                      kv.release(mine.keySet().iterator().next());
+                      mine.remove(mine.keySet().iterator().next());
+                    }
+                  }
+                  mine.keySet().forEach(kv::release);
+                } catch (Throwable e) {
+                  failures.add(e);
+                }
+              }));
     }
     workers.forEach(Thread::start);
     go.countDown();
@@ -328,8 +339,12 @@ class KvCacheManagerPropertyTest {
         if (i == hashes.size() || present[i]) {
           if (!run.isEmpty()) {
             int from = (firstBlock + runStart) * blockSize;
-            stores.add(BlockStored.of(run, runParent,
-                Arrays.copyOfRange(tokens, from, from + run.size() * blockSize), blockSize));
+            stores.add(
+                BlockStored.of(
+                    run,
+                    runParent,
+                    Arrays.copyOfRange(tokens, from, from + run.size() * blockSize),
+                    blockSize));
             run = new ArrayList<>();
           }
           continue;
@@ -341,8 +356,10 @@ class KvCacheManagerPropertyTest {
         }
         if (run.isEmpty()) {
           runStart = i;
-          runParent = i > 0 ? Long.valueOf(hashes.get(i - 1).value())
-              : firstBlock > 0 ? Long.valueOf(parentOf(tokens, firstBlock)) : null;
+          runParent =
+              i > 0
+                  ? Long.valueOf(hashes.get(i - 1).value())
+                  : firstBlock > 0 ? Long.valueOf(parentOf(tokens, firstBlock)) : null;
         }
         references.put(hashes.get(i).value(), 1);
         run.add(hashes.get(i).value());

@@ -71,7 +71,8 @@ class KvCacheManagerTest {
     assertThat(result.newBlocks()).isEqualTo(1);
     assertThat(takeBatch())
         .containsExactly(
-            BlockStored.of(List.of(hash(second, 2)), hash(first, 1), new int[] {100, 101, 102, 103}, BS));
+            BlockStored.of(
+                List.of(hash(second, 2)), hash(first, 1), new int[] {100, 101, 102, 103}, BS));
     assertThat(kv.snapshot().blocks())
         .extracting(KvCacheSnapshot.CachedBlock::references)
         .containsExactly(2, 2, 1);
@@ -125,7 +126,8 @@ class KvCacheManagerTest {
             BlockRemoved.of(List.of(hash(a, 1))),
             BlockRemoved.of(List.of(hash(a, 0))),
             BlockStored.of(List.of(hash(c, 0), hash(c, 1)), null, c, BS));
-    assertThat(kv.snapshot().hashes()).containsExactlyInAnyOrder(hash(b, 0), hash(c, 0), hash(c, 1));
+    assertThat(kv.snapshot().hashes())
+        .containsExactlyInAnyOrder(hash(b, 0), hash(c, 0), hash(c, 1));
   }
 
   @Test
@@ -192,7 +194,9 @@ class KvCacheManagerTest {
     assertThat(batches).isEmpty();
     assertThat(kv.extend("a", sequence, 8).newBlocks()).isEqualTo(1);
     assertThat(takeBatch())
-        .containsExactly(BlockStored.of(List.of(hash(sequence, 1)), hash(sequence, 0), new int[] {4, 5, 50, 51}, BS));
+        .containsExactly(
+            BlockStored.of(
+                List.of(hash(sequence, 1)), hash(sequence, 0), new int[] {4, 5, 50, 51}, BS));
     assertThat(kv.extend("a", sequence).newBlocks()).isZero();
 
     kv.release("a");
@@ -222,15 +226,19 @@ class KvCacheManagerTest {
 
     assertThat(kv.extend("b", range(0, 8))).isEqualTo(new KvAllocation(true, 1, 0, 8));
     assertThat(batches).isEmpty();
-    assertThat(kv.snapshot().blocks()).extracting(KvCacheSnapshot.CachedBlock::references).containsExactly(2, 2);
+    assertThat(kv.snapshot().blocks())
+        .extracting(KvCacheSnapshot.CachedBlock::references)
+        .containsExactly(2, 2);
   }
 
   @Test
   void extendOrDuplicateAllocate_ofTheWrongRequest_isAnError() {
     KvCacheManager kv = manager(10);
-    assertThatThrownBy(() -> kv.extend("nobody", range(0, 8))).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> kv.extend("nobody", range(0, 8)))
+        .isInstanceOf(IllegalStateException.class);
     kv.allocate("a", range(0, 4));
-    assertThatThrownBy(() -> kv.allocate("a", range(0, 4))).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> kv.allocate("a", range(0, 4)))
+        .isInstanceOf(IllegalStateException.class);
   }
 
   @Test
@@ -290,9 +298,10 @@ class KvCacheManagerTest {
   @Test
   void aFailingListener_doesNotStopDelivery() {
     KvCacheManager kv = new KvCacheManager(10, BS);
-    kv.subscribe(events -> {
-      throw new IllegalStateException("boom");
-    });
+    kv.subscribe(
+        events -> {
+          throw new IllegalStateException("boom");
+        });
     kv.subscribe(batches::add);
     kv.allocate("a", range(0, 4));
     kv.allocate("b", range(100, 104));
@@ -301,7 +310,9 @@ class KvCacheManagerTest {
 
   @Test
   void rejectsBadSizes() {
-    assertThatThrownBy(() -> new KvCacheManager(0, 16)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new KvCacheManager(16, 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new KvCacheManager(0, 16))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new KvCacheManager(16, 0))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

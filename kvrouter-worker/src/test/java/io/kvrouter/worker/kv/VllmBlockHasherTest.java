@@ -26,43 +26,64 @@ class VllmBlockHasherTest {
 
   @Test
   void golden_oneToEight_blockSize4() {
-    assertHashes(IntStream.rangeClosed(1, 8).toArray(), 4,
-        "c9d58ba695280d69b243e1e0df813136ca9196b286fb1a021e0b2e028ef071cb", 2164874634404590027L,
-        "24125b23e68883b5c2141db2959d48433fe6bde2f26bd914efad121d154ab2d6", -1176264011553262890L);
+    assertHashes(
+        IntStream.rangeClosed(1, 8).toArray(),
+        4,
+        "c9d58ba695280d69b243e1e0df813136ca9196b286fb1a021e0b2e028ef071cb",
+        2164874634404590027L,
+        "24125b23e68883b5c2141db2959d48433fe6bde2f26bd914efad121d154ab2d6",
+        -1176264011553262890L);
   }
 
   @Test
   void golden_zeroTo31_blockSize16() {
-    assertHashes(IntStream.range(0, 32).toArray(), 16,
-        "d830de3d42c00f25a2949b5d12d98642664a44872c1614c5b0147556276afc9c", -5758849010611061604L,
-        "fedd9e4abebebbe6f6cf96b682f08d316063fe2f22a5c552192dd62904fcccac", 1814341696565857452L);
+    assertHashes(
+        IntStream.range(0, 32).toArray(),
+        16,
+        "d830de3d42c00f25a2949b5d12d98642664a44872c1614c5b0147556276afc9c",
+        -5758849010611061604L,
+        "fedd9e4abebebbe6f6cf96b682f08d316063fe2f22a5c552192dd62904fcccac",
+        1814341696565857452L);
   }
 
   @Test
   void golden_partialLastBlock_isNotHashed() {
-    assertHashes(IntStream.range(0, 33).toArray(), 16,
-        "d830de3d42c00f25a2949b5d12d98642664a44872c1614c5b0147556276afc9c", -5758849010611061604L,
-        "fedd9e4abebebbe6f6cf96b682f08d316063fe2f22a5c552192dd62904fcccac", 1814341696565857452L);
+    assertHashes(
+        IntStream.range(0, 33).toArray(),
+        16,
+        "d830de3d42c00f25a2949b5d12d98642664a44872c1614c5b0147556276afc9c",
+        -5758849010611061604L,
+        "fedd9e4abebebbe6f6cf96b682f08d316063fe2f22a5c552192dd62904fcccac",
+        1814341696565857452L);
     assertThat(new VllmBlockHasher(16).hashBlocks(new int[15])).isEmpty();
   }
 
   @Test
   void golden_everyCborIntegerWidth() {
-    assertHashes(new int[] {23, 24, 255, 256, 65535, 65536, Integer.MAX_VALUE, 0}, 4,
-        "dd764a125ed01b5d54916c6217e6b5b0b35541004e9cd2aa0f05587f85a26ed5", 1082368590178578133L,
-        "b4ee32d1d1612b5d2cc416ccce88509c82c9ca414d675fd64d1d93aa45a09bd2", 5556759874766937042L);
+    assertHashes(
+        new int[] {23, 24, 255, 256, 65535, 65536, Integer.MAX_VALUE, 0},
+        4,
+        "dd764a125ed01b5d54916c6217e6b5b0b35541004e9cd2aa0f05587f85a26ed5",
+        1082368590178578133L,
+        "b4ee32d1d1612b5d2cc416ccce88509c82c9ca414d675fd64d1d93aa45a09bd2",
+        5556759874766937042L);
   }
 
   @Test
   void golden_vocabularySizedIds_blockSize3() {
-    assertHashes(new int[] {151643, 151644, 872, 198, 9707, 11, 1879}, 3,
-        "c3ddd77a1b9fd82d82c1165b111512fcc050f6b9dd4976579f84124cdf559338", -6952411803379461320L,
-        "f3cb9e5bc5ad552963e030ac49039d4a04529aba385a2bf5747ca5040add2dc0", 8393765242292481472L);
+    assertHashes(
+        new int[] {151643, 151644, 872, 198, 9707, 11, 1879},
+        3,
+        "c3ddd77a1b9fd82d82c1165b111512fcc050f6b9dd4976579f84124cdf559338",
+        -6952411803379461320L,
+        "f3cb9e5bc5ad552963e030ac49039d4a04529aba385a2bf5747ca5040add2dc0",
+        8393765242292481472L);
   }
 
   @Test
   void eventValue_isTheLastEightBytesBigEndian_unsigned() {
-    VllmBlockHash first = new VllmBlockHasher(4).hashBlocks(IntStream.rangeClosed(1, 8).toArray()).get(1);
+    VllmBlockHash first =
+        new VllmBlockHasher(4).hashBlocks(IntStream.rangeClosed(1, 8).toArray()).get(1);
     assertThat(Long.toUnsignedString(first.value())).isEqualTo("17270480062156288726");
     assertThat(Long.toHexString(first.value())).isEqualTo("efad121d154ab2d6");
   }
@@ -78,7 +99,8 @@ class VllmBlockHasherTest {
       int split = random.nextInt(0, whole.size() + 1);
       List<VllmBlockHash> head = hasher.hashBlocks(null, tokens, 0, split);
       List<VllmBlockHash> tail =
-          hasher.hashBlocks(split == 0 ? null : head.get(split - 1), tokens, split, whole.size() - split);
+          hasher.hashBlocks(
+              split == 0 ? null : head.get(split - 1), tokens, split, whole.size() - split);
       assertThat(head).isEqualTo(whole.subList(0, split));
       assertThat(tail).isEqualTo(whole.subList(split, whole.size()));
     }
@@ -96,7 +118,8 @@ class VllmBlockHasherTest {
   void rejectsNegativeTokensAndBadRanges() {
     VllmBlockHasher hasher = new VllmBlockHasher(2);
     assertThatThrownBy(() -> hasher.hashBlocks(new int[] {1, -1}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("negative token id");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("negative token id");
     assertThatThrownBy(() -> hasher.hashBlocks(null, new int[4], 1, 1))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> hasher.hashBlocks(null, new int[4], 0, 3))
@@ -109,7 +132,9 @@ class VllmBlockHasherTest {
     assertThat(hashes).hasSize(expected.length / 2);
     for (int i = 0; i < hashes.size(); i++) {
       assertThat(hashes.get(i).hex()).as("block %d digest", i).isEqualTo(expected[2 * i]);
-      assertThat(hashes.get(i).value()).as("block %d event value", i).isEqualTo(expected[2 * i + 1]);
+      assertThat(hashes.get(i).value())
+          .as("block %d event value", i)
+          .isEqualTo(expected[2 * i + 1]);
       assertThat(hashes.get(i).digest())
           .isEqualTo(HexFormat.of().parseHex((String) expected[2 * i]));
     }

@@ -1,7 +1,5 @@
 package io.kvrouter.worker.kv;
 
-import io.kvrouter.testing.DynamoWorkload;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.protocol.WorkerRank;
@@ -11,6 +9,7 @@ import io.kvrouter.protocol.dynamo.WorkerKvQueryResult.Events;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryResult.TooNew;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryResult.TreeDump;
 import io.kvrouter.routing.index.KvIndexer;
+import io.kvrouter.testing.DynamoWorkload;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -45,8 +44,10 @@ class WorkerKvEventLogPropertyTest {
         }
         try (KvIndexer router = KvIndexer.create(1, null)) {
           // a stale router state for the rank first: the dump's leading Cleared must wipe it
-          router.apply(RANK, io.kvrouter.protocol.KvCacheEvent.stored(null,
-              new io.kvrouter.protocol.KvCacheEvent.StoredBlock(1, 2)));
+          router.apply(
+              RANK,
+              io.kvrouter.protocol.KvCacheEvent.stored(
+                  null, new io.kvrouter.protocol.KvCacheEvent.StoredBlock(1, 2)));
           TreeDump dump = (TreeDump) log.query(null, null);
           assertThat(dump.lastEventId()).isEqualTo(Math.max(0, log.newestEventId()));
           dump.events().forEach(e -> router.apply(e.event().worker(), e.event().event()));
@@ -198,11 +199,12 @@ class WorkerKvEventLogPropertyTest {
     KvCacheManager kv = new KvCacheManager(48, 4);
     WorkerKvEventLog log = WorkerKvEventLog.attach(kv, RANK, 16);
     List<DynamoRouterEvent> stream = new ArrayList<>();
-    log.subscribe(e -> {
-      synchronized (stream) {
-        stream.add(e);
-      }
-    });
+    log.subscribe(
+        e -> {
+          synchronized (stream) {
+            stream.add(e);
+          }
+        });
     int threads = 3;
     CountDownLatch done = new CountDownLatch(threads);
     AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -210,17 +212,19 @@ class WorkerKvEventLogPropertyTest {
     AtomicInteger dumpsTaken = new AtomicInteger();
     for (int t = 0; t < threads; t++) {
       DynamoWorkload workload = new DynamoWorkload(kv, 500 + t, "t" + t + "-");
-      Thread thread = new Thread(() -> {
-        try {
-          for (int i = 0; i < 3_000 || dumpsTaken.get() <= 10; i++) {
-            workload.step();
-          }
-        } catch (Throwable e) {
-          failure.compareAndSet(null, e);
-        } finally {
-          done.countDown();
-        }
-      });
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  for (int i = 0; i < 3_000 || dumpsTaken.get() <= 10; i++) {
+                    workload.step();
+                  }
+                } catch (Throwable e) {
+                  failure.compareAndSet(null, e);
+                } finally {
+                  done.countDown();
+                }
+              });
       thread.setDaemon(true);
       thread.start();
     }

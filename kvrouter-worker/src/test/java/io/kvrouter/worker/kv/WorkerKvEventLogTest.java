@@ -1,7 +1,5 @@
 package io.kvrouter.worker.kv;
 
-import io.kvrouter.testing.DynamoWorkload;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -18,6 +16,7 @@ import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockRemoved;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockStored;
+import io.kvrouter.testing.DynamoWorkload;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -38,8 +37,12 @@ class WorkerKvEventLogTest {
     WorkerKvEventLog log = new WorkerKvEventLog(RANK, BS, buffer);
     for (int n = 0; n < count; n++) {
       log.onEvents(
-          List.of(BlockStored.of(List.of(100L + n), n == 0 ? null : 100L + n - 1,
-              range(n * BS, (n + 1) * BS), BS)));
+          List.of(
+              BlockStored.of(
+                  List.of(100L + n),
+                  n == 0 ? null : 100L + n - 1,
+                  range(n * BS, (n + 1) * BS),
+                  BS)));
     }
     return log;
   }
@@ -87,15 +90,21 @@ class WorkerKvEventLogTest {
         .isEqualTo(KvCacheEvent.stored(9L, new StoredBlock(1, HASHER.localHash(range(0, 4), 0))));
     assertThat(log.convert(BlockStored.of(List.of(1L), null, range(0, 2), BS))).isNull();
     assertThat(log.convert(BlockStored.of(List.of(1L), null, range(0, 8), 8))).isNull();
-    assertThat(log.convert(new BlockStored(List.of(1L), null, range(0, 4), BS, null, "CPU",
-        null, null, null))).isNull();
+    assertThat(
+            log.convert(
+                new BlockStored(List.of(1L), null, range(0, 4), BS, null, "CPU", null, null, null)))
+        .isNull();
     assertThat(log.convert(new BlockRemoved(List.of(1L), "CPU", null))).isNull();
     assertThat(log.convert(new BlockRemoved(List.of(1L, 2L), null, null)))
         .isEqualTo(KvCacheEvent.removed(1, 2));
-    assertThat(log.convert(new BlockStored(List.of(1L), null, range(0, 4), BS, null, "GPU",
-        "adapter-a", null, null)))
-        .isEqualTo(KvCacheEvent.stored(null,
-            new StoredBlock(1, BlockHasher.of(BS, "adapter-a").localHash(range(0, 4), 0))));
+    assertThat(
+            log.convert(
+                new BlockStored(
+                    List.of(1L), null, range(0, 4), BS, null, "GPU", "adapter-a", null, null)))
+        .isEqualTo(
+            KvCacheEvent.stored(
+                null,
+                new StoredBlock(1, BlockHasher.of(BS, "adapter-a").localHash(range(0, 4), 0))));
     log.onEvents(List.of(new BlockRemoved(List.of(1L), "CPU", null)));
     assertThat(log.newestEventId()).as("nothing published, no id used").isEqualTo(-1);
   }
@@ -115,9 +124,11 @@ class WorkerKvEventLogTest {
     assertThat(ids(dump.events())).containsExactly(0L, 1L, 2L, 3L, 4L, 5L);
     assertThat(dump.events().get(0).event().event()).isEqualTo(KvCacheEvent.cleared());
     assertThat(dump.events().get(1).event().event())
-        .isEqualTo(KvCacheEvent.stored(null, new StoredBlock(100, HASHER.localHash(range(0, 4), 0))));
+        .isEqualTo(
+            KvCacheEvent.stored(null, new StoredBlock(100, HASHER.localHash(range(0, 4), 0))));
     assertThat(dump.events().get(5).event().event())
-        .isEqualTo(KvCacheEvent.stored(103L, new StoredBlock(104, HASHER.localHash(range(16, 20), 0))));
+        .isEqualTo(
+            KvCacheEvent.stored(103L, new StoredBlock(104, HASHER.localHash(range(16, 20), 0))));
     assertThat(dump.events()).allMatch(e -> e.event().worker().equals(RANK));
     assertThat(log.query(null, 2L)).isEqualTo(dump);
   }
@@ -129,7 +140,8 @@ class WorkerKvEventLogTest {
     WorkerKvEventLog log = WorkerKvEventLog.attach(kv, RANK);
     TreeDump dump = (TreeDump) log.query(0L, null);
     assertThat(dump.lastEventId()).isZero();
-    assertThat(DynamoWorkload.blocksOf(dump.events())).isEqualTo(DynamoWorkload.blocksOf(kv.snapshot()));
+    assertThat(DynamoWorkload.blocksOf(dump.events()))
+        .isEqualTo(DynamoWorkload.blocksOf(kv.snapshot()));
     assertThat(log.query(5L, null)).isEqualTo(dump);
     assertThat(log.query(null, null)).isEqualTo(dump);
 
@@ -165,7 +177,8 @@ class WorkerKvEventLogTest {
     assertThat(ids(((Events) log.query(9L, -1L)).events())).containsExactly(9L);
     DynamoRouterEvent nine = ((Events) log.query(9L, 9L)).events().get(0);
     assertThat(nine.event().event())
-        .isEqualTo(KvCacheEvent.stored(108L, new StoredBlock(109, HASHER.localHash(range(36, 40), 0))));
+        .isEqualTo(
+            KvCacheEvent.stored(108L, new StoredBlock(109, HASHER.localHash(range(36, 40), 0))));
   }
 
   @Test
