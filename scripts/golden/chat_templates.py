@@ -8,7 +8,7 @@ Usage (Python 3 with Jinja2 >= 3.1; transformers itself is not needed):
 
 MODELS_DIR defaults to $KVROUTER_TEST_MODELS, else ~/.cache/kvrouter/models (where
 scripts/fetch-test-models puts the real model files). The inputs are
-src/test/resources/golden/chat-templates/cases.json; the outputs go beside it:
+kvrouter-core/src/test/resources/golden/chat-templates/cases.json; the outputs go beside it:
 
     <model>/<case>.txt         the rendered prompt, exact UTF-8 bytes, no added trailing newline
     <model>/<case>.error.txt   instead, when rendering fails (see "Errors" below)
@@ -103,7 +103,7 @@ import jinja2.nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-GOLDEN = os.path.join(ROOT, "src", "test", "resources", "golden", "chat-templates")
+GOLDEN = os.path.join(ROOT, "kvrouter-core", "src", "test", "resources", "golden", "chat-templates")
 SPECIAL_TOKENS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token",
                   "mask_token")
 

@@ -16,11 +16,11 @@
 // script refuses any other version than the pinned one. MODELS_DIR defaults to
 // $KVROUTER_TEST_MODELS, else ~/.cache/kvrouter/models. Models load from disk only.
 //
-// Inputs:  src/test/resources/golden/tokenization/cases.json (texts whose ids are decoded),
-//          src/test/resources/golden/chat-templates/{model}/multi_turn_ending_assistant.txt
+// Inputs:  kvrouter-core/src/test/resources/golden/tokenization/cases.json (texts whose ids are decoded),
+//          kvrouter-core/src/test/resources/golden/chat-templates/{model}/multi_turn_ending_assistant.txt
 //          (a rendered chat, for real chat markers), and
-//          src/test/resources/golden/detokenization/overrides.json.
-// Output:  src/test/resources/golden/detokenization/{model}.json, per sequence
+//          kvrouter-core/src/test/resources/golden/detokenization/overrides.json.
+// Output:  kvrouter-core/src/test/resources/golden/detokenization/{model}.json, per sequence
 //   ids                  the token ids
 //   decode               decode(ids, {skip_special_tokens: false, clean_up_tokenization_spaces: false})
 //   decode_skip_special  decode(ids, {skip_special_tokens: true,  clean_up_tokenization_spaces: false})
@@ -60,7 +60,7 @@ const { AutoTokenizer, env } = await import(
   pathToFileURL(require.resolve('@huggingface/transformers')).href);
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const goldens = path.join(repo, 'src/test/resources/golden');
+const goldens = path.join(repo, 'kvrouter-core/src/test/resources/golden');
 const goldenDir = path.join(goldens, 'detokenization');
 const modelsDir = process.argv[2] || process.env.KVROUTER_TEST_MODELS
   || path.join(os.homedir(), '.cache/kvrouter/models');

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the golden Dynamo E3 event-plane fixtures into src/test/resources/golden/dynamo-e3/.
+"""Writes the golden Dynamo E3 event-plane fixtures into kvrouter-core/src/test/resources/golden/dynamo-e3/.
 
 The bytes are laid out token by token from docs/notes/dynamo-e3-event-plane.md sections 2 and 6
 (the worked example and the rmp_serde value rules), with a tiny hand-written msgpack emitter and
@@ -15,7 +15,7 @@ envelope 228, the S3 batch envelope 252) before it writes anything.
 """
 import os
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kvrouter-core",
                    "src", "test", "resources", "golden", "dynamo-e3")
 
 

@@ -5,7 +5,7 @@ Renders every snippet of SNIPPETS below with Python's Jinja2 configured as trans
 it (the same environment as chat_templates.py: ImmutableSandboxedEnvironment(trim_blocks=True,
 lstrip_blocks=True), loopcontrols, tojson = json.dumps(ensure_ascii=False, ...), raise_exception,
 strftime_now at the fixed time 2025-03-14T15:09:26) and writes
-src/test/resources/golden/jinja-snippets.json: a list of
+kvrouter-jinja/src/test/resources/golden/jinja-snippets.json: a list of
 {"feature", "template", "vars", "output"} or {..., "error": "<ExceptionType>: <message>"} (a
 raise_exception error holds just its message). Usage: python3 scripts/golden/jinja_snippets.py
 """
@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chat_templates  # noqa: E402
 
 ROOT = chat_templates.ROOT
-OUT = os.path.join(ROOT, "src", "test", "resources", "golden", "jinja-snippets.json")
+OUT = os.path.join(ROOT, "kvrouter-jinja", "src", "test", "resources", "golden", "jinja-snippets.json")
 
 MSGS = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"},
         {"role": "assistant", "content": None, "tool_calls": [{"function": {"name": "f",

@@ -16,8 +16,8 @@
 // ~/.cache/kvrouter/models. Models load from disk only (env.allowRemoteModels = false): each
 // folder's tokenizer.json + tokenizer_config.json.
 //
-// Input:  src/test/resources/golden/tokenization/cases.json
-// Output: src/test/resources/golden/tokenization/{model}.json, per case
+// Input:  kvrouter-core/src/test/resources/golden/tokenization/cases.json
+// Output: kvrouter-core/src/test/resources/golden/tokenization/{model}.json, per case
 //   ids               encode(text, {add_special_tokens: false})
 //   ids_with_special  encode(text, {add_special_tokens: true})   (shows BOS handling)
 //   decode            decode(ids, {skip_special_tokens: false, clean_up_tokenization_spaces: false})
@@ -48,7 +48,7 @@ const { AutoTokenizer, env } = await import(
   pathToFileURL(require.resolve('@huggingface/transformers')).href);
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const goldenDir = path.join(repo, 'src/test/resources/golden/tokenization');
+const goldenDir = path.join(repo, 'kvrouter-core/src/test/resources/golden/tokenization');
 const modelsDir = process.argv[2] || process.env.KVROUTER_TEST_MODELS
   || path.join(os.homedir(), '.cache/kvrouter/models');
 

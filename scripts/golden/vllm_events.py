@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the golden vLLM KV event payloads into src/test/resources/golden/vllm/.
+"""Writes the golden vLLM KV event payloads into kvrouter-core/src/test/resources/golden/vllm/.
 
 Each fixture is one msgpack payload as the third frame of vLLM's ZMQ PUB message carries it
-(reference/vllm-events-and-peers.md section 1.2), packed by the reference Python `msgpack`
+(vLLM's msgspec structs in vllm/distributed/kv_events.py, vllm-project/vllm), packed by the reference Python `msgpack`
 module, independently of the Java codec under test (VllmEventCodecTest decodes every fixture
 and re-encodes the ones our publisher emits, byte for byte).
 
@@ -28,7 +28,7 @@ except ImportError:  # Debian's python3-msgpack under a pyenv interpreter
     except ImportError:
         sys.exit("the msgpack module is missing: apt-get install -y python3-msgpack")
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kvrouter-core",
                    "src", "test", "resources", "golden", "vllm")
 
 H_OBSERVED = 15760518052499183552          # the v0.26.0 sample: above 2**63
@@ -247,7 +247,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     lines = ["# vLLM KV event payloads (golden)", "",
              "Written by `scripts/golden/vllm_events.py` with Python msgpack %s; "
-             "do not edit by hand. Layouts: `reference/vllm-events-and-peers.md` section 1.2; "
+             "do not edit by hand. Layouts: vLLM's `vllm/distributed/kv_events.py` (vllm-project/vllm); "
              "expected records: `VllmEventCodecTest`." % ".".join(map(str, msgpack.version)),
              ""]
     for name, (description, payload) in FIXTURES.items():

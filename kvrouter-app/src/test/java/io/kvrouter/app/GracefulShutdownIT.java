@@ -24,7 +24,10 @@ class GracefulShutdownIT {
             Map.of(
                 "mock-workers", List.of("1"),
                 "mock-ttft-ms", List.of("0"),
-                "mock-itl-ms", List.of("20")));
+                // a 10 s stream (100 tokens, 100 ms apart): stop() comes while it is in flight
+                // unless the machine stalls for seconds, which the check below reports as such
+                "mock-itl-ms", List.of("100"),
+                "http-graceful-shutdown-timeout-secs", List.of("120")));
     try {
       CompletableFuture<HttpResponse<java.util.stream.Stream<String>>> streaming =
           HttpClient.newBuilder()
@@ -35,13 +38,16 @@ class GracefulShutdownIT {
                       .header("content-type", "application/json")
                       .POST(
                           HttpRequest.BodyPublishers.ofString(
-                              "{\"model\":\"mock-model\",\"stream\":true,\"max_tokens\":40,"
+                              "{\"model\":\"mock-model\",\"stream\":true,\"max_tokens\":100,"
                                   + "\"messages\":[{\"role\":\"user\",\"content\":\"bye\"}]}"))
                       .build(),
                   HttpResponse.BodyHandlers.ofLines());
       HttpResponse<java.util.stream.Stream<String>> response = streaming.get(30, TimeUnit.SECONDS);
       assertThat(response.statusCode()).isEqualTo(200);
 
+      assertThat(router.app.routerWorkers().get(0).activeRequests())
+          .as("the stream is still in flight when the router stops")
+          .isEqualTo(1);
       var stopped = router.app.stop();
       assertThat(Http.get(router.baseUrl + "/live").status()).isEqualTo(503);
       assertThat(Http.get(router.baseUrl + "/health").status()).isEqualTo(503);

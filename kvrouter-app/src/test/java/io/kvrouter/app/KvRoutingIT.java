@@ -12,6 +12,7 @@ import io.kvrouter.testing.Http;
 import io.kvrouter.testing.Prometheus;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -73,6 +73,14 @@ class KvRoutingIT {
             new JsonObject().put("model", MODEL).put("prompt", prompt).put("max_tokens", 4));
     assertThat(response.status()).as(response.body()).isEqualTo(200);
     return response.json();
+  }
+
+  private static long activePrefillTokens(RouterFixture router) throws Exception {
+    return Http.get(router.baseUrl + "/router/workers")
+        .json()
+        .getJsonArray("workers")
+        .getJsonObject(0)
+        .getLong("active_prefill_tokens");
   }
 
   private static JsonObject workerCost(JsonObject explanation, String workerId) {
@@ -197,25 +205,26 @@ class KvRoutingIT {
   @Test
   void whenEveryWorkerIsBusy_theClientGetsTheBusyStatusWithAnOpenAiError() throws Exception {
     Map<String, List<String>> flags = kvRouter(1);
-    flags.put("mock-ttft-ms", List.of("3000"));
+    // no first token while the test looks: the first request holds the worker until its client
+    // goes away, however slow the machine
+    flags.put("mock-ttft-ms", List.of("600000"));
     flags.put("active-prefill-tokens-threshold", List.of("100"));
     flags.put("busy-status-code", List.of("529"));
     try (RouterFixture router = RouterFixture.start(flags)) {
       OpenAIClient client = client(router);
       Random random = new Random(7);
-      // in prefill for 3 s: 200 prompt tokens over the threshold make the only worker busy
-      CompletableFuture<Completion> first =
-          CompletableFuture.supplyAsync(() -> complete(client, text(random, 200)));
-      await()
-          .atMost(Duration.ofSeconds(5))
-          .until(
-              () ->
-                  Http.get(router.baseUrl + "/router/workers")
-                          .json()
-                          .getJsonArray("workers")
-                          .getJsonObject(0)
-                          .getLong("active_prefill_tokens")
-                      == 200);
+      // 200 prompt tokens in prefill, over the threshold: the only worker is busy
+      Socket first =
+          Http.openPost(
+              router.app.httpPort(),
+              "/v1/completions",
+              new JsonObject()
+                  .put("model", MODEL)
+                  .put("prompt", text(random, 200))
+                  .put("max_tokens", 4)
+                  .put("stream", true)
+                  .encode());
+      await().atMost(Duration.ofSeconds(60)).until(() -> activePrefillTokens(router) == 200);
 
       JsonObject explanation = explain(router, text(random, 32));
       assertThat(explanation.getString("outcome")).isEqualTo("all_busy");
@@ -237,8 +246,10 @@ class KvRoutingIT {
         assertThat(e.statusCode()).isEqualTo(529);
       }
 
-      assertThat(first.get().choices()).hasSize(1);
-      assertThat(complete(client, "hello").choices()).hasSize(1); // free again
+      first.close(); // the client goes away: its request leaves the worker
+      await().atMost(Duration.ofSeconds(60)).until(() -> activePrefillTokens(router) == 0);
+      assertThat(explain(router, "hello").getJsonObject("chosen").getString("worker_id"))
+          .isEqualTo("mock-1"); // free again
       String metrics = Http.get(router.baseUrl + "/metrics").body();
       assertThat(metrics.lines())
           .filteredOn(l -> l.startsWith("kvrouter_routing_decisions_total{outcome=\"busy\""))

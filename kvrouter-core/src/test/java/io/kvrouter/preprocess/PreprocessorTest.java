@@ -14,13 +14,9 @@ import io.kvrouter.testing.FakeRequestPlane;
 import io.kvrouter.testing.Futures;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,27 +25,12 @@ import org.junit.jupiter.api.Test;
  * templates: the token ids a worker receives are the test's evidence.
  */
 class PreprocessorTest {
-  /** Each model's files are loaded once for the class (Gemma's tokenizer takes seconds). */
-  private static final Map<String, ModelAssets> ASSETS = new ConcurrentHashMap<>();
-
   private final Vertx vertx = Vertx.vertx();
   private final FakeRequestPlane plane = new FakeRequestPlane();
 
+  /** Each model's files are loaded once per JVM (Gemma's tokenizer takes seconds). */
   private static ModelAssets assets(String model) {
-    return ASSETS.computeIfAbsent(
-        model,
-        m -> {
-          try {
-            return ModelAssets.load(TestModels.dir(m));
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
-  }
-
-  @AfterAll
-  static void closeModels() {
-    ASSETS.values().forEach(ModelAssets::close);
+    return TestModels.assets(model);
   }
 
   @AfterEach

@@ -15,7 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,15 +28,9 @@ class HfTokenizerTest {
   static Tokenizer llama3;
 
   @BeforeAll
-  static void load() throws IOException {
-    qwen3 = Tokenizer.huggingFace(TestModels.tokenizerJson("qwen3"));
-    llama3 = Tokenizer.huggingFace(TestModels.tokenizerJson("llama3"));
-  }
-
-  @AfterAll
-  static void close() {
-    qwen3.close();
-    llama3.close();
+  static void load() {
+    qwen3 = TestModels.tokenizer("qwen3");
+    llama3 = TestModels.tokenizer("llama3");
   }
 
   @Test

@@ -9,7 +9,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -28,15 +27,9 @@ class IncrementalDetokenizerTest {
   static Tokenizer llama3;
 
   @BeforeAll
-  static void load() throws IOException {
-    qwen3 = Tokenizer.huggingFace(TestModels.tokenizerJson("qwen3"));
-    llama3 = Tokenizer.huggingFace(TestModels.tokenizerJson("llama3"));
-  }
-
-  @AfterAll
-  static void close() {
-    qwen3.close();
-    llama3.close();
+  static void load() {
+    qwen3 = TestModels.tokenizer("qwen3");
+    llama3 = TestModels.tokenizer("llama3");
   }
 
   @Test

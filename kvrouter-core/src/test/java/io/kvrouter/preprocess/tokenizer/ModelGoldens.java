@@ -7,15 +7,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What the real-model golden tests share: the model folders {@code scripts/fetch-test-models}
- * caches (the scripts under {@code scripts/golden/} write one fixture per model), reading a JSON
- * fixture, and one {@link Tokenizer} per model, loaded on first use and closed with this object.
+ * What the real-model golden tests share: the models in the folders {@code
+ * scripts/fetch-test-models} caches (the scripts under {@code scripts/golden/} write one fixture
+ * per model), reading a JSON fixture (each model's tokenizer is {@link TestModels#tokenizer},
+ * loaded once per JVM).
  */
-final class ModelGoldens implements AutoCloseable {
+final class ModelGoldens {
   static final List<String> MODELS =
       List.of(
           "qwen3",
@@ -29,27 +28,6 @@ final class ModelGoldens implements AutoCloseable {
           "mistral_nemo");
 
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  private final Map<String, Tokenizer> tokenizers = new ConcurrentHashMap<>();
-
-  /** The model's {@code tokenizer.json} as {@link Tokenizer#huggingFace} loads it. */
-  Tokenizer tokenizer(String model) {
-    return tokenizers.computeIfAbsent(
-        model,
-        m -> {
-          try {
-            return Tokenizer.huggingFace(TestModels.tokenizerJson(m));
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
-  }
-
-  @Override
-  public void close() {
-    tokenizers.values().forEach(Tokenizer::close);
-    tokenizers.clear();
-  }
 
   /** Reads a JSON test resource, for example {@code /golden/tokenization/cases.json}. */
   static JsonNode read(String resource) {

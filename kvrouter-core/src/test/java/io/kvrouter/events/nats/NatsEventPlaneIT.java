@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * by each test: payloads arrive whole and in order, both sides ride out a server restart, and a
  * JetStream durable consumer gets what was published while its router was away.
  */
-class NatsEventPlaneTest {
+class NatsEventPlaneIT {
   private static final String SUBJECT = NatsSubjects.kvEvents("test", "backend");
   private static final Duration WAIT = Duration.ofSeconds(20);
 

@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the case's chat_template_kwargs, the fixed {@code strftime_now} time), and compares byte for byte
  * with the golden rendering, or with the golden error.
  */
-class JinjaGoldenTest {
+class JinjaGoldenIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String GOLDEN = "/golden/chat-templates/";
 
@@ -141,13 +141,13 @@ class JinjaGoldenTest {
   }
 
   private static JsonNode json(String name) throws IOException {
-    try (InputStream in = JinjaGoldenTest.class.getResourceAsStream(GOLDEN + name)) {
+    try (InputStream in = JinjaGoldenIT.class.getResourceAsStream(GOLDEN + name)) {
       return JSON.readTree(in);
     }
   }
 
   private static String resource(String path) throws IOException {
-    try (InputStream in = JinjaGoldenTest.class.getResourceAsStream(path)) {
+    try (InputStream in = JinjaGoldenIT.class.getResourceAsStream(path)) {
       return in == null ? null : new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
   }

@@ -4,11 +4,11 @@ import static io.kvrouter.preprocess.tokenizer.ModelGoldens.ints;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvrouter.preprocess.TestModels;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -28,15 +28,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * post-processor adds; {@link #encodeWithSpecialTokens_addsWhatHuggingFaceAdds} checks {@code
  * encode(text, true)}, which completions prompts use, against it.
  */
-class TokenizerGoldenTest {
+class TokenizerGoldenIT {
   private static final String DIR = "/golden/tokenization/";
-
-  private static final ModelGoldens TOKENIZERS = new ModelGoldens();
-
-  @AfterAll
-  static void closeAll() {
-    TOKENIZERS.close();
-  }
 
   private static JsonNode read(String file) {
     return ModelGoldens.read(DIR + file);
@@ -70,7 +63,7 @@ class TokenizerGoldenTest {
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("cases")
   void encodeAndDecodeMatchTheGolden(String model, String name, String text, JsonNode expected) {
-    Tokenizer tok = TOKENIZERS.tokenizer(model);
+    Tokenizer tok = TestModels.tokenizer(model);
     int[] ids = tok.encode(text);
     if (expected.has("count")) {
       // the long case: no truncation, and both ends as the reference has them
@@ -95,7 +88,7 @@ class TokenizerGoldenTest {
   @MethodSource("cases")
   void encodeWithSpecialTokens_addsWhatHuggingFaceAdds(
       String model, String name, String text, JsonNode expected) {
-    int[] ids = TOKENIZERS.tokenizer(model).encode(text, true);
+    int[] ids = TestModels.tokenizer(model).encode(text, true);
     if (expected.has("count")) {
       assertThat(ids.length)
           .as(model + " " + name + " count")

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.SoftAssertions.assertSoftly;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvrouter.preprocess.TestModels;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +14,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.IntSupplier;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -31,18 +31,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>{@link Tokenizer#decode} must give the golden, and so must {@link IncrementalDetokenizer}: the
  * concatenation of everything it returns, however the ids are cut into chunks, is the full decode.
  */
-class DetokenizerGoldenTest {
+class DetokenizerGoldenIT {
   private static final String DIR = "/golden/detokenization/";
   private static final boolean[] SKIP_SPECIAL_TOKENS = {false, true};
   private static final List<String> KINDS =
       List.of("text:", "special:", "bytes:", "space:", "random:");
-
-  private static final ModelGoldens TOKENIZERS = new ModelGoldens();
-
-  @AfterAll
-  static void closeAll() {
-    TOKENIZERS.close();
-  }
 
   /** One fixture entry: the ids and their full decode keeping and skipping special tokens. */
   record Golden(String model, String name, int[] ids, String decode, String decodeSkipSpecial) {
@@ -102,7 +95,7 @@ class DetokenizerGoldenTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("sequences")
   void fullDecodeMatchesTheGolden(Golden golden) {
-    Tokenizer tok = TOKENIZERS.tokenizer(golden.model());
+    Tokenizer tok = TestModels.tokenizer(golden.model());
     assertSoftly(
         softly -> {
           for (boolean skip : SKIP_SPECIAL_TOKENS) {
@@ -117,7 +110,7 @@ class DetokenizerGoldenTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("sequences")
   void incrementalDecodeMatchesTheGoldenHoweverTheIdsAreChunked(Golden golden) {
-    Tokenizer tok = TOKENIZERS.tokenizer(golden.model());
+    Tokenizer tok = TestModels.tokenizer(golden.model());
     assertSoftly(
         softly -> {
           for (boolean skip : SKIP_SPECIAL_TOKENS) {
