@@ -27,7 +27,6 @@ import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -171,35 +170,33 @@ class ToolsAndReasoningIT {
                 + "<|im_start|>assistant\n");
   }
 
-  /** Answers each held request with the tokens of the text Qwen3 would write, one per output. */
+  /**
+   * Answers each held request, as it arrives, with the tokens of the text Qwen3 would write, one
+   * per output; ends when the thread is interrupted.
+   */
   private void answerRequests(ModelAssets assets) {
-    Set<String> answered = ConcurrentHashMap.newKeySet();
-    while (!Thread.currentThread().isInterrupted()) {
-      plane.held.forEach(
-          (id, held) -> {
-            if (!answered.add(id)) {
-              return;
-            }
-            String prompt = assets.tokenizer().decode(plane.requestOf.get(id).tokenIds());
-            prompts.put(id, prompt);
-            String answer =
-                prompt.contains("<tool_response>")
-                    ? FOLLOW_UP_ANSWER
-                    : prompt.contains("weather") ? TOOL_ANSWER : REASONING_ANSWER;
-            int[] ids = assets.tokenizer().encode(answer);
-            vertx.runOnContext(
-                v -> {
-                  for (int token : ids) {
-                    held.send(token);
-                  }
-                  held.answer();
-                });
-          });
+    while (true) {
+      String id;
       try {
-        Thread.sleep(5);
+        id = plane.heldInOrder.take();
       } catch (InterruptedException e) {
         return;
       }
+      FakeRequestPlane.Held held = plane.held.get(id);
+      String prompt = assets.tokenizer().decode(plane.requestOf.get(id).tokenIds());
+      prompts.put(id, prompt);
+      String answer =
+          prompt.contains("<tool_response>")
+              ? FOLLOW_UP_ANSWER
+              : prompt.contains("weather") ? TOOL_ANSWER : REASONING_ANSWER;
+      int[] ids = assets.tokenizer().encode(answer);
+      vertx.runOnContext(
+          v -> {
+            for (int token : ids) {
+              held.send(token);
+            }
+            held.answer();
+          });
     }
   }
 }

@@ -14,8 +14,10 @@ import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Function;
 
 /**
@@ -57,6 +59,9 @@ public final class FakeRequestPlane implements RequestPlane {
 
   /** Streams of {@link Behaviour#HOLD} workers, by request id, once subscribed. */
   public final Map<String, Held> held = new ConcurrentHashMap<>();
+
+  /** The ids of {@link #held} streams in the order they were subscribed, for a test to take. */
+  public final BlockingQueue<String> heldInOrder = new LinkedBlockingQueue<>();
 
   public FakeRequestPlane set(String workerId, Behaviour behaviour) {
     behaviours.put(workerId, behaviour);
@@ -184,7 +189,10 @@ public final class FakeRequestPlane implements RequestPlane {
         case DIE_BEFORE_OUTPUT ->
             subscriber.onError(WorkerStreamException.disconnected("died", null));
         case REPORT_ERROR -> subscriber.onError(WorkerStreamException.reported("prompt too long"));
-        case HOLD -> held.put(requestId, new Held(subscriber, token));
+        case HOLD -> {
+          held.put(requestId, new Held(subscriber, token));
+          heldInOrder.add(requestId);
+        }
         case DIE_AFTER_OUTPUT -> {
           subscriber.onOutput(EngineOutput.tokens(token));
           subscriber.onError(WorkerStreamException.disconnected("died mid-stream", null));

@@ -9,11 +9,14 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A real {@code nats-server} process for tests, on 127.0.0.1 only (never all interfaces, which is
@@ -124,31 +127,34 @@ public final class NatsServerProcess implements AutoCloseable {
   }
 
   /** Waits until the server answers a TCP connection with its {@code INFO} line. */
-  private void awaitReady() throws IOException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_TIMEOUT_MILLIS);
-    while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        throw new IllegalStateException(
-            "nats-server exited with " + process.exitValue() + " on port " + port + ":\n" + log());
-      }
-      if (answersInfo()) {
-        return;
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted while waiting for nats-server", e);
-      }
+  private void awaitReady() {
+    try {
+      Awaitility.await()
+          .atMost(Duration.ofMillis(READY_TIMEOUT_MILLIS))
+          .pollInterval(Duration.ofMillis(20))
+          .until(
+              () -> {
+                if (!process.isAlive()) {
+                  throw new IllegalStateException(
+                      "nats-server exited with "
+                          + process.exitValue()
+                          + " on port "
+                          + port
+                          + ":\n"
+                          + log());
+                }
+                return answersInfo();
+              });
+    } catch (ConditionTimeoutException e) {
+      kill();
+      throw new IllegalStateException(
+          "nats-server did not accept connections on port "
+              + port
+              + " within "
+              + READY_TIMEOUT_MILLIS
+              + " ms:\n"
+              + log());
     }
-    kill();
-    throw new IllegalStateException(
-        "nats-server did not accept connections on port "
-            + port
-            + " within "
-            + READY_TIMEOUT_MILLIS
-            + " ms:\n"
-            + log());
   }
 
   private boolean answersInfo() {
