@@ -16,8 +16,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * The KV indexer on the Mooncake synthetic trace ({@code ../shared/traces}, or the file named by
- * the environment variable {@code KVROUTER_TRACE}), replayed through a mock engine per worker rank.
+ * The KV indexer on the Mooncake synthetic trace ({@code traces/} of the repository, or the file
+ * named by the environment variable {@code KVROUTER_TRACE}), replayed through a mock engine per
+ * worker rank.
  *
  * <h2>The replay (built in the trial setup, outside measurement)</h2>
  *

@@ -29,10 +29,10 @@ import java.util.SplittableRandom;
 import net.openhft.hashing.LongHashFunction;
 
 /**
- * The Mooncake synthetic trace ({@code ../shared/traces}, or the file named by the environment
- * variable {@code KVROUTER_TRACE}) replayed through a mock engine per worker rank: the KV cache
- * events the engines emit, their final state, and every request as a prompt. Shared by the indexer
- * benchmarks ({@link KvIndexerBenchmark}, {@link KvIndexerLatencyBenchmark}).
+ * The Mooncake synthetic trace ({@code traces/} of the repository, or the file named by the
+ * environment variable {@code KVROUTER_TRACE}) replayed through a mock engine per worker rank: the
+ * KV cache events the engines emit, their final state, and every request as a prompt. Shared by the
+ * indexer benchmarks ({@link KvIndexerBenchmark}, {@link KvIndexerLatencyBenchmark}).
  *
  * <p>Every request goes to a worker rank drawn at random (seed 42), as in Dynamo's {@code
  * mooncake_bench}. Each trace hash id stands for 512 tokens; with a block size of {@code bs} it
@@ -89,7 +89,7 @@ final class MooncakeReplay {
 
   static Path tracePath() {
     String env = System.getenv("KVROUTER_TRACE");
-    return Path.of(env != null ? env : "../shared/traces/mooncake_synthetic_trace.jsonl");
+    return Path.of(env != null ? env : "traces/mooncake_synthetic_trace.jsonl");
   }
 
   /** The trace's requests as hash ids, complete 512-token blocks only. */
