@@ -23,8 +23,8 @@ import java.util.Objects;
 
 /**
  * Dynamo's JSON {@code RouterEvent} (serde, {@code lib/kv-router/src/protocols.rs}, E2 field set;
- * {@code reference/dynamo-kv-router.md} §2) ⇄ the router's {@link RouterEvent} with its event id
- * ({@link DynamoRouterEvent}), and the {@code KvCacheEvents} batch ({@link DynamoKvCacheEvents}).
+ * {@code docs/interop.md} §2) ⇄ the router's {@link RouterEvent} with its event id ({@link
+ * DynamoRouterEvent}), and the {@code KvCacheEvents} batch ({@link DynamoKvCacheEvents}).
  *
  * <h2>Wire format</h2>
  *

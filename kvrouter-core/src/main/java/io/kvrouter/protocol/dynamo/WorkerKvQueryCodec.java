@@ -10,10 +10,9 @@ import java.util.Objects;
 
 /**
  * JSON of the router's recovery query to a worker and the worker's answer (Dynamo's {@code
- * WorkerKvQueryRequest} / {@code WorkerKvQueryResponse}, serde JSON; {@code
- * reference/dynamo-kv-router.md} §3). The router asks over the request plane, at the worker's
- * endpoint {@link #endpoint(int) worker_kv_indexer_query_dp{rank}}; the answer is the data of the
- * one item of the response stream.
+ * WorkerKvQueryRequest} / {@code WorkerKvQueryResponse}, serde JSON; {@code docs/interop.md} §3).
+ * The router asks over the request plane, at the worker's endpoint {@link #endpoint(int)
+ * worker_kv_indexer_query_dp{rank}}; the answer is the data of the one item of the response stream.
  *
  * <pre>
  * request:   {"worker_id": u64, "dp_rank": u32, "start_event_id": u64|null, "end_event_id": u64|null}

@@ -6,8 +6,8 @@ import java.util.Objects;
 /**
  * A worker's answer to the router's recovery query "events {@code start..end}" (Dynamo's {@code
  * LocalKvIndexer::get_events_in_id_range}, answered on the worker's {@code
- * worker_kv_indexer_query_dp{rank}} endpoint; {@code reference/dynamo-kv-router.md} §3). Event ids
- * are u64 in a {@code long}; ranges are inclusive at both ends.
+ * worker_kv_indexer_query_dp{rank}} endpoint; {@code docs/interop.md} §3). Event ids are u64 in a
+ * {@code long}; ranges are inclusive at both ends.
  *
  * <pre>
  *   end &lt; start                        → InvalidRange(start, end)

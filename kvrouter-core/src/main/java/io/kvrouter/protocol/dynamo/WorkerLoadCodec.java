@@ -9,8 +9,8 @@ import java.io.IOException;
 import java.util.Objects;
 
 /**
- * JSON of a worker's load report on {@code namespace.{ns}.kv_metrics} ({@code
- * reference/dynamo-kv-router.md} §2, "Load metric").
+ * JSON of a worker's load report on {@code namespace.{ns}.kv_metrics} ({@code docs/interop.md}
+ * §2.5).
  *
  * <p>Written as Dynamo's later {@code ActiveLoad}, with the counts Dynamo's earlier {@code
  * ForwardPassMetrics} carried added as extra fields (serde ignores fields it does not know, so a

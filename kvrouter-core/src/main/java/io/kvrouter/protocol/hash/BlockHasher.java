@@ -49,9 +49,9 @@ import net.openhft.hashing.LongHashFunction;
  * counts as absent, as in Dynamo. Dynamo's Eagle windows (bs + 1 tokens, stride bs) and multimodal
  * extras are not supported here.
  *
- * <p>Reference vectors (Dynamo's own unit test and {@code ../shared/reference/dynamo-kv-router.md}
- * §1): {@code XXH3_64("test data", 1337) = 13226331709069118873}; with bs = 16, local(tokens 0..15)
- * = 15310707395893867146, local(16..31) = 15292316782987903195, seq[1] = 13769157705258532664; the
+ * <p>Reference vectors (Dynamo's own unit test and {@code docs/interop.md} §1): {@code
+ * XXH3_64("test data", 1337) = 13226331709069118873}; with bs = 16, local(tokens 0..15) =
+ * 15310707395893867146, local(16..31) = 15292316782987903195, seq[1] = 13769157705258532664; the
  * seed for LoRA {@code "adapter-a"} is 8842669519798868182, giving local(0..15) =
  * 17429507120064042683.
  *

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
-/** Dynamo's subject and stream naming ({@code dynamo-kv-router.md} §2, {@code slug.rs}). */
+/** Dynamo's subject and stream naming ({@code docs/interop.md} §2.4, {@code slug.rs}). */
 class NatsSubjectsTest {
   @Test
   void kvEventsSubject_isTheComponentSubjectDotKvEvents() {

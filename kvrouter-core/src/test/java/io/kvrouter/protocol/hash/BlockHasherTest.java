@@ -15,7 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class BlockHasherTest {
-  // Reference vectors: ../shared/reference/dynamo-kv-router.md §1 (the first is Dynamo's own test).
+  // Reference vectors: docs/interop.md §1 (the first is Dynamo's own test).
   private static final long TEST_DATA_1337 = BlockHasher.parseUnsigned("13226331709069118873");
   private static final long LOCAL_0_15 = BlockHasher.parseUnsigned("15310707395893867146");
   private static final long LOCAL_16_31 = BlockHasher.parseUnsigned("15292316782987903195");
