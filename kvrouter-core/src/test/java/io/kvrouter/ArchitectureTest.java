@@ -77,6 +77,7 @@ class ArchitectureTest {
         rule(
             "io.kvrouter.preprocess..",
             "io.kvrouter.preprocess..",
+            "io.kvrouter.jinja..",
             "io.kvrouter.routing",
             "io.kvrouter.protocol..",
             "io.kvrouter.config..",
@@ -94,14 +95,6 @@ class ArchitectureTest {
             "io.kvrouter.events..",
             "io.kvrouter.events..",
             "io.kvrouter.routing.index",
-            "io.kvrouter.protocol..",
-            "io.kvrouter.config..",
-            "io.kvrouter.common..",
-            "io.kvrouter.metrics.."),
-        rule(
-            "io.kvrouter.worker..",
-            "io.kvrouter.worker..",
-            "io.kvrouter.routing",
             "io.kvrouter.protocol..",
             "io.kvrouter.config..",
             "io.kvrouter.common..",
