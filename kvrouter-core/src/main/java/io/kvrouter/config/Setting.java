@@ -73,6 +73,32 @@ public record Setting<T>(
         List.of(aliases));
   }
 
+  /**
+   * This setting with another help text: the same knob, flag, variable, default and values, seen
+   * from another command (the router follows KV events, a worker publishes them).
+   */
+  public Setting<T> describedAs(String description) {
+    return new Setting<>(
+        name, envVar, paramLabel, description, defaultValue, expected, repeatable, parser, aliases);
+  }
+
+  /**
+   * This setting under {@code prefix} + its name (its aliases prefixed alike), with the help text
+   * {@code description}: one knob offered by two commands under related names.
+   */
+  public Setting<T> prefixed(String prefix, String description) {
+    return new Setting<>(
+        prefix + name,
+        envVar,
+        paramLabel,
+        description,
+        defaultValue,
+        expected,
+        repeatable,
+        parser,
+        aliases.stream().map(alias -> prefix + alias).toList());
+  }
+
   /** Whether this is an on/off switch, given as {@code --name} or {@code --no-name}. */
   public boolean isSwitch() {
     return paramLabel == null;

@@ -86,6 +86,19 @@ public record TcpConfig(
         timeout);
   }
 
+  /** The same settings with another largest frame. */
+  public TcpConfig withMaxMessageSize(int maxMessageSize) {
+    return new TcpConfig(
+        maxMessageSize,
+        requestTimeout,
+        poolSize,
+        connectTimeout,
+        responseStreamHost,
+        responseStreamPort,
+        responseStreamAdvertiseHost,
+        callHomeTimeout);
+  }
+
   /** Dynamo's defaults, with the call-home listener on {@code host} and a free port. */
   public static TcpConfig defaults(String host) {
     return new TcpConfig(
