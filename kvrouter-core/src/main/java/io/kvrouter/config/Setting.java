@@ -61,16 +61,7 @@ public record Setting<T>(
 
   /** This setting, also accepted under the flag names {@code aliases}. */
   public Setting<T> withAliases(String... aliases) {
-    return new Setting<>(
-        name,
-        envVar,
-        paramLabel,
-        description,
-        defaultValue,
-        expected,
-        repeatable,
-        parser,
-        List.of(aliases));
+    return renamed(name, description, List.of(aliases));
   }
 
   /**
@@ -78,8 +69,7 @@ public record Setting<T>(
    * from another command (the router follows KV events, a worker publishes them).
    */
   public Setting<T> describedAs(String description) {
-    return new Setting<>(
-        name, envVar, paramLabel, description, defaultValue, expected, repeatable, parser, aliases);
+    return renamed(name, description, aliases);
   }
 
   /**
@@ -87,16 +77,13 @@ public record Setting<T>(
    * {@code description}: one knob offered by two commands under related names.
    */
   public Setting<T> prefixed(String prefix, String description) {
+    return renamed(
+        prefix + name, description, aliases.stream().map(alias -> prefix + alias).toList());
+  }
+
+  private Setting<T> renamed(String name, String description, List<String> aliases) {
     return new Setting<>(
-        prefix + name,
-        envVar,
-        paramLabel,
-        description,
-        defaultValue,
-        expected,
-        repeatable,
-        parser,
-        aliases.stream().map(alias -> prefix + alias).toList());
+        name, envVar, paramLabel, description, defaultValue, expected, repeatable, parser, aliases);
   }
 
   /** Whether this is an on/off switch, given as {@code --name} or {@code --no-name}. */

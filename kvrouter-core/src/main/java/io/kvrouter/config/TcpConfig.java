@@ -86,23 +86,15 @@ public record TcpConfig(
         timeout);
   }
 
-  /** The same settings with another largest frame. */
-  public TcpConfig withMaxMessageSize(int maxMessageSize) {
-    return new TcpConfig(
-        maxMessageSize,
-        requestTimeout,
-        poolSize,
-        connectTimeout,
-        responseStreamHost,
-        responseStreamPort,
-        responseStreamAdvertiseHost,
-        callHomeTimeout);
-  }
-
   /** Dynamo's defaults, with the call-home listener on {@code host} and a free port. */
   public static TcpConfig defaults(String host) {
+    return defaults(host, DEFAULT_MAX_MESSAGE_SIZE);
+  }
+
+  /** Dynamo's defaults with another largest frame, as a worker process takes them. */
+  public static TcpConfig defaults(String host, int maxMessageSize) {
     return new TcpConfig(
-        DEFAULT_MAX_MESSAGE_SIZE,
+        maxMessageSize,
         DEFAULT_REQUEST_TIMEOUT,
         DEFAULT_POOL_SIZE,
         DEFAULT_CONNECT_TIMEOUT,

@@ -29,13 +29,17 @@ class SimulatedEnginesTest {
         timing, Duration.ofMillis(5), Duration.ofMillis(2), 4, 8, 512, 0.05, 32, 64, ranks);
   }
 
-  @Test
-  void mockerTiming_getsTheSimulatorsScheduler_withTheGivenLimits() {
+  private SimulatedEngine.Options optionsOfOneRank(EngineTiming timing) {
     DataParallelEngine engine =
         SimulatedEngines.create(
-            vertx, config(EngineTiming.MOCKER, 1), Vocabularies.demo(), meters, Tags.empty());
+            vertx, config(timing, 1), Vocabularies.demo(), meters, Tags.empty());
+    assertThat(engine.ranks()).hasSize(1);
+    return engine.ranks().get(0).options();
+  }
 
-    SimulatedEngine.Options options = engine.ranks().get(0).options();
+  @Test
+  void mockerTiming_getsTheSimulatorsScheduler_withTheGivenLimits() {
+    SimulatedEngine.Options options = optionsOfOneRank(EngineTiming.MOCKER);
     assertThat(options.scheduler())
         .isEqualTo(new EngineSettings(32, 64, 8, 512, 0.05, new TimingModel(4)));
     assertThat(options.blockSize()).isEqualTo(32);
@@ -44,11 +48,7 @@ class SimulatedEnginesTest {
 
   @Test
   void fixedTiming_usesTheDelays_withoutScheduler() {
-    DataParallelEngine engine =
-        SimulatedEngines.create(
-            vertx, config(EngineTiming.FIXED, 1), Vocabularies.demo(), meters, Tags.empty());
-
-    SimulatedEngine.Options options = engine.ranks().get(0).options();
+    SimulatedEngine.Options options = optionsOfOneRank(EngineTiming.FIXED);
     assertThat(options.scheduler()).isNull();
     assertThat(options.timeToFirstToken()).isEqualTo(Duration.ofMillis(5));
     assertThat(options.interTokenLatency()).isEqualTo(Duration.ofMillis(2));
