@@ -40,7 +40,7 @@ public final class SimulatedEngines {
   }
 
   /** What each rank of {@code config} runs with. */
-  static SimulatedEngine.Options options(SimulatedEngineConfig config, int[] vocabulary) {
+  private static SimulatedEngine.Options options(SimulatedEngineConfig config, int[] vocabulary) {
     return new SimulatedEngine.Options(
         vocabulary,
         config.timeToFirstToken(),
