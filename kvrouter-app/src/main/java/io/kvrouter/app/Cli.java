@@ -3,26 +3,21 @@ package io.kvrouter.app;
 import io.kvrouter.config.ConfigException;
 import io.kvrouter.config.ConfigLoader;
 import io.kvrouter.config.RouterConfig;
-import io.kvrouter.config.Setting;
 import io.kvrouter.config.Settings;
 import java.io.PrintWriter;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 
 /**
- * The command line of {@code router.jar}. The router's options are generated from {@link Settings},
- * so {@code --help}, variables and the YAML file always agree; picocli parses them as raw strings
- * and {@link ConfigLoader} applies precedence and validation.
+ * The command line of {@code router.jar}. The router's options are generated from {@link Settings}
+ * ({@link SettingOptions}), so {@code --help}, variables and the YAML file always agree; picocli
+ * parses them as raw strings and {@link ConfigLoader} applies precedence and validation.
  */
 public final class Cli {
   /** Exit code for invalid usage or configuration, as picocli uses. */
@@ -40,7 +35,7 @@ public final class Cli {
 
   static OptionalInt run(String[] args, Map<String, String> env, PrintWriter out, PrintWriter err) {
     CommandLine commandLine = new CommandLine(routerSpec());
-    commandLine.addSubcommand("worker", new WorkerCommand());
+    commandLine.addSubcommand("worker", new WorkerCommand().spec());
     commandLine.addSubcommand("simulate", new SimulateCommand());
     commandLine.addSubcommand("bench", new BenchCommand());
     commandLine.setOut(out);
@@ -77,7 +72,7 @@ public final class Cli {
     }
     RouterConfig config;
     try {
-      config = ConfigLoader.load(flags(parsed), env, configFile(parsed));
+      config = ConfigLoader.load(flags(parsed), env, SettingOptions.configFile(parsed));
     } catch (ConfigException e) {
       err.println("error: " + e.getMessage());
       return OptionalInt.of(USAGE_ERROR);
@@ -120,10 +115,8 @@ public final class Cli {
     spec.version("kvrouter " + version());
     spec.usageMessage()
         .description(
-            "KV-aware router and OpenAI-compatible frontend for LLM inference workers.",
-            "Each option can also be set by its environment variable or in the YAML file of"
-                + " --config (key = option name without dashes).",
-            "Precedence: option > environment variable > file > default.")
+            SettingOptions.description(
+                "KV-aware router and OpenAI-compatible frontend for LLM inference workers."))
         .footerHeading("%nCommands:%n")
         .footer(
             "  worker   Run one simulated worker (java -jar router.jar worker --help).",
@@ -131,80 +124,12 @@ public final class Cli {
                 + " (java -jar router.jar simulate --help).",
             "  bench    Replay a Mooncake trace against a running router and measure latency"
                 + " (java -jar router.jar bench --help).");
-    for (Setting<?> setting : Settings.ALL) {
-      OptionSpec.Builder option =
-          OptionSpec.builder(flagNames(setting)).description(describe(setting));
-      if (setting.isSwitch()) {
-        option.negatable(true).type(Boolean.class).arity("0");
-      } else {
-        option
-            .paramLabel(setting.paramLabel())
-            .type(setting.repeatable() ? List.class : String.class)
-            .auxiliaryTypes(String.class)
-            .arity("1");
-      }
-      spec.addOption(option.build());
-    }
-    spec.addOption(
-        OptionSpec.builder("--config")
-            .paramLabel("FILE")
-            .description("YAML file of settings (see config/router.yaml).")
-            .type(String.class)
-            .arity("1")
-            .build());
+    SettingOptions.add(spec, Settings.ALL, "config/router.yaml");
     return spec;
   }
 
-  private static String[] flagNames(Setting<?> setting) {
-    List<String> names = new ArrayList<>();
-    names.add(setting.flag());
-    setting.aliases().forEach(alias -> names.add("--" + alias));
-    return names.toArray(String[]::new);
-  }
-
-  /** The setting an option stands for, by any of its flag names. */
-  private static String settingName(OptionSpec option) {
-    for (Setting<?> setting : Settings.ALL) {
-      for (String name : option.names()) {
-        if (name.equals(setting.flag())) {
-          return setting.name();
-        }
-      }
-    }
-    return option.longestName().substring(2);
-  }
-
-  private static String describe(Setting<?> setting) {
-    StringBuilder text = new StringBuilder(setting.description());
-    if (setting.envVar() != null) {
-      text.append(" Env: ").append(setting.envVar()).append('.');
-    }
-    if (setting.defaultValue() != null) {
-      text.append(" Default: ").append(setting.defaultValue()).append('.');
-    }
-    text.append(" Valid: ").append(setting.expected()).append('.');
-    return text.toString();
-  }
-
   static Map<String, List<String>> flags(ParseResult parsed) {
-    Map<String, List<String>> flags = new HashMap<>();
-    for (OptionSpec option : parsed.matchedOptions()) {
-      String name = settingName(option);
-      Object value = option.getValue();
-      List<String> values = new ArrayList<>();
-      if (value instanceof List<?> list) {
-        list.forEach(v -> values.add(String.valueOf(v)));
-      } else if (value != null) {
-        values.add(String.valueOf(value));
-      }
-      flags.put(name, values);
-    }
-    return flags;
-  }
-
-  private static Path configFile(ParseResult parsed) {
-    String file = parsed.matchedOptionValue("--config", null);
-    return file == null ? null : Path.of(file);
+    return SettingOptions.flags(parsed, Settings.ALL);
   }
 
   private static String version() {

@@ -3,7 +3,6 @@ package io.kvrouter.app;
 import io.kvrouter.common.Ports;
 import io.kvrouter.config.ConfigException;
 import io.kvrouter.config.HttpConfig;
-import io.kvrouter.config.MockWorkerConfig;
 import io.kvrouter.config.ModelConfig;
 import io.kvrouter.config.RouterConfig;
 import io.kvrouter.frontend.HttpFrontend;
@@ -22,9 +21,9 @@ import io.kvrouter.routing.Routers;
 import io.kvrouter.transport.RequestPlane;
 import io.kvrouter.transport.tcp.TcpTransport;
 import io.kvrouter.transport.tcp.WorkerServer;
+import io.kvrouter.worker.DataParallelEngine;
 import io.kvrouter.worker.SimulatedEngine;
-import io.kvrouter.worker.engine.EngineSettings;
-import io.kvrouter.worker.engine.TimingModel;
+import io.kvrouter.worker.SimulatedEngines;
 import io.micrometer.core.instrument.Tags;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -106,22 +105,6 @@ public final class RouterApplication {
     return result.future();
   }
 
-  /** The simulator's scheduler for the mock workers, or null for fixed delays. */
-  private static EngineSettings mockScheduler(RouterConfig config) {
-    MockWorkerConfig mock = config.mockWorkers();
-    if (mock.speedupRatio().isEmpty()) {
-      return null;
-    }
-    EngineSettings defaults = EngineSettings.MOCKER_DEFAULTS;
-    return new EngineSettings(
-        config.model().kvCacheBlockSize(),
-        Math.toIntExact(mock.kvBlocks()),
-        defaults.maxNumSeqs(),
-        defaults.maxNumBatchedTokens(),
-        defaults.watermark(),
-        new TimingModel(mock.speedupRatio().getAsDouble()));
-  }
-
   /** Starts everything on {@code vertx}, adding each part to {@code parts} once started. */
   private static Future<RouterApplication> startOn(
       Vertx vertx,
@@ -135,19 +118,14 @@ public final class RouterApplication {
     List<SimulatedEngine> engines = new ArrayList<>();
     List<Future<WorkerServer>> servers = new ArrayList<>();
     for (int i = 1; i <= config.mockWorkers().count(); i++) {
-      SimulatedEngine engine =
-          new SimulatedEngine(
+      DataParallelEngine engine =
+          SimulatedEngines.create(
               vertx,
-              new SimulatedEngine.Options(
-                  WorkerVocabulary.of(assets),
-                  config.mockWorkers().timeToFirstToken(),
-                  config.mockWorkers().interTokenLatency(),
-                  config.model().kvCacheBlockSize(),
-                  Math.toIntExact(config.mockWorkers().kvBlocks()),
-                  mockScheduler(config)),
+              config.mockWorkers().engine(),
+              WorkerVocabulary.of(assets),
               metrics.registry(),
               Tags.of("model", model, "worker", EventPlane.mockWorkerId(i - 1)));
-      engines.add(engine);
+      engines.addAll(engine.ranks()); // one each: the router's mock workers have one rank
       servers.add(
           TcpTransport.server(
                   vertx, "127.0.0.1", 0, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), config.tcp())
@@ -254,7 +232,7 @@ public final class RouterApplication {
                   "127.0.0.1",
                   mockServers.get(i).port(),
                   WorkerEndpoint.DEFAULT_PATH),
-              config.mockWorkers().kvBlocks()));
+              config.mockWorkers().engine().numGpuBlocks()));
     }
     return endpoints;
   }

@@ -2,15 +2,28 @@ package io.kvrouter.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvrouter.config.ConfigLoader;
+import io.kvrouter.config.EngineTiming;
+import io.kvrouter.config.RouterConfig;
 import io.kvrouter.config.Setting;
 import io.kvrouter.config.Settings;
+import io.kvrouter.config.SimulatedEngineConfig;
+import io.kvrouter.config.WorkerConfig;
+import io.kvrouter.config.WorkerConfigLoader;
+import io.kvrouter.config.WorkerSettings;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
+import picocli.CommandLine.ParseResult;
 
 class CliTest {
   private final StringWriter out = new StringWriter();
@@ -118,20 +131,109 @@ class CliTest {
   @Test
   void workerHelp_explainsOptions() {
     assertThat(run(Map.of(), "worker", "--help")).hasValue(0);
-    assertThat(out.toString())
+    String help = out.toString();
+    for (Setting<?> setting : WorkerSettings.ALL) {
+      assertThat(help).contains(setting.isSwitch() ? "--[no-]" + setting.name() : setting.flag());
+      if (setting.envVar() != null) {
+        assertThat(help).contains(setting.envVar());
+      }
+    }
+    assertThat(help)
         .contains("--ttft-ms")
         .contains("--itl-ms")
         .contains("DYN_TCP_RPC_PORT")
         .contains("--block-size")
         .contains("--num-gpu-blocks")
-        .contains("16384");
+        .contains("16384")
+        .contains("--config")
+        .contains("Precedence: option > environment variable > file > default.");
+  }
+
+  @Test
+  void invalidWorkerValue_exitsTwoNamingSettingAndValidValues() {
+    assertThat(
+            run(Map.of(), "worker", "--model-name", "m", "--port", "0", "--timing-model", "exact"))
+        .hasValue(2);
+    assertThat(err.toString())
+        .contains("Invalid value 'exact' for --timing-model")
+        .contains("fixed, mocker");
+  }
+
+  @Test
+  void workerConfigFile_isRead_andItsValuesValidated(@TempDir Path dir) throws IOException {
+    Path file = Files.writeString(dir.resolve("worker.yaml"), "port: 0\nwatermark: 2\n");
+    assertThat(run(Map.of(), "worker", "--model-name", "m", "--config", file.toString()))
+        .hasValue(2);
+    assertThat(err.toString())
+        .contains("Invalid value '2' for --watermark (from watermark in " + file + ")");
+  }
+
+  /**
+   * The engine options of {@code router.jar worker} are the router's {@code --mock-*} ones without
+   * {@code mock-}; both commands also take their earlier spellings of the KV cache's size.
+   */
+  @Test
+  void sharedEngineOptions_describeTheSameEngineInBothCommands() {
+    String[] knobs = {
+      "speedup-ratio",
+      "4",
+      "max-num-seqs",
+      "8",
+      "max-num-batched-tokens",
+      "512",
+      "watermark",
+      "0.05",
+      "num-gpu-blocks",
+      "64"
+    };
+    List<String> router =
+        new ArrayList<>(List.of("--mock-workers", "1", "--kv-cache-block-size", "32"));
+    List<String> worker =
+        new ArrayList<>(List.of("--port", "0", "--model-name", "m", "--kv-cache-block-size", "32"));
+    for (int i = 0; i < knobs.length; i += 2) {
+      router.addAll(List.of("--mock-" + knobs[i], knobs[i + 1]));
+      worker.addAll(List.of("--" + knobs[i], knobs[i + 1]));
+    }
+
+    SimulatedEngineConfig mock = routerConfig(router).mockWorkers().engine();
+    assertThat(workerConfig(worker).engine()).isEqualTo(mock);
+    assertThat(mock.timing()).isEqualTo(EngineTiming.MOCKER);
+    assertThat(mock.numGpuBlocks()).isEqualTo(64);
+
+    assertThat(
+            routerConfig(List.of("--mock-workers", "1", "--mock-kv-blocks", "7"))
+                .mockWorkers()
+                .engine()
+                .numGpuBlocks())
+        .isEqualTo(7);
+    assertThat(
+            workerConfig(List.of("--port", "0", "--model-name", "m", "--block-size", "64"))
+                .engine()
+                .blockSize())
+        .isEqualTo(64);
+  }
+
+  private static RouterConfig routerConfig(List<String> args) {
+    return ConfigLoader.load(
+        Cli.flags(new CommandLine(Cli.routerSpec()).parseArgs(args.toArray(String[]::new))),
+        Map.of(),
+        null);
+  }
+
+  private static WorkerConfig workerConfig(List<String> args) {
+    ParseResult parsed =
+        new CommandLine(new WorkerCommand().spec()).parseArgs(args.toArray(String[]::new));
+    return WorkerConfigLoader.load(
+        SettingOptions.flags(parsed, WorkerSettings.ALL), Map.of(), null);
   }
 
   @Test
   void workerKvCacheSizes_areValidated() {
     assertThat(run(Map.of(), "worker", "--model-name", "m", "--port", "0", "--block-size", "0"))
         .hasValue(2);
-    assertThat(err.toString()).contains("--block-size").contains("1 to 1024");
+    assertThat(err.toString())
+        .contains("Invalid value '0' for --kv-cache-block-size (from --kv-cache-block-size)")
+        .contains("1 to 1024");
     assertThat(run(Map.of(), "worker", "--model-name", "m", "--port", "0", "--num-gpu-blocks", "0"))
         .hasValue(2);
     assertThat(err.toString()).contains("--num-gpu-blocks").contains("1 to 1000000000");
@@ -146,7 +248,7 @@ class CliTest {
                 List.of("--kv-events-port", "0", "--kv-replay-port", "0"),
                     "--kv-replay-port is vLLM's replay socket",
                 List.of("--kv-events-port", "0", "--kv-metrics-port", "70000"),
-                    "for --kv-metrics-port: expected 0 to 65535")
+                    "Invalid value '70000' for --kv-metrics-port")
             .entrySet()) {
       List<String> args = new java.util.ArrayList<>(List.of(base));
       args.addAll(bad.getKey());

@@ -42,7 +42,7 @@ class KvEventsIT {
   void inProcessWorkers_theIndexMatchesEveryCacheThroughEvictions() throws Exception {
     Map<String, List<String>> flags = KvConvergence.kvFlags();
     flags.put("mock-workers", List.of("2"));
-    flags.put("mock-kv-blocks", List.of(String.valueOf(KvConvergence.KV_BLOCKS)));
+    flags.put("mock-num-gpu-blocks", List.of(String.valueOf(KvConvergence.KV_BLOCKS)));
     flags.put("mock-ttft-ms", List.of("0"));
     flags.put("mock-itl-ms", List.of("0"));
     try (RouterFixture router = RouterFixture.start(flags)) {

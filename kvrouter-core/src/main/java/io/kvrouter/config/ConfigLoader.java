@@ -2,42 +2,25 @@ package io.kvrouter.config;
 
 import static io.kvrouter.config.Settings.*;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
- * Builds a {@link RouterConfig} from its sources. For each setting the first source that has it
- * wins: command-line flag, then environment variable, then the YAML file, then the default. A value
- * that does not parse fails with a {@link ConfigException} naming the setting, where the value came
- * from and what is valid; nothing falls back silently.
+ * Builds a {@link RouterConfig} from its sources ({@link SettingValues}: flag, then environment
+ * variable, then the YAML file, then the default) and checks the settings against each other. An
+ * invalid value or combination fails with a {@link ConfigException} naming the setting; nothing
+ * falls back silently. {@link WorkerConfigLoader} does the same for {@code router.jar worker}.
  */
 public final class ConfigLoader {
-  private final Map<String, List<String>> flags;
-  private final Map<String, String> env;
-  private final Map<String, Object> file;
-  private final String fileName;
+  private final SettingValues sources;
 
-  private ConfigLoader(
-      Map<String, List<String>> flags,
-      Map<String, String> env,
-      Map<String, Object> file,
-      String fileName) {
-    this.flags = flags;
-    this.env = env;
-    this.file = file;
-    this.fileName = fileName;
+  private ConfigLoader(SettingValues sources) {
+    this.sources = sources;
   }
 
   /**
@@ -47,9 +30,7 @@ public final class ConfigLoader {
    */
   public static RouterConfig load(
       Map<String, List<String>> flags, Map<String, String> env, Path configFile) {
-    Map<String, Object> file = configFile == null ? Map.of() : readYaml(configFile);
-    String fileName = configFile == null ? null : configFile.toString();
-    return new ConfigLoader(flags, env, file, fileName).build();
+    return new ConfigLoader(SettingValues.of(flags, env, configFile, Settings.ALL)).build();
   }
 
   private RouterConfig build() {
@@ -72,14 +53,9 @@ public final class ConfigLoader {
             value(TCP_RESPONSE_STREAM_PORT),
             value(TCP_RESPONSE_STREAM_ADVERTISE_HOST));
     List<WorkerSpec> workers = values(WORKER);
-    Double mockSpeedup = value(MOCK_SPEEDUP_RATIO);
     MockWorkerConfig mock =
         new MockWorkerConfig(
-            value(MOCK_WORKERS),
-            value(MOCK_TTFT_MS),
-            value(MOCK_ITL_MS),
-            value(MOCK_KV_BLOCKS),
-            mockSpeedup == null ? OptionalDouble.empty() : OptionalDouble.of(mockSpeedup));
+            value(MOCK_WORKERS), EngineKnobs.MOCK.read(sources, value(KV_CACHE_BLOCK_SIZE), 1));
     if (workers.isEmpty() && mock.count() == 0) {
       throw new ConfigException(
           "No workers: give --worker id=ID,address=HOST:PORT (once per worker) or"
@@ -91,7 +67,7 @@ public final class ConfigLoader {
         throw new ConfigException("Duplicate worker id '" + worker.id() + "' in --worker");
       }
     }
-    ModelLocation location = modelLocation(value(MODEL_PATH));
+    ModelLocation location = sources.modelLocation(MODEL_PATH);
     Path modelPath = location == null ? null : location.folder();
     String servedName = value(SERVED_MODEL_NAME);
     if (servedName == null) {
@@ -145,7 +121,8 @@ public final class ConfigLoader {
       }
       boolean dynamoOverZmq =
           worker.kvEvents().map(e -> e.format() == KvEventsFormat.DYNAMO).orElse(false);
-      if ((kind == EventPlaneKind.NATS || dynamoOverZmq) && !isDynamoWorkerId(worker.id())) {
+      if ((kind == EventPlaneKind.NATS || dynamoOverZmq)
+          && !Parsers.isDynamoWorkerId(worker.id())) {
         throw new ConfigException(
             "Worker id '"
                 + worker.id()
@@ -159,15 +136,6 @@ public final class ConfigLoader {
       throw new ConfigException(
           "--mock-workers publish their KV events on ZMQ: use --event-plane zmq with them, or run"
               + " worker processes (router.jar worker --event-plane nats) for nats");
-    }
-  }
-
-  /** A canonical decimal u64, as Dynamo's worker ids are written. */
-  private static boolean isDynamoWorkerId(String id) {
-    try {
-      return Long.toUnsignedString(Long.parseUnsignedLong(id)).equals(id);
-    } catch (NumberFormatException e) {
-      return false;
     }
   }
 
@@ -192,117 +160,11 @@ public final class ConfigLoader {
         value(ROUTER_KV_COST));
   }
 
-  /** The single value of {@code setting}, or {@code null} when no source has it. */
-  private ModelLocation modelLocation(String raw) {
-    if (raw == null) {
-      return null;
-    }
-    try {
-      return ModelLocation.resolve(raw, env);
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(
-          "Invalid value '" + raw + "' for " + MODEL_PATH.flag() + ": " + e.getMessage());
-    }
-  }
-
   private <T> T value(Setting<T> setting) {
-    List<T> all = values(setting);
-    return all.isEmpty() ? null : all.get(all.size() - 1);
+    return sources.value(setting);
   }
 
   private <T> List<T> values(Setting<T> setting) {
-    List<String> fromFlags = flags.get(setting.name());
-    if (fromFlags != null && !fromFlags.isEmpty()) {
-      return parseAll(setting, fromFlags, "from " + setting.flag());
-    }
-    if (setting.envVar() != null && env.containsKey(setting.envVar())) {
-      return parseAll(setting, List.of(env.get(setting.envVar())), "from " + setting.envVar());
-    }
-    if (file.containsKey(setting.name())) {
-      return parseAll(setting, fileValues(setting), "from " + setting.name() + " in " + fileName);
-    }
-    if (setting.defaultValue() != null) {
-      return parseAll(setting, List.of(setting.defaultValue()), "default");
-    }
-    return List.of();
-  }
-
-  private <T> List<T> parseAll(Setting<T> setting, List<String> raws, String source) {
-    List<T> parsed = new ArrayList<>(raws.size());
-    for (String raw : raws) {
-      try {
-        parsed.add(setting.parse(raw));
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException(
-            "Invalid value '"
-                + raw
-                + "' for "
-                + setting.flag()
-                + " ("
-                + source
-                + "): "
-                + e.getMessage()
-                + "; expected "
-                + setting.expected());
-      }
-    }
-    return parsed;
-  }
-
-  private List<String> fileValues(Setting<?> setting) {
-    Object raw = file.get(setting.name());
-    if (raw instanceof List<?> list) {
-      if (!setting.repeatable()) {
-        throw new ConfigException(
-            setting.name() + " in " + fileName + " takes one value, not a list");
-      }
-      return list.stream().map(ConfigLoader::yamlScalar).collect(Collectors.toList());
-    }
-    return List.of(yamlScalar(raw));
-  }
-
-  /** A YAML value as the raw string a flag would carry; a map becomes {@code k=v,k=v}. */
-  private static String yamlScalar(Object value) {
-    if (value instanceof Map<?, ?> map) {
-      return map.entrySet().stream()
-          .map(e -> e.getKey() + "=" + e.getValue())
-          .collect(Collectors.joining(","));
-    }
-    return String.valueOf(value);
-  }
-
-  private static Map<String, Object> readYaml(Path path) {
-    Map<String, Object> values;
-    try {
-      ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
-      JsonNode document = yaml.readTree(path.toFile());
-      if (document == null || document.isMissingNode() || document.isNull()) {
-        values = new LinkedHashMap<>(); // a file of comments only, like config/router.yaml
-      } else if (document.isObject()) {
-        @SuppressWarnings("unchecked")
-        Map<String, Object> read = yaml.convertValue(document, Map.class);
-        values = new LinkedHashMap<>(read);
-      } else {
-        throw new ConfigException(
-            "Config file " + path + " must be a map of settings, not a " + document.getNodeType());
-      }
-    } catch (IOException e) {
-      throw new ConfigException("Cannot read config file " + path + ": " + e.getMessage());
-    }
-    Set<String> known =
-        Settings.ALL.stream().map(Setting::name).collect(Collectors.toCollection(HashSet::new));
-    for (String key : values.keySet()) {
-      if (!known.contains(key)) {
-        throw new ConfigException(
-            "Unknown key '"
-                + key
-                + "' in "
-                + path
-                + "; known keys: "
-                + Settings.ALL.stream().map(Setting::name).collect(Collectors.joining(", ")));
-      }
-    }
-    values.values().removeIf(v -> v == null);
-    return values;
+    return sources.values(setting);
   }
 }

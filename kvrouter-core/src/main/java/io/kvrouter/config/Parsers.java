@@ -103,6 +103,23 @@ final class Parsers {
     return raw;
   }
 
+  /** A canonical decimal u64, as Dynamo's worker ids are written. */
+  static boolean isDynamoWorkerId(String id) {
+    try {
+      return Long.toUnsignedString(Long.parseUnsignedLong(id)).equals(id);
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  /** A Dynamo worker id: a decimal u64 without leading zeros. */
+  static String dynamoWorkerId(String raw) {
+    if (!isDynamoWorkerId(raw)) {
+      throw new IllegalArgumentException("not a decimal u64 without leading zeros");
+    }
+    return raw;
+  }
+
   static <E extends Enum<E> & Named> Function<String, E> named(Class<E> type) {
     return raw -> {
       for (E constant : type.getEnumConstants()) {

@@ -61,16 +61,29 @@ public record Setting<T>(
 
   /** This setting, also accepted under the flag names {@code aliases}. */
   public Setting<T> withAliases(String... aliases) {
+    return renamed(name, description, List.of(aliases));
+  }
+
+  /**
+   * This setting with another help text: the same knob, flag, variable, default and values, seen
+   * from another command (the router follows KV events, a worker publishes them).
+   */
+  public Setting<T> describedAs(String description) {
+    return renamed(name, description, aliases);
+  }
+
+  /**
+   * This setting under {@code prefix} + its name (its aliases prefixed alike), with the help text
+   * {@code description}: one knob offered by two commands under related names.
+   */
+  public Setting<T> prefixed(String prefix, String description) {
+    return renamed(
+        prefix + name, description, aliases.stream().map(alias -> prefix + alias).toList());
+  }
+
+  private Setting<T> renamed(String name, String description, List<String> aliases) {
     return new Setting<>(
-        name,
-        envVar,
-        paramLabel,
-        description,
-        defaultValue,
-        expected,
-        repeatable,
-        parser,
-        List.of(aliases));
+        name, envVar, paramLabel, description, defaultValue, expected, repeatable, parser, aliases);
   }
 
   /** Whether this is an on/off switch, given as {@code --name} or {@code --no-name}. */

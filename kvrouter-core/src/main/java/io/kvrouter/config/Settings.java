@@ -204,7 +204,7 @@ public final class Settings {
           "DYN_ACTIVE_DECODE_BLOCKS_THRESHOLD",
           "FRACTION",
           "kv mode: a worker whose active KV blocks exceed this fraction of its KV blocks"
-              + " (kv-blocks of --worker, --mock-kv-blocks) is busy and gets no new request;"
+              + " (kv-blocks of --worker, --mock-num-gpu-blocks) is busy and gets no new request;"
               + " off when not set.",
           null,
           "a number from 0 to 1",
@@ -307,62 +307,12 @@ public final class Settings {
           null,
           "N",
           "Start N simulated workers inside this process, each serving the TCP request plane"
-              + " on its own loopback port.",
+              + " on its own loopback port, with the engine the --mock-* options describe (the"
+              + " options of router.jar worker, with mock- in front).",
           "0",
           "an integer from 0 to 64",
           false,
           Parsers.ints(0, 64));
-
-  public static final Setting<Duration> MOCK_TTFT_MS =
-      new Setting<>(
-          "mock-ttft-ms",
-          null,
-          "MS",
-          "Time to first token of the simulated workers, in milliseconds.",
-          "50",
-          "an integer from 0 to 600000",
-          false,
-          Parsers::millis);
-
-  public static final Setting<Duration> MOCK_ITL_MS =
-      new Setting<>(
-          "mock-itl-ms",
-          null,
-          "MS",
-          "Delay between tokens of the simulated workers, in milliseconds.",
-          "10",
-          "an integer from 0 to 600000",
-          false,
-          Parsers::millis);
-
-  public static final Setting<Double> MOCK_SPEEDUP_RATIO =
-      new Setting<>(
-          "mock-speedup-ratio",
-          null,
-          "X",
-          "Pace the simulated workers with the simulator's timing model (router.jar simulate:"
-              + " requests queue and are batched in steps timed by Dynamo mocker's fit of a GPU),"
-              + " X times faster than that GPU; --mock-ttft-ms and --mock-itl-ms then do not apply."
-              + " Off when not set.",
-          null,
-          "a number from 0.01 to 10000",
-          false,
-          Parsers.doubles(0.01, 10_000));
-
-  public static final Setting<Long> MOCK_KV_BLOCKS =
-      new Setting<>(
-          "mock-kv-blocks",
-          null,
-          "BLOCKS",
-          "KV cache capacity of each simulated worker, in blocks of --kv-cache-block-size"
-              + " tokens: the blocks it really caches, reuses for shared prefixes and evicts"
-              + " least recently used first (a request whose prompt does not fit is refused),"
-              + " and the capacity it declares to the router (--active-decode-blocks-threshold"
-              + " is a fraction of it).",
-          "16384",
-          "an integer from 1 to 1000000000",
-          false,
-          Parsers.longs(1, 1_000_000_000L));
 
   public static final Setting<String> MODEL_PATH =
       new Setting<>(
@@ -424,7 +374,7 @@ public final class Settings {
           "DYN_KV_CACHE_BLOCK_SIZE",
           "TOKENS",
           "Tokens per KV cache block of the workers; kv mode hashes prompts in blocks of this"
-              + " size, so it must match the workers'. Exported as"
+              + " size, so it must match the workers' (the --mock-workers' is this). Exported as"
               + " dynamo_frontend_model_kv_cache_block_size.",
           "16",
           "an integer from 1 to 1024",
@@ -538,10 +488,14 @@ public final class Settings {
           REQUEST_PLANE,
           WORKER,
           MOCK_WORKERS,
-          MOCK_TTFT_MS,
-          MOCK_ITL_MS,
-          MOCK_SPEEDUP_RATIO,
-          MOCK_KV_BLOCKS,
+          EngineKnobs.MOCK.timingModel(),
+          EngineKnobs.MOCK.ttftMs(),
+          EngineKnobs.MOCK.itlMs(),
+          EngineKnobs.MOCK.speedupRatio(),
+          EngineKnobs.MOCK.maxNumSeqs(),
+          EngineKnobs.MOCK.maxNumBatchedTokens(),
+          EngineKnobs.MOCK.watermark(),
+          EngineKnobs.MOCK.numGpuBlocks(),
           MODEL_PATH,
           SERVED_MODEL_NAME,
           REASONING_PARSER,

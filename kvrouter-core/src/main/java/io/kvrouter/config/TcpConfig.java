@@ -88,8 +88,13 @@ public record TcpConfig(
 
   /** Dynamo's defaults, with the call-home listener on {@code host} and a free port. */
   public static TcpConfig defaults(String host) {
+    return defaults(host, DEFAULT_MAX_MESSAGE_SIZE);
+  }
+
+  /** Dynamo's defaults with another largest frame, as a worker process takes them. */
+  public static TcpConfig defaults(String host, int maxMessageSize) {
     return new TcpConfig(
-        DEFAULT_MAX_MESSAGE_SIZE,
+        maxMessageSize,
         DEFAULT_REQUEST_TIMEOUT,
         DEFAULT_POOL_SIZE,
         DEFAULT_CONNECT_TIMEOUT,

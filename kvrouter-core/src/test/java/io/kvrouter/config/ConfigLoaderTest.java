@@ -36,7 +36,7 @@ class ConfigLoaderTest {
     assertThat(config.model().servedName()).isEqualTo("mock-model");
     assertThat(config.kv()).isEqualTo(KvRouterConfig.DEFAULTS);
     assertThat(config.http().busyStatusCode()).isEqualTo(503);
-    assertThat(config.mockWorkers().kvBlocks()).isEqualTo(16384);
+    assertThat(config.mockWorkers().engine().numGpuBlocks()).isEqualTo(16384);
   }
 
   @Test
@@ -102,11 +102,13 @@ class ConfigLoaderTest {
 
   @Test
   void mockSpeedupRatio_turnsTheTimingModelOn() {
-    assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).mockWorkers().speedupRatio()).isEmpty();
+    assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).mockWorkers().engine().timing())
+        .isEqualTo(EngineTiming.FIXED);
     Map<String, List<String>> timed =
         Map.of("mock-workers", List.of("2"), "mock-speedup-ratio", List.of("10"));
-    assertThat(ConfigLoader.load(timed, Map.of(), null).mockWorkers().speedupRatio())
-        .hasValue(10.0);
+    SimulatedEngineConfig engine = ConfigLoader.load(timed, Map.of(), null).mockWorkers().engine();
+    assertThat(engine.timing()).isEqualTo(EngineTiming.MOCKER);
+    assertThat(engine.speedupRatio()).isEqualTo(10.0);
   }
 
   @Test
@@ -128,7 +130,9 @@ class ConfigLoaderTest {
           {"kv-overlap-score-weight", "NaN"},
           {"busy-status-code", "500"},
           {"router-prune-target-ratio", "0"},
-          {"mock-kv-blocks", "0"},
+          {"mock-num-gpu-blocks", "0"},
+          {"mock-timing-model", "exact"},
+          {"mock-watermark", "1"},
           {"router-kv-cost", "fastest"},
           {"mock-speedup-ratio", "0"},
         }) {
@@ -352,7 +356,7 @@ class ConfigLoaderTest {
 
   @Test
   void shippedExampleFile_loadsAsIs() {
-    RouterConfig config = ConfigLoader.load(ONE_MOCK, Map.of(), Path.of("config/router.yaml"));
+    RouterConfig config = ConfigLoader.load(ONE_MOCK, Map.of(), ExampleFiles.of("router.yaml"));
     assertThat(config.http().port()).isEqualTo(8000);
   }
 
@@ -381,7 +385,7 @@ class ConfigLoaderTest {
   /** config/router.yaml documents every setting, and its example values are all valid. */
   @Test
   void exampleFile_documentsEverySettingWithValidValues() throws IOException {
-    List<String> lines = Files.readAllLines(Path.of("config/router.yaml"));
+    List<String> lines = Files.readAllLines(ExampleFiles.of("router.yaml"));
     for (Setting<?> setting : Settings.ALL) {
       assertThat(lines).as(setting.name()).anyMatch(l -> l.startsWith("# " + setting.name() + ":"));
     }

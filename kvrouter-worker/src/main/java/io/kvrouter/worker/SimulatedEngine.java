@@ -160,6 +160,11 @@ public final class SimulatedEngine implements InferenceEngine {
     return new SimulatedStream(vertx, options, request, this, kvKey, driver);
   }
 
+  /** What this engine runs with: its vocabulary, pace and KV cache. */
+  public Options options() {
+    return options;
+  }
+
   /** The log-probabilities of this engine's draw, counted once for all its requests. */
   VocabularyOdds odds() {
     return odds;

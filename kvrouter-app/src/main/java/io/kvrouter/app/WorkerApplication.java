@@ -1,0 +1,223 @@
+package io.kvrouter.app;
+
+import io.kvrouter.config.EventPlaneKind;
+import io.kvrouter.config.KvEventsEncoding;
+import io.kvrouter.config.KvEventsFormat;
+import io.kvrouter.config.WorkerConfig;
+import io.kvrouter.config.WorkerEventsConfig;
+import io.kvrouter.events.zmq.ZmqEventPublisher;
+import io.kvrouter.metrics.Metrics;
+import io.kvrouter.preprocess.ModelAssets;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.vllm.VllmEventCodec;
+import io.kvrouter.transport.JsonEndpoint;
+import io.kvrouter.transport.tcp.TcpTransport;
+import io.kvrouter.transport.tcp.WorkerServer;
+import io.kvrouter.worker.DataParallelEngine;
+import io.kvrouter.worker.SimulatedEngine;
+import io.kvrouter.worker.SimulatedEngines;
+import io.micrometer.core.instrument.Tags;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The composition root of a {@code router.jar worker} process: its simulated engine, its KV event
+ * publishers, its request-plane server and, if asked for, its system port ({@link
+ * WorkerSystemPort}), as Dynamo workers serve them.
+ */
+final class WorkerApplication {
+  private final WorkerConfig config;
+  private final PrintWriter out;
+
+  private WorkerApplication(WorkerConfig config, PrintWriter out) {
+    this.config = config;
+    this.out = out;
+  }
+
+  /**
+   * Starts the worker. Returns the exit code when it could not start, or empty once it serves (a
+   * shutdown hook stops it).
+   */
+  static OptionalInt start(
+      WorkerConfig config, ModelAssets assets, PrintWriter out, PrintWriter err) {
+    return new WorkerApplication(config, out).start(assets, err);
+  }
+
+  private OptionalInt start(ModelAssets assets, PrintWriter err) {
+    Vertx vertx = Vertx.vertx();
+    Metrics metrics = new Metrics();
+    DataParallelEngine engine =
+        SimulatedEngines.create(
+            vertx,
+            config.engine(),
+            WorkerVocabulary.of(assets),
+            metrics.registry(),
+            Tags.of("model", config.modelName()));
+    List<SimulatedEngine> ranks = engine.ranks();
+    List<AutoCloseable> publishers;
+    Map<String, JsonEndpoint> queryEndpoints = Map.of();
+    WorkerEventsConfig events = config.events();
+    try {
+      if (events.format() == KvEventsFormat.DYNAMO) {
+        DynamoWorkerEvents dynamo = publishDynamo(ranks, dynamoSink(events));
+        publishers = List.of(dynamo);
+        queryEndpoints = dynamo.queryEndpoints();
+      } else {
+        publishers = events.kvEventsPort().isEmpty() ? List.of() : publishVllm(ranks);
+      }
+    } catch (RuntimeException e) {
+      err.println("error: cannot publish KV events: " + e.getMessage());
+      vertx.close();
+      return OptionalInt.of(1);
+    }
+    Future<WorkerServer> server =
+        TcpTransport.server(
+            vertx,
+            config.host(),
+            config.port(),
+            Map.of(WorkerEndpoint.DEFAULT_PATH, engine),
+            queryEndpoints,
+            config.tcp());
+    Future<?> system =
+        config.systemPort().isEmpty()
+            ? Future.succeededFuture()
+            : WorkerSystemPort.serve(
+                    vertx, metrics, ranks, config.host(), config.systemPort().getAsInt())
+                .onSuccess(
+                    port ->
+                        out.printf(
+                            "kvrouter worker system port: http://%s:%d%n", config.host(), port));
+    try {
+      WorkerServer started =
+          Future.all(server, system)
+              .map(v -> server.result())
+              .toCompletionStage()
+              .toCompletableFuture()
+              .get(30, TimeUnit.SECONDS);
+      out.printf(
+          "kvrouter worker ready: model %s on tcp://%s:%d/%s%n",
+          config.modelName(), config.host(), started.port(), WorkerEndpoint.DEFAULT_PATH);
+      out.flush();
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    for (AutoCloseable publisher : publishers) {
+                      try {
+                        publisher.close();
+                      } catch (Exception e) {
+                        err.println("warning: closing an event publisher failed: " + e);
+                      }
+                    }
+                    started
+                        .close()
+                        .transform(v -> vertx.close())
+                        .toCompletionStage()
+                        .toCompletableFuture()
+                        .orTimeout(10, TimeUnit.SECONDS)
+                        .join();
+                  },
+                  "kvrouter-worker-shutdown"));
+      return OptionalInt.empty();
+    } catch (Exception e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      err.println("error: the worker could not start: " + cause.getMessage());
+      publishers.forEach(WorkerApplication::closeQuietly);
+      vertx.close();
+      return OptionalInt.of(1);
+    }
+  }
+
+  private DynamoEventSink dynamoSink(WorkerEventsConfig events) {
+    return events.plane() == EventPlaneKind.NATS
+        ? NatsDynamoSink.start(
+            events.natsServer(),
+            events.namespace(),
+            events.component(),
+            events.durable(),
+            events.workerId())
+        : ZmqDynamoSink.start(
+            zmqBindHost(),
+            events.kvEventsPort().getAsInt(),
+            events.kvMetricsPort().orElse(0),
+            config.host());
+  }
+
+  /** One vLLM publisher per rank, rank r on the base ports + r (vLLM's data-parallel offsets). */
+  private List<AutoCloseable> publishVllm(List<SimulatedEngine> ranks) {
+    WorkerEventsConfig events = config.events();
+    int eventsPort = events.kvEventsPort().getAsInt();
+    String bindHost = zmqBindHost();
+    List<AutoCloseable> publishers = new ArrayList<>();
+    try {
+      for (int dp = 0; dp < ranks.size(); dp++) {
+        ZmqEventPublisher publisher =
+            SimulatedWorkerEvents.publish(
+                ranks.get(dp),
+                new ZmqEventPublisher.Options(
+                    bindHost,
+                    eventsPort == 0 ? 0 : eventsPort + dp,
+                    rankPort(events.kvReplayPort(), dp),
+                    "",
+                    10_000,
+                    events.encoding() == KvEventsEncoding.MAP
+                        ? VllmEventCodec.Encoding.MAP
+                        : VllmEventCodec.Encoding.ARRAY,
+                    dp,
+                    events.dropRate(),
+                    System.nanoTime()));
+        publishers.add(publisher);
+        if (dp == 0) {
+          out.printf(
+              "kvrouter worker kv events: tcp://%s:%d%s%n",
+              config.host(),
+              publisher.port(),
+              publisher.replayPort() < 0
+                  ? ""
+                  : ", replay tcp://" + config.host() + ":" + publisher.replayPort());
+        }
+      }
+    } catch (RuntimeException e) {
+      publishers.forEach(WorkerApplication::closeQuietly);
+      throw e;
+    }
+    return publishers;
+  }
+
+  /** Rank {@code dp}'s replay port: none (-1), a free one (0), or the base port + {@code dp}. */
+  private static int rankPort(OptionalInt base, int dp) {
+    if (base.isEmpty()) {
+      return -1;
+    }
+    return base.getAsInt() == 0 ? 0 : base.getAsInt() + dp;
+  }
+
+  /** The address ZeroMQ binds for {@code --host}: {@code *} for every interface. */
+  private String zmqBindHost() {
+    return config.host().equals("0.0.0.0") ? "*" : config.host();
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      // closing on the way out of a failed start: the first error is the one to report
+    }
+  }
+
+  private DynamoWorkerEvents publishDynamo(List<SimulatedEngine> ranks, DynamoEventSink sink) {
+    String workerId = config.events().workerId();
+    DynamoWorkerEvents events =
+        DynamoWorkerEvents.start(
+            ranks, workerId, sink, Duration.ofMillis(100), config.events().dropRate());
+    out.printf("kvrouter worker kv events: %s as worker %s%n", events.describe(), workerId);
+    return events;
+  }
+}

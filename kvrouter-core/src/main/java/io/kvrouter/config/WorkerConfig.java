@@ -1,0 +1,39 @@
+package io.kvrouter.config;
+
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.OptionalInt;
+
+/**
+ * The whole, validated configuration of a {@code router.jar worker} process.
+ *
+ * @param host the address its servers and publishers listen on
+ * @param port the request-plane port, 0 for a free one
+ * @param modelName the model it serves (labels its metrics)
+ * @param modelPath the Hugging Face model folder output is drawn from, or {@code null} for the demo
+ *     tokenizer's text
+ * @param engine its simulated engine
+ * @param events where its KV events go
+ * @param systemPort the port of {@code /metrics}, {@code /health} and {@code /kv/state}; empty for
+ *     none
+ * @param tcp its request plane's settings
+ */
+public record WorkerConfig(
+    String host,
+    int port,
+    String modelName,
+    Path modelPath,
+    SimulatedEngineConfig engine,
+    WorkerEventsConfig events,
+    OptionalInt systemPort,
+    TcpConfig tcp) {
+
+  public WorkerConfig {
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(modelName, "modelName");
+    Objects.requireNonNull(engine, "engine");
+    Objects.requireNonNull(events, "events");
+    Objects.requireNonNull(systemPort, "systemPort");
+    Objects.requireNonNull(tcp, "tcp");
+  }
+}

@@ -1,0 +1,50 @@
+package io.kvrouter.config;
+
+import java.util.Objects;
+import java.util.OptionalInt;
+
+/**
+ * Where and how a {@code router.jar worker} publishes its KV cache's events.
+ *
+ * @param plane zmq or nats ({@code --event-plane})
+ * @param format vLLM's batches or Dynamo's RouterEvents ({@code --kv-events-format})
+ * @param kvEventsPort the ZMQ publisher's port, 0 for a free one; empty publishes nothing on ZMQ
+ * @param kvReplayPort vLLM's replay socket's port, 0 for a free one; empty for none
+ * @param kvMetricsPort Dynamo's ZMQ load publisher's port, empty for a free one
+ * @param encoding the msgpack layout of vLLM's events
+ * @param dropRate the fraction of events lost on purpose
+ * @param natsServer the NATS server of the nats plane
+ * @param namespace Dynamo namespace of the NATS subjects
+ * @param component Dynamo component of the NATS subjects
+ * @param durable whether the events are kept in the subject's JetStream stream
+ * @param workerId the Dynamo worker id stamped on Dynamo's events
+ */
+public record WorkerEventsConfig(
+    EventPlaneKind plane,
+    KvEventsFormat format,
+    OptionalInt kvEventsPort,
+    OptionalInt kvReplayPort,
+    OptionalInt kvMetricsPort,
+    KvEventsEncoding encoding,
+    double dropRate,
+    String natsServer,
+    String namespace,
+    String component,
+    boolean durable,
+    String workerId) {
+
+  public WorkerEventsConfig {
+    Objects.requireNonNull(plane, "plane");
+    Objects.requireNonNull(format, "format");
+    Objects.requireNonNull(kvEventsPort, "kvEventsPort");
+    Objects.requireNonNull(kvReplayPort, "kvReplayPort");
+    Objects.requireNonNull(kvMetricsPort, "kvMetricsPort");
+    Objects.requireNonNull(encoding, "encoding");
+    Objects.requireNonNull(workerId, "workerId");
+  }
+
+  /** Whether the events are Dynamo's, on Dynamo's ZMQ event plane. */
+  public boolean dynamoOnZmq() {
+    return plane == EventPlaneKind.ZMQ && format == KvEventsFormat.DYNAMO;
+  }
+}

@@ -1,0 +1,230 @@
+package io.kvrouter.config;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Every setting of {@code router.jar worker}, in the order its {@code --help} and {@code
+ * config/worker.yaml} show them. Where the router has the same knob the row is the router's (same
+ * name, variable and values), described from the worker's side; the engine's knobs are {@link
+ * EngineKnobs#WORKER}, which the router offers with {@code mock-} in front.
+ */
+public final class WorkerSettings {
+  private WorkerSettings() {}
+
+  public static final Setting<String> HOST =
+      new Setting<>(
+          "host",
+          "DYN_TCP_RPC_HOST",
+          "HOST",
+          "Address the request plane, the system port and the ZMQ event publishers listen on.",
+          "0.0.0.0",
+          "a host name or IP address",
+          false,
+          Parsers::nonEmpty);
+
+  public static final Setting<Integer> PORT =
+      new Setting<>(
+          "port",
+          "DYN_TCP_RPC_PORT",
+          "PORT",
+          "Request-plane port; the router reaches the worker with --worker"
+              + " id=ID,address=HOST:PORT. Required.",
+          null,
+          "an integer from 0 to 65535 (0 picks a free port)",
+          false,
+          Parsers.ints(0, 65535));
+
+  public static final Setting<String> MODEL_NAME =
+      new Setting<>(
+          "model-name",
+          null,
+          "NAME",
+          "Name of the model this worker serves (labels its metrics). Required.",
+          null,
+          "a non-empty string",
+          false,
+          Parsers::nonEmpty);
+
+  public static final Setting<String> MODEL_PATH =
+      Settings.MODEL_PATH.describedAs(
+          "Hugging Face model folder, or the id of a model in the local Hugging Face cache"
+              + " (HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub); output is drawn"
+              + " from its tokenizer's vocabulary. Without it, output is demo-tokenizer text.");
+
+  /** The router's block size, also under vLLM's and Dynamo mocker's name {@code --block-size}. */
+  public static final Setting<Integer> KV_CACHE_BLOCK_SIZE =
+      Settings.KV_CACHE_BLOCK_SIZE
+          .withAliases("block-size")
+          .describedAs(
+              "Tokens per KV cache block (vLLM's --block-size); must match the router's"
+                  + " --kv-cache-block-size.");
+
+  public static final Setting<Integer> DATA_PARALLEL_SIZE =
+      new Setting<>(
+          "data-parallel-size",
+          null,
+          "N",
+          "Data-parallel ranks, each with its own KV cache of --num-gpu-blocks, behind the one"
+              + " request-plane port: a request goes to the rank the router names in"
+              + " routing.dp_rank, else to the least busy. Rank r publishes its KV events on"
+              + " --kv-events-port + r and --kv-replay-port + r (as vLLM), or, in Dynamo's format,"
+              + " with dp_rank r.",
+          "1",
+          "an integer from 1 to 256",
+          false,
+          Parsers.ints(1, 256));
+
+  public static final Setting<Integer> KV_EVENTS_PORT =
+      new Setting<>(
+          "kv-events-port",
+          null,
+          "PORT",
+          "Publish the cache's KV events on ZMQ on this port: as vLLM does (PUB, topic \"\","
+              + " frames topic | seq | msgpack batch), or with --kv-events-format dynamo as"
+              + " Dynamo's ZMQ event plane (topic kv-events, enveloped msgpack RouterEvents of every"
+              + " rank). The router follows them with --worker ...,kv-events=tcp://HOST:PORT. Off"
+              + " when not set.",
+          null,
+          "an integer from 0 to 65535 (0 picks a free port)",
+          false,
+          Parsers.ints(0, 65535));
+
+  public static final Setting<Integer> KV_METRICS_PORT =
+      new Setting<>(
+          "kv-metrics-port",
+          null,
+          "PORT",
+          "With --kv-events-format dynamo on zmq: publish the load reports (topic kv_metrics,"
+              + " msgpack ActiveLoad) on this port; the router reads them with --worker"
+              + " ...,kv-metrics=tcp://HOST:PORT. A free port, printed at start, when not set.",
+          null,
+          "an integer from 0 to 65535 (0 picks a free port)",
+          false,
+          Parsers.ints(0, 65535));
+
+  public static final Setting<Integer> KV_REPLAY_PORT =
+      new Setting<>(
+          "kv-replay-port",
+          null,
+          "PORT",
+          "Answer replay requests (ZMQ ROUTER, as vLLM's replay_endpoint) from a buffer of the"
+              + " last 10000 batches on this port; needs --kv-events-port. Off when not set.",
+          null,
+          "an integer from 0 to 65535 (0 picks a free port)",
+          false,
+          Parsers.ints(0, 65535));
+
+  public static final Setting<KvEventsEncoding> VLLM_ENCODING =
+      new Setting<>(
+          "vllm-encoding",
+          null,
+          "ENCODING",
+          "msgpack layout of vLLM's events: map (vLLM since mid-2026) or array (earlier vLLM).",
+          "map",
+          Parsers.oneOf(KvEventsEncoding.class),
+          false,
+          Parsers.named(KvEventsEncoding.class));
+
+  public static final Setting<Double> KV_EVENTS_DROP_RATE =
+      new Setting<>(
+          "kv-events-drop-rate",
+          null,
+          "FRACTION",
+          "Lose this fraction of published batches (zmq) or events (nats) on purpose; they"
+              + " stay replayable, or answerable by recovery query, to try a router against a"
+              + " lossy network.",
+          "0",
+          "a number from 0 to 0.99",
+          false,
+          Parsers.doubles(0, 0.99));
+
+  public static final Setting<EventPlaneKind> EVENT_PLANE =
+      Settings.EVENT_PLANE.describedAs(
+          "Where KV events go: zmq (PUB sockets on --kv-events-port, in --kv-events-format) or"
+              + " nats (Dynamo's RouterEvent JSON on namespace.NS.component.NAME.kv_events, load"
+              + " on namespace.NS.kv_metrics). In Dynamo's format recovery queries are answered on"
+              + " the request plane at worker_kv_indexer_query_dpR.");
+
+  public static final Setting<KvEventsFormat> KV_EVENTS_FORMAT =
+      new Setting<>(
+          "kv-events-format",
+          null,
+          "FORMAT",
+          "vllm (msgpack batches; zmq only) or dynamo (RouterEvents: JSON on nats, enveloped"
+              + " msgpack on zmq, recovery queries answered on the request plane). Default: vllm"
+              + " on zmq, dynamo on nats.",
+          null,
+          Parsers.oneOf(KvEventsFormat.class),
+          false,
+          Parsers.named(KvEventsFormat.class));
+
+  public static final Setting<String> NATS_SERVER = Settings.NATS_SERVER;
+
+  public static final Setting<String> NAMESPACE =
+      Settings.NAMESPACE.describedAs("Dynamo namespace of this worker's NATS subjects.");
+
+  public static final Setting<String> COMPONENT =
+      Settings.COMPONENT.describedAs("Dynamo component of this worker's NATS subjects.");
+
+  public static final Setting<String> WORKER_ID =
+      new Setting<>(
+          "worker-id",
+          null,
+          "ID",
+          "Dynamo worker id stamped on the events in Dynamo's format; the router names this"
+              + " worker the same (--worker id=ID,...). A random one, printed at start, when not"
+              + " set.",
+          null,
+          "a decimal integer from 0 to 18446744073709551615 without leading zeros",
+          false,
+          Parsers::dynamoWorkerId);
+
+  public static final Setting<Boolean> DURABLE_KV_EVENTS =
+      Settings.DURABLE_KV_EVENTS
+          .withAliases()
+          .describedAs(
+              "With --event-plane nats: keep the events in the JetStream stream of the subject"
+                  + " (created if missing), for routers that follow it with --durable-kv-events.");
+
+  public static final Setting<Integer> SYSTEM_PORT =
+      new Setting<>(
+          "system-port",
+          "DYN_SYSTEM_PORT",
+          "PORT",
+          "Serve /metrics (dynamo_component_*), /health and /kv/state (every cached KV block)"
+              + " over HTTP on this port. Off when not set.",
+          null,
+          "an integer from 0 to 65535 (0 picks a free port)",
+          false,
+          Parsers.ints(0, 65535));
+
+  public static final Setting<Integer> TCP_MAX_MESSAGE_SIZE = Settings.TCP_MAX_MESSAGE_SIZE;
+
+  /** All settings, in help order. */
+  public static final List<Setting<?>> ALL = all();
+
+  private static List<Setting<?>> all() {
+    List<Setting<?>> all = new ArrayList<>(List.of(HOST, PORT, MODEL_NAME, MODEL_PATH));
+    all.addAll(EngineKnobs.WORKER.all());
+    all.addAll(
+        List.of(
+            KV_CACHE_BLOCK_SIZE,
+            DATA_PARALLEL_SIZE,
+            KV_EVENTS_PORT,
+            KV_METRICS_PORT,
+            KV_REPLAY_PORT,
+            VLLM_ENCODING,
+            KV_EVENTS_DROP_RATE,
+            EVENT_PLANE,
+            KV_EVENTS_FORMAT,
+            NATS_SERVER,
+            NAMESPACE,
+            COMPONENT,
+            WORKER_ID,
+            DURABLE_KV_EVENTS,
+            SYSTEM_PORT,
+            TCP_MAX_MESSAGE_SIZE));
+    return List.copyOf(all);
+  }
+}

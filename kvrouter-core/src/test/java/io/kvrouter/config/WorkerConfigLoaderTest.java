@@ -1,0 +1,249 @@
+package io.kvrouter.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WorkerConfigLoaderTest {
+  private static final Map<String, List<String>> MINIMAL =
+      Map.of("port", List.of("0"), "model-name", List.of("m"));
+
+  @TempDir Path dir;
+
+  private static Map<String, List<String>> minimalAnd(String... nameValues) {
+    Map<String, List<String>> flags = new HashMap<>(MINIMAL);
+    for (int i = 0; i < nameValues.length; i += 2) {
+      flags.put(nameValues[i], List.of(nameValues[i + 1]));
+    }
+    return flags;
+  }
+
+  private static WorkerConfig load(Map<String, List<String>> flags) {
+    return WorkerConfigLoader.load(flags, Map.of(), null);
+  }
+
+  @Test
+  void defaults_areAFixedDelayWorkerWithoutEvents() {
+    WorkerConfig config = load(MINIMAL);
+    assertThat(config.host()).isEqualTo("0.0.0.0");
+    assertThat(config.modelPath()).isNull();
+    assertThat(config.systemPort()).isEmpty();
+    assertThat(config.tcp().maxMessageSize()).isEqualTo(TcpConfig.DEFAULT_MAX_MESSAGE_SIZE);
+    assertThat(config.engine())
+        .isEqualTo(
+            new SimulatedEngineConfig(
+                EngineTiming.FIXED,
+                Duration.ofMillis(50),
+                Duration.ofMillis(10),
+                1,
+                256,
+                8192,
+                0.01,
+                16,
+                16384,
+                1));
+    WorkerEventsConfig events = config.events();
+    assertThat(events.plane()).isEqualTo(EventPlaneKind.ZMQ);
+    assertThat(events.format()).isEqualTo(KvEventsFormat.VLLM);
+    assertThat(events.kvEventsPort()).isEmpty();
+    assertThat(events.encoding()).isEqualTo(KvEventsEncoding.MAP);
+    assertThat(Parsers.isDynamoWorkerId(events.workerId())).isTrue();
+  }
+
+  @Test
+  void precedence_optionBeatsVariableBeatsFileBeatsDefault() throws IOException {
+    Path file = write("host: 10.0.0.3\nsystem-port: 9103\nnum-gpu-blocks: 300\nport: 9003\n");
+    Map<String, String> env = Map.of("DYN_TCP_RPC_HOST", "10.0.0.2", "DYN_TCP_RPC_PORT", "9002");
+    Map<String, List<String>> flags =
+        Map.of("host", List.of("10.0.0.1"), "model-name", List.of("m"));
+
+    WorkerConfig config = WorkerConfigLoader.load(flags, env, file);
+
+    assertThat(config.host()).isEqualTo("10.0.0.1");
+    assertThat(config.port()).isEqualTo(9002);
+    assertThat(config.systemPort()).isEqualTo(OptionalInt.of(9103));
+    assertThat(config.engine().numGpuBlocks()).isEqualTo(300);
+    assertThat(config.engine().maxNumSeqs()).isEqualTo(256);
+  }
+
+  @Test
+  void invalidValue_namesSettingSourceAndValidValues() {
+    assertThatThrownBy(
+            () -> WorkerConfigLoader.load(MINIMAL, Map.of("DYN_SYSTEM_PORT", "ninety"), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("'ninety'")
+        .hasMessageContaining("--system-port")
+        .hasMessageContaining("DYN_SYSTEM_PORT")
+        .hasMessageContaining("0 to 65535");
+    for (String[] bad :
+        new String[][] {
+          {"timing-model", "exact"},
+          {"ttft-ms", "-1"},
+          {"speedup-ratio", "0"},
+          {"max-num-seqs", "0"},
+          {"watermark", "1"},
+          {"num-gpu-blocks", "0"},
+          {"kv-cache-block-size", "2048"},
+          {"data-parallel-size", "257"},
+          {"vllm-encoding", "json"},
+          {"kv-events-drop-rate", "1"},
+          {"kv-events-format", "json"},
+          {"worker-id", "07"},
+          {"namespace", "a.b"},
+        }) {
+      assertThatThrownBy(() -> load(minimalAnd(bad[0], bad[1])))
+          .as(bad[0])
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("Invalid value '" + bad[1] + "' for --" + bad[0]);
+    }
+  }
+
+  @Test
+  void portAndModelName_areRequired() {
+    assertThatThrownBy(() -> load(Map.of("model-name", List.of("m"))))
+        .hasMessage("--port is required (or set DYN_TCP_RPC_PORT)");
+    assertThatThrownBy(() -> load(Map.of("port", List.of("0"))))
+        .hasMessage("--model-name is required");
+  }
+
+  @Test
+  void speedupRatio_choosesTheMockerTimingModel_unlessFixedIsAskedFor() {
+    SimulatedEngineConfig timed = load(minimalAnd("speedup-ratio", "4")).engine();
+    assertThat(timed.timing()).isEqualTo(EngineTiming.MOCKER);
+    assertThat(timed.speedupRatio()).isEqualTo(4.0);
+    assertThat(load(minimalAnd("speedup-ratio", "4", "timing-model", "fixed")).engine().timing())
+        .isEqualTo(EngineTiming.FIXED);
+    assertThat(load(minimalAnd("timing-model", "mocker")).engine().speedupRatio()).isEqualTo(1.0);
+  }
+
+  @Test
+  void natsPlane_carriesDynamosFormat_withDynamosVariables() {
+    WorkerEventsConfig events =
+        WorkerConfigLoader.load(
+                minimalAnd("worker-id", "18446744073709551615"),
+                Map.of(
+                    "DYN_EVENT_PLANE", "nats",
+                    "NATS_SERVER", "nats://10.0.0.9:4222",
+                    "DYN_NAMESPACE", "prod",
+                    "DYN_COMPONENT", "decode",
+                    "DYN_DURABLE_KV_EVENTS", "true"),
+                null)
+            .events();
+    assertThat(events)
+        .isEqualTo(
+            new WorkerEventsConfig(
+                EventPlaneKind.NATS,
+                KvEventsFormat.DYNAMO,
+                OptionalInt.empty(),
+                OptionalInt.empty(),
+                OptionalInt.empty(),
+                KvEventsEncoding.MAP,
+                0,
+                "nats://10.0.0.9:4222",
+                "prod",
+                "decode",
+                true,
+                "18446744073709551615"));
+  }
+
+  @Test
+  void eventSettings_thatDoNotFitTogether_areRejected() {
+    for (var bad :
+        Map.of(
+                List.of("kv-replay-port", "5558"),
+                "--kv-replay-port needs --kv-events-port",
+                List.of("data-parallel-size", "2", "kv-events-port", "0"),
+                "--data-parallel-size above 1 needs fixed --kv-events-port and --kv-replay-port",
+                List.of("data-parallel-size", "3", "kv-events-port", "65534"),
+                "--kv-events-port + --data-parallel-size - 1 is above 65535",
+                List.of("kv-events-format", "dynamo"),
+                "--kv-events-format dynamo on --event-plane zmq needs --kv-events-port",
+                List.of("kv-events-format", "dynamo", "kv-events-port", "0", "kv-replay-port", "0"),
+                "--kv-replay-port is vLLM's replay socket",
+                List.of("kv-events-port", "0", "kv-metrics-port", "0"),
+                "--kv-metrics-port is for --kv-events-format dynamo on --event-plane zmq",
+                List.of("event-plane", "nats", "kv-events-format", "vllm"),
+                "--event-plane nats carries --kv-events-format dynamo, not vllm",
+                List.of("event-plane", "nats", "kv-events-port", "5557"),
+                "--kv-events-port and --kv-replay-port are for --event-plane zmq",
+                List.of("durable-kv-events", "true"),
+                "--durable-kv-events needs --event-plane nats")
+            .entrySet()) {
+      assertThatThrownBy(() -> load(minimalAnd(bad.getKey().toArray(String[]::new))))
+          .as(bad.getKey().toString())
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining(bad.getValue());
+    }
+    WorkerEventsConfig dynamoOnZmq =
+        load(minimalAnd("kv-events-format", "dynamo", "kv-events-port", "5557")).events();
+    assertThat(dynamoOnZmq.dynamoOnZmq()).isTrue();
+    assertThat(load(minimalAnd("data-parallel-size", "3", "kv-events-port", "65533")).events())
+        .extracting(WorkerEventsConfig::kvEventsPort)
+        .isEqualTo(OptionalInt.of(65533));
+  }
+
+  @Test
+  void maxMessageSize_isTheRoutersSetting() {
+    WorkerConfig config =
+        WorkerConfigLoader.load(MINIMAL, Map.of("DYN_TCP_MAX_MESSAGE_SIZE", "4096"), null);
+    assertThat(config.tcp().maxMessageSize()).isEqualTo(4096);
+    assertThatThrownBy(
+            () -> WorkerConfigLoader.load(MINIMAL, Map.of("DYN_TCP_MAX_MESSAGE_SIZE", "12"), null))
+        .hasMessageContaining("DYN_TCP_MAX_MESSAGE_SIZE");
+  }
+
+  @Test
+  void routerOnlyKey_inTheFile_isRejected() throws IOException {
+    Path file = write("port: 1\nmodel-name: m\nrouter-mode: kv\n");
+    assertThatThrownBy(() -> WorkerConfigLoader.load(Map.of(), Map.of(), file))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("Unknown key 'router-mode'");
+  }
+
+  /** config/worker.yaml documents every setting, and its example values are all valid. */
+  @Test
+  void exampleFile_documentsEverySettingWithValidValues() throws IOException {
+    List<String> lines = Files.readAllLines(ExampleFiles.of("worker.yaml"));
+    for (Setting<?> setting : WorkerSettings.ALL) {
+      assertThat(lines).as(setting.name()).anyMatch(l -> l.startsWith("# " + setting.name() + ":"));
+    }
+    List<String> examples =
+        lines.stream()
+            .filter(l -> l.matches("^# [a-z-]+:.*$"))
+            .map(l -> l.substring(2))
+            .collect(Collectors.toList());
+    for (String example : examples) {
+      String name = example.substring(0, example.indexOf(':'));
+      Setting<?> setting =
+          WorkerSettings.ALL.stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
+      setting.parse(example.substring(name.length() + 1));
+    }
+    Path model = Files.createDirectory(dir.resolve("model"));
+    String file =
+        examples.stream()
+            .map(l -> l.startsWith("model-path:") ? "model-path: " + model : l)
+            // Dynamo's load publisher is for Dynamo's format, whose recovery needs no replay socket
+            .filter(l -> !l.startsWith("kv-metrics-port:"))
+            .collect(Collectors.joining("\n"));
+    WorkerConfig config = WorkerConfigLoader.load(Map.of(), Map.of(), write(file));
+    assertThat(config.port()).isEqualTo(9001);
+    assertThat(config.engine().timing()).isEqualTo(EngineTiming.MOCKER);
+    assertThat(config.events().kvReplayPort()).hasValue(5558);
+    assertThat(config.events().workerId()).isEqualTo("1");
+  }
+
+  private Path write(String yaml) throws IOException {
+    return Files.writeString(Files.createTempFile(dir, "worker", ".yaml"), yaml);
+  }
+}
