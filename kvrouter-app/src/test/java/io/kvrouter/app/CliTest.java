@@ -76,6 +76,7 @@ class CliTest {
     for (RouterMode mode : RouterMode.values()) {
       assertThat(router).contains(mode.configName() + ": " + mode.description());
     }
+    assertThat(err.toString()).as("picocli formats every description").isEmpty();
   }
 
   /** The README's --router-mode row names the policies simulate --policy takes, in its order. */

@@ -27,7 +27,7 @@ public enum RouterMode implements Named {
   SGLANG(
       "sglang",
       "SGLang's cache-aware policy: the worker the longest prefix of the prompt was sent to"
-          + " before, when it covers more than 30% of the prompt and loads are balanced, else the"
+          + " before, when it covers more than 0.3 of the prompt and loads are balanced, else the"
           + " least loaded");
 
   private final String configName;
