@@ -301,7 +301,7 @@ public final class RouterApplication {
     return router.workers();
   }
 
-  /** The KV index as events that rebuild it; empty outside kv mode. */
+  /** The KV index as events that rebuild it; empty outside the kv and approx modes. */
   Optional<CompletionStage<List<RouterEvent>>> dumpKvIndex() {
     return router.dumpKvIndex();
   }

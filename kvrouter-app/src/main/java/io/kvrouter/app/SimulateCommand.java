@@ -1,7 +1,9 @@
 package io.kvrouter.app;
 
+import io.kvrouter.config.KvCost;
+import io.kvrouter.config.RouterMode;
+import io.kvrouter.config.Settings;
 import io.kvrouter.protocol.hash.BlockHasher;
-import io.kvrouter.routing.RankPolicies;
 import io.kvrouter.tools.replay.Simulation;
 import io.kvrouter.tools.replay.SimulationSettings;
 import io.kvrouter.tools.report.ConsoleTable;
@@ -18,6 +20,8 @@ import io.kvrouter.worker.engine.TimingModel;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -42,6 +46,9 @@ import picocli.CommandLine.Spec;
       "The same trace, settings and seed give the same numbers."
     })
 final class SimulateCommand implements Subcommand {
+  /** The {@code --policy} value that names every policy. */
+  private static final String ALL = "all";
+
   /** Token ids the synthetic prompts are drawn from; any range works for hashing. */
   static final SyntheticTokens TOKENS = new SyntheticTokens(1_000, 100_000);
 
@@ -67,10 +74,20 @@ final class SimulateCommand implements Subcommand {
       names = "--policy",
       paramLabel = "NAME[,NAME...]",
       split = ",",
+      completionCandidates = PolicyNames.class,
       description =
-          "Policies to compare, in order: kv, dynamo, approx, round-robin, random,"
-              + " least-loaded, power-of-two, sglang, or all. Default: all.")
+          "Policies to compare, in order, by the names the router's --router-mode takes:"
+              + " ${COMPLETION-CANDIDATES}. Default: all.")
   List<String> policies = List.of("all");
+
+  @Option(
+      names = "--router-kv-cost",
+      paramLabel = "COST",
+      completionCandidates = KvCostNames.class,
+      description =
+          "The cost the kv and approx policies minimise, as the router's --router-kv-cost:"
+              + " ${COMPLETION-CANDIDATES}. Default: dynamo.")
+  String kvCost = "dynamo";
 
   @Option(
       names = "--block-size",
@@ -156,11 +173,11 @@ final class SimulateCommand implements Subcommand {
   }
 
   private OptionalInt run(PrintWriter stdout, PrintWriter stderr) {
-    List<String> names;
+    List<RouterMode> modes;
     SimulationSettings settings;
     List<TraceRequest> requests;
     try {
-      names = policyNames();
+      modes = policies();
       if (!(timelineIntervalS > 0)) {
         throw new IllegalArgumentException(
             "--timeline-interval-s must be > 0 seconds: " + timelineIntervalS);
@@ -175,7 +192,8 @@ final class SimulateCommand implements Subcommand {
               watermark,
               new TimingModel(speedupRatio));
       settings =
-          new SimulationSettings(workers, engine, eventDelayMs, seed, timelineIntervalS * 1000);
+          new SimulationSettings(
+              workers, engine, eventDelayMs, seed, timelineIntervalS * 1000, kvCost());
       requests = MooncakeTrace.scaleRate(MooncakeTrace.read(trace), requestRateScale);
       if (durationS != null) {
         requests = MooncakeTrace.firstSeconds(requests, durationS);
@@ -191,11 +209,11 @@ final class SimulateCommand implements Subcommand {
     }
     Simulation simulation = new Simulation(settings, requests, prompts);
     List<PolicyRun> runs = new ArrayList<>();
-    for (String name : names) {
-      ProgressBar bar = ProgressBar.onStandardError(name, requests.size(), "requests");
+    for (RouterMode mode : modes) {
+      ProgressBar bar = ProgressBar.onStandardError(mode.configName(), requests.size(), "requests");
       PolicyRun result;
       try {
-        result = simulation.run(name, bar::update);
+        result = simulation.run(mode, bar::update);
       } catch (RequestTooLargeException e) {
         bar.finish();
         stderr.println("error: " + e.getMessage() + "; raise --num-gpu-blocks");
@@ -219,24 +237,55 @@ final class SimulateCommand implements Subcommand {
     return OptionalInt.of(0);
   }
 
-  private List<String> policyNames() {
-    List<String> names = new ArrayList<>();
+  private List<RouterMode> policies() {
+    List<RouterMode> modes = new ArrayList<>();
     for (String name : policies) {
       String trimmed = name.trim();
-      if (trimmed.equals("all")) {
-        names.addAll(RankPolicies.NAMES);
-      } else if (RankPolicies.NAMES.contains(trimmed)) {
-        names.add(trimmed);
+      if (trimmed.equals(ALL)) {
+        modes.addAll(List.of(RouterMode.values()));
       } else {
-        throw new IllegalArgumentException(
-            "--policy: unknown policy '"
-                + trimmed
-                + "'; valid: "
-                + String.join(", ", RankPolicies.NAMES)
-                + ", all");
+        modes.add(
+            RouterMode.named(trimmed)
+                .orElseThrow(
+                    () ->
+                        new IllegalArgumentException(
+                            "--policy: unknown policy '"
+                                + trimmed
+                                + "'; valid: "
+                                + String.join(", ", new PolicyNames()))));
       }
     }
-    return names.stream().distinct().toList();
+    return modes.stream().distinct().toList();
+  }
+
+  private KvCost kvCost() {
+    try {
+      return Settings.ROUTER_KV_COST.parse(kvCost);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "--router-kv-cost: unknown cost '"
+              + kvCost
+              + "'; valid: "
+              + String.join(", ", new KvCostNames()));
+    }
+  }
+
+  /** Every value of {@code --policy}: the router's modes, then {@code all}. */
+  static final class PolicyNames implements Iterable<String> {
+    @Override
+    public Iterator<String> iterator() {
+      List<String> names = new ArrayList<>(RouterMode.names());
+      names.add(ALL);
+      return names.iterator();
+    }
+  }
+
+  /** Every value of {@code --router-kv-cost}. */
+  static final class KvCostNames implements Iterable<String> {
+    @Override
+    public Iterator<String> iterator() {
+      return Arrays.stream(KvCost.values()).map(KvCost::configName).iterator();
+    }
   }
 
   private Map<String, String> describe(List<TraceRequest> requests) {
@@ -255,6 +304,7 @@ final class SimulateCommand implements Subcommand {
     s.put("request rate scale", Double.toString(requestRateScale));
     s.put("duration", durationS == null ? "whole trace" : durationS + " s");
     s.put("event delay", String.format(Locale.ROOT, "%.1f ms", eventDelayMs));
+    s.put("KV cost of kv and approx", kvCost);
     s.put("timeline interval", timelineIntervalS + " s");
     s.put("seed", Long.toString(seed));
     return s;

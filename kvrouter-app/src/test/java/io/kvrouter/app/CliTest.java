@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvrouter.config.ConfigLoader;
 import io.kvrouter.config.EngineTiming;
 import io.kvrouter.config.RouterConfig;
+import io.kvrouter.config.RouterMode;
 import io.kvrouter.config.Setting;
 import io.kvrouter.config.Settings;
 import io.kvrouter.config.SimulatedEngineConfig;
@@ -69,7 +70,38 @@ class CliTest {
     assertThat(err.toString())
         .contains("--router-mode")
         .contains("'sticky'")
-        .contains("round-robin, random, kv");
+        .contains("kv, approx, round-robin, random, least-loaded, power-of-two, sglang");
+  }
+
+  @Test
+  void help_ofTheRouterAndOfSimulate_listEveryPolicyAndWhatItDoes() {
+    assertThat(run(Map.of(), "--help")).hasValue(0);
+    String router = out.toString().replaceAll("\\s+", " ");
+    out.getBuffer().setLength(0);
+    assertThat(run(Map.of(), "simulate", "--help")).hasValue(0);
+    String simulate = out.toString().replaceAll("\\s+", " ");
+    String names = String.join(", ", RouterMode.names());
+    assertThat(router).contains("one of: " + names);
+    assertThat(simulate).contains(names + ", all").contains("--router-kv-cost");
+    for (RouterMode mode : RouterMode.values()) {
+      assertThat(router).contains(mode.configName() + ": " + mode.description());
+    }
+    assertThat(err.toString()).as("picocli formats every description").isEmpty();
+  }
+
+  /** The README's --router-mode row names the policies simulate --policy takes, in its order. */
+  @Test
+  void readme_listsEveryRouterModeInItsConfigurationTable() throws IOException {
+    Path dir = Path.of("").toAbsolutePath();
+    while (!Files.exists(dir.resolve("README.md"))) {
+      dir = dir.getParent();
+    }
+    String row =
+        Files.readAllLines(dir.resolve("README.md")).stream()
+            .filter(line -> line.startsWith("| `--router-mode`"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(row).contains(String.join(", ", RouterMode.names()));
   }
 
   @Test

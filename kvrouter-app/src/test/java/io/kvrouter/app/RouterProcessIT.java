@@ -105,6 +105,6 @@ class RouterProcessIT {
     assertThat(Files.readString(output))
         .contains("--router-mode")
         .contains("'sticky'")
-        .contains("round-robin, random, kv");
+        .contains("kv, approx, round-robin, random, least-loaded, power-of-two, sglang");
   }
 }

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvrouter.config.ConfigLoader;
+import io.kvrouter.config.RouterConfig;
+import io.kvrouter.config.RouterMode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -13,8 +16,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** {@code router.jar simulate} through the command line, on a small hand-made trace. */
 class SimulateCommandTest {
@@ -97,6 +103,54 @@ class SimulateCommandTest {
     assertThat(err.toString()).contains("unknown policy 'best'").contains("sglang");
   }
 
+  /** One list of names: each policy is a --router-mode of the router and a simulate --policy. */
+  @ParameterizedTest
+  @EnumSource(RouterMode.class)
+  void everyPolicyIsBothARouterModeAndASimulatedPolicy(RouterMode mode) throws IOException {
+    RouterConfig config =
+        ConfigLoader.load(
+            Map.of("mock-workers", List.of("1"), "router-mode", List.of(mode.configName())),
+            Map.of(),
+            null);
+    assertThat(config.routerMode()).isEqualTo(mode);
+
+    assertThat(simulateOnTwoWorkers("--policy", mode.configName())).as(err.toString()).hasValue(0);
+    assertThat(out.toString().split("\n")[2]).startsWith(mode.configName() + " ");
+  }
+
+  @Test
+  void theKvCostIsTheRoutersOption() throws IOException {
+    assertThat(simulateOnTwoWorkers("--policy", "kv")).hasValue(0);
+    String byDefault = out.toString();
+    out.getBuffer().setLength(0);
+    assertThat(simulateOnTwoWorkers("--policy", "kv", "--router-kv-cost", "dynamo")).hasValue(0);
+    assertThat(out.toString()).as("dynamo is the default").isEqualTo(byDefault);
+    out.getBuffer().setLength(0);
+    assertThat(simulateOnTwoWorkers("--policy", "kv", "--router-kv-cost", "predicted-ttft"))
+        .hasValue(0);
+    assertThat(out.toString().split("\n")[2]).startsWith("kv ");
+
+    assertThat(simulateOnTwoWorkers("--policy", "kv", "--router-kv-cost", "cheapest"))
+        .hasValue(Cli.USAGE_ERROR);
+    assertThat(err.toString())
+        .contains("unknown cost 'cheapest'")
+        .contains("dynamo, predicted-ttft");
+  }
+
+  @Test
+  void theOldSimulatorOnlyNameDynamoIsNoPolicy() throws IOException {
+    assertThat(simulateOnTwoWorkers("--policy", "dynamo")).hasValue(Cli.USAGE_ERROR);
+    assertThat(err.toString())
+        .contains("unknown policy 'dynamo'")
+        .contains("kv, approx, round-robin, random, least-loaded, power-of-two, sglang, all");
+  }
+
+  /** {@code simulate} of the {@link #trace} on two workers, with {@code options}. */
+  private OptionalInt simulateOnTwoWorkers(String... options) throws IOException {
+    String[] common = {"simulate", "--trace", trace().toString(), "--workers", "2"};
+    return run(Stream.concat(Stream.of(common), Stream.of(options)).toArray(String[]::new));
+  }
+
   @Test
   void aMissingTraceIsAUsageError() {
     assertThat(run("simulate", "--trace", dir.resolve("none.jsonl").toString(), "--workers", "2"))
@@ -118,17 +172,7 @@ class SimulateCommandTest {
 
   @Test
   void aRequestLargerThanTheCacheIsRefusedWithWhatToChange() throws IOException {
-    assertThat(
-            run(
-                "simulate",
-                "--trace",
-                trace().toString(),
-                "--workers",
-                "2",
-                "--num-gpu-blocks",
-                "4",
-                "--policy",
-                "kv"))
+    assertThat(simulateOnTwoWorkers("--num-gpu-blocks", "4", "--policy", "kv"))
         .hasValue(Cli.USAGE_ERROR);
     assertThat(err.toString()).contains("KV blocks").contains("--num-gpu-blocks");
   }

@@ -142,11 +142,12 @@ public final class ConfigLoader {
   private KvRouterConfig kvRouter(RouterMode mode) {
     Double decodeBlocks = value(ACTIVE_DECODE_BLOCKS_THRESHOLD);
     Long prefillTokens = value(ACTIVE_PREFILL_TOKENS_THRESHOLD);
-    if (mode != RouterMode.KV && (decodeBlocks != null || prefillTokens != null)) {
+    if (!mode.usesKvCost() && (decodeBlocks != null || prefillTokens != null)) {
       throw new ConfigException(
           (decodeBlocks != null ? ACTIVE_DECODE_BLOCKS_THRESHOLD : ACTIVE_PREFILL_TOKENS_THRESHOLD)
                   .flag()
-              + " needs --router-mode kv: only the KV router predicts each worker's load");
+              + " needs --router-mode kv or approx: only the KV router predicts each worker's"
+              + " load");
     }
     return new KvRouterConfig(
         value(KV_EVENTS),

@@ -59,9 +59,10 @@ public final class Settings {
           "router-mode",
           "DYN_ROUTER_MODE",
           "MODE",
-          "How a worker is picked for each request: round-robin and random spread requests;"
-              + " kv sends each to the worker that already caches most of its prompt, weighed"
-              + " against that worker's load (Dynamo's cost function).",
+          "How a worker is picked for each request (router.jar simulate --policy compares the"
+              + " same policies). "
+              + RouterMode.describeAll()
+              + ".",
           "round-robin",
           Parsers.oneOf(RouterMode.class),
           false,
@@ -72,12 +73,12 @@ public final class Settings {
           "router-kv-cost",
           null,
           "COST",
-          "kv mode: the cost the router minimises. dynamo is Dynamo's (prefill blocks weighted by"
-              + " --kv-overlap-score-weight, plus active blocks); predicted-ttft predicts each"
-              + " worker's time to first token from the prompt tokens queued there and the"
-              + " request's uncached ones, plus the delay its recomputation imposes on later"
-              + " requests (ahead of dynamo on the Mooncake trace: docs/benchmarks.md); it does not"
-              + " use --kv-overlap-score-weight.",
+          "kv and approx modes: the cost the router minimises (router.jar simulate takes it"
+              + " too). dynamo is Dynamo's (prefill blocks weighted by --kv-overlap-score-weight,"
+              + " plus active blocks); predicted-ttft predicts each worker's time to first token"
+              + " from the prompt tokens queued there and the request's uncached ones, plus the"
+              + " delay its recomputation imposes on later requests (ahead of dynamo on the"
+              + " Mooncake trace: docs/benchmarks.md); it does not use --kv-overlap-score-weight.",
           "dynamo",
           Parsers.oneOf(KvCost.class),
           false,

@@ -1,7 +1,6 @@
 package io.kvrouter.routing;
 
 import io.kvrouter.protocol.EngineOutput;
-import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerStreamException;
 import java.util.Set;
@@ -16,8 +15,7 @@ import java.util.Set;
  */
 final class FailoverStream implements ResponseStream, ResponseStream.Subscriber {
   private final PushRouter router;
-  private final String requestId;
-  private final PreprocessedRequest request;
+  private final PushRouter.Routing routing;
   private final Set<String> tried;
 
   private PushRouter.Attempt current;
@@ -27,14 +25,9 @@ final class FailoverStream implements ResponseStream, ResponseStream.Subscriber 
   private boolean cancelled;
 
   FailoverStream(
-      PushRouter router,
-      String requestId,
-      PreprocessedRequest request,
-      Set<String> tried,
-      PushRouter.Attempt first) {
+      PushRouter router, PushRouter.Routing routing, Set<String> tried, PushRouter.Attempt first) {
     this.router = router;
-    this.requestId = requestId;
-    this.request = request;
+    this.routing = routing;
     this.tried = tried;
     this.current = first;
   }
@@ -126,7 +119,7 @@ final class FailoverStream implements ResponseStream, ResponseStream.Subscriber 
     }
     router.workerFault(failed.worker(), error);
     router
-        .dispatch(requestId, request, tried, error)
+        .dispatch(routing, tried, error)
         .onComplete(
             ar -> {
               if (ar.failed()) {

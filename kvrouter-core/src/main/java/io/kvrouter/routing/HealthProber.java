@@ -31,7 +31,7 @@ final class HealthProber {
   /** Marks {@code worker} unhealthy and starts probing it, unless it already is. */
   void markUnhealthy(WorkerState worker, Throwable cause) {
     if (worker.healthy.compareAndSet(true, false)) {
-      log.warn("worker {} marked unhealthy: {}", worker.id(), cause.getMessage());
+      log.warn("worker {} marked unhealthy: {}", worker.workerId(), cause.getMessage());
       schedule(worker, 0);
     }
   }
@@ -63,7 +63,7 @@ final class HealthProber {
             ar -> {
               if (ar.succeeded()) {
                 worker.healthy.set(true);
-                log.info("worker {} is healthy again", worker.id());
+                log.info("worker {} is healthy again", worker.workerId());
               } else {
                 schedule(worker, failures + 1);
               }

@@ -1,50 +1,55 @@
 package io.kvrouter.routing;
 
-import io.kvrouter.protocol.WorkerRank;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
-/** Requests in flight per rank, as the router counts them: from routing to end. */
+/**
+ * Requests in flight per worker, as a policy counts them: from its booking to its release.
+ * Thread-safe and lock-free; a count read while other threads book and release is that worker's
+ * count at some instant.
+ */
 final class InFlight {
-  private final List<WorkerRank> ranks;
-  private final int[] counts;
-  private final Map<String, Integer> rankOf = new HashMap<>();
+  private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
 
-  InFlight(List<WorkerRank> ranks) {
-    this.ranks = List.copyOf(ranks);
-    this.counts = new int[ranks.size()];
+  /** The requests in flight on {@code worker}. */
+  int count(RouteCandidate worker) {
+    AtomicInteger count = counts.get(worker.workerId());
+    return count == null ? 0 : count.get();
   }
 
-  List<WorkerRank> ranks() {
-    return ranks;
-  }
-
-  int count(int rank) {
-    return counts[rank];
-  }
-
-  /** The rank with the fewest requests in flight; the first such. */
-  int leastLoaded() {
+  /** The index of the candidate with the fewest requests in flight; the first such. */
+  int leastLoaded(List<? extends RouteCandidate> candidates) {
     int best = 0;
-    for (int i = 1; i < counts.length; i++) {
-      if (counts[i] < counts[best]) {
+    int bestCount = count(candidates.get(0));
+    for (int i = 1; i < candidates.size(); i++) {
+      int count = count(candidates.get(i));
+      if (count < bestCount) {
         best = i;
+        bestCount = count;
       }
     }
     return best;
   }
 
-  WorkerRank book(String requestId, int rank) {
-    counts[rank]++;
-    rankOf.put(requestId, rank);
-    return ranks.get(rank);
+  /** Counts one more request on {@code workerId} until the booking is released. */
+  RoutingPolicy.Booking book(String workerId) {
+    AtomicInteger count = counts.computeIfAbsent(workerId, id -> new AtomicInteger());
+    count.incrementAndGet();
+    return new RoutingPolicy.Booking() {
+      @Override
+      public void firstOutput() {}
+
+      @Override
+      public void release() {
+        count.decrementAndGet();
+      }
+    };
   }
 
-  void finished(String requestId) {
-    Integer rank = rankOf.remove(requestId);
-    if (rank != null) {
-      counts[rank]--;
-    }
+  /** Requests in flight over all workers. */
+  int total() {
+    return counts.values().stream().mapToInt(AtomicInteger::get).sum();
   }
 }

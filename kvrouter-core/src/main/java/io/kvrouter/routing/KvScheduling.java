@@ -1,6 +1,7 @@
 package io.kvrouter.routing;
 
 import io.kvrouter.config.KvCost;
+import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.protocol.OverlapScores;
 import io.kvrouter.protocol.WorkerCost;
 import io.kvrouter.protocol.WorkerRank;
@@ -18,7 +19,7 @@ import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
 /**
- * The KV router's decision, shared by {@code --router-mode kv} and the simulator's KV policies: the
+ * The KV router's decision, behind {@link KvPolicy} in the live router and the simulator alike: the
  * index of what each rank caches (fed by KV events, or, in approximate mode, by {@link #book}
  * through an {@link ApproximateIndex}), the cost function, and the books of requests in flight.
  * Scoring books nothing; {@link #book} records the chosen rank.
@@ -37,7 +38,7 @@ final class KvScheduling {
    *     follows events
    * @param nanoClock the clock of the TTL and of the books' request ages
    */
-  KvScheduling(
+  private KvScheduling(
       KvIndexer indexer,
       ApproximateIndex.Settings approximate,
       KvSelector costs,
@@ -49,31 +50,56 @@ final class KvScheduling {
     this.active = ActiveSequences.create(nanoClock);
   }
 
-  /** The cost function {@code cost} names, over {@code settings}. */
-  static KvSelector selector(
-      KvCost cost, ScheduleSettings settings, TtftModel model, DoubleSupplier uniform) {
-    return cost == KvCost.PREDICTED_TTFT
-        ? KvSelector.predictedTtft(settings, model, uniform)
-        : KvSelector.create(settings, uniform);
+  /**
+   * The scheduling {@code settings} describe, over {@code indexer}.
+   *
+   * @param approximate learn from decisions (with the TTL and sizes of {@code settings.kv()})
+   *     instead of following KV events
+   */
+  static KvScheduling of(PolicySettings settings, KvIndexer indexer, boolean approximate) {
+    KvRouterConfig kv = settings.kv();
+    ScheduleSettings schedule =
+        new ScheduleSettings(
+            kv.overlapScoreWeight(),
+            kv.temperature(),
+            settings.blockSize(),
+            kv.activeDecodeBlocksThreshold(),
+            kv.activePrefillTokensThreshold());
+    DoubleSupplier uniform = settings.random()::nextDouble;
+    KvSelector costs =
+        kv.cost() == KvCost.PREDICTED_TTFT
+            ? KvSelector.predictedTtft(
+                schedule, TtftModel.MOCKER.withChunkTokens(settings.prefillChunkTokens()), uniform)
+            : KvSelector.create(schedule, uniform);
+    return new KvScheduling(
+        indexer,
+        approximate
+            ? new ApproximateIndex.Settings(kv.ttl(), kv.maxTreeSize(), kv.pruneTargetRatio())
+            : null,
+        costs,
+        settings.ticker()::nanos);
   }
 
-  /** Costs every candidate for a prompt of {@code inputTokens} tokens with these block hashes. */
-  Selection score(
-      int inputTokens, long[] localHashes, long[] sequenceHashes, List<Candidate> candidates) {
+  /** Costs every candidate rank for {@code prompt}. */
+  Selection score(Prompt prompt, List<Candidate> candidates) {
     // Ties go to the rank caching the fewest blocks; counting every rank's blocks, not only
     // those of the ranks that matched this prompt, spreads unrelated prompts over idle workers.
     OverlapScores overlaps =
-        new OverlapScores(indexer.findMatches(localHashes).overlapBlocks(), indexer.cachedBlocks());
+        new OverlapScores(
+            indexer.findMatches(prompt.localHashes()).overlapBlocks(), indexer.cachedBlocks());
     return costs.select(
-        new ScheduleRequest(inputTokens, sequenceHashes), overlaps, candidates, active);
+        new ScheduleRequest(prompt.inputTokens(), prompt.sequenceHashes()),
+        overlaps,
+        candidates,
+        active);
   }
 
   /** Books {@code requestId} on the rank {@code chosen} names, and teaches the learned index. */
-  void book(String requestId, WorkerCost chosen, long[] localHashes, long[] sequenceHashes) {
+  void book(String requestId, WorkerCost chosen, Prompt prompt) {
     WorkerRank rank = chosen.worker();
-    active.add(requestId, rank, sequenceHashes, chosen.newPrefillTokens());
+    active.add(requestId, rank, prompt.sequenceHashes(), chosen.newPrefillTokens());
     if (learned != null) {
-      learned.routed(rank, localHashes, sequenceHashes);
+      learned.routed(rank, prompt.localHashes(), prompt.sequenceHashes());
     }
   }
 }

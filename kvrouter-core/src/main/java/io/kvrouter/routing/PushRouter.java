@@ -12,8 +12,8 @@ import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.protocol.WorkerUnavailableException;
+import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.routing.index.KvEventSink;
-import io.kvrouter.routing.index.KvIndexer;
 import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -22,70 +22,92 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
- * Forwards each request to a worker chosen by a {@link WorkerSelector} among the healthy ones. A
+ * Forwards each request to a worker chosen by a {@link RoutingPolicy} among the healthy ones. A
  * worker that does not take a request is passed over for the next healthy one, until every worker
  * has been tried once. Only a worker fault (unreachable, connection lost, no answer) takes the
  * worker out of rotation until the {@link HealthProber} finds it back; a worker that merely refused
  * this request (overloaded, or its engine rejected it) stays in.
  *
- * <p>Each attempt holds the selector's {@link WorkerSelector.Booking} from the choice until the
- * request ends on that worker: released at once when the send fails, else when the stream ends.
+ * <p>Each attempt holds the policy's {@link RoutingPolicy.Booking} from the choice until the
+ * request ends on that worker: released at once when the send fails, else when the stream ends. The
+ * prompt is hashed once per request, and only if the policy looks at its blocks.
  */
 final class PushRouter implements Router {
   private final List<WorkerState> workers;
   private final RequestPlane plane;
-  private final WorkerSelector selector;
+  private final RoutingPolicy policy;
+  private final BlockHasher hasher;
   private final HealthProber prober;
-  private final Counter routed;
-  private final Counter busy;
+  private final Counter routedDecisions;
+  private final Counter busyDecisions;
 
+  /**
+   * @param hasher hashes the prompts' blocks for the policy
+   */
   PushRouter(
       List<WorkerState> workers,
       RequestPlane plane,
-      WorkerSelector selector,
+      RoutingPolicy policy,
+      BlockHasher hasher,
       HealthProber prober,
       MeterRegistry meters) {
     this.workers = List.copyOf(workers);
     this.plane = plane;
-    this.selector = selector;
+    this.policy = policy;
+    this.hasher = hasher;
     this.prober = prober;
-    this.routed = decisions(meters, "routed");
-    this.busy = decisions(meters, "busy");
+    this.routedDecisions = decisions(meters, "routed");
+    this.busyDecisions = decisions(meters, "busy");
   }
 
   private Counter decisions(MeterRegistry meters, String outcome) {
     return Counter.builder(MetricNames.ROUTING_DECISIONS)
         .description("Routing decisions by router mode and outcome")
-        .tag(MetricNames.TAG_ROUTER_MODE, selector.mode())
+        .tag(MetricNames.TAG_ROUTER_MODE, policy.mode().configName())
         .tag(MetricNames.TAG_OUTCOME, outcome)
         .register(meters);
   }
 
   @Override
   public Future<ResponseStream> generate(String requestId, PreprocessedRequest request) {
+    Routing routing = new Routing(requestId, request, Prompt.ofTokens(request.tokenIds(), hasher));
     Set<String> tried = new HashSet<>();
-    return dispatch(requestId, request, tried, null)
-        .map(attempt -> new FailoverStream(this, requestId, request, tried, attempt));
+    return dispatch(routing, tried, null)
+        .map(attempt -> new FailoverStream(this, routing, tried, attempt));
+  }
+
+  /** A request being routed: its id, what the worker receives, and its prompt for the policy. */
+  record Routing(String requestId, PreprocessedRequest request, Prompt prompt) {}
+
+  /**
+   * A worker chosen for one request, and the booking to keep until the request ends there; {@code
+   * dpRank} is the data-parallel rank chosen too, empty when the worker chooses.
+   */
+  record Route(WorkerState worker, RoutingPolicy.Booking booking, OptionalInt dpRank) {
+    /** {@code request} as the worker must receive it: for the chosen rank, if one was chosen. */
+    PreprocessedRequest requestFor(PreprocessedRequest request) {
+      return dpRank.isPresent() ? request.withDpRank(dpRank.getAsInt()) : request;
+    }
   }
 
   /** One accepted send: the route taken and the worker's response stream. */
-  record Attempt(WorkerSelector.Route route, ResponseStream stream) {
+  record Attempt(Route route, ResponseStream stream) {
     WorkerState worker() {
       return route.worker();
     }
   }
 
   /** Sends to the next healthy worker not in {@code tried}, moving on when one fails. */
-  Future<Attempt> dispatch(
-      String requestId, PreprocessedRequest request, Set<String> tried, Throwable lastFailure) {
+  Future<Attempt> dispatch(Routing routing, Set<String> tried, Throwable lastFailure) {
     List<WorkerState> candidates = new ArrayList<>(workers.size());
     for (WorkerState worker : workers) {
-      if (worker.healthy.get() && !tried.contains(worker.id())) {
+      if (worker.healthy.get() && !tried.contains(worker.workerId())) {
         candidates.add(worker);
       }
     }
@@ -96,21 +118,26 @@ final class PushRouter implements Router {
               : "No worker could take the request; last failure: " + lastFailure.getMessage();
       return Future.failedFuture(new NoWorkerAvailableException(message));
     }
-    WorkerSelector.Route route;
+    Route route;
     try {
-      route = selector.select(requestId, request, candidates);
+      RoutingPolicy.Choice<WorkerState> choice = policy.choose(routing.prompt(), candidates);
+      route =
+          new Route(
+              choice.worker(),
+              policy.book(routing.requestId(), routing.prompt(), choice),
+              choice.dpRank());
     } catch (AllWorkersBusyException e) {
-      busy.increment();
+      busyDecisions.increment();
       return Future.failedFuture(e);
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
-    routed.increment();
+    routedDecisions.increment();
     WorkerState worker = route.worker();
-    tried.add(worker.id());
+    tried.add(worker.workerId());
     worker.activeRequests.incrementAndGet();
     return plane
-        .send(worker.endpoint, requestId, route.requestFor(request))
+        .send(worker.endpoint, routing.requestId(), route.requestFor(routing.request()))
         .transform(
             ar -> {
               if (ar.succeeded()) {
@@ -121,14 +148,14 @@ final class PushRouter implements Router {
                 if (unavailable.workerFault()) {
                   workerFault(worker, unavailable);
                 }
-                return dispatch(requestId, request, tried, unavailable);
+                return dispatch(routing, tried, unavailable);
               }
               return Future.failedFuture(ar.cause());
             });
   }
 
   /** Called once when the request sent on {@code route} has ended there, however it ended. */
-  void released(WorkerSelector.Route route) {
+  void released(Route route) {
     route.worker().activeRequests.decrementAndGet();
     route.booking().release();
   }
@@ -136,32 +163,30 @@ final class PushRouter implements Router {
   /** {@code worker} failed: out of rotation until probes find it back, its cache presumed lost. */
   void workerFault(WorkerState worker, Throwable cause) {
     prober.markUnhealthy(worker, cause);
-    selector.workerLost(worker);
+    policy.workerLost(worker.workerId());
   }
 
   @Override
   public Optional<RouteExplanation> explain(PreprocessedRequest request) {
     List<WorkerState> healthy = workers.stream().filter(w -> w.healthy.get()).toList();
-    return selector.explain(request, healthy);
+    return policy.explain(Prompt.ofTokens(request.tokenIds(), hasher), healthy);
   }
 
   @Override
   public Optional<KvEventSink> kvEventSink() {
-    return selector.followsKvEvents()
-        ? selector.kvIndex().map(KvEventSink.class::cast)
-        : Optional.empty();
+    return policy.followsKvEvents() ? Optional.of(policy::kvEvent) : Optional.empty();
   }
 
   @Override
   public Optional<CompletionStage<List<RouterEvent>>> dumpKvIndex() {
-    return selector.kvIndex().map(KvIndexer::dump);
+    return policy.dumpKvIndex();
   }
 
   @Override
   public void reportKvEventFeed(WorkerRank rank, Supplier<KvEventFeed> feed) {
     WorkerState worker =
         workers.stream()
-            .filter(w -> w.id().equals(rank.workerId()))
+            .filter(w -> w.workerId().equals(rank.workerId()))
             .findFirst()
             .orElseThrow(() -> new IllegalArgumentException("no worker " + rank.workerId()));
     worker.reportKvEventFeed(rank.dpRank(), feed);
@@ -170,8 +195,8 @@ final class PushRouter implements Router {
   @Override
   public void reportLoad(WorkerLoadReport report) {
     for (WorkerState worker : workers) {
-      if (worker.id().equals(report.rank().workerId())
-          && report.rank().dpRank() < worker.ranks.size()) {
+      if (worker.workerId().equals(report.rank().workerId())
+          && report.rank().dpRank() < worker.ranks().size()) {
         worker.reportLoad(report);
         return;
       }
@@ -180,7 +205,7 @@ final class PushRouter implements Router {
 
   @Override
   public List<WorkerStatus> workers() {
-    return workers.stream().map(w -> w.status(selector.kvView(w))).toList();
+    return workers.stream().map(w -> w.status(policy.kvView(w))).toList();
   }
 
   @Override
@@ -202,6 +227,6 @@ final class PushRouter implements Router {
   @Override
   public void close() {
     prober.close();
-    selector.close();
+    policy.close();
   }
 }

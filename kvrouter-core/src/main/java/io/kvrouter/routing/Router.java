@@ -27,7 +27,7 @@ public interface Router {
 
   /**
    * Why the router would send {@code request} where it would, without sending or booking anything;
-   * empty when the router mode has no costs to show ({@code round-robin}, {@code random}).
+   * empty when the router mode has no costs to show (every mode but {@code kv} and {@code approx}).
    */
   Optional<RouteExplanation> explain(PreprocessedRequest request);
 
@@ -40,7 +40,7 @@ public interface Router {
   /**
    * The KV index's state as events that rebuild it (see {@link
    * io.kvrouter.routing.index.KvIndexer#dump}), after the events given before this call; empty
-   * outside kv mode.
+   * outside the kv and approx modes.
    */
   Optional<CompletionStage<List<RouterEvent>>> dumpKvIndex();
 

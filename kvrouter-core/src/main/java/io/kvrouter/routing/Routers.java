@@ -1,12 +1,15 @@
 package io.kvrouter.routing;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.config.RouterMode;
+import io.kvrouter.protocol.hash.BlockHasher;
+import io.kvrouter.routing.schedule.TtftModel;
 import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import java.util.List;
-import java.util.SplittableRandom;
+import java.util.Random;
 
 /** Creates the router for a {@link RouterMode}. */
 public final class Routers {
@@ -15,8 +18,8 @@ public final class Routers {
   /**
    * A router over {@code workers} in {@code mode}.
    *
-   * @param kv the KV router's settings, used in {@link RouterMode#KV}
-   * @param blockSize tokens per KV block of the workers, used in {@link RouterMode#KV}
+   * @param kv the KV router's settings, used in {@link RouterMode#KV} and {@link RouterMode#APPROX}
+   * @param blockSize tokens per KV block of the workers, as the router hashes prompts
    * @param meters where the router registers its meters
    */
   public static Router create(
@@ -28,12 +31,34 @@ public final class Routers {
       Vertx vertx,
       MeterRegistry meters) {
     List<WorkerState> states = workers.stream().map(WorkerState::new).toList();
-    WorkerSelector selector =
-        switch (mode) {
-          case ROUND_ROBIN -> new RoundRobinSelector();
-          case RANDOM -> new RandomSelector(new SplittableRandom());
-          case KV -> KvWorkerSelector.start(kv, blockSize, states, vertx, meters);
-        };
-    return new PushRouter(states, plane, selector, new HealthProber(vertx, plane), meters);
+    return new PushRouter(
+        states,
+        plane,
+        policy(mode, kv, blockSize, states, vertx, meters),
+        BlockHasher.of(blockSize),
+        new HealthProber(vertx, plane),
+        meters);
+  }
+
+  /**
+   * The live router's policy of {@code mode}: called from every event loop, with the system clock,
+   * randomly seeded; a KV policy's index, timers and meters (gauges for every rank of {@code
+   * workers}) start with it.
+   */
+  static RoutingPolicy policy(
+      RouterMode mode,
+      KvRouterConfig kv,
+      int blockSize,
+      List<? extends RouteCandidate> workers,
+      Vertx vertx,
+      MeterRegistry meters) {
+    PolicySettings settings =
+        new PolicySettings(
+            blockSize, kv, TtftModel.MOCKER.chunkTokens(), new Random(), Ticker.SYSTEM);
+    return RoutingPolicies.create(
+        mode,
+        settings,
+        (kvMode, approximate) ->
+            KvPolicy.start(kvMode, settings, approximate, workers, vertx, meters));
   }
 }

@@ -1,117 +1,142 @@
 package io.kvrouter.routing;
 
-import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.common.Ticker;
+import io.kvrouter.config.RouterMode;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.LongSupplier;
 
 /**
- * SGLang router's {@code cache_aware} policy ({@code reference/vllm-events-and-peers.md} §3) over
- * token blocks instead of characters, with the defaults of its Python launcher:
+ * SGLang router's {@code cache_aware} policy (sgl-project/sglang, {@code
+ * sgl-router/src/policies/cache_aware.rs}) over token blocks instead of characters, with the
+ * defaults of its Python launcher:
  *
  * <ol>
- *   <li>If the ranks are imbalanced, {@code max − min > balance_abs_threshold} (64) and {@code max
- *       > balance_rel_threshold · min} (1.5) in requests in flight, the least loaded rank takes the
- *       request.
- *   <li>Otherwise the prompt is matched against one approximate prefix tree shared by all ranks:
- *       each rank's match is the number of leading prompt blocks routed to it before. If the best
- *       match covers more than {@code cache_threshold} (0.3) of the prompt's tokens, the rank with
- *       that match takes it (the least loaded among equals); else the least loaded rank does.
- *   <li>Either way the prompt's blocks are recorded for the chosen rank. Every {@code
- *       eviction_interval_secs} (120 s) each rank's entries are pruned, least recently used first,
- *       to {@code max_tree_size} (2^26, counted here in tokens).
+ *   <li>If the candidates are imbalanced, {@code max − min > balance_abs_threshold} (64) and {@code
+ *       max > balance_rel_threshold · min} (1.5) in requests in flight, the least loaded one takes
+ *       the request.
+ *   <li>Otherwise the prompt is matched against one approximate prefix tree shared by all workers:
+ *       each worker's match is the number of leading prompt blocks routed to it before. If the best
+ *       match covers more than {@code cache_threshold} (0.3) of the prompt's tokens, the worker
+ *       with that match takes it (the least loaded among equals); else the least loaded one does.
+ *   <li>Either way the prompt's blocks are recorded for the chosen worker when the request is
+ *       booked. Every {@code eviction_interval_secs} (120 s) each worker's entries are pruned,
+ *       least recently used first, to {@code max_tree_size} (2^26, counted here in tokens).
  * </ol>
  *
- * Like SGLang's, the tree never hears from the engines: it believes a rank caches every prompt it
- * was sent until pruning says otherwise.
+ * Like SGLang's, the tree never hears from the engines: it believes a worker caches every prompt it
+ * was sent until pruning says otherwise, or until the worker fails.
+ *
+ * <p>Threads: the tree is read and written in short {@code synchronized} sections (a choice, a
+ * booking's insert, a failed worker's removal); the prompt is hashed before them, and the requests
+ * in flight are counted without a lock.
  */
-final class SglangCacheAwarePolicy implements RankPolicy {
+final class SglangCacheAwarePolicy implements RoutingPolicy {
   static final double CACHE_THRESHOLD = 0.3;
   static final int BALANCE_ABS_THRESHOLD = 64;
   static final double BALANCE_REL_THRESHOLD = 1.5;
   static final long EVICTION_INTERVAL_NANOS = 120_000_000_000L;
   static final long MAX_TREE_TOKENS = 1L << 26;
 
-  private final InFlight inFlight;
+  private final InFlight inFlight = new InFlight();
   private final int blockSize;
-  private final LongSupplier nanoClock;
+  private final Ticker ticker;
   private final long maxTreeBlocks;
 
-  /** Per rank: sequence hash of each prompt block routed to it, least recently used first. */
-  private final List<LinkedHashMap<Long, Boolean>> trees;
+  /** Per worker: sequence hash of each prompt block routed to it, least recently used first. */
+  private final Map<String, LinkedHashMap<Long, Boolean>> trees = new HashMap<>();
 
   private long nextEviction;
 
-  SglangCacheAwarePolicy(List<WorkerRank> ranks, int blockSize, LongSupplier nanoClock) {
-    this.inFlight = new InFlight(ranks);
+  SglangCacheAwarePolicy(int blockSize, Ticker ticker) {
     this.blockSize = blockSize;
-    this.nanoClock = nanoClock;
+    this.ticker = ticker;
     this.maxTreeBlocks = Math.max(1, MAX_TREE_TOKENS / blockSize);
-    this.trees =
-        ranks.stream().map(rank -> new LinkedHashMap<Long, Boolean>(16, 0.75f, true)).toList();
-    this.nextEviction = nanoClock.getAsLong() + EVICTION_INTERVAL_NANOS;
+    this.nextEviction = ticker.nanos() + EVICTION_INTERVAL_NANOS;
   }
 
   @Override
-  public String name() {
-    return "sglang";
+  public RouterMode mode() {
+    return RouterMode.SGLANG;
   }
 
   @Override
-  public WorkerRank route(HashedPrompt prompt) {
-    evictIfDue();
-    int chosen = imbalanced() ? inFlight.leastLoaded() : byCache(prompt);
-    LinkedHashMap<Long, Boolean> tree = trees.get(chosen);
-    for (long block : prompt.sequenceHashes()) {
-      tree.put(block, Boolean.TRUE);
+  public <W extends RouteCandidate> Choice<W> choose(Prompt prompt, List<W> candidates) {
+    long[] blocks = prompt.sequenceHashes();
+    synchronized (this) {
+      evictIfDue();
+      int chosen =
+          imbalanced(candidates)
+              ? inFlight.leastLoaded(candidates)
+              : byCache(prompt.inputTokens(), blocks, candidates);
+      return Choice.of(candidates.get(chosen));
     }
-    return inFlight.book(prompt.requestId(), chosen);
   }
 
   @Override
-  public void finished(String requestId) {
-    inFlight.finished(requestId);
+  public Booking book(String requestId, Prompt prompt, Choice<?> choice) {
+    String workerId = choice.worker().workerId();
+    long[] blocks = prompt.sequenceHashes();
+    synchronized (this) {
+      LinkedHashMap<Long, Boolean> tree =
+          trees.computeIfAbsent(workerId, id -> new LinkedHashMap<>(16, 0.75f, true));
+      for (long block : blocks) {
+        tree.put(block, Boolean.TRUE);
+      }
+    }
+    return inFlight.book(workerId);
   }
 
-  private boolean imbalanced() {
+  @Override
+  public synchronized void workerLost(String workerId) {
+    trees.remove(workerId);
+  }
+
+  /** Requests booked and not yet released: for tests. */
+  int requestsInFlight() {
+    return inFlight.total();
+  }
+
+  private boolean imbalanced(List<? extends RouteCandidate> candidates) {
     int max = Integer.MIN_VALUE;
     int min = Integer.MAX_VALUE;
-    for (int i = 0; i < trees.size(); i++) {
-      max = Math.max(max, inFlight.count(i));
-      min = Math.min(min, inFlight.count(i));
+    for (RouteCandidate candidate : candidates) {
+      int count = inFlight.count(candidate);
+      max = Math.max(max, count);
+      min = Math.min(min, count);
     }
     return max - min > BALANCE_ABS_THRESHOLD && max > BALANCE_REL_THRESHOLD * min;
   }
 
-  private int byCache(HashedPrompt prompt) {
-    long[] blocks = prompt.sequenceHashes();
+  private int byCache(int inputTokens, long[] blocks, List<? extends RouteCandidate> candidates) {
     int best = -1;
     int bestMatch = 0;
-    for (int rank = 0; rank < trees.size(); rank++) {
-      Map<Long, Boolean> tree = trees.get(rank);
+    int bestCount = 0;
+    for (int i = 0; i < candidates.size(); i++) {
+      Map<Long, Boolean> tree = trees.get(candidates.get(i).workerId());
       int match = 0;
-      while (match < blocks.length && tree.containsKey(blocks[match])) {
+      while (tree != null && match < blocks.length && tree.containsKey(blocks[match])) {
         match++;
       }
-      if (match > bestMatch
-          || (match == bestMatch && best >= 0 && inFlight.count(rank) < inFlight.count(best))) {
-        best = rank;
+      int count = inFlight.count(candidates.get(i));
+      if (match > bestMatch || (match == bestMatch && best >= 0 && count < bestCount)) {
+        best = i;
         bestMatch = match;
+        bestCount = count;
       }
     }
-    double matchRate =
-        prompt.inputTokens() == 0 ? 0 : (double) bestMatch * blockSize / prompt.inputTokens();
-    return best >= 0 && matchRate > CACHE_THRESHOLD ? best : inFlight.leastLoaded();
+    double matchRate = inputTokens == 0 ? 0 : (double) bestMatch * blockSize / inputTokens;
+    return best >= 0 && matchRate > CACHE_THRESHOLD ? best : inFlight.leastLoaded(candidates);
   }
 
   private void evictIfDue() {
-    long now = nanoClock.getAsLong();
+    long now = ticker.nanos();
     if (now < nextEviction) {
       return;
     }
     nextEviction = now + EVICTION_INTERVAL_NANOS;
-    for (LinkedHashMap<Long, Boolean> tree : trees) {
+    for (LinkedHashMap<Long, Boolean> tree : trees.values()) {
       var oldest = tree.keySet().iterator();
       while (tree.size() > maxTreeBlocks) {
         oldest.next();

@@ -13,23 +13,27 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
 
-/** The router's live view of one worker: health, requests in flight, its own load reports. */
-final class WorkerState {
+/**
+ * The router's live view of one worker: health, requests in flight, its own load reports; the
+ * routing policy's candidate for it.
+ */
+final class WorkerState implements RouteCandidate {
   /** A load report older than this is not trusted: the worker, or its event plane, is gone. */
   static final long LOAD_REPORT_TTL_NANOS = 10_000_000_000L;
 
   final WorkerEndpoint endpoint;
-  final long totalKvBlocks;
 
-  /** Its data-parallel ranks, 0 .. dpSize - 1; one without data parallelism. */
-  final List<WorkerRank> ranks;
+  /** The KV blocks each rank declared it holds ({@code kv-blocks}); 0 when not declared. */
+  private final long declaredKvBlocks;
+
+  private final List<WorkerRank> ranks;
 
   final AtomicBoolean healthy = new AtomicBoolean(true);
   final AtomicInteger activeRequests = new AtomicInteger();
 
   WorkerState(RouteTarget target) {
     this.endpoint = target.endpoint();
-    this.totalKvBlocks = target.totalKvBlocks();
+    this.declaredKvBlocks = target.totalKvBlocks();
     List<WorkerRank> all = new ArrayList<>(target.dpSize());
     for (int dp = 0; dp < target.dpSize(); dp++) {
       all.add(new WorkerRank(endpoint.workerId(), dp));
@@ -39,8 +43,14 @@ final class WorkerState {
     this.kvEventFeeds = new AtomicReferenceArray<>(target.dpSize());
   }
 
-  String id() {
+  @Override
+  public String workerId() {
     return endpoint.workerId();
+  }
+
+  @Override
+  public List<WorkerRank> ranks() {
+    return ranks;
   }
 
   /** How each rank's KV cache events are followed, once a subscriber follows them. */
@@ -50,7 +60,7 @@ final class WorkerState {
     if (dpRank < 0 || dpRank >= kvEventFeeds.length()) {
       throw new IllegalArgumentException(
           "worker "
-              + id()
+              + workerId()
               + " has no dp_rank "
               + dpRank
               + " (dp-size "
@@ -65,7 +75,7 @@ final class WorkerState {
 
   private record TimedReport(WorkerLoadReport report, long nanos) {}
 
-  /** Keeps {@code report}, whose rank must be one of {@link #ranks}. */
+  /** Keeps {@code report}, whose rank must be one of {@link #ranks()}. */
   void reportLoad(WorkerLoadReport report) {
     loadReports.set(report.rank().dpRank(), new TimedReport(report, System.nanoTime()));
   }
@@ -82,15 +92,17 @@ final class WorkerState {
   }
 
   /** Rank {@code dpRank}'s declared KV capacity, else the one it reports, else 0 (unknown). */
-  long effectiveTotalKvBlocks(int dpRank) {
-    if (totalKvBlocks > 0) {
-      return totalKvBlocks;
+  @Override
+  public long totalKvBlocks(int dpRank) {
+    if (declaredKvBlocks > 0) {
+      return declaredKvBlocks;
     }
     return freshLoadReport(dpRank).map(r -> Math.max(0, r.kvTotalBlocks())).orElse(0L);
   }
 
   /** The KV blocks rank {@code dpRank} reports in use; -1 without a fresh report. */
-  long reportedActiveBlocks(int dpRank) {
+  @Override
+  public long reportedActiveBlocks(int dpRank) {
     return freshLoadReport(dpRank)
         .map(r -> r.kvUsedBlocks() >= 0 ? r.kvUsedBlocks() : r.activeDecodeBlocks())
         .orElse(-1L);
@@ -113,7 +125,7 @@ final class WorkerState {
       }
     }
     return new WorkerStatus(
-        id(),
+        workerId(),
         endpoint.address(),
         healthy.get(),
         activeRequests.get(),

@@ -118,7 +118,31 @@ class ConfigLoaderTest {
                 ConfigLoader.load(
                     ONE_MOCK, Map.of("DYN_ACTIVE_PREFILL_TOKENS_THRESHOLD", "100"), null))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("--active-prefill-tokens-threshold needs --router-mode kv");
+        .hasMessageContaining("--active-prefill-tokens-threshold needs --router-mode kv or approx");
+    assertThat(
+            ConfigLoader.load(
+                    Map.of(
+                        "mock-workers",
+                        List.of("1"),
+                        "router-mode",
+                        List.of("approx"),
+                        "active-prefill-tokens-threshold",
+                        List.of("100")),
+                    Map.of(),
+                    null)
+                .kv()
+                .activePrefillTokensThreshold())
+        .hasValue(100);
+  }
+
+  @Test
+  void approxMode_needsNoKvEventSources() {
+    RouterConfig config =
+        ConfigLoader.load(
+            Map.of("router-mode", List.of("approx"), "worker", List.of("id=w1,address=h:1")),
+            Map.of(),
+            null);
+    assertThat(config.routerMode()).isEqualTo(RouterMode.APPROX);
   }
 
   @Test
@@ -171,7 +195,8 @@ class ConfigLoaderTest {
         .hasMessageContaining("'sticky'")
         .hasMessageContaining("--router-mode")
         .hasMessageContaining("DYN_ROUTER_MODE")
-        .hasMessageContaining("round-robin, random, kv");
+        .hasMessageContaining(
+            "one of: kv, approx, round-robin, random, least-loaded, power-of-two, sglang");
     assertThatThrownBy(
             () ->
                 ConfigLoader.load(

@@ -9,6 +9,7 @@ import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.config.RouterMode;
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.AllWorkersBusyException;
+import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.RequestCancelledException;
 import io.kvrouter.protocol.ResponseStream;
@@ -18,6 +19,7 @@ import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.WorkerStatus;
+import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.testing.CollectingSubscriber;
 import io.kvrouter.testing.FakeRequestPlane;
 import io.kvrouter.testing.FakeRequestPlane.Behaviour;
@@ -63,6 +65,11 @@ class KvRouterTest {
   }
 
   private Router kvRouter(int workers, KvRouterConfig config, long declaredKvBlocks, int dpSize) {
+    return kvRouter(RouterMode.KV, workers, config, declaredKvBlocks, dpSize);
+  }
+
+  private Router kvRouter(
+      RouterMode mode, int workers, KvRouterConfig config, long declaredKvBlocks, int dpSize) {
     List<RouteTarget> targets =
         IntStream.rangeClosed(1, workers)
             .mapToObj(
@@ -72,7 +79,7 @@ class KvRouterTest {
                         declaredKvBlocks,
                         dpSize))
             .toList();
-    router = Routers.create(RouterMode.KV, config, BLOCK_SIZE, targets, plane, vertx, meters);
+    router = Routers.create(mode, config, BLOCK_SIZE, targets, plane, vertx, meters);
     return router;
   }
 
@@ -359,6 +366,49 @@ class KvRouterTest {
     assertThat(kv("w1").cachedBlocks()).isEqualTo(4);
 
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> kv("w1").cachedBlocks() == 0);
+  }
+
+  @Test
+  void approxMode_learnsFromItsOwnDecisions_whateverKvEventsSays() throws Exception {
+    kvRouter(RouterMode.APPROX, 2, KvRouterConfig.DEFAULTS, 1000, 1);
+    assertThat(router.kvEventSink()).as("no KV events followed").isEmpty();
+    int[] prompt = tokens(3, 160);
+
+    String first = route("r1", prompt); // returns once the router has learned r1's blocks
+    assertThat(route("r2", concat(prompt, tokens(4, 32)))).isEqualTo(first);
+    assertThat(kv(first).cachedBlocks()).isEqualTo(12);
+    assertThat(router.dumpKvIndex()).isPresent();
+    assertThat(
+            meters
+                .get(MetricNames.ROUTING_DECISIONS)
+                .tags("router_mode", "approx", "outcome", "routed")
+                .counter()
+                .count())
+        .isEqualTo(2);
+    assertThat(meters.get(MetricNames.ROUTER_OVERLAP_BLOCKS).summary().count()).isEqualTo(2);
+  }
+
+  @Test
+  void kvModeWithKvEvents_routesByTheEventsTheSinkIsGiven() throws Exception {
+    kvRouter(2, KvRouterConfig.DEFAULTS);
+    int[] prompt = tokens(5, 64);
+    long[] local = BlockHasher.of(BLOCK_SIZE).localHashes(prompt);
+    long[] sequence = BlockHasher.chain(local);
+    List<KvCacheEvent.StoredBlock> blocks = new ArrayList<>();
+    for (int i = 0; i < local.length; i++) {
+      blocks.add(new KvCacheEvent.StoredBlock(sequence[i], local[i]));
+    }
+    router
+        .kvEventSink()
+        .orElseThrow()
+        .apply(WorkerRank.of("w2"), new KvCacheEvent.Stored(null, blocks));
+
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> overlapOf(router.explain(request(prompt)).orElseThrow(), "w2") == 4);
+
+    assertThat(drain(result(router.generate("r1", request(prompt)))).done.get()).isNull();
+    assertThat(plane.workerOf).containsEntry("r1", "w2");
   }
 
   @Test

@@ -9,9 +9,11 @@ import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.config.RouterMode;
 import io.kvrouter.protocol.NoWorkerAvailableException;
 import io.kvrouter.protocol.PreprocessedRequest;
+import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.protocol.WorkerStreamException;
+import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.testing.CollectingSubscriber;
 import io.kvrouter.testing.FakeRequestPlane;
 import io.kvrouter.testing.FakeRequestPlane.Behaviour;
@@ -30,27 +32,47 @@ class PushRouterTest {
   private static final PreprocessedRequest REQUEST =
       new PreprocessedRequest("m", new int[] {1, 2, 3}, null, null, null, null, null);
 
+  private static final int BLOCK_SIZE = 16;
+
   private final Vertx vertx = Vertx.vertx();
   private final FakeRequestPlane plane = new FakeRequestPlane();
+  private RoutingPolicy policy;
 
   @AfterEach
   void close() {
     vertx.close();
   }
 
+  /** A router over workers w1 .. wN in {@code mode}; {@link #policy} is its policy. */
   private Router router(RouterMode mode, int workers) {
-    List<WorkerEndpoint> endpoints =
+    List<WorkerState> states =
         IntStream.rangeClosed(1, workers)
             .mapToObj(i -> new WorkerEndpoint("w" + i, "127.0.0.1", 9000 + i, "generate"))
+            .map(endpoint -> new WorkerState(RouteTarget.of(endpoint)))
             .toList();
-    return Routers.create(
-        mode,
-        KvRouterConfig.DEFAULTS,
-        16,
-        endpoints.stream().map(RouteTarget::of).toList(),
-        plane,
-        vertx,
-        new SimpleMeterRegistry());
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    policy = Routers.policy(mode, KvRouterConfig.DEFAULTS, BLOCK_SIZE, states, vertx, meters);
+    return new PushRouter(
+        states, plane, policy, BlockHasher.of(BLOCK_SIZE), new HealthProber(vertx, plane), meters);
+  }
+
+  /** Sends {@code tokens} and subscribes; the stream stays open on a holding worker. */
+  private ResponseStream send(Router router, String requestId, int[] tokens) throws Exception {
+    ResponseStream stream =
+        result(
+            router.generate(
+                requestId, new PreprocessedRequest("m", tokens, null, null, null, null, null)));
+    stream.subscribe(new CollectingSubscriber());
+    return stream;
+  }
+
+  /** {@code length} tokens from {@code first} on. */
+  private static int[] tokens(int first, int length) {
+    return IntStream.range(first, first + length).toArray();
+  }
+
+  private int inFlight() {
+    return LivePolicyConcurrencyTest.requestsInFlight(policy);
   }
 
   @Test
@@ -177,6 +199,78 @@ class PushRouterTest {
     result(router.start());
     assertThat(router.workers()).extracting(WorkerStatus::healthy).containsExactly(true, false);
     assertThat(plane.sends).isEmpty();
+  }
+
+  @Test
+  void leastLoaded_takesTheWorkerWithFewestRequestsInFlight_untilTheyEndOrAreCancelled()
+      throws Exception {
+    plane.set("w1", Behaviour.HOLD).set("w2", Behaviour.HOLD).set("w3", Behaviour.HOLD);
+    Router router = router(RouterMode.LEAST_LOADED, 3);
+
+    send(router, "r1", tokens(0, 8));
+    ResponseStream r2 = send(router, "r2", tokens(0, 8));
+    plane.held.get("r1").complete();
+    send(router, "r3", tokens(0, 8));
+    send(router, "r4", tokens(0, 8));
+
+    assertThat(plane.sends).containsExactly("w1", "w2", "w1", "w3");
+    assertThat(inFlight()).isEqualTo(3);
+    r2.cancel();
+    plane.held.get("r3").complete();
+    plane.held.get("r4").complete();
+    assertThat(inFlight()).isZero();
+  }
+
+  @Test
+  void leastLoaded_aRefusedSendReleasesItsBooking() throws Exception {
+    plane.set("w1", Behaviour.REFUSE).set("w2", Behaviour.HOLD).set("w3", Behaviour.HOLD);
+    Router router = router(RouterMode.LEAST_LOADED, 3);
+
+    send(router, "r1", tokens(0, 8));
+    send(router, "r2", tokens(0, 8));
+
+    // had w1 kept r1's booking, r2 would have gone straight to w3, the only worker without one
+    assertThat(plane.sends).containsExactly("w1", "w2", "w1", "w3");
+    assertThat(inFlight()).isEqualTo(2);
+    plane.held.get("r1").complete();
+    plane.held.get("r2").complete();
+    assertThat(inFlight()).isZero();
+  }
+
+  @Test
+  void powerOfTwo_keepsTwoWorkersWithinOneRequestOfEachOther() throws Exception {
+    plane.set("w1", Behaviour.HOLD).set("w2", Behaviour.HOLD);
+    Router router = router(RouterMode.POWER_OF_TWO, 2);
+    List<ResponseStream> streams = new java.util.ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      streams.add(send(router, "r" + i, tokens(0, 8)));
+      long w1 = plane.sends.stream().filter("w1"::equals).count();
+      assertThat(Math.abs(2 * w1 - (i + 1))).isLessThanOrEqualTo(1);
+    }
+    assertThat(inFlight()).isEqualTo(10);
+    streams.forEach(ResponseStream::cancel);
+    assertThat(inFlight()).isZero();
+    assertThat(router.workers()).extracting(WorkerStatus::activeRequests).containsExactly(0, 0);
+  }
+
+  @Test
+  void sglang_keepsAPrefixOnItsWorker_andReleasesWhatAFailedAttemptBooked() throws Exception {
+    plane.set("w1", Behaviour.HOLD).set("w2", Behaviour.HOLD).set("w3", Behaviour.HOLD);
+    Router router = router(RouterMode.SGLANG, 3);
+    int[] prefix = tokens(1000, 160);
+    int[] longer = IntStream.concat(IntStream.of(prefix), IntStream.range(0, 32)).toArray();
+
+    send(router, "r1", prefix);
+    send(router, "r2", longer); // the cached prefix wins over w1's load
+    send(router, "r3", tokens(5000, 160)); // no match: the least loaded
+    plane.set("w1", Behaviour.DIE_BEFORE_OUTPUT);
+    send(router, "r4", longer); // to w1, which dies; then to the least loaded of the others
+
+    assertThat(plane.sends).containsExactly("w1", "w1", "w2", "w1", "w3");
+    assertThat(inFlight()).as("r4's booking on w1 was released").isEqualTo(4);
+
+    List.of("r1", "r2", "r3", "r4").forEach(id -> plane.held.get(id).complete());
+    assertThat(inFlight()).isZero();
   }
 
   @Test

@@ -1,10 +1,14 @@
 package io.kvrouter.tools.replay;
 
+import io.kvrouter.config.KvRouterConfig;
+import io.kvrouter.config.RouterMode;
 import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.WorkerRank;
-import io.kvrouter.routing.HashedPrompt;
-import io.kvrouter.routing.RankPolicies;
-import io.kvrouter.routing.RankPolicy;
+import io.kvrouter.routing.PolicySettings;
+import io.kvrouter.routing.Prompt;
+import io.kvrouter.routing.RouteCandidate;
+import io.kvrouter.routing.RoutingPolicies;
+import io.kvrouter.routing.RoutingPolicy;
 import io.kvrouter.tools.report.Latency;
 import io.kvrouter.tools.report.PolicyRun;
 import io.kvrouter.tools.report.Timeline;
@@ -14,17 +18,17 @@ import io.kvrouter.worker.engine.EngineCore;
 import io.kvrouter.worker.engine.EngineListener;
 import io.kvrouter.worker.engine.EngineRequest;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Random;
 import java.util.function.IntConsumer;
 
 /**
  * One replay of a trace under one policy, in virtual time. Each request arrives at its timestamp,
- * is routed by the policy (which sees the KV events of every engine {@code eventDelayMillis} after
- * they happen), queues at its worker's {@link EngineCore}, and is measured as a client would: time
- * to first token, the gaps between tokens, and time to its last token. The engines report, as
- * ground truth, how many prompt tokens they found cached.
+ * is routed by the policy (the router's own {@link RoutingPolicy}, which sees the KV events of
+ * every engine {@code eventDelayMillis} after they happen), queues at its worker's {@link
+ * EngineCore}, and is measured as a client would: time to first token, the gaps between tokens, and
+ * time to its last token. The engines report, as ground truth, how many prompt tokens they found
+ * cached.
  */
 public final class Simulation {
   private final SimulationSettings settings;
@@ -46,18 +50,22 @@ public final class Simulation {
   }
 
   /**
-   * Replays the trace under {@code policyName}.
+   * Replays the trace under {@code policy}.
    *
    * @param progress told the number of requests completed as it grows
    */
-  public PolicyRun run(String policyName, IntConsumer progress) {
-    return replay(policyName, progress).result;
+  public PolicyRun run(RouterMode policy, IntConsumer progress) {
+    return replay(policy, progress).result;
   }
 
   /** Runs the replay and returns it, for tests to look inside. */
-  Replay replay(String policyName, IntConsumer progress) {
-    Replay replay = new Replay(policyName, progress);
-    replay.result = replay.run();
+  Replay replay(RouterMode policy, IntConsumer progress) {
+    Replay replay = new Replay(policy, progress);
+    try {
+      replay.result = replay.run();
+    } finally {
+      replay.policy.close();
+    }
     return replay;
   }
 
@@ -69,10 +77,13 @@ public final class Simulation {
     final int[] peakUsedBlocks = new int[settings.workers()];
 
     final VirtualTime time = new VirtualTime();
-    final RankPolicy policy;
+    final RoutingPolicy policy;
     final IntConsumer progress;
     final List<Worker> workers = new ArrayList<>();
-    final Map<WorkerRank, Worker> workerOf = new HashMap<>();
+
+    /** Each request's booking in the policy, by trace index, from its arrival. */
+    final RoutingPolicy.Booking[] bookings = new RoutingPolicy.Booking[trace.size()];
+
     final double[] arrival = new double[trace.size()];
     final double[] firstToken = new double[trace.size()];
     final double[] lastToken = new double[trace.size()];
@@ -85,26 +96,19 @@ public final class Simulation {
     long sampledPrompt;
     long sampledCached;
 
-    Replay(String policyName, IntConsumer progress) {
+    Replay(RouterMode mode, IntConsumer progress) {
       this.progress = progress;
-      List<WorkerRank> ranks = new ArrayList<>();
-      for (int i = 0; i < settings.workers(); i++) {
-        ranks.add(WorkerRank.of("worker-" + i));
-      }
       this.policy =
-          RankPolicies.create(
-              policyName,
-              ranks,
-              new RankPolicies.Options(
+          RoutingPolicies.simulated(
+              mode,
+              new PolicySettings(
                   settings.engine().blockSize(),
-                  settings.engine().numGpuBlocks(),
+                  KvRouterConfig.DEFAULTS.withCost(settings.kvCost()),
                   settings.engine().maxNumBatchedTokens(),
-                  settings.seed(),
+                  new Random(settings.seed()),
                   time::nowNanos));
-      for (WorkerRank rank : ranks) {
-        Worker worker = new Worker(rank);
-        workers.add(worker);
-        workerOf.put(rank, worker);
+      for (int i = 0; i < settings.workers(); i++) {
+        workers.add(new Worker(WorkerRank.of("worker-" + i)));
       }
     }
 
@@ -126,10 +130,10 @@ public final class Simulation {
       arrival[i] = time.nowMillis();
       PromptBlocks blocks = prompts.get(i);
       String id = Integer.toString(i);
-      WorkerRank rank =
-          policy.route(
-              new HashedPrompt(id, request.inputTokens(), blocks.local(), blocks.sequence()));
-      Worker worker = workerOf.get(rank);
+      Prompt prompt = Prompt.hashed(request.inputTokens(), blocks.local(), blocks.sequence());
+      RoutingPolicy.Choice<Worker> choice = policy.choose(prompt, workers);
+      bookings[i] = policy.book(id, prompt, choice);
+      Worker worker = choice.worker();
       worker.engine.submit(
           new EngineRequest(
               id,
@@ -184,7 +188,7 @@ public final class Simulation {
       }
       double seconds = (end - start) / 1000.0;
       return new PolicyRun(
-          policy.name(),
+          policy.mode().configName(),
           completed,
           prompt == 0 ? 0.0 : (double) cached / prompt,
           Latency.of(ttft),
@@ -210,8 +214,11 @@ public final class Simulation {
           perWorker);
     }
 
-    /** A simulated worker: its engine, stepped in virtual time, and what it reports. */
-    final class Worker implements EngineListener {
+    /**
+     * A simulated worker: its engine, stepped in virtual time, and what it reports; one rank, with
+     * the engine's KV capacity, as the policy sees it.
+     */
+    final class Worker implements EngineListener, RouteCandidate {
       final WorkerRank rank;
       final int index;
       final EngineCore engine;
@@ -220,6 +227,26 @@ public final class Simulation {
         this.rank = rank;
         this.index = workers.size();
         this.engine = new EngineCore(settings.engine(), this);
+      }
+
+      @Override
+      public String workerId() {
+        return rank.workerId();
+      }
+
+      @Override
+      public List<WorkerRank> ranks() {
+        return List.of(rank);
+      }
+
+      @Override
+      public long totalKvBlocks(int dpRank) {
+        return settings.engine().numGpuBlocks();
+      }
+
+      @Override
+      public long reportedActiveBlocks(int dpRank) {
+        return -1;
       }
 
       /** Starts the next step unless one is running or there is nothing to do. */
@@ -246,7 +273,7 @@ public final class Simulation {
         double now = time.nowMillis();
         if (index == 0) {
           firstToken[i] = now;
-          policy.prefillDone(request.id());
+          bookings[i].firstOutput();
         } else {
           gaps.add(now - lastToken[i]);
         }
@@ -257,7 +284,7 @@ public final class Simulation {
 
       @Override
       public void onFinished(EngineRequest request) {
-        policy.finished(request.id());
+        bookings[Integer.parseInt(request.id())].release();
         completed++;
         progress.accept(completed);
       }

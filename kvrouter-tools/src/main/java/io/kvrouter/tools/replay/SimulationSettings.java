@@ -1,6 +1,8 @@
 package io.kvrouter.tools.replay;
 
+import io.kvrouter.config.KvCost;
 import io.kvrouter.worker.engine.EngineSettings;
+import java.util.Objects;
 
 /**
  * How a trace is replayed.
@@ -10,15 +12,19 @@ import io.kvrouter.worker.engine.EngineSettings;
  * @param eventDelayMillis how long a KV event takes from the engine to the router's index
  * @param seed seeds the random policies
  * @param timelineIntervalMillis interval of the report's time series
+ * @param kvCost the cost the {@code kv} and {@code approx} policies minimise ({@code
+ *     --router-kv-cost})
  */
 public record SimulationSettings(
     int workers,
     EngineSettings engine,
     double eventDelayMillis,
     long seed,
-    double timelineIntervalMillis) {
+    double timelineIntervalMillis,
+    KvCost kvCost) {
 
   public SimulationSettings {
+    Objects.requireNonNull(kvCost, "kvCost");
     if (workers < 1) {
       throw new IllegalArgumentException("workers must be >= 1: " + workers);
     }

@@ -2,8 +2,9 @@ package io.kvrouter.tools.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvrouter.config.KvCost;
+import io.kvrouter.config.RouterMode;
 import io.kvrouter.protocol.hash.BlockHasher;
-import io.kvrouter.routing.RankPolicies;
 import io.kvrouter.tools.report.PolicyRun;
 import io.kvrouter.tools.trace.PromptBlocks;
 import io.kvrouter.tools.trace.SyntheticTokens;
@@ -14,8 +15,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.LongStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class SimulationTest {
@@ -61,23 +65,32 @@ class SimulationTest {
   }
 
   static SimulationSettings settings(int workers, int kvBlocks, long seed) {
+    return settings(workers, kvBlocks, seed, KvCost.DYNAMO);
+  }
+
+  static SimulationSettings settings(int workers, int kvBlocks, long seed, KvCost kvCost) {
     return new SimulationSettings(
         workers,
         new EngineSettings(BS, kvBlocks, 64, 8192, 0.01, TimingModel.DEFAULT),
         5,
         seed,
-        1000);
+        1000,
+        kvCost);
   }
 
-  static List<String> policies() {
-    return RankPolicies.NAMES;
+  /** Every policy with the default KV cost, and the KV policies with the other cost too. */
+  static Stream<Arguments> policies() {
+    return Stream.concat(
+        Stream.of(RouterMode.values()).map(mode -> Arguments.of(mode, KvCost.DYNAMO)),
+        Stream.of(RouterMode.KV, RouterMode.APPROX)
+            .map(mode -> Arguments.of(mode, KvCost.PREDICTED_TTFT)));
   }
 
   @ParameterizedTest
   @MethodSource("policies")
-  void everyRequestCompletes_andTheSameSeedGivesTheSameNumbers(String policy) {
+  void everyRequestCompletes_andTheSameSeedGivesTheSameNumbers(RouterMode policy, KvCost cost) {
     List<TraceRequest> trace = randomTrace(7, 300, 6);
-    Simulation simulation = new Simulation(settings(4, 400, 11), trace, prompts(trace));
+    Simulation simulation = new Simulation(settings(4, 400, 11, cost), trace, prompts(trace));
     List<Integer> progress = new ArrayList<>();
     PolicyRun first = simulation.run(policy, progress::add);
     PolicyRun second = simulation.run(policy, done -> {});
@@ -101,17 +114,34 @@ class SimulationTest {
   @Test
   void aDifferentSeedChangesTheRandomPolicy() {
     List<TraceRequest> trace = randomTrace(7, 300, 6);
-    PolicyRun a = new Simulation(settings(4, 400, 1), trace, prompts(trace)).run("random", d -> {});
-    PolicyRun b = new Simulation(settings(4, 400, 2), trace, prompts(trace)).run("random", d -> {});
+    PolicyRun a =
+        new Simulation(settings(4, 400, 1), trace, prompts(trace)).run(RouterMode.RANDOM, d -> {});
+    PolicyRun b =
+        new Simulation(settings(4, 400, 2), trace, prompts(trace)).run(RouterMode.RANDOM, d -> {});
     assertThat(a.ttftMs()).isNotEqualTo(b.ttftMs());
+  }
+
+  @Test
+  void theKvCostReachesTheKvPolicies_andOnlyThem() {
+    List<TraceRequest> trace = randomTrace(7, 300, 12);
+    Simulation dynamo = new Simulation(settings(4, 400, 3, KvCost.DYNAMO), trace, prompts(trace));
+    Simulation ttft =
+        new Simulation(settings(4, 400, 3, KvCost.PREDICTED_TTFT), trace, prompts(trace));
+    for (RouterMode kv : List.of(RouterMode.KV, RouterMode.APPROX)) {
+      assertThat(ttft.run(kv, d -> {}).ttftMs()).isNotEqualTo(dynamo.run(kv, d -> {}).ttftMs());
+    }
+    assertThat(ttft.run(RouterMode.SGLANG, d -> {}))
+        .usingRecursiveComparison()
+        .ignoringFields("timeline.hitRate")
+        .isEqualTo(dynamo.run(RouterMode.SGLANG, d -> {}));
   }
 
   @ParameterizedTest
   @MethodSource("policies")
-  void noWorkerEverHoldsMoreKvBlocksThanItsCapacity(String policy) {
+  void noWorkerEverHoldsMoreKvBlocksThanItsCapacity(RouterMode policy, KvCost cost) {
     // 60 blocks per worker against a workload that needs far more: eviction and preemption
     List<TraceRequest> trace = randomTrace(3, 200, 20);
-    Simulation simulation = new Simulation(settings(2, 60, 5), trace, prompts(trace));
+    Simulation simulation = new Simulation(settings(2, 60, 5, cost), trace, prompts(trace));
     Simulation.Replay replay = simulation.replay(policy, d -> {});
     assertThat(replay.result.requests()).isEqualTo(200);
     assertThat(java.util.Arrays.stream(replay.peakUsedBlocks).max().getAsInt()).isEqualTo(60);
@@ -123,8 +153,9 @@ class SimulationTest {
    * matters, 20 requests alternating between them with new questions. The best assignment sends
    * every follow-up to the worker caching its system prompt, so each finds its 16 blocks cached.
    */
-  @Test
-  void kvFindsTheKnownBestAssignment() {
+  @ParameterizedTest
+  @EnumSource(KvCost.class)
+  void kvFindsTheKnownBestAssignment(KvCost cost) {
     List<TraceRequest> trace = new ArrayList<>();
     long[] systemA = LongStream.range(0, 16).toArray();
     long[] systemB = LongStream.range(100, 116).toArray();
@@ -138,8 +169,8 @@ class SimulationTest {
     long allPrompt = trace.stream().mapToLong(TraceRequest::inputTokens).sum();
     double best = 20.0 * 16 * BS / allPrompt;
 
-    Simulation simulation = new Simulation(settings(2, 1000, 1), trace, prompts(trace));
-    assertThat(simulation.run("kv", d -> {}).hitRate()).isEqualTo(best);
-    assertThat(simulation.run("round-robin", d -> {}).hitRate()).isLessThan(best);
+    Simulation simulation = new Simulation(settings(2, 1000, 1, cost), trace, prompts(trace));
+    assertThat(simulation.run(RouterMode.KV, d -> {}).hitRate()).isEqualTo(best);
+    assertThat(simulation.run(RouterMode.ROUND_ROBIN, d -> {}).hitRate()).isLessThan(best);
   }
 }
