@@ -219,7 +219,7 @@ public final class Simulation {
       Worker(WorkerRank rank) {
         this.rank = rank;
         this.index = workers.size();
-        this.engine = new EngineCore(settings.engine(), this);
+        this.engine = new EngineCore(settings.engine(), this, this::onKvEvent);
       }
 
       /** Starts the next step unless one is running or there is nothing to do. */
@@ -262,8 +262,7 @@ public final class Simulation {
         progress.accept(completed);
       }
 
-      @Override
-      public void onKvEvent(KvCacheEvent event) {
+      void onKvEvent(KvCacheEvent event) {
         if (policy.followsKvEvents()) {
           time.after(settings.eventDelayMillis(), () -> policy.kvEvent(rank, event));
         }

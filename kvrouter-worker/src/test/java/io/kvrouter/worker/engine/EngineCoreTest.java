@@ -38,8 +38,7 @@ class EngineCoreTest {
       finished.add(request.id());
     }
 
-    @Override
-    public void onKvEvent(KvCacheEvent event) {
+    void onKvEvent(KvCacheEvent event) {
       events.add(event);
       if (event instanceof KvCacheEvent.Stored stored) {
         if (stored.parentBlockHash() != null) {
@@ -80,6 +79,11 @@ class EngineCoreTest {
     return total;
   }
 
+  /** An engine with a cache of its own, reporting its Dynamo KV events to {@code recorder}. */
+  static EngineCore engine(EngineSettings settings, Recorder recorder) {
+    return new EngineCore(settings, recorder, recorder::onKvEvent);
+  }
+
   static EngineSettings settings(int blocks, int maxSeqs, int maxBatched) {
     return new EngineSettings(BS, blocks, maxSeqs, maxBatched, 0.0, TimingModel.DEFAULT);
   }
@@ -87,7 +91,7 @@ class EngineCoreTest {
   @Test
   void aRequestPrefillsThenDecodesOneTokenPerStep_andStepsTakeTheMockerTime() {
     Recorder recorder = new Recorder();
-    EngineCore engine = new EngineCore(settings(100, 8, 8192), recorder);
+    EngineCore engine = engine(settings(100, 8, 8192), recorder);
     engine.submit(request("a", tokens(0, 10), 3));
     EngineCore.Step prefill = engine.startStep();
     assertThat(prefill.prefillTokens()).isEqualTo(10);
@@ -111,7 +115,7 @@ class EngineCoreTest {
   @Test
   void longPromptsArePrefilledInChunksOfTheTokenBudget() {
     Recorder recorder = new Recorder();
-    EngineCore engine = new EngineCore(settings(100, 8, 16), recorder);
+    EngineCore engine = engine(settings(100, 8, 16), recorder);
     engine.submit(request("a", tokens(0, 40), 1));
     List<Long> chunks = new ArrayList<>();
     EngineCore.Step step;
@@ -126,7 +130,7 @@ class EngineCoreTest {
   @Test
   void aCachedPrefixIsNotComputedAgain_andOneTokenIsAlwaysLeftToCompute() {
     Recorder recorder = new Recorder();
-    EngineCore engine = new EngineCore(settings(100, 8, 8192), recorder);
+    EngineCore engine = engine(settings(100, 8, 8192), recorder);
     engine.submit(request("a", tokens(0, 12), 1));
     drain(engine);
     engine.submit(request("b", tokens(0, 14), 1)); // same 3 blocks, then 2 more tokens
@@ -146,7 +150,7 @@ class EngineCoreTest {
   @Test
   void admissionIsFcfsAndBoundedByMaxNumSeqs() {
     Recorder recorder = new Recorder();
-    EngineCore engine = new EngineCore(settings(100, 2, 8192), recorder);
+    EngineCore engine = engine(settings(100, 2, 8192), recorder);
     for (String id : List.of("a", "b", "c")) {
       engine.submit(request(id, tokens(id.charAt(0) * 100, 8), 2));
     }
@@ -161,7 +165,7 @@ class EngineCoreTest {
   @Test
   void aFullCacheEvictsTheLeastRecentlyReleasedBlocks_andEventsSayWhatIsCached() {
     Recorder recorder = new Recorder();
-    EngineCore engine = new EngineCore(settings(4, 8, 8192), recorder);
+    EngineCore engine = engine(settings(4, 8, 8192), recorder);
     engine.submit(request("a", tokens(0, 8), 1)); // 2 blocks
     drain(engine);
     engine.submit(request("b", tokens(100, 8), 1)); // 2 more: full
@@ -179,7 +183,7 @@ class EngineCoreTest {
   void whenDecodeRunsOutOfBlocksTheNewestRequestIsPreempted_andStillCompletes() {
     Recorder recorder = new Recorder();
     // 6 blocks; two requests of 8-token prompts (2 blocks each) generating 8 tokens need 4 each
-    EngineCore engine = new EngineCore(settings(6, 8, 8192), recorder);
+    EngineCore engine = engine(settings(6, 8, 8192), recorder);
     engine.submit(request("a", tokens(0, 8), 8));
     engine.submit(request("b", tokens(100, 8), 8));
     drain(engine);
@@ -199,7 +203,7 @@ class EngineCoreTest {
   @Test
   void aPreemptedRequestRecomputesEveryKnownTokenAndThenDecodes() {
     Recorder recorder = new Recorder();
-    EngineCore engine = new EngineCore(settings(4, 8, 8192), recorder);
+    EngineCore engine = engine(settings(4, 8, 8192), recorder);
     engine.submit(request("a", tokens(0, 4), 6));
     engine.submit(request("b", tokens(100, 4), 7));
     List<Long> prefillPerStep = new ArrayList<>();
@@ -216,7 +220,7 @@ class EngineCoreTest {
   @Test
   void aRequestCancelledDuringAStepGetsNothingFromIt_andFreesItsBlocks() {
     Recorder recorder = new Recorder();
-    EngineCore engine = new EngineCore(settings(100, 8, 8192), recorder);
+    EngineCore engine = engine(settings(100, 8, 8192), recorder);
     engine.submit(request("a", tokens(0, 8), 3));
     engine.submit(request("b", tokens(100, 8), 3));
     EngineCore.Step step = engine.startStep();
@@ -233,7 +237,7 @@ class EngineCoreTest {
   void theListenerCanEndARequestEarly() {
     Recorder recorder = new Recorder();
     recorder.stopAt = "a";
-    EngineCore engine = new EngineCore(settings(100, 8, 8192), recorder);
+    EngineCore engine = engine(settings(100, 8, 8192), recorder);
     engine.submit(request("a", tokens(0, 5), 50));
     drain(engine);
     assertThat(recorder.tokens).containsEntry("a", 1);
@@ -242,7 +246,7 @@ class EngineCoreTest {
 
   @Test
   void aRequestThatCanNeverFitIsRefused() {
-    EngineCore engine = new EngineCore(settings(4, 8, 8192), new Recorder());
+    EngineCore engine = engine(settings(4, 8, 8192), new Recorder());
     assertThatThrownBy(() -> engine.submit(request("big", tokens(0, 16), 1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("needs 5 KV blocks");
@@ -252,7 +256,7 @@ class EngineCoreTest {
   void theWatermarkKeepsAdmissionBelowCapacity() {
     Recorder recorder = new Recorder();
     EngineSettings withWatermark = new EngineSettings(BS, 10, 8, 8192, 0.3, TimingModel.DEFAULT);
-    EngineCore engine = new EngineCore(withWatermark, recorder);
+    EngineCore engine = engine(withWatermark, recorder);
     engine.submit(request("a", tokens(0, 16), 4)); // 4 blocks of the 7 admitted
     engine.submit(request("b", tokens(100, 16), 4)); // 4 more would pass 7
     assertThat(engine.startStep().batchSize()).isEqualTo(1);
