@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.hash.BlockHasher;
+import io.kvrouter.worker.kv.BlockPool;
+import io.kvrouter.worker.kv.KvChange;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -261,5 +263,26 @@ class EngineCoreTest {
     engine.submit(request("b", tokens(100, 16), 4)); // 4 more would pass 7
     assertThat(engine.startStep().batchSize()).isEqualTo(1);
     assertThat(engine.waitingRequests()).isEqualTo(1);
+  }
+
+  @Test
+  void anEngineCanScheduleIntoAPoolItShares_whoseListenersHearItsChanges() {
+    BlockPool pool = new BlockPool(100, BS);
+    List<KvChange> changes = new ArrayList<>();
+    pool.subscribe(changes::addAll);
+    EngineCore engine = new EngineCore(settings(100, 8, 8192), new Recorder(), pool);
+    EngineRequest request = request("a", tokens(0, 10), 1);
+
+    engine.submit(request);
+    drain(engine);
+
+    assertThat(changes)
+        .containsExactly(
+            new KvChange.Stored(
+                null, List.of(request.blocks().block(0), request.blocks().block(1))));
+    assertThat(pool.usedBlocks()).isEqualTo(engine.usedBlocks()).isEqualTo(2);
+    assertThatThrownBy(() -> new EngineCore(settings(99, 8, 8192), new Recorder(), pool))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("a pool of 100 blocks");
   }
 }

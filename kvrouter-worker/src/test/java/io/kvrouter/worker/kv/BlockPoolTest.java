@@ -3,6 +3,7 @@ package io.kvrouter.worker.kv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.protocol.vllm.VllmEvent.AllBlocksCleared;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockRemoved;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -321,5 +323,132 @@ class BlockPoolTest {
   void rejectsBadSizes() {
     assertThatThrownBy(() -> new BlockPool(0, 16)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new BlockPool(16, 0)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  // As the engine's scheduler drives it: admit, reserve, commit as computed, release.
+
+  private final List<KvCacheEvent> dynamoEvents = new ArrayList<>();
+
+  private BlockPool engineCache(int capacity) {
+    BlockPool pool = new BlockPool(capacity, BS);
+    pool.subscribe(new DynamoEvents(dynamoEvents::add));
+    return pool;
+  }
+
+  /** A prompt known by its hashes: block i has sequence hash {@code first + i}, local hash +500. */
+  private static DynamoSequence hashed(long first, int blocks) {
+    long[] sequence = LongStream.range(first, first + blocks).toArray();
+    return new DynamoSequence(sequence, LongStream.of(sequence).map(h -> h + 500).toArray(), first);
+  }
+
+  private static KvCacheEvent.StoredBlock stored(long hash) {
+    return new KvCacheEvent.StoredBlock(hash, hash + 500);
+  }
+
+  @Test
+  void admit_reservesSlots_commitStoresTheBlocksAsComputed_andTheNextRequestReusesThem() {
+    BlockPool pool = engineCache(10);
+
+    assertThat(pool.admit("a", hashed(1, 3), 3, 4, 10)).isEqualTo(new KvAllocation(true, 0, 4, 10));
+    assertThat(dynamoEvents).isEmpty();
+    assertThat(pool.activeBlocks()).isEqualTo(4);
+    assertThat(pool.snapshot().blocks()).isEmpty();
+
+    pool.commit("a", hashed(1, 3), 2);
+    pool.commit("a", hashed(1, 3), 2); // held already: nothing
+    assertThat(dynamoEvents).containsExactly(KvCacheEvent.stored(null, stored(1), stored(2)));
+    assertThat(pool.usedBlocks()).isEqualTo(4);
+
+    assertThat(pool.release("a")).isTrue();
+    assertThat(pool.activeBlocks()).isZero();
+    assertThat(pool.usedBlocks()).as("the reserved slots are given back").isEqualTo(2);
+    assertThat(pool.snapshot().evictionOrder()).containsExactly(2L, 1L);
+
+    // the same prompt: both blocks reused, reactivated (not free for others), no event
+    assertThat(pool.admit("b", hashed(1, 3), 2, 3, 10)).isEqualTo(new KvAllocation(true, 2, 1, 8));
+    assertThat(dynamoEvents).hasSize(1);
+    assertThat(pool.snapshot().evictionOrder()).isEmpty();
+  }
+
+  @Test
+  void admit_isAllOrNothing_withinTheActiveLimit_andWhatEvictionCanFree() {
+    BlockPool pool = engineCache(4);
+    pool.admit("a", hashed(1, 2), 2, 3, 4);
+
+    assertThat(pool.admit("b", hashed(100, 2), 2, 2, 4))
+        .isEqualTo(new KvAllocation(false, 0, 2, 1));
+    assertThat(pool.admit("c", hashed(200, 1), 1, 1, 3))
+        .as("one slot is free, but the limit is 3 active")
+        .isEqualTo(new KvAllocation(false, 0, 1, 1));
+    assertThat(pool.activeRequests()).isEqualTo(1);
+    assertThat(pool.activeBlocks()).isEqualTo(3);
+    assertThatThrownBy(() -> pool.admit("a", hashed(1, 2), 2, 3, 4))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void hold_reservesWhatTheHolderLacks_evictingTheLeastRecentlyReleasedInOneRemoved() {
+    BlockPool pool = engineCache(4);
+    pool.admit("a", hashed(1, 3), 3, 3, 4);
+    pool.commit("a", hashed(1, 3), 3);
+    pool.release("a"); // inactive: 3, 2, 1
+    pool.admit("b", hashed(100, 1), 0, 1, 4);
+    dynamoEvents.clear();
+
+    assertThat(pool.hold("b", 3)).isTrue();
+    assertThat(dynamoEvents).containsExactly(KvCacheEvent.removed(3, 2));
+    assertThat(pool.hold("b", 3)).as("held already").isTrue();
+    assertThat(pool.hold("b", 5)).as("more than the cache").isFalse();
+    assertThat(dynamoEvents).hasSize(1);
+    assertThat(pool.usedBlocks()).isEqualTo(4);
+    assertThatThrownBy(() -> pool.hold("nobody", 1)).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void commit_sharesABlockAnotherRequestCachedMeanwhile_andFreesItsSlot() {
+    BlockPool pool = engineCache(10);
+    pool.admit("a", hashed(1, 3), 2, 3, 10);
+    pool.admit("b", hashed(1, 3), 2, 3, 10); // nothing cached yet: b computes them too
+    pool.commit("a", hashed(1, 3), 3);
+    dynamoEvents.clear();
+
+    pool.commit("b", hashed(1, 3), 3);
+
+    assertThat(dynamoEvents).isEmpty();
+    assertThat(pool.usedBlocks()).isEqualTo(3);
+    assertThat(pool.snapshot().blocks())
+        .extracting(KvCacheSnapshot.CachedBlock::references)
+        .containsExactly(2, 2, 2);
+  }
+
+  @Test
+  void commit_announcesEachRunOfNewBlocks_underTheBlockBeforeIt() {
+    BlockPool pool = engineCache(10);
+    pool.admit("a", hashed(7, 1), 1, 1, 10);
+    pool.commit("a", hashed(7, 1), 1);
+    DynamoSequence around = new DynamoSequence(new long[] {5, 7, 9}, new long[] {505, 507, 509}, 0);
+    pool.admit("b", around, 0, 3, 10);
+    dynamoEvents.clear();
+
+    pool.commit("b", around, 3);
+
+    assertThat(dynamoEvents)
+        .containsExactly(KvCacheEvent.stored(null, stored(5)), KvCacheEvent.stored(7L, stored(9)));
+    assertThatThrownBy(() -> pool.commit("b", around, 4))
+        .as("no slot reserved for a fourth block")
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void eachFormat_refusesBlocksNamedForTheOther() {
+    KvChange.Stored hashedOnly = new KvChange.Stored(null, List.of(new KvBlock.Dynamo(1, 2)));
+    KvChange.Stored withTokens =
+        new KvChange.Stored(null, List.of(new KvBlock.Vllm(1, range(0, 4))));
+
+    assertThatThrownBy(() -> new VllmEvents(batches::add).onChanges(List.of(hashedOnly)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("known by its hashes only");
+    assertThatThrownBy(() -> new DynamoEvents(dynamoEvents::add).onChanges(List.of(withTokens)))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }
