@@ -153,7 +153,8 @@ final class WorkerCommand implements Subcommand {
       description =
           "KV cache capacity in blocks (as Dynamo's mocker): prompt and output blocks are"
               + " cached, reused by later requests with the same prefix and evicted least"
-              + " recently used first; a request whose prompt does not fit is refused. From 1 to"
+              + " recently used first; a request whose prompt does not fit is refused (with"
+              + " --timing-model mocker it waits for room, as in vLLM). From 1 to"
               + " 1000000000. Default: ${DEFAULT-VALUE}.")
   int numGpuBlocks;
 

@@ -356,7 +356,8 @@ public final class Settings {
           "BLOCKS",
           "KV cache capacity of each simulated worker, in blocks of --kv-cache-block-size"
               + " tokens: the blocks it really caches, reuses for shared prefixes and evicts"
-              + " least recently used first (a request whose prompt does not fit is refused),"
+              + " least recently used first (a request whose prompt does not fit is refused; with"
+              + " --mock-speedup-ratio it waits for room, as in vLLM),"
               + " and the capacity it declares to the router (--active-decode-blocks-threshold"
               + " is a fraction of it).",
           "16384",

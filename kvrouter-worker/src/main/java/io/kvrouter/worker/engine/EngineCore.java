@@ -147,7 +147,9 @@ public final class EngineCore {
         budget -= chunk;
         continue;
       }
-      if (!holdSlotsFor(seq, seq.computed + 1)) {
+      // a decode needs another slot only when its token starts a block: the slot of a block it
+      // continues is held since its admission or the decode that started that block
+      if (seq.computed % settings.blockSize() == 0 && !holdSlotsFor(seq, seq.computed + 1)) {
         break; // seq preempted itself: it was the last running request
       }
       work.add(new Work(seq, 1, true));
@@ -189,8 +191,11 @@ public final class EngineCore {
       if (!seq.running) {
         continue; // cancelled during the step
       }
+      int fullBefore = seq.computed / settings.blockSize();
       seq.computed += w.tokens;
-      commitFullBlocks(seq);
+      if (seq.computed / settings.blockSize() > fullBefore) {
+        commitFullBlocks(seq);
+      }
       if (seq.pendingPrefill() > 0) {
         continue; // more prompt chunks to go
       }

@@ -77,6 +77,7 @@ public final class BlockPool {
    */
   public KvAllocation allocate(String holder, SequenceBlocks blocks, int count) {
     List<KvChange> changes = new ArrayList<>();
+    boolean queued;
     KvAllocation result;
     synchronized (lock) {
       Holder held = newHolder(holder);
@@ -85,9 +86,9 @@ public final class BlockPool {
         commit(held, blocks, count, changes);
         holders.put(holder, held);
       }
-      publish(changes);
+      queued = publish(changes);
     }
-    delivery.drain();
+    deliver(queued);
     return result;
   }
 
@@ -103,6 +104,7 @@ public final class BlockPool {
    */
   public KvAllocation extend(String holder, SequenceBlocks blocks, int count) {
     List<KvChange> changes = new ArrayList<>();
+    boolean queued;
     KvAllocation result;
     synchronized (lock) {
       Holder held = holder(holder);
@@ -119,9 +121,9 @@ public final class BlockPool {
           held.stopped = true;
         }
       }
-      publish(changes);
+      queued = publish(changes);
     }
-    delivery.drain();
+    deliver(queued);
     return result;
   }
 
@@ -138,6 +140,7 @@ public final class BlockPool {
   public KvAllocation admit(
       String holder, SequenceBlocks blocks, int hitLimit, int slots, int activeLimit) {
     List<KvChange> changes = new ArrayList<>();
+    boolean queued;
     KvAllocation result;
     synchronized (lock) {
       Holder held = newHolder(holder);
@@ -145,9 +148,9 @@ public final class BlockPool {
       if (result.allocated()) {
         holders.put(holder, held);
       }
-      publish(changes);
+      queued = publish(changes);
     }
-    delivery.drain();
+    deliver(queued);
     return result;
   }
 
@@ -160,6 +163,7 @@ public final class BlockPool {
    */
   public boolean hold(String holder, int slots) {
     List<KvChange> changes = new ArrayList<>();
+    boolean queued;
     boolean held;
     synchronized (lock) {
       Holder h = holder(holder);
@@ -169,9 +173,9 @@ public final class BlockPool {
         table.reserve(needed, changes);
         h.reserved += needed;
       }
-      publish(changes);
+      queued = publish(changes);
     }
-    delivery.drain();
+    deliver(queued);
     return held;
   }
 
@@ -183,11 +187,12 @@ public final class BlockPool {
    */
   public void commit(String holder, SequenceBlocks blocks, int count) {
     List<KvChange> changes = new ArrayList<>();
+    boolean queued;
     synchronized (lock) {
       commit(holder(holder), blocks, count, changes);
-      publish(changes);
+      queued = publish(changes);
     }
-    delivery.drain();
+    deliver(queued);
   }
 
   /**
@@ -218,14 +223,15 @@ public final class BlockPool {
    */
   public boolean clear() {
     List<KvChange> changes = new ArrayList<>();
+    boolean queued;
     synchronized (lock) {
       if (!holders.isEmpty()) {
         return false;
       }
       table.clear(changes);
-      publish(changes);
+      queued = publish(changes);
     }
-    delivery.drain();
+    deliver(queued);
     return true;
   }
 
@@ -342,14 +348,26 @@ public final class BlockPool {
     return held;
   }
 
-  /** Queues {@code changes} for the current listeners; called under the lock. */
-  private void publish(List<KvChange> changes) {
+  /**
+   * Queues {@code changes} for the current listeners; called under the lock.
+   *
+   * @return whether anything was queued, to be delivered once the lock is released
+   */
+  private boolean publish(List<KvChange> changes) {
     if (changes.isEmpty() || listeners.isEmpty()) {
-      return;
+      return false;
     }
     List<KvChange> batch = List.copyOf(changes);
     for (BlockPoolListener listener : listeners) {
       delivery.enqueue(() -> listener.onChanges(batch));
+    }
+    return true;
+  }
+
+  /** Delivers what an operation queued, after its lock is released. */
+  private void deliver(boolean queued) {
+    if (queued) {
+      delivery.drain();
     }
   }
 
