@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The KV cache of one simulated engine: a prefix-caching pool of {@code capacity} block slots
@@ -76,20 +77,16 @@ public final class BlockPool {
    * @throws IllegalStateException if {@code holder} already holds blocks
    */
   public KvAllocation allocate(String holder, SequenceBlocks blocks, int count) {
-    List<KvChange> changes = new ArrayList<>();
-    boolean queued;
-    KvAllocation result;
-    synchronized (lock) {
-      Holder held = newHolder(holder);
-      result = take(held, blocks, 0, count, count, capacity, changes);
-      if (result.allocated()) {
-        commit(held, blocks, count, changes);
-        holders.put(holder, held);
-      }
-      queued = publish(changes);
-    }
-    deliver(queued);
-    return result;
+    return change(
+        changes -> {
+          Holder held = newHolder(holder);
+          KvAllocation result = take(held, blocks, 0, count, count, capacity, changes);
+          if (result.allocated()) {
+            commit(held, blocks, count, changes);
+            holders.put(holder, held);
+          }
+          return result;
+        });
   }
 
   /**
@@ -103,28 +100,25 @@ public final class BlockPool {
    * @throws IllegalStateException if the holder is unknown
    */
   public KvAllocation extend(String holder, SequenceBlocks blocks, int count) {
-    List<KvChange> changes = new ArrayList<>();
-    boolean queued;
-    KvAllocation result;
-    synchronized (lock) {
-      Holder held = holder(holder);
-      int from = held.blocks.size();
-      if (held.stopped) {
-        result = new KvAllocation(false, 0, 0, 0);
-      } else if (count <= from) {
-        result = new KvAllocation(true, 0, 0, 0);
-      } else {
-        result = take(held, blocks, from, count - from, count - from, capacity, changes);
-        if (result.allocated()) {
-          commit(held, blocks, count, changes);
-        } else {
-          held.stopped = true;
-        }
-      }
-      queued = publish(changes);
-    }
-    deliver(queued);
-    return result;
+    return change(
+        changes -> {
+          Holder held = holder(holder);
+          int from = held.blocks.size();
+          if (held.stopped) {
+            return new KvAllocation(false, 0, 0, 0);
+          }
+          if (count <= from) {
+            return new KvAllocation(true, 0, 0, 0);
+          }
+          KvAllocation result =
+              take(held, blocks, from, count - from, count - from, capacity, changes);
+          if (result.allocated()) {
+            commit(held, blocks, count, changes);
+          } else {
+            held.stopped = true;
+          }
+          return result;
+        });
   }
 
   /**
@@ -139,19 +133,15 @@ public final class BlockPool {
    */
   public KvAllocation admit(
       String holder, SequenceBlocks blocks, int hitLimit, int slots, int activeLimit) {
-    List<KvChange> changes = new ArrayList<>();
-    boolean queued;
-    KvAllocation result;
-    synchronized (lock) {
-      Holder held = newHolder(holder);
-      result = take(held, blocks, 0, hitLimit, slots, activeLimit, changes);
-      if (result.allocated()) {
-        holders.put(holder, held);
-      }
-      queued = publish(changes);
-    }
-    deliver(queued);
-    return result;
+    return change(
+        changes -> {
+          Holder held = newHolder(holder);
+          KvAllocation result = take(held, blocks, 0, hitLimit, slots, activeLimit, changes);
+          if (result.allocated()) {
+            holders.put(holder, held);
+          }
+          return result;
+        });
   }
 
   /**
@@ -162,21 +152,19 @@ public final class BlockPool {
    * @throws IllegalStateException if the holder is unknown
    */
   public boolean hold(String holder, int slots) {
-    List<KvChange> changes = new ArrayList<>();
-    boolean queued;
-    boolean held;
-    synchronized (lock) {
-      Holder h = holder(holder);
-      int needed = slots - h.blocks.size() - h.reserved;
-      held = needed <= table.available();
-      if (held && needed > 0) {
-        table.reserve(needed, changes);
-        h.reserved += needed;
-      }
-      queued = publish(changes);
-    }
-    deliver(queued);
-    return held;
+    return change(
+        changes -> {
+          Holder held = holder(holder);
+          int needed = slots - held.blocks.size() - held.reserved;
+          if (needed > table.available()) {
+            return false;
+          }
+          if (needed > 0) {
+            table.reserve(needed, changes);
+            held.reserved += needed;
+          }
+          return true;
+        });
   }
 
   /**
@@ -186,13 +174,11 @@ public final class BlockPool {
    * @throws IllegalStateException if the holder is unknown or has too few slots reserved
    */
   public void commit(String holder, SequenceBlocks blocks, int count) {
-    List<KvChange> changes = new ArrayList<>();
-    boolean queued;
-    synchronized (lock) {
-      commit(holder(holder), blocks, count, changes);
-      queued = publish(changes);
-    }
-    deliver(queued);
+    change(
+        changes -> {
+          commit(holder(holder), blocks, count, changes);
+          return null;
+        });
   }
 
   /**
@@ -222,17 +208,14 @@ public final class BlockPool {
    * @return false, having done nothing, while any holder is running
    */
   public boolean clear() {
-    List<KvChange> changes = new ArrayList<>();
-    boolean queued;
-    synchronized (lock) {
-      if (!holders.isEmpty()) {
-        return false;
-      }
-      table.clear(changes);
-      queued = publish(changes);
-    }
-    deliver(queued);
-    return true;
+    return change(
+        changes -> {
+          if (!holders.isEmpty()) {
+            return false;
+          }
+          table.clear(changes);
+          return true;
+        });
   }
 
   /** Slots held by running requests now: reserved, or holding a block they reference. */
@@ -349,26 +332,27 @@ public final class BlockPool {
   }
 
   /**
-   * Queues {@code changes} for the current listeners; called under the lock.
-   *
-   * @return whether anything was queued, to be delivered once the lock is released
+   * Runs {@code operation} under the lock, queues the changes it adds to its list for the current
+   * listeners there, and delivers them once the lock is released.
    */
-  private boolean publish(List<KvChange> changes) {
-    if (changes.isEmpty() || listeners.isEmpty()) {
-      return false;
+  private <T> T change(Function<List<KvChange>, T> operation) {
+    List<KvChange> changes = new ArrayList<>();
+    T result;
+    boolean queued = false;
+    synchronized (lock) {
+      result = operation.apply(changes);
+      if (!changes.isEmpty()) {
+        List<KvChange> batch = List.copyOf(changes);
+        for (BlockPoolListener listener : listeners) {
+          delivery.enqueue(() -> listener.onChanges(batch));
+          queued = true;
+        }
+      }
     }
-    List<KvChange> batch = List.copyOf(changes);
-    for (BlockPoolListener listener : listeners) {
-      delivery.enqueue(() -> listener.onChanges(batch));
-    }
-    return true;
-  }
-
-  /** Delivers what an operation queued, after its lock is released. */
-  private void deliver(boolean queued) {
     if (queued) {
       delivery.drain();
     }
+    return result;
   }
 
   /** What a running request holds: its sequence's first blocks, then reserved slots. */
