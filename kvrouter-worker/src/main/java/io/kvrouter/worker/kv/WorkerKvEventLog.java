@@ -16,11 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker side of Dynamo's KV event recovery ({@code LocalKvIndexer}, {@code
- * reference/dynamo-kv-router.md} §2–3) for one simulated worker rank: it follows the rank's {@link
- * BlockPool}, turns each vLLM event into Dynamo's form as Dynamo's publisher does, numbers them,
- * hands them to {@link DynamoEventListener}s (the publisher), and answers the router's recovery
- * query {@link #query(Long, Long)} from what it keeps:
+ * The worker side of Dynamo's KV event recovery ({@code LocalKvIndexer}; docs/architecture.md,
+ * "Event plane") for one simulated worker rank: it follows the rank's {@link BlockPool}, turns each
+ * vLLM event into Dynamo's form as Dynamo's publisher does, numbers them, hands them to {@link
+ * DynamoEventListener}s (the publisher), and answers the router's recovery query {@link
+ * #query(Long, Long)} from what it keeps:
  *
  * <pre>
  *   BlockPool ─vLLM events─▶ convert ──▶ id 0,1,2,… ──┬─▶ ring buffer (last N, default 1024)
