@@ -7,7 +7,7 @@ import io.kvrouter.protocol.dynamo.WorkerKvQueryCodec;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
 import io.kvrouter.transport.JsonEndpoint;
 import io.kvrouter.worker.SimulatedEngine;
-import io.kvrouter.worker.kv.KvCacheManager;
+import io.kvrouter.worker.kv.BlockPool;
 import io.kvrouter.worker.kv.WorkerKvEventLog;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -160,7 +160,7 @@ final class DynamoWorkerEvents implements AutoCloseable {
   }
 
   private void publishLoad(SimulatedEngine engine, int dp, WorkerRank rank) {
-    KvCacheManager kv = engine.kvCache();
+    BlockPool kv = engine.kvCache();
     long active = kv.activeBlocks();
     WorkerLoadReport load =
         new WorkerLoadReport(

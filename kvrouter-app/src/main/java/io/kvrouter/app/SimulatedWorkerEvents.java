@@ -3,6 +3,7 @@ package io.kvrouter.app;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.worker.SimulatedEngine;
 import io.kvrouter.worker.kv.KvCacheSnapshot;
+import io.kvrouter.worker.kv.VllmEvents;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
@@ -13,7 +14,7 @@ final class SimulatedWorkerEvents {
   /** Starts a publisher that sends every KV event of {@code engine}'s cache from now on. */
   static ZmqEventPublisher publish(SimulatedEngine engine, ZmqEventPublisher.Options options) {
     ZmqEventPublisher publisher = ZmqEventPublisher.start(options);
-    engine.kvCache().subscribe(publisher::publish);
+    engine.kvCache().subscribe(new VllmEvents(publisher::publish));
     return publisher;
   }
 

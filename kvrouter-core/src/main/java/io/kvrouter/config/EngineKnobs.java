@@ -91,7 +91,8 @@ public final class EngineKnobs {
               "KV cache capacity in blocks of --kv-cache-block-size tokens (Dynamo mocker's"
                   + " num_gpu_blocks): prompt and output blocks are cached, reused by later"
                   + " requests with the same prefix and evicted least recently used first; a"
-                  + " request whose prompt does not fit is refused.",
+                  + " request whose prompt does not fit is refused (with the mocker timing model it"
+                  + " waits for room, as in vLLM).",
               "16384",
               "an integer from 1 to 1000000000",
               false,

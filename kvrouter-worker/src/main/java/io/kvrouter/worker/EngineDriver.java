@@ -1,10 +1,10 @@
 package io.kvrouter.worker;
 
-import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.worker.engine.EngineCore;
 import io.kvrouter.worker.engine.EngineListener;
 import io.kvrouter.worker.engine.EngineRequest;
 import io.kvrouter.worker.engine.EngineSettings;
+import io.kvrouter.worker.kv.BlockPool;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import java.util.HashMap;
@@ -15,7 +15,8 @@ import java.util.Map;
  * started, waited for with a timer, and completed, and the requests' tokens come out as the steps
  * produce them, so a {@code worker} process behaves like the simulator's engines. Steps are kept to
  * their schedule: a step shorter than a timer's millisecond, or one that starts late, is paid back
- * from the next, so the average pace is the model's.
+ * from the next, so the average pace is the model's. The core schedules into the worker's own KV
+ * cache, whose changes the worker publishes.
  *
  * <p>Everything runs on the driver's context; {@link #submit} and {@link #cancel} hop onto it.
  */
@@ -37,10 +38,10 @@ final class EngineDriver implements EngineListener {
   /** When the step in progress is due, in nanoseconds of {@link System#nanoTime}. */
   private long dueNanos;
 
-  EngineDriver(Vertx vertx, EngineSettings settings) {
+  EngineDriver(Vertx vertx, EngineSettings settings, BlockPool kvCache) {
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
-    this.core = new EngineCore(settings, this);
+    this.core = new EngineCore(settings, this, kvCache);
   }
 
   Context context() {
@@ -113,10 +114,5 @@ final class EngineDriver implements EngineListener {
   public void onFinished(EngineRequest request) {
     // the output's token sequence shares the request's limit, so it has ended already
     outputs.remove(request.id());
-  }
-
-  @Override
-  public void onKvEvent(KvCacheEvent event) {
-    // the worker publishes its KvCacheManager's events; the core's pool only paces it
   }
 }

@@ -6,8 +6,9 @@ import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.worker.engine.EngineSettings;
 import io.kvrouter.worker.engine.RequestTooLargeException;
+import io.kvrouter.worker.kv.BlockPool;
 import io.kvrouter.worker.kv.KvAllocation;
-import io.kvrouter.worker.kv.KvCacheManager;
+import io.kvrouter.worker.kv.VllmSequence;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,19 +24,26 @@ import java.util.concurrent.atomic.AtomicLong;
  * for the same request, after a fixed time to first token and with a fixed delay between tokens. It
  * honours {@code max_tokens}, stop and end-of-sequence token ids, and cancellation.
  *
- * <p>It keeps a real KV cache ({@link KvCacheManager}, vLLM's block hashes and reuse/eviction
- * rules) so that what it would publish as KV events is the truth about what it caches: {@code
- * generate()} holds the prompt's full blocks, or refuses the request with {@link
- * KvCacheFullException} when they do not fit; each block the output fills is cached as it fills;
- * the request's blocks are released when it completes, fails or is cancelled.
+ * <p>It keeps a real KV cache ({@link BlockPool}, its blocks named by vLLM's hashes of their
+ * tokens: {@link VllmSequence}) so that what it publishes as KV events is the truth about what it
+ * caches. Each block the output fills is cached once the next step would have computed it (as in
+ * vLLM, the final token never reaches the cache).
  *
  * <p>Its pace is either fixed (a time to first token, then a delay between tokens) or, with {@link
  * Options#scheduler}, the simulator's: requests queue in an {@link
  * io.kvrouter.worker.engine.EngineCore} that batches them in steps timed by Dynamo mocker's model,
  * so time to first token grows with the uncached prompt and the queue, as the simulator predicts.
- * The scheduler keeps its own copy of the block pool for timing; the published events are the
- * {@link KvCacheManager}'s, which holds a prompt's blocks from {@code generate()} rather than from
- * admission, so the two can differ while the cache is nearly full.
+ *
+ * <ul>
+ *   <li>With fixed pacing, {@code generate()} holds the prompt's full blocks at once, or refuses
+ *       the request with {@link KvCacheFullException} when they do not fit; the request's blocks
+ *       are released when it completes, fails or is cancelled.
+ *   <li>With the scheduler, the scheduler is the cache's only user: it admits a waiting request
+ *       when its prompt's blocks fit under the watermark (a request that does not fit now waits, as
+ *       in vLLM; one that could never fit is refused with {@link RequestTooLargeException}), caches
+ *       blocks as its steps compute them, preempts when the cache runs out and releases a request's
+ *       blocks when it ends. The published events are the scheduler's cache.
+ * </ul>
  */
 public final class SimulatedEngine implements InferenceEngine {
 
@@ -91,7 +99,7 @@ public final class SimulatedEngine implements InferenceEngine {
   private final Vertx vertx;
   private final Options options;
   private final VocabularyOdds odds;
-  private final KvCacheManager kvCache;
+  private final BlockPool kvCache;
 
   /** Paces requests with the timing model; null for fixed delays. */
   private final EngineDriver driver;
@@ -111,8 +119,9 @@ public final class SimulatedEngine implements InferenceEngine {
     this.vertx = vertx;
     this.options = options;
     this.odds = new VocabularyOdds(options.vocabulary());
-    this.kvCache = new KvCacheManager(options.kvBlocks(), options.blockSize());
-    this.driver = options.scheduler() == null ? null : new EngineDriver(vertx, options.scheduler());
+    this.kvCache = new BlockPool(options.kvBlocks(), options.blockSize());
+    this.driver =
+        options.scheduler() == null ? null : new EngineDriver(vertx, options.scheduler(), kvCache);
     this.requests =
         Counter.builder(MetricNames.COMPONENT_REQUESTS)
             .description("Requests this worker accepted")
@@ -130,19 +139,42 @@ public final class SimulatedEngine implements InferenceEngine {
   }
 
   /**
-   * Holds the prompt's KV blocks and returns the stream that generates the output; the blocks are
-   * released when the stream ends, or when it is cancelled, even before it is subscribed.
+   * Returns the stream that generates the output. With fixed pacing it holds the prompt's KV blocks
+   * first, released when the stream ends, or when it is cancelled, even before it is subscribed;
+   * with the scheduler the request queues for admission once subscribed.
    *
-   * @throws KvCacheFullException if the prompt's blocks do not fit in the cache
+   * @throws KvCacheFullException with fixed pacing, if the prompt's blocks do not fit in the cache
+   * @throws RequestTooLargeException with the scheduler, if the request could never fit
+   * @throws IllegalArgumentException with the scheduler, if the prompt is empty or {@code
+   *     max_tokens} is below 1 (vLLM refuses both)
    */
   @Override
   public ResponseStream generate(String requestId, PreprocessedRequest request) {
     Integer maxTokens = request.stopConditions().maxTokens();
-    if (driver != null && maxTokens != null && maxTokens < 1) {
+    if (driver != null) {
+      checkSchedulable(request, maxTokens);
+    }
+    String kvKey = requestId + "#" + serial.incrementAndGet();
+    VllmSequence blocks = new VllmSequence(options.blockSize(), request.tokenIds());
+    if (driver == null) {
+      KvAllocation allocation = kvCache.allocate(kvKey, blocks, blocks.fullBlocks());
+      if (!allocation.allocated()) {
+        throw new KvCacheFullException(allocation);
+      }
+    }
+    requests.increment();
+    return new SimulatedStream(vertx, options, request, this, kvKey, blocks, driver);
+  }
+
+  private void checkSchedulable(PreprocessedRequest request, Integer maxTokens) {
+    if (request.tokenIds().length == 0) {
+      throw new IllegalArgumentException("the prompt is empty");
+    }
+    if (maxTokens != null && maxTokens < 1) {
       throw new IllegalArgumentException("max_tokens must be >= 1, got " + maxTokens);
     }
     int mostOutput = maxTokens != null ? maxTokens : TokenSequence.MAX_DEFAULT_LENGTH;
-    if (driver != null && !options.scheduler().fits(request.tokenIds().length, mostOutput)) {
+    if (!options.scheduler().fits(request.tokenIds().length, mostOutput)) {
       throw new RequestTooLargeException(
           "prompt of "
               + request.tokenIds().length
@@ -151,13 +183,6 @@ public final class SimulatedEngine implements InferenceEngine {
               + " need more KV blocks than this worker's "
               + options.kvBlocks());
     }
-    String kvKey = requestId + "#" + serial.incrementAndGet();
-    KvAllocation allocation = kvCache.allocate(kvKey, request.tokenIds());
-    if (!allocation.allocated()) {
-      throw new KvCacheFullException(allocation);
-    }
-    requests.increment();
-    return new SimulatedStream(vertx, options, request, this, kvKey, driver);
   }
 
   /** What this engine runs with: its vocabulary, pace and KV cache. */
@@ -171,10 +196,11 @@ public final class SimulatedEngine implements InferenceEngine {
   }
 
   /**
-   * This engine's KV cache: its {@link KvCacheManager#snapshot() snapshot} and {@link
-   * KvCacheManager#subscribe events} are what a KV event publisher for this worker sends.
+   * This engine's KV cache: its {@link BlockPool#snapshot() snapshot} and {@link
+   * BlockPool#subscribe changes} (in vLLM's format through {@link
+   * io.kvrouter.worker.kv.VllmEvents}) are what a KV event publisher for this worker sends.
    */
-  public KvCacheManager kvCache() {
+  public BlockPool kvCache() {
     return kvCache;
   }
 

@@ -4,12 +4,11 @@ import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.RequestCancelledException;
 import io.kvrouter.protocol.ResponseStream;
-import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.worker.engine.EngineRequest;
+import io.kvrouter.worker.kv.VllmSequence;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 
 /**
  * One request in a {@link SimulatedEngine}. Without a timing model it is paced by Vert.x timers on
@@ -19,10 +18,13 @@ import java.util.Arrays;
  * subscriber is paused wait in order, since an engine does not stop for one slow reader. All state
  * is touched only on the stream's context (the driver's, when there is one).
  *
- * <p>Its KV blocks were allocated by {@code generate()}. Each emitted token that does not end the
- * sequence is appended to the request's tokens, and when that fills a block the block is cached: as
- * in vLLM, a token's KV is computed in the step after it is sampled, so the final token never
- * reaches the cache. The blocks are released exactly once, when the stream ends or is cancelled.
+ * <p>Each emitted token that does not end the sequence is appended to the request's {@link
+ * VllmSequence}, which names each block it fills: as in vLLM, a token's KV is computed in the step
+ * after it is sampled, so the final token never reaches the cache. With fixed pacing the stream
+ * holds the request's KV blocks ({@code generate()} allocated the prompt's), caches each block as
+ * it fills, and releases them exactly once, when the stream ends or is cancelled. With the driver,
+ * the engine holds them: it caches the blocks as its steps compute them and releases them when the
+ * request ends or is cancelled.
  */
 final class SimulatedStream implements ResponseStream {
   /** Most tokens emitted in one event-loop task when there is no delay between tokens. */
@@ -43,10 +45,10 @@ final class SimulatedStream implements ResponseStream {
   /** Outputs produced while paused, in order (timing model only). */
   private final ArrayDeque<EngineOutput> held = new ArrayDeque<>();
 
-  /** Prompt and output so far, in {@code sequence[0..sequenceLength)}. */
-  private int[] sequence;
+  /** Prompt and output so far. */
+  private final VllmSequence blocks;
 
-  private int sequenceLength;
+  /** With fixed pacing, whether the KV blocks were released. */
   private boolean kvReleased;
 
   private Subscriber subscriber;
@@ -66,6 +68,7 @@ final class SimulatedStream implements ResponseStream {
       PreprocessedRequest request,
       SimulatedEngine engine,
       String kvKey,
+      VllmSequence blocks,
       EngineDriver driver) {
     this.vertx = vertx;
     this.driver = driver;
@@ -75,8 +78,7 @@ final class SimulatedStream implements ResponseStream {
     this.tokens = new TokenSequence(request, options.vocabulary(), engine.odds());
     this.engine = engine;
     this.kvKey = kvKey;
-    this.sequence = request.tokenIds();
-    this.sequenceLength = sequence.length;
+    this.blocks = blocks;
   }
 
   @Override
@@ -191,12 +193,9 @@ final class SimulatedStream implements ResponseStream {
     schedule(options.interTokenLatency().toMillis());
   }
 
-  /** The request as the engine's scheduler sees it: its prompt's blocks and its output limit. */
+  /** The request as the engine's scheduler sees it: its blocks and its output limit. */
   private EngineRequest engineRequest() {
-    int[] prompt = request.tokenIds();
-    long[] local = BlockHasher.of(options.blockSize()).localHashes(prompt);
-    return new EngineRequest(
-        kvKey, Math.max(1, prompt.length), BlockHasher.chain(local), local, tokens.limit());
+    return new EngineRequest(kvKey, request.tokenIds().length, blocks, tokens.limit());
   }
 
   /** What the driver's steps produce, on the stream's context. */
@@ -237,7 +236,7 @@ final class SimulatedStream implements ResponseStream {
     }
     deliver(tokens.withLogprobs(EngineOutput.tokens(ids)));
     if (ids.length > 0) {
-      cacheToken(ids[0]);
+      appendToken(ids[0]);
     }
     return false;
   }
@@ -255,22 +254,20 @@ final class SimulatedStream implements ResponseStream {
     }
   }
 
-  /** Appends a token the next step would compute KV for, caching the block it fills. */
-  private void cacheToken(int token) {
-    if (kvReleased) {
-      return; // the subscriber cancelled while taking the token
-    }
-    if (sequenceLength == sequence.length) {
-      sequence = Arrays.copyOf(sequence, Math.max(16, sequence.length * 2));
-    }
-    sequence[sequenceLength++] = token;
-    if (sequenceLength % options.blockSize() == 0) {
-      engine.kvCache().extend(kvKey, sequence, sequenceLength);
+  /**
+   * Appends a token the next step computes KV for; with fixed pacing, caches the block it fills
+   * (the engine caches blocks as its steps compute them).
+   */
+  private void appendToken(int token) {
+    blocks.append(token);
+    if (driver == null && !kvReleased && blocks.length() % options.blockSize() == 0) {
+      engine.kvCache().extend(kvKey, blocks, blocks.fullBlocks());
     }
   }
 
+  /** With fixed pacing, releases the request's KV blocks once; the engine releases its own. */
   private void releaseKv() {
-    if (!kvReleased) {
+    if (driver == null && !kvReleased) {
       kvReleased = true;
       engine.kvCache().release(kvKey);
     }

@@ -12,7 +12,7 @@ import io.kvrouter.protocol.dynamo.WorkerKvQueryCodec;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
 import io.kvrouter.routing.index.KvIndexer;
 import io.kvrouter.testing.DynamoWorkload;
-import io.kvrouter.worker.kv.KvCacheManager;
+import io.kvrouter.worker.kv.BlockPool;
 import io.kvrouter.worker.kv.WorkerKvEventLog;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -74,7 +74,7 @@ class DynamoEventFollowerTest {
 
   /** A simulated worker rank: its cache, its event log and a wire that may lose events. */
   private final class Worker {
-    final KvCacheManager kv = new KvCacheManager(48, 4);
+    final BlockPool kv = new BlockPool(48, 4);
     final WorkerKvEventLog log;
     final DynamoWorkload workload;
     volatile Predicate<Long> lose = id -> false;

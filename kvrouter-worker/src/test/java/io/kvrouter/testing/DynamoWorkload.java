@@ -6,7 +6,7 @@ import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
 import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.routing.index.KvIndexer;
-import io.kvrouter.worker.kv.KvCacheManager;
+import io.kvrouter.worker.kv.BlockPool;
 import io.kvrouter.worker.kv.KvCacheSnapshot;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,29 +18,31 @@ import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
- * Test helpers for {@link WorkerKvEventLog}: a random workload on a {@link KvCacheManager} (shared
+ * Test helpers for {@link WorkerKvEventLog}: a random workload on a {@link BlockPool} (shared
  * prefixes, extensions, releases, the odd clear) and the (engine hash, router tokens hash) pairs
  * that the cache, or a router, holds.
  */
 public final class DynamoWorkload {
-  private final KvCacheManager kv;
+  private final TokenRequests kv;
+  private final int blockSize;
   private final SplittableRandom random;
   private final List<int[]> documents = new ArrayList<>();
   private final Map<String, int[]> running = new HashMap<>();
   private final String prefix;
   private int nextRequest;
 
-  public DynamoWorkload(KvCacheManager kv, long seed) {
+  public DynamoWorkload(BlockPool kv, long seed) {
     this(kv, seed, "r");
   }
 
   /** A workload whose request ids start with {@code prefix}, so several can share one cache. */
-  public DynamoWorkload(KvCacheManager kv, long seed, String prefix) {
-    this.kv = kv;
+  public DynamoWorkload(BlockPool kv, long seed, String prefix) {
+    this.kv = new TokenRequests(kv);
+    this.blockSize = kv.blockSize();
     this.prefix = prefix;
     this.random = new SplittableRandom(seed);
     for (int d = 0; d < 6; d++) {
-      int[] doc = new int[kv.blockSize() * 12];
+      int[] doc = new int[blockSize * 12];
       for (int i = 0; i < doc.length; i++) {
         doc[i] = random.nextInt(50_000);
       }
@@ -54,7 +56,7 @@ public final class DynamoWorkload {
     if (op < 45 || running.isEmpty()) {
       int[] doc = documents.get(random.nextInt(documents.size()));
       int shared = random.nextInt(doc.length + 1);
-      int[] prompt = Arrays.copyOf(doc, shared + random.nextInt(2 * kv.blockSize()));
+      int[] prompt = Arrays.copyOf(doc, shared + random.nextInt(2 * blockSize));
       for (int i = shared; i < prompt.length; i++) {
         prompt[i] = random.nextInt(50_000);
       }
@@ -65,7 +67,7 @@ public final class DynamoWorkload {
     } else if (op < 70) {
       String id = pick();
       int[] tokens = running.get(id);
-      int[] longer = Arrays.copyOf(tokens, tokens.length + 1 + random.nextInt(kv.blockSize() * 2));
+      int[] longer = Arrays.copyOf(tokens, tokens.length + 1 + random.nextInt(blockSize * 2));
       for (int i = tokens.length; i < longer.length; i++) {
         longer[i] = random.nextInt(50_000);
       }

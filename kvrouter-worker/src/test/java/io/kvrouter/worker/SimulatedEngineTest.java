@@ -16,6 +16,7 @@ import io.kvrouter.testing.CollectingSubscriber;
 import io.kvrouter.worker.kv.EventReplay;
 import io.kvrouter.worker.kv.KvCacheSnapshot;
 import io.kvrouter.worker.kv.VllmBlockHasher;
+import io.kvrouter.worker.kv.VllmEvents;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
@@ -213,7 +214,7 @@ class SimulatedEngineTest {
   void twoRequestsSharingAPrefix_storeThePrefixOnce_andTheSecondOnlyItsTail() throws Exception {
     SimulatedEngine engine = engine(0, 4, 64);
     List<List<VllmEvent>> events = new CopyOnWriteArrayList<>();
-    EventReplay replay = new EventReplay(engine.kvCache().subscribe(events::add));
+    EventReplay replay = new EventReplay(engine.kvCache().subscribe(new VllmEvents(events::add)));
     int[] first = range(0, 10); // two full blocks and two tokens
     int[] second = concat(range(0, 8), new int[] {100, 101, 102, 103});
 
@@ -242,7 +243,7 @@ class SimulatedEngineTest {
   void outputBlocks_areCachedAsTheyFill_chainedToThePrompt() throws Exception {
     SimulatedEngine engine = engine(0, 4, 64);
     List<List<VllmEvent>> events = new CopyOnWriteArrayList<>();
-    engine.kvCache().subscribe(events::add);
+    engine.kvCache().subscribe(new VllmEvents(events::add));
     int[] prompt = range(0, 4);
 
     int[] output = run(engine, prompt(9, prompt)).tokens();
@@ -272,7 +273,7 @@ class SimulatedEngineTest {
   void smallCache_evictsTheLeastRecentlyUsedBlock_withBlockRemoved() throws Exception {
     SimulatedEngine engine = engine(0, 4, 3);
     List<List<VllmEvent>> events = new CopyOnWriteArrayList<>();
-    engine.kvCache().subscribe(events::add);
+    engine.kvCache().subscribe(new VllmEvents(events::add));
     int[] first = range(0, 8);
     int[] second = range(50, 58);
 

@@ -226,7 +226,7 @@ public final class Simulation {
       Worker(WorkerRank rank) {
         this.rank = rank;
         this.index = workers.size();
-        this.engine = new EngineCore(settings.engine(), this);
+        this.engine = new EngineCore(settings.engine(), this, this::onKvEvent);
       }
 
       @Override
@@ -289,8 +289,7 @@ public final class Simulation {
         progress.accept(completed);
       }
 
-      @Override
-      public void onKvEvent(KvCacheEvent event) {
+      void onKvEvent(KvCacheEvent event) {
         if (policy.followsKvEvents()) {
           time.after(settings.eventDelayMillis(), () -> policy.kvEvent(rank, event));
         }

@@ -1,11 +1,14 @@
 package io.kvrouter.worker.engine;
 
-import io.kvrouter.common.SplitMix;
+import io.kvrouter.protocol.KvCacheEvent;
+import io.kvrouter.worker.kv.BlockPool;
+import io.kvrouter.worker.kv.DynamoEvents;
+import io.kvrouter.worker.kv.KvAllocation;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * One simulated engine's scheduler, stepped by its caller: {@link #startStep()} decides what the
@@ -32,7 +35,12 @@ import java.util.List;
  *       tail first so a prefix outlives its branches.
  * </ol>
  *
- * Not thread-safe: a caller drives one engine from one thread at a time.
+ * <p>The cache is a {@link BlockPool}, named by the requests' {@link EngineRequest#blocks}: the
+ * engine's own, reporting Dynamo KV events (the simulator's), or one it shares with a live worker,
+ * whose listeners publish it.
+ *
+ * <p>Not thread-safe: a caller drives one engine from one thread at a time (others may read its
+ * pool).
  */
 public final class EngineCore {
   private final EngineSettings settings;
@@ -41,15 +49,46 @@ public final class EngineCore {
   private final Deque<Sequence> waiting = new ArrayDeque<>();
   private final List<Sequence> running = new ArrayList<>();
   private Step current;
-  private long serial;
   private long promptTokens;
   private long cachedPromptTokens;
   private long preemptions;
 
-  public EngineCore(EngineSettings settings, EngineListener listener) {
+  /**
+   * An engine with a cache of its own, which reports every change to {@code kvEvents} as a Dynamo
+   * KV event, as it happens; its requests' blocks must be named by Dynamo's hashes.
+   */
+  public EngineCore(
+      EngineSettings settings, EngineListener listener, Consumer<KvCacheEvent> kvEvents) {
+    this(settings, listener, poolReportingTo(settings, kvEvents));
+  }
+
+  /**
+   * An engine whose cache is {@code pool}, of the settings' capacity and block size.
+   *
+   * @throws IllegalArgumentException if the pool's capacity or block size is not the settings'
+   */
+  public EngineCore(EngineSettings settings, EngineListener listener, BlockPool pool) {
+    if (pool.capacity() != settings.numGpuBlocks() || pool.blockSize() != settings.blockSize()) {
+      throw new IllegalArgumentException(
+          "a pool of "
+              + pool.capacity()
+              + " blocks of "
+              + pool.blockSize()
+              + " tokens for an engine of "
+              + settings.numGpuBlocks()
+              + " blocks of "
+              + settings.blockSize());
+    }
     this.settings = settings;
     this.listener = listener;
-    this.pool = new BlockPool(settings.numGpuBlocks(), listener::onKvEvent);
+    this.pool = pool;
+  }
+
+  private static BlockPool poolReportingTo(
+      EngineSettings settings, Consumer<KvCacheEvent> kvEvents) {
+    BlockPool pool = new BlockPool(settings.numGpuBlocks(), settings.blockSize());
+    pool.subscribe(new DynamoEvents(kvEvents));
+    return pool;
   }
 
   public EngineSettings settings() {
@@ -73,7 +112,7 @@ public final class EngineCore {
               + settings.admissionLimit()
               + " this engine admits");
     }
-    waiting.addLast(new Sequence(request, serial++));
+    waiting.addLast(new Sequence(request));
   }
 
   /** Whether a step is in progress. */
@@ -108,7 +147,9 @@ public final class EngineCore {
         budget -= chunk;
         continue;
       }
-      if (!holdSlotsFor(seq, seq.computed + 1)) {
+      // a decode needs another slot only when its token starts a block: the slot of a block it
+      // continues is held since its admission or the decode that started that block
+      if (seq.computed % settings.blockSize() == 0 && !holdSlotsFor(seq, seq.computed + 1)) {
         break; // seq preempted itself: it was the last running request
       }
       work.add(new Work(seq, 1, true));
@@ -150,8 +191,11 @@ public final class EngineCore {
       if (!seq.running) {
         continue; // cancelled during the step
       }
+      int fullBefore = seq.computed / settings.blockSize();
       seq.computed += w.tokens;
-      commitFullBlocks(seq);
+      if (seq.computed / settings.blockSize() > fullBefore) {
+        commitFullBlocks(seq);
+      }
       if (seq.pendingPrefill() > 0) {
         continue; // more prompt chunks to go
       }
@@ -199,12 +243,12 @@ public final class EngineCore {
 
   /** KV blocks reserved or cached: never more than the capacity. */
   public int usedBlocks() {
-    return pool.usedSlots();
+    return pool.usedBlocks();
   }
 
   /** KV blocks held by running requests. */
   public int activeBlocks() {
-    return pool.activeSlots();
+    return pool.activeBlocks();
   }
 
   /** Prompt tokens of requests admitted for the first time. */
@@ -238,15 +282,14 @@ public final class EngineCore {
    * @return false if {@code seq} itself was preempted
    */
   private boolean holdSlotsFor(Sequence seq, long tokens) {
-    int needed = (int) (settings.blocksFor(tokens) - seq.slots);
-    while (needed > 0 && !pool.reserve(needed)) {
+    int slots = (int) settings.blocksFor(tokens);
+    while (!pool.hold(seq.request.id(), slots)) {
       Sequence victim = running.get(running.size() - 1);
       preempt(victim);
       if (victim == seq) {
         return false;
       }
     }
-    seq.slots += Math.max(0, needed);
     return true;
   }
 
@@ -256,27 +299,18 @@ public final class EngineCore {
       return false;
     }
     int target = seq.prefillTarget();
-    long[] sequence = seq.hashes(target / settings.blockSize());
-    int hits = pool.cachedPrefix(sequence, (target - 1) / settings.blockSize());
-    int newSlots = (int) (settings.blocksFor(target) - hits);
-    int reactivated = 0;
-    for (int i = 0; i < hits; i++) {
-      reactivated += pool.isInactive(sequence[i]) ? 1 : 0;
-    }
-    if (pool.activeSlots() + reactivated + newSlots > settings.admissionLimit()
-        || pool.availableSlots() - reactivated < newSlots) {
+    KvAllocation admitted =
+        pool.admit(
+            seq.request.id(),
+            seq.request.blocks(),
+            (target - 1) / settings.blockSize(),
+            (int) settings.blocksFor(target),
+            settings.admissionLimit());
+    if (!admitted.allocated()) {
       return false;
     }
-    for (int i = 0; i < hits; i++) {
-      pool.acquire(sequence[i]);
-    }
-    if (!pool.reserve(newSlots)) {
-      throw new IllegalStateException("slots counted free could not be reserved");
-    }
     waiting.pollFirst();
-    seq.slots = hits + newSlots;
-    seq.committed = hits;
-    seq.computed = hits * settings.blockSize();
+    seq.computed = admitted.cachedBlocks() * settings.blockSize();
     seq.running = true;
     running.add(seq);
     if (!seq.admittedBefore) {
@@ -288,12 +322,7 @@ public final class EngineCore {
   }
 
   private void commitFullBlocks(Sequence seq) {
-    int full = seq.computed / settings.blockSize();
-    if (full > seq.committed) {
-      long[] sequence = seq.hashes(full);
-      pool.commit(sequence, seq.localHashes(full), seq.committed, full);
-      seq.committed = full;
-    }
+    pool.commit(seq.request.id(), seq.request.blocks(), seq.computed / settings.blockSize());
   }
 
   private void preempt(Sequence seq) {
@@ -311,13 +340,7 @@ public final class EngineCore {
   private void release(Sequence seq) {
     running.remove(seq);
     seq.running = false;
-    long[] sequence = seq.hashes(seq.committed);
-    for (int i = seq.committed - 1; i >= 0; i--) {
-      pool.release(sequence[i]);
-    }
-    pool.unreserve(seq.slots - seq.committed);
-    seq.slots = 0;
-    seq.committed = 0;
+    pool.release(seq.request.id());
     seq.computed = 0;
   }
 
@@ -352,9 +375,8 @@ public final class EngineCore {
   private record Work(Sequence seq, int tokens, boolean decode) {}
 
   /** A request's progress in the engine. */
-  private final class Sequence {
+  private static final class Sequence {
     final EngineRequest request;
-    final long serial;
 
     /** Tokens generated so far. */
     int generated;
@@ -362,26 +384,14 @@ public final class EngineCore {
     /** Tokens whose KV is computed, from the start of the sequence. */
     int computed;
 
-    /** Slots held: committed blocks first, then reserved ones. */
-    int slots;
-
-    /** Leading blocks cached and referenced. */
-    int committed;
-
     boolean running;
     boolean admittedBefore;
 
     /** Preempted after generating: its next prefill recomputes its output too. */
     boolean recomputing;
 
-    private long[] sequenceHashes;
-    private long[] localHashes;
-
-    Sequence(EngineRequest request, long serial) {
+    Sequence(EngineRequest request) {
       this.request = request;
-      this.serial = serial;
-      this.sequenceHashes = request.sequenceHashes();
-      this.localHashes = request.localHashes();
     }
 
     /**
@@ -395,35 +405,6 @@ public final class EngineCore {
 
     int pendingPrefill() {
       return Math.max(0, prefillTarget() - computed);
-    }
-
-    /** Sequence hashes of the first {@code blocks} blocks (output blocks get unique ones). */
-    long[] hashes(int blocks) {
-      extendTo(blocks);
-      return sequenceHashes;
-    }
-
-    long[] localHashes(int blocks) {
-      extendTo(blocks);
-      return localHashes;
-    }
-
-    /**
-     * Blocks past the prompt's hold generated tokens no other request shares: their hashes are
-     * drawn from the engine-wide serial of the request.
-     */
-    private void extendTo(int blocks) {
-      int have = sequenceHashes.length;
-      if (blocks <= have) {
-        return;
-      }
-      int length = Math.max(blocks, have * 2);
-      sequenceHashes = Arrays.copyOf(sequenceHashes, length);
-      localHashes = Arrays.copyOf(localHashes, length);
-      for (int i = have; i < length; i++) {
-        localHashes[i] = SplitMix.mix(serial * 0x9E3779B97F4A7C15L + i + 1);
-        sequenceHashes[i] = SplitMix.mix(localHashes[i] ^ 0xD1B54A32D192ED03L);
-      }
     }
   }
 }

@@ -1,8 +1,8 @@
 package io.kvrouter.worker.engine;
 
-import io.kvrouter.protocol.KvCacheEvent;
-
-/** What an {@link EngineCore} reports, from inside {@link EngineCore#completeStep} and submit. */
+/**
+ * What an {@link EngineCore} reports of its requests, from inside {@link EngineCore#completeStep}.
+ */
 public interface EngineListener {
 
   /**
@@ -15,7 +15,4 @@ public interface EngineListener {
 
   /** The request ended; its blocks are released. */
   void onFinished(EngineRequest request);
-
-  /** The KV cache changed, in the order the changes happened. */
-  void onKvEvent(KvCacheEvent event);
 }

@@ -7,8 +7,8 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Everything a {@link KvCacheManager} caches at one moment: enough to compute what a router that
- * applied every event must hold, and to check the cache's own invariants.
+ * Everything a {@link BlockPool} caches at one moment: enough to compute what a router that applied
+ * every event must hold, and to check the cache's own invariants.
  *
  * @param blocks every cached block, active or inactive, in the order they were stored
  * @param evictionOrder the engine hashes of the inactive blocks, the next one to be evicted first
@@ -27,7 +27,8 @@ public record KvCacheSnapshot(
    * @param hash its engine hash, as in the events
    * @param parentHash the engine hash of the block before it in its sequence; {@code null} for a
    *     sequence's first block
-   * @param tokens its {@code blockSize} tokens
+   * @param tokens its {@code blockSize} tokens; none for a block known by its hashes only ({@link
+   *     KvBlock.Dynamo}, the simulator's)
    * @param references requests holding it; 0 means inactive (cached, reusable, evictable)
    */
   public record CachedBlock(long hash, Long parentHash, int[] tokens, int references) {
@@ -76,7 +77,7 @@ public record KvCacheSnapshot(
     return evictionOrder.size();
   }
 
-  /** Slots not holding any block. */
+  /** Slots not holding any block (some may be reserved for blocks being computed). */
   public int emptySlots() {
     return capacity - blocks.size();
   }

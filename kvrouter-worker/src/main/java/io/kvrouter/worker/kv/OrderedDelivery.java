@@ -9,9 +9,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs tasks one at a time in the order they were queued, on the threads that call {@link
  * #drain()}, without a thread of its own and without making anyone wait: a caller that finds
- * another thread draining leaves its task to that thread. This lets {@link KvCacheManager} queue
- * events under its lock (so their order is the order of the operations) and hand them to listeners
- * after releasing it (so a listener never holds up other requests, and may call back in).
+ * another thread draining leaves its task to that thread. This lets {@link BlockPool} queue changes
+ * under its lock (so their order is the order of the operations) and hand them to listeners after
+ * releasing it (so a listener never holds up other requests, and may call back in).
  */
 final class OrderedDelivery {
   private static final Logger LOG = LoggerFactory.getLogger(OrderedDelivery.class);

@@ -16,14 +16,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker side of Dynamo's KV event recovery ({@code LocalKvIndexer}, {@code
- * reference/dynamo-kv-router.md} §2–3) for one simulated worker rank: it follows the rank's {@link
- * KvCacheManager}, turns each vLLM event into Dynamo's form as Dynamo's publisher does, numbers
- * them, hands them to {@link DynamoEventListener}s (the publisher), and answers the router's
- * recovery query {@link #query(Long, Long)} from what it keeps:
+ * The worker side of Dynamo's KV event recovery ({@code LocalKvIndexer}; docs/architecture.md,
+ * "Event plane") for one simulated worker rank: it follows the rank's {@link BlockPool}, turns each
+ * vLLM event into Dynamo's form as Dynamo's publisher does, numbers them, hands them to {@link
+ * DynamoEventListener}s (the publisher), and answers the router's recovery query {@link
+ * #query(Long, Long)} from what it keeps:
  *
  * <pre>
- *   KvCacheManager ──vLLM events──▶ convert ──▶ id 0,1,2,… ──┬─▶ ring buffer (last N, default 1024)
+ *   BlockPool ─vLLM events─▶ convert ──▶ id 0,1,2,… ──┬─▶ ring buffer (last N, default 1024)
  *                                                            ├─▶ block state (for tree dumps)
  *                                                            └─▶ listeners, in id order
  * </pre>
@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *       {@code block_hash} = the engine's hash, {@code tokens_hash} = the router's {@link
  *       BlockHasher} local hash of the block's tokens (seeded by the event's LoRA name, if any).
  *       Only complete blocks are published: the event is cut at the first block whose tokens are
- *       not all there. Stores of another block size than the manager's are not published.
+ *       not all there. Stores of another block size than the pool's are not published.
  *   <li>{@code BlockRemoved} → {@code Removed}; {@code AllBlocksCleared} → {@code Cleared}.
  *   <li>Events of another tier than the GPU are not published (the router indexes GPU blocks).
  * </ul>
@@ -52,9 +52,9 @@ import org.slf4j.LoggerFactory;
  * id under it, so a tree dump reflects exactly the events up to its {@code lastEventId}: never half
  * of a batch, never an event the id does not count. Converting (hashing tokens) happens before the
  * lock. Listener calls are queued under the lock and run after it is released, one at a time in
- * queue order (the manager's lock-free drain), so they arrive in id order without ever running
- * under the lock; a listener added by {@link #subscribe} receives exactly the events after the id
- * it returns.
+ * queue order (the pool's lock-free drain), so they arrive in id order without ever running under
+ * the lock; a listener added by {@link #subscribe} receives exactly the events after the id it
+ * returns.
  *
  * <p>Thread-safe.
  */
@@ -73,7 +73,8 @@ public final class WorkerKvEventLog implements KvEventListener, AutoCloseable {
   private final OrderedDelivery delivery = new OrderedDelivery();
   private List<DynamoEventListener> listeners = List.of(); // guarded by lock
   private long nextId; // guarded by lock
-  private KvCacheManager followed;
+  private BlockPool followed;
+  private BlockPoolListener following;
 
   /**
    * A log for {@code rank} fed through {@link #onEvents}, starting empty with event id 0.
@@ -91,29 +92,32 @@ public final class WorkerKvEventLog implements KvEventListener, AutoCloseable {
     this.buffer = new ArrayDeque<>(Math.min(bufferSize, 4096));
   }
 
-  /** {@link #attach(KvCacheManager, WorkerRank, int)} with {@link #DEFAULT_BUFFER}. */
-  public static WorkerKvEventLog attach(KvCacheManager manager, WorkerRank rank) {
-    return attach(manager, rank, DEFAULT_BUFFER);
+  /** {@link #attach(BlockPool, WorkerRank, int)} with {@link #DEFAULT_BUFFER}. */
+  public static WorkerKvEventLog attach(BlockPool pool, WorkerRank rank) {
+    return attach(pool, rank, DEFAULT_BUFFER);
   }
 
   /**
-   * A log following {@code manager} from now on. What the cache already holds becomes the log's
-   * starting state (no event ids); the first change is event 0. {@link #close} stops following.
+   * A log following {@code pool} (its blocks named by vLLM, {@link VllmSequence}) from now on. What
+   * the cache already holds becomes the log's starting state (no event ids); the first change is
+   * event 0. {@link #close} stops following.
    */
-  public static WorkerKvEventLog attach(KvCacheManager manager, WorkerRank rank, int bufferSize) {
-    WorkerKvEventLog log = new WorkerKvEventLog(rank, manager.blockSize(), bufferSize);
-    // Hold our lock across subscribing and seeding: events the manager delivers meanwhile (on
-    // another thread) wait in onEvents until the snapshot they follow is in place. The manager
-    // never calls listeners under its own lock, so this lock order cannot deadlock.
+  public static WorkerKvEventLog attach(BlockPool pool, WorkerRank rank, int bufferSize) {
+    WorkerKvEventLog log = new WorkerKvEventLog(rank, pool.blockSize(), bufferSize);
+    BlockPoolListener following = new VllmEvents(log);
+    // Hold our lock across subscribing and seeding: events the pool delivers meanwhile (on
+    // another thread) wait in onEvents until the snapshot they follow is in place. The pool never
+    // calls listeners under its own lock, so this lock order cannot deadlock.
     synchronized (log.lock) {
-      KvCacheSnapshot start = manager.subscribe(log);
+      KvCacheSnapshot start = pool.subscribe(following);
       for (KvCacheSnapshot.CachedBlock block : start.blocks()) { // parents before children
         log.state.apply(
             KvCacheEvent.stored(
                 block.parentHash(),
                 new StoredBlock(block.hash(), log.hasher.localHash(block.tokens(), 0))));
       }
-      log.followed = manager;
+      log.followed = pool;
+      log.following = following;
     }
     return log;
   }
@@ -271,16 +275,18 @@ public final class WorkerKvEventLog implements KvEventListener, AutoCloseable {
     return medium == null || VllmEvent.MEDIUM_GPU.equals(medium);
   }
 
-  /** Stops following the manager given to {@link #attach}; queries keep working. */
+  /** Stops following the pool given to {@link #attach}; queries keep working. */
   @Override
   public void close() {
-    KvCacheManager manager;
+    BlockPool pool;
+    BlockPoolListener listener;
     synchronized (lock) {
-      manager = followed;
+      pool = followed;
+      listener = following;
       followed = null;
     }
-    if (manager != null) {
-      manager.unsubscribe(this);
+    if (pool != null) {
+      pool.unsubscribe(listener);
     }
   }
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.hash.BlockHasher;
+import io.kvrouter.worker.kv.BlockPool;
+import io.kvrouter.worker.kv.KvChange;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -38,8 +40,7 @@ class EngineCoreTest {
       finished.add(request.id());
     }
 
-    @Override
-    public void onKvEvent(KvCacheEvent event) {
+    void onKvEvent(KvCacheEvent event) {
       events.add(event);
       if (event instanceof KvCacheEvent.Stored stored) {
         if (stored.parentBlockHash() != null) {
@@ -80,6 +81,11 @@ class EngineCoreTest {
     return total;
   }
 
+  /** An engine with a cache of its own, reporting its Dynamo KV events to {@code recorder}. */
+  static EngineCore engine(EngineSettings settings, Recorder recorder) {
+    return new EngineCore(settings, recorder, recorder::onKvEvent);
+  }
+
   static EngineSettings settings(int blocks, int maxSeqs, int maxBatched) {
     return new EngineSettings(BS, blocks, maxSeqs, maxBatched, 0.0, TimingModel.DEFAULT);
   }
@@ -87,7 +93,7 @@ class EngineCoreTest {
   @Test
   void aRequestPrefillsThenDecodesOneTokenPerStep_andStepsTakeTheMockerTime() {
     Recorder recorder = new Recorder();
-    EngineCore engine = new EngineCore(settings(100, 8, 8192), recorder);
+    EngineCore engine = engine(settings(100, 8, 8192), recorder);
     engine.submit(request("a", tokens(0, 10), 3));
     EngineCore.Step prefill = engine.startStep();
     assertThat(prefill.prefillTokens()).isEqualTo(10);
@@ -111,7 +117,7 @@ class EngineCoreTest {
   @Test
   void longPromptsArePrefilledInChunksOfTheTokenBudget() {
     Recorder recorder = new Recorder();
-    EngineCore engine = new EngineCore(settings(100, 8, 16), recorder);
+    EngineCore engine = engine(settings(100, 8, 16), recorder);
     engine.submit(request("a", tokens(0, 40), 1));
     List<Long> chunks = new ArrayList<>();
     EngineCore.Step step;
@@ -126,7 +132,7 @@ class EngineCoreTest {
   @Test
   void aCachedPrefixIsNotComputedAgain_andOneTokenIsAlwaysLeftToCompute() {
     Recorder recorder = new Recorder();
-    EngineCore engine = new EngineCore(settings(100, 8, 8192), recorder);
+    EngineCore engine = engine(settings(100, 8, 8192), recorder);
     engine.submit(request("a", tokens(0, 12), 1));
     drain(engine);
     engine.submit(request("b", tokens(0, 14), 1)); // same 3 blocks, then 2 more tokens
@@ -146,7 +152,7 @@ class EngineCoreTest {
   @Test
   void admissionIsFcfsAndBoundedByMaxNumSeqs() {
     Recorder recorder = new Recorder();
-    EngineCore engine = new EngineCore(settings(100, 2, 8192), recorder);
+    EngineCore engine = engine(settings(100, 2, 8192), recorder);
     for (String id : List.of("a", "b", "c")) {
       engine.submit(request(id, tokens(id.charAt(0) * 100, 8), 2));
     }
@@ -161,7 +167,7 @@ class EngineCoreTest {
   @Test
   void aFullCacheEvictsTheLeastRecentlyReleasedBlocks_andEventsSayWhatIsCached() {
     Recorder recorder = new Recorder();
-    EngineCore engine = new EngineCore(settings(4, 8, 8192), recorder);
+    EngineCore engine = engine(settings(4, 8, 8192), recorder);
     engine.submit(request("a", tokens(0, 8), 1)); // 2 blocks
     drain(engine);
     engine.submit(request("b", tokens(100, 8), 1)); // 2 more: full
@@ -179,7 +185,7 @@ class EngineCoreTest {
   void whenDecodeRunsOutOfBlocksTheNewestRequestIsPreempted_andStillCompletes() {
     Recorder recorder = new Recorder();
     // 6 blocks; two requests of 8-token prompts (2 blocks each) generating 8 tokens need 4 each
-    EngineCore engine = new EngineCore(settings(6, 8, 8192), recorder);
+    EngineCore engine = engine(settings(6, 8, 8192), recorder);
     engine.submit(request("a", tokens(0, 8), 8));
     engine.submit(request("b", tokens(100, 8), 8));
     drain(engine);
@@ -199,7 +205,7 @@ class EngineCoreTest {
   @Test
   void aPreemptedRequestRecomputesEveryKnownTokenAndThenDecodes() {
     Recorder recorder = new Recorder();
-    EngineCore engine = new EngineCore(settings(4, 8, 8192), recorder);
+    EngineCore engine = engine(settings(4, 8, 8192), recorder);
     engine.submit(request("a", tokens(0, 4), 6));
     engine.submit(request("b", tokens(100, 4), 7));
     List<Long> prefillPerStep = new ArrayList<>();
@@ -216,7 +222,7 @@ class EngineCoreTest {
   @Test
   void aRequestCancelledDuringAStepGetsNothingFromIt_andFreesItsBlocks() {
     Recorder recorder = new Recorder();
-    EngineCore engine = new EngineCore(settings(100, 8, 8192), recorder);
+    EngineCore engine = engine(settings(100, 8, 8192), recorder);
     engine.submit(request("a", tokens(0, 8), 3));
     engine.submit(request("b", tokens(100, 8), 3));
     EngineCore.Step step = engine.startStep();
@@ -233,7 +239,7 @@ class EngineCoreTest {
   void theListenerCanEndARequestEarly() {
     Recorder recorder = new Recorder();
     recorder.stopAt = "a";
-    EngineCore engine = new EngineCore(settings(100, 8, 8192), recorder);
+    EngineCore engine = engine(settings(100, 8, 8192), recorder);
     engine.submit(request("a", tokens(0, 5), 50));
     drain(engine);
     assertThat(recorder.tokens).containsEntry("a", 1);
@@ -242,7 +248,7 @@ class EngineCoreTest {
 
   @Test
   void aRequestThatCanNeverFitIsRefused() {
-    EngineCore engine = new EngineCore(settings(4, 8, 8192), new Recorder());
+    EngineCore engine = engine(settings(4, 8, 8192), new Recorder());
     assertThatThrownBy(() -> engine.submit(request("big", tokens(0, 16), 1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("needs 5 KV blocks");
@@ -252,10 +258,31 @@ class EngineCoreTest {
   void theWatermarkKeepsAdmissionBelowCapacity() {
     Recorder recorder = new Recorder();
     EngineSettings withWatermark = new EngineSettings(BS, 10, 8, 8192, 0.3, TimingModel.DEFAULT);
-    EngineCore engine = new EngineCore(withWatermark, recorder);
+    EngineCore engine = engine(withWatermark, recorder);
     engine.submit(request("a", tokens(0, 16), 4)); // 4 blocks of the 7 admitted
     engine.submit(request("b", tokens(100, 16), 4)); // 4 more would pass 7
     assertThat(engine.startStep().batchSize()).isEqualTo(1);
     assertThat(engine.waitingRequests()).isEqualTo(1);
+  }
+
+  @Test
+  void anEngineCanScheduleIntoAPoolItShares_whoseListenersHearItsChanges() {
+    BlockPool pool = new BlockPool(100, BS);
+    List<KvChange> changes = new ArrayList<>();
+    pool.subscribe(changes::addAll);
+    EngineCore engine = new EngineCore(settings(100, 8, 8192), new Recorder(), pool);
+    EngineRequest request = request("a", tokens(0, 10), 1);
+
+    engine.submit(request);
+    drain(engine);
+
+    assertThat(changes)
+        .containsExactly(
+            new KvChange.Stored(
+                null, List.of(request.blocks().block(0), request.blocks().block(1))));
+    assertThat(pool.usedBlocks()).isEqualTo(engine.usedBlocks()).isEqualTo(2);
+    assertThatThrownBy(() -> new EngineCore(settings(99, 8, 8192), new Recorder(), pool))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("a pool of 100 blocks");
   }
 }

@@ -12,14 +12,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What a consumer of a {@link KvCacheManager}'s events knows: the cached blocks, rebuilt from
+ * What a consumer of a {@link BlockPool}'s vLLM events knows: the cached blocks, rebuilt from
  * nothing but the events. It fails on an event that cannot be right in order: a store of a block
  * already cached or under a parent that is not, a removal of a block that is not cached.
  */
 public final class EventReplay {
   private final Map<Long, String> blocks = new HashMap<>();
 
-  /** Starts from what {@link KvCacheManager#subscribe} returned. */
+  /** Starts from what {@link BlockPool#subscribe} returned. */
   public EventReplay(KvCacheSnapshot start) {
     blocks.putAll(describe(start));
   }

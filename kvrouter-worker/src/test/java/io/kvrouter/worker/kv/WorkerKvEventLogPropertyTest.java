@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link WorkerKvEventLog} against a real {@link KvCacheManager} under seeded random workloads: a
+ * {@link WorkerKvEventLog} against a real {@link BlockPool} under seeded random workloads: a
  * router's {@link KvIndexer} rebuilt from a tree dump, or from a tree dump and later event slices
  * after missed events, ends holding exactly what the cache holds (engine hash, router tokens hash);
  * and tree dumps taken while other threads change the cache reflect exactly the events up to their
@@ -35,7 +35,7 @@ class WorkerKvEventLogPropertyTest {
   void treeDump_rebuildsARouterIndex_equalToTheCache() {
     for (long seed = 0; seed < 30; seed++) {
       SplittableRandom random = new SplittableRandom(seed);
-      KvCacheManager kv = new KvCacheManager(16 + random.nextInt(48), 4);
+      BlockPool kv = new BlockPool(16 + random.nextInt(48), 4);
       WorkerKvEventLog log = WorkerKvEventLog.attach(kv, RANK, 1 + random.nextInt(64));
       DynamoWorkload workload = new DynamoWorkload(kv, seed);
       for (int round = 0; round < 4; round++) {
@@ -127,7 +127,7 @@ class WorkerKvEventLogPropertyTest {
     int dumps = 0;
     for (long seed = 100; seed < 130; seed++) {
       SplittableRandom random = new SplittableRandom(seed);
-      KvCacheManager kv = new KvCacheManager(16 + random.nextInt(48), 4);
+      BlockPool kv = new BlockPool(16 + random.nextInt(48), 4);
       WorkerKvEventLog log = WorkerKvEventLog.attach(kv, RANK, 4 + random.nextInt(24));
       FollowingRouter router = new FollowingRouter(log, random, random.nextDouble() * 0.3);
       log.subscribe(router);
@@ -161,7 +161,7 @@ class WorkerKvEventLogPropertyTest {
 
   @Test
   void gap_withinTheBuffer_isAnsweredWithTheMissedEvents_olderThanIt_withATreeDump() {
-    KvCacheManager kv = new KvCacheManager(32, 4);
+    BlockPool kv = new BlockPool(32, 4);
     WorkerKvEventLog log = WorkerKvEventLog.attach(kv, RANK, 8);
     DynamoWorkload workload = new DynamoWorkload(kv, 7);
     while (log.newestEventId() < 5) {
@@ -196,7 +196,7 @@ class WorkerKvEventLogPropertyTest {
   @Test
   void treeDumps_takenWhileOtherThreadsChangeTheCache_reflectExactlyTheEventsUpToTheirLastId()
       throws Exception {
-    KvCacheManager kv = new KvCacheManager(48, 4);
+    BlockPool kv = new BlockPool(48, 4);
     WorkerKvEventLog log = WorkerKvEventLog.attach(kv, RANK, 16);
     List<DynamoRouterEvent> stream = new ArrayList<>();
     log.subscribe(

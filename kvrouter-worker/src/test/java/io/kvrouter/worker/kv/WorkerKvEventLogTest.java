@@ -17,6 +17,7 @@ import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockRemoved;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockStored;
 import io.kvrouter.testing.DynamoWorkload;
+import io.kvrouter.testing.TokenRequests;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -53,14 +54,15 @@ class WorkerKvEventLogTest {
 
   @Test
   void storedEvents_becomeDynamosForm_withTheRoutersTokensHash_numberedFromZero() {
-    KvCacheManager kv = new KvCacheManager(16, BS);
-    WorkerKvEventLog log = WorkerKvEventLog.attach(kv, RANK);
+    BlockPool pool = new BlockPool(16, BS);
+    TokenRequests kv = new TokenRequests(pool);
+    WorkerKvEventLog log = WorkerKvEventLog.attach(pool, RANK);
     List<DynamoRouterEvent> published = new ArrayList<>();
     assertThat(log.subscribe(published::add)).isEqualTo(-1);
 
     int[] prompt = range(0, 10); // two full blocks, two tokens left over
     kv.allocate("a", prompt);
-    KvCacheSnapshot snap = kv.snapshot();
+    KvCacheSnapshot snap = pool.snapshot();
     long h0 = snap.blocks().get(0).hash();
     long h1 = snap.blocks().get(1).hash();
     kv.release("a");
@@ -135,13 +137,14 @@ class WorkerKvEventLogTest {
 
   @Test
   void query_onAnEmptyBuffer_isATreeDump_withLastIdZero() {
-    KvCacheManager kv = new KvCacheManager(16, BS);
+    BlockPool pool = new BlockPool(16, BS);
+    TokenRequests kv = new TokenRequests(pool);
     kv.allocate("a", range(0, 8)); // cached before the log attached: its starting state
-    WorkerKvEventLog log = WorkerKvEventLog.attach(kv, RANK);
+    WorkerKvEventLog log = WorkerKvEventLog.attach(pool, RANK);
     TreeDump dump = (TreeDump) log.query(0L, null);
     assertThat(dump.lastEventId()).isZero();
     assertThat(DynamoWorkload.blocksOf(dump.events()))
-        .isEqualTo(DynamoWorkload.blocksOf(kv.snapshot()));
+        .isEqualTo(DynamoWorkload.blocksOf(pool.snapshot()));
     assertThat(log.query(5L, null)).isEqualTo(dump);
     assertThat(log.query(null, null)).isEqualTo(dump);
 
@@ -195,8 +198,9 @@ class WorkerKvEventLogTest {
 
   @Test
   void close_stopsFollowingTheManager() {
-    KvCacheManager kv = new KvCacheManager(16, BS);
-    WorkerKvEventLog log = WorkerKvEventLog.attach(kv, RANK);
+    BlockPool pool = new BlockPool(16, BS);
+    TokenRequests kv = new TokenRequests(pool);
+    WorkerKvEventLog log = WorkerKvEventLog.attach(pool, RANK);
     kv.allocate("a", range(0, 4));
     log.close();
     kv.allocate("b", range(10, 14));

@@ -3,25 +3,32 @@ package io.kvrouter.worker.kv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.protocol.vllm.VllmEvent.AllBlocksCleared;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockRemoved;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockStored;
+import io.kvrouter.testing.TokenRequests;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
-class KvCacheManagerTest {
+/**
+ * {@link BlockPool}: as the fixed-pace worker drives it (allocate, extend, release, clear, with
+ * vLLM's events), then as the engine's scheduler does (admit, hold, commit, with Dynamo's).
+ */
+class BlockPoolTest {
   private static final int BS = 4;
 
   private final List<List<VllmEvent>> batches = new CopyOnWriteArrayList<>();
 
-  private KvCacheManager manager(int capacity) {
-    KvCacheManager manager = new KvCacheManager(capacity, BS);
-    manager.subscribe(batches::add);
-    return manager;
+  private TokenRequests manager(int capacity) {
+    BlockPool pool = new BlockPool(capacity, BS);
+    pool.subscribe(new VllmEvents(batches::add));
+    return new TokenRequests(pool);
   }
 
   private static int[] range(int from, int to) {
@@ -39,7 +46,7 @@ class KvCacheManagerTest {
 
   @Test
   void allocate_storesThePromptsFullBlocksInOneEvent() {
-    KvCacheManager kv = manager(10);
+    TokenRequests kv = manager(10);
     int[] prompt = range(0, 10); // two full blocks and a partial one
 
     KvAllocation result = kv.allocate("a", prompt);
@@ -48,7 +55,7 @@ class KvCacheManagerTest {
     assertThat(takeBatch())
         .containsExactly(
             BlockStored.of(List.of(hash(prompt, 0), hash(prompt, 1)), null, range(0, 8), BS));
-    KvCacheSnapshot snapshot = kv.snapshot();
+    KvCacheSnapshot snapshot = kv.pool().snapshot();
     assertThat(snapshot.activeBlocks()).isEqualTo(2);
     assertThat(snapshot.inactiveBlocks()).isZero();
     assertThat(snapshot.blocks())
@@ -59,7 +66,7 @@ class KvCacheManagerTest {
 
   @Test
   void sharedPrefix_isReused_andOnlyTheNewTailIsStored_withTheLastPrefixBlockAsParent() {
-    KvCacheManager kv = manager(10);
+    TokenRequests kv = manager(10);
     int[] first = range(0, 8);
     int[] second = {0, 1, 2, 3, 4, 5, 6, 7, 100, 101, 102, 103};
     kv.allocate("a", first);
@@ -73,26 +80,26 @@ class KvCacheManagerTest {
         .containsExactly(
             BlockStored.of(
                 List.of(hash(second, 2)), hash(first, 1), new int[] {100, 101, 102, 103}, BS));
-    assertThat(kv.snapshot().blocks())
+    assertThat(kv.pool().snapshot().blocks())
         .extracting(KvCacheSnapshot.CachedBlock::references)
         .containsExactly(2, 2, 1);
   }
 
   @Test
   void fullCacheHit_emitsNothing() {
-    KvCacheManager kv = manager(10);
+    TokenRequests kv = manager(10);
     kv.allocate("a", range(0, 8));
     kv.release("a");
     batches.clear();
 
     assertThat(kv.allocate("b", range(0, 9))).isEqualTo(new KvAllocation(true, 2, 0, 8));
     assertThat(batches).isEmpty();
-    assertThat(kv.snapshot().inactiveBlocks()).isZero();
+    assertThat(kv.pool().snapshot().inactiveBlocks()).isZero();
   }
 
   @Test
   void release_makesBlocksInactive_tailFirst_withoutEvents() {
-    KvCacheManager kv = manager(10);
+    TokenRequests kv = manager(10);
     int[] prompt = range(0, 12);
     kv.allocate("a", prompt);
     batches.clear();
@@ -101,7 +108,7 @@ class KvCacheManagerTest {
     assertThat(kv.release("a")).isFalse();
 
     assertThat(batches).isEmpty();
-    KvCacheSnapshot snapshot = kv.snapshot();
+    KvCacheSnapshot snapshot = kv.pool().snapshot();
     assertThat(snapshot.activeBlocks()).isZero();
     assertThat(snapshot.evictionOrder())
         .containsExactly(hash(prompt, 2), hash(prompt, 1), hash(prompt, 0));
@@ -109,7 +116,7 @@ class KvCacheManagerTest {
 
   @Test
   void fullCache_evictsTheLeastRecentlyReleasedBlock_andSaysSo() {
-    KvCacheManager kv = manager(3);
+    TokenRequests kv = manager(3);
     int[] a = range(0, 8);
     int[] b = range(100, 104);
     kv.allocate("a", a);
@@ -126,17 +133,17 @@ class KvCacheManagerTest {
             BlockRemoved.of(List.of(hash(a, 1))),
             BlockRemoved.of(List.of(hash(a, 0))),
             BlockStored.of(List.of(hash(c, 0), hash(c, 1)), null, c, BS));
-    assertThat(kv.snapshot().hashes())
+    assertThat(kv.pool().snapshot().hashes())
         .containsExactlyInAnyOrder(hash(b, 0), hash(c, 0), hash(c, 1));
   }
 
   @Test
   void allocationThatDoesNotFit_changesNothing_andSaysWhy() {
-    KvCacheManager kv = manager(3);
+    TokenRequests kv = manager(3);
     kv.allocate("a", range(0, 8));
     kv.allocate("b", range(100, 104));
     kv.release("b");
-    KvCacheSnapshot before = kv.snapshot();
+    KvCacheSnapshot before = kv.pool().snapshot();
     batches.clear();
 
     KvAllocation result = kv.allocate("c", range(200, 212));
@@ -144,22 +151,22 @@ class KvCacheManagerTest {
     assertThat(result).isEqualTo(new KvAllocation(false, 0, 3, 1));
     assertThat(result.refusal()).isEqualTo("KV cache full: 3 blocks needed, 1 free");
     assertThat(batches).isEmpty();
-    assertThat(kv.snapshot()).isEqualTo(before);
+    assertThat(kv.pool().snapshot()).isEqualTo(before);
     assertThat(kv.release("c")).isFalse();
   }
 
   @Test
   void promptLargerThanTheCache_isRefused() {
-    KvCacheManager kv = manager(2);
+    TokenRequests kv = manager(2);
     KvAllocation result = kv.allocate("a", range(0, 12));
     assertThat(result.allocated()).isFalse();
     assertThat(result.refusal()).isEqualTo("KV cache full: 3 blocks needed, 2 free");
-    assertThat(kv.snapshot().blocks()).isEmpty();
+    assertThat(kv.pool().snapshot().blocks()).isEmpty();
   }
 
   @Test
   void aSequencesOwnInactiveBlocks_areReused_notEvictedForIt() {
-    KvCacheManager kv = manager(3);
+    TokenRequests kv = manager(3);
     int[] prompt = range(0, 8);
     kv.allocate("a", prompt);
     kv.release("a"); // two inactive blocks; one slot empty
@@ -167,7 +174,7 @@ class KvCacheManagerTest {
 
     int[] longer = range(0, 16); // reuses both, needs two more: one empty slot is not enough
     assertThat(kv.allocate("b", longer)).isEqualTo(new KvAllocation(false, 2, 2, 1));
-    assertThat(kv.snapshot().inactiveBlocks()).isEqualTo(2);
+    assertThat(kv.pool().snapshot().inactiveBlocks()).isEqualTo(2);
 
     int[] fits = range(0, 12);
     assertThat(kv.allocate("c", fits)).isEqualTo(new KvAllocation(true, 2, 1, 1));
@@ -177,15 +184,15 @@ class KvCacheManagerTest {
 
   @Test
   void activeBlocks_areNeverEvicted() {
-    KvCacheManager kv = manager(2);
+    TokenRequests kv = manager(2);
     kv.allocate("a", range(0, 8));
     assertThat(kv.allocate("b", range(100, 104)).allocated()).isFalse();
-    assertThat(kv.snapshot().activeBlocks()).isEqualTo(2);
+    assertThat(kv.pool().snapshot().activeBlocks()).isEqualTo(2);
   }
 
   @Test
   void extend_cachesEachBlockOutputFills_chainedToThePrompt() {
-    KvCacheManager kv = manager(10);
+    TokenRequests kv = manager(10);
     int[] sequence = {0, 1, 2, 3, 4, 5, 50, 51, 52, 53, 54};
     kv.allocate("a", java.util.Arrays.copyOf(sequence, 6));
     batches.clear();
@@ -200,12 +207,13 @@ class KvCacheManagerTest {
     assertThat(kv.extend("a", sequence).newBlocks()).isZero();
 
     kv.release("a");
-    assertThat(kv.snapshot().evictionOrder()).containsExactly(hash(sequence, 1), hash(sequence, 0));
+    assertThat(kv.pool().snapshot().evictionOrder())
+        .containsExactly(hash(sequence, 1), hash(sequence, 0));
   }
 
   @Test
   void extend_thatDoesNotFit_stopsCachingForTheRequest() {
-    KvCacheManager kv = manager(2);
+    TokenRequests kv = manager(2);
     int[] sequence = range(0, 16);
     kv.allocate("a", range(0, 8));
     batches.clear();
@@ -214,26 +222,26 @@ class KvCacheManagerTest {
     assertThat(kv.extend("a", sequence, 16).allocated()).isFalse();
     assertThat(batches).isEmpty();
     kv.release("a");
-    assertThat(kv.snapshot().inactiveBlocks()).isEqualTo(2);
+    assertThat(kv.pool().snapshot().inactiveBlocks()).isEqualTo(2);
   }
 
   @Test
   void extend_reusesABlockAnotherRequestAlreadyCached() {
-    KvCacheManager kv = manager(10);
+    TokenRequests kv = manager(10);
     kv.allocate("a", range(0, 8));
     kv.allocate("b", range(0, 4));
     batches.clear();
 
     assertThat(kv.extend("b", range(0, 8))).isEqualTo(new KvAllocation(true, 1, 0, 8));
     assertThat(batches).isEmpty();
-    assertThat(kv.snapshot().blocks())
+    assertThat(kv.pool().snapshot().blocks())
         .extracting(KvCacheSnapshot.CachedBlock::references)
         .containsExactly(2, 2);
   }
 
   @Test
   void extendOrDuplicateAllocate_ofTheWrongRequest_isAnError() {
-    KvCacheManager kv = manager(10);
+    TokenRequests kv = manager(10);
     assertThatThrownBy(() -> kv.extend("nobody", range(0, 8)))
         .isInstanceOf(IllegalStateException.class);
     kv.allocate("a", range(0, 4));
@@ -243,19 +251,19 @@ class KvCacheManagerTest {
 
   @Test
   void clear_onlyWhenNothingRuns_dropsEverything_andEmitsAllBlocksCleared() {
-    KvCacheManager kv = manager(10);
+    TokenRequests kv = manager(10);
     kv.allocate("a", range(0, 8));
     batches.clear();
 
     assertThat(kv.clear()).isFalse();
     assertThat(batches).isEmpty();
-    assertThat(kv.snapshot().blocks()).hasSize(2);
+    assertThat(kv.pool().snapshot().blocks()).hasSize(2);
 
     kv.release("a");
     assertThat(kv.clear()).isTrue();
     assertThat(takeBatch()).containsExactly(new AllBlocksCleared());
-    assertThat(kv.snapshot().blocks()).isEmpty();
-    assertThat(kv.snapshot().evictionOrder()).isEmpty();
+    assertThat(kv.pool().snapshot().blocks()).isEmpty();
+    assertThat(kv.pool().snapshot().evictionOrder()).isEmpty();
 
     kv.allocate("b", range(0, 4));
     assertThat(takeBatch()).hasSize(1).first().isInstanceOf(BlockStored.class);
@@ -263,14 +271,14 @@ class KvCacheManagerTest {
 
   @Test
   void subscribe_returnsTheStateTheEventsStartFrom_andUnsubscribeStopsDelivery() {
-    KvCacheManager kv = new KvCacheManager(10, BS);
+    TokenRequests kv = new TokenRequests(new BlockPool(10, BS));
     kv.allocate("a", range(0, 8));
     List<List<VllmEvent>> seen = new ArrayList<>();
-    KvEventListener listener = seen::add;
+    BlockPoolListener listener = new VllmEvents(seen::add);
 
-    KvCacheSnapshot start = kv.subscribe(listener);
+    KvCacheSnapshot start = kv.pool().subscribe(listener);
     kv.allocate("b", range(100, 104));
-    kv.unsubscribe(listener);
+    kv.pool().unsubscribe(listener);
     kv.allocate("c", range(200, 204));
 
     assertThat(start.blocks()).hasSize(2);
@@ -280,29 +288,32 @@ class KvCacheManagerTest {
 
   @Test
   void aListenerThatCallsBack_seesItsOwnChangesAfterTheCurrentBatch() {
-    KvCacheManager kv = new KvCacheManager(10, BS);
+    TokenRequests kv = new TokenRequests(new BlockPool(10, BS));
     List<String> order = new ArrayList<>();
-    kv.subscribe(
-        events -> {
-          BlockStored stored = (BlockStored) events.get(0);
-          order.add("stored " + stored.tokenIds()[0]);
-          if (stored.tokenIds()[0] == 0) {
-            kv.allocate("nested", range(100, 104));
-            order.add("nested returned");
-          }
-        });
+    kv.pool()
+        .subscribe(
+            new VllmEvents(
+                events -> {
+                  BlockStored stored = (BlockStored) events.get(0);
+                  order.add("stored " + stored.tokenIds()[0]);
+                  if (stored.tokenIds()[0] == 0) {
+                    kv.allocate("nested", range(100, 104));
+                    order.add("nested returned");
+                  }
+                }));
     kv.allocate("a", range(0, 4));
     assertThat(order).containsExactly("stored 0", "nested returned", "stored 100");
   }
 
   @Test
   void aFailingListener_doesNotStopDelivery() {
-    KvCacheManager kv = new KvCacheManager(10, BS);
-    kv.subscribe(
-        events -> {
-          throw new IllegalStateException("boom");
-        });
-    kv.subscribe(batches::add);
+    TokenRequests kv = new TokenRequests(new BlockPool(10, BS));
+    kv.pool()
+        .subscribe(
+            changes -> {
+              throw new IllegalStateException("boom");
+            });
+    kv.pool().subscribe(new VllmEvents(batches::add));
     kv.allocate("a", range(0, 4));
     kv.allocate("b", range(100, 104));
     assertThat(batches).hasSize(2);
@@ -310,9 +321,134 @@ class KvCacheManagerTest {
 
   @Test
   void rejectsBadSizes() {
-    assertThatThrownBy(() -> new KvCacheManager(0, 16))
-        .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new KvCacheManager(16, 0))
+    assertThatThrownBy(() -> new BlockPool(0, 16)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new BlockPool(16, 0)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  // As the engine's scheduler drives it: admit, reserve, commit as computed, release.
+
+  private final List<KvCacheEvent> dynamoEvents = new ArrayList<>();
+
+  private BlockPool engineCache(int capacity) {
+    BlockPool pool = new BlockPool(capacity, BS);
+    pool.subscribe(new DynamoEvents(dynamoEvents::add));
+    return pool;
+  }
+
+  /** A prompt known by its hashes: block i has sequence hash {@code first + i}, local hash +500. */
+  private static DynamoSequence hashed(long first, int blocks) {
+    long[] sequence = LongStream.range(first, first + blocks).toArray();
+    return new DynamoSequence(sequence, LongStream.of(sequence).map(h -> h + 500).toArray(), first);
+  }
+
+  private static KvCacheEvent.StoredBlock stored(long hash) {
+    return new KvCacheEvent.StoredBlock(hash, hash + 500);
+  }
+
+  @Test
+  void admit_reservesSlots_commitStoresTheBlocksAsComputed_andTheNextRequestReusesThem() {
+    BlockPool pool = engineCache(10);
+
+    assertThat(pool.admit("a", hashed(1, 3), 3, 4, 10)).isEqualTo(new KvAllocation(true, 0, 4, 10));
+    assertThat(dynamoEvents).isEmpty();
+    assertThat(pool.activeBlocks()).isEqualTo(4);
+    assertThat(pool.snapshot().blocks()).isEmpty();
+
+    pool.commit("a", hashed(1, 3), 2);
+    pool.commit("a", hashed(1, 3), 2); // held already: nothing
+    assertThat(dynamoEvents).containsExactly(KvCacheEvent.stored(null, stored(1), stored(2)));
+    assertThat(pool.usedBlocks()).isEqualTo(4);
+
+    assertThat(pool.release("a")).isTrue();
+    assertThat(pool.activeBlocks()).isZero();
+    assertThat(pool.usedBlocks()).as("the reserved slots are given back").isEqualTo(2);
+    assertThat(pool.snapshot().evictionOrder()).containsExactly(2L, 1L);
+
+    // the same prompt: both blocks reused, reactivated (not free for others), no event
+    assertThat(pool.admit("b", hashed(1, 3), 2, 3, 10)).isEqualTo(new KvAllocation(true, 2, 1, 8));
+    assertThat(dynamoEvents).hasSize(1);
+    assertThat(pool.snapshot().evictionOrder()).isEmpty();
+  }
+
+  @Test
+  void admit_isAllOrNothing_withinTheActiveLimit_andWhatEvictionCanFree() {
+    BlockPool pool = engineCache(4);
+    pool.admit("a", hashed(1, 2), 2, 3, 4);
+
+    assertThat(pool.admit("b", hashed(100, 2), 2, 2, 4))
+        .isEqualTo(new KvAllocation(false, 0, 2, 1));
+    assertThat(pool.admit("c", hashed(200, 1), 1, 1, 3))
+        .as("one slot is free, but the limit is 3 active")
+        .isEqualTo(new KvAllocation(false, 0, 1, 1));
+    assertThat(pool.activeRequests()).isEqualTo(1);
+    assertThat(pool.activeBlocks()).isEqualTo(3);
+    assertThatThrownBy(() -> pool.admit("a", hashed(1, 2), 2, 3, 4))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void hold_reservesWhatTheHolderLacks_evictingTheLeastRecentlyReleasedInOneRemoved() {
+    BlockPool pool = engineCache(4);
+    pool.admit("a", hashed(1, 3), 3, 3, 4);
+    pool.commit("a", hashed(1, 3), 3);
+    pool.release("a"); // inactive: 3, 2, 1
+    pool.admit("b", hashed(100, 1), 0, 1, 4);
+    dynamoEvents.clear();
+
+    assertThat(pool.hold("b", 3)).isTrue();
+    assertThat(dynamoEvents).containsExactly(KvCacheEvent.removed(3, 2));
+    assertThat(pool.hold("b", 3)).as("held already").isTrue();
+    assertThat(pool.hold("b", 5)).as("more than the cache").isFalse();
+    assertThat(dynamoEvents).hasSize(1);
+    assertThat(pool.usedBlocks()).isEqualTo(4);
+    assertThatThrownBy(() -> pool.hold("nobody", 1)).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void commit_sharesABlockAnotherRequestCachedMeanwhile_andFreesItsSlot() {
+    BlockPool pool = engineCache(10);
+    pool.admit("a", hashed(1, 3), 2, 3, 10);
+    pool.admit("b", hashed(1, 3), 2, 3, 10); // nothing cached yet: b computes them too
+    pool.commit("a", hashed(1, 3), 3);
+    dynamoEvents.clear();
+
+    pool.commit("b", hashed(1, 3), 3);
+
+    assertThat(dynamoEvents).isEmpty();
+    assertThat(pool.usedBlocks()).isEqualTo(3);
+    assertThat(pool.snapshot().blocks())
+        .extracting(KvCacheSnapshot.CachedBlock::references)
+        .containsExactly(2, 2, 2);
+  }
+
+  @Test
+  void commit_announcesEachRunOfNewBlocks_underTheBlockBeforeIt() {
+    BlockPool pool = engineCache(10);
+    pool.admit("a", hashed(7, 1), 1, 1, 10);
+    pool.commit("a", hashed(7, 1), 1);
+    DynamoSequence around = new DynamoSequence(new long[] {5, 7, 9}, new long[] {505, 507, 509}, 0);
+    pool.admit("b", around, 0, 3, 10);
+    dynamoEvents.clear();
+
+    pool.commit("b", around, 3);
+
+    assertThat(dynamoEvents)
+        .containsExactly(KvCacheEvent.stored(null, stored(5)), KvCacheEvent.stored(7L, stored(9)));
+    assertThatThrownBy(() -> pool.commit("b", around, 4))
+        .as("no slot reserved for a fourth block")
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void eachFormat_refusesBlocksNamedForTheOther() {
+    KvChange.Stored hashedOnly = new KvChange.Stored(null, List.of(new KvBlock.Dynamo(1, 2)));
+    KvChange.Stored withTokens =
+        new KvChange.Stored(null, List.of(new KvBlock.Vllm(1, range(0, 4))));
+
+    assertThatThrownBy(() -> new VllmEvents(batches::add).onChanges(List.of(hashedOnly)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("known by its hashes only");
+    assertThatThrownBy(() -> new DynamoEvents(dynamoEvents::add).onChanges(List.of(withTokens)))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockRemoved;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockStored;
+import io.kvrouter.testing.TokenRequests;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * cached, so a router's radix tree never gets a store it cannot attach. A failure names its seed:
  * rerun that one.
  */
-class KvCacheManagerPropertyTest {
+class BlockPoolPropertyTest {
   private static final int SEEDS = 150;
   private static final int OPERATIONS = 300;
 
@@ -46,16 +47,17 @@ class KvCacheManagerPropertyTest {
     SplittableRandom random = new SplittableRandom(seed);
     int blockSize = random.nextInt(1, 5);
     int capacity = random.nextInt(1, 25);
-    KvCacheManager kv = new KvCacheManager(capacity, blockSize);
+    BlockPool pool = new BlockPool(capacity, blockSize);
     List<List<VllmEvent>> batches = new ArrayList<>();
-    EventReplay replay = new EventReplay(kv.subscribe(batches::add));
+    EventReplay replay = new EventReplay(pool.subscribe(new VllmEvents(batches::add)));
+    TokenRequests kv = new TokenRequests(pool);
     Model model = new Model(capacity, blockSize);
     Documents documents = new Documents(random);
     Map<String, int[]> running = new LinkedHashMap<>();
     int nextId = 0;
 
     for (int op = 0; op < OPERATIONS; op++) {
-      KvCacheSnapshot before = kv.snapshot();
+      KvCacheSnapshot before = pool.snapshot();
       batches.clear();
       int dice = random.nextInt(100);
       if (dice < 40 || running.isEmpty() && dice < 95) {
@@ -99,8 +101,8 @@ class KvCacheManagerPropertyTest {
       }
       replay.apply(events);
 
-      KvCacheSnapshot after = kv.snapshot();
-      assertThat(kv.activeBlocks()).as("the cheap count").isEqualTo(after.activeBlocks());
+      KvCacheSnapshot after = pool.snapshot();
+      assertThat(pool.activeBlocks()).as("the cheap count").isEqualTo(after.activeBlocks());
       replay.assertMatches(after);
       assertThat(after.blocks().size()).isLessThanOrEqualTo(capacity);
       assertThat(after.evictionOrder()).as("LRU order").isEqualTo(model.lru);
@@ -124,19 +126,21 @@ class KvCacheManagerPropertyTest {
    */
   @Test
   void concurrentOperations_deliverEventsOneAtATime_inLockOrder() throws Exception {
-    KvCacheManager kv = new KvCacheManager(48, 2);
+    BlockPool pool = new BlockPool(48, 2);
+    TokenRequests kv = new TokenRequests(pool);
     AtomicBoolean inListener = new AtomicBoolean();
     List<String> overlaps = new CopyOnWriteArrayList<>();
     List<List<VllmEvent>> delivered = new CopyOnWriteArrayList<>();
     KvCacheSnapshot start =
-        kv.subscribe(
-            events -> {
-              if (!inListener.compareAndSet(false, true)) {
-                overlaps.add("overlap");
-              }
-              delivered.add(events);
-              inListener.set(false);
-            });
+        pool.subscribe(
+            new VllmEvents(
+                events -> {
+                  if (!inListener.compareAndSet(false, true)) {
+                    overlaps.add("overlap");
+                  }
+                  delivered.add(events);
+                  inListener.set(false);
+                }));
     Documents documents = new Documents(new SplittableRandom(99));
     int threads = 4;
     CountDownLatch go = new CountDownLatch(1);
@@ -185,7 +189,7 @@ class KvCacheManagerPropertyTest {
     assertThat(overlaps).isEmpty();
     EventReplay replay = new EventReplay(start);
     delivered.forEach(replay::apply);
-    KvCacheSnapshot end = kv.snapshot();
+    KvCacheSnapshot end = pool.snapshot();
     replay.assertMatches(end);
     assertThat(end.activeBlocks()).isZero();
     assertThat(delivered).isNotEmpty();
