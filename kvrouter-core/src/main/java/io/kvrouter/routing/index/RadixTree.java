@@ -20,9 +20,10 @@ import java.util.function.Predicate;
 
 /**
  * The prefix tree of KV blocks cached by every worker rank, with each rank's lookup table from
- * block hash to block (Dynamo's {@code RadixTree}, reference §3). A node is one path of local block
- * hashes from the root and holds the ranks that cache the block there, so a prompt is scored by
- * walking its local hashes from the root.
+ * block hash to block (Dynamo's {@code RadixTree}, ai-dynamo/dynamo {@code
+ * lib/kv-router/src/radix_tree.rs}). A node is one path of local block hashes from the root and
+ * holds the ranks that cache the block there, so a prompt is scored by walking its local hashes
+ * from the root.
  *
  * <h2>Events</h2>
  *

@@ -5,7 +5,7 @@ package io.kvrouter.routing.schedule;
  * t} new tokens takes {@code prefill(t) = p2·t² + p1·t + p0} ms, a decode pass at KV usage {@code
  * u} takes {@code decode(u) = max(1, d2·u² + d1·u + d0)} ms, and a step computes at most {@code
  * chunkTokens} prompt tokens. {@link #MOCKER} holds Dynamo mocker's fit of a vLLM worker (see
- * {@code reference/dynamo-kv-router.md} §6) with vLLM's default token budget.
+ * {@code docs/interop.md} §4) with vLLM's large-GPU default token budget.
  */
 public record TtftModel(
     double p2, double p1, double p0, double d2, double d1, double d0, int chunkTokens) {

@@ -2,7 +2,7 @@ package io.kvrouter.worker.engine;
 
 /**
  * How long an engine step takes: Dynamo mocker's polynomial fits of a vLLM worker (see {@code
- * reference/dynamo-kv-router.md} §6), in milliseconds,
+ * docs/interop.md} §4), in milliseconds,
  *
  * <pre>
  *   prefill(t) = 4.209989e-7·t² + 1.518344e-2·t + 16.50142     t = prompt tokens computed in the step

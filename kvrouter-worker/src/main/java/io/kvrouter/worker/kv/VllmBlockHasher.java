@@ -8,9 +8,8 @@ import java.util.List;
 
 /**
  * vLLM's prefix-caching block hash with {@code --prefix-caching-hash-algo sha256_cbor} and {@code
- * PYTHONHASHSEED=0} (see {@code reference/vllm-events-and-peers.md} §1.6), the setting under which
- * vLLM's hashes are reproducible at all and which peers that mirror them (llm-d, Mooncake
- * Conductor) pin:
+ * PYTHONHASHSEED=0} (see {@code docs/interop.md} §5.4), the setting under which vLLM's hashes are
+ * reproducible at all and which peers that mirror them (llm-d, Mooncake Conductor) pin:
  *
  * <pre>
  * NONE_HASH = SHA-256(cbor("0"))                                  (bytes 0x61 0x30)
