@@ -1,5 +1,6 @@
 package io.kvrouter.bench;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.events.VllmEventTranslator;
 import io.kvrouter.events.nats.NatsEventPublisher;
@@ -327,7 +328,8 @@ public final class EventPlaneBench {
             CompletableFuture.failedFuture(new IllegalStateException("no recovery here")),
         false,
         Duration.ofHours(1),
-        new SimpleMeterRegistry());
+        new SimpleMeterRegistry(),
+        Ticker.SYSTEM);
   }
 
   /** Batch {@code k} of publisher {@code p}: one sequence of fresh blocks from the root. */
