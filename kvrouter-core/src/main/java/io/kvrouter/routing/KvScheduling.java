@@ -44,9 +44,11 @@ final class KvScheduling {
       LongSupplier nanoClock) {
     this.indexer = indexer;
     this.learned =
-        approximate == null ? null : new ApproximateIndex(indexer, approximate, nanoClock);
+        approximate == null
+            ? null
+            : new ApproximateIndex(indexer, approximate, nanoClock::getAsLong);
     this.costs = costs;
-    this.active = ActiveSequences.create(nanoClock);
+    this.active = ActiveSequences.create(nanoClock::getAsLong);
   }
 
   /** The cost function {@code cost} names, over {@code settings}. */
