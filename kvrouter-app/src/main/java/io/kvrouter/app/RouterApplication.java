@@ -1,6 +1,7 @@
 package io.kvrouter.app;
 
 import io.kvrouter.common.Ports;
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.ConfigException;
 import io.kvrouter.config.HttpConfig;
 import io.kvrouter.config.MockWorkerConfig;
@@ -146,7 +147,8 @@ public final class RouterApplication {
                   Math.toIntExact(config.mockWorkers().kvBlocks()),
                   mockScheduler(config)),
               metrics.registry(),
-              Tags.of("model", model, "worker", EventPlane.mockWorkerId(i - 1)));
+              Tags.of("model", model, "worker", EventPlane.mockWorkerId(i - 1)),
+              Ticker.SYSTEM);
       engines.add(engine);
       servers.add(
           TcpTransport.server(
@@ -174,7 +176,8 @@ public final class RouterApplication {
                       new Preprocessor(vertx, assets, model, router, parsers),
                       metrics,
                       config.http(),
-                      config.model().kvCacheBlockSize());
+                      config.model().kvCacheBlockSize(),
+                      Ticker.SYSTEM);
               // binding and connecting the event plane's sockets blocks: not on an event loop
               return vertx
                   .executeBlocking(

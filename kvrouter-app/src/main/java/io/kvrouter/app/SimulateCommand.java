@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.routing.RankPolicies;
 import io.kvrouter.tools.replay.Simulation;
@@ -192,7 +193,8 @@ final class SimulateCommand implements Subcommand {
     Simulation simulation = new Simulation(settings, requests, prompts);
     List<PolicyRun> runs = new ArrayList<>();
     for (String name : names) {
-      ProgressBar bar = ProgressBar.onStandardError(name, requests.size(), "requests");
+      ProgressBar bar =
+          ProgressBar.onStandardError(name, requests.size(), "requests", Ticker.SYSTEM);
       PolicyRun result;
       try {
         result = simulation.run(name, bar::update);

@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.ModelLocation;
 import io.kvrouter.config.Setting;
 import io.kvrouter.config.Settings;
@@ -343,7 +344,8 @@ final class WorkerCommand implements Subcommand {
               vertx,
               engineOptions,
               metrics.registry(),
-              Tags.of("model", modelName, "dp_rank", String.valueOf(dp))));
+              Tags.of("model", modelName, "dp_rank", String.valueOf(dp)),
+              Ticker.SYSTEM));
     }
     DataParallelEngine engine = new DataParallelEngine(ranks);
     List<AutoCloseable> publishers;
