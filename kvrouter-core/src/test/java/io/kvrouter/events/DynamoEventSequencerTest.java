@@ -131,6 +131,13 @@ class DynamoEventSequencerTest {
     return sequencer.feed(clock.nanos());
   }
 
+  /** The rank is followed, its last event {@code lastSeq}. */
+  private void assertFollowingAt(DynamoEventSequencer sequencer, long lastSeq) {
+    assertThat(feed(sequencer))
+        .extracting(KvEventFeed::state, KvEventFeed::lastSeq)
+        .containsExactly(KvEventFeed.FOLLOWING, lastSeq);
+  }
+
   @Test
   void fromEvent0_eachNextEventIsApplied_afterTheRankIsCleared() {
     DynamoEventSequencer sequencer = sequencer(false);
@@ -216,9 +223,7 @@ class DynamoEventSequencerTest {
     sequencer.answered(dumpAsked, dump(50L, 100), clock.nanos());
 
     assertThat(log).containsExactly("ask dump", "clear", "apply 1000");
-    assertThat(feed(sequencer))
-        .extracting(KvEventFeed::state, KvEventFeed::lastSeq)
-        .containsExactly(KvEventFeed.FOLLOWING, 0L);
+    assertFollowingAt(sequencer, 0);
   }
 
   @Test
@@ -243,9 +248,7 @@ class DynamoEventSequencerTest {
     answer(sequencer, events(3, 4));
 
     assertThat(log).containsExactly("ask 3..", "apply 3", "apply 4");
-    assertThat(feed(sequencer))
-        .extracting(KvEventFeed::state, KvEventFeed::lastSeq)
-        .containsExactly(KvEventFeed.FOLLOWING, 4L);
+    assertFollowingAt(sequencer, 4);
   }
 
   @Test
@@ -357,9 +360,7 @@ class DynamoEventSequencerTest {
     DynamoEventSequencer sequencer = sequencer(atLeastOnce);
     sequencer.resync();
     answer(sequencer, dump(0L));
-    assertThat(feed(sequencer))
-        .extracting(KvEventFeed::state, KvEventFeed::lastSeq)
-        .containsExactly(KvEventFeed.FOLLOWING, -1L);
+    assertFollowingAt(sequencer, -1);
     live(sequencer, 0, 1);
 
     assertThat(log).containsExactly("ask dump", "clear", "clear", "apply 0", "apply 1");
@@ -376,9 +377,7 @@ class DynamoEventSequencerTest {
     live(sequencer, 57, 58);
 
     assertThat(log).containsExactly("ask dump", "clear", "apply 100", "apply 57", "apply 58");
-    assertThat(feed(sequencer))
-        .extracting(KvEventFeed::state, KvEventFeed::lastSeq)
-        .containsExactly(KvEventFeed.FOLLOWING, 58L);
+    assertFollowingAt(sequencer, 58);
   }
 
   @Test
@@ -487,9 +486,7 @@ class DynamoEventSequencerTest {
             "clear",
             "apply 1000",
             "apply 1001");
-    assertThat(feed(sequencer))
-        .extracting(KvEventFeed::state, KvEventFeed::lastSeq)
-        .containsExactly(KvEventFeed.FOLLOWING, 1L);
+    assertFollowingAt(sequencer, 1);
   }
 
   @Test
