@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.tools.bench.BenchException;
 import io.kvrouter.tools.bench.BenchResult;
 import io.kvrouter.tools.bench.BenchSettings;
@@ -158,7 +159,7 @@ final class BenchCommand implements Subcommand {
     }
     BenchResult result;
     try {
-      result = TraceBench.run(settings, err);
+      result = TraceBench.run(settings, err, Ticker.SYSTEM);
     } catch (IllegalArgumentException e) {
       err.println("error: " + e.getMessage());
       return OptionalInt.of(Cli.USAGE_ERROR);

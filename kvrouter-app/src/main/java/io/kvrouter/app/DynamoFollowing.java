@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.metrics.MetricNames;
@@ -52,7 +53,8 @@ final class DynamoFollowing {
             new RequestPlaneRecovery(plane, generateEndpoints(workers)),
             atLeastOnce,
             PROBE_INTERVAL,
-            meters);
+            meters,
+            Ticker.SYSTEM);
     for (WorkerRank rank : ranks(workers)) {
       router.reportKvEventFeed(rank, () -> follower.feed(rank));
     }

@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.WorkerSpec.KvEventSource;
 import io.kvrouter.events.VllmEventTranslator;
 import io.kvrouter.events.zmq.TranslatingListener;
@@ -43,7 +44,8 @@ final class KvEventSubscriptions implements AutoCloseable {
                     source.endpoint(),
                     source.replayEndpoint(),
                     "",
-                    new TranslatingListener(rank, sink, translator));
+                    new TranslatingListener(rank, sink, translator),
+                    Ticker.SYSTEM);
             register(meters, rank, subscriber);
             router.reportKvEventFeed(rank, () -> feed(subscriber.stats()));
             subscriptions.subscribers.add(subscriber.start());

@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.EventPlaneConfig;
 import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.events.DynamoEventFollower;
@@ -70,7 +71,8 @@ final class NatsKvEvents implements AutoCloseable {
                     follower.resyncAll();
                   }
                 }
-              });
+              },
+              Ticker.SYSTEM);
       started.add("KV event subscription", events);
       NatsEventSubscriber loads = followLoads(config, router, meters);
       return new NatsKvEvents(follower, events, loads);
@@ -85,8 +87,8 @@ final class NatsKvEvents implements AutoCloseable {
     return NatsEventSubscriber.start(
         NatsEventSubscriber.Options.core(
             config.natsServer(), WorkerLoadCodec.subject(config.namespace())),
-        DynamoFollowing.loadReports(router, meters, "dynamo-load", WorkerLoadCodec::decode)
-            ::accept);
+        DynamoFollowing.loadReports(router, meters, "dynamo-load", WorkerLoadCodec::decode)::accept,
+        Ticker.SYSTEM);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.kvrouter.app;
 
 import io.kvrouter.common.Ports;
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.ConfigException;
 import io.kvrouter.config.HttpConfig;
 import io.kvrouter.config.ModelConfig;
@@ -124,7 +125,8 @@ public final class RouterApplication {
               config.mockWorkers().engine(),
               WorkerVocabulary.of(assets),
               metrics.registry(),
-              Tags.of("model", model, "worker", EventPlane.mockWorkerId(i - 1)));
+              Tags.of("model", model, "worker", EventPlane.mockWorkerId(i - 1)),
+              Ticker.SYSTEM);
       engines.addAll(engine.ranks()); // one each: the router's mock workers have one rank
       servers.add(
           TcpTransport.server(
@@ -152,7 +154,8 @@ public final class RouterApplication {
                       new Preprocessor(vertx, assets, model, router, parsers),
                       metrics,
                       config.http(),
-                      config.model().kvCacheBlockSize());
+                      config.model().kvCacheBlockSize(),
+                      Ticker.SYSTEM);
               // binding and connecting the event plane's sockets blocks: not on an event loop
               return vertx
                   .executeBlocking(

@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.KvCost;
 import io.kvrouter.config.RouterMode;
 import io.kvrouter.config.Settings;
@@ -210,7 +211,9 @@ final class SimulateCommand implements Subcommand {
     Simulation simulation = new Simulation(settings, requests, prompts);
     List<PolicyRun> runs = new ArrayList<>();
     for (RouterMode mode : modes) {
-      ProgressBar bar = ProgressBar.onStandardError(mode.configName(), requests.size(), "requests");
+      ProgressBar bar =
+          ProgressBar.onStandardError(
+              mode.configName(), requests.size(), "requests", Ticker.SYSTEM);
       PolicyRun result;
       try {
         result = simulation.run(mode, bar::update);

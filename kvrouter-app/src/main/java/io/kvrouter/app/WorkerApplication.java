@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.EventPlaneKind;
 import io.kvrouter.config.KvEventsEncoding;
 import io.kvrouter.config.KvEventsFormat;
@@ -59,7 +60,8 @@ final class WorkerApplication {
             config.engine(),
             WorkerVocabulary.of(assets),
             metrics.registry(),
-            Tags.of("model", config.modelName()));
+            Tags.of("model", config.modelName()),
+            Ticker.SYSTEM);
     List<SimulatedEngine> ranks = engine.ranks();
     List<AutoCloseable> publishers;
     Map<String, JsonEndpoint> queryEndpoints = Map.of();

@@ -2,6 +2,7 @@ package io.kvrouter.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.ConfigLoader;
 import io.kvrouter.config.WorkerConfig;
 import io.kvrouter.config.WorkerConfigLoader;
@@ -76,7 +77,8 @@ class MockWorkerEngineTest {
               worker.engine(),
               WorkerVocabulary.of(ModelAssets.demo()),
               new SimpleMeterRegistry(),
-              Tags.empty());
+              Tags.empty(),
+              Ticker.SYSTEM);
 
       assertThat(own.ranks()).hasSize(1);
       assertThat(own.ranks().get(0).options())

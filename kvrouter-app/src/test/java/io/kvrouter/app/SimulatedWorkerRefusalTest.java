@@ -2,6 +2,7 @@ package io.kvrouter.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.PreprocessedRequest.StopConditions;
@@ -44,7 +45,8 @@ class SimulatedWorkerRefusalTest {
             vertx,
             new SimulatedEngine.Options(Vocabularies.demo(), Duration.ZERO, Duration.ZERO, 4, 2),
             new SimpleMeterRegistry(),
-            Tags.of("model", "m"));
+            Tags.of("model", "m"),
+            Ticker.SYSTEM);
     TcpConfig tcp = TcpConfig.defaults("127.0.0.1");
     WorkerServer server =
         await(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvrouter.common.Ticker;
 import io.kvrouter.tools.bench.BenchResult;
 import io.kvrouter.tools.bench.BenchSettings;
 import io.kvrouter.tools.bench.RequestResult;
@@ -126,7 +127,8 @@ class TraceBenchIT {
             null,
             null);
 
-    BenchResult result = TraceBench.run(settings, new PrintWriter(new StringWriter(), true));
+    BenchResult result =
+        TraceBench.run(settings, new PrintWriter(new StringWriter(), true), Ticker.SYSTEM);
 
     assertThat(result.failed()).as(String.join("\n", result.errors())).isZero();
     assertThat(result.completed())

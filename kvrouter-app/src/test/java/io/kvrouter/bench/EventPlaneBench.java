@@ -1,5 +1,6 @@
 package io.kvrouter.bench;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.events.VllmEventTranslator;
 import io.kvrouter.events.nats.NatsEventPublisher;
@@ -296,7 +297,8 @@ public final class EventPlaneBench {
                 "tcp://127.0.0.1:" + publisher.port(),
                 "tcp://127.0.0.1:" + publisher.replayPort(),
                 "",
-                new TranslatingListener(rank, sink, translator));
+                new TranslatingListener(rank, sink, translator),
+                Ticker.SYSTEM);
         subscribers.add(subscriber.start());
       }
       for (ZmqEventSubscriber subscriber : subscribers) {
@@ -327,7 +329,8 @@ public final class EventPlaneBench {
             CompletableFuture.failedFuture(new IllegalStateException("no recovery here")),
         false,
         Duration.ofHours(1),
-        new SimpleMeterRegistry());
+        new SimpleMeterRegistry(),
+        Ticker.SYSTEM);
   }
 
   /** Batch {@code k} of publisher {@code p}: one sequence of fresh blocks from the root. */
@@ -433,7 +436,7 @@ public final class EventPlaneBench {
       follower = followerWithoutRecovery(sink);
       subscriber =
           NatsEventSubscriber.start(
-              NatsEventSubscriber.Options.core(url, SUBJECT), follower::onMessage);
+              NatsEventSubscriber.Options.core(url, SUBJECT), follower::onMessage, Ticker.SYSTEM);
       for (int p = 0; p < bench.publishers; p++) {
         publishers.add(NatsEventPublisher.start(url, "bench-" + p, 64L * 1024 * 1024));
       }

@@ -1,5 +1,6 @@
 package io.kvrouter.bench;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.events.VllmEventTranslator;
 import io.kvrouter.events.zmq.TranslatingListener;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
@@ -126,7 +127,8 @@ public final class KvEventIngest {
                   "tcp://127.0.0.1:" + publisher.port(),
                   "tcp://127.0.0.1:" + publisher.replayPort(),
                   "",
-                  new TranslatingListener(RANK, index, translator))
+                  new TranslatingListener(RANK, index, translator),
+                  Ticker.SYSTEM)
               .start()) {
         while (!"following".equals(subscriber.stats().state())) {
           Thread.sleep(10);

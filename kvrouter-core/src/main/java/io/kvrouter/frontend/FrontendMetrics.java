@@ -2,6 +2,7 @@ package io.kvrouter.frontend;
 
 import static io.kvrouter.metrics.MetricNames.*;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.metrics.Metrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -28,10 +29,15 @@ public final class FrontendMetrics {
   private final DistributionSummary inputTokens;
   private final DistributionSummary outputSequenceTokens;
   private final DistributionSummary duration;
+  private final Ticker ticker;
 
-  public FrontendMetrics(Metrics metrics, String model, int kvCacheBlockSize) {
+  /**
+   * @param ticker where the request's times are read
+   */
+  public FrontendMetrics(Metrics metrics, String model, int kvCacheBlockSize, Ticker ticker) {
     this.registry = metrics.registry();
     this.model = model;
+    this.ticker = ticker;
     Gauge.builder(INFLIGHT_REQUESTS, inflight, AtomicInteger::get)
         .description("Requests being served")
         .tag("model", model)
@@ -93,7 +99,7 @@ public final class FrontendMetrics {
   /** Starts tracking one request. */
   RequestTracker start(String endpoint, boolean stream) {
     inflight.incrementAndGet();
-    return new RequestTracker(this, endpoint, stream ? "stream" : "unary", System.nanoTime());
+    return new RequestTracker(this, endpoint, stream ? "stream" : "unary", ticker.nanos());
   }
 
   /** The observations of one request, made from the HTTP and the worker's event loops. */
@@ -122,7 +128,7 @@ public final class FrontendMetrics {
       if (count <= 0) {
         return;
       }
-      long now = System.nanoTime();
+      long now = metrics.ticker.nanos();
       if (tokens == 0) {
         metrics.timeToFirstToken.record((now - startNanos) / 1e9);
       } else {
@@ -144,7 +150,7 @@ public final class FrontendMetrics {
       }
       done = true;
       metrics.inflight.decrementAndGet();
-      metrics.duration.record((System.nanoTime() - startNanos) / 1e9);
+      metrics.duration.record((metrics.ticker.nanos() - startNanos) / 1e9);
       if (tokens > 0) {
         metrics.outputSequenceTokens.record(tokens);
       }

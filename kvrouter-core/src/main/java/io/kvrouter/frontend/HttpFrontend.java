@@ -1,5 +1,6 @@
 package io.kvrouter.frontend;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.HttpConfig;
 import io.kvrouter.frontend.openai.OpenAiRequests;
 import io.kvrouter.frontend.openai.ResponseFormat;
@@ -28,14 +29,22 @@ public final class HttpFrontend {
   private final long createdEpochSeconds = System.currentTimeMillis() / 1000;
   private volatile boolean shuttingDown;
 
+  /**
+   * @param ticker where the requests' times, for the metrics, are read
+   */
   public HttpFrontend(
-      Preprocessor preprocessor, Metrics metrics, HttpConfig config, int kvCacheBlockSize) {
+      Preprocessor preprocessor,
+      Metrics metrics,
+      HttpConfig config,
+      int kvCacheBlockSize,
+      Ticker ticker) {
     this.preprocessor = preprocessor;
     this.metrics = metrics;
     this.config = config;
     this.errors = new ErrorResponses(config.busyStatusCode());
     this.routerEndpoints = new RouterEndpoints(preprocessor, errors);
-    this.frontendMetrics = new FrontendMetrics(metrics, preprocessor.modelName(), kvCacheBlockSize);
+    this.frontendMetrics =
+        new FrontendMetrics(metrics, preprocessor.modelName(), kvCacheBlockSize, ticker);
   }
 
   /** A request router for one HTTP server; call once per server (one per event loop). */

@@ -1,5 +1,6 @@
 package io.kvrouter.routing;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.KvCost;
 import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.protocol.OverlapScores;
@@ -16,7 +17,6 @@ import io.kvrouter.routing.schedule.Selection;
 import io.kvrouter.routing.schedule.TtftModel;
 import java.util.List;
 import java.util.function.DoubleSupplier;
-import java.util.function.LongSupplier;
 
 /**
  * The KV router's decision, behind {@link KvPolicy} in the live router and the simulator alike: the
@@ -36,18 +36,14 @@ final class KvScheduling {
   /**
    * @param approximate learn from decisions (with {@code ttl}) instead of following KV events; null
    *     follows events
-   * @param nanoClock the clock of the TTL and of the books' request ages
+   * @param ticker the clock of the TTL and of the books' request ages
    */
   private KvScheduling(
-      KvIndexer indexer,
-      ApproximateIndex.Settings approximate,
-      KvSelector costs,
-      LongSupplier nanoClock) {
+      KvIndexer indexer, ApproximateIndex.Settings approximate, KvSelector costs, Ticker ticker) {
     this.indexer = indexer;
-    this.learned =
-        approximate == null ? null : new ApproximateIndex(indexer, approximate, nanoClock);
+    this.learned = approximate == null ? null : new ApproximateIndex(indexer, approximate, ticker);
     this.costs = costs;
-    this.active = ActiveSequences.create(nanoClock);
+    this.active = ActiveSequences.create(ticker);
   }
 
   /**
@@ -77,7 +73,7 @@ final class KvScheduling {
             ? new ApproximateIndex.Settings(kv.ttl(), kv.maxTreeSize(), kv.pruneTargetRatio())
             : null,
         costs,
-        settings.ticker()::nanos);
+        settings.ticker());
   }
 
   /** Costs every candidate rank for {@code prompt}. */

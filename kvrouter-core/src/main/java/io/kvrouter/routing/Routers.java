@@ -30,7 +30,8 @@ public final class Routers {
       RequestPlane plane,
       Vertx vertx,
       MeterRegistry meters) {
-    List<WorkerState> states = workers.stream().map(WorkerState::new).toList();
+    List<WorkerState> states =
+        workers.stream().map(target -> new WorkerState(target, Ticker.SYSTEM)).toList();
     return new PushRouter(
         states,
         plane,

@@ -1,5 +1,6 @@
 package io.kvrouter.routing;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.protocol.KvEventFeed;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerLoadReport;
@@ -31,7 +32,11 @@ final class WorkerState implements RouteCandidate {
   final AtomicBoolean healthy = new AtomicBoolean(true);
   final AtomicInteger activeRequests = new AtomicInteger();
 
-  WorkerState(RouteTarget target) {
+  /** Reads the time of load reports; the live router's is {@link Ticker#SYSTEM}. */
+  private final Ticker ticker;
+
+  WorkerState(RouteTarget target, Ticker ticker) {
+    this.ticker = ticker;
     this.endpoint = target.endpoint();
     this.declaredKvBlocks = target.totalKvBlocks();
     List<WorkerRank> all = new ArrayList<>(target.dpSize());
@@ -77,7 +82,7 @@ final class WorkerState implements RouteCandidate {
 
   /** Keeps {@code report}, whose rank must be one of {@link #ranks()}. */
   void reportLoad(WorkerLoadReport report) {
-    loadReports.set(report.rank().dpRank(), new TimedReport(report, System.nanoTime()));
+    loadReports.set(report.rank().dpRank(), new TimedReport(report, ticker.nanos()));
   }
 
   /**
@@ -85,7 +90,7 @@ final class WorkerState implements RouteCandidate {
    */
   Optional<WorkerLoadReport> freshLoadReport(int dpRank) {
     TimedReport timed = loadReports.get(dpRank);
-    if (timed == null || System.nanoTime() - timed.nanos() > LOAD_REPORT_TTL_NANOS) {
+    if (timed == null || ticker.nanos() - timed.nanos() > LOAD_REPORT_TTL_NANOS) {
       return Optional.empty();
     }
     return Optional.of(timed.report());
@@ -136,6 +141,6 @@ final class WorkerState implements RouteCandidate {
             : Optional.of(
                 new WorkerStatus.ReportedLoad(
                     WorkerLoadReport.total(ranks.get(0), reports),
-                    (System.nanoTime() - oldestNanos) / 1_000_000)));
+                    (ticker.nanos() - oldestNanos) / 1_000_000)));
   }
 }

@@ -236,7 +236,7 @@ class VllmEventTranslatorTest {
             1));
     index.flush().toCompletableFuture().get();
 
-    // dynamo-kv-router.md §1: LoRA "adapter-a", tokens 0..15, bs 16
+    // docs/interop.md §1: LoRA "adapter-a", tokens 0..15, bs 16
     long expected = BlockHasher.parseUnsigned("17429507120064042683");
     assertThat(index.findMatches(new long[] {expected}).overlap(RANK)).isEqualTo(1);
   }

@@ -2,6 +2,7 @@ package io.kvrouter.frontend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.HttpConfig;
 import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.config.RouterMode;
@@ -80,7 +81,8 @@ class ToolsAndReasoningIT {
                 new OutputParsers(ReasoningParserName.QWEN3, ToolCallParserName.HERMES)),
             new Metrics(),
             new HttpConfig("127.0.0.1", 0, 1 << 20, Duration.ofSeconds(1), 503),
-            16);
+            16,
+            Ticker.SYSTEM);
     HttpServer server =
         Futures.result(
             vertx.createHttpServer().requestHandler(frontend.router(vertx)).listen(0, "127.0.0.1"));

@@ -5,6 +5,7 @@ import static io.kvrouter.testing.Futures.failure;
 import static io.kvrouter.testing.Futures.result;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.config.RouterMode;
 import io.kvrouter.protocol.NoWorkerAvailableException;
@@ -48,7 +49,7 @@ class PushRouterTest {
     List<WorkerState> states =
         IntStream.rangeClosed(1, workers)
             .mapToObj(i -> new WorkerEndpoint("w" + i, "127.0.0.1", 9000 + i, "generate"))
-            .map(endpoint -> new WorkerState(RouteTarget.of(endpoint)))
+            .map(endpoint -> new WorkerState(RouteTarget.of(endpoint), Ticker.SYSTEM))
             .toList();
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     policy = Routers.policy(mode, KvRouterConfig.DEFAULTS, BLOCK_SIZE, states, vertx, meters);

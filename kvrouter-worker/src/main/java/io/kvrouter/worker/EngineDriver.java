@@ -1,5 +1,6 @@
 package io.kvrouter.worker;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.worker.engine.EngineCore;
 import io.kvrouter.worker.engine.EngineListener;
 import io.kvrouter.worker.engine.EngineRequest;
@@ -31,15 +32,21 @@ final class EngineDriver implements EngineListener {
   }
 
   private final Vertx vertx;
+  private final Ticker ticker;
   private final Context context;
   private final EngineCore core;
   private final Map<String, Output> outputs = new HashMap<>();
 
-  /** When the step in progress is due, in nanoseconds of {@link System#nanoTime}. */
+  /** When the step in progress is due, in nanoseconds of {@link #ticker}. */
   private long dueNanos;
 
-  EngineDriver(Vertx vertx, EngineSettings settings, BlockPool kvCache) {
+  /**
+   * @param kvCache the worker's KV cache, which the engine's steps fill
+   * @param ticker the wall clock Vert.x's timers run on ({@link Ticker#SYSTEM})
+   */
+  EngineDriver(Vertx vertx, EngineSettings settings, BlockPool kvCache, Ticker ticker) {
     this.vertx = vertx;
+    this.ticker = ticker;
     this.context = vertx.getOrCreateContext();
     this.core = new EngineCore(settings, this, kvCache);
   }
@@ -66,7 +73,7 @@ final class EngineDriver implements EngineListener {
           }
           outputs.put(request.id(), output);
           if (wasIdle) {
-            dueNanos = System.nanoTime(); // an idle engine starts its schedule afresh
+            dueNanos = ticker.nanos(); // an idle engine starts its schedule afresh
           }
           kick();
         });
@@ -88,7 +95,7 @@ final class EngineDriver implements EngineListener {
     if (step == null) {
       return;
     }
-    long now = System.nanoTime();
+    long now = ticker.nanos();
     dueNanos += (long) (step.durationMillis() * 1e6);
     // rounded up: a step never completes before it is due
     long delayMillis = (dueNanos - now + 999_999) / 1_000_000;

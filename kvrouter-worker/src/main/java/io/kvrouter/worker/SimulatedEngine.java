@@ -1,5 +1,6 @@
 package io.kvrouter.worker;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.InferenceEngine;
 import io.kvrouter.protocol.PreprocessedRequest;
@@ -114,14 +115,19 @@ public final class SimulatedEngine implements InferenceEngine {
   /**
    * @param tags identify this engine's meters, e.g. {@code model} and, when several engines share a
    *     registry, {@code worker}
+   * @param ticker where the timing model's steps are timed: the clock Vert.x's timers run on
+   *     ({@link Ticker#SYSTEM})
    */
-  public SimulatedEngine(Vertx vertx, Options options, MeterRegistry registry, Tags tags) {
+  public SimulatedEngine(
+      Vertx vertx, Options options, MeterRegistry registry, Tags tags, Ticker ticker) {
     this.vertx = vertx;
     this.options = options;
     this.odds = new VocabularyOdds(options.vocabulary());
     this.kvCache = new BlockPool(options.kvBlocks(), options.blockSize());
     this.driver =
-        options.scheduler() == null ? null : new EngineDriver(vertx, options.scheduler(), kvCache);
+        options.scheduler() == null
+            ? null
+            : new EngineDriver(vertx, options.scheduler(), kvCache, ticker);
     this.requests =
         Counter.builder(MetricNames.COMPONENT_REQUESTS)
             .description("Requests this worker accepted")

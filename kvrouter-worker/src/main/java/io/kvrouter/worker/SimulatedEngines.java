@@ -1,5 +1,6 @@
 package io.kvrouter.worker;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.EngineTiming;
 import io.kvrouter.config.SimulatedEngineConfig;
 import io.kvrouter.worker.engine.EngineSettings;
@@ -23,18 +24,21 @@ public final class SimulatedEngines {
    * or by the mocker timing model.
    *
    * @param vocabulary the token ids output is drawn from
+   * @param ticker the clock the engines read ({@link Ticker#SYSTEM}: their timers are Vert.x's)
    */
   public static DataParallelEngine create(
       Vertx vertx,
       SimulatedEngineConfig config,
       int[] vocabulary,
       MeterRegistry registry,
-      Tags tags) {
+      Tags tags,
+      Ticker ticker) {
     SimulatedEngine.Options options = options(config, vocabulary);
     List<SimulatedEngine> ranks = new ArrayList<>(config.dataParallelSize());
     for (int dp = 0; dp < config.dataParallelSize(); dp++) {
       ranks.add(
-          new SimulatedEngine(vertx, options, registry, tags.and("dp_rank", String.valueOf(dp))));
+          new SimulatedEngine(
+              vertx, options, registry, tags.and("dp_rank", String.valueOf(dp)), ticker));
     }
     return new DataParallelEngine(ranks);
   }

@@ -3,6 +3,7 @@ package io.kvrouter.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.micrometer.core.instrument.Tags;
@@ -33,7 +34,8 @@ class DataParallelEngineTest {
                     new SimulatedEngine.Options(
                         Vocabularies.demo(), Duration.ofHours(1), Duration.ZERO, 4, 64),
                     meters,
-                    Tags.of("dp_rank", String.valueOf(dp))))
+                    Tags.of("dp_rank", String.valueOf(dp)),
+                    Ticker.SYSTEM))
         .toList();
   }
 

@@ -3,6 +3,7 @@ package io.kvrouter.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.protocol.FinishReason;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.PreprocessedRequest.SamplingOptions;
@@ -47,7 +48,8 @@ class SimulatedEngineTest {
         new SimulatedEngine.Options(
             Vocabularies.demo(), Duration.ZERO, Duration.ofMillis(itlMillis), blockSize, kvBlocks),
         new SimpleMeterRegistry(),
-        Tags.of("model", "m"));
+        Tags.of("model", "m"),
+        Ticker.SYSTEM);
   }
 
   private static PreprocessedRequest prompt(int maxTokens, int... tokens) {

@@ -2,6 +2,7 @@ package io.kvrouter.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.EngineTiming;
 import io.kvrouter.config.SimulatedEngineConfig;
 import io.kvrouter.metrics.MetricNames;
@@ -32,7 +33,7 @@ class SimulatedEnginesTest {
   private SimulatedEngine.Options optionsOfOneRank(EngineTiming timing) {
     DataParallelEngine engine =
         SimulatedEngines.create(
-            vertx, config(timing, 1), Vocabularies.demo(), meters, Tags.empty());
+            vertx, config(timing, 1), Vocabularies.demo(), meters, Tags.empty(), Ticker.SYSTEM);
     assertThat(engine.ranks()).hasSize(1);
     return engine.ranks().get(0).options();
   }
@@ -62,7 +63,8 @@ class SimulatedEnginesTest {
             config(EngineTiming.FIXED, 3),
             Vocabularies.demo(),
             meters,
-            Tags.of("model", "m"));
+            Tags.of("model", "m"),
+            Ticker.SYSTEM);
 
     assertThat(engine.ranks()).hasSize(3);
     assertThat(engine.ranks().get(0).kvCache()).isNotSameAs(engine.ranks().get(1).kvCache());

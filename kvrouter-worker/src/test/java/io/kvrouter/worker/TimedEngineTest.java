@@ -3,6 +3,7 @@ package io.kvrouter.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.protocol.FinishReason;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.PreprocessedRequest.SamplingOptions;
@@ -55,7 +56,8 @@ class TimedEngineTest {
         new SimulatedEngine.Options(
             Vocabularies.demo(), Duration.ZERO, Duration.ZERO, BS, kvBlocks, scheduler),
         new SimpleMeterRegistry(),
-        Tags.of("model", "m"));
+        Tags.of("model", "m"),
+        Ticker.SYSTEM);
   }
 
   private static PreprocessedRequest request(int promptTokens, Integer maxTokens) {

@@ -1,5 +1,7 @@
 package io.kvrouter.events.nats;
 
+import io.kvrouter.common.LastSeen;
+import io.kvrouter.common.Ticker;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
@@ -136,12 +138,13 @@ public final class NatsEventSubscriber implements AutoCloseable {
 
   private final Options options;
   private final Listener listener;
+  private final Ticker ticker;
   private final Connector connector;
   private final Object listenerLock = new Object();
   private final AtomicLong messages = new AtomicLong();
   private final AtomicLong listenerErrors = new AtomicLong();
   private final AtomicLong setupFailures = new AtomicLong();
-  private volatile long lastMessageNanos;
+  private final LastSeen lastMessage = new LastSeen();
   private volatile boolean subscribed;
   private volatile boolean closed;
   private final AtomicLong duplicates = new AtomicLong();
@@ -161,9 +164,10 @@ public final class NatsEventSubscriber implements AutoCloseable {
   private Dispatcher dispatcher;
   private MessageConsumer consumer;
 
-  private NatsEventSubscriber(Options options, Listener listener) {
+  private NatsEventSubscriber(Options options, Listener listener, Ticker ticker) {
     this.options = options;
     this.listener = listener;
+    this.ticker = ticker;
     this.connector =
         new Connector(
             options.url(),
@@ -184,12 +188,17 @@ public final class NatsEventSubscriber implements AutoCloseable {
             });
   }
 
-  /** Starts connecting (retried until it succeeds) and subscribing; returns at once. */
-  public static NatsEventSubscriber start(Options options, Listener listener) {
+  /**
+   * Starts connecting (retried until it succeeds) and subscribing; returns at once.
+   *
+   * @param ticker where the time is read (for {@link Stats#millisSinceLastMessage()})
+   */
+  public static NatsEventSubscriber start(Options options, Listener listener, Ticker ticker) {
     NatsEventSubscriber subscriber =
         new NatsEventSubscriber(
             Objects.requireNonNull(options, "options"),
-            Objects.requireNonNull(listener, "listener"));
+            Objects.requireNonNull(listener, "listener"),
+            Objects.requireNonNull(ticker, "ticker"));
     subscriber.connector.start();
     return subscriber;
   }
@@ -204,7 +213,6 @@ public final class NatsEventSubscriber implements AutoCloseable {
   }
 
   public Stats stats() {
-    long last = lastMessageNanos;
     String state;
     if (closed) {
       state = "closed";
@@ -221,7 +229,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
         duplicates.get(),
         listenerErrors.get(),
         setupFailures.get(),
-        last == 0 ? -1 : (System.nanoTime() - last) / 1_000_000);
+        lastMessage.millisSince(ticker.nanos()));
   }
 
   /**
@@ -297,7 +305,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
         return;
       }
       messages.incrementAndGet();
-      lastMessageNanos = System.nanoTime();
+      lastMessage.at(ticker.nanos());
       try {
         listener.message(payload == null ? new byte[0] : payload);
         ok = true;

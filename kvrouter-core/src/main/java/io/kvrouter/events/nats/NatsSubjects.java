@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * Dynamo's names on NATS for KV events, so a Dynamo worker and this router meet on the same subject
- * and JetStream stream (reference: {@code dynamo-kv-router.md} §2, {@code lib/runtime/src/slug.rs},
+ * and JetStream stream ({@code docs/interop.md} §2.4; upstream {@code lib/runtime/src/slug.rs},
  * {@code lib/llm/src/kv_router.rs}).
  *
  * <ul>

@@ -1,5 +1,7 @@
 package io.kvrouter.events.zmq;
 
+import io.kvrouter.common.LastSeen;
+import io.kvrouter.common.Ticker;
 import io.kvrouter.protocol.KvEventFeed;
 import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
@@ -30,7 +32,7 @@ import org.zeromq.ZMsg;
  * batch applied, so that a lost last batch is noticed although no later one reveals the gap, and a
  * publisher that restarted while quiet is noticed too (see {@link BatchSequencer}). A replay with
  * no reply for {@link Timing#replayInactivity()} is given up (a publisher that died mid-replay
- * never blocks the thread).
+ * never blocks the thread). Both are timed on the {@link Ticker} it is given.
  *
  * <p>vLLM publishes no epoch, so a restart is recognised by its numbers going back or, when it
  * looks like a gap (the publisher sent more batches than this subscriber had seen while the
@@ -104,6 +106,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
   private final String topic;
   private final Listener listener;
   private final Timing timing;
+  private final Ticker ticker;
   private final SocketThread thread;
   private final BatchSequencer sequencer;
 
@@ -112,7 +115,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
   private final AtomicLong malformed = new AtomicLong();
   private final AtomicLong listenerErrors = new AtomicLong();
   private volatile boolean stopped;
-  private volatile long lastBatchNanos;
+  private final LastSeen lastBatch = new LastSeen();
 
   // owned by the thread
   private ZContext context;
@@ -124,19 +127,26 @@ public final class ZmqEventSubscriber implements AutoCloseable {
    * @param endpoint the publisher's PUB endpoint, e.g. {@code tcp://10.0.0.5:5557}
    * @param replayEndpoint its replay endpoint, or {@code null} when it has none
    * @param topic the topic to subscribe to ({@code ""}: all)
+   * @param ticker where the time is read
    */
   public ZmqEventSubscriber(
-      String endpoint, String replayEndpoint, String topic, Listener listener) {
-    this(endpoint, replayEndpoint, topic, listener, Timing.defaults());
+      String endpoint, String replayEndpoint, String topic, Listener listener, Ticker ticker) {
+    this(endpoint, replayEndpoint, topic, listener, Timing.defaults(), ticker);
   }
 
   public ZmqEventSubscriber(
-      String endpoint, String replayEndpoint, String topic, Listener listener, Timing timing) {
+      String endpoint,
+      String replayEndpoint,
+      String topic,
+      Listener listener,
+      Timing timing,
+      Ticker ticker) {
     this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
     this.replayEndpoint = replayEndpoint;
     this.topic = Objects.requireNonNull(topic, "topic");
     this.listener = Objects.requireNonNull(listener, "listener");
     this.timing = Objects.requireNonNull(timing, "timing");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.thread = new SocketThread("kv-events-" + endpoint, this::run);
     this.sequencer = new BatchSequencer(new Output(), replayEndpoint != null);
   }
@@ -148,7 +158,6 @@ public final class ZmqEventSubscriber implements AutoCloseable {
   }
 
   public Stats stats() {
-    long lastBatch = lastBatchNanos;
     return new Stats(
         stopped ? KvEventFeed.STOPPED : sequencer.state(),
         lastSeqSeen.get(),
@@ -160,7 +169,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
         malformed.get(),
         sequencer.duplicates(),
         listenerErrors.get(),
-        lastBatch == 0 ? -1 : (System.nanoTime() - lastBatch) / 1_000_000);
+        lastBatch.millisSince(ticker.nanos()));
   }
 
   /** The reconnect and handshake intervals every socket of the event plane uses. */
@@ -180,7 +189,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
       sub.connect(endpoint);
       poller = context.createPoller(2);
       poller.register(sub, ZMQ.Poller.POLLIN);
-      quietSinceNanos = System.nanoTime();
+      quietSinceNanos = ticker.nanos();
       sequencer.start();
       while (thread.running()) {
         poller.poll(POLL_MILLIS);
@@ -212,8 +221,8 @@ public final class ZmqEventSubscriber implements AutoCloseable {
         continue;
       }
       lastSeqSeen.set(batch.get().seq());
-      lastBatchNanos = System.nanoTime();
-      quietSinceNanos = lastBatchNanos;
+      quietSinceNanos = ticker.nanos();
+      lastBatch.at(quietSinceNanos);
       sequencer.live(batch.get().seq(), batch.get().payload());
     }
   }
@@ -222,7 +231,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
     if (replay == null) {
       return;
     }
-    long now = System.nanoTime();
+    long now = ticker.nanos();
     ReplayRequest reading = replay;
     boolean ended =
         reading.read(
@@ -259,7 +268,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
   }
 
   private void probeIfQuiet() {
-    long now = System.nanoTime();
+    long now = ticker.nanos();
     if (replay == null && now - quietSinceNanos > timing.quietProbe().toNanos()) {
       quietSinceNanos = now; // the next probe after another quiet period
       sequencer.probe();
@@ -316,7 +325,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
     @Override
     public void openReplay(long from) {
       closeReplay();
-      replay = ReplayRequest.send(context, replayEndpoint, from, System.nanoTime());
+      replay = ReplayRequest.send(context, replayEndpoint, from, ticker.nanos());
       poller.register(replay.socket(), ZMQ.Poller.POLLIN);
     }
 

@@ -6,7 +6,7 @@ import org.zeromq.ZMQ;
 import org.zeromq.ZMsg;
 
 /**
- * The frames of vLLM's ZMQ KV event plane (reference {@code vllm-events-and-peers.md} §1.3, §1.4):
+ * The frames of vLLM's ZMQ KV event plane ({@code docs/interop.md} §5.3):
  *
  * <pre>
  *   PUB message     [ topic | seq: 8 bytes, big-endian signed | payload: msgpack KVEventBatch ]

@@ -1,5 +1,6 @@
 package io.kvrouter.routing.index;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.KvCacheEvent.StoredBlock;
 import io.kvrouter.protocol.WorkerRank;
@@ -13,12 +14,12 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.LongSupplier;
 
 /**
- * Approximate mode (Dynamo's {@code --no-kv-events}, reference §5): when workers send no KV cache
- * events, the router feeds its index from its own routing decisions and forgets them after a time
- * to live, or earlier when the index grows too large.
+ * Approximate mode (Dynamo's {@code --no-kv-events}, ai-dynamo/dynamo {@code
+ * lib/kv-router/src/approx.rs}): when workers send no KV cache events, the router feeds its index
+ * from its own routing decisions and forgets them after a time to live, or earlier when the index
+ * grows too large.
  *
  * <p>Each decision ({@link #routed}) goes to the sink as one {@code Stored} event from the sequence
  * start, the router's sequence hashes standing in for the engine's block hashes; each block then
@@ -68,7 +69,7 @@ import java.util.function.LongSupplier;
  *
  * <h2>Time</h2>
  *
- * All time comes from the nano ticker given (in production {@code System::nanoTime}); there is no
+ * All time comes from the {@link Ticker} given (in production {@link Ticker#SYSTEM}); there is no
  * wall clock. Times are compared by the sign of their difference, so the ticker may start anywhere
  * and wrap around, as long as the spread of the times compared stays below 2<sup>62</sup> ns.
  *
@@ -155,7 +156,7 @@ public final class ApproximateIndex {
   private final Settings settings;
   private final long ttlNanos;
   private final int pruneTarget;
-  private final LongSupplier ticker;
+  private final Ticker ticker;
   private final ReentrantLock lock = new ReentrantLock();
 
   // guarded by lock
@@ -164,13 +165,13 @@ public final class ApproximateIndex {
   private int live;
   private long lastNow;
 
-  public ApproximateIndex(KvEventSink sink, Settings settings, LongSupplier nanoTicker) {
+  public ApproximateIndex(KvEventSink sink, Settings settings, Ticker ticker) {
     this.sink = Objects.requireNonNull(sink, "sink");
     this.settings = Objects.requireNonNull(settings, "settings");
-    this.ticker = Objects.requireNonNull(nanoTicker, "nanoTicker");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.ttlNanos = settings.ttl().toNanos();
     this.pruneTarget = settings.pruneTarget();
-    this.lastNow = nanoTicker.getAsLong();
+    this.lastNow = ticker.nanos();
   }
 
   public Settings settings() {
@@ -302,7 +303,7 @@ public final class ApproximateIndex {
 
   /** The ticker's time, never before the last time read, so expiries only move forward. */
   private long now() {
-    long t = ticker.getAsLong();
+    long t = ticker.nanos();
     if (t - lastNow < 0) {
       t = lastNow;
     }

@@ -1,9 +1,9 @@
 package io.kvrouter.routing.schedule;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.protocol.WorkerRank;
 import java.time.Duration;
 import java.util.Map;
-import java.util.function.LongSupplier;
 
 /**
  * The requests routed to each worker rank and not yet finished, and the load they predict (Dynamo's
@@ -23,14 +23,9 @@ import java.util.function.LongSupplier;
  */
 public interface ActiveSequences extends LoadView {
 
-  /** A tracker that ages requests by {@link System#nanoTime()}. */
-  static ActiveSequences create() {
-    return create(System::nanoTime);
-  }
-
-  /** A tracker that ages requests by {@code nanoTicker}, a monotonic clock in nanoseconds. */
-  static ActiveSequences create(LongSupplier nanoTicker) {
-    return new LocalActiveSequences(nanoTicker);
+  /** A tracker that ages requests by {@code ticker}. */
+  static ActiveSequences create(Ticker ticker) {
+    return new LocalActiveSequences(ticker);
   }
 
   /**

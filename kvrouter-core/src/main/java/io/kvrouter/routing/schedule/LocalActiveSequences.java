@@ -1,12 +1,12 @@
 package io.kvrouter.routing.schedule;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.protocol.WorkerRank;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.LongSupplier;
 
 /**
  * {@link ActiveSequences} over a concurrent map of requests and one {@link Slot} per rank.
@@ -23,10 +23,10 @@ final class LocalActiveSequences implements ActiveSequences {
 
   private final ConcurrentHashMap<String, Entry> requests = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<WorkerRank, Slot> slots = new ConcurrentHashMap<>();
-  private final LongSupplier nanoTicker;
+  private final Ticker ticker;
 
-  LocalActiveSequences(LongSupplier nanoTicker) {
-    this.nanoTicker = Objects.requireNonNull(nanoTicker, "nanoTicker");
+  LocalActiveSequences(Ticker ticker) {
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
   }
 
   @Override
@@ -44,7 +44,7 @@ final class LocalActiveSequences implements ActiveSequences {
         if (slot.retired) {
           continue;
         }
-        Entry entry = new Entry(requestId, slot, blocks, prefillTokens, nanoTicker.getAsLong());
+        Entry entry = new Entry(requestId, slot, blocks, prefillTokens, ticker.nanos());
         if (requests.putIfAbsent(requestId, entry) != null) {
           if (slot.requests == 0) {
             slot.retire(slots);
@@ -86,7 +86,7 @@ final class LocalActiveSequences implements ActiveSequences {
   @Override
   public int sweep(Duration maxAge) {
     long maxAgeNanos = Objects.requireNonNull(maxAge, "maxAge").toNanos();
-    long now = nanoTicker.getAsLong();
+    long now = ticker.nanos();
     int freed = 0;
     for (Entry entry : requests.values()) {
       if (now - entry.addedNanos > maxAgeNanos && requests.remove(entry.requestId, entry)) {

@@ -2,6 +2,7 @@ package io.kvrouter.events.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.testing.NatsServerProcess;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -79,7 +80,7 @@ class NatsEventPlaneIT {
   }
 
   private NatsEventSubscriber subscriber(NatsEventSubscriber.Options options, Recorder recorder) {
-    NatsEventSubscriber subscriber = NatsEventSubscriber.start(options, recorder);
+    NatsEventSubscriber subscriber = NatsEventSubscriber.start(options, recorder, Ticker.SYSTEM);
     closing.add(0, subscriber);
     Awaitility.await().atMost(WAIT).until(subscriber::isSubscribed);
     return subscriber;
@@ -162,7 +163,7 @@ class NatsEventPlaneIT {
     Recorder recorder = new Recorder();
     NatsEventSubscriber subscriber =
         NatsEventSubscriber.start(
-            NatsEventSubscriber.Options.core(server.url(), SUBJECT), recorder);
+            NatsEventSubscriber.Options.core(server.url(), SUBJECT), recorder, Ticker.SYSTEM);
     closing.add(0, subscriber);
     assertThat(subscriber.stats().state()).isEqualTo("connecting");
 

@@ -3,6 +3,7 @@ package io.kvrouter.events.zmq;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
@@ -45,7 +46,8 @@ class ZmqEventPlaneTest {
   private ZmqEventSubscriber subscriber(ZmqEventPublisher publisher) {
     String replay = publisher.replayPort() < 0 ? null : "tcp://127.0.0.1:" + publisher.replayPort();
     ZmqEventSubscriber subscriber =
-        new ZmqEventSubscriber("tcp://127.0.0.1:" + publisher.port(), replay, "", seen);
+        new ZmqEventSubscriber(
+            "tcp://127.0.0.1:" + publisher.port(), replay, "", seen, Ticker.SYSTEM);
     closing.add(0, subscriber);
     return subscriber.start();
   }
@@ -54,6 +56,28 @@ class ZmqEventPlaneTest {
     for (long i = from; i < to; i++) {
       publisher.publish(List.of(VllmEvent.BlockRemoved.of(List.of(i))));
     }
+  }
+
+  /**
+   * Publishes batches from {@code next} on, one at a time, until the subscriber has received one
+   * live: its subscription is then in place (a PUB socket drops what it sends before the
+   * subscription reaches it, ZeroMQ's slow joiner). Returns the number of the next batch.
+   */
+  private static long publishUntilOneArrivesLive(
+      ZmqEventPublisher publisher, ZmqEventSubscriber subscriber, long next) {
+    long[] published = {next};
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () -> {
+              if (subscriber.stats().lastSeq() >= 0) {
+                return true;
+              }
+              publishRange(publisher, published[0], ++published[0]);
+              return false;
+            });
+    return published[0];
   }
 
   private List<Long> batchesSeen() {
@@ -73,46 +97,51 @@ class ZmqEventPlaneTest {
   }
 
   @Test
-  void everyBatchArrivesOnceInOrder_thoughAFifthAreLost() throws Exception {
+  void everyBatchArrivesOnceInOrder_thoughAFifthAreLost() {
     ZmqEventPublisher publisher =
         publisher(ZmqEventPublisher.Options.defaults("127.0.0.1").withDropRate(0.2, 7));
     ZmqEventSubscriber subscriber = subscriber(publisher);
     awaitSynced(subscriber);
-    Thread.sleep(200); // past ZeroMQ's slow-joiner window
+    long next = publishUntilOneArrivesLive(publisher, subscriber, 0);
+    long total = Math.max(300, next);
 
-    publishRange(publisher, 0, 300);
-    awaitBatches(300);
+    publishRange(publisher, next, total);
+    awaitBatches((int) total);
 
-    assertThat(batchesSeen()).containsExactlyElementsOf(LongStream.range(0, 300).boxed().toList());
+    assertThat(batchesSeen())
+        .containsExactlyElementsOf(LongStream.range(0, total).boxed().toList());
     assertThat(subscriber.stats().gaps()).isPositive();
     assertThat(subscriber.stats().replayed()).isPositive();
     assertThat(subscriber.stats().incompleteReplays()).isZero();
   }
 
   @Test
-  void aNewSubscriber_rebuildsTheRankFromTheReplayBuffer() throws Exception {
+  void aNewSubscriber_rebuildsTheRankFromTheReplayBuffer() {
     ZmqEventPublisher publisher = publisher(ZmqEventPublisher.Options.defaults("127.0.0.1"));
     publishRange(publisher, 0, 50);
-    Thread.sleep(200);
 
     ZmqEventSubscriber subscriber = subscriber(publisher);
     awaitBatches(50);
-    publishRange(publisher, 50, 60);
-    awaitBatches(60);
+    long next = publishUntilOneArrivesLive(publisher, subscriber, 50);
+    long total = Math.max(60, next);
+    publishRange(publisher, next, total);
+    awaitBatches((int) total);
 
     assertThat(seen.calls().get(0)).as("reset first").isEqualTo(-1L);
-    assertThat(batchesSeen()).containsExactlyElementsOf(LongStream.range(0, 60).boxed().toList());
+    assertThat(batchesSeen())
+        .containsExactlyElementsOf(LongStream.range(0, total).boxed().toList());
     assertThat(subscriber.stats().resets()).isEqualTo(1);
   }
 
   @Test
-  void aPublisherRestart_resetsTheRank() throws Exception {
+  void aPublisherRestart_resetsTheRank() {
     ZmqEventPublisher first = publisher(ZmqEventPublisher.Options.defaults("127.0.0.1"));
     ZmqEventSubscriber subscriber = subscriber(first);
     awaitSynced(subscriber);
-    Thread.sleep(200);
-    publishRange(first, 0, 20);
-    awaitBatches(20);
+    long unpublished = publishUntilOneArrivesLive(first, subscriber, 0);
+    long total = Math.max(20, unpublished);
+    publishRange(first, unpublished, total);
+    awaitBatches((int) total);
     first.close();
 
     ZmqEventPublisher second =
@@ -154,7 +183,7 @@ class ZmqEventPlaneTest {
       int port = pub.bindToRandomPort("tcp://127.0.0.1");
       RecordingListener listener = new RecordingListener();
       ZmqEventSubscriber subscriber =
-          new ZmqEventSubscriber("tcp://127.0.0.1:" + port, null, "", listener);
+          new ZmqEventSubscriber("tcp://127.0.0.1:" + port, null, "", listener, Ticker.SYSTEM);
       closing.add(0, subscriber);
       subscriber.start();
       assertThat(pub.recv()).as("the subscription").isNotNull();
@@ -195,18 +224,14 @@ class ZmqEventPlaneTest {
   }
 
   @Test
-  void withoutAReplaySocket_aGapResetsTheRankAndGoesOn() throws Exception {
+  void withoutAReplaySocket_aGapResetsTheRankAndGoesOn() {
     ZmqEventPublisher publisher =
         publisher(
             ZmqEventPublisher.Options.defaults("127.0.0.1").withPorts(0, -1).withDropRate(0.3, 11));
     ZmqEventSubscriber subscriber = subscriber(publisher);
     // nothing replays what PUB/SUB loses before the subscription is in place (slow under load),
     // so publish one at a time until a batch gets through
-    long published = 0;
-    while (batchesSeen().isEmpty()) {
-      publishRange(publisher, published, ++published);
-      Thread.sleep(20);
-    }
+    long published = publishUntilOneArrivesLive(publisher, subscriber, 0);
     // then 100 more after the first one that got through (however many the wait took), of which
     // the seeded drops lose about 30; the last of those may be among them, so keep publishing
     // until one past it arrives

@@ -2,6 +2,7 @@ package io.kvrouter.events.zmq;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvrouter.testing.ManualTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,20 +13,22 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A {@link ZmqEventSubscriber} against a {@link ScriptedPublisher} that answers replay requests
- * late, in part or never, and a listener that throws. The waits below only stop a broken subscriber
- * from hanging the build; nothing here depends on how fast the machine is.
+ * late, in part or never, and a listener that throws. The subscriber's clock is a {@link
+ * ManualTicker}: it gives up on a replay, or probes a quiet publisher, only when a test moves the
+ * clock, once the subscriber is in the state the test waits for. The waits below only stop a broken
+ * subscriber from hanging the build; nothing here depends on how fast the machine is.
  */
 class ZmqEventSubscriberTest {
-  /**
-   * Short enough that a test need not wait long for the subscriber to give up or probe, long enough
-   * for a replay socket to connect on a busy machine.
-   */
-  /** Long enough for a new connection's handshake on a loaded machine (or requests are lost). */
+  /** How long a replay may go without a reply, or a publisher stay quiet, in the tests' timings. */
   private static final Duration GIVE_UP = Duration.ofSeconds(3);
+
+  /** Just past {@link #GIVE_UP}: a move of the clock that makes the subscriber give up or probe. */
+  private static final Duration PAST_GIVE_UP = GIVE_UP.plusNanos(1);
 
   private static final Duration NEVER = Duration.ofHours(1);
 
   private final List<AutoCloseable> closing = new ArrayList<>();
+  private final ManualTicker clock = new ManualTicker();
 
   @AfterEach
   void close() throws Exception {
@@ -51,7 +54,8 @@ class ZmqEventSubscriberTest {
   private ZmqEventSubscriber subscriber(
       ScriptedPublisher publisher, ZmqEventSubscriber.Timing timing, RecordingListener listener) {
     ZmqEventSubscriber subscriber =
-        new ZmqEventSubscriber(publisher.endpoint, publisher.replayEndpoint, "", listener, timing);
+        new ZmqEventSubscriber(
+            publisher.endpoint, publisher.replayEndpoint, "", listener, timing, clock);
     closing.add(0, subscriber);
     return subscriber.start();
   }
@@ -70,7 +74,7 @@ class ZmqEventSubscriberTest {
     RecordingListener listener = new RecordingListener();
     ZmqEventSubscriber subscriber = subscriber(publisher, GIVING_UP, listener);
     ScriptedPublisher.Request first = connected(publisher);
-    // unanswered, the request is given up on and sent again
+    clock.advance(PAST_GIVE_UP); // unanswered, the request is given up on and sent again
     ScriptedPublisher.Request second = publisher.nextRequest();
     assertThat(second.from()).isZero();
     assertThat(second.identity()).as("a new socket").isNotEqualTo(first.identity());
@@ -91,6 +95,11 @@ class ZmqEventSubscriberTest {
     RecordingListener listener = new RecordingListener();
     ZmqEventSubscriber subscriber = subscriber(publisher, GIVING_UP, listener);
     connected(publisher); // this request, and the ones sent again, are never answered
+    clock.advance(PAST_GIVE_UP);
+    publisher.nextRequest();
+    clock.advance(PAST_GIVE_UP);
+    publisher.nextRequest();
+    clock.advance(PAST_GIVE_UP);
 
     await().until(() -> subscriber.stats().incompleteReplays() == 1);
     assertThat(subscriber.stats().state()).isEqualTo("following");
@@ -104,6 +113,8 @@ class ZmqEventSubscriberTest {
     RecordingListener listener = new RecordingListener();
     ZmqEventSubscriber subscriber = subscriber(publisher, GIVING_UP, listener);
     publisher.answer(connected(publisher), 0, 1); // and never the end
+    await().until(() -> subscriber.stats().replayed() == 2);
+    clock.advance(PAST_GIVE_UP);
 
     await().until(() -> subscriber.stats().state().equals("following"));
     assertThat(listener.batches()).as("what came is used").containsExactly(0L, 1L);
@@ -170,13 +181,16 @@ class ZmqEventSubscriberTest {
     publisher.end(connected(publisher));
     publisher.publish(0);
     publisher.publish(1);
+    await().until(() -> listener.batches().contains(1L));
     // batch 2 was lost on the PUB socket, and the publisher has nothing more to say: only a
-    // probe finds it. Every request is answered from the publisher's buffer, 0 to 2.
-    while (!listener.batches().contains(2L)) {
-      ScriptedPublisher.Request probe = publisher.nextRequest();
-      publisher.answer(probe, probe.from(), 2);
-      publisher.end(probe);
-    }
+    // probe finds it, answered from the publisher's buffer
+    clock.advance(PAST_GIVE_UP);
+    ScriptedPublisher.Request probe = publisher.nextRequest();
+    assertThat(probe.from()).as("from the last batch applied").isEqualTo(1);
+    publisher.answer(probe, 1, 2);
+    publisher.end(probe);
+
+    await().until(() -> listener.batches().contains(2L));
 
     assertThat(listener.calls()).containsExactly(-1L, 0L, 1L, 2L);
     assertThat(subscriber.stats().resets()).as("only the one at the start").isEqualTo(1);

@@ -22,7 +22,7 @@ final class RequestClock {
   private int gapCount;
 
   /**
-   * @param sentNanos when the request was sent ({@link System#nanoTime()})
+   * @param sentNanos when the request was sent, on the bench's {@code Ticker}
    * @param expectedTokens the tokens asked for, to size the gap buffer
    */
   RequestClock(long sentNanos, int expectedTokens) {

@@ -1,5 +1,6 @@
 package io.kvrouter.tools.bench;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.tools.trace.TraceRequest;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -31,10 +32,11 @@ final class StreamClient extends VerticleBase {
   private final int connections;
   private final long timeoutMs;
   private final BenchCollector collector;
+  private final Ticker ticker;
   private HttpClientAgent client;
 
   private StreamClient(
-      String baseUrl, int connections, Duration timeout, BenchCollector collector) {
+      String baseUrl, int connections, Duration timeout, BenchCollector collector, Ticker ticker) {
     this.target =
         new RequestOptions()
             .setMethod(HttpMethod.POST)
@@ -44,22 +46,27 @@ final class StreamClient extends VerticleBase {
     this.connections = connections;
     this.timeoutMs = timeout.toMillis();
     this.collector = collector;
+    this.ticker = ticker;
   }
 
-  /** {@code instances} clients sharing {@code connections} connections, one per event loop. */
+  /**
+   * {@code instances} clients sharing {@code connections} connections, one per event loop, timing
+   * each request's events on {@code ticker}.
+   */
   static Future<List<StreamClient>> deploy(
       Vertx vertx,
       int instances,
       String baseUrl,
       int connections,
       Duration timeout,
-      BenchCollector collector) {
+      BenchCollector collector,
+      Ticker ticker) {
     List<StreamClient> clients = new CopyOnWriteArrayList<>();
     int each = Math.max(1, (connections + instances - 1) / instances);
     return vertx
         .deployVerticle(
             () -> {
-              StreamClient client = new StreamClient(baseUrl, each, timeout, collector);
+              StreamClient client = new StreamClient(baseUrl, each, timeout, collector, ticker);
               clients.add(client);
               return client;
             },
@@ -104,7 +111,7 @@ final class StreamClient extends VerticleBase {
     }
 
     void start() {
-      long now = System.nanoTime();
+      long now = ticker.nanos();
       clock = new RequestClock(now, request.outputTokens());
       collector.sent(now, now - dueNanos);
       timer =
@@ -159,7 +166,7 @@ final class StreamClient extends VerticleBase {
       if (data == null || over) {
         return;
       }
-      long now = System.nanoTime();
+      long now = ticker.nanos();
       StreamChunk chunk = StreamChunk.parse(data);
       if (chunk.error() != null) {
         fail(chunk.error());

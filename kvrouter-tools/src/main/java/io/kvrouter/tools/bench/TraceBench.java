@@ -1,5 +1,6 @@
 package io.kvrouter.tools.bench;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.tools.bench.BenchSettings.TokenRange;
 import io.kvrouter.tools.report.PolicyRun;
 import io.kvrouter.tools.report.ProgressBar;
@@ -44,14 +45,20 @@ public final class TraceBench {
   private final List<TraceRequest> requests;
   private final PrintWriter notes;
   private final Vertx vertx;
+  private final Ticker ticker;
   private final RouterApi api;
 
   private TraceBench(
-      BenchSettings settings, List<TraceRequest> requests, PrintWriter notes, Vertx vertx) {
+      BenchSettings settings,
+      List<TraceRequest> requests,
+      PrintWriter notes,
+      Vertx vertx,
+      Ticker ticker) {
     this.settings = settings;
     this.requests = requests;
     this.notes = notes;
     this.vertx = vertx;
+    this.ticker = ticker;
     this.api = new RouterApi(vertx, settings.baseUrl());
   }
 
@@ -61,16 +68,18 @@ public final class TraceBench {
    *
    * @param notes told what is about to run (requests, model, label, prompt ids) and of a lagging
    *     client
+   * @param ticker the wall clock the sends are paced and the latencies measured on ({@link
+   *     Ticker#SYSTEM})
    * @throws io.kvrouter.tools.trace.TraceFormatException when the trace cannot be read
    * @throws IllegalArgumentException when no request arrives within the duration
    * @throws BenchException when the router cannot be reached or asked what it serves
    */
-  public static BenchResult run(BenchSettings settings, PrintWriter notes) {
+  public static BenchResult run(BenchSettings settings, PrintWriter notes, Ticker ticker) {
     List<TraceRequest> requests = schedule(settings);
     int loops = Math.max(2, Runtime.getRuntime().availableProcessors());
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(loops));
     try {
-      return new TraceBench(settings, requests, notes, vertx).replay(loops);
+      return new TraceBench(settings, requests, notes, vertx, ticker).replay(loops);
     } finally {
       vertx.close().toCompletionStage().toCompletableFuture().join();
     }
@@ -118,7 +127,7 @@ public final class TraceBench {
         idsReason);
     notes.flush();
 
-    ProgressBar bar = ProgressBar.onStandardError(label, requests.size(), "requests");
+    ProgressBar bar = ProgressBar.onStandardError(label, requests.size(), "requests", ticker);
     CountDownLatch finished = new CountDownLatch(requests.size());
     BenchCollector collector =
         new BenchCollector(
@@ -134,15 +143,16 @@ public final class TraceBench {
                 settings.baseUrl(),
                 settings.connections(),
                 settings.timeout(),
-                collector),
+                collector,
+                ticker),
             "cannot start the HTTP client");
     RouterWatcher watcher = new RouterWatcher(vertx, api, settings.interval());
-    long start = System.nanoTime();
+    long start = ticker.nanos();
     watcher.start(start, metrics == null ? null : RouterMetrics.hitCounts(metrics));
     send(clients, model, new SyntheticTokens(ids.first(), ids.count()), start);
     awaitAll(finished);
     bar.finish();
-    await(watcher.finish(System.nanoTime()), "cannot poll the router");
+    await(watcher.finish(ticker.nanos()), "cannot poll the router");
 
     PolicyRun run = collector.policyRun(label, watcher.hitRate(), watcher.timeline());
     if (collector.maxLagMs() > LAG_WARNING_MS) {
@@ -168,7 +178,7 @@ public final class TraceBench {
       Buffer body =
           Buffer.buffer(CompletionBody.json(model, tokens.prompt(request), request.outputTokens()));
       long due = start + Math.round(request.arrivalMillis() * 1e6);
-      for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
+      for (long wait = due - ticker.nanos(); wait > 0; wait = due - ticker.nanos()) {
         LockSupport.parkNanos(wait);
       }
       clients.get(i % clients.size()).send(request, body, due);

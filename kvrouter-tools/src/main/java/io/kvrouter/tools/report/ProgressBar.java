@@ -1,12 +1,13 @@
 package io.kvrouter.tools.report;
 
+import io.kvrouter.common.Ticker;
 import java.io.PrintStream;
 import java.util.Locale;
 
 /**
  * A progress bar for long replays, drawn on one line of a terminal ({@code \r}-rewritten), or, when
  * the output is not a terminal (CI logs, pipes), one plain line at every 10%. Thread-safe; redraws
- * at most every 100 ms of wall time and only when the shown numbers change.
+ * at most every 100 ms of its ticker's time and only when the shown numbers change.
  *
  * <pre>
  *   kv          [##########----------]  50%  1996/3993 requests  12 s
@@ -21,7 +22,8 @@ public final class ProgressBar {
   private final String unit;
   private final PrintStream out;
   private final boolean terminal;
-  private final long started = System.nanoTime();
+  private final Ticker ticker;
+  private final long started;
   private long done;
   private long lastDrawn = Long.MIN_VALUE;
   private int lastPercent = -1;
@@ -33,8 +35,10 @@ public final class ProgressBar {
    * @param total the count that means done, {@code >= 1}
    * @param unit what is counted, e.g. {@code requests}
    * @param terminal whether {@code out} is a terminal that honours {@code \r}
+   * @param ticker where the time shown and the redraw interval are read
    */
-  public ProgressBar(String label, long total, String unit, PrintStream out, boolean terminal) {
+  public ProgressBar(
+      String label, long total, String unit, PrintStream out, boolean terminal, Ticker ticker) {
     if (total < 1) {
       throw new IllegalArgumentException("total must be >= 1: " + total);
     }
@@ -43,11 +47,13 @@ public final class ProgressBar {
     this.unit = unit;
     this.out = out;
     this.terminal = terminal;
+    this.ticker = ticker;
+    this.started = ticker.nanos();
   }
 
   /** A bar on standard error, redrawn in place when the process has a console. */
-  public static ProgressBar onStandardError(String label, long total, String unit) {
-    return new ProgressBar(label, total, unit, System.err, System.console() != null);
+  public static ProgressBar onStandardError(String label, long total, String unit, Ticker ticker) {
+    return new ProgressBar(label, total, unit, System.err, System.console() != null, ticker);
   }
 
   /** Sets how much is done, {@code 0..total}. */
@@ -55,7 +61,7 @@ public final class ProgressBar {
     done = Math.max(0, Math.min(total, doneNow));
     int percent = (int) (done * 100 / total);
     if (terminal) {
-      long now = System.nanoTime();
+      long now = ticker.nanos();
       if (percent != lastPercent
           && (lastDrawn == Long.MIN_VALUE || now - lastDrawn >= REDRAW_NANOS)) {
         lastDrawn = now;
@@ -86,7 +92,7 @@ public final class ProgressBar {
   /** The bar as drawn now. */
   synchronized String line() {
     int filled = (int) (done * WIDTH / total);
-    long seconds = (System.nanoTime() - started) / 1_000_000_000L;
+    long seconds = (ticker.nanos() - started) / 1_000_000_000L;
     return String.format(
         Locale.ROOT,
         "%-12s [%s%s] %3d%%  %d/%d %s  %d s",

@@ -3,21 +3,23 @@ package io.kvrouter.tools.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvrouter.testing.ManualTicker;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link ProgressBar} in both modes. Only the elapsed seconds depend on the clock, so lines are
- * matched with any number there; terminal redraws are rate-limited by wall time, so only the first
- * draw and the final one are checked.
+ * {@link ProgressBar} in both modes, on a {@link ManualTicker}: the elapsed seconds and the rate of
+ * terminal redraws move only when a test moves the clock.
  */
 class ProgressBarTest {
   private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
   private final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+  private final ManualTicker clock = new ManualTicker();
 
   private String printed() {
     return bytes.toString(StandardCharsets.UTF_8);
@@ -31,7 +33,7 @@ class ProgressBarTest {
     int filled = percent * 30 / 100;
     return String.format(
         Locale.ROOT,
-        "kv           \\[%s%s\\] +%d%%  %d/200 requests  \\d+ s",
+        "kv           \\[%s%s\\] +%d%%  %d/200 requests  0 s",
         "#".repeat(filled),
         "-".repeat(30 - filled),
         percent,
@@ -40,7 +42,7 @@ class ProgressBarTest {
 
   @Test
   void log_printsALinePerTenPercent_andNoExtraLineWhenFinishedAtTheEnd() {
-    ProgressBar bar = new ProgressBar("kv", 200, "requests", out, false);
+    ProgressBar bar = new ProgressBar("kv", 200, "requests", out, false, clock);
 
     for (int done = 0; done <= 200; done++) {
       bar.update(done);
@@ -56,7 +58,7 @@ class ProgressBarTest {
 
   @Test
   void log_finishedEarly_printsOneFinalLine() {
-    ProgressBar bar = new ProgressBar("kv", 200, "requests", out, false);
+    ProgressBar bar = new ProgressBar("kv", 200, "requests", out, false, clock);
 
     for (int done = 0; done <= 110; done++) {
       bar.update(done);
@@ -70,7 +72,7 @@ class ProgressBarTest {
 
   @Test
   void update_clampsToZeroAndTotal() {
-    ProgressBar bar = new ProgressBar("kv", 200, "requests", out, false);
+    ProgressBar bar = new ProgressBar("kv", 200, "requests", out, false, clock);
 
     bar.update(-5);
     bar.update(500);
@@ -82,7 +84,7 @@ class ProgressBarTest {
 
   @Test
   void terminal_drawsOverTheLineWithCarriageReturns_andEndsItOnFinish() {
-    ProgressBar bar = new ProgressBar("kv", 200, "requests", out, true);
+    ProgressBar bar = new ProgressBar("kv", 200, "requests", out, true, clock);
 
     bar.update(50);
     String first = printed();
@@ -97,10 +99,10 @@ class ProgressBarTest {
 
   @Test
   void finish_isIdempotent() {
-    ProgressBar log = new ProgressBar("kv", 200, "requests", out, false);
+    ProgressBar log = new ProgressBar("kv", 200, "requests", out, false, clock);
     log.update(30);
     log.finish();
-    ProgressBar terminal = new ProgressBar("kv", 200, "requests", out, true);
+    ProgressBar terminal = new ProgressBar("kv", 200, "requests", out, true, clock);
     terminal.finish();
     String once = printed();
 
@@ -112,8 +114,32 @@ class ProgressBarTest {
   }
 
   @Test
+  void terminal_redrawsAtMostEvery100ms_ofItsTicker() {
+    ProgressBar bar = new ProgressBar("kv", 200, "requests", out, true, clock);
+    bar.update(50);
+    String first = printed();
+
+    clock.advance(Duration.ofMillis(99));
+    bar.update(60);
+    assertThat(printed()).as("too soon to redraw").isEqualTo(first);
+    clock.advance(Duration.ofMillis(1));
+    bar.update(70);
+
+    assertThat(printed().substring(first.length())).isEqualTo("\r" + bar.line());
+    assertThat(bar.line()).contains(" 35%  70/200 requests");
+  }
+
+  @Test
+  void theTimeShown_isTheTickersSinceTheBarStarted() {
+    ProgressBar bar = new ProgressBar("kv", 200, "requests", out, false, clock);
+    clock.advance(Duration.ofMillis(12_999));
+
+    assertThat(bar.line()).endsWith("  12 s");
+  }
+
+  @Test
   void total_mustBePositive() {
-    assertThatThrownBy(() -> new ProgressBar("kv", 0, "requests", out, false))
+    assertThatThrownBy(() -> new ProgressBar("kv", 0, "requests", out, false, clock))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }
