@@ -6,7 +6,7 @@ import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
 /**
- * The settings of {@code --router-mode kv}.
+ * The settings of {@code --router-mode kv} and {@code approx}.
  *
  * @param kvEvents {@code --kv-events}: the index follows the workers' KV cache events; false
  *     (approximate mode): it learns from the router's own decisions

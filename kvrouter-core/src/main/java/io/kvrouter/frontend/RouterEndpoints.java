@@ -61,7 +61,7 @@ final class RouterEndpoints {
                         "invalid_request_error",
                         "explain_unavailable",
                         "POST /router/explain shows the KV router's costs; this router runs"
-                            + " without them (start it with --router-mode kv)",
+                            + " without them (start it with --router-mode kv or approx)",
                         null));
               } else {
                 json(ctx, explanation(ar.result().get()));

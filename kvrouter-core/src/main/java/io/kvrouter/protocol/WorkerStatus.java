@@ -11,6 +11,7 @@ import java.util.Optional;
  * @param healthy whether it takes requests (false while health probes find it unreachable)
  * @param activeRequests requests sent to it and not yet ended
  * @param kv its KV view, summed over its data-parallel ranks; present in {@code --router-mode kv}
+ *     and {@code approx}
  * @param kvEvents how its KV cache events are followed; present when the router follows them
  */
 public record WorkerStatus(
