@@ -1,6 +1,9 @@
 package io.kvrouter.protocol.msgpack;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +27,13 @@ import org.msgpack.value.ValueType;
  * <p>Only msgpack-core's format table ({@link MessageFormat}) is used: the bytes are read here.
  */
 public final class MsgpackReader {
+  private static final VarHandle SHORT =
+      MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+  private static final VarHandle INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+  private static final VarHandle LONG =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
   private final byte[] input;
   private final int start;
   private final int end;
@@ -89,6 +99,7 @@ public final class MsgpackReader {
     return true;
   }
 
+  /** A boolean: {@code true} ({@code c3}) or {@code false} ({@code c2}). */
   public boolean bool() {
     expect(ValueType.BOOLEAN, "a boolean");
     return input[next++] == (byte) 0xc3;
@@ -121,9 +132,9 @@ public final class MsgpackReader {
   /** A float32 (widened) or float64. */
   public double floating() {
     if (expect(ValueType.FLOAT, "a float") == MessageFormat.FLOAT32) {
-      return Float.intBitsToFloat((int) fixed(4));
+      return Float.intBitsToFloat((int) INT.get(input, take(4)));
     }
-    return Double.longBitsToDouble(fixed(8));
+    return Double.longBitsToDouble((long) LONG.get(input, take(8)));
   }
 
   /** An array's header: the number of elements that follow. */
@@ -184,15 +195,19 @@ public final class MsgpackReader {
     long left = count;
     while (left > 0) {
       MessageFormat f = format();
-      switch (f.getValueType()) {
-        case ARRAY -> left += header(f, Sized.ARRAY);
-        case MAP -> left += 2L * header(f, Sized.MAP);
-        case STRING, BINARY -> {
+      switch (f) {
+        case POSFIXINT, NEGFIXINT, NIL, BOOLEAN -> next++;
+        case UINT8, INT8 -> take(1);
+        case UINT16, INT16 -> take(2);
+        case UINT32, INT32, FLOAT32 -> take(4);
+        case UINT64, INT64, FLOAT64 -> take(8);
+        case FIXARRAY, ARRAY16, ARRAY32 -> left += header(f, Sized.ARRAY);
+        case FIXMAP, MAP16, MAP32 -> left += 2L * header(f, Sized.MAP);
+        case FIXSTR, STR8, STR16, STR32, BIN8, BIN16, BIN32 -> {
           int length = header(f, Sized.RAW); // moves past the header first
           next += length;
         }
-        case EXTENSION -> skipExtension(f);
-        default -> skipScalar(f);
+        default -> skipExtension(f);
       }
       left--;
     }
@@ -246,9 +261,10 @@ public final class MsgpackReader {
         switch (f) {
           case FIXARRAY, FIXMAP -> input[next++] & 0x0f;
           case FIXSTR -> input[next++] & 0x1f;
-          case STR8, BIN8 -> fixed(1);
-          case STR16, BIN16, ARRAY16, MAP16 -> fixed(2);
-          default -> fixed(4); // STR32, BIN32, ARRAY32, MAP32
+          case STR8, BIN8 -> input[take(1)] & 0xFF;
+          case STR16, BIN16, ARRAY16, MAP16 ->
+              Short.toUnsignedInt((short) SHORT.get(input, take(2)));
+          default -> Integer.toUnsignedLong((int) INT.get(input, take(4))); // the 32-bit forms
         };
     if (length > Integer.MAX_VALUE) {
       throw new MsgpackFormatException("length header too large: " + sized.withArticle(length), at);
@@ -263,24 +279,14 @@ public final class MsgpackReader {
   private long integerOf(MessageFormat f) {
     return switch (f) {
       case POSFIXINT, NEGFIXINT -> input[next++];
-      case UINT8 -> fixed(1);
-      case UINT16 -> fixed(2);
-      case UINT32 -> fixed(4);
-      case INT8 -> (byte) fixed(1);
-      case INT16 -> (short) fixed(2);
-      case INT32 -> (int) fixed(4);
-      default -> fixed(8); // UINT64, INT64
+      case UINT8 -> input[take(1)] & 0xFF;
+      case UINT16 -> Short.toUnsignedInt((short) SHORT.get(input, take(2)));
+      case UINT32 -> Integer.toUnsignedLong((int) INT.get(input, take(4)));
+      case INT8 -> input[take(1)];
+      case INT16 -> (short) SHORT.get(input, take(2));
+      case INT32 -> (int) INT.get(input, take(4));
+      default -> (long) LONG.get(input, take(8)); // UINT64, INT64
     };
-  }
-
-  /** Skips a scalar: nil, a boolean, an integer or a float. */
-  private void skipScalar(MessageFormat f) {
-    switch (f) {
-      case NIL, BOOLEAN -> next++;
-      case FLOAT32 -> fixed(4);
-      case FLOAT64 -> fixed(8);
-      default -> integerOf(f);
-    }
   }
 
   /** Skips an extension: its header, its type byte and its data. */
@@ -288,9 +294,9 @@ public final class MsgpackReader {
     int at = position();
     long data =
         switch (f) {
-          case EXT8 -> fixed(1);
-          case EXT16 -> fixed(2);
-          case EXT32 -> fixed(4);
+          case EXT8 -> input[take(1)] & 0xFF;
+          case EXT16 -> Short.toUnsignedInt((short) SHORT.get(input, take(2)));
+          case EXT32 -> Integer.toUnsignedLong((int) INT.get(input, take(4)));
           default -> 1L << ((input[next++] & 0xFF) - 0xd4); // fixext 1 to 16: d4 to d8
         };
     if (1 + data > remaining()) {
@@ -300,20 +306,18 @@ public final class MsgpackReader {
   }
 
   /**
-   * Reads the format byte and the {@code size} bytes after it, an unsigned big-endian number.
+   * Reads past the format byte and the {@code size} bytes after it, and returns the index of the
+   * first of them.
    *
    * @throws MsgpackFormatException if the input ends before them; nothing is read then
    */
-  private long fixed(int size) {
+  private int take(int size) {
     if (size >= end - next) {
       throw new MsgpackFormatException("truncated input", position());
     }
-    long value = 0;
-    for (int i = next + 1; i <= next + size; i++) {
-      value = (value << 8) | (input[i] & 0xFF);
-    }
-    next += 1 + size;
-    return value;
+    int first = next + 1;
+    next = first + size;
+    return first;
   }
 
   private boolean isAscii(int from, int length) {
