@@ -81,7 +81,7 @@ public final class MsgpackReader {
   /** The format of the next value, which stays unread. */
   public MessageFormat format() {
     if (next >= end) {
-      throw new MsgpackFormatException("truncated input", position());
+      throw truncated();
     }
     byte b = input[next];
     if (b == (byte) 0xc1) {
@@ -266,14 +266,20 @@ public final class MsgpackReader {
               Short.toUnsignedInt((short) SHORT.get(input, take(2)));
           default -> Integer.toUnsignedLong((int) INT.get(input, take(4))); // the 32-bit forms
         };
-    if (length > Integer.MAX_VALUE) {
-      throw new MsgpackFormatException("length header too large: " + sized.withArticle(length), at);
-    }
-    if (length * sized.bytesPerUnit > remaining()) {
-      throw new MsgpackLengthException(
-          sized.withArticle(length), sized.subject(length), remaining(), at);
+    if (length * sized.bytesPerUnit > remaining()) { // also when no int holds the length
+      throw tooLong(sized, length, at);
     }
     return (int) length;
+  }
+
+  /** The failure of a length header that announces more than the bytes left after it. */
+  private MsgpackFormatException tooLong(Sized sized, long length, int at) {
+    if (length > Integer.MAX_VALUE) {
+      return new MsgpackFormatException(
+          "length header too large: " + sized.withArticle(length), at);
+    }
+    return new MsgpackLengthException(
+        sized.withArticle(length), sized.subject(length), remaining(), at);
   }
 
   private long integerOf(MessageFormat f) {
@@ -313,11 +319,16 @@ public final class MsgpackReader {
    */
   private int take(int size) {
     if (size >= end - next) {
-      throw new MsgpackFormatException("truncated input", position());
+      throw truncated();
     }
     int first = next + 1;
     next = first + size;
     return first;
+  }
+
+  /** The input ends inside the value that starts at {@link #position()}. */
+  private MsgpackFormatException truncated() {
+    return new MsgpackFormatException("truncated input", position());
   }
 
   private boolean isAscii(int from, int length) {
