@@ -13,7 +13,6 @@ import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
 import io.kvrouter.testing.HexFixtures;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,6 +51,12 @@ import org.openjdk.jmh.infra.Blackhole;
  * removed-and-cleared payload); {@code large} is one engine prefill as the event-plane benchmark
  * sends it, one BlockStored of 32 blocks of 16 random tokens (below 151,643, Qwen3's vocabulary) in
  * both vLLM encodings, and one Dynamo RouterEvent of 32 stored blocks, bare and in a frame.
+ *
+ * <p>Run it with ten warm-up iterations, {@code scripts/bench-jmh MsgpackDecode -f 2 -wi 10}: with
+ * the default three, on a loaded machine, the JIT had not finished with the golden set's many paths
+ * and the iterations fell from about 70 µs to 4. The figures, and those of the decoders before
+ * {@link MsgpackReader}, are in docs/benchmarks.md ("One msgpack reader for vLLM and Dynamo
+ * events").
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -86,7 +91,7 @@ public class MsgpackDecodeBenchmark {
     if (payloads.equals("golden")) {
       vllm =
           VLLM_GOLDENS.stream()
-              .map(name -> resource("/golden/vllm/" + name + ".msgpack"))
+              .map(name -> HexFixtures.bytes("/golden/vllm/" + name + ".msgpack"))
               .toArray(byte[][]::new);
       frames = E3_FRAMES.stream().map(MsgpackDecodeBenchmark::hex).toArray(byte[][]::new);
       dynamo =
@@ -143,29 +148,6 @@ public class MsgpackDecodeBenchmark {
   }
 
   @Benchmark
-  public void vllmBefore(Blackhole bh) {
-    for (byte[] payload : vllm) {
-      bh.consume(io.kvrouter.protocol.vllm.BeforeVllmEventDecoder.decode(payload));
-    }
-  }
-
-  @Benchmark
-  public void dynamoBefore(Blackhole bh) {
-    for (byte[] payload : dynamo) {
-      bh.consume(io.kvrouter.protocol.dynamo.BeforeDynamoDecoders.payload(payload));
-    }
-  }
-
-  @Benchmark
-  public void dynamoFrameBefore(Blackhole bh) {
-    for (byte[] frame : frames) {
-      bh.consume(
-          io.kvrouter.protocol.dynamo.BeforeDynamoDecoders.payload(
-              io.kvrouter.protocol.dynamo.BeforeDynamoDecoders.frame(frame).payload()));
-    }
-  }
-
-  @Benchmark
   public void skipMsgpackReader(Blackhole bh) {
     for (byte[][] set : new byte[][][] {vllm, dynamo}) {
       for (byte[] payload : set) {
@@ -218,16 +200,5 @@ public class MsgpackDecodeBenchmark {
 
   private static byte[] hex(String e3Fixture) {
     return HexFixtures.load("/golden/dynamo-e3/" + e3Fixture + ".hex");
-  }
-
-  private static byte[] resource(String name) {
-    try (InputStream in = MsgpackDecodeBenchmark.class.getResourceAsStream(name)) {
-      if (in == null) {
-        throw new IllegalStateException("no resource " + name);
-      }
-      return in.readAllBytes();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }
