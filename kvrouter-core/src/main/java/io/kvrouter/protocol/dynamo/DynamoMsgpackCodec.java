@@ -183,7 +183,7 @@ public final class DynamoMsgpackCodec {
   /** {@link #decodePayload}, each event with its storage tier and residency domain. */
   public static List<TieredEvent> decodeTieredPayload(byte[] payload) {
     Objects.requireNonNull(payload, "payload");
-    return RouterEventReader.payload(new MsgpackIn(payload));
+    return MsgpackIn.decode(payload, RouterEventReader::payload);
   }
 
   private static void writeRouterEvent(MessagePacker out, DynamoRouterEvent event, FieldSet fields)
@@ -273,7 +273,7 @@ public final class DynamoMsgpackCodec {
    */
   public static WorkerLoadReport decodeLoad(byte[] payload) {
     Objects.requireNonNull(payload, "payload");
-    return RouterEventReader.activeLoad(new MsgpackIn(payload));
+    return MsgpackIn.decode(payload, RouterEventReader::activeLoad);
   }
 
   private static void writeCount(MessagePacker out, String field, long value) throws IOException {

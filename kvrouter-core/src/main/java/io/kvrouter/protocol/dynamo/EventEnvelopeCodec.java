@@ -108,7 +108,7 @@ public final class EventEnvelopeCodec {
    */
   public static EventEnvelope decodeEnvelope(byte[] bytes) {
     Objects.requireNonNull(bytes, "bytes");
-    return envelope(new MsgpackIn(bytes));
+    return MsgpackIn.decode(bytes, EventEnvelopeCodec::envelope);
   }
 
   private static EventEnvelope envelope(MsgpackIn in) {
@@ -207,7 +207,7 @@ public final class EventEnvelopeCodec {
               + available
               + " follow");
     }
-    return envelope(new MsgpackIn(frame, FRAME_HEADER_BYTES, (int) length));
+    return MsgpackIn.decode(frame, FRAME_HEADER_BYTES, (int) length, EventEnvelopeCodec::envelope);
   }
 
   // ------------------------------------------------------------------ ZMQ message

@@ -1,74 +1,63 @@
 package io.kvrouter.protocol.dynamo;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import org.msgpack.core.MessageFormat;
-import org.msgpack.core.MessageInsufficientBufferException;
-import org.msgpack.core.MessagePack;
-import org.msgpack.core.MessagePackException;
-import org.msgpack.core.MessageUnpacker;
+import io.kvrouter.protocol.msgpack.MsgpackFormatException;
+import io.kvrouter.protocol.msgpack.MsgpackReader;
+import java.util.function.Function;
 import org.msgpack.value.ValueType;
 
 /**
- * A strict reader of the msgpack that Rust's {@code rmp_serde} writes for Dynamo's serde types: one
- * instance per buffer, not thread-safe. Every read names the path it is reading ({@code
- * "[2].event.data.stored.blocks[0].tokens_hash"}), and every failure, its own or msgpack-core's
- * (truncation, the never-used byte {@code 0xc1}), becomes a {@link DynamoEventFormatException}
- * whose message starts with that path.
- *
- * <p>Container headers are checked against the bytes left before anything is allocated for them (an
- * element takes at least one byte), so a hostile header fails at once.
+ * The msgpack that Rust's {@code rmp_serde} writes for Dynamo's serde types, read strictly through
+ * a {@link MsgpackReader}: one instance per buffer, not thread-safe. Every read names the path it
+ * is reading ({@code "[2].event.data.stored.blocks[0].tokens_hash"}), and every failure, its own or
+ * the reader's (truncation, the never-used byte {@code 0xc1}, a hostile length header), becomes a
+ * {@link DynamoEventFormatException} whose message starts with that path; {@code $} is the root.
  */
 final class MsgpackIn {
-  private final byte[] buffer;
-  private final int end;
-  private final MessageUnpacker in;
-  private final int base;
+  private final MsgpackReader in;
 
-  MsgpackIn(byte[] buffer, int offset, int length) {
-    this.buffer = buffer;
-    this.base = offset;
-    this.end = offset + length;
-    this.in = MessagePack.newDefaultUnpacker(buffer, offset, length);
+  /** The path of the value being read, for a failure of the reader. */
+  private String path = "";
+
+  private MsgpackIn(byte[] buffer, int offset, int length) {
+    this.in = new MsgpackReader(buffer, offset, length);
   }
 
-  MsgpackIn(byte[] buffer) {
-    this(buffer, 0, buffer.length);
+  /**
+   * What {@code decoder} reads from {@code length} bytes of {@code buffer} from {@code offset}.
+   *
+   * @throws DynamoEventFormatException if they are not what it reads, naming the path
+   */
+  static <T> T decode(byte[] buffer, int offset, int length, Function<MsgpackIn, T> decoder) {
+    MsgpackIn in = new MsgpackIn(buffer, offset, length);
+    try {
+      return decoder.apply(in);
+    } catch (MsgpackFormatException e) {
+      throw new DynamoEventFormatException(
+          named(in.path) + ": " + e.problem() + " (at byte " + e.offset() + ")", e);
+    }
+  }
+
+  /** {@link #decode(byte[], int, int, Function)} of the whole buffer. */
+  static <T> T decode(byte[] buffer, Function<MsgpackIn, T> decoder) {
+    return decode(buffer, 0, buffer.length, decoder);
   }
 
   /** What the next value is. */
   ValueType peek(String path) {
-    return format(path).getValueType();
+    return reading(path).format().getValueType();
   }
 
   /** Consumes a nil and returns true, or returns false (nothing read) for any other value. */
   boolean nil(String path) {
-    if (format(path) != MessageFormat.NIL) {
-      return false;
-    }
-    return call(
-        path,
-        () -> {
-          in.unpackNil();
-          return true;
-        });
+    return reading(path).nil();
   }
 
   int mapHeader(String path) {
-    expect(path, ValueType.MAP, "a map");
-    int n = call(path, in::unpackMapHeader);
-    need(path, 2L * n, "a map of " + n + " entries");
-    return n;
+    return reading(path).mapHeader();
   }
 
   int arrayHeader(String path) {
-    expect(path, ValueType.ARRAY, "an array");
-    int n = call(path, in::unpackArrayHeader);
-    need(path, n, "an array of " + n + " elements");
-    return n;
+    return reading(path).arrayHeader();
   }
 
   /**
@@ -76,51 +65,17 @@ final class MsgpackIn {
    * the caller skips the value). serde's derived structs know their fields by name only here.
    */
   String key(String path) {
-    if (peek(path) != ValueType.STRING) {
-      skip(path);
-      return null;
-    }
-    return string(path);
+    return reading(path).key();
   }
 
   /** A UTF-8 string (fixstr, str8, str16 or str32). */
   String string(String path) {
-    expect(path, ValueType.STRING, "a string");
-    int len = call(path, in::unpackRawStringHeader);
-    need(path, len, "a string of " + len + " bytes");
-    int start = position();
-    skipRaw(path, len);
-    if (isAscii(start, len)) {
-      // keys and enum names: no decoder needed, and ASCII is valid UTF-8
-      return new String(buffer, start, len, StandardCharsets.ISO_8859_1);
-    }
-    try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .decode(ByteBuffer.wrap(buffer, start, len))
-          .toString();
-    } catch (CharacterCodingException e) {
-      throw fail(path, "invalid UTF-8 in a string");
-    }
-  }
-
-  private boolean isAscii(int start, int len) {
-    for (int i = start; i < start + len; i++) {
-      if (buffer[i] < 0) {
-        return false;
-      }
-    }
-    return true;
+    return reading(path).string();
   }
 
   /** A bin value's bytes (bin8, bin16 or bin32), copied. */
   byte[] bin(String path) {
-    expect(path, ValueType.BINARY, "bin");
-    int len = call(path, in::unpackBinaryHeader);
-    need(path, len, "bin of " + len + " bytes");
-    int start = position();
-    skipRaw(path, len);
-    return Arrays.copyOfRange(buffer, start, start + len);
+    return reading(path).binary();
   }
 
   /**
@@ -128,26 +83,7 @@ final class MsgpackIn {
    * values of 2<sup>63</sup> and above (uint64, {@code cf}) keep their bits in the {@code long}.
    */
   long u64(String path) {
-    MessageFormat f = format(path);
-    if (f.getValueType() != ValueType.INTEGER) {
-      throw wrongType(path, "an unsigned 64-bit integer", f);
-    }
-    if (f == MessageFormat.UINT64) {
-      // 0xcf and 8 big-endian bytes, the bits kept as they are (half of all hashes are >= 2^63)
-      int at = position();
-      need(path, 9, "a uint64");
-      long bits = 0;
-      for (int i = 1; i <= 8; i++) {
-        bits = (bits << 8) | (buffer[at + i] & 0xFF);
-      }
-      skipRaw(path, 9);
-      return bits;
-    }
-    long value = call(path, in::unpackLong);
-    if (value < 0) {
-      throw fail(path, value + " is negative, expected an unsigned 64-bit integer");
-    }
-    return value;
+    return reading(path).u64();
   }
 
   /** A u32 that must also fit a Java {@code int}: [0, 2<sup>31</sup>). */
@@ -159,40 +95,14 @@ final class MsgpackIn {
     return (int) value;
   }
 
-  /**
-   * Skips one value of any type without allocating for it. msgpack-core's own skip is not used for
-   * containers: a map header of 2<sup>30</sup>+ entries would overflow its counter.
-   */
+  /** Skips one value of any type. */
   void skip(String path) {
-    long count = 1;
-    while (count > 0) {
-      MessageFormat f = format(path);
-      switch (f.getValueType()) {
-        case ARRAY -> count += arrayHeader(path);
-        case MAP -> count += 2L * mapHeader(path);
-        case STRING, BINARY -> {
-          int len =
-              f.getValueType() == ValueType.STRING
-                  ? call(path, in::unpackRawStringHeader)
-                  : call(path, in::unpackBinaryHeader);
-          need(path, len, "a value of " + len + " bytes");
-          skipRaw(path, len);
-        }
-        default ->
-            call(
-                path,
-                () -> {
-                  in.skipValue(); // scalars and extensions: it checks their length itself
-                  return null;
-                });
-      }
-      count--;
-    }
+    reading(path).skip(1);
   }
 
   /** Fails unless every byte has been read. */
   void end(String path) {
-    int left = end - position();
+    int left = in.remaining();
     if (left != 0) {
       throw fail(path, left + " trailing bytes after the value");
     }
@@ -203,69 +113,17 @@ final class MsgpackIn {
     return path.isEmpty() ? field : path + "." + field;
   }
 
-  // ---- internals ----
-
-  private interface Read<T> {
-    T read() throws IOException;
-  }
-
-  private <T> T call(String path, Read<T> read) {
-    try {
-      return read.read();
-    } catch (MessageInsufficientBufferException e) {
-      throw fail(path, "truncated input");
-    } catch (MessagePackException e) {
-      throw fail(path, "malformed msgpack: " + e.getMessage());
-    } catch (IOException e) {
-      throw fail(path, "unreadable msgpack: " + e.getMessage());
-    }
-  }
-
-  private MessageFormat format(String path) {
-    if (position() >= end) {
-      throw fail(path, "truncated input, expected a value");
-    }
-    MessageFormat f = call(path, in::getNextFormat);
-    if (f == MessageFormat.NEVER_USED) {
-      throw fail(path, "invalid msgpack byte 0xc1");
-    }
-    return f;
-  }
-
-  private void expect(String path, ValueType type, String what) {
-    MessageFormat f = format(path);
-    if (f.getValueType() != type) {
-      throw wrongType(path, what, f);
-    }
-  }
-
-  private void skipRaw(String path, int len) {
-    if (len > 0) {
-      call(path, () -> in.readPayloadAsReference(len));
-    }
-  }
-
-  private void need(String path, long bytes, String what) {
-    int left = end - position();
-    if (bytes > left) {
-      throw fail(path, what + " cannot fit in the " + left + " bytes left");
-    }
-  }
-
-  private int position() {
-    return base + (int) in.getTotalReadBytes();
-  }
-
   DynamoEventFormatException fail(String path, String what) {
     return new DynamoEventFormatException(
-        (path.isEmpty() ? "$" : path) + ": " + what + " (at byte " + (position() - base) + ")");
+        named(path) + ": " + what + " (at byte " + in.position() + ")");
   }
 
-  private DynamoEventFormatException wrongType(String path, String expected, MessageFormat got) {
-    return fail(path, "expected " + expected + ", got " + describe(got));
+  private MsgpackReader reading(String path) {
+    this.path = path;
+    return in;
   }
 
-  private static String describe(MessageFormat f) {
-    return f == MessageFormat.NIL ? "nil" : f.getValueType().name().toLowerCase();
+  private static String named(String path) {
+    return path.isEmpty() ? "$" : path;
   }
 }

@@ -1,28 +1,22 @@
 package io.kvrouter.protocol.vllm;
 
-import java.io.IOException;
+import io.kvrouter.protocol.msgpack.MsgpackFormatException;
+import io.kvrouter.protocol.msgpack.MsgpackLengthException;
+import io.kvrouter.protocol.msgpack.MsgpackReader;
+import io.kvrouter.protocol.msgpack.MsgpackTypeException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.msgpack.core.MessageFormat;
-import org.msgpack.core.MessageInsufficientBufferException;
-import org.msgpack.core.MessagePack;
-import org.msgpack.core.MessagePackException;
-import org.msgpack.core.MessageSizeException;
-import org.msgpack.core.MessageUnpacker;
 import org.msgpack.value.ValueType;
 
 /**
  * The tolerant reader behind {@link VllmEventCodec#decode}: one instance per payload, not
- * thread-safe. It keeps track of where it is ({@code "event 2: block_hashes[3]"}) so that every
- * failure, its own or msgpack-core's, becomes a {@link VllmEventFormatException} that names the
- * place. Every length header is checked against the bytes left before anything is allocated for it
- * (each element takes at least one byte), so a hostile header fails at once.
+ * thread-safe. It reads through a {@link MsgpackReader} and keeps track of where it is ({@code
+ * "event 2: block_hashes[3]"}), so that every failure, its own or the reader's (truncation, a
+ * hostile length header, a wrong type), becomes a {@link VllmEventFormatException} that names the
+ * place.
  */
 final class VllmEventDecoder {
   private static final String STORED = "BlockStored";
@@ -49,52 +43,53 @@ final class VllmEventDecoder {
   /** Arrays within a block's extra keys: vLLM nests one level, its (identifier, offset) pairs. */
   private static final int MAX_KEY_DEPTH = 8;
 
-  private final byte[] payload;
-  private MessageUnpacker in;
-
-  /** Offset in {@link #payload} where {@link #in} starts. */
-  private int base;
+  private final MsgpackReader in;
 
   private String where = "batch";
 
   /** Element index within {@link #where}, or -1; kept apart to build no string per element. */
   private int index = -1;
 
-  private CharsetDecoder utf8;
-
   private VllmEventDecoder(byte[] payload) {
-    this.payload = payload;
-    seek(0);
+    this.in = new MsgpackReader(payload);
   }
 
   static VllmEventBatch decode(byte[] payload) {
     VllmEventDecoder d = new VllmEventDecoder(payload);
     try {
       VllmEventBatch batch = d.batch();
-      int left = d.remaining();
+      int left = d.in.remaining();
       if (left != 0) {
         throw d.fail(left + " trailing bytes after the batch");
       }
       return batch;
-    } catch (MessageInsufficientBufferException e) {
+    } catch (MsgpackFormatException e) {
       throw new VllmEventFormatException(
-          d.location() + ": truncated: the payload ends at byte " + payload.length, e);
-    } catch (MessageSizeException e) {
-      throw new VllmEventFormatException(
-          d.location() + ": length header too large (" + e.getMessage() + ")", e);
-    } catch (MessagePackException | IOException e) {
-      throw new VllmEventFormatException(
-          d.location() + ": " + e.getMessage() + " (at byte " + d.position() + ")", e);
+          d.location() + ": " + inOwnWords(e) + " (at byte " + e.offset() + ")", e);
     }
+  }
+
+  /**
+   * The reader's problem as this decoder has always worded it: type names in capitals ({@code "got
+   * STRING"}) and lengths without an article ({@code "array of 9 elements cannot fit"}).
+   */
+  private static String inOwnWords(MsgpackFormatException e) {
+    if (e instanceof MsgpackTypeException type) {
+      return "expected " + type.expected() + ", got " + type.found();
+    }
+    if (e instanceof MsgpackLengthException length) {
+      return length.subject() + " cannot fit in the " + length.left() + " bytes left";
+    }
+    return e.problem();
   }
 
   // ---- batch and events ----
 
-  private VllmEventBatch batch() throws IOException {
+  private VllmEventBatch batch() {
     at("batch");
-    MessageFormat f = format();
+    MessageFormat f = in.format();
     if (f.getValueType() == ValueType.ARRAY) {
-      int n = arrayHeader();
+      int n = in.arrayHeader();
       if (n < 2) {
         throw fail("expected at least 2 elements [ts, events], got " + n);
       }
@@ -108,19 +103,19 @@ final class VllmEventDecoder {
         rank = optInt();
       }
       at("batch");
-      skip(n - 3L);
+      in.skip(n - 3L);
       return new VllmEventBatch(ts, events, rank);
     }
     if (f.getValueType() == ValueType.MAP) {
-      int n = mapHeader();
+      int n = in.mapHeader();
       Double ts = null;
       List<VllmEvent> events = null;
       Integer rank = null;
       for (int k = 0; k < n; k++) {
         at("batch");
-        String key = optKey();
+        String key = in.key();
         if (key == null) {
-          skip(1);
+          in.skip(1);
           continue;
         }
         at("batch: " + key);
@@ -128,7 +123,7 @@ final class VllmEventDecoder {
           case "ts" -> ts = timestamp();
           case "events" -> events = events();
           case "data_parallel_rank" -> rank = optInt();
-          default -> skip(1);
+          default -> in.skip(1);
         }
       }
       at("batch");
@@ -143,8 +138,8 @@ final class VllmEventDecoder {
     throw expected("an array or a map", f);
   }
 
-  private List<VllmEvent> events() throws IOException {
-    int n = arrayHeader();
+  private List<VllmEvent> events() {
+    int n = in.arrayHeader();
     List<VllmEvent> events = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       events.add(event("event " + i));
@@ -152,9 +147,9 @@ final class VllmEventDecoder {
     return events;
   }
 
-  private VllmEvent event(String at) throws IOException {
+  private VllmEvent event(String at) {
     at(at);
-    MessageFormat f = format();
+    MessageFormat f = in.format();
     if (f.getValueType() == ValueType.ARRAY) {
       return arrayEvent(at);
     }
@@ -165,8 +160,8 @@ final class VllmEventDecoder {
   }
 
   /** {@code [tag, field1, field2, ...]}: missing tail fields are absent, extra ones ignored. */
-  private VllmEvent arrayEvent(String at) throws IOException {
-    int n = arrayHeader();
+  private VllmEvent arrayEvent(String at) {
+    int n = in.arrayHeader();
     if (n == 0) {
       throw fail("expected the event type at index 0, got an empty array");
     }
@@ -176,7 +171,7 @@ final class VllmEventDecoder {
     for (int k = 1; k < n; k++) {
       if (k >= layout.size() || !field(fields, layout.get(k))) {
         at(at + ": element " + k);
-        skip(1);
+        in.skip(1);
       }
     }
     at(at);
@@ -187,16 +182,16 @@ final class VllmEventDecoder {
    * {@code {"type": tag, "field": value, ...}} in any order: entries read before the tag are
    * skipped and read again once it is known, because what a key means depends on the event type.
    */
-  private VllmEvent mapEvent(String at) throws IOException {
-    int n = mapHeader();
+  private VllmEvent mapEvent(String at) {
+    int n = in.mapHeader();
     Fields fields = null;
     List<String> deferredKeys = null;
     List<Integer> deferredAt = null;
     for (int k = 0; k < n; k++) {
       at(at);
-      String key = optKey();
+      String key = in.key();
       if (key == null) {
-        skip(1);
+        in.skip(1);
         continue;
       }
       at(at + ": " + key);
@@ -208,10 +203,10 @@ final class VllmEventDecoder {
           deferredAt = new ArrayList<>();
         }
         deferredKeys.add(key);
-        deferredAt.add(position());
-        skip(1);
+        deferredAt.add(in.position());
+        in.skip(1);
       } else if (!field(fields, key)) {
-        skip(1);
+        in.skip(1);
       }
     }
     at(at);
@@ -219,19 +214,19 @@ final class VllmEventDecoder {
       throw fail("map event without type");
     }
     if (deferredKeys != null) {
-      int end = position();
+      int end = in.position();
       for (int k = 0; k < deferredKeys.size(); k++) {
-        seek(deferredAt.get(k));
+        in.seek(deferredAt.get(k));
         field(fields, deferredKeys.get(k));
       }
-      seek(end);
+      in.seek(end);
       at(at);
     }
     return fields.build();
   }
 
-  private String tag() throws IOException {
-    String tag = string();
+  private String tag() {
+    String tag = in.string();
     return switch (tag) {
       case STORED, REMOVED, CLEARED -> tag;
       default -> throw fail("unknown event type \"" + abbreviate(tag) + "\"");
@@ -239,7 +234,7 @@ final class VllmEventDecoder {
   }
 
   /** Reads the value of a field the event type knows; false (nothing read) for any other. */
-  private boolean field(Fields e, String name) throws IOException {
+  private boolean field(Fields e, String name) {
     boolean stored = e.tag.equals(STORED);
     boolean removed = e.tag.equals(REMOVED);
     at(e.at + ": " + name);
@@ -367,8 +362,8 @@ final class VllmEventDecoder {
 
   // ---- values ----
 
-  private List<Long> hashes() throws IOException {
-    int n = arrayHeader();
+  private List<Long> hashes() {
+    int n = in.arrayHeader();
     List<Long> hashes = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       index = i;
@@ -378,55 +373,50 @@ final class VllmEventDecoder {
     return hashes;
   }
 
-  private Long optHash() throws IOException {
-    return nil() ? null : hash();
+  private Long optHash() {
+    return in.nil() ? null : hash();
   }
 
   /**
    * An engine block hash: an int of any width, kept bit for bit (uint64 above 2^63 becomes a
    * negative long), or a bin digest folded to its last eight bytes read big-endian.
    */
-  private long hash() throws IOException {
-    MessageFormat f = format();
-    if (f == MessageFormat.UINT64) {
-      int start = position();
-      in.skipValue(); // throws when truncated, so the eight bytes below are there
-      return bigEndian(payload, start + 1, 8);
-    }
+  private long hash() {
+    MessageFormat f = in.format();
     if (f.getValueType() == ValueType.INTEGER) {
-      return in.unpackLong();
+      return in.integer();
     }
     if (f.getValueType() == ValueType.BINARY) {
-      int len = in.unpackBinaryHeader();
-      need(len, "bin of " + len + " bytes");
-      int start = position();
-      skipRaw(len);
-      int n = Math.min(len, 8);
-      return bigEndian(payload, start + len - n, n);
+      byte[] digest = in.binary();
+      long v = 0;
+      for (int i = Math.max(0, digest.length - 8); i < digest.length; i++) {
+        v = (v << 8) | (digest[i] & 0xFF);
+      }
+      return v;
     }
     throw expected("an integer or bin block hash", f);
   }
 
   /** {@code extra_keys}: nil, or per block nil or an array of keys ({@link #extraKey}). */
-  private List<List<Object>> extraKeys() throws IOException {
-    if (nil()) {
+  private List<List<Object>> extraKeys() {
+    if (in.nil()) {
       return null;
     }
-    int n = arrayHeader();
+    int n = in.arrayHeader();
     List<List<Object>> blocks = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       index = i;
-      blocks.add(nil() ? null : keyArray(1));
+      blocks.add(in.nil() ? null : keyArray(1));
     }
     index = -1;
     return blocks;
   }
 
-  private List<Object> keyArray(int depth) throws IOException {
+  private List<Object> keyArray(int depth) {
     if (depth > MAX_KEY_DEPTH) {
       throw fail("extra keys nested deeper than " + MAX_KEY_DEPTH + " arrays");
     }
-    int n = arrayHeader();
+    int n = in.arrayHeader();
     List<Object> keys = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       keys.add(extraKey(depth));
@@ -439,36 +429,29 @@ final class VllmEventDecoder {
    * them {@code Any}, but sends only scalars and tuples; maps and extension types, which it never
    * sends, are rejected rather than guessed at.
    */
-  private Object extraKey(int depth) throws IOException {
-    MessageFormat f = format();
+  private Object extraKey(int depth) {
+    MessageFormat f = in.format();
     switch (f.getValueType()) {
       case NIL -> {
-        in.unpackNil();
+        in.nil();
         return null;
       }
       case BOOLEAN -> {
-        return in.unpackBoolean();
+        return in.bool();
       }
       case INTEGER -> {
-        if (f == MessageFormat.UINT64) {
-          BigInteger v = in.unpackBigInteger();
-          return v.bitLength() < Long.SIZE ? (Object) v.longValue() : v;
-        }
-        return in.unpackLong();
+        long v = in.integer();
+        return f == MessageFormat.UINT64 && v < 0 ? unsigned(v) : (Object) v;
       }
       case FLOAT -> {
-        return in.unpackDouble();
+        return in.floating();
       }
       case STRING -> {
-        return string();
+        return in.string();
       }
       case BINARY -> {
-        int len = in.unpackBinaryHeader();
-        need(len, "bin of " + len + " bytes");
-        int start = position();
-        skipRaw(len);
         // a copy: the key must not change when the caller reuses the payload buffer
-        return ByteBuffer.wrap(Arrays.copyOfRange(payload, start, start + len)).asReadOnlyBuffer();
+        return ByteBuffer.wrap(in.binary()).asReadOnlyBuffer();
       }
       case ARRAY -> {
         return keyArray(depth + 1);
@@ -477,8 +460,8 @@ final class VllmEventDecoder {
     }
   }
 
-  private int[] tokenIds() throws IOException {
-    int n = arrayHeader();
+  private int[] tokenIds() {
+    int n = in.arrayHeader();
     int[] tokens = new int[n];
     for (int i = 0; i < n; i++) {
       index = i;
@@ -488,161 +471,45 @@ final class VllmEventDecoder {
     return tokens;
   }
 
-  private int integer() throws IOException {
-    MessageFormat f = format();
-    if (f.getValueType() != ValueType.INTEGER) {
-      throw expected("an integer", f);
+  private int integer() {
+    boolean uint64 = in.format() == MessageFormat.UINT64;
+    long v = in.integer();
+    if (uint64) {
+      throw fail("integer " + Long.toUnsignedString(v) + " out of int range");
     }
-    if (f == MessageFormat.UINT64) {
-      throw fail("integer " + in.unpackBigInteger() + " out of int range");
-    }
-    long v = in.unpackLong();
     if (v != (int) v) {
       throw fail("integer " + v + " out of int range");
     }
     return (int) v;
   }
 
-  private Integer optInt() throws IOException {
-    return nil() ? null : integer();
+  private Integer optInt() {
+    return in.nil() ? null : integer();
   }
 
   /** Seconds as msgpack float (32 or 64) or int. */
-  private double timestamp() throws IOException {
-    MessageFormat f = format();
+  private double timestamp() {
+    MessageFormat f = in.format();
     if (f.getValueType() == ValueType.FLOAT) {
-      return in.unpackDouble();
-    }
-    if (f == MessageFormat.UINT64) {
-      BigInteger v = in.unpackBigInteger();
-      return v.doubleValue();
+      return in.floating();
     }
     if (f.getValueType() == ValueType.INTEGER) {
-      return in.unpackLong();
+      long v = in.integer();
+      return f == MessageFormat.UINT64 ? unsigned(v).doubleValue() : v;
     }
     throw expected("a number", f);
   }
 
-  private String optString() throws IOException {
-    return nil() ? null : string();
+  private String optString() {
+    return in.nil() ? null : in.string();
   }
 
-  private String string() throws IOException {
-    MessageFormat f = format();
-    if (f.getValueType() != ValueType.STRING) {
-      throw expected("a string", f);
-    }
-    int len = in.unpackRawStringHeader();
-    need(len, "string of " + len + " bytes");
-    int start = position();
-    skipRaw(len);
-    if (utf8 == null) {
-      utf8 = StandardCharsets.UTF_8.newDecoder(); // reports malformed input
-    }
-    try {
-      return utf8.decode(ByteBuffer.wrap(payload, start, len)).toString();
-    } catch (CharacterCodingException e) {
-      throw fail("invalid UTF-8 in a string");
-    }
-  }
-
-  /** A map key: the string, or null (nothing left to read but its value) for any other type. */
-  private String optKey() throws IOException {
-    if (format().getValueType() == ValueType.STRING) {
-      return string();
-    }
-    skip(1);
-    return null;
-  }
-
-  private boolean nil() throws IOException {
-    if (format() == MessageFormat.NIL) {
-      in.unpackNil();
-      return true;
-    }
-    return false;
-  }
-
-  private int arrayHeader() throws IOException {
-    MessageFormat f = format();
-    if (f.getValueType() != ValueType.ARRAY) {
-      throw expected("an array", f);
-    }
-    int n = in.unpackArrayHeader();
-    need(n, "array of " + n + " elements");
-    return n;
-  }
-
-  private int mapHeader() throws IOException {
-    MessageFormat f = format();
-    if (f.getValueType() != ValueType.MAP) {
-      throw expected("a map", f);
-    }
-    int n = in.unpackMapHeader();
-    need(2L * n, "map of " + n + " entries");
-    return n;
-  }
-
-  /**
-   * Skips {@code count} values without allocating for them. msgpack-core's own skipValue is not
-   * used for containers: it would let a map header of 2^30+ entries overflow its counter.
-   */
-  private void skip(long count) throws IOException {
-    while (count > 0) {
-      MessageFormat f = format();
-      switch (f.getValueType()) {
-        case ARRAY -> count += arrayHeader();
-        case MAP -> count += 2L * mapHeader();
-        case STRING, BINARY -> {
-          int len =
-              f.getValueType() == ValueType.STRING
-                  ? in.unpackRawStringHeader()
-                  : in.unpackBinaryHeader();
-          need(len, "raw value of " + len + " bytes");
-          skipRaw(len);
-        }
-        default -> in.skipValue(); // scalars and extensions (their payload is checked by it)
-      }
-      count--;
-    }
-  }
-
-  /** Moves past {@code len} payload bytes already checked by {@link #need}. */
-  private void skipRaw(int len) throws IOException {
-    if (len > 0) {
-      in.readPayloadAsReference(len);
-    }
-  }
-
-  private MessageFormat format() throws IOException {
-    MessageFormat f = in.getNextFormat();
-    if (f == MessageFormat.NEVER_USED) {
-      throw fail("invalid msgpack byte 0xc1");
-    }
-    return f;
+  /** A uint64's bits as the unsigned value they stand for. */
+  private static BigInteger unsigned(long bits) {
+    return new BigInteger(Long.toUnsignedString(bits));
   }
 
   // ---- position and failures ----
-
-  private void seek(int offset) {
-    in = MessagePack.newDefaultUnpacker(payload, offset, payload.length - offset);
-    base = offset;
-  }
-
-  private int position() {
-    return base + (int) in.getTotalReadBytes();
-  }
-
-  private int remaining() {
-    return payload.length - position();
-  }
-
-  private void need(long bytes, String what) {
-    int left = remaining();
-    if (bytes > left) {
-      throw fail(what + " cannot fit in the " + left + " bytes left");
-    }
-  }
 
   private void at(String location) {
     where = location;
@@ -654,19 +521,12 @@ final class VllmEventDecoder {
   }
 
   private VllmEventFormatException fail(String what) {
-    return new VllmEventFormatException(location() + ": " + what + " (at byte " + position() + ")");
+    return new VllmEventFormatException(
+        location() + ": " + what + " (at byte " + in.position() + ")");
   }
 
   private VllmEventFormatException expected(String what, MessageFormat got) {
     return fail("expected " + what + ", got " + got.getValueType());
-  }
-
-  private static long bigEndian(byte[] bytes, int from, int count) {
-    long v = 0;
-    for (int i = from; i < from + count; i++) {
-      v = (v << 8) | (bytes[i] & 0xFF);
-    }
-    return v;
   }
 
   private static String abbreviate(String s) {

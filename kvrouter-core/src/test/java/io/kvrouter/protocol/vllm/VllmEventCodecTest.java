@@ -8,8 +8,8 @@ import io.kvrouter.protocol.vllm.VllmEvent.AllBlocksCleared;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockRemoved;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockStored;
 import io.kvrouter.protocol.vllm.VllmEventCodec.Encoding;
+import io.kvrouter.testing.HexFixtures;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -1229,15 +1229,7 @@ class VllmEventCodecTest {
   }
 
   private static byte[] golden(String name) {
-    String resource = "/golden/vllm/" + name;
-    try (InputStream in = VllmEventCodecTest.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IllegalArgumentException("no fixture " + resource);
-      }
-      return in.readAllBytes();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return HexFixtures.bytes("/golden/vllm/" + name);
   }
 
   private static byte[] hashBytes(long hash) {
