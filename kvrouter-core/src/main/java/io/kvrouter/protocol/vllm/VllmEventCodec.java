@@ -13,8 +13,8 @@ import org.msgpack.core.MessagePacker;
 
 /**
  * vLLM's {@code KVEventBatch} in msgpack, the payload frame of its ZMQ KV event publisher ({@code
- * reference/vllm-events-and-peers.md} §1.2). vLLM has published two generations; this codec reads
- * both (and the late-main map batch) and writes either.
+ * docs/interop.md} §5.2). vLLM has published two generations; this codec reads both (and the
+ * late-main map batch) and writes either.
  *
  * <h2>Legacy generation ({@link Encoding#ARRAY}; vLLM before vllm#42892)</h2>
  *
