@@ -21,6 +21,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * What the event-plane ITs share: a workload that reuses and evicts KV blocks, and the check that a
@@ -173,7 +174,18 @@ final class KvConvergence {
             caches.put(new WorkerRank(id, dp), () -> blocksOf(worker.kvState(rank)));
           }
         });
-    awaitIndexEquals(router, caches);
+    try {
+      awaitIndexEquals(router, caches);
+    } catch (ConditionTimeoutException e) {
+      StringBuilder logs = new StringBuilder();
+      workers.forEach(
+          (id, worker) ->
+              logs.append("\n--- worker ")
+                  .append(id)
+                  .append(":\n")
+                  .append(worker.recentOutput(40)));
+      throw new AssertionError(e.getMessage() + "\nwhat the workers printed last:" + logs, e);
+    }
   }
 
   /** Whether the {@code index}th worker of {@code /router/workers} is healthy. */

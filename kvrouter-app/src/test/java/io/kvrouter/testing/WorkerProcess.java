@@ -155,6 +155,13 @@ public final class WorkerProcess implements AutoCloseable {
   }
 
   /** The port of its KV event publisher; -1 when it publishes none. */
+  /** The last {@code lines} lines the worker printed, for a failing test's message. */
+  public String recentOutput(int lines) {
+    synchronized (output) {
+      return String.join("\n", output.subList(Math.max(0, output.size() - lines), output.size()));
+    }
+  }
+
   public int kvEventsPort() {
     return kvEventsPort;
   }
