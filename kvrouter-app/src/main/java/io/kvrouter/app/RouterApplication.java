@@ -325,7 +325,7 @@ public final class RouterApplication {
     }
     frontend.beginShutdown();
     Promise<Void> drained = Promise.promise();
-    awaitDrained(System.nanoTime() + gracefulShutdownTimeout.toNanos(), drained);
+    awaitDrained(Ticker.SYSTEM.nanos() + gracefulShutdownTimeout.toNanos(), drained);
     stopping = drained.future().compose(v -> parts.closeAll(vertx));
     return stopping;
   }
@@ -337,7 +337,7 @@ public final class RouterApplication {
 
   /** Completes {@code drained} once no request is in flight, or at {@code deadlineNanos}. */
   private void awaitDrained(long deadlineNanos, Promise<Void> drained) {
-    if (frontend.inflightRequests() == 0 || System.nanoTime() >= deadlineNanos) {
+    if (frontend.inflightRequests() == 0 || Ticker.SYSTEM.nanos() >= deadlineNanos) {
       drained.complete();
     } else {
       vertx.setTimer(20, id -> awaitDrained(deadlineNanos, drained));
