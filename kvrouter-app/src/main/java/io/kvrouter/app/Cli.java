@@ -96,16 +96,7 @@ public final class Cli {
       err.println("error: the router could not start: " + cause.getMessage());
       return OptionalInt.of(1);
     }
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () ->
-                    app.stop()
-                        .toCompletionStage()
-                        .toCompletableFuture()
-                        .orTimeout(10, TimeUnit.SECONDS)
-                        .join(),
-                "kvrouter-shutdown"));
+    SignalShutdown.install("router", app::stop, app::endGracePeriod);
     return OptionalInt.empty();
   }
 

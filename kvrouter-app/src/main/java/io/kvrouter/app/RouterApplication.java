@@ -57,6 +57,7 @@ public final class RouterApplication {
   private final HttpFrontend frontend;
   private final Duration gracefulShutdownTimeout;
   private Future<Void> stopping;
+  private volatile boolean graceEnded;
 
   private RouterApplication(
       Vertx vertx,
@@ -317,17 +318,49 @@ public final class RouterApplication {
   /**
    * Shuts down gracefully: {@code /live} turns 503 at once, requests in flight get up to {@code
    * --http-graceful-shutdown-timeout-secs} to finish (new ones are still served meanwhile, as
-   * Dynamo does), then everything closes.
+   * Dynamo does), then the ones still running end with an error saying the router is shutting down,
+   * and everything closes.
    */
   public synchronized Future<Void> stop() {
     if (stopping != null) {
       return stopping;
     }
     frontend.beginShutdown();
+    log.info(
+        "shutting down: /live and /health answer 503; {} requests in flight get up to {} s to"
+            + " finish",
+        frontend.inflightRequests(),
+        gracefulShutdownTimeout.toMillis() / 1000.0);
     Promise<Void> drained = Promise.promise();
     awaitDrained(Ticker.SYSTEM.nanos() + gracefulShutdownTimeout.toNanos(), drained);
-    stopping = drained.future().compose(v -> parts.closeAll(vertx));
+    stopping =
+        drained
+            .future()
+            .compose(v -> endUnfinished())
+            .compose(v -> parts.closeAll(vertx))
+            .onSuccess(v -> log.info("stopped"));
     return stopping;
+  }
+
+  /**
+   * Ends the grace period now: requests still in flight are ended and the router closes. A second
+   * SIGTERM or SIGINT does this.
+   */
+  void endGracePeriod() {
+    graceEnded = true;
+  }
+
+  /** Ends the requests the grace period did not see finish, with an error that says why. */
+  private Future<Void> endUnfinished() {
+    int unfinished = frontend.inflightRequests();
+    if (unfinished == 0) {
+      log.info("every request finished; closing");
+      return Future.succeededFuture();
+    }
+    log.warn(
+        "the shutdown grace period ended with {} requests in flight; ending them with an error",
+        unfinished);
+    return frontend.endInFlight(gracefulShutdownTimeout);
   }
 
   /** For tests: {@code part} is closed with the rest, before the parts started earlier. */
@@ -337,7 +370,7 @@ public final class RouterApplication {
 
   /** Completes {@code drained} once no request is in flight, or at {@code deadlineNanos}. */
   private void awaitDrained(long deadlineNanos, Promise<Void> drained) {
-    if (frontend.inflightRequests() == 0 || Ticker.SYSTEM.nanos() >= deadlineNanos) {
+    if (frontend.inflightRequests() == 0 || graceEnded || Ticker.SYSTEM.nanos() >= deadlineNanos) {
       drained.complete();
     } else {
       vertx.setTimer(20, id -> awaitDrained(deadlineNanos, drained));

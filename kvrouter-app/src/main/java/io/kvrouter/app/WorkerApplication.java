@@ -107,26 +107,13 @@ final class WorkerApplication {
           "kvrouter worker ready: model %s on tcp://%s:%d/%s%n",
           config.modelName(), config.host(), started.port(), WorkerEndpoint.DEFAULT_PATH);
       out.flush();
-      Runtime.getRuntime()
-          .addShutdownHook(
-              new Thread(
-                  () -> {
-                    for (AutoCloseable publisher : publishers) {
-                      try {
-                        publisher.close();
-                      } catch (Exception e) {
-                        err.println("warning: closing an event publisher failed: " + e);
-                      }
-                    }
-                    started
-                        .close()
-                        .transform(v -> vertx.close())
-                        .toCompletionStage()
-                        .toCompletableFuture()
-                        .orTimeout(10, TimeUnit.SECONDS)
-                        .join();
-                  },
-                  "kvrouter-worker-shutdown"));
+      SignalShutdown.install(
+          "worker",
+          () -> {
+            publishers.forEach(WorkerApplication::closeQuietly);
+            return started.close().transform(v -> vertx.close());
+          },
+          () -> {}); // nothing to hurry: the worker does not wait for its streams
       return OptionalInt.empty();
     } catch (Exception e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
@@ -210,7 +197,7 @@ final class WorkerApplication {
     try {
       closeable.close();
     } catch (Exception e) {
-      // closing on the way out of a failed start: the first error is the one to report
+      // closing on the way out: a failed start has already reported the error that matters
     }
   }
 

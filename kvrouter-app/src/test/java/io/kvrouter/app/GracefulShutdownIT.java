@@ -9,12 +9,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** Stopping the router: /live turns 503 at once, while a stream in flight still finishes. */
+/**
+ * Stopping the router: /live turns 503 at once, a stream in flight still finishes, and one the
+ * grace period cuts ends with an error that says the router is shutting down.
+ */
 class GracefulShutdownIT {
 
   @Test
@@ -29,21 +32,7 @@ class GracefulShutdownIT {
                 "mock-itl-ms", List.of("100"),
                 "http-graceful-shutdown-timeout-secs", List.of("120")));
     try {
-      CompletableFuture<HttpResponse<java.util.stream.Stream<String>>> streaming =
-          HttpClient.newBuilder()
-              .version(HttpClient.Version.HTTP_1_1)
-              .build()
-              .sendAsync(
-                  HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/chat/completions"))
-                      .header("content-type", "application/json")
-                      .POST(
-                          HttpRequest.BodyPublishers.ofString(
-                              "{\"model\":\"mock-model\",\"stream\":true,\"max_tokens\":100,"
-                                  + "\"messages\":[{\"role\":\"user\",\"content\":\"bye\"}]}"))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofLines());
-      HttpResponse<java.util.stream.Stream<String>> response = streaming.get(30, TimeUnit.SECONDS);
-      assertThat(response.statusCode()).isEqualTo(200);
+      HttpResponse<Stream<String>> response = startStream(router, 100);
 
       assertThat(router.app.routerWorkers().get(0).activeRequests())
           .as("the stream is still in flight when the router stops")
@@ -61,5 +50,56 @@ class GracefulShutdownIT {
     } finally {
       router.close();
     }
+  }
+
+  @Test
+  void streamCutAtTheGraceDeadline_endsWithAShuttingDownError() throws Exception {
+    RouterFixture router =
+        RouterFixture.start(
+            Map.of(
+                "mock-workers", List.of("1"),
+                "mock-ttft-ms", List.of("0"),
+                // 1,000 tokens 100 ms apart: far longer than the 1 s grace period
+                "mock-itl-ms", List.of("100"),
+                "http-graceful-shutdown-timeout-secs", List.of("1")));
+    try {
+      HttpResponse<Stream<String>> response = startStream(router, 1000);
+
+      router.app.stop().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+
+      List<String> events =
+          response.body().filter(l -> l.startsWith("data: ")).collect(Collectors.toList());
+      String last = events.get(events.size() - 1);
+      assertThat(last)
+          .as("the last event is an error that blames the shutdown, not the worker")
+          .contains("\"code\":\"router_shutting_down\"")
+          .contains("The router is shutting down")
+          .doesNotContain("worker");
+      assertThat(events).noneMatch(e -> e.contains("finish_reason\":\"length"));
+    } finally {
+      router.close();
+    }
+  }
+
+  /** Starts a streamed chat of {@code maxTokens} tokens; its response once the head arrived. */
+  private static HttpResponse<Stream<String>> startStream(RouterFixture router, int maxTokens)
+      throws Exception {
+    HttpResponse<Stream<String>> response =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .build()
+            .sendAsync(
+                HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/chat/completions"))
+                    .header("content-type", "application/json")
+                    .POST(
+                        HttpRequest.BodyPublishers.ofString(
+                            "{\"model\":\"mock-model\",\"stream\":true,\"max_tokens\":"
+                                + maxTokens
+                                + ",\"messages\":[{\"role\":\"user\",\"content\":\"bye\"}]}"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofLines())
+            .get(30, TimeUnit.SECONDS);
+    assertThat(response.statusCode()).isEqualTo(200);
+    return response;
   }
 }

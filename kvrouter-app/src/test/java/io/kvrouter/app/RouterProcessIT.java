@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.testing.WorkerProcess;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -24,31 +25,10 @@ class RouterProcessIT {
 
   @Test
   void readmeDemo_mockWorkersServeAStreamedChat() throws Exception {
-    int port;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      port = socket.getLocalPort();
-    }
-    Process router =
-        new ProcessBuilder(
-                WorkerProcess.javaBinary(),
-                "-jar",
-                WorkerProcess.routerJar().toString(),
-                "--mock-workers",
-                "2",
-                "--http-host",
-                "127.0.0.1",
-                "--http-port",
-                String.valueOf(port))
-            .redirectErrorStream(true)
-            .start();
+    int port = freePort();
+    Process router = startDemoRouter(port);
     try {
-      BufferedReader log =
-          new BufferedReader(
-              new InputStreamReader(router.getInputStream(), StandardCharsets.UTF_8));
-      String line;
-      while ((line = log.readLine()) != null && !line.contains("kvrouter serving model")) {
-        // wait for the start-up line
-      }
+      String line = awaitLine(output(router), "kvrouter serving model");
       assertThat(line).as("router did not start").isNotNull().contains("2 worker(s)");
 
       HttpResponse<java.util.stream.Stream<String>> response =
@@ -79,6 +59,71 @@ class RouterProcessIT {
       router.destroy();
       assertThat(router.waitFor(20, TimeUnit.SECONDS)).isTrue();
     }
+  }
+
+  @Test
+  void sigterm_drainsTheRouterAndExitsZero() throws Exception {
+    Process router = startDemoRouter(freePort());
+    try {
+      BufferedReader output = output(router);
+      awaitLine(output, "kvrouter serving model");
+      WorkerProcess.sigterm(router);
+      String rest = output.lines().collect(Collectors.joining("\n"));
+      assertThat(router.waitFor(60, TimeUnit.SECONDS)).as("exited").isTrue();
+      assertThat(router.exitValue()).as("exit status after a clean drain\n" + rest).isZero();
+      assertThat(rest)
+          .contains("SIGTERM received: the router is shutting down")
+          .contains("every request finished; closing")
+          .contains("stopped");
+    } finally {
+      router.destroyForcibly();
+    }
+  }
+
+  @Test
+  void sigterm_stopsAWorkerWithExitStatusZero() throws Exception {
+    WorkerProcess worker = WorkerProcess.start("mock-model", 0, 0);
+    try {
+      assertThat(worker.terminate()).as(worker.recentOutput(20)).isZero();
+    } finally {
+      worker.close();
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private static Process startDemoRouter(int port) throws IOException {
+    return new ProcessBuilder(
+            WorkerProcess.javaBinary(),
+            "-jar",
+            WorkerProcess.routerJar().toString(),
+            "--mock-workers",
+            "2",
+            "--http-host",
+            "127.0.0.1",
+            "--http-port",
+            String.valueOf(port))
+        .redirectErrorStream(true)
+        .start();
+  }
+
+  private static BufferedReader output(Process process) {
+    return new BufferedReader(
+        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+  }
+
+  /** Reads {@code log} up to the first line containing {@code text}; that line. */
+  private static String awaitLine(BufferedReader log, String text) throws IOException {
+    String line;
+    while ((line = log.readLine()) != null && !line.contains(text)) {
+      // not yet
+    }
+    assertThat(line).as("the process never printed: " + text).isNotNull();
+    return line;
   }
 
   @Test

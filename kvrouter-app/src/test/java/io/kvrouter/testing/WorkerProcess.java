@@ -228,6 +228,28 @@ public final class WorkerProcess implements AutoCloseable {
     return process.isAlive();
   }
 
+  /** Sends SIGTERM and returns the exit status once the process has exited. */
+  public int terminate() throws Exception {
+    sigterm(process);
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      throw new IllegalStateException(
+          "the worker did not exit within 30 s of SIGTERM:\n" + recentOutput(20));
+    }
+    return process.exitValue();
+  }
+
+  /**
+   * Sends SIGTERM to {@code process} with kill(1): {@link Process#destroy} sends it too, but also
+   * closes the streams the test reads the process's last words from.
+   */
+  public static void sigterm(Process process) throws Exception {
+    int status =
+        new ProcessBuilder("kill", "-TERM", String.valueOf(process.pid())).start().waitFor();
+    if (status != 0) {
+      throw new IllegalStateException("kill -TERM " + process.pid() + " failed: " + status);
+    }
+  }
+
   @Override
   public void close() throws Exception {
     process.destroy();

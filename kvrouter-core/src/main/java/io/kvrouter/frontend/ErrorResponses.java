@@ -5,6 +5,7 @@ import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.ModelNotFoundException;
 import io.kvrouter.protocol.NoWorkerAvailableException;
 import io.kvrouter.protocol.RequestCancelledException;
+import io.kvrouter.protocol.RouterShuttingDownException;
 import io.kvrouter.protocol.WorkerStreamException;
 import io.kvrouter.protocol.WorkerUnavailableException;
 import io.vertx.core.http.HttpServerResponse;
@@ -57,6 +58,9 @@ final class ErrorResponses {
     }
     if (failure instanceof WorkerStreamException e) {
       return new ApiError(502, "server_error", "worker_error", e.getMessage(), null);
+    }
+    if (failure instanceof RouterShuttingDownException e) {
+      return new ApiError(503, "service_unavailable", "router_shutting_down", e.getMessage(), null);
     }
     if (failure instanceof RequestCancelledException e) {
       return new ApiError(499, "cancelled", null, e.getMessage(), null);

@@ -32,16 +32,19 @@ final class GenerationHandler implements Handler<RoutingContext> {
   private final ResponseFormat format;
   private final Function<JsonObject, OpenAiRequest> parser;
   private final ErrorResponses errors;
+  private final InFlightResponses inFlight;
 
   GenerationHandler(
       Preprocessor preprocessor,
       ErrorResponses errors,
+      InFlightResponses inFlight,
       FrontendMetrics metrics,
       String endpoint,
       ResponseFormat format,
       Function<JsonObject, OpenAiRequest> parser) {
     this.preprocessor = preprocessor;
     this.errors = errors;
+    this.inFlight = inFlight;
     this.metrics = metrics;
     this.endpoint = endpoint;
     this.format = format;
@@ -90,9 +93,16 @@ final class GenerationHandler implements Handler<RoutingContext> {
               Responder responder =
                   request.stream()
                       ? new SseResponder(
-                          ctx.response(), format, header, request, choices, tracker, errors)
+                          ctx.response(),
+                          format,
+                          header,
+                          request,
+                          choices,
+                          tracker,
+                          errors,
+                          inFlight)
                       : new UnaryResponder(
-                          ctx.response(), format, header, choices, tracker, errors);
+                          ctx.response(), format, header, choices, tracker, errors, inFlight);
               responder.start();
             });
   }

@@ -6,12 +6,15 @@ import io.kvrouter.frontend.openai.OpenAiRequests;
 import io.kvrouter.frontend.openai.ResponseFormat;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.Preprocessor;
+import io.kvrouter.protocol.RouterShuttingDownException;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import java.time.Duration;
 
 /**
  * The OpenAI-compatible HTTP API: chat completions, completions, models, health, liveness and
@@ -26,6 +29,7 @@ public final class HttpFrontend {
   private final HttpConfig config;
   private final ErrorResponses errors;
   private final RouterEndpoints routerEndpoints;
+  private final InFlightResponses inFlight = new InFlightResponses();
   private final long createdEpochSeconds = System.currentTimeMillis() / 1000;
   private volatile boolean shuttingDown;
 
@@ -58,6 +62,7 @@ public final class HttpFrontend {
             new GenerationHandler(
                 preprocessor,
                 errors,
+                inFlight,
                 frontendMetrics,
                 "chat_completions",
                 ResponseFormat.CHAT,
@@ -69,6 +74,7 @@ public final class HttpFrontend {
             new GenerationHandler(
                 preprocessor,
                 errors,
+                inFlight,
                 frontendMetrics,
                 "completions",
                 ResponseFormat.COMPLETION,
@@ -128,6 +134,20 @@ public final class HttpFrontend {
    */
   public void beginShutdown() {
     shuttingDown = true;
+  }
+
+  /**
+   * Ends every request still in flight, and any that starts from now on, with a 503 error saying
+   * the router is shutting down: called when the shutdown's grace period has run out, before the
+   * request plane closes under them. Completes when each has written its error.
+   */
+  public Future<Void> endInFlight(Duration gracePeriod) {
+    return inFlight.endAll(
+        new RouterShuttingDownException(
+            "The router is shutting down: this request was still running when the shutdown's"
+                + " grace period ("
+                + gracePeriod.toMillis() / 1000.0
+                + " s, --http-graceful-shutdown-timeout-secs) ended"));
   }
 
   /** Requests being served now. */

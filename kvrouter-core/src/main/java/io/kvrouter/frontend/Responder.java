@@ -4,6 +4,8 @@ import io.kvrouter.preprocess.Delta;
 import io.kvrouter.preprocess.Generation;
 import io.kvrouter.protocol.FinishReason;
 import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerResponse;
 import java.util.List;
@@ -20,6 +22,7 @@ abstract class Responder {
   final List<Generation> choices;
   final FrontendMetrics.RequestTracker tracker;
   private final ErrorResponses errors;
+  private final InFlightResponses inFlight;
   private final AtomicBoolean ended = new AtomicBoolean();
 
   /** The request's event loop: every choice's callbacks run there, one at a time. */
@@ -31,16 +34,19 @@ abstract class Responder {
       HttpServerResponse response,
       List<Generation> choices,
       FrontendMetrics.RequestTracker tracker,
-      ErrorResponses errors) {
+      ErrorResponses errors,
+      InFlightResponses inFlight) {
     this.response = response;
     this.choices = List.copyOf(choices);
     this.tracker = tracker;
     this.errors = errors;
+    this.inFlight = inFlight;
     this.unfinished = choices.size();
   }
 
   void start() {
     context = Vertx.currentContext();
+    inFlight.add(this);
     response.closeHandler(v -> clientGone());
     for (int i = 0; i < choices.size(); i++) {
       choices.get(i).subscribe(new Choice(i));
@@ -58,7 +64,7 @@ abstract class Responder {
   }
 
   private void clientGone() {
-    if (ended.compareAndSet(false, true)) {
+    if (end()) {
       tracker.disconnected();
       tracker.finish(false);
       choices.forEach(Generation::cancel);
@@ -67,6 +73,38 @@ abstract class Responder {
 
   boolean ended() {
     return ended.get();
+  }
+
+  /** Marks the response ended; false if it already was. */
+  private boolean end() {
+    if (ended.compareAndSet(false, true)) {
+      inFlight.remove(this);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Ends the response now with {@code cause}'s error, on the request's event loop, unless it has
+   * already ended; the future completes once the error is written.
+   */
+  Future<Void> abort(Throwable cause) {
+    Promise<Void> done = Promise.promise();
+    onRequestLoop(
+        () -> {
+          error(cause);
+          done.complete();
+        });
+    return done.future();
+  }
+
+  /** Runs {@code action} on the request's event loop, so the state is touched by one thread. */
+  private void onRequestLoop(Runnable action) {
+    if (context == null || Vertx.currentContext() == context) {
+      action.run();
+    } else {
+      context.runOnContext(v -> action.run());
+    }
   }
 
   /** New output of choice {@code index}. */
@@ -81,7 +119,7 @@ abstract class Responder {
   abstract void writeError(ErrorResponses.ApiError error);
 
   private void error(Throwable error) {
-    if (ended.compareAndSet(false, true)) {
+    if (end()) {
       tracker.finish(false);
       choices.forEach(Generation::cancel);
       writeError(errors.of(error));
@@ -99,14 +137,6 @@ abstract class Responder {
       this.index = index;
     }
 
-    private void onRequestLoop(Runnable action) {
-      if (context == null || Vertx.currentContext() == context) {
-        action.run();
-      } else {
-        context.runOnContext(v -> action.run());
-      }
-    }
-
     @Override
     public void onDelta(Delta delta, int newTokens) {
       onRequestLoop(() -> Responder.this.onDelta(index, delta, newTokens));
@@ -120,7 +150,7 @@ abstract class Responder {
               return;
             }
             onChoiceFinish(index, reason, completionTokens);
-            if (--unfinished == 0 && ended.compareAndSet(false, true)) {
+            if (--unfinished == 0 && end()) {
               onAllFinished();
             }
           });

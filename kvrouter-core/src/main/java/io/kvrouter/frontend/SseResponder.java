@@ -56,8 +56,9 @@ final class SseResponder extends Responder {
       OpenAiRequest request,
       List<Generation> choices,
       FrontendMetrics.RequestTracker tracker,
-      ErrorResponses errors) {
-    super(response, choices, tracker, errors);
+      ErrorResponses errors,
+      InFlightResponses inFlight) {
+    super(response, choices, tracker, errors, inFlight);
     this.format = format;
     this.header = header;
     this.includeUsage = request.includeUsage();

@@ -37,8 +37,9 @@ final class UnaryResponder extends Responder {
       ResponseFormat.Header header,
       List<Generation> choices,
       FrontendMetrics.RequestTracker tracker,
-      ErrorResponses errors) {
-    super(response, choices, tracker, errors);
+      ErrorResponses errors,
+      InFlightResponses inFlight) {
+    super(response, choices, tracker, errors, inFlight);
     this.format = format;
     this.header = header;
     choices.forEach(g -> collected.add(new Collected(g.echo())));

@@ -12,7 +12,8 @@ public abstract sealed class RouterException extends RuntimeException
         NoWorkerAvailableException,
         WorkerUnavailableException,
         WorkerStreamException,
-        RequestCancelledException {
+        RequestCancelledException,
+        RouterShuttingDownException {
 
   protected RouterException(String message, Throwable cause) {
     super(message, cause, false, false);
