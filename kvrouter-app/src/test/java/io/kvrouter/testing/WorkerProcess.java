@@ -228,8 +228,40 @@ public final class WorkerProcess implements AutoCloseable {
     return process.isAlive();
   }
 
+  /**
+   * Stops the process with SIGSTOP, as a hung worker: its sockets stay open and the kernel still
+   * accepts connections on its port, but nothing reads or answers until {@link #resume()}.
+   */
+  public void suspend() throws Exception {
+    signal("STOP");
+  }
+
+  /** Continues a {@link #suspend suspended} process (SIGCONT). */
+  public void resume() throws Exception {
+    signal("CONT");
+  }
+
+  private void signal(String name) throws Exception {
+    Process kill =
+        new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid()))
+            .redirectErrorStream(true)
+            .start();
+    String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed: " + said);
+    }
+  }
+
+  /** Ends the process; a suspended one is continued first, so that it can shut down. */
   @Override
   public void close() throws Exception {
+    try {
+      resume();
+    } catch (IllegalStateException e) {
+      if (process.isAlive()) {
+        throw e;
+      } // it had exited already: nothing to continue
+    }
     process.destroy();
     if (!process.waitFor(10, TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
