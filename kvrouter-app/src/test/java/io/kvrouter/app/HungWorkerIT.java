@@ -56,6 +56,11 @@ class HungWorkerIT {
     flags.put("tcp-request-timeout", List.of("1"));
     flags.put("worker-stream-idle-timeout-secs", List.of("3"));
     router = RouterFixture.start(flags);
+    // a worker's first answers can take longer than 1 s while its JVM warms up
+    for (int i = 0; i < 6; i++) {
+      Http.post(router.baseUrl + "/v1/chat/completions", CHAT);
+    }
+    awaitEveryWorkerHealthy();
   }
 
   @AfterAll
@@ -77,10 +82,14 @@ class HungWorkerIT {
     for (WorkerProcess worker : workers) {
       worker.resume();
     }
+    awaitEveryWorkerHealthy();
+    assertThat(router.detector.blockedThreads()).isEmpty();
+  }
+
+  private static void awaitEveryWorkerHealthy() {
     Awaitility.await()
         .atMost(PATIENCE)
         .until(() -> router.app.routerWorkers().stream().allMatch(WorkerStatus::healthy));
-    assertThat(router.detector.blockedThreads()).isEmpty();
   }
 
   @Test
@@ -88,6 +97,7 @@ class HungWorkerIT {
     for (int i = 0; i < 6; i++) {
       assertOk(Http.post(router.baseUrl + "/v1/chat/completions", CHAT));
     }
+    awaitEveryWorkerHealthy(); // so the first request to the victim is the one that waits on it
     WorkerProcess victim = workers.get(0);
     double faultsBefore = metric("kvrouter_worker_faults_total", "w0");
     double failedProbesBefore = probes("w0", "failed");

@@ -18,13 +18,14 @@ import java.util.Map;
  * a fresh connection, writes one request frame for {@link #PATH}, a path no worker serves, and
  * waits for the worker's acknowledgement.
  *
- * <p>Why this and not Dynamo's own health checks: Dynamo's read loop answers every frame with one
- * ack, an unknown path with a rejection ({@code Unknown endpoint: PATH} in v1.x, {@code Server
- * unavailable: unknown endpoint PATH} later) and no call-home, before it looks at the payload
- * ({@code lib/runtime/src/pipeline/network/ingress/shared_tcp_endpoint.rs}, {@code read_loop}; the
- * simulated worker's {@link WorkerConnection} does the same). Any ack, rejection included, proves
- * the process reads and answers, and the probe costs the worker nothing but that ack. Dynamo's
- * canary ({@code lib/runtime/src/health_check.rs}) runs inside the worker, sending its {@code
+ * <p>Why this and not Dynamo's own health checks (docs/interop.md §7): Dynamo's read loop answers
+ * every frame with one ack, an unknown path with a rejection ({@code Unknown endpoint: PATH} or
+ * {@code Server unavailable: unknown endpoint PATH}, by release) and no call-home, before it looks
+ * at the payload ({@code lib/runtime/src/pipeline/network/ingress/shared_tcp_endpoint.rs}, {@code
+ * read_loop}; the simulated worker's {@link WorkerConnection} does the same). Any ack, rejection
+ * included, proves the process reads and answers, and the probe costs the worker nothing but that
+ * ack (and, in Dynamo, a warning in its log). Dynamo's canary ({@code
+ * lib/runtime/src/health_check.rs}) runs inside the worker, sending its {@code
  * health_check_payload} to its own engine through the local endpoint registry, and its result is
  * only visible on the worker's system status server ({@code /health}, {@code DYN_SYSTEM_PORT}),
  * whose address a router given {@code --worker id=,address=} does not know. What the ack does not
