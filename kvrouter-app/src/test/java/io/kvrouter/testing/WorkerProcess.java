@@ -242,8 +242,9 @@ public final class WorkerProcess implements AutoCloseable {
   }
 
   private void signal(String name) throws Exception {
+    // the shell's own kill: no dependency on a kill binary (procps)
     Process kill =
-        new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid()))
+        new ProcessBuilder("sh", "-c", "kill -" + name + " " + process.pid())
             .redirectErrorStream(true)
             .start();
     String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
