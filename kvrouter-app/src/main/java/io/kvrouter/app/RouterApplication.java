@@ -147,6 +147,7 @@ public final class RouterApplication {
                       config.model().kvCacheBlockSize(),
                       endpoints,
                       plane,
+                      config.workerStreamIdleTimeout(),
                       vertx,
                       metrics.registry());
               parts.add("router", router::close);

@@ -239,19 +239,48 @@ public final class WorkerProcess implements AutoCloseable {
   }
 
   /**
-   * Sends SIGTERM to {@code process} with kill(1): {@link Process#destroy} sends it too, but also
-   * closes the streams the test reads the process's last words from.
+   * Sends SIGTERM to {@code process}: {@link Process#destroy} sends it too, but also closes the
+   * streams the test reads the process's last words from.
    */
   public static void sigterm(Process process) throws Exception {
-    int status =
-        new ProcessBuilder("kill", "-TERM", String.valueOf(process.pid())).start().waitFor();
-    if (status != 0) {
-      throw new IllegalStateException("kill -TERM " + process.pid() + " failed: " + status);
+    signal(process, "TERM");
+  }
+
+  /**
+   * Stops the process with SIGSTOP, as a hung worker: its sockets stay open and the kernel still
+   * accepts connections on its port, but nothing reads or answers until {@link #resume()}.
+   */
+  public void suspend() throws Exception {
+    signal(process, "STOP");
+  }
+
+  /** Continues a {@link #suspend suspended} process (SIGCONT). */
+  public void resume() throws Exception {
+    signal(process, "CONT");
+  }
+
+  private static void signal(Process process, String name) throws Exception {
+    // the shell's own kill: no dependency on a kill binary (procps)
+    Process kill =
+        new ProcessBuilder("sh", "-c", "kill -" + name + " " + process.pid())
+            .redirectErrorStream(true)
+            .start();
+    String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed: " + said);
     }
   }
 
+  /** Ends the process; a suspended one is continued first, so that it can shut down. */
   @Override
   public void close() throws Exception {
+    try {
+      resume();
+    } catch (IllegalStateException e) {
+      if (process.isAlive()) {
+        throw e;
+      } // it had exited already: nothing to continue
+    }
     process.destroy();
     if (!process.waitFor(10, TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);

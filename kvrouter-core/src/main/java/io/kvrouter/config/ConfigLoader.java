@@ -97,7 +97,16 @@ public final class ConfigLoader {
       checkEventSources(eventPlane.kind(), workers, mock);
     }
     return new RouterConfig(
-        http, mode, kv, eventPlane, value(REQUEST_PLANE), tcp, workers, mock, model);
+        http,
+        mode,
+        kv,
+        eventPlane,
+        value(REQUEST_PLANE),
+        tcp,
+        value(WORKER_STREAM_IDLE_TIMEOUT),
+        workers,
+        mock,
+        model);
   }
 
   /** Every worker can be followed on the event plane {@code kind}. */

@@ -1,9 +1,15 @@
 package io.kvrouter.config;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
-/** The whole, validated configuration of a router process. */
+/**
+ * The whole, validated configuration of a router process.
+ *
+ * @param workerStreamIdleTimeout how long a response stream may get nothing from its worker before
+ *     it is given up ({@code --worker-stream-idle-timeout-secs})
+ */
 public record RouterConfig(
     HttpConfig http,
     RouterMode routerMode,
@@ -11,6 +17,7 @@ public record RouterConfig(
     EventPlaneConfig eventPlane,
     RequestPlaneKind requestPlane,
     TcpConfig tcp,
+    Duration workerStreamIdleTimeout,
     List<WorkerSpec> workers,
     MockWorkerConfig mockWorkers,
     ModelConfig model) {
@@ -22,6 +29,7 @@ public record RouterConfig(
     Objects.requireNonNull(eventPlane, "eventPlane");
     Objects.requireNonNull(requestPlane, "requestPlane");
     Objects.requireNonNull(tcp, "tcp");
+    Objects.requireNonNull(workerStreamIdleTimeout, "workerStreamIdleTimeout");
     Objects.requireNonNull(mockWorkers, "mockWorkers");
     Objects.requireNonNull(model, "model");
     workers = List.copyOf(workers);

@@ -398,7 +398,8 @@ public final class Settings {
           "tcp-request-timeout",
           "DYN_TCP_REQUEST_TIMEOUT",
           "SECONDS",
-          "How long to wait for a worker to acknowledge a request.",
+          "How long to wait for a worker to acknowledge a request, or to answer a health probe"
+              + " while it is out of rotation.",
           "5",
           "a number of seconds from 0.001 to 86400",
           false,
@@ -422,6 +423,19 @@ public final class Settings {
           "SECONDS",
           "How long to wait for a connection to a worker to open.",
           "5",
+          "a number of seconds from 0.001 to 86400",
+          false,
+          Parsers::seconds);
+
+  public static final Setting<Duration> WORKER_STREAM_IDLE_TIMEOUT =
+      new Setting<>(
+          "worker-stream-idle-timeout-secs",
+          null,
+          "SECONDS",
+          "A response stream that gets nothing from its worker for this long (while the client"
+              + " reads) ends with an error, is cancelled at the worker, and the worker leaves"
+              + " rotation until it answers a health probe.",
+          "120",
           "a number of seconds from 0.001 to 86400",
           false,
           Parsers::seconds);
@@ -506,6 +520,7 @@ public final class Settings {
           TCP_REQUEST_TIMEOUT,
           TCP_POOL_SIZE,
           TCP_CONNECT_TIMEOUT,
+          WORKER_STREAM_IDLE_TIMEOUT,
           TCP_RESPONSE_STREAM_HOST,
           TCP_RESPONSE_STREAM_PORT,
           TCP_RESPONSE_STREAM_ADVERTISE_HOST);

@@ -56,6 +56,9 @@ final class ErrorResponses {
         || failure instanceof WorkerUnavailableException) {
       return new ApiError(503, "service_unavailable", null, failure.getMessage(), null);
     }
+    if (failure instanceof WorkerStreamException e && e.stalled()) {
+      return new ApiError(504, "server_error", "worker_timeout", e.getMessage(), null);
+    }
     if (failure instanceof WorkerStreamException e) {
       return new ApiError(502, "server_error", "worker_error", e.getMessage(), null);
     }

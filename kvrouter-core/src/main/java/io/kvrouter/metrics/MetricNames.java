@@ -94,6 +94,19 @@ public final class MetricNames {
   public static final String TAG_ROUTER_MODE = "router_mode";
   public static final String TAG_OUTCOME = "outcome";
 
+  /**
+   * Ours: by {@code worker_id}, requests that met a fault at that worker (unreachable, no
+   * acknowledgement within the request timeout, a response stream broken off or stalled) and failed
+   * start-up probes; each takes the worker out of rotation unless it already is.
+   */
+  public static final String WORKER_FAULTS = "kvrouter_worker_faults";
+
+  /**
+   * Ours: health probes of unhealthy workers, by {@code worker_id} and {@code outcome} ({@code ok}:
+   * the worker answered and is back in rotation; {@code failed}).
+   */
+  public static final String WORKER_HEALTH_PROBES = "kvrouter_worker_health_probes";
+
   /** Ours: per routed request, the prompt blocks the chosen worker already caches. */
   public static final String ROUTER_OVERLAP_BLOCKS = "kvrouter_router_overlap_blocks";
 

@@ -6,12 +6,13 @@ import io.kvrouter.protocol.WorkerStreamException;
 import java.util.Set;
 
 /**
- * The stream the caller sees for one routed request. While the worker has produced nothing, a
- * broken stream (the worker died) sends the request on to the next healthy worker and the caller's
- * subscriber is attached to the new stream, so it never sees the failure. Once output has flowed,
- * or when the worker reports an error for the request itself, the failure passes through. Callbacks
- * come from the current worker's stream, so after a failover they may arrive on another thread than
- * before, one at a time and in order.
+ * The stream the caller sees for one routed request. A stream that breaks off or stalls (the worker
+ * died or stopped sending) takes the worker out of rotation. While the worker has produced nothing,
+ * such a failure sends the request on to the next healthy worker and the caller's subscriber is
+ * attached to the new stream, so it never sees the failure. Once output has flowed, or when the
+ * worker reports an error for the request itself, the failure passes through. Callbacks come from
+ * the current worker's stream, so after a failover they may arrive on another thread than before,
+ * one at a time and in order.
  */
 final class FailoverStream implements ResponseStream, ResponseStream.Subscriber {
   private final PushRouter router;
@@ -97,27 +98,29 @@ final class FailoverStream implements ResponseStream, ResponseStream.Subscriber 
       attempt = current;
     }
     router.released(attempt.route());
+    router.completed(attempt.route());
     downstream.onComplete();
   }
 
   @Override
   public void onError(Throwable error) {
     PushRouter.Attempt failed;
+    boolean workerFault;
     boolean retry;
     synchronized (this) {
       failed = current;
-      retry =
-          !producedOutput
-              && !cancelled
-              && error instanceof WorkerStreamException stream
-              && stream.disconnected();
+      workerFault =
+          !cancelled && error instanceof WorkerStreamException stream && stream.disconnected();
+      retry = workerFault && !producedOutput;
     }
     router.released(failed.route());
+    if (workerFault) {
+      router.workerFault(failed.worker(), error);
+    }
     if (!retry) {
       downstream.onError(error);
       return;
     }
-    router.workerFault(failed.worker(), error);
     router
         .dispatch(routing, tried, error)
         .onComplete(

@@ -1,73 +1,102 @@
 package io.kvrouter.routing;
 
+import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.transport.RequestPlane;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
-import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Brings unhealthy workers back: while a worker is unhealthy it is probed (a request-plane
- * connection is opened) with exponential backoff, from {@link #FIRST_DELAY} doubling up to {@link
- * #MAX_DELAY}; the first probe that connects marks it healthy again.
+ * Takes failing workers out of rotation and brings them back: while a worker is unhealthy it is
+ * probed ({@link RequestPlane#probe}, a round trip the worker process must answer) after the delay
+ * its {@link WorkerHealth} gives, and the first probe that succeeds puts it back. Counts each fault
+ * ({@value MetricNames#WORKER_FAULTS}) and probe ({@value MetricNames#WORKER_HEALTH_PROBES}) per
+ * worker.
  */
 final class HealthProber {
-  static final Duration FIRST_DELAY = Duration.ofMillis(250);
-  static final Duration MAX_DELAY = Duration.ofSeconds(30);
   private static final Logger log = LoggerFactory.getLogger(HealthProber.class);
 
   private final Vertx vertx;
   private final RequestPlane plane;
+  private final MeterRegistry meters;
   private final Set<Long> timers = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
-  HealthProber(Vertx vertx, RequestPlane plane) {
+  HealthProber(Vertx vertx, RequestPlane plane, MeterRegistry meters) {
     this.vertx = vertx;
     this.plane = plane;
+    this.meters = meters;
   }
 
-  /** Marks {@code worker} unhealthy and starts probing it, unless it already is. */
+  /**
+   * {@code worker} failed a request: counts the fault and, unless it already is, takes it out of
+   * rotation and starts probing it.
+   */
   void markUnhealthy(WorkerState worker, Throwable cause) {
-    if (worker.healthy.compareAndSet(true, false)) {
-      log.warn("worker {} marked unhealthy: {}", worker.workerId(), cause.getMessage());
-      schedule(worker, 0);
+    counter(MetricNames.WORKER_FAULTS, worker, null).increment();
+    if (worker.health.fail()) {
+      log.warn(
+          "worker {} marked unhealthy ({} failure(s) in a row): {}",
+          worker.workerId(),
+          worker.health.failures(),
+          cause.getMessage());
+      schedule(worker);
     }
   }
 
-  static Duration backoff(int failures) {
-    long millis = FIRST_DELAY.toMillis() << Math.min(failures, 16);
-    return Duration.ofMillis(Math.min(millis, MAX_DELAY.toMillis()));
-  }
-
-  private void schedule(WorkerState worker, int failures) {
+  private void schedule(WorkerState worker) {
     if (closed) {
       return;
     }
     long[] id = new long[1];
     id[0] =
         vertx.setTimer(
-            backoff(failures).toMillis(),
+            worker.health.nextProbeDelay().toMillis(),
             t -> {
               timers.remove(id[0]);
-              probe(worker, failures);
+              probe(worker);
             });
     timers.add(id[0]);
   }
 
-  private void probe(WorkerState worker, int failures) {
+  private void probe(WorkerState worker) {
     plane
         .probe(worker.endpoint)
         .onComplete(
             ar -> {
               if (ar.succeeded()) {
-                worker.healthy.set(true);
+                counter(MetricNames.WORKER_HEALTH_PROBES, worker, "ok").increment();
+                worker.health.probeSucceeded();
                 log.info("worker {} is healthy again", worker.workerId());
               } else {
-                schedule(worker, failures + 1);
+                counter(MetricNames.WORKER_HEALTH_PROBES, worker, "failed").increment();
+                worker.health.probeFailed();
+                log.debug(
+                    "worker {} failed a health probe: {}",
+                    worker.workerId(),
+                    ar.cause().getMessage());
+                schedule(worker);
               }
             });
+  }
+
+  private Counter counter(String name, WorkerState worker, String outcome) {
+    Counter.Builder builder =
+        Counter.builder(name)
+            .description(
+                outcome == null
+                    ? "Requests that met a worker fault (unreachable, no acknowledgement, stream"
+                        + " broken or stalled), and failed start-up probes"
+                    : "Health probes of unhealthy workers, by outcome")
+            .tag(MetricNames.TAG_WORKER_ID, worker.workerId());
+    if (outcome != null) {
+      builder.tag(MetricNames.TAG_OUTCOME, outcome);
+    }
+    return builder.register(meters);
   }
 
   void close() {

@@ -32,7 +32,9 @@ import java.util.function.Supplier;
  * worker that does not take a request is passed over for the next healthy one, until every worker
  * has been tried once. Only a worker fault (unreachable, connection lost, no answer) takes the
  * worker out of rotation until the {@link HealthProber} finds it back; a worker that merely refused
- * this request (overloaded, or its engine rejected it) stays in.
+ * this request (overloaded, or its engine rejected it) stays in. Every response stream is watched
+ * by {@link StalledStreams}, so a worker that stops sending fails its streams instead of holding
+ * them.
  *
  * <p>Each attempt holds the policy's {@link RoutingPolicy.Booking} from the choice until the
  * request ends on that worker: released at once when the send fails, else when the stream ends. The
@@ -44,11 +46,13 @@ final class PushRouter implements Router {
   private final RoutingPolicy policy;
   private final BlockHasher hasher;
   private final HealthProber prober;
+  private final StalledStreams stalledStreams;
   private final Counter routedDecisions;
   private final Counter busyDecisions;
 
   /**
    * @param hasher hashes the prompts' blocks for the policy
+   * @param stalledStreams watches every response stream for a worker that stops sending
    */
   PushRouter(
       List<WorkerState> workers,
@@ -56,12 +60,14 @@ final class PushRouter implements Router {
       RoutingPolicy policy,
       BlockHasher hasher,
       HealthProber prober,
+      StalledStreams stalledStreams,
       MeterRegistry meters) {
     this.workers = List.copyOf(workers);
     this.plane = plane;
     this.policy = policy;
     this.hasher = hasher;
     this.prober = prober;
+    this.stalledStreams = stalledStreams;
     this.routedDecisions = decisions(meters, "routed");
     this.busyDecisions = decisions(meters, "busy");
   }
@@ -107,7 +113,7 @@ final class PushRouter implements Router {
   Future<Attempt> dispatch(Routing routing, Set<String> tried, Throwable lastFailure) {
     List<WorkerState> candidates = new ArrayList<>(workers.size());
     for (WorkerState worker : workers) {
-      if (worker.healthy.get() && !tried.contains(worker.workerId())) {
+      if (worker.health.healthy() && !tried.contains(worker.workerId())) {
         candidates.add(worker);
       }
     }
@@ -141,7 +147,8 @@ final class PushRouter implements Router {
         .transform(
             ar -> {
               if (ar.succeeded()) {
-                return Future.succeededFuture(new Attempt(route, ar.result()));
+                return Future.succeededFuture(
+                    new Attempt(route, stalledStreams.watch(ar.result(), worker.workerId())));
               }
               released(route);
               if (ar.cause() instanceof WorkerUnavailableException unavailable) {
@@ -160,6 +167,11 @@ final class PushRouter implements Router {
     route.booking().release();
   }
 
+  /** The request sent on {@code route} completed there: the worker's past failures are forgiven. */
+  void completed(Route route) {
+    route.worker().health.requestCompleted();
+  }
+
   /** {@code worker} failed: out of rotation until probes find it back, its cache presumed lost. */
   void workerFault(WorkerState worker, Throwable cause) {
     prober.markUnhealthy(worker, cause);
@@ -168,7 +180,7 @@ final class PushRouter implements Router {
 
   @Override
   public Optional<RouteExplanation> explain(PreprocessedRequest request) {
-    List<WorkerState> healthy = workers.stream().filter(w -> w.healthy.get()).toList();
+    List<WorkerState> healthy = workers.stream().filter(w -> w.health.healthy()).toList();
     return policy.explain(Prompt.ofTokens(request.tokenIds(), hasher), healthy);
   }
 
@@ -227,6 +239,7 @@ final class PushRouter implements Router {
   @Override
   public void close() {
     prober.close();
+    stalledStreams.close();
     policy.close();
   }
 }

@@ -8,6 +8,7 @@ import io.kvrouter.routing.schedule.TtftModel;
 import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 
@@ -20,6 +21,8 @@ public final class Routers {
    *
    * @param kv the KV router's settings, used in {@link RouterMode#KV} and {@link RouterMode#APPROX}
    * @param blockSize tokens per KV block of the workers, as the router hashes prompts
+   * @param streamIdleTimeout how long a response stream may stay silent before it is given up and
+   *     its worker taken out of rotation ({@code --worker-stream-idle-timeout-secs})
    * @param meters where the router registers its meters
    */
   public static Router create(
@@ -28,6 +31,7 @@ public final class Routers {
       int blockSize,
       List<RouteTarget> workers,
       RequestPlane plane,
+      Duration streamIdleTimeout,
       Vertx vertx,
       MeterRegistry meters) {
     List<WorkerState> states =
@@ -37,7 +41,8 @@ public final class Routers {
         plane,
         policy(mode, kv, blockSize, states, vertx, meters),
         BlockHasher.of(blockSize),
-        new HealthProber(vertx, plane),
+        new HealthProber(vertx, plane, meters),
+        StalledStreams.start(vertx, streamIdleTimeout, Ticker.SYSTEM),
         meters);
   }
 

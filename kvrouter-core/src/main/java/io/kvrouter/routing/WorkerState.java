@@ -9,7 +9,6 @@ import io.kvrouter.protocol.WorkerStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
@@ -29,7 +28,9 @@ final class WorkerState implements RouteCandidate {
 
   private final List<WorkerRank> ranks;
 
-  final AtomicBoolean healthy = new AtomicBoolean(true);
+  /** In rotation or not, and its run of failures. */
+  final WorkerHealth health;
+
   final AtomicInteger activeRequests = new AtomicInteger();
 
   /** Reads the time of load reports; the live router's is {@link Ticker#SYSTEM}. */
@@ -37,6 +38,7 @@ final class WorkerState implements RouteCandidate {
 
   WorkerState(RouteTarget target, Ticker ticker) {
     this.ticker = ticker;
+    this.health = new WorkerHealth(ticker);
     this.endpoint = target.endpoint();
     this.declaredKvBlocks = target.totalKvBlocks();
     List<WorkerRank> all = new ArrayList<>(target.dpSize());
@@ -132,7 +134,7 @@ final class WorkerState implements RouteCandidate {
     return new WorkerStatus(
         workerId(),
         endpoint.address(),
-        healthy.get(),
+        health.healthy(),
         activeRequests.get(),
         kv,
         feeds.isEmpty() ? Optional.empty() : Optional.of(KvEventFeed.combine(feeds)),

@@ -40,7 +40,12 @@ public interface RequestPlane {
   Future<List<JsonNode>> ask(
       WorkerEndpoint endpoint, String requestId, byte[] body, Duration timeout);
 
-  /** Succeeds when a connection to {@code worker} can be opened (or one is already open). */
+  /**
+   * Succeeds when the worker process answers on its request plane, within a bounded time (for TCP:
+   * it acknowledges a probe frame within the request timeout); fails with {@link
+   * io.kvrouter.protocol.WorkerUnavailableException} otherwise. Accepting a connection is not
+   * enough: a stopped process still does, from the kernel's backlog.
+   */
   Future<Void> probe(WorkerEndpoint worker);
 
   /** Closes every connection and listener; running streams end with an error. */

@@ -69,6 +69,7 @@ class ToolsAndReasoningIT {
             16,
             List.of(new RouteTarget(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"), 1000)),
             plane,
+            Duration.ofSeconds(120),
             vertx,
             new SimpleMeterRegistry());
     HttpFrontend frontend =

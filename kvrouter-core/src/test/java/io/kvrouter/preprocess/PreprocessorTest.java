@@ -14,6 +14,7 @@ import io.kvrouter.testing.FakeRequestPlane;
 import io.kvrouter.testing.Futures;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +47,7 @@ class PreprocessorTest {
             16,
             List.of(new RouteTarget(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"), 1000)),
             plane,
+            Duration.ofSeconds(120),
             vertx,
             new SimpleMeterRegistry());
     return new Preprocessor(vertx, assets(model), model, router, parsers);

@@ -79,7 +79,9 @@ class KvRouterTest {
                         declaredKvBlocks,
                         dpSize))
             .toList();
-    router = Routers.create(mode, config, BLOCK_SIZE, targets, plane, vertx, meters);
+    router =
+        Routers.create(
+            mode, config, BLOCK_SIZE, targets, plane, Duration.ofSeconds(120), vertx, meters);
     return router;
   }
 
@@ -313,6 +315,7 @@ class KvRouterTest {
             BLOCK_SIZE,
             List.of(RouteTarget.of(new WorkerEndpoint("w1", "127.0.0.1", 9001, "generate"))),
             plane,
+            Duration.ofSeconds(120),
             vertx,
             meters);
     assertThat(router.explain(request(tokens(1, 32)))).isEmpty();

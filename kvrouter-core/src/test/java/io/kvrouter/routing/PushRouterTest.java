@@ -5,11 +5,12 @@ import static io.kvrouter.testing.Futures.failure;
 import static io.kvrouter.testing.Futures.result;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvrouter.common.Ticker;
 import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.config.RouterMode;
+import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.NoWorkerAvailableException;
 import io.kvrouter.protocol.PreprocessedRequest;
+import io.kvrouter.protocol.RequestCancelledException;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerStatus;
@@ -18,14 +19,18 @@ import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.testing.CollectingSubscriber;
 import io.kvrouter.testing.FakeRequestPlane;
 import io.kvrouter.testing.FakeRequestPlane.Behaviour;
+import io.kvrouter.testing.ManualTicker;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -34,10 +39,18 @@ class PushRouterTest {
       new PreprocessedRequest("m", new int[] {1, 2, 3}, null, null, null, null, null);
 
   private static final int BLOCK_SIZE = 16;
+  private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(120);
 
   private final Vertx vertx = Vertx.vertx();
   private final FakeRequestPlane plane = new FakeRequestPlane();
+  private final ManualTicker ticker = new ManualTicker();
+
+  /** Swept only when a test calls {@code sweep()}, after moving {@link #ticker}. */
+  private final StalledStreams stalledStreams = new StalledStreams(IDLE_TIMEOUT, ticker);
+
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
   private RoutingPolicy policy;
+  private List<WorkerState> states;
 
   @AfterEach
   void close() {
@@ -46,15 +59,20 @@ class PushRouterTest {
 
   /** A router over workers w1 .. wN in {@code mode}; {@link #policy} is its policy. */
   private Router router(RouterMode mode, int workers) {
-    List<WorkerState> states =
+    states =
         IntStream.rangeClosed(1, workers)
             .mapToObj(i -> new WorkerEndpoint("w" + i, "127.0.0.1", 9000 + i, "generate"))
-            .map(endpoint -> new WorkerState(RouteTarget.of(endpoint), Ticker.SYSTEM))
+            .map(endpoint -> new WorkerState(RouteTarget.of(endpoint), ticker))
             .toList();
-    SimpleMeterRegistry meters = new SimpleMeterRegistry();
     policy = Routers.policy(mode, KvRouterConfig.DEFAULTS, BLOCK_SIZE, states, vertx, meters);
     return new PushRouter(
-        states, plane, policy, BlockHasher.of(BLOCK_SIZE), new HealthProber(vertx, plane), meters);
+        states,
+        plane,
+        policy,
+        BlockHasher.of(BLOCK_SIZE),
+        new HealthProber(vertx, plane, meters),
+        stalledStreams,
+        meters);
   }
 
   /** Sends {@code tokens} and subscribes; the stream stays open on a holding worker. */
@@ -168,7 +186,7 @@ class PushRouterTest {
   }
 
   @Test
-  void failureAfterOutput_reachesTheCaller() throws Exception {
+  void failureAfterOutput_reachesTheCaller_andTakesTheWorkerOut() throws Exception {
     plane.set("w1", Behaviour.DIE_AFTER_OUTPUT);
     Router router = router(RouterMode.ROUND_ROBIN, 2);
 
@@ -177,6 +195,157 @@ class PushRouterTest {
     assertThat(result.done.get()).isInstanceOf(WorkerStreamException.class);
     assertThat(result.tokens()).containsExactly(1);
     assertThat(plane.sends).containsExactly("w1");
+    assertThat(router.workers()).extracting(WorkerStatus::healthy).containsExactly(false, true);
+    assertThat(faults("w1")).isEqualTo(1);
+  }
+
+  @Test
+  void streamSilentForTheIdleTimeout_endsWithTheStall_isCancelledThere_andTakesTheWorkerOut()
+      throws Exception {
+    plane.set("w1", Behaviour.HOLD);
+    Router router = router(RouterMode.ROUND_ROBIN, 2);
+    CollectingSubscriber result = new CollectingSubscriber();
+    result(router.generate("r1", REQUEST)).subscribe(result);
+    plane.held.get("r1").output();
+
+    ticker.advance(IDLE_TIMEOUT.minusMillis(1));
+    assertThat(stalledStreams.sweep()).isZero();
+    ticker.advance(Duration.ofMillis(1));
+    assertThat(stalledStreams.sweep()).isEqualTo(1);
+
+    Throwable error = result.done.get(10, TimeUnit.SECONDS);
+    assertThat(error)
+        .isInstanceOf(WorkerStreamException.class)
+        .hasMessage(
+            "worker w1 stopped sending: no output for 120 s"
+                + " (--worker-stream-idle-timeout-secs); the request was cancelled there");
+    assertThat(((WorkerStreamException) error).stalled()).isTrue();
+    assertThat(result.tokens()).containsExactly(1);
+    assertThat(plane.cancels).containsExactly("w1");
+    assertThat(router.workers()).extracting(WorkerStatus::healthy).containsExactly(false, true);
+    assertThat(router.workers()).extracting(WorkerStatus::activeRequests).containsExactly(0, 0);
+    assertThat(stalledStreams.size()).isZero();
+  }
+
+  @Test
+  void streamSilentBeforeItsFirstOutput_goesToTheNextWorkerUnseen() throws Exception {
+    plane.set("w1", Behaviour.HOLD);
+    Router router = router(RouterMode.ROUND_ROBIN, 2);
+    CollectingSubscriber result = new CollectingSubscriber();
+    result(router.generate("r1", REQUEST)).subscribe(result);
+
+    ticker.advance(IDLE_TIMEOUT);
+    stalledStreams.sweep();
+
+    assertThat(result.done.get(10, TimeUnit.SECONDS)).isNull();
+    assertThat(result.tokens()).containsExactly(2);
+    assertThat(plane.sends).containsExactly("w1", "w2");
+    assertThat(router.workers()).extracting(WorkerStatus::healthy).containsExactly(false, true);
+  }
+
+  @Test
+  void everyOutputRestartsTheIdleClock() throws Exception {
+    plane.set("w1", Behaviour.HOLD);
+    Router router = router(RouterMode.ROUND_ROBIN, 1);
+    CollectingSubscriber result = new CollectingSubscriber();
+    result(router.generate("r1", REQUEST)).subscribe(result);
+
+    for (int i = 0; i < 5; i++) {
+      ticker.advance(IDLE_TIMEOUT.minusSeconds(1));
+      assertThat(stalledStreams.sweep()).isZero();
+      plane.held.get("r1").output();
+    }
+    plane.held.get("r1").complete();
+
+    assertThat(result.done.get(10, TimeUnit.SECONDS)).isNull();
+    assertThat(result.outputs).hasSize(6);
+    assertThat(router.workers()).extracting(WorkerStatus::healthy).containsExactly(true);
+    assertThat(stalledStreams.size()).isZero();
+  }
+
+  @Test
+  void aStreamPausedByItsClient_isNotIdle() throws Exception {
+    plane.set("w1", Behaviour.HOLD);
+    Router router = router(RouterMode.ROUND_ROBIN, 1);
+    CollectingSubscriber result = new CollectingSubscriber();
+    ResponseStream stream = result(router.generate("r1", REQUEST));
+    stream.subscribe(result);
+    plane.held.get("r1").output();
+
+    stream.pause();
+    ticker.advance(IDLE_TIMEOUT.multipliedBy(10));
+    assertThat(stalledStreams.sweep()).isZero();
+    stream.resume();
+    ticker.advance(IDLE_TIMEOUT.minusMillis(1));
+    assertThat(stalledStreams.sweep()).as("the clock restarted at resume").isZero();
+    ticker.advance(Duration.ofMillis(1));
+    assertThat(stalledStreams.sweep()).isEqualTo(1);
+
+    assertThat(result.done.get(10, TimeUnit.SECONDS))
+        .isInstanceOf(WorkerStreamException.class)
+        .hasMessageContaining("stopped sending");
+  }
+
+  @Test
+  void aStreamTheClientCancelled_endsAsCancelled_andTheWorkerStaysIn() throws Exception {
+    plane.set("w1", Behaviour.HOLD);
+    Router router = router(RouterMode.ROUND_ROBIN, 1);
+    CollectingSubscriber result = new CollectingSubscriber();
+    ResponseStream stream = result(router.generate("r1", REQUEST));
+    stream.subscribe(result);
+
+    stream.cancel();
+    ticker.advance(IDLE_TIMEOUT);
+
+    assertThat(stalledStreams.sweep()).isZero();
+    assertThat(result.done.get(10, TimeUnit.SECONDS)).isInstanceOf(RequestCancelledException.class);
+    assertThat(router.workers()).extracting(WorkerStatus::healthy).containsExactly(true);
+  }
+
+  @Test
+  void aWorkerThatPassesProbesButFailsRequests_isProbedLessAndLessOften() throws Exception {
+    plane.set("w1", Behaviour.FAIL_REQUESTS);
+    Router router = router(RouterMode.ROUND_ROBIN, 2);
+    WorkerHealth w1 = states.get(0).health;
+
+    for (int round = 1; round <= 3; round++) {
+      sendUntilTried(router, "w1", round);
+      assertThat(w1.healthy()).isFalse();
+      assertThat(w1.failures()).as("failures carried across recoveries").isEqualTo(round);
+      assertThat(w1.nextProbeDelay()).isEqualTo(WorkerHealth.backoff(round - 1));
+      Awaitility.await().atMost(Duration.ofSeconds(30)).until(w1::healthy);
+    }
+
+    plane.set("w1", Behaviour.ANSWER);
+    sendUntilTried(router, "w1", 4);
+    assertThat(w1.healthy()).isTrue();
+    assertThat(w1.failures()).as("a completed request forgives").isZero();
+    assertThat(faults("w1")).isEqualTo(3);
+    assertThat(probes("w1", "ok")).isEqualTo(3);
+  }
+
+  /** Sends requests until {@code workerId} has been tried {@code times} times in all. */
+  private void sendUntilTried(Router router, String workerId, int times) throws Exception {
+    for (int i = 0; plane.sends.stream().filter(workerId::equals).count() < times; i++) {
+      assertThat(i).as("requests sent before %s was tried", workerId).isLessThan(100);
+      drain(result(router.generate("r" + plane.sends.size(), REQUEST)));
+    }
+  }
+
+  private double faults(String workerId) {
+    Counter counter =
+        meters.find(MetricNames.WORKER_FAULTS).tag(MetricNames.TAG_WORKER_ID, workerId).counter();
+    return counter == null ? 0 : counter.count();
+  }
+
+  private double probes(String workerId, String outcome) {
+    Counter counter =
+        meters
+            .find(MetricNames.WORKER_HEALTH_PROBES)
+            .tag(MetricNames.TAG_WORKER_ID, workerId)
+            .tag(MetricNames.TAG_OUTCOME, outcome)
+            .counter();
+    return counter == null ? 0 : counter.count();
   }
 
   @Test
@@ -272,13 +441,5 @@ class PushRouterTest {
 
     List.of("r1", "r2", "r3", "r4").forEach(id -> plane.held.get(id).complete());
     assertThat(inFlight()).isZero();
-  }
-
-  @Test
-  void backoff_doublesUpToTheCap() {
-    assertThat(HealthProber.backoff(0)).isEqualTo(Duration.ofMillis(250));
-    assertThat(HealthProber.backoff(1)).isEqualTo(Duration.ofMillis(500));
-    assertThat(HealthProber.backoff(3)).isEqualTo(Duration.ofSeconds(2));
-    assertThat(HealthProber.backoff(40)).isEqualTo(Duration.ofSeconds(30));
   }
 }

@@ -38,7 +38,12 @@ public final class FakeRequestPlane implements RequestPlane {
     /** Its stream breaks after one output. */
     DIE_AFTER_OUTPUT,
     /** Its stream stays open until the test drives it through {@link #held}. */
-    HOLD
+    HOLD,
+    /**
+     * Answers probes, but every request fails as unreachable: a worker that acks and never calls
+     * home, or hangs again as soon as it is back.
+     */
+    FAIL_REQUESTS
   }
 
   private final Map<String, Behaviour> behaviours = new ConcurrentHashMap<>();
@@ -79,7 +84,7 @@ public final class FakeRequestPlane implements RequestPlane {
     workerOf.put(requestId, worker.workerId());
     requestOf.put(requestId, request);
     Behaviour behaviour = behaviour(worker.workerId());
-    if (behaviour == Behaviour.UNREACHABLE) {
+    if (behaviour == Behaviour.UNREACHABLE || behaviour == Behaviour.FAIL_REQUESTS) {
       return Future.failedFuture(
           WorkerUnavailableException.unreachable(worker.workerId(), "connection refused", null));
     }

@@ -117,29 +117,14 @@ final class TcpRequestPlane implements RequestPlane {
     return answer;
   }
 
-  /**
-   * Opens a fresh connection and closes it again: a pooled connection can stay open to a worker
-   * that no longer answers, so only a new one shows the worker is accepting connections.
-   */
+  /** Sends a {@link HealthProbe}: succeeds only when the worker process answers it. */
   @Override
   public Future<Void> probe(WorkerEndpoint worker) {
     if (closed) {
       return Future.failedFuture(
           WorkerUnavailableException.unreachable(worker.workerId(), "request plane closed", null));
     }
-    return client
-        .connect(worker.port(), worker.host())
-        .transform(
-            ar -> {
-              if (ar.succeeded()) {
-                return ar.result().close();
-              }
-              return Future.failedFuture(
-                  WorkerUnavailableException.unreachable(
-                      worker.workerId(),
-                      "cannot connect to " + endpoint(worker) + ": " + ar.cause().getMessage(),
-                      ar.cause()));
-            });
+    return HealthProbe.run(vertx, client, config, worker);
   }
 
   @Override

@@ -126,6 +126,71 @@ class RequestPlaneWireTest {
   }
 
   @Test
+  void probe_asksForAPathNoWorkerServes_andAnyAckProvesTheWorkerRuns() throws Exception {
+    CompletableFuture<RequestFrame> received = new CompletableFuture<>();
+    NetServer server =
+        rawWorker(
+            (socket, frame) -> {
+              received.complete(frame);
+              // what Dynamo's read loop answers for a path it has no handler for
+              RawPeers.ack(socket, Ack.rejected("Unknown endpoint: " + frame.path()));
+            });
+
+    Await.result(
+        plane.probe(new WorkerEndpoint("w1", "127.0.0.1", server.actualPort(), "7f/generate")));
+
+    RequestFrame frame = received.get(20, TimeUnit.SECONDS);
+    assertThat(frame.path()).isEqualTo("7f/" + HealthProbe.PATH);
+    assertThat(frame.payload().length()).isZero();
+  }
+
+  @Test
+  void probe_failsWhenTheWorkerAcceptsConnectionsButNeverAnswers() throws Exception {
+    // A stopped (SIGSTOP) worker: the kernel still completes the connect, nothing ever answers.
+    AtomicInteger frames = new AtomicInteger();
+    NetServer server = rawWorker((socket, frame) -> frames.incrementAndGet());
+    Await.result(plane.close());
+    plane = plane(Duration.ofMillis(300), 2);
+
+    Throwable failure =
+        Await.failure(
+            plane.probe(new WorkerEndpoint("w1", "127.0.0.1", server.actualPort(), "generate")));
+
+    assertThat(failure)
+        .isInstanceOf(WorkerUnavailableException.class)
+        .hasMessageContaining("no answer to a health probe")
+        .hasMessageContaining("within 300 ms");
+    assertThat(((WorkerUnavailableException) failure).workerFault()).isTrue();
+    assertThat(frames.get()).as("the probe frame reached the worker").isEqualTo(1);
+  }
+
+  @Test
+  void probe_failsWhenTheWorkerClosesTheConnectionWithoutAnswering() throws Exception {
+    NetServer server = rawWorker((socket, frame) -> socket.close());
+
+    assertThat(
+            Await.failure(
+                plane.probe(
+                    new WorkerEndpoint("w1", "127.0.0.1", server.actualPort(), "generate"))))
+        .isInstanceOf(WorkerUnavailableException.class)
+        .hasMessageContaining("closed before it answered a health probe");
+  }
+
+  /** A worker that decodes request frames without reading their payload, as a probe has none. */
+  private NetServer rawWorker(BiConsumer<NetSocket, RequestFrame> script) throws Exception {
+    return Await.result(
+        vertx
+            .createNetServer()
+            .connectHandler(
+                socket -> {
+                  RequestFrameDecoder decoder = new RequestFrameDecoder(RawPeers.MAX);
+                  socket.handler(
+                      chunk -> decoder.decode(chunk, frame -> script.accept(socket, frame)));
+                })
+            .listen(0, "127.0.0.1"));
+  }
+
+  @Test
   void workerThatAcksButNeverCallsBack_failsAfterTheCallHomeTimeout() throws Exception {
     WorkerEndpoint worker = worker((socket, request) -> RawPeers.ack(socket, Ack.ACCEPTED));
     Await.result(plane.close());

@@ -126,14 +126,15 @@ class TcpEndToEndTest {
   }
 
   @Test
-  void probeOpensAConnection() throws Exception {
+  void probeIsAnsweredByTheWorkerServer_onAFreshConnectionEachTime() throws Exception {
     TcpWorkerServer server =
         startServer(
             Map.of("generate", new ScriptedEngine(vertx, 1, 0, ScriptedEngine.Failure.NONE)));
     RequestPlane plane = client(100);
     WorkerEndpoint worker = new WorkerEndpoint("w1", "127.0.0.1", server.port(), "generate");
 
-    // Each probe opens a fresh connection: an old pooled one can outlive a worker that hangs.
+    // The worker acks the probe's unknown path with a rejection, which proves it is running. Each
+    // probe opens a fresh connection: an old pooled one can outlive a worker that hangs.
     Await.result(plane.probe(worker));
     Await.result(plane.probe(worker));
     Awaitility.await()
