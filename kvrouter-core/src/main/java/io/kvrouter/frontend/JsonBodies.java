@@ -7,9 +7,7 @@ import io.kvrouter.protocol.InvalidRequestException;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.json.jackson.JacksonCodec;
 import java.io.IOException;
 import java.util.function.Function;
 
@@ -23,7 +21,8 @@ import java.util.function.Function;
  *
  * <p>Jackson's default limits refuse strings longer than 20 million characters, which would call a
  * valid body within {@code --http-body-limit-mb} invalid JSON; the parser here allows strings as
- * long as the body limit (a string never has more characters than its body has bytes).
+ * long as the body limit (a string never has more characters than its body has bytes). Arrays of
+ * integers are read unboxed ({@link CompactJsonReader}).
  */
 final class JsonBodies {
   /** Bodies up to this size are read on the event loop: parsing them takes well under 1 ms. */
@@ -64,10 +63,9 @@ final class JsonBodies {
       throw new InvalidRequestException("The request body is empty; expected a JSON object", null);
     }
     Object json;
-    try {
-      JsonParser parser = factory.createParser(body.getBytes());
-      json = JacksonCodec.fromParser(parser, Object.class);
-    } catch (IOException | DecodeException e) {
+    try (JsonParser parser = factory.createParser(body.getBytes())) {
+      json = CompactJsonReader.read(parser);
+    } catch (IOException e) {
       throw new InvalidRequestException(
           "The request body is not valid JSON: " + e.getMessage(), null);
     }
