@@ -276,7 +276,24 @@ public final class RouterApplication {
                     "Invalid value '" + name + "' for " + flag + ": expected one of " + names));
   }
 
+  /** The model's files, with the context length of {@code --context-length} when given. */
   private static ModelAssets loadModel(RouterConfig config) {
+    ModelAssets assets = readModel(config);
+    Integer contextLength = config.model().contextLength();
+    if (contextLength != null) {
+      assets = assets.withContextLength(contextLength);
+    }
+    log.info(
+        "context length: {}",
+        assets.contextLength().isPresent()
+            ? assets.contextLength().getAsInt()
+                + " tokens"
+                + (contextLength != null ? " (--context-length)" : " (the model's)")
+            : "none; requests are bounded by the workers' KV caches when known");
+    return assets;
+  }
+
+  private static ModelAssets readModel(RouterConfig config) {
     if (config.model().path() == null) {
       return ModelAssets.demo();
     }

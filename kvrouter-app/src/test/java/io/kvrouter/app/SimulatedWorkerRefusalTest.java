@@ -6,6 +6,7 @@ import io.kvrouter.common.Ticker;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.PreprocessedRequest.StopConditions;
+import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerUnavailableException;
 import io.kvrouter.transport.RequestPlane;
@@ -27,59 +28,90 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A simulated worker whose KV cache cannot hold a prompt refuses it over the real TCP request
- * plane: the router sees a refusal (may try another worker, keeps this one in rotation), not a
- * worker fault.
+ * plane, and the router tells the two refusals apart: a prompt larger than the whole cache can
+ * never fit (the request's fault), one that finds the cache full right now may fit later (another
+ * worker, or a retry). Neither is a worker fault.
  */
 class SimulatedWorkerRefusalTest {
   private final Vertx vertx = Vertx.vertx();
+  private WorkerServer server;
+  private RequestPlane plane;
+  private WorkerEndpoint worker;
 
   @AfterEach
   void close() throws Exception {
+    if (plane != null) {
+      await(plane.close());
+      await(server.close());
+    }
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
-  @Test
-  void promptLargerThanTheCache_isRefused_notAWorkerFault() throws Exception {
+  /** A worker with a cache of two blocks of four tokens, at once or pausing 10 s per token. */
+  private void startWorker(Duration interTokenLatency) throws Exception {
     SimulatedEngine engine =
         new SimulatedEngine(
             vertx,
-            new SimulatedEngine.Options(Vocabularies.demo(), Duration.ZERO, Duration.ZERO, 4, 2),
+            new SimulatedEngine.Options(
+                Vocabularies.demo(), Duration.ZERO, interTokenLatency, 4, 2),
             new SimpleMeterRegistry(),
             Tags.of("model", "m"),
             Ticker.SYSTEM);
     TcpConfig tcp = TcpConfig.defaults("127.0.0.1");
-    WorkerServer server =
+    server =
         await(
             TcpTransport.server(
                 vertx, "127.0.0.1", 0, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), tcp));
-    RequestPlane plane = TcpTransport.client(vertx, tcp);
+    plane = TcpTransport.client(vertx, tcp);
     await(plane.start());
-    WorkerEndpoint worker =
-        new WorkerEndpoint("w1", "127.0.0.1", server.port(), WorkerEndpoint.DEFAULT_PATH);
-    PreprocessedRequest request =
-        new PreprocessedRequest(
-            "m",
-            IntStream.range(0, 12).toArray(),
-            new StopConditions(1, null, null, null, null),
-            null,
-            null,
-            null,
-            null);
+    worker = new WorkerEndpoint("w1", "127.0.0.1", server.port(), WorkerEndpoint.DEFAULT_PATH);
+  }
 
-    Throwable failure;
+  private static PreprocessedRequest prompt(int from, int tokens) {
+    return new PreprocessedRequest(
+        "m",
+        IntStream.range(from, from + tokens).toArray(),
+        new StopConditions(100, null, null, null, null),
+        null,
+        null,
+        null,
+        null);
+  }
+
+  private WorkerUnavailableException refusal(String requestId, PreprocessedRequest request)
+      throws Exception {
     try {
-      await(plane.send(worker, "r1", request));
-      failure = null;
+      await(plane.send(worker, requestId, request));
     } catch (ExecutionException e) {
-      failure = e.getCause();
+      assertThat(e.getCause()).isInstanceOf(WorkerUnavailableException.class);
+      return (WorkerUnavailableException) e.getCause();
     }
+    throw new AssertionError("the worker took " + requestId);
+  }
 
-    assertThat(failure)
-        .isInstanceOf(WorkerUnavailableException.class)
-        .hasMessageContaining("KV cache full: 3 blocks needed, 2 free");
-    assertThat(((WorkerUnavailableException) failure).workerFault()).isFalse();
-    await(plane.close());
-    await(server.close());
+  @Test
+  void promptLargerThanTheWholeCache_isRefusedAsNeverFitting() throws Exception {
+    startWorker(Duration.ZERO);
+
+    WorkerUnavailableException refused = refusal("r1", prompt(0, 12));
+
+    assertThat(refused.neverFits()).isTrue();
+    assertThat(refused.workerFault()).isFalse();
+    assertThat(refused.reason()).isEqualTo("it needs 12 tokens of KV cache, the worker holds 8");
+  }
+
+  @Test
+  void promptThatFindsTheCacheFull_isRefusedAsPassing() throws Exception {
+    startWorker(Duration.ofSeconds(10));
+    // holds both blocks while it streams its 100 tokens, 10 s apart
+    ResponseStream running = await(plane.send(worker, "r1", prompt(0, 8)));
+
+    WorkerUnavailableException refused = refusal("r2", prompt(50, 8));
+
+    assertThat(refused.neverFits()).isFalse();
+    assertThat(refused.workerFault()).isFalse();
+    assertThat(refused.reason()).contains("KV cache full: 2 blocks needed, 0 free");
+    running.cancel();
   }
 
   private static <T> T await(Future<T> future) throws Exception {

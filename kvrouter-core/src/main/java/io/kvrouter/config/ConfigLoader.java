@@ -82,7 +82,8 @@ public final class ConfigLoader {
             servedName,
             value(KV_CACHE_BLOCK_SIZE),
             value(REASONING_PARSER),
-            value(TOOL_CALL_PARSER));
+            value(TOOL_CALL_PARSER),
+            value(CONTEXT_LENGTH));
     RouterMode mode = value(ROUTER_MODE);
     KvRouterConfig kv = kvRouter(mode);
     EventPlaneConfig eventPlane =

@@ -10,13 +10,16 @@ import java.util.Objects;
  * @param servedName the name clients request
  * @param reasoningParser {@code --reasoning-parser}, or null
  * @param toolCallParser {@code --tool-call-parser}, or null
+ * @param contextLength {@code --context-length}: the most tokens of prompt and completion of one
+ *     request, or null to take the model folder's
  */
 public record ModelConfig(
     Path path,
     String servedName,
     int kvCacheBlockSize,
     String reasoningParser,
-    String toolCallParser) {
+    String toolCallParser,
+    Integer contextLength) {
 
   public static final String DEMO_MODEL_NAME = "mock-model";
 

@@ -382,6 +382,23 @@ public final class Settings {
           false,
           Parsers.ints(1, 1024));
 
+  public static final Setting<Integer> CONTEXT_LENGTH =
+      new Setting<>(
+          "context-length",
+          null,
+          "TOKENS",
+          "Most tokens one request may hold, prompt and completion together: the served model's"
+              + " context length (vLLM's --max-model-len). A request whose max_tokens, or prompt"
+              + " plus max_tokens, is longer gets 400; one without max_tokens is cut at what is"
+              + " left. Defaults to what the model folder says (config.json's"
+              + " max_position_embeddings and similar keys, with rope scaling, capped by"
+              + " tokenizer_config.json's model_max_length); the demo tokenizer has none, and"
+              + " requests are then bounded by the largest worker's KV cache when it is known.",
+          null,
+          "an integer from 1 to 2147483647",
+          false,
+          Parsers.ints(1, Integer.MAX_VALUE));
+
   public static final Setting<Integer> TCP_MAX_MESSAGE_SIZE =
       new Setting<>(
           "tcp-max-message-size",
@@ -516,6 +533,7 @@ public final class Settings {
           REASONING_PARSER,
           TOOL_CALL_PARSER,
           KV_CACHE_BLOCK_SIZE,
+          CONTEXT_LENGTH,
           TCP_MAX_MESSAGE_SIZE,
           TCP_REQUEST_TIMEOUT,
           TCP_POOL_SIZE,

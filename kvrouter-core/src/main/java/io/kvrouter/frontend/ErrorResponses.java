@@ -72,10 +72,6 @@ final class ErrorResponses {
     return new ApiError(500, "server_error", null, "Internal server error", null);
   }
 
-  static ApiError invalidBody(String message) {
-    return new ApiError(400, "invalid_request_error", null, message, null);
-  }
-
   static void send(HttpServerResponse response, ApiError error) {
     if (response.headWritten() || response.closed()) {
       return;

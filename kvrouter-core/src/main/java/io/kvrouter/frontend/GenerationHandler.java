@@ -11,7 +11,6 @@ import io.kvrouter.protocol.ModelNotFoundException;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
@@ -20,10 +19,10 @@ import java.util.UUID;
 import java.util.function.Function;
 
 /**
- * Serves one OpenAI generation endpoint: parses and validates the body, starts one generation per
- * prompt (a completions request may hold several; each is a choice) and hands them to a streaming
- * (SSE) or unary responder. If any prompt is refused the request fails as a whole and the
- * generations already started are stopped.
+ * Serves one OpenAI generation endpoint: parses and validates the body (a large one on a worker
+ * thread: {@link JsonBodies}), starts one generation per prompt (a completions request may hold
+ * several; each is a choice) and hands them to a streaming (SSE) or unary responder. If any prompt
+ * is refused the request fails as a whole and the generations already started are stopped.
  */
 final class GenerationHandler implements Handler<RoutingContext> {
   private final Preprocessor preprocessor;
@@ -33,11 +32,13 @@ final class GenerationHandler implements Handler<RoutingContext> {
   private final Function<JsonObject, OpenAiRequest> parser;
   private final ErrorResponses errors;
   private final InFlightResponses inFlight;
+  private final JsonBodies bodies;
 
   GenerationHandler(
       Preprocessor preprocessor,
       ErrorResponses errors,
       InFlightResponses inFlight,
+      JsonBodies bodies,
       FrontendMetrics metrics,
       String endpoint,
       ResponseFormat format,
@@ -45,6 +46,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
     this.preprocessor = preprocessor;
     this.errors = errors;
     this.inFlight = inFlight;
+    this.bodies = bodies;
     this.metrics = metrics;
     this.endpoint = endpoint;
     this.format = format;
@@ -53,20 +55,22 @@ final class GenerationHandler implements Handler<RoutingContext> {
 
   @Override
   public void handle(RoutingContext ctx) {
-    JsonObject body;
-    try {
-      body = parseBody(ctx);
-    } catch (IllegalArgumentException e) {
-      ErrorResponses.send(ctx.response(), ErrorResponses.invalidBody(e.getMessage()));
-      return;
-    }
-    OpenAiRequest request;
-    try {
-      request = parseRequest(preprocessor, parser, body);
-    } catch (RuntimeException e) {
-      ErrorResponses.send(ctx.response(), errors.of(e));
-      return;
-    }
+    bodies
+        .read(
+            ctx.vertx().getOrCreateContext(),
+            body(ctx),
+            json -> parseRequest(preprocessor, parser, json))
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                ErrorResponses.send(ctx.response(), errors.of(ar.cause()));
+              } else {
+                serve(ctx, ar.result());
+              }
+            });
+  }
+
+  private void serve(RoutingContext ctx, OpenAiRequest request) {
     String requestId = UUID.randomUUID().toString();
     FrontendMetrics.RequestTracker tracker = metrics.start(endpoint, request.stream());
     ResponseFormat.Header header =
@@ -137,21 +141,8 @@ final class GenerationHandler implements Handler<RoutingContext> {
     return request;
   }
 
-  /** The request body as a JSON object; {@link IllegalArgumentException} when it is not one. */
-  static JsonObject parseBody(RoutingContext ctx) {
-    Buffer buffer = ctx.body() == null ? null : ctx.body().buffer();
-    if (buffer == null || buffer.length() == 0) {
-      throw new IllegalArgumentException("The request body is empty; expected a JSON object");
-    }
-    Object json;
-    try {
-      json = buffer.toJsonValue();
-    } catch (DecodeException e) {
-      throw new IllegalArgumentException("The request body is not valid JSON: " + e.getMessage());
-    }
-    if (!(json instanceof JsonObject object)) {
-      throw new IllegalArgumentException("The request body must be a JSON object");
-    }
-    return object;
+  /** The request's body, or null when it has none. */
+  static Buffer body(RoutingContext ctx) {
+    return ctx.body() == null ? null : ctx.body().buffer();
   }
 }

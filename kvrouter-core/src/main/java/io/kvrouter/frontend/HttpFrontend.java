@@ -28,6 +28,7 @@ public final class HttpFrontend {
   private final FrontendMetrics frontendMetrics;
   private final HttpConfig config;
   private final ErrorResponses errors;
+  private final JsonBodies bodies;
   private final RouterEndpoints routerEndpoints;
   private final InFlightResponses inFlight = new InFlightResponses();
   private final long createdEpochSeconds = System.currentTimeMillis() / 1000;
@@ -46,7 +47,8 @@ public final class HttpFrontend {
     this.metrics = metrics;
     this.config = config;
     this.errors = new ErrorResponses(config.busyStatusCode());
-    this.routerEndpoints = new RouterEndpoints(preprocessor, errors);
+    this.bodies = new JsonBodies(config.bodyLimitBytes());
+    this.routerEndpoints = new RouterEndpoints(preprocessor, errors, bodies);
     this.frontendMetrics =
         new FrontendMetrics(metrics, preprocessor.modelName(), kvCacheBlockSize, ticker);
   }
@@ -55,31 +57,36 @@ public final class HttpFrontend {
   public Router router(Vertx vertx) {
     Router router = Router.router(vertx);
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
+    JsonContentType json = new JsonContentType();
     router
         .post("/v1/chat/completions")
+        .handler(json)
         .handler(body)
         .handler(
             new GenerationHandler(
                 preprocessor,
                 errors,
                 inFlight,
+                bodies,
                 frontendMetrics,
                 "chat_completions",
                 ResponseFormat.CHAT,
                 OpenAiRequests::chat));
     router
         .post("/v1/completions")
+        .handler(json)
         .handler(body)
         .handler(
             new GenerationHandler(
                 preprocessor,
                 errors,
                 inFlight,
+                bodies,
                 frontendMetrics,
                 "completions",
                 ResponseFormat.COMPLETION,
                 OpenAiRequests::completion));
-    router.post("/router/explain").handler(body).handler(routerEndpoints::explain);
+    router.post("/router/explain").handler(json).handler(body).handler(routerEndpoints::explain);
     router.get("/router/workers").handler(routerEndpoints::workers);
     router.get("/v1/models").handler(this::models);
     router.get("/health").handler(this::health);

@@ -25,28 +25,37 @@ import java.util.UUID;
 final class RouterEndpoints {
   private final Preprocessor preprocessor;
   private final ErrorResponses errors;
+  private final JsonBodies bodies;
 
-  RouterEndpoints(Preprocessor preprocessor, ErrorResponses errors) {
+  RouterEndpoints(Preprocessor preprocessor, ErrorResponses errors, JsonBodies bodies) {
     this.preprocessor = preprocessor;
     this.errors = errors;
+    this.bodies = bodies;
   }
 
   void explain(RoutingContext ctx) {
-    OpenAiRequest request;
-    try {
-      JsonObject body = GenerationHandler.parseBody(ctx);
-      request =
-          GenerationHandler.parseRequest(
-              preprocessor,
-              body.containsKey("messages") ? OpenAiRequests::chat : OpenAiRequests::completion,
-              body);
-    } catch (IllegalArgumentException e) {
-      ErrorResponses.send(ctx.response(), ErrorResponses.invalidBody(e.getMessage()));
-      return;
-    } catch (RuntimeException e) {
-      ErrorResponses.send(ctx.response(), errors.of(e));
-      return;
-    }
+    bodies
+        .read(
+            ctx.vertx().getOrCreateContext(),
+            GenerationHandler.body(ctx),
+            body ->
+                GenerationHandler.parseRequest(
+                    preprocessor,
+                    body.containsKey("messages")
+                        ? OpenAiRequests::chat
+                        : OpenAiRequests::completion,
+                    body))
+        .onComplete(
+            ar -> {
+              if (ar.failed()) {
+                ErrorResponses.send(ctx.response(), errors.of(ar.cause()));
+              } else {
+                explain(ctx, ar.result());
+              }
+            });
+  }
+
+  private void explain(RoutingContext ctx, OpenAiRequest request) {
     preprocessor
         .explain(request.toGeneration(UUID.randomUUID().toString()))
         .onComplete(

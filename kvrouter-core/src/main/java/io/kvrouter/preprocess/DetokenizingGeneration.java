@@ -37,6 +37,8 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
   private boolean finished;
 
   /**
+   * @param maxTokens the most tokens to let through: the request's {@code max_tokens}, or what the
+   *     context leaves its prompt ({@link SequenceLimit}); {@link Integer#MAX_VALUE} for no limit
    * @param eosTokenIds the model's end-of-sequence ids: one the worker sends ends the generation
    *     and is left out of the text (unless the request ignores eos)
    * @param echo the prompt's text to return before the generated text, or empty
@@ -48,6 +50,7 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
       Tokenizer tokenizer,
       GenerationRequest request,
       int promptTokens,
+      int maxTokens,
       List<Integer> eosTokenIds,
       String echo,
       boolean skipSpecialTokens,
@@ -61,7 +64,7 @@ final class DetokenizingGeneration implements Generation, ResponseStream.Subscri
     this.stopStrings = new StopStringMatcher(request.stop());
     this.stopTokenIds = request.stopTokenIds();
     this.eosTokenIds = request.ignoreEos() ? List.of() : eosTokenIds;
-    this.maxTokens = request.maxTokens() == null ? Integer.MAX_VALUE : request.maxTokens();
+    this.maxTokens = maxTokens;
     this.minTokens = request.minTokens() == null ? 0 : request.minTokens();
     this.promptTokens = promptTokens;
   }

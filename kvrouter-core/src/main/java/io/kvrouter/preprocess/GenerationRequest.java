@@ -7,7 +7,10 @@ import java.util.Objects;
 /**
  * A validated request to generate text, independent of the HTTP API it came from.
  *
- * @param maxTokens most tokens to generate, or {@code null} for the engine's default
+ * @param maxTokens most tokens to generate, or {@code null} for the engine's default (at most what
+ *     the context leaves)
+ * @param maxTokensParam the request field {@code maxTokens} came from, for errors ({@code
+ *     max_tokens} or {@code max_completion_tokens}); {@code max_tokens} when null
  * @param stop strings that end generation; the matched string is not returned
  * @param stopTokenIds token ids that end generation
  * @param output what the text holds besides the decoded tokens
@@ -16,6 +19,7 @@ public record GenerationRequest(
     String requestId,
     Prompt prompt,
     Integer maxTokens,
+    String maxTokensParam,
     List<String> stop,
     List<Integer> stopTokenIds,
     Integer minTokens,
@@ -26,6 +30,7 @@ public record GenerationRequest(
   public GenerationRequest {
     Objects.requireNonNull(requestId, "requestId");
     Objects.requireNonNull(prompt, "prompt");
+    maxTokensParam = maxTokensParam == null ? "max_tokens" : maxTokensParam;
     stop = stop == null ? List.of() : List.copyOf(stop);
     stopTokenIds = stopTokenIds == null ? List.of() : List.copyOf(stopTokenIds);
     sampling = sampling == null ? SamplingOptions.DEFAULT : sampling;

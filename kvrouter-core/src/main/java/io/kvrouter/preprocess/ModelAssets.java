@@ -15,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -29,15 +30,22 @@ import java.util.Set;
  * @param eosTokenIds the ids that end a generation: {@code generation_config.json}'s {@code
  *     eos_token_id} (an int or a list) followed by {@code tokenizer_config.json}'s {@code
  *     eos_token}, without duplicates; empty for the demo model
+ * @param contextLength the most tokens of prompt and completion one request may hold ({@link
+ *     ModelContextLength}), or empty when the model does not say (the demo model)
  */
 public record ModelAssets(
-    String name, Tokenizer tokenizer, ChatTemplate chatTemplate, List<Integer> eosTokenIds)
+    String name,
+    Tokenizer tokenizer,
+    ChatTemplate chatTemplate,
+    List<Integer> eosTokenIds,
+    OptionalInt contextLength)
     implements AutoCloseable {
 
   public static final String TOKENIZER_FILE = "tokenizer.json";
   public static final String TOKENIZER_CONFIG_FILE = "tokenizer_config.json";
   public static final String GENERATION_CONFIG_FILE = "generation_config.json";
   public static final String CHAT_TEMPLATE_FILE = "chat_template.jinja";
+  public static final String MODEL_CONFIG_FILE = "config.json";
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -46,16 +54,26 @@ public record ModelAssets(
     Objects.requireNonNull(tokenizer, "tokenizer");
     Objects.requireNonNull(chatTemplate, "chatTemplate");
     eosTokenIds = List.copyOf(eosTokenIds);
+    Objects.requireNonNull(contextLength, "contextLength");
   }
 
   /** The demo model: the byte tokenizer, the ChatML template and no eos ids, named "demo". */
   public static ModelAssets demo() {
-    return new ModelAssets("demo", Tokenizer.bytes(), ChatTemplate.chatMl(), List.of());
+    return new ModelAssets(
+        "demo", Tokenizer.bytes(), ChatTemplate.chatMl(), List.of(), OptionalInt.empty());
   }
 
   /** The same assets under another name. */
   public ModelAssets withName(String newName) {
-    return new ModelAssets(newName, tokenizer, chatTemplate, eosTokenIds);
+    return new ModelAssets(newName, tokenizer, chatTemplate, eosTokenIds, contextLength);
+  }
+
+  /** The same assets with another context length ({@code --context-length}). */
+  public ModelAssets withContextLength(int tokens) {
+    if (tokens < 1) {
+      throw new IllegalArgumentException("context length must be >= 1: " + tokens);
+    }
+    return new ModelAssets(name, tokenizer, chatTemplate, eosTokenIds, OptionalInt.of(tokens));
   }
 
   /** Releases the tokenizer's native resources. */
@@ -75,6 +93,8 @@ public record ModelAssets(
    *       of {@code {name, template}} (the one named "default" is used); {@code bos_token} and
    *       {@code eos_token} are strings or objects with a {@code content} field.
    *   <li>{@code generation_config.json}: optional; its {@code eos_token_id} is an int or a list.
+   *   <li>{@code config.json}: optional; with {@code tokenizer_config.json}, it gives the context
+   *       length ({@link ModelContextLength}).
    * </ul>
    *
    * @throws IOException when the folder or {@code tokenizer.json} is missing, or a file is
@@ -104,6 +124,8 @@ public record ModelAssets(
     JsonNode config = Files.isRegularFile(configFile) ? readJson(configFile) : null;
     Path generationFile = modelDir.resolve(GENERATION_CONFIG_FILE);
     JsonNode generation = Files.isRegularFile(generationFile) ? readJson(generationFile) : null;
+    Path modelConfigFile = modelDir.resolve(MODEL_CONFIG_FILE);
+    JsonNode modelConfig = Files.isRegularFile(modelConfigFile) ? readJson(modelConfigFile) : null;
 
     String bosToken = config == null ? null : tokenText(config, "bos_token", configFile);
     String eosToken = config == null ? null : tokenText(config, "eos_token", configFile);
@@ -123,7 +145,12 @@ public record ModelAssets(
         }
         eos.add(id.get());
       }
-      return new ModelAssets(name, tokenizer, template, new ArrayList<>(eos));
+      return new ModelAssets(
+          name,
+          tokenizer,
+          template,
+          new ArrayList<>(eos),
+          ModelContextLength.derive(modelConfig, config));
     } catch (IOException | RuntimeException e) {
       tokenizer.close();
       throw e;

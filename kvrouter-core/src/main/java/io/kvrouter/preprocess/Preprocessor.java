@@ -62,7 +62,9 @@ public final class Preprocessor {
 
   /**
    * Starts a generation. Fails with {@link InvalidRequestException} when the prompt cannot be
-   * rendered or is empty, and with the router's failures when no worker takes it.
+   * rendered or is empty, or when the request is longer than the model's context length or the
+   * largest worker's KV cache ({@link SequenceLimit}), and with the router's failures when no
+   * worker takes it.
    */
   public Future<Generation> generate(GenerationRequest request) {
     OutputOptions output = request.output();
@@ -74,16 +76,45 @@ public final class Preprocessor {
                   + modelName,
               "tool_choice"));
     }
-    return prepare(request)
+    return admit(request)
         .compose(
-            prompt ->
+            admitted ->
                 router
-                    .generate(request.requestId(), preprocessed(request, prompt.ids()))
-                    .map(stream -> detokenizing(stream, request, prompt)));
+                    .generate(request.requestId(), preprocessed(request, admitted.prompt().ids()))
+                    .map(stream -> detokenizing(stream, request, admitted)));
+  }
+
+  /** A prompt made ready, and the most tokens its completion may have. */
+  private record Admitted(PreparedPrompt prompt, int completionTokens) {}
+
+  /**
+   * Prepares the prompt of {@code request} and checks the request against the model's context
+   * length and the largest worker's KV cache, whichever is smaller ({@link SequenceLimit}): a
+   * {@code max_tokens} over it fails before the prompt is tokenized, a prompt that, with {@code
+   * max_tokens}, is over it fails after. Without {@code max_tokens} the completion may have what
+   * the prompt leaves; without a known limit, no bound but {@code max_tokens}.
+   */
+  private Future<Admitted> admit(GenerationRequest request) {
+    Optional<SequenceLimit> limit =
+        SequenceLimit.of(assets.contextLength(), router.largestKvCapacityTokens());
+    if (limit.isEmpty()) {
+      int completionTokens = request.maxTokens() == null ? Integer.MAX_VALUE : request.maxTokens();
+      return prepare(request).map(prompt -> new Admitted(prompt, completionTokens));
+    }
+    try {
+      limit.get().checkMaxTokens(request);
+    } catch (InvalidRequestException e) {
+      return Future.failedFuture(e);
+    }
+    return prepare(request)
+        .map(
+            prompt ->
+                new Admitted(prompt, limit.get().completionTokens(request, prompt.ids().length)));
   }
 
   private Generation detokenizing(
-      ResponseStream stream, GenerationRequest request, PreparedPrompt prompt) {
+      ResponseStream stream, GenerationRequest request, Admitted admitted) {
+    PreparedPrompt prompt = admitted.prompt();
     OutputOptions output = request.output();
     ReasoningParserName reasoning = output.parseReasoning() ? parsers.reasoning() : null;
     ToolCallParserName toolCalls = output.parseToolCalls() ? parsers.toolCalls() : null;
@@ -101,6 +132,7 @@ public final class Preprocessor {
         assets.tokenizer(),
         request,
         prompt.ids().length,
+        admitted.completionTokens(),
         assets.eosTokenIds(),
         output.echo() ? prompt.text() : "",
         skipSpecial,
@@ -109,11 +141,12 @@ public final class Preprocessor {
 
   /**
    * Where the router would send {@code request} and why, sending and booking nothing. Fails like
-   * {@link #generate} for a prompt that cannot be rendered; empty when the router mode has no costs
-   * to show.
+   * {@link #generate} for a prompt that cannot be rendered or a request over the limits; empty when
+   * the router mode has no costs to show.
    */
   public Future<Optional<RouteExplanation>> explain(GenerationRequest request) {
-    return prepare(request).map(prompt -> router.explain(preprocessed(request, prompt.ids())));
+    return admit(request)
+        .map(admitted -> router.explain(preprocessed(request, admitted.prompt().ids())));
   }
 
   /** What the router knows about each worker now. */

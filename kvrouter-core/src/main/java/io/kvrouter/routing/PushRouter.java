@@ -2,6 +2,7 @@ package io.kvrouter.routing;
 
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.AllWorkersBusyException;
+import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.KvEventFeed;
 import io.kvrouter.protocol.NoWorkerAvailableException;
 import io.kvrouter.protocol.PreprocessedRequest;
@@ -23,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
@@ -118,6 +120,16 @@ final class PushRouter implements Router {
       }
     }
     if (candidates.isEmpty()) {
+      if (lastFailure instanceof WorkerUnavailableException refusal
+          && refusal.neverFits()
+          && tried.size() == workers.size()) {
+        return Future.failedFuture(
+            new InvalidRequestException(
+                "This request does not fit in any worker's KV cache ("
+                    + refusal.reason()
+                    + "). Shorten the prompt or lower 'max_tokens'.",
+                null));
+      }
       String message =
           lastFailure == null
               ? "No healthy worker is available"
@@ -155,10 +167,21 @@ final class PushRouter implements Router {
                 if (unavailable.workerFault()) {
                   workerFault(worker, unavailable);
                 }
-                return dispatch(routing, tried, unavailable);
+                return dispatch(routing, tried, decisive(lastFailure, unavailable));
               }
               return Future.failedFuture(ar.cause());
             });
+  }
+
+  /**
+   * The failure that speaks for the request if no worker takes it: a refusal because the request
+   * can never fit gives way to any earlier failure, which may pass, so that the request is refused
+   * as too large only when every worker said so.
+   */
+  private static Throwable decisive(Throwable earlier, WorkerUnavailableException latest) {
+    boolean earlierNeverFits =
+        earlier instanceof WorkerUnavailableException refusal && refusal.neverFits();
+    return earlier != null && latest.neverFits() && !earlierNeverFits ? earlier : latest;
   }
 
   /** Called once when the request sent on {@code route} has ended there, however it ended. */
@@ -213,6 +236,21 @@ final class PushRouter implements Router {
         return;
       }
     }
+  }
+
+  @Override
+  public OptionalLong largestKvCapacityTokens() {
+    long largest = 0;
+    for (WorkerState worker : workers) {
+      for (WorkerRank rank : worker.ranks()) {
+        long blocks = worker.totalKvBlocks(rank.dpRank());
+        if (blocks <= 0) {
+          return OptionalLong.empty();
+        }
+        largest = Math.max(largest, blocks);
+      }
+    }
+    return largest == 0 ? OptionalLong.empty() : OptionalLong.of(largest * hasher.blockSize());
   }
 
   @Override

@@ -12,6 +12,7 @@ import io.kvrouter.routing.index.KvEventSink;
 import io.vertx.core.Future;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -57,6 +58,14 @@ public interface Router {
    * parallel ranks other than 0 of a static worker, are ignored.
    */
   void reportLoad(WorkerLoadReport report);
+
+  /**
+   * The most tokens, prompt and completion together, that the largest KV cache among the workers
+   * can hold for one request (a rank's blocks times the block size); empty when some worker's
+   * capacity is unknown (declared by neither {@code kv-blocks} nor a fresh load report), since that
+   * worker might hold more. A request over it can never be served.
+   */
+  OptionalLong largestKvCapacityTokens();
 
   /** A snapshot of every worker, in configuration order. */
   List<WorkerStatus> workers();

@@ -172,6 +172,25 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void contextLength_isTheModelsUnlessGiven_andMustBePositive() {
+    assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).model().contextLength()).isNull();
+    Map<String, List<String>> given =
+        Map.of("mock-workers", List.of("1"), "context-length", List.of("32768"));
+    assertThat(ConfigLoader.load(given, Map.of(), null).model().contextLength()).isEqualTo(32768);
+    for (String bad : List.of("0", "-5", "4096.5", "3000000000")) {
+      assertThatThrownBy(
+              () ->
+                  ConfigLoader.load(
+                      Map.of("mock-workers", List.of("1"), "context-length", List.of(bad)),
+                      Map.of(),
+                      null))
+          .as(bad)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("--context-length");
+    }
+  }
+
+  @Test
   void precedence_flagBeatsEnvBeatsFileBeatsDefault() throws IOException {
     Path file =
         write("http-port: 7001\nrouter-mode: random\nhttp-host: 10.0.0.1\nmock-workers: 1\n");
@@ -431,6 +450,7 @@ class ConfigLoaderTest {
         .contains(new WorkerSpec.KvEventSource("tcp://10.0.0.6:5557", "tcp://10.0.0.6:5558"));
     assertThat(config.kv().activePrefillTokensThreshold()).hasValue(32768);
     assertThat(config.tcp().responseStreamAdvertiseHost()).isEqualTo("10.0.0.2");
+    assertThat(config.model().contextLength()).isEqualTo(32768);
   }
 
   private Path write(String yaml) throws IOException {

@@ -119,9 +119,26 @@ class DetokenizingGenerationTest {
       Recorder recorder) {
     GenerationRequest request =
         new GenerationRequest(
-            "r", new Prompt.Text("p"), maxTokens, stop, stopIds, minTokens, false, null, output);
+            "r",
+            new Prompt.Text("p"),
+            maxTokens,
+            null,
+            stop,
+            stopIds,
+            minTokens,
+            false,
+            null,
+            output);
     new DetokenizingGeneration(
-            stream, Tokenizer.bytes(), request, 1, List.of((int) '$'), "", true, parser)
+            stream,
+            Tokenizer.bytes(),
+            request,
+            1,
+            maxTokens == null ? Integer.MAX_VALUE : maxTokens,
+            List.of((int) '$'),
+            "",
+            true,
+            parser)
         .subscribe(recorder);
     return recorder;
   }

@@ -186,6 +186,25 @@ class ModelAssetsTest {
   }
 
   /** A writable model folder whose tokenizer.json links to the cached one. */
+  @Test
+  void contextLength_comesFromTheModelsFiles(@TempDir Path tmp) throws IOException {
+    // tokenizer-only folders: Qwen3's tokenizer_config.json says 131072, Llama 3's says "none"
+    try (ModelAssets qwen = ModelAssets.load(TestModels.dir("qwen3"));
+        ModelAssets llama = ModelAssets.load(TestModels.dir("llama3"))) {
+      assertThat(qwen.contextLength()).hasValue(131072);
+      assertThat(llama.contextLength()).isEmpty();
+      assertThat(llama.withContextLength(8192).contextLength()).hasValue(8192);
+    }
+    Path dir = copyOf("qwen3", tmp.resolve("Qwen3-0.6B"));
+    Files.writeString(
+        dir.resolve(ModelAssets.MODEL_CONFIG_FILE),
+        "{\"model_type\":\"qwen3\",\"max_position_embeddings\":40960}");
+    try (ModelAssets assets = ModelAssets.load(dir)) {
+      assertThat(assets.contextLength()).hasValue(40960);
+    }
+    assertThat(ModelAssets.demo().contextLength()).isEmpty();
+  }
+
   private static Path copyOf(String model, Path dir) throws IOException {
     Files.createDirectories(dir);
     Path src = TestModels.dir(model);

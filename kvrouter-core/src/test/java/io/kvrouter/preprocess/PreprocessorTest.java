@@ -59,7 +59,7 @@ class PreprocessorTest {
     String id = "r" + plane.requestOf.size();
     Futures.result(
         preprocessor.generate(
-            new GenerationRequest(id, prompt, 4, null, null, null, false, null, output)));
+            new GenerationRequest(id, prompt, 4, null, null, null, null, false, null, output)));
     return plane.requestOf.get(id).tokenIds();
   }
 
@@ -89,6 +89,7 @@ class PreprocessorTest {
                     "bad",
                     new Prompt.Tokens(new int[] {5, 10_000_000}),
                     4,
+                    null,
                     null,
                     null,
                     null,
@@ -131,7 +132,7 @@ class PreprocessorTest {
     Throwable refused =
         Futures.failure(
             qwen.generate(
-                new GenerationRequest("c", chat, 4, null, null, null, false, null, null)));
+                new GenerationRequest("c", chat, 4, null, null, null, null, false, null, null)));
     assertThat(refused)
         .isInstanceOf(InvalidRequestException.class)
         .hasMessageContaining(
@@ -149,6 +150,7 @@ class PreprocessorTest {
                     "t",
                     new Prompt.Chat(List.of(ChatMessage.user("x"))),
                     4,
+                    null,
                     null,
                     null,
                     null,
@@ -207,6 +209,7 @@ class PreprocessorTest {
                     "h",
                     new Prompt.Chat(List.of(ChatMessage.user("Weather in Paris?"))),
                     64,
+                    null,
                     null,
                     null,
                     null,

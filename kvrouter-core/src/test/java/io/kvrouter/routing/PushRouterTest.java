@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.config.RouterMode;
 import io.kvrouter.metrics.MetricNames;
+import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.NoWorkerAvailableException;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.RequestCancelledException;
@@ -169,6 +170,73 @@ class PushRouterTest {
         .isInstanceOf(NoWorkerAvailableException.class)
         .hasMessageContaining("Server overloaded");
     assertThat(router.hasHealthyWorker()).isTrue();
+  }
+
+  @Test
+  void everyWorkerRefusingAsNeverFitting_isAnInvalidRequest_namingTheLimit() throws Exception {
+    plane.set("w1", Behaviour.NEVER_FITS).set("w2", Behaviour.NEVER_FITS);
+    Router router = router(RouterMode.ROUND_ROBIN, 2);
+
+    assertThat(failure(router.generate("r1", REQUEST)))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessage(
+            "This request does not fit in any worker's KV cache (it needs 3 tokens of KV cache,"
+                + " the worker holds 2). Shorten the prompt or lower 'max_tokens'.");
+    assertThat(plane.sends).containsExactly("w1", "w2");
+    assertThat(router.hasHealthyWorker()).isTrue();
+  }
+
+  @Test
+  void neverFittingOnOneWorker_butFullOnAnother_staysAPassingFailure() throws Exception {
+    for (Behaviour first : List.of(Behaviour.NEVER_FITS, Behaviour.REFUSE)) {
+      plane
+          .set("w1", first)
+          .set("w2", first == Behaviour.REFUSE ? Behaviour.NEVER_FITS : Behaviour.REFUSE);
+      Router router = router(RouterMode.ROUND_ROBIN, 2);
+
+      assertThat(failure(router.generate("r-" + first, REQUEST)))
+          .as("w1 %s", first)
+          .isInstanceOf(NoWorkerAvailableException.class)
+          .hasMessageContaining("Server overloaded");
+    }
+  }
+
+  @Test
+  void neverFittingOnTheOnlyHealthyWorker_staysAPassingFailure_whileAnotherIsDown()
+      throws Exception {
+    plane.set("w1", Behaviour.UNREACHABLE).set("w2", Behaviour.NEVER_FITS);
+    Router router = router(RouterMode.ROUND_ROBIN, 2);
+    result(router.start());
+
+    assertThat(failure(router.generate("r1", REQUEST)))
+        .isInstanceOf(NoWorkerAvailableException.class);
+    assertThat(plane.sends).containsExactly("w2");
+  }
+
+  @Test
+  void largestKvCapacity_isKnownOnlyWhenEveryWorkersIs() {
+    List<WorkerState> states =
+        List.of(
+            new WorkerState(
+                new RouteTarget(new WorkerEndpoint("w1", "h", 1, "generate"), 100), Ticker.SYSTEM),
+            new WorkerState(
+                new RouteTarget(new WorkerEndpoint("w2", "h", 2, "generate"), 300, 2),
+                Ticker.SYSTEM));
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    Router known =
+        new PushRouter(
+            states,
+            plane,
+            Routers.policy(
+                RouterMode.ROUND_ROBIN, KvRouterConfig.DEFAULTS, 16, states, vertx, meters),
+            BlockHasher.of(16),
+            new HealthProber(vertx, plane),
+            meters);
+    assertThat(known.largestKvCapacityTokens()).hasValue(300 * 16);
+
+    assertThat(router(RouterMode.ROUND_ROBIN, 2).largestKvCapacityTokens())
+        .as("no kv-blocks, no load reports")
+        .isEmpty();
   }
 
   @Test

@@ -31,6 +31,8 @@ public final class FakeRequestPlane implements RequestPlane {
     UNREACHABLE,
     /** Up, but refuses every request (e.g. overloaded). */
     REFUSE,
+    /** Up, but refuses every request as one that can never fit in its KV cache. */
+    NEVER_FITS,
     /** Its stream breaks before any output (the worker died). */
     DIE_BEFORE_OUTPUT,
     /** Reports an error for the request before any output. */
@@ -91,6 +93,11 @@ public final class FakeRequestPlane implements RequestPlane {
     if (behaviour == Behaviour.REFUSE) {
       return Future.failedFuture(
           WorkerUnavailableException.refused(worker.workerId(), "Server overloaded"));
+    }
+    if (behaviour == Behaviour.NEVER_FITS) {
+      return Future.failedFuture(
+          WorkerUnavailableException.neverFits(
+              worker.workerId(), "it needs 3 tokens of KV cache, the worker holds 2"));
     }
     return Future.succeededFuture(new ScriptedStream(requestId, worker.workerId(), behaviour));
   }

@@ -3,6 +3,7 @@ package io.kvrouter.worker;
 import io.kvrouter.common.Ticker;
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.InferenceEngine;
+import io.kvrouter.protocol.KvCapacityRefusal;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.worker.engine.EngineSettings;
@@ -150,7 +151,11 @@ public final class SimulatedEngine implements InferenceEngine {
    * with the scheduler the request queues for admission once subscribed.
    *
    * @throws KvCacheFullException with fixed pacing, if the prompt's blocks do not fit in the cache
-   * @throws RequestTooLargeException with the scheduler, if the request could never fit
+   *     now
+   * @throws RequestTooLargeException if the request could never fit: with fixed pacing, its
+   *     prompt's blocks are more than the cache holds; with the scheduler, its prompt and most
+   *     output are more than it ever admits. The message is a {@link KvCapacityRefusal}, which the
+   *     router recognises
    * @throws IllegalArgumentException with the scheduler, if the prompt is empty or {@code
    *     max_tokens} is below 1 (vLLM refuses both)
    */
@@ -163,6 +168,11 @@ public final class SimulatedEngine implements InferenceEngine {
     String kvKey = requestId + "#" + serial.incrementAndGet();
     VllmSequence blocks = new VllmSequence(options.blockSize(), request.tokenIds());
     if (driver == null) {
+      if (blocks.fullBlocks() > options.kvBlocks()) {
+        throw new RequestTooLargeException(
+            KvCapacityRefusal.message(
+                request.tokenIds().length, (long) options.kvBlocks() * options.blockSize()));
+      }
       KvAllocation allocation = kvCache.allocate(kvKey, blocks, blocks.fullBlocks());
       if (!allocation.allocated()) {
         throw new KvCacheFullException(allocation);
@@ -182,12 +192,9 @@ public final class SimulatedEngine implements InferenceEngine {
     int mostOutput = maxTokens != null ? maxTokens : TokenSequence.MAX_DEFAULT_LENGTH;
     if (!options.scheduler().fits(request.tokenIds().length, mostOutput)) {
       throw new RequestTooLargeException(
-          "prompt of "
-              + request.tokenIds().length
-              + " tokens and max_tokens "
-              + maxTokens
-              + " need more KV blocks than this worker's "
-              + options.kvBlocks());
+          KvCapacityRefusal.message(
+              (long) request.tokenIds().length + mostOutput,
+              (long) options.scheduler().admissionLimit() * options.blockSize()));
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvrouter.common.Ticker;
 import io.kvrouter.protocol.FinishReason;
+import io.kvrouter.protocol.KvCapacityRefusal;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.PreprocessedRequest.SamplingOptions;
 import io.kvrouter.protocol.PreprocessedRequest.StopConditions;
@@ -14,6 +15,7 @@ import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockRemoved;
 import io.kvrouter.protocol.vllm.VllmEvent.BlockStored;
 import io.kvrouter.testing.CollectingSubscriber;
+import io.kvrouter.worker.engine.RequestTooLargeException;
 import io.kvrouter.worker.kv.EventReplay;
 import io.kvrouter.worker.kv.KvCacheSnapshot;
 import io.kvrouter.worker.kv.VllmBlockHasher;
@@ -292,12 +294,13 @@ class SimulatedEngineTest {
   }
 
   @Test
-  void promptThatDoesNotFit_isRefusedByGenerate_andHoldsNothing() {
+  void promptLargerThanTheWholeCache_isRefusedAsNeverFitting_andHoldsNothing() {
     SimulatedEngine engine = engine(0, 4, 2);
 
+    // three full blocks of 4 tokens, in a cache of two: no eviction could ever make room
     assertThatThrownBy(() -> engine.generate("big", prompt(1, range(0, 12))))
-        .isInstanceOf(KvCacheFullException.class)
-        .hasMessage("KV cache full: 3 blocks needed, 2 free");
+        .isInstanceOf(RequestTooLargeException.class)
+        .hasMessage(KvCapacityRefusal.message(12, 8));
 
     assertThat(engine.kvCache().snapshot().blocks()).isEmpty();
     assertThat(engine.activeRequests()).isZero();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvrouter.common.Ticker;
 import io.kvrouter.protocol.FinishReason;
+import io.kvrouter.protocol.KvCapacityRefusal;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.PreprocessedRequest.SamplingOptions;
 import io.kvrouter.protocol.PreprocessedRequest.StopConditions;
@@ -183,7 +184,8 @@ class TimedEngineTest {
     SimulatedEngine engine = engine(8, 1.0);
     assertThatThrownBy(() -> engine.generate("big", request(16 * 1000, 10)))
         .isInstanceOf(RequestTooLargeException.class)
-        .hasMessageContaining("more KV blocks");
+        // the refusal the router recognises: 990 of 1000 blocks are admitted (watermark 0.01)
+        .hasMessage(KvCapacityRefusal.message(16 * 1000 + 10, 990 * 16));
     // without max_tokens, the longest default output counts
     assertThatThrownBy(() -> engine.generate("big", request(16 * 990 - 10, null)))
         .isInstanceOf(RequestTooLargeException.class);

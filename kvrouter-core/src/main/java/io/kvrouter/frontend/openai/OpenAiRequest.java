@@ -12,6 +12,8 @@ import java.util.List;
  *
  * @param includeUsage {@code stream_options.include_usage}: a last chunk carries {@code usage}
  * @param prompts one per choice: a chat request has one; a completions request one per prompt
+ * @param maxTokensParam the field {@code maxTokens} came from: {@code max_tokens} or {@code
+ *     max_completion_tokens}
  * @param output what the response text holds besides the decoded tokens (echo, parsing, ...)
  */
 public record OpenAiRequest(
@@ -20,6 +22,7 @@ public record OpenAiRequest(
     boolean includeUsage,
     List<Prompt> prompts,
     Integer maxTokens,
+    String maxTokensParam,
     List<String> stop,
     List<Integer> stopTokenIds,
     Integer minTokens,
@@ -61,6 +64,15 @@ public record OpenAiRequest(
 
   private GenerationRequest toGeneration(String requestId, Prompt prompt) {
     return new GenerationRequest(
-        requestId, prompt, maxTokens, stop, stopTokenIds, minTokens, ignoreEos, sampling, output);
+        requestId,
+        prompt,
+        maxTokens,
+        maxTokensParam,
+        stop,
+        stopTokenIds,
+        minTokens,
+        ignoreEos,
+        sampling,
+        output);
   }
 }

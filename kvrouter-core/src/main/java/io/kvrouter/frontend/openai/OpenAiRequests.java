@@ -68,9 +68,11 @@ public final class OpenAiRequests {
   public static OpenAiRequest chat(JsonObject body) {
     JsonFields f = new JsonFields(body);
     f.rejectUnknown(CHAT);
-    Integer maxTokens = f.integer("max_completion_tokens", 1, Integer.MAX_VALUE);
+    String maxTokensParam = "max_completion_tokens";
+    Integer maxTokens = f.integer(maxTokensParam, 1, Integer.MAX_VALUE);
     if (maxTokens == null) {
-      maxTokens = f.integer("max_tokens", 1, Integer.MAX_VALUE);
+      maxTokensParam = "max_tokens";
+      maxTokens = f.integer(maxTokensParam, 1, Integer.MAX_VALUE);
     }
     Integer topLogprobs = f.integer("top_logprobs", 0, 20);
     boolean logprobs = f.bool("logprobs", false);
@@ -99,6 +101,7 @@ public final class OpenAiRequests {
         f,
         List.of(prompt),
         maxTokens,
+        maxTokensParam,
         false,
         true,
         parseToolCalls,
@@ -116,7 +119,8 @@ public final class OpenAiRequests {
     Integer maxTokens = f.integer("max_tokens", 1, Integer.MAX_VALUE);
     List<Prompt> prompts =
         CompletionPrompt.read(body.getValue("prompt"), f.bool("add_special_tokens", true));
-    return common(f, prompts, maxTokens, f.bool("echo", false), false, false, logprobs);
+    return common(
+        f, prompts, maxTokens, "max_tokens", f.bool("echo", false), false, false, logprobs);
   }
 
   private static Map<String, Object> templateVariables(JsonObject kwargs) {
@@ -141,6 +145,7 @@ public final class OpenAiRequests {
       JsonFields f,
       List<Prompt> prompts,
       Integer maxTokens,
+      String maxTokensParam,
       boolean echo,
       boolean parseReasoning,
       boolean parseToolCalls,
@@ -197,6 +202,18 @@ public final class OpenAiRequests {
     if (stop.stream().anyMatch(String::isEmpty)) {
       throw new InvalidRequestException("Validation: stop strings must not be empty", "stop");
     }
+    Integer minTokens = f.integer("min_tokens", 0, Integer.MAX_VALUE);
+    if (minTokens != null && maxTokens != null && minTokens > maxTokens) {
+      throw new InvalidRequestException(
+          "Validation: 'min_tokens' ("
+              + minTokens
+              + ") must not be more than '"
+              + maxTokensParam
+              + "' ("
+              + maxTokens
+              + ")",
+          "min_tokens");
+    }
     SamplingOptions sampling =
         new SamplingOptions(
             n,
@@ -214,9 +231,10 @@ public final class OpenAiRequests {
         includeUsage,
         prompts,
         maxTokens,
+        maxTokensParam,
         stop,
         f.integers("stop_token_ids"),
-        f.integer("min_tokens", 0, Integer.MAX_VALUE),
+        minTokens,
         f.bool("ignore_eos", false),
         sampling,
         new OutputOptions(

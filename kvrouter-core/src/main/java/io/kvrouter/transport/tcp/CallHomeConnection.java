@@ -1,5 +1,6 @@
 package io.kvrouter.transport.tcp;
 
+import io.kvrouter.protocol.KvCapacityRefusal;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetSocket;
@@ -107,7 +108,10 @@ final class CallHomeConnection {
         WireJson.read(headerOnly(frame, "prologue"), StreamPrologue.class, "prologue");
     if (!prologue.ok()) {
       state = State.CLOSED;
-      call.refuse("worker failed before streaming: " + prologue.error());
+      KvCapacityRefusal.detail(prologue.error())
+          .ifPresentOrElse(
+              call::refuseAsNeverFitting,
+              () -> call.refuse("worker failed before streaming: " + prologue.error()));
       return;
     }
     state = State.STREAMING;

@@ -103,6 +103,11 @@ final class PendingCall<R extends CallHomeReader> {
     fail(WorkerUnavailableException.refused(worker.workerId(), message));
   }
 
+  /** Fails the call because the worker refused a request that can never fit in its KV cache. */
+  void refuseAsNeverFitting(String detail) {
+    fail(WorkerUnavailableException.neverFits(worker.workerId(), detail));
+  }
+
   void fail(Throwable failure) {
     NetSocket socket;
     synchronized (this) {

@@ -37,6 +37,10 @@ final class TcpRequestPlane implements RequestPlane {
   private final Context context;
   private final NetClient client;
   private final CallHomeListener callHome;
+
+  /** Requests with prompts up to this many tokens are encoded on the event loop (under 1 ms). */
+  static final int INLINE_ENCODE_TOKENS = 64 * 1024;
+
   private final Map<HostAndPort, ConnectionPool> pools = new HashMap<>();
   private boolean closed;
 
@@ -62,8 +66,8 @@ final class TcpRequestPlane implements RequestPlane {
             requestId,
             (context, socket, frames, c) ->
                 new CallHomeStream(context, socket, frames, c.worker(), c.requestId()));
-    // Serialized here, on the caller's event loop, not on the plane's shared one; a prompt that
-    // cannot fit in a frame (each token id takes at least two JSON bytes) is refused unencoded.
+    // A prompt that cannot fit in a frame (each token id takes at least two JSON bytes) is refused
+    // unencoded.
     long minimumBytes = 2L * request.tokenIds().length;
     if (minimumBytes > config.maxMessageSize()) {
       call.fail(
@@ -78,9 +82,28 @@ final class TcpRequestPlane implements RequestPlane {
               null));
       return call.future().map(stream -> stream);
     }
-    Buffer body = WireJson.write(request);
-    afterBind(() -> dispatch(call, body), failure -> call.fail(failure));
+    encode(request)
+        .onComplete(
+            encoded -> {
+              if (encoded.failed()) {
+                call.fail(encoded.cause());
+              } else {
+                afterBind(() -> dispatch(call, encoded.result()), failure -> call.fail(failure));
+              }
+            });
     return call.future().map(stream -> stream);
+  }
+
+  /**
+   * The request's JSON, written on the caller's event loop, not on the plane's shared one; a prompt
+   * of more than {@link #INLINE_ENCODE_TOKENS} tokens (millions of ids take hundreds of
+   * milliseconds) on a worker thread, the result coming back to the caller's context.
+   */
+  private Future<Buffer> encode(PreprocessedRequest request) {
+    if (request.tokenIds().length <= INLINE_ENCODE_TOKENS) {
+      return Future.succeededFuture(WireJson.write(request));
+    }
+    return vertx.getOrCreateContext().executeBlocking(() -> WireJson.write(request), false);
   }
 
   /**

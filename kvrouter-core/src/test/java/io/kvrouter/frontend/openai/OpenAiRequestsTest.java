@@ -49,6 +49,39 @@ class OpenAiRequestsTest {
   }
 
   @Test
+  void minTokensAboveMaxTokens_isRefused_namingTheFieldUsed() {
+    rejected(
+        "\"max_tokens\":5,\"min_tokens\":6",
+        "min_tokens",
+        "'min_tokens' (6) must not be more than 'max_tokens' (5)");
+    rejected(
+        "\"max_completion_tokens\":5,\"min_tokens\":6",
+        "min_tokens",
+        "'min_tokens' (6) must not be more than 'max_completion_tokens' (5)");
+    assertThatThrownBy(
+            () ->
+                OpenAiRequests.completion(
+                    new JsonObject(
+                        "{\"model\":\"m\",\"prompt\":\"p\",\"max_tokens\":1,\"min_tokens\":2}")))
+        .hasMessageContaining("'min_tokens' (2) must not be more than 'max_tokens' (1)");
+    assertThat(OpenAiRequests.chat(chat("\"max_tokens\":5,\"min_tokens\":5")).minTokens())
+        .isEqualTo(5);
+  }
+
+  @Test
+  void theMaxTokensField_isCarriedForErrorsAboutIt() {
+    assertThat(
+            OpenAiRequests.chat(chat("\"max_completion_tokens\":5"))
+                .toGeneration("r")
+                .maxTokensParam())
+        .isEqualTo("max_completion_tokens");
+    assertThat(OpenAiRequests.chat(chat("\"max_tokens\":5")).toGeneration("r").maxTokensParam())
+        .isEqualTo("max_tokens");
+    assertThat(OpenAiRequests.chat(chat("")).toGeneration("r").maxTokensParam())
+        .isEqualTo("max_tokens");
+  }
+
+  @Test
   void contentParts_arePartsJoinedWithNewlinesForAStringTemplate() {
     OpenAiRequest request =
         OpenAiRequests.chat(

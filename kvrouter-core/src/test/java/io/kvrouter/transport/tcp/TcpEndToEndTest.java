@@ -300,6 +300,22 @@ class TcpEndToEndTest {
   }
 
   @Test
+  void aPromptTooLargeToEncodeOnTheEventLoop_arrivesWhole() throws Exception {
+    ScriptedEngine engine = new ScriptedEngine(vertx, 1, 0, ScriptedEngine.Failure.NONE);
+    WorkerEndpoint worker = startWorker(engine);
+    RequestPlane plane = client(4);
+    int[] tokens = new int[TcpRequestPlane.INLINE_ENCODE_TOKENS * 3];
+    java.util.Arrays.setAll(tokens, i -> i % 50_000);
+
+    Collector collector = new Collector();
+    Await.result(plane.send(worker, "big", request(9, tokens))).subscribe(collector);
+
+    assertThat(Collector.tokens(collector.await()))
+        .containsExactly(ScriptedEngine.expectedTokens(9, 1));
+    assertThat(engine.run("big").request.get(5, TimeUnit.SECONDS).tokenIds()).isEqualTo(tokens);
+  }
+
+  @Test
   void busyListenerPortFailsEverySendWithTheReason() throws Exception {
     try (ServerSocket taken =
         new ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
