@@ -60,6 +60,7 @@ class RequestBodyHttpTest {
                     16,
                     List.of(RouteTarget.of(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"))),
                     plane,
+                    Duration.ofSeconds(120),
                     vertx,
                     new SimpleMeterRegistry()),
                 OutputParsers.NONE),

@@ -13,6 +13,7 @@ import io.kvrouter.testing.FakeRequestPlane;
 import io.kvrouter.testing.Futures;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -50,6 +51,7 @@ class PreprocessorLimitsTest {
             List.of(
                 new RouteTarget(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"), kvBlocks)),
             plane,
+            Duration.ofSeconds(120),
             vertx,
             new SimpleMeterRegistry()),
         OutputParsers.NONE);

@@ -218,11 +218,9 @@ class PushRouterTest {
     List<WorkerState> states =
         List.of(
             new WorkerState(
-                new RouteTarget(new WorkerEndpoint("w1", "h", 1, "generate"), 100), Ticker.SYSTEM),
+                new RouteTarget(new WorkerEndpoint("w1", "h", 1, "generate"), 100), ticker),
             new WorkerState(
-                new RouteTarget(new WorkerEndpoint("w2", "h", 2, "generate"), 300, 2),
-                Ticker.SYSTEM));
-    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+                new RouteTarget(new WorkerEndpoint("w2", "h", 2, "generate"), 300, 2), ticker));
     Router known =
         new PushRouter(
             states,
@@ -230,7 +228,8 @@ class PushRouterTest {
             Routers.policy(
                 RouterMode.ROUND_ROBIN, KvRouterConfig.DEFAULTS, 16, states, vertx, meters),
             BlockHasher.of(16),
-            new HealthProber(vertx, plane),
+            new HealthProber(vertx, plane, meters),
+            stalledStreams,
             meters);
     assertThat(known.largestKvCapacityTokens()).hasValue(300 * 16);
 
