@@ -11,6 +11,10 @@ import org.zeromq.ZMsg;
  * socket, closed when the request ends or is dropped: ZeroMQ queues a request until the publisher
  * accepts it, so on a shared socket an abandoned request could still be answered later, and that
  * answer be read as the answer to a newer request.
+ *
+ * <p>Its frames are limited to the subscriber's {@code --kv-events-max-message-bytes}: a larger
+ * reply drops the connection, and with it the rest of the answer, which is then given up for want
+ * of replies.
  */
 final class ReplayRequest implements AutoCloseable {
   /**
@@ -29,27 +33,35 @@ final class ReplayRequest implements AutoCloseable {
 
   private final ZContext context;
   private final ZMQ.Socket socket;
+  private final DropWatch drops;
+  private final long sentNanos;
   private long lastActivityNanos;
   private boolean anyReply;
+  private boolean closed;
 
-  private ReplayRequest(ZContext context, ZMQ.Socket socket, long nowNanos) {
+  private ReplayRequest(ZContext context, ZMQ.Socket socket, DropWatch drops, long nowNanos) {
     this.context = context;
     this.socket = socket;
+    this.drops = drops;
+    this.sentNanos = nowNanos;
     this.lastActivityNanos = nowNanos;
   }
 
   /**
-   * Connects a new DEALER to {@code endpoint} and sends the request for batches from {@code from}.
+   * Connects a new DEALER to {@code endpoint}, taking frames up to {@code maxMessageBytes}, and
+   * sends the request for batches from {@code from}.
    */
-  static ReplayRequest send(ZContext context, String endpoint, long from, long nowNanos) {
+  static ReplayRequest send(
+      ZContext context, String endpoint, long from, long maxMessageBytes, long nowNanos) {
     ZMQ.Socket socket = context.createSocket(SocketType.DEALER);
     socket.setLinger(0);
     socket.setRcvHWM(RECEIVE_HWM);
     ZmqEventSubscriber.setIntervals(socket);
+    DropWatch drops = DropWatch.limit(socket, maxMessageBytes);
     socket.connect(endpoint);
     socket.sendMore(new byte[0]);
     socket.send(ZmqFrames.seq(from));
-    return new ReplayRequest(context, socket, nowNanos);
+    return new ReplayRequest(context, socket, drops, nowNanos);
   }
 
   ZMQ.Socket socket() {
@@ -59,10 +71,11 @@ final class ReplayRequest implements AutoCloseable {
   /**
    * Reads the replies waiting on the socket without blocking, handing each batch to {@code
    * replies}; returns {@code true} once the end marker has been read (nothing after it is read).
+   * Stops, returning {@code false}, when {@code replies} closed this request.
    */
   boolean read(Replies replies, long nowNanos) {
     ZMsg reply;
-    while ((reply = ZMsg.recvMsg(socket, ZMQ.DONTWAIT)) != null) {
+    while (!closed && (reply = ZMsg.recvMsg(socket, ZMQ.DONTWAIT)) != null) {
       lastActivityNanos = nowNanos;
       anyReply = true;
       // ["", (topic), seq, payload]: 2 or 3 frames after the empty delimiter
@@ -89,8 +102,21 @@ final class ReplayRequest implements AutoCloseable {
     return nowNanos - lastActivityNanos;
   }
 
+  /** Nanoseconds since the request was sent. */
+  long ageNanos(long nowNanos) {
+    return nowNanos - sentNanos;
+  }
+
+  /** Replies dropped (with the connection) for a frame above the limit since the last call. */
+  long takeOversized() {
+    return drops.takeOversized();
+  }
+
   @Override
   public void close() {
-    context.destroySocket(socket);
+    if (!closed) {
+      closed = true;
+      context.destroySocket(socket);
+    }
   }
 }
