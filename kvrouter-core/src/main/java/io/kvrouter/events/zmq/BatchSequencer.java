@@ -67,9 +67,8 @@ final class BatchSequencer {
   }
 
   /**
-   * How often a replay that gets no answer at all is asked for before it is given up. A busy
-   * publisher may answer late; and a request sent on a new connection is sometimes lost (seen with
-   * jeromq 0.6.0 on loopback, about 1 in 100), so one unanswered request proves little.
+   * How often a replay that gets no answer at all is asked for before it is given up: a busy
+   * publisher may answer late, so one unanswered request proves little.
    */
   static final int REPLAY_ATTEMPTS = 3;
 

@@ -55,17 +55,14 @@ public final class ZmqEventSubscriber implements AutoCloseable {
   private static final int POLL_MILLIS = 50;
   private static final int LIVE_BATCHES_PER_TURN = 1_024;
 
-  /**
-   * ZeroMQ's reconnect and handshake intervals: a restarted publisher is found again within a
-   * second, and a peer that accepts the connection but never completes the handshake is dropped
-   * after one instead of ZeroMQ's default 30 s.
-   */
+  /** The SUB socket's reconnect interval: a restarted publisher is found again within a second. */
   private static final int RECONNECT_MILLIS = 1_000;
 
   /**
-   * How long a connection's ZMTP handshake may take. Short enough to drop a peer that accepts TCP
-   * but never speaks; long enough for a loaded machine: with 1 s, replay requests on fresh
-   * connections were lost whenever the handshake lost the race.
+   * How long the SUB connection's ZMTP handshake may take, instead of ZeroMQ's default 30 s: a peer
+   * that accepts TCP but never speaks, or a handshake jeromq stalled (see {@link
+   * ReplayRequest#HANDSHAKE_MILLIS}), is dropped and connected again; what was published meanwhile
+   * is replayed like any gap.
    */
   private static final int HANDSHAKE_MILLIS = 5_000;
 
@@ -219,19 +216,14 @@ public final class ZmqEventSubscriber implements AutoCloseable {
         lastBatch.millisSince(ticker.nanos()));
   }
 
-  /** The reconnect and handshake intervals every socket of the event plane uses. */
-  static void setIntervals(ZMQ.Socket socket) {
-    socket.setReconnectIVL(RECONNECT_MILLIS);
-    socket.setHandshakeIvl(HANDSHAKE_MILLIS);
-  }
-
   private void run() {
     context = new ZContext(1);
     try {
       ZMQ.Socket sub = context.createSocket(SocketType.SUB);
       sub.setLinger(0);
       sub.setRcvHWM(100_000);
-      setIntervals(sub);
+      sub.setReconnectIVL(RECONNECT_MILLIS);
+      sub.setHandshakeIvl(HANDSHAKE_MILLIS);
       liveDrops = DropWatch.limit(sub, maxMessageBytes);
       sub.subscribe(topic.getBytes(ZMQ.CHARSET));
       sub.connect(endpoint);
