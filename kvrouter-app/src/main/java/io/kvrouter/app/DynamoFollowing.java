@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.FaultLog;
 import io.kvrouter.common.Ticker;
 import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.events.DynamoEventFollower;
@@ -85,12 +86,13 @@ final class DynamoFollowing {
         Counter.builder(MetricNames.KV_EVENT_MALFORMED)
             .tag(MetricNames.TAG_FORMAT, format)
             .register(meters);
+    FaultLog faults = FaultLog.of(log, "malformed load reports");
     return payload -> {
       try {
         router.reportLoad(decoder.apply(payload));
       } catch (IllegalArgumentException e) {
         malformed.increment();
-        log.warn("dropped a malformed load report: {}", e.getMessage());
+        faults.fault(e.getMessage());
       }
     };
   }

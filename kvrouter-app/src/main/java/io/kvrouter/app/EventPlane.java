@@ -62,7 +62,9 @@ final class EventPlane implements AutoCloseable {
     try {
       if (!dynamoWorkers.isEmpty()) {
         subscriptions.add(
-            "Dynamo ZMQ KV events", ZmqDynamoEvents.start(dynamoWorkers, router, plane, meters));
+            "Dynamo ZMQ KV events",
+            ZmqDynamoEvents.start(
+                dynamoWorkers, router, plane, config.eventPlane().maxMessageBytes(), meters));
       }
       for (int i = 0; i < mockEngines.size(); i++) {
         ZmqEventPublisher publisher =
@@ -78,7 +80,12 @@ final class EventPlane implements AutoCloseable {
       if (!sources.isEmpty()) {
         subscriptions.add(
             "vLLM KV events",
-            KvEventSubscriptions.start(sources, router, config.model().kvCacheBlockSize(), meters));
+            KvEventSubscriptions.start(
+                sources,
+                router,
+                config.model().kvCacheBlockSize(),
+                config.eventPlane().maxMessageBytes(),
+                meters));
       }
       return new EventPlane(publishers, subscriptions);
     } catch (RuntimeException e) {

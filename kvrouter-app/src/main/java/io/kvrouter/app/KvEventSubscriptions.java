@@ -30,9 +30,15 @@ final class KvEventSubscriptions implements AutoCloseable {
   /**
    * Starts following every source; {@code sources} maps each rank to its publisher. If one cannot
    * start, those already started are closed before the error is thrown.
+   *
+   * @param maxMessageBytes the largest frame taken from a publisher
    */
   static KvEventSubscriptions start(
-      Map<WorkerRank, KvEventSource> sources, Router router, int blockSize, MeterRegistry meters) {
+      Map<WorkerRank, KvEventSource> sources,
+      Router router,
+      int blockSize,
+      long maxMessageBytes,
+      MeterRegistry meters) {
     KvEventSink sink = router.kvEventSink().orElseThrow();
     KvEventSubscriptions subscriptions = new KvEventSubscriptions();
     VllmEventTranslator translator = new VllmEventTranslator(sink, blockSize, meters);
@@ -45,6 +51,8 @@ final class KvEventSubscriptions implements AutoCloseable {
                     source.replayEndpoint(),
                     "",
                     new TranslatingListener(rank, sink, translator),
+                    ZmqEventSubscriber.Timing.defaults(),
+                    maxMessageBytes,
                     Ticker.SYSTEM);
             register(meters, rank, subscriber);
             router.reportKvEventFeed(rank, () -> feed(subscriber.stats()));
@@ -79,12 +87,24 @@ final class KvEventSubscriptions implements AutoCloseable {
             MetricNames.KV_EVENT_INCOMPLETE_REPLAYS, s -> s.stats().incompleteReplays(),
             MetricNames.KV_EVENT_MALFORMED, s -> s.stats().malformed(),
             MetricNames.KV_EVENT_DUPLICATES, s -> s.stats().duplicates(),
-            MetricNames.KV_EVENT_LISTENER_ERRORS, s -> s.stats().listenerErrors());
+            MetricNames.KV_EVENT_LISTENER_ERRORS, s -> s.stats().listenerErrors(),
+            MetricNames.KV_EVENT_OVERSIZED, s -> s.stats().oversized());
     counters.forEach(
         (name, value) ->
             FunctionCounter.builder(name, subscriber, value)
                 .tag(MetricNames.TAG_WORKER_ID, rank.workerId())
                 .tag(MetricNames.TAG_DP_RANK, String.valueOf(rank.dpRank()))
+                .register(meters));
+    Map<String, ToDoubleFunction<ZmqEventSubscriber>> abandoned =
+        Map.of(
+            MetricNames.REASON_HELD_LIMIT, s -> s.stats().replaysOverHeldLimit(),
+            MetricNames.REASON_DEADLINE, s -> s.stats().replaysOverdue());
+    abandoned.forEach(
+        (reason, value) ->
+            FunctionCounter.builder(MetricNames.KV_EVENT_ABANDONED_REPLAYS, subscriber, value)
+                .tag(MetricNames.TAG_WORKER_ID, rank.workerId())
+                .tag(MetricNames.TAG_DP_RANK, String.valueOf(rank.dpRank()))
+                .tag(MetricNames.TAG_REASON, reason)
                 .register(meters));
   }
 

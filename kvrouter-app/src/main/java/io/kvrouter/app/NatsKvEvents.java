@@ -6,10 +6,12 @@ import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.events.nats.NatsEventSubscriber;
 import io.kvrouter.events.nats.NatsSubjects;
+import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.WorkerLoadCodec;
 import io.kvrouter.routing.Router;
 import io.kvrouter.transport.RequestPlane;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 
@@ -49,10 +51,11 @@ final class NatsKvEvents implements AutoCloseable {
     try {
       List<WorkerRank> ranks = DynamoFollowing.ranks(workers);
       NatsEventSubscriber.Options options =
-          config.durable()
-              ? NatsEventSubscriber.Options.durable(
-                  config.natsServer(), subject, config.durableName())
-              : NatsEventSubscriber.Options.core(config.natsServer(), subject);
+          (config.durable()
+                  ? NatsEventSubscriber.Options.durable(
+                      config.natsServer(), subject, config.durableName())
+                  : NatsEventSubscriber.Options.core(config.natsServer(), subject))
+              .withMaxMessageBytes(config.maxMessageBytes());
       NatsEventSubscriber events =
           NatsEventSubscriber.start(
               options,
@@ -74,7 +77,9 @@ final class NatsKvEvents implements AutoCloseable {
               },
               Ticker.SYSTEM);
       started.add("KV event subscription", events);
+      countOversized(meters, "dynamo", events);
       NatsEventSubscriber loads = followLoads(config, router, meters);
+      countOversized(meters, "dynamo-load", loads);
       return new NatsKvEvents(follower, events, loads);
     } catch (RuntimeException e) {
       started.closeParts();
@@ -82,11 +87,19 @@ final class NatsKvEvents implements AutoCloseable {
     }
   }
 
+  private static void countOversized(
+      MeterRegistry meters, String format, NatsEventSubscriber subscriber) {
+    FunctionCounter.builder(MetricNames.KV_EVENT_OVERSIZED, subscriber, s -> s.stats().oversized())
+        .tag(MetricNames.TAG_FORMAT, format)
+        .register(meters);
+  }
+
   private static NatsEventSubscriber followLoads(
       EventPlaneConfig config, Router router, MeterRegistry meters) {
     return NatsEventSubscriber.start(
         NatsEventSubscriber.Options.core(
-            config.natsServer(), WorkerLoadCodec.subject(config.namespace())),
+                config.natsServer(), WorkerLoadCodec.subject(config.namespace()))
+            .withMaxMessageBytes(config.maxMessageBytes()),
         DynamoFollowing.loadReports(router, meters, "dynamo-load", WorkerLoadCodec::decode)::accept,
         Ticker.SYSTEM);
   }

@@ -39,9 +39,17 @@ final class ZmqDynamoEvents implements AutoCloseable {
         .toList();
   }
 
-  /** Follows {@code workers} (each with {@code events-format=dynamo}); at least one. */
+  /**
+   * Follows {@code workers} (each with {@code events-format=dynamo}); at least one.
+   *
+   * @param maxMessageBytes the largest frame taken from a publisher
+   */
   static ZmqDynamoEvents start(
-      List<WorkerSpec> workers, Router router, RequestPlane plane, MeterRegistry meters) {
+      List<WorkerSpec> workers,
+      Router router,
+      RequestPlane plane,
+      long maxMessageBytes,
+      MeterRegistry meters) {
     StartedParts parts = new StartedParts();
     try {
       DynamoEventFollower follower =
@@ -51,11 +59,16 @@ final class ZmqDynamoEvents implements AutoCloseable {
           Counter.builder(MetricNames.KV_EVENT_MALFORMED)
               .tag(MetricNames.TAG_FORMAT, "dynamo-zmq")
               .register(meters);
+      Counter oversized =
+          Counter.builder(MetricNames.KV_EVENT_OVERSIZED)
+              .tag(MetricNames.TAG_FORMAT, "dynamo-zmq")
+              .register(meters);
+      Faults faults = new Faults(maxMessageBytes, malformed, oversized);
       List<String> events =
           workers.stream().map(w -> w.kvEvents().orElseThrow().endpoint()).toList();
       parts.add(
           "KV event subscription",
-          subscribe(events, DynamoMsgpackCodec.KV_EVENTS_TOPIC, follower::onMsgpack, malformed));
+          subscribe(events, DynamoMsgpackCodec.KV_EVENTS_TOPIC, follower::onMsgpack, faults));
       List<String> loads =
           workers.stream()
               .map(w -> w.kvEvents().orElseThrow().metricsEndpoint())
@@ -69,7 +82,7 @@ final class ZmqDynamoEvents implements AutoCloseable {
                 DynamoMsgpackCodec.KV_METRICS_TOPIC,
                 DynamoFollowing.loadReports(
                     router, meters, "dynamo-load", DynamoMsgpackCodec::decodeLoad),
-                malformed));
+                faults));
       }
       DynamoFollowing.ranks(workers).forEach(follower::follow);
       return new ZmqDynamoEvents(parts);
@@ -79,11 +92,15 @@ final class ZmqDynamoEvents implements AutoCloseable {
     }
   }
 
+  /** The frame limit, and where the messages dropped are counted. */
+  private record Faults(long maxMessageBytes, Counter malformed, Counter oversized) {}
+
   private static DynamoZmqSubscriber subscribe(
-      List<String> endpoints, String topic, Consumer<byte[]> payloads, Counter malformed) {
+      List<String> endpoints, String topic, Consumer<byte[]> payloads, Faults faults) {
     return new DynamoZmqSubscriber(
             endpoints,
             topic,
+            faults.maxMessageBytes(),
             new DynamoZmqSubscriber.Listener() {
               @Override
               public void onEnvelope(EventEnvelope envelope) {
@@ -92,7 +109,12 @@ final class ZmqDynamoEvents implements AutoCloseable {
 
               @Override
               public void onMalformed(String reason) {
-                malformed.increment();
+                faults.malformed().increment();
+              }
+
+              @Override
+              public void onOversized(String endpoint) {
+                faults.oversized().increment();
               }
             })
         .start();

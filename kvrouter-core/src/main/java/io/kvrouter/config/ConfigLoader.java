@@ -93,7 +93,8 @@ public final class ConfigLoader {
             value(NAMESPACE),
             value(COMPONENT),
             value(DURABLE_KV_EVENTS),
-            value(DURABLE_CONSUMER));
+            value(DURABLE_CONSUMER),
+            value(KV_EVENTS_MAX_MESSAGE_BYTES));
     if (mode == RouterMode.KV && kv.kvEvents()) {
       checkEventSources(eventPlane.kind(), workers, mock);
     }

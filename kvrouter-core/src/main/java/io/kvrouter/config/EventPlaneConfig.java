@@ -11,6 +11,8 @@ import java.util.Objects;
  * @param component {@code --component}: the {@code comp} of that subject
  * @param durable {@code --durable-kv-events}: follow the subject's JetStream stream with a durable
  *     consumer named {@code durableName} instead of a core subscription
+ * @param maxMessageBytes {@code --kv-events-max-message-bytes}: the largest event message (ZMQ
+ *     frame, NATS payload) taken from a publisher
  */
 public record EventPlaneConfig(
     EventPlaneKind kind,
@@ -18,7 +20,15 @@ public record EventPlaneConfig(
     String namespace,
     String component,
     boolean durable,
-    String durableName) {
+    String durableName,
+    int maxMessageBytes) {
+
+  /**
+   * 16 MiB: vLLM publishes one batch per engine step, and a step that stores or evicts as many
+   * blocks as a large {@code max_num_batched_tokens} (64k tokens) or a big eviction (100k blocks)
+   * makes a batch of a few MiB at most; NATS refuses payloads above 1 MiB by default.
+   */
+  public static final int DEFAULT_MAX_MESSAGE_BYTES = 16 << 20;
 
   public EventPlaneConfig {
     Objects.requireNonNull(kind, "kind");
@@ -26,10 +36,19 @@ public record EventPlaneConfig(
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(component, "component");
     Objects.requireNonNull(durableName, "durableName");
+    if (maxMessageBytes < 1) {
+      throw new IllegalArgumentException("maxMessageBytes must be positive: " + maxMessageBytes);
+    }
   }
 
   /** ZMQ, with Dynamo's NATS defaults for the rest. */
   public static final EventPlaneConfig DEFAULTS =
       new EventPlaneConfig(
-          EventPlaneKind.ZMQ, "nats://localhost:4222", "dynamo", "backend", false, "kvrouter");
+          EventPlaneKind.ZMQ,
+          "nats://localhost:4222",
+          "dynamo",
+          "backend",
+          false,
+          "kvrouter",
+          DEFAULT_MAX_MESSAGE_BYTES);
 }

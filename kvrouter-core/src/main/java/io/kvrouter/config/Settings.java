@@ -187,6 +187,21 @@ public final class Settings {
           false,
           Parsers::subjectToken);
 
+  public static final Setting<Integer> KV_EVENTS_MAX_MESSAGE_BYTES =
+      new Setting<>(
+          "kv-events-max-message-bytes",
+          null,
+          "BYTES",
+          "kv mode: largest KV event message taken from a worker (a ZMQ frame, live or replayed, or"
+              + " a NATS payload). ZeroMQ drops the connection of a publisher that sends a larger"
+              + " frame before reading it (the router connects again and recovers what was lost);"
+              + " a larger NATS payload is dropped. Each is counted and logged. vLLM's batches are"
+              + " a few MiB at most.",
+          String.valueOf(EventPlaneConfig.DEFAULT_MAX_MESSAGE_BYTES),
+          "an integer from 1024 to 1073741824",
+          false,
+          Parsers.ints(1024, 1 << 30));
+
   public static final Setting<Double> ROUTER_TEMPERATURE =
       new Setting<>(
           "router-temperature",
@@ -509,6 +524,7 @@ public final class Settings {
           COMPONENT,
           DURABLE_KV_EVENTS,
           DURABLE_CONSUMER,
+          KV_EVENTS_MAX_MESSAGE_BYTES,
           ROUTER_KV_COST,
           ROUTER_TEMPERATURE,
           ACTIVE_DECODE_BLOCKS_THRESHOLD,

@@ -1,5 +1,6 @@
 package io.kvrouter.events;
 
+import io.kvrouter.common.FaultLog;
 import io.kvrouter.common.Ticker;
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.KvCacheEvent;
@@ -39,9 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #onMessage} and {@link #onMsgpack} decode on the caller's thread and hand the events
  * over; answers are handed over from whichever thread completes them. A payload that is not a
- * {@code RouterEvent} (or, in msgpack, a list of them) is counted and dropped whole. Every {@link
- * #TICK} the thread tells every rank the time, which is when retries fall due and quiet ranks are
- * probed.
+ * {@code RouterEvent} (or, in msgpack, a list of them) is counted and dropped whole, and logged
+ * through a {@link FaultLog} (at DEBUG, one WARN a minute at most). Every {@link #TICK} the thread
+ * tells every rank the time, which is when retries fall due and quiet ranks are probed.
  *
  * <p>{@link #resyncAll()} re-asks every known rank for a tree dump: the caller's answer to a
  * subscription that may have lost messages (a core NATS reconnect). {@link #follow} asks for a
@@ -68,6 +69,7 @@ public final class DynamoEventFollower implements AutoCloseable {
   private final Ticker ticker;
   private final ScheduledExecutorService thread;
   private final Counter malformed;
+  private final FaultLog faults;
 
   /** Added on {@link #thread} only; {@link #feed} reads it from any thread. */
   private final Map<WorkerRank, Rank> ranks = new ConcurrentHashMap<>();
@@ -108,6 +110,8 @@ public final class DynamoEventFollower implements AutoCloseable {
         Counter.builder(MetricNames.KV_EVENT_MALFORMED)
             .tag(MetricNames.TAG_FORMAT, "dynamo")
             .register(meters);
+    this.faults =
+        new FaultLog(log, "malformed KV event payloads", FaultLog.DEFAULT_INTERVAL, ticker);
   }
 
   /** One payload from the NATS event plane: a JSON {@code RouterEvent}. */
@@ -129,7 +133,7 @@ public final class DynamoEventFollower implements AutoCloseable {
       events = decoder.apply(payload);
     } catch (IllegalArgumentException e) {
       malformed.increment();
-      log.warn("dropped a malformed KV event payload: {}", e.getMessage());
+      faults.fault(e.getMessage());
       return;
     }
     submit(
@@ -221,6 +225,14 @@ public final class DynamoEventFollower implements AutoCloseable {
                   .tag(MetricNames.TAG_WORKER_ID, rank.workerId())
                   .tag(MetricNames.TAG_DP_RANK, String.valueOf(rank.dpRank()))
                   .register(meters));
+      FunctionCounter.builder(
+              MetricNames.KV_EVENT_ABANDONED_REPLAYS,
+              sequencer,
+              DynamoEventSequencer::heldLimitReached)
+          .tag(MetricNames.TAG_WORKER_ID, rank.workerId())
+          .tag(MetricNames.TAG_DP_RANK, String.valueOf(rank.dpRank()))
+          .tag(MetricNames.TAG_REASON, MetricNames.REASON_HELD_LIMIT)
+          .register(meters);
     }
 
     @Override

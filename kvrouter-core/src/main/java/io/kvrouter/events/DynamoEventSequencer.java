@@ -62,8 +62,11 @@ import org.slf4j.LoggerFactory;
  * unreachable, say): rather than hold its events forever, the sequencer applies them as they come,
  * holes and all, and keeps asking for a tree dump, which puts the rank right once it comes (an
  * event 0 meanwhile supersedes the dump that is out: it may be the old process's). A rank holding
- * more than {@code maxHeld} events asks for a tree dump instead of holding more, or, when a dump is
- * out already, drops what it held: the dump covers it.
+ * {@code maxHeld} events asks for a tree dump instead of holding more, or, when a dump is out
+ * already, drops what it held: the dump covers it (in best effort, what it held was applied
+ * already; a gap after the dump is asked for). So a worker that never answers, or answers slowly
+ * while it publishes fast, costs bounded memory; and no question waits for ever, the request plane
+ * times it out ({@link #heldLimitReached()} counts the times the bound was hit).
  *
  * <p>A lost event is noticed when the next one arrives; a lost <em>last</em> event would never be.
  * So a rank that has been quiet (no event, no answer) for longer than the probe interval is asked
@@ -170,6 +173,7 @@ final class DynamoEventSequencer {
   private volatile long gaps;
   private volatile long resets;
   private volatile long failedQueries;
+  private volatile long heldLimitReached;
   private final LastSeen lastEvent = new LastSeen();
 
   /** The last event or answer; a rank quiet for longer than the probe interval is probed. */
@@ -208,7 +212,7 @@ final class DynamoEventSequencer {
           ask(null, null); // the dump out may be the old process's
         }
       } else if (recovering) {
-        held.put(id, event); // applied, and again after the dump the rank is waiting for
+        hold(event); // applied, and again after the dump the rank is waiting for
       }
       return;
     }
@@ -368,6 +372,11 @@ final class DynamoEventSequencer {
     return failedQueries;
   }
 
+  /** Times the events held while waiting for an answer reached {@code maxHeld}. */
+  long heldLimitReached() {
+    return heldLimitReached;
+  }
+
   /** True when {@code asked} is the question out, which is then answered. */
   private boolean takeAnswer(long asked, long now) {
     if (asked != question) {
@@ -431,6 +440,9 @@ final class DynamoEventSequencer {
 
   /** Holds {@code event} for later; false when too much is held and the rank resyncs instead. */
   private boolean hold(DynamoRouterEvent event) {
+    if (held.size() >= maxHeld) {
+      heldLimitReached++;
+    }
     if (held.size() >= maxHeld && recovering && askedStart == null) {
       held.clear(); // the dump out covers the older ones; drainHeld asks for the rest
     } else if (held.size() >= maxHeld) {

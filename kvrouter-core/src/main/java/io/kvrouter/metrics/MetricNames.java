@@ -64,6 +64,23 @@ public final class MetricNames {
    */
   public static final String KV_EVENT_LISTENER_ERRORS = "kvrouter_kv_event_listener_errors";
 
+  /**
+   * Ours: KV event messages refused for being above {@code --kv-events-max-message-bytes}: over ZMQ
+   * the connections ZeroMQ dropped for such a frame (per worker rank for vLLM's events, by {@code
+   * format} for Dynamo's), over NATS the payloads dropped (by {@code format}).
+   */
+  public static final String KV_EVENT_OVERSIZED = "kvrouter_kv_event_oversized";
+
+  /**
+   * Ours, per worker rank: recoveries abandoned before their end, by {@code reason}: {@code
+   * held_limit} (the batches or events held meanwhile reached their bound), {@code deadline} (a ZMQ
+   * replay still going after its deadline).
+   */
+  public static final String KV_EVENT_ABANDONED_REPLAYS = "kvrouter_kv_event_abandoned_replays";
+
+  public static final String REASON_HELD_LIMIT = "held_limit";
+  public static final String REASON_DEADLINE = "deadline";
+
   public static final String TAG_FORMAT = "format";
   public static final String TAG_REASON = "reason";
 

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -478,9 +479,27 @@ class ConfigLoaderTest {
     assertThat(config.eventPlane())
         .isEqualTo(
             new EventPlaneConfig(
-                EventPlaneKind.NATS, "nats://10.0.0.9:4222", "prod", "backend", true, "kvrouter"));
+                EventPlaneKind.NATS,
+                "nats://10.0.0.9:4222",
+                "prod",
+                "backend",
+                true,
+                "kvrouter",
+                EventPlaneConfig.DEFAULT_MAX_MESSAGE_BYTES));
     assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).eventPlane())
         .isEqualTo(EventPlaneConfig.DEFAULTS);
+  }
+
+  @Test
+  void kvEventsMaxMessageBytes_isCarriedToTheEventPlane_andBounded() {
+    Map<String, List<String>> flags = new HashMap<>(natsKv("id=7,address=127.0.0.1:9001"));
+    flags.put("kv-events-max-message-bytes", List.of("1048576"));
+    assertThat(ConfigLoader.load(flags, Map.of(), null).eventPlane().maxMessageBytes())
+        .isEqualTo(1 << 20);
+    flags.put("kv-events-max-message-bytes", List.of("1023"));
+    assertThatThrownBy(() -> ConfigLoader.load(flags, Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("kv-events-max-message-bytes");
   }
 
   @Test

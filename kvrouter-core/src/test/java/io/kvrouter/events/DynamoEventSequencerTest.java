@@ -500,6 +500,7 @@ class DynamoEventSequencerTest {
         .containsExactly(
             "clear", "apply 0", "apply 1", "ask 2..2", "ask dump", "clear", "apply 100");
     assertThat(feed(sequencer).resets()).isEqualTo(1);
+    assertThat(sequencer.heldLimitReached()).isEqualTo(1);
   }
 
   @Test
@@ -511,6 +512,28 @@ class DynamoEventSequencerTest {
 
     assertThat(log).containsExactly("ask dump", "clear", "apply 100", "ask 13..13");
     assertThat(feed(sequencer).resets()).isEqualTo(1);
+    assertThat(sequencer.heldLimitReached()).isEqualTo(1);
+  }
+
+  @Test
+  void bestEffort_eventsKeptForAfterTheDump_areBounded_andAHoleAfterItIsAskedFor() {
+    DynamoEventSequencer sequencer = sequencer(false, 4);
+    sequencer.resync();
+    for (long millis : new long[] {200, 400, 800}) {
+      fail(sequencer);
+      tick(sequencer, Duration.ofMillis(millis));
+    }
+    // best effort, a dump out: each event is applied now, and kept to apply again after the
+    // dump, but never more than 4 of them
+    live(sequencer, LongStream.rangeClosed(10, 20).toArray());
+    answer(sequencer, dump(12L, 100));
+
+    List<String> expected =
+        new ArrayList<>(List.of("ask dump", "ask dump", "ask dump", "ask dump"));
+    LongStream.rangeClosed(10, 20).forEach(id -> expected.add("apply " + id));
+    expected.addAll(List.of("clear", "apply 100", "ask 13..17"));
+    assertThat(log).containsExactlyElementsOf(expected);
+    assertThat(sequencer.heldLimitReached()).isEqualTo(2);
   }
 
   @Test

@@ -1,7 +1,9 @@
 package io.kvrouter.events.nats;
 
+import io.kvrouter.common.FaultLog;
 import io.kvrouter.common.LastSeen;
 import io.kvrouter.common.Ticker;
+import io.kvrouter.config.EventPlaneConfig;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
@@ -44,6 +46,11 @@ import org.slf4j.LoggerFactory;
  *       default 30 s.
  * </ul>
  *
+ * <p>A payload above {@link Options#maxMessageBytes()} is dropped unseen by the listener (and, in
+ * durable mode, terminated so that it is not delivered again), counted ({@link Stats#oversized()})
+ * and logged through a {@link FaultLog}. The server's own {@code max_payload} (1 MiB unless
+ * configured) bounds what jnats reads in the first place.
+ *
  * <p>Connecting is retried until it succeeds, and reconnecting forever (jnats). The listener is
  * called one call at a time (messages on jnats's dispatcher thread, connection changes on its
  * callback thread, serialized by a lock).
@@ -74,8 +81,10 @@ public final class NatsEventSubscriber implements AutoCloseable {
    * @param subject e.g. {@link NatsSubjects#kvEvents}
    * @param durable the JetStream durable consumer name (one per router), or null for core NATS
    * @param streamMaxAge retention of a stream this subscriber creates (durable mode)
+   * @param maxMessageBytes the largest payload handed to the listener; larger ones are dropped
    */
-  public record Options(String url, String subject, String durable, Duration streamMaxAge) {
+  public record Options(
+      String url, String subject, String durable, Duration streamMaxAge, long maxMessageBytes) {
     public static final Duration DEFAULT_STREAM_MAX_AGE = Duration.ofHours(1);
 
     public Options {
@@ -98,17 +107,30 @@ public final class NatsEventSubscriber implements AutoCloseable {
       if (streamMaxAge.isNegative() || streamMaxAge.isZero()) {
         throw new IllegalArgumentException("streamMaxAge must be positive");
       }
+      if (maxMessageBytes < 1) {
+        throw new IllegalArgumentException("maxMessageBytes must be positive");
+      }
     }
 
     /** A core NATS subscription. */
     public static Options core(String url, String subject) {
-      return new Options(url, subject, null, DEFAULT_STREAM_MAX_AGE);
+      return new Options(
+          url, subject, null, DEFAULT_STREAM_MAX_AGE, EventPlaneConfig.DEFAULT_MAX_MESSAGE_BYTES);
     }
 
     /** A JetStream durable consumer named {@code durable}. */
     public static Options durable(String url, String subject, String durable) {
       return new Options(
-          url, subject, Objects.requireNonNull(durable, "durable"), DEFAULT_STREAM_MAX_AGE);
+          url,
+          subject,
+          Objects.requireNonNull(durable, "durable"),
+          DEFAULT_STREAM_MAX_AGE,
+          EventPlaneConfig.DEFAULT_MAX_MESSAGE_BYTES);
+    }
+
+    /** These options, with payloads above {@code bytes} dropped. */
+    public Options withMaxMessageBytes(long bytes) {
+      return new Options(url, subject, durable, streamMaxAge, bytes);
     }
 
     public boolean isDurable() {
@@ -124,6 +146,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
    *     at-least-once: an ack in flight when the server restarts is lost), acked and skipped
    * @param listenerErrors messages the listener threw on (terminated in durable mode)
    * @param setupFailures failed attempts to subscribe (e.g. JetStream missing on the server)
+   * @param oversized payloads above {@link Options#maxMessageBytes()}, dropped
    * @param millisSinceLastMessage -1 before the first
    */
   public record Stats(
@@ -134,6 +157,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
       long duplicates,
       long listenerErrors,
       long setupFailures,
+      long oversized,
       long millisSinceLastMessage) {}
 
   private final Options options;
@@ -144,6 +168,8 @@ public final class NatsEventSubscriber implements AutoCloseable {
   private final AtomicLong messages = new AtomicLong();
   private final AtomicLong listenerErrors = new AtomicLong();
   private final AtomicLong setupFailures = new AtomicLong();
+  private final AtomicLong oversized = new AtomicLong();
+  private final FaultLog faults;
   private final LastSeen lastMessage = new LastSeen();
   private volatile boolean subscribed;
   private volatile boolean closed;
@@ -168,6 +194,9 @@ public final class NatsEventSubscriber implements AutoCloseable {
     this.options = options;
     this.listener = listener;
     this.ticker = ticker;
+    this.faults =
+        new FaultLog(
+            log, "oversized messages on " + options.subject(), FaultLog.DEFAULT_INTERVAL, ticker);
     this.connector =
         new Connector(
             options.url(),
@@ -229,6 +258,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
         duplicates.get(),
         listenerErrors.get(),
         setupFailures.get(),
+        oversized.get(),
         lastMessage.millisSince(ticker.nanos()));
   }
 
@@ -297,6 +327,19 @@ public final class NatsEventSubscriber implements AutoCloseable {
 
   private void deliver(Message message, boolean ack) {
     byte[] payload = message.getData();
+    if (payload != null && payload.length > options.maxMessageBytes()) {
+      oversized.incrementAndGet();
+      faults.fault(
+          "a payload of "
+              + payload.length
+              + " bytes, above --kv-events-max-message-bytes ("
+              + options.maxMessageBytes()
+              + "); dropped");
+      if (ack) {
+        message.term(); // it will not get any smaller
+      }
+      return;
+    }
     boolean ok;
     synchronized (listenerLock) {
       if (ack && isRedelivery(message)) {

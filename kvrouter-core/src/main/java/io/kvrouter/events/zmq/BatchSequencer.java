@@ -36,6 +36,13 @@ import java.util.zip.CRC32C;
  *   <li>A probe (a replay the subscriber sends when the publisher has been quiet) finds batches the
  *       PUB socket lost at the end, which no later batch reveals, and a publisher that restarted
  *       while quiet. A probe that gets no answer changes nothing.
+ *   <li>What is held is bounded: a replay during which {@link #MAX_HELD_BATCHES} batches or {@link
+ *       #MAX_HELD_BYTES} bytes come to be held, or that has not ended by its deadline (timed by the
+ *       subscriber, {@link #replayOverdue}), is abandoned. A publisher whose replay never ends (it
+ *       trickles replies and never sends the end marker) would otherwise have every live batch held
+ *       and the rank frozen for as long as it pleases. What the abandoned replay brought is used,
+ *       as when replies stop short: a hole it leaves resets the rank, which goes on from the
+ *       batches held.
  * </ul>
  */
 final class BatchSequencer {
@@ -60,14 +67,25 @@ final class BatchSequencer {
   }
 
   /**
-   * How often a replay that gets no answer at all is asked for before it is given up. A busy
-   * publisher may answer late; and a request sent on a new connection is sometimes lost (seen with
-   * jeromq 0.6.0 on loopback, about 1 in 100), so one unanswered request proves little.
+   * How often a replay that gets no answer at all is asked for before it is given up: a busy
+   * publisher may answer late, so one unanswered request proves little.
    */
   static final int REPLAY_ATTEMPTS = 3;
 
   /** How many replayed payloads are remembered to recognise their late live copies. */
   static final int REMEMBERED_REPLAYS = 1024;
+
+  /**
+   * Batches held at most while a replay runs: twice vLLM's replay buffer (10,000 batches), so that
+   * a whole buffer's answer and as many live batches arriving meanwhile fit.
+   */
+  static final int MAX_HELD_BATCHES = 20_000;
+
+  /**
+   * Payload bytes held at most while a replay runs: four batches of the default {@code
+   * --kv-events-max-message-bytes}, and 20,000 batches of 3 KiB (vLLM's are mostly smaller).
+   */
+  static final long MAX_HELD_BYTES = 64L << 20;
 
   /** The open replay request. */
   private static final class Replay {
@@ -91,6 +109,8 @@ final class BatchSequencer {
 
   private final Output out;
   private final boolean canReplay;
+  private final int maxHeldBatches;
+  private final long maxHeldBytes;
 
   private long last = -1;
   private long lastDigest;
@@ -99,7 +119,7 @@ final class BatchSequencer {
   private Replay replay;
 
   /** Batches waiting to be applied, by sequence number. */
-  private final TreeMap<Long, byte[]> held = new TreeMap<>();
+  private final HeldBatches held = new HeldBatches();
 
   /** Digests of applied batches no live copy has arrived for yet, by sequence number. */
   private final TreeMap<Long, Long> awaitingLiveCopy = new TreeMap<>();
@@ -111,11 +131,23 @@ final class BatchSequencer {
   private volatile long resets;
   private volatile long incompleteReplays;
   private volatile long duplicates;
+  private volatile long replaysOverHeldLimit;
+  private volatile long replaysOverdue;
 
   /** {@code canReplay}: whether the publisher has a replay socket. */
   BatchSequencer(Output out, boolean canReplay) {
+    this(out, canReplay, MAX_HELD_BATCHES, MAX_HELD_BYTES);
+  }
+
+  /** With other bounds than {@link #MAX_HELD_BATCHES} and {@link #MAX_HELD_BYTES}. */
+  BatchSequencer(Output out, boolean canReplay, int maxHeldBatches, long maxHeldBytes) {
+    if (maxHeldBatches < 1 || maxHeldBytes < 1) {
+      throw new IllegalArgumentException("the bounds of held batches must be positive");
+    }
     this.out = out;
     this.canReplay = canReplay;
+    this.maxHeldBatches = maxHeldBatches;
+    this.maxHeldBytes = maxHeldBytes;
   }
 
   /**
@@ -152,6 +184,7 @@ final class BatchSequencer {
     }
     if (replay != null) {
       held.put(seq, payload);
+      abandonReplayIfHoldingTooMuch();
       return;
     }
     if (seq == last + 1) {
@@ -179,6 +212,7 @@ final class BatchSequencer {
     replay.received++;
     replayed++;
     held.putIfAbsent(seq, payload);
+    abandonReplayIfHoldingTooMuch();
   }
 
   /**
@@ -213,17 +247,53 @@ final class BatchSequencer {
     if (ended.probe && ended.received > 0) {
       gaps++; // the probe found batches the PUB socket lost
     }
-    if (!held.isEmpty() && held.firstKey() != last + 1) {
+    if (!held.isEmpty() && held.first().getKey() != last + 1) {
       giveUpOnMissing(); // the publisher's buffer no longer reaches back to them
       return;
     }
     applyHeld();
   }
 
+  /**
+   * The open replay has not ended by its deadline, though replies keep coming (else it would have
+   * ended for want of them): it is abandoned (see the class comment).
+   */
+  void replayOverdue() {
+    if (replay != null) {
+      replaysOverdue++;
+      abandonReplay();
+    }
+  }
+
   /** Asks for anything after the last batch, unless a replay is open or there is no socket. */
   void probe() {
     if (canReplay && synced && replay == null) {
       beginReplay(true);
+    }
+  }
+
+  private void abandonReplayIfHoldingTooMuch() {
+    if (replay != null && (held.size() >= maxHeldBatches || held.bytes() >= maxHeldBytes)) {
+      replaysOverHeldLimit++;
+      abandonReplay();
+    }
+  }
+
+  /**
+   * Drops the open replay before its end marker and uses what it brought, as when its replies stop
+   * short: a restart it revealed rebuilds the rank; a hole it left resets the rank, which goes on
+   * from the batches held; else they are applied (a hole among them asks again).
+   */
+  private void abandonReplay() {
+    Replay abandoned = replay;
+    replay = null;
+    out.closeReplay();
+    if (last >= 0 && abandoned.lastChanged) {
+      restartedUnseen();
+    } else if (!held.isEmpty() && held.first().getKey() != last + 1) {
+      giveUpOnMissing();
+    } else {
+      applyHeld();
     }
   }
 
@@ -293,10 +363,10 @@ final class BatchSequencer {
   /** Applies held batches in order until a hole, which starts another replay. */
   private void applyHeld() {
     while (!held.isEmpty()) {
-      Map.Entry<Long, byte[]> first = held.firstEntry();
+      Map.Entry<Long, byte[]> first = held.first();
       long seq = first.getKey();
       if (seq <= last) {
-        held.pollFirstEntry();
+        held.dropFirst();
         continue;
       }
       if (last >= 0 && seq != last + 1) {
@@ -304,7 +374,7 @@ final class BatchSequencer {
         fetchMissing();
         return;
       }
-      held.pollFirstEntry();
+      held.dropFirst();
       apply(seq, first.getValue());
     }
     if (replay == null) {
@@ -381,5 +451,25 @@ final class BatchSequencer {
   /** Live copies of batches a replay had already brought, dropped. */
   long duplicates() {
     return duplicates;
+  }
+
+  /** Replays abandoned because too much came to be held. */
+  long replaysOverHeldLimit() {
+    return replaysOverHeldLimit;
+  }
+
+  /** Replays abandoned because they had not ended by their deadline. */
+  long replaysOverdue() {
+    return replaysOverdue;
+  }
+
+  /** Batches held now (for tests: the thread that owns the sequencer only). */
+  int heldBatches() {
+    return held.size();
+  }
+
+  /** Payload bytes held now (for tests: the thread that owns the sequencer only). */
+  long heldBytes() {
+    return held.bytes();
   }
 }

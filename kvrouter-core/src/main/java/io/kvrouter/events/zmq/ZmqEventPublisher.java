@@ -1,5 +1,6 @@
 package io.kvrouter.events.zmq;
 
+import io.kvrouter.common.FaultLog;
 import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
@@ -26,10 +27,17 @@ import org.zeromq.ZMsg;
  * <p>One thread owns both sockets (ZeroMQ sockets are not thread-safe): {@link #publish} only
  * queues. {@code dropRate} makes the PUB side lose that fraction of batches on purpose (they stay
  * in the replay buffer), to show that subscribers recover from a lossy network.
+ *
+ * <p>A replay request is two small frames; a client that sends a frame above {@link
+ * #MAX_REQUEST_FRAME_BYTES} is disconnected by ZeroMQ before the frame is read, and a malformed
+ * request is ignored and logged through a {@link FaultLog}.
  */
 public final class ZmqEventPublisher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ZmqEventPublisher.class);
   private static final long IDLE_POLL_MILLIS = 2;
+
+  /** The largest frame the replay socket takes: a request is an empty frame and an 8-byte one. */
+  static final int MAX_REQUEST_FRAME_BYTES = 1024;
 
   /**
    * @param host the address both sockets bind
@@ -89,6 +97,7 @@ public final class ZmqEventPublisher implements AutoCloseable {
   private final ArrayDeque<Buffered> buffer = new ArrayDeque<>();
   private final SplittableRandom drops;
   private final SocketThread thread;
+  private final FaultLog faults = FaultLog.of(log, "malformed replay requests");
   private long nextSeq;
 
   private ZmqEventPublisher(Options options) {
@@ -107,6 +116,7 @@ public final class ZmqEventPublisher implements AutoCloseable {
         replay.setLinger(0);
         // a whole buffer's answer queues for a slow reader instead of being dropped
         replay.setSndHWM(options.bufferSteps() + 1);
+        replay.setMaxMsgSize(MAX_REQUEST_FRAME_BYTES);
         this.replayPort = bind(replay, options.host(), options.replayPort());
       }
     } catch (RuntimeException e) {
@@ -199,7 +209,7 @@ public final class ZmqEventPublisher implements AutoCloseable {
     while ((request = ZMsg.recvMsg(replay, ZMQ.DONTWAIT)) != null) {
       // [identity, "", start_seq]
       if (request.size() != 3) {
-        log.warn("ignoring a replay request of {} frames", request.size());
+        faults.fault("a replay request ignored: " + request.size() + " frames, not 3");
         request.destroy();
         continue;
       }
@@ -209,7 +219,7 @@ public final class ZmqEventPublisher implements AutoCloseable {
       try {
         start = ZmqFrames.seq(request.pop().getData());
       } catch (IllegalArgumentException e) {
-        log.warn("ignoring a replay request: {}", e.getMessage());
+        faults.fault("a replay request ignored: " + e.getMessage());
         continue;
       }
       for (Buffered batch : buffer) {

@@ -1,7 +1,9 @@
 package io.kvrouter.events.zmq;
 
+import io.kvrouter.common.FaultLog;
 import io.kvrouter.common.LastSeen;
 import io.kvrouter.common.Ticker;
+import io.kvrouter.config.EventPlaneConfig;
 import io.kvrouter.protocol.KvEventFeed;
 import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
@@ -32,7 +34,16 @@ import org.zeromq.ZMsg;
  * batch applied, so that a lost last batch is noticed although no later one reveals the gap, and a
  * publisher that restarted while quiet is noticed too (see {@link BatchSequencer}). A replay with
  * no reply for {@link Timing#replayInactivity()} is given up (a publisher that died mid-replay
- * never blocks the thread). Both are timed on the {@link Ticker} it is given.
+ * never blocks the thread), and one that has not ended after {@link Timing#replayDeadline()} is
+ * abandoned (a publisher that trickles replies and never ends would otherwise have the rank's live
+ * batches held for ever; what is held during a replay is bounded too, see {@link BatchSequencer}).
+ * All are timed on the {@link Ticker} it is given.
+ *
+ * <p>A bad publisher costs bounded memory and log: frames above {@code maxMessageBytes} are refused
+ * by ZeroMQ before they are read (it drops the connection; this subscriber connects again, see
+ * {@link DropWatch}), and every fault of the publisher's (a malformed or oversized message, an
+ * abandoned replay) is counted in {@link #stats()} and logged through a {@link FaultLog}: at DEBUG,
+ * with one WARN a minute at most.
  *
  * <p>vLLM publishes no epoch, so a restart is recognised by its numbers going back or, when it
  * looks like a gap (the publisher sent more batches than this subscriber had seen while the
@@ -44,17 +55,14 @@ public final class ZmqEventSubscriber implements AutoCloseable {
   private static final int POLL_MILLIS = 50;
   private static final int LIVE_BATCHES_PER_TURN = 1_024;
 
-  /**
-   * ZeroMQ's reconnect and handshake intervals: a restarted publisher is found again within a
-   * second, and a peer that accepts the connection but never completes the handshake is dropped
-   * after one instead of ZeroMQ's default 30 s.
-   */
+  /** The SUB socket's reconnect interval: a restarted publisher is found again within a second. */
   private static final int RECONNECT_MILLIS = 1_000;
 
   /**
-   * How long a connection's ZMTP handshake may take. Short enough to drop a peer that accepts TCP
-   * but never speaks; long enough for a loaded machine: with 1 s, replay requests on fresh
-   * connections were lost whenever the handshake lost the race.
+   * How long the SUB connection's ZMTP handshake may take, instead of ZeroMQ's default 30 s: a peer
+   * that accepts TCP but never speaks, or a handshake jeromq stalled (see {@link
+   * ReplayRequest#HANDSHAKE_MILLIS}), is dropped and connected again; what was published meanwhile
+   * is replayed like any gap.
    */
   private static final int HANDSHAKE_MILLIS = 5_000;
 
@@ -70,10 +78,12 @@ public final class ZmqEventSubscriber implements AutoCloseable {
   /**
    * @param quietProbe how long without a live batch before the publisher is probed
    * @param replayInactivity how long a replay may go without a reply before it is given up
+   * @param replayDeadline how long a replay may take in all before it is abandoned: far more than a
+   *     whole vLLM replay buffer takes to arrive, even over a slow link
    */
-  public record Timing(Duration quietProbe, Duration replayInactivity) {
+  public record Timing(Duration quietProbe, Duration replayInactivity, Duration replayDeadline) {
     public static Timing defaults() {
-      return new Timing(Duration.ofSeconds(5), Duration.ofSeconds(3));
+      return new Timing(Duration.ofSeconds(5), Duration.ofSeconds(3), Duration.ofSeconds(30));
     }
   }
 
@@ -87,6 +97,10 @@ public final class ZmqEventSubscriber implements AutoCloseable {
    *     and rebuilt from what there was)
    * @param duplicates live batches dropped because a replay had already brought them
    * @param listenerErrors calls of the listener that threw
+   * @param oversized connections ZeroMQ dropped because the publisher sent a frame above the limit,
+   *     live or in a replay
+   * @param replaysOverHeldLimit replays abandoned because too many batches came to be held
+   * @param replaysOverdue replays abandoned because they had not ended by their deadline
    */
   public record Stats(
       String state,
@@ -99,6 +113,9 @@ public final class ZmqEventSubscriber implements AutoCloseable {
       long malformed,
       long duplicates,
       long listenerErrors,
+      long oversized,
+      long replaysOverHeldLimit,
+      long replaysOverdue,
       long millisSinceLastBatch) {}
 
   private final String endpoint;
@@ -106,14 +123,17 @@ public final class ZmqEventSubscriber implements AutoCloseable {
   private final String topic;
   private final Listener listener;
   private final Timing timing;
+  private final long maxMessageBytes;
   private final Ticker ticker;
   private final SocketThread thread;
   private final BatchSequencer sequencer;
+  private final FaultLog faults;
 
   private final AtomicLong lastSeqSeen = new AtomicLong(-1);
   private final AtomicLong batches = new AtomicLong();
   private final AtomicLong malformed = new AtomicLong();
   private final AtomicLong listenerErrors = new AtomicLong();
+  private final AtomicLong oversized = new AtomicLong();
   private volatile boolean stopped;
   private final LastSeen lastBatch = new LastSeen();
 
@@ -122,6 +142,8 @@ public final class ZmqEventSubscriber implements AutoCloseable {
   private ZMQ.Poller poller;
   private ReplayRequest replay;
   private long quietSinceNanos;
+  private DropWatch liveDrops;
+  private long replaysOverHeldLimitLogged;
 
   /**
    * @param endpoint the publisher's PUB endpoint, e.g. {@code tcp://10.0.0.5:5557}
@@ -131,24 +153,43 @@ public final class ZmqEventSubscriber implements AutoCloseable {
    */
   public ZmqEventSubscriber(
       String endpoint, String replayEndpoint, String topic, Listener listener, Ticker ticker) {
-    this(endpoint, replayEndpoint, topic, listener, Timing.defaults(), ticker);
+    this(
+        endpoint,
+        replayEndpoint,
+        topic,
+        listener,
+        Timing.defaults(),
+        EventPlaneConfig.DEFAULT_MAX_MESSAGE_BYTES,
+        ticker);
   }
 
+  /**
+   * @param maxMessageBytes the largest frame taken from the publisher ({@code
+   *     --kv-events-max-message-bytes})
+   */
   public ZmqEventSubscriber(
       String endpoint,
       String replayEndpoint,
       String topic,
       Listener listener,
       Timing timing,
+      long maxMessageBytes,
       Ticker ticker) {
     this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
     this.replayEndpoint = replayEndpoint;
     this.topic = Objects.requireNonNull(topic, "topic");
     this.listener = Objects.requireNonNull(listener, "listener");
     this.timing = Objects.requireNonNull(timing, "timing");
+    if (maxMessageBytes < 1) {
+      throw new IllegalArgumentException("maxMessageBytes must be positive: " + maxMessageBytes);
+    }
+    this.maxMessageBytes = maxMessageBytes;
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.thread = new SocketThread("kv-events-" + endpoint, this::run);
     this.sequencer = new BatchSequencer(new Output(), replayEndpoint != null);
+    this.faults =
+        new FaultLog(
+            log, "faults of KV event publisher " + endpoint, FaultLog.DEFAULT_INTERVAL, ticker);
   }
 
   /** Connects and starts following the publisher. */
@@ -169,13 +210,10 @@ public final class ZmqEventSubscriber implements AutoCloseable {
         malformed.get(),
         sequencer.duplicates(),
         listenerErrors.get(),
+        oversized.get(),
+        sequencer.replaysOverHeldLimit(),
+        sequencer.replaysOverdue(),
         lastBatch.millisSince(ticker.nanos()));
-  }
-
-  /** The reconnect and handshake intervals every socket of the event plane uses. */
-  static void setIntervals(ZMQ.Socket socket) {
-    socket.setReconnectIVL(RECONNECT_MILLIS);
-    socket.setHandshakeIvl(HANDSHAKE_MILLIS);
   }
 
   private void run() {
@@ -184,7 +222,9 @@ public final class ZmqEventSubscriber implements AutoCloseable {
       ZMQ.Socket sub = context.createSocket(SocketType.SUB);
       sub.setLinger(0);
       sub.setRcvHWM(100_000);
-      setIntervals(sub);
+      sub.setReconnectIVL(RECONNECT_MILLIS);
+      sub.setHandshakeIvl(HANDSHAKE_MILLIS);
+      liveDrops = DropWatch.limit(sub, maxMessageBytes);
       sub.subscribe(topic.getBytes(ZMQ.CHARSET));
       sub.connect(endpoint);
       poller = context.createPoller(2);
@@ -195,6 +235,8 @@ public final class ZmqEventSubscriber implements AutoCloseable {
         poller.poll(POLL_MILLIS);
         readLive(sub);
         readReplay();
+        reconnectIfDropped();
+        logReplaysOverHeldLimit();
         probeIfQuiet();
       }
     } catch (Throwable e) { // logged here, where the endpoint is known; the thread ends either way
@@ -218,6 +260,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
       Optional<ZmqFrames.Numbered> batch = ZmqFrames.numbered(message, 3, 3);
       if (batch.isEmpty()) {
         malformed.incrementAndGet();
+        faults.fault("a live message that is not [topic, 8-byte seq, payload]");
         continue;
       }
       lastSeqSeen.set(batch.get().seq());
@@ -244,9 +287,14 @@ public final class ZmqEventSubscriber implements AutoCloseable {
               @Override
               public void malformed() {
                 malformed.incrementAndGet();
+                faults.fault("a replay reply that is not [\"\", (topic), 8-byte seq, payload]");
               }
             },
             now);
+    if (replay != reading) {
+      return; // too much came to be held: the sequencer abandoned it while it was read
+    }
+    countOversized(reading.takeOversized());
     if (ended) {
       closeReplay();
       quietSinceNanos = now;
@@ -264,6 +312,45 @@ public final class ZmqEventSubscriber implements AutoCloseable {
       closeReplay();
       quietSinceNanos = now;
       sequencer.replayEnded(partly);
+    } else if (reading.ageNanos(now) > timing.replayDeadline().toNanos()) {
+      faults.fault(
+          "the replay from "
+              + replayEndpoint
+              + " had not ended after "
+              + timing.replayDeadline()
+              + "; abandoned");
+      quietSinceNanos = now;
+      sequencer.replayOverdue();
+    }
+  }
+
+  /**
+   * Connects the SUB socket again after ZeroMQ dropped its connection: it does not itself after a
+   * frame above the limit or another protocol error (see {@link DropWatch}).
+   */
+  private void reconnectIfDropped() {
+    countOversized(liveDrops.takeOversized());
+    liveDrops.reconnectIfDropped(endpoint);
+  }
+
+  private void countOversized(long count) {
+    if (count > 0) {
+      oversized.addAndGet(count);
+      faults.fault(
+          "a frame above --kv-events-max-message-bytes ("
+              + maxMessageBytes
+              + "); the connection was dropped");
+    }
+  }
+
+  private void logReplaysOverHeldLimit() {
+    long abandoned = sequencer.replaysOverHeldLimit();
+    if (abandoned != replaysOverHeldLimitLogged) {
+      replaysOverHeldLimitLogged = abandoned;
+      faults.fault(
+          "a replay from "
+              + replayEndpoint
+              + " was abandoned: the batches held meanwhile reached the limit");
     }
   }
 
@@ -277,6 +364,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
 
   private void closeReplay() {
     if (replay != null) {
+      countOversized(replay.takeOversized());
       poller.unregister(replay.socket());
       replay.close();
       replay = null;
@@ -290,7 +378,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
       batch = VllmEventCodec.decode(payload);
     } catch (IllegalArgumentException e) {
       malformed.incrementAndGet();
-      log.warn("dropping malformed KV event batch {} from {}: {}", seq, endpoint, e.getMessage());
+      faults.fault("malformed batch " + seq + ": " + e.getMessage());
       return;
     }
     batches.incrementAndGet();
@@ -325,7 +413,7 @@ public final class ZmqEventSubscriber implements AutoCloseable {
     @Override
     public void openReplay(long from) {
       closeReplay();
-      replay = ReplayRequest.send(context, replayEndpoint, from, ticker.nanos());
+      replay = ReplayRequest.send(context, replayEndpoint, from, maxMessageBytes, ticker.nanos());
       poller.register(replay.socket(), ZMQ.Poller.POLLIN);
     }
 

@@ -122,6 +122,24 @@ class NatsEventPlaneIT {
   }
 
   @Test
+  void aPayloadAboveTheLimit_isDroppedAndCounted_andTheNextOneArrives() throws Exception {
+    NatsServerProcess server = server(false);
+    Recorder recorder = new Recorder();
+    NatsEventSubscriber subscriber =
+        subscriber(
+            NatsEventSubscriber.Options.core(server.url(), SUBJECT).withMaxMessageBytes(1024),
+            recorder);
+    NatsEventPublisher publisher = publisher(server);
+
+    publishAll(publisher, List.of("small-0", "x".repeat(1025), "small-1"));
+    awaitPayloads(recorder, 2);
+
+    assertThat(recorder.payloads()).containsExactly("small-0", "small-1");
+    assertThat(subscriber.stats().oversized()).isEqualTo(1);
+    assertThat(subscriber.stats().messages()).isEqualTo(2);
+  }
+
+  @Test
   void aServerRestart_isReportedAndBothSidesCarryOn() throws Exception {
     NatsServerProcess server = server(false);
     Recorder recorder = new Recorder();

@@ -376,4 +376,114 @@ class BatchSequencerTest {
     assertThat(sequencer.incompleteReplays()).as("at the start, and at the gap").isEqualTo(2);
     assertThat(sequencer.gaps()).isEqualTo(1);
   }
+
+  /** The log after its first {@code skip} entries. */
+  private List<String> logFrom(int skip) {
+    return log.subList(skip, log.size());
+  }
+
+  @Test
+  void liveBatchesPilingUpDuringAReplayThatNeverEnds_stopAtTheCap_whichResetsTheRank() {
+    BatchSequencer sequencer = new BatchSequencer(output, true);
+    sequencer.start();
+    sequencer.replayEnded(true);
+    log.clear();
+    live(sequencer, 0, 1);
+    long last = BatchSequencer.MAX_HELD_BATCHES + 5_000;
+    for (long seq = 3; seq <= last; seq++) { // 2 lost; the replay asked for never ends
+      sequencer.live(seq, bytes(seq));
+      assertThat(sequencer.heldBatches()).isLessThan(BatchSequencer.MAX_HELD_BATCHES);
+    }
+
+    List<String> expected =
+        new ArrayList<>(List.of("apply 0", "apply 1", "replay from 1", "close replay", "reset"));
+    expected.addAll(applies(3, last));
+    assertThat(log).containsExactlyElementsOf(expected);
+    assertThat(sequencer.replaysOverHeldLimit()).isEqualTo(1);
+    assertThat(sequencer.incompleteReplays()).isEqualTo(1);
+    assertThat(sequencer.resets()).isEqualTo(2);
+    assertThat(sequencer.heldBatches()).isZero();
+    assertThat(sequencer.state()).isEqualTo("following");
+  }
+
+  @Test
+  void heldBytes_areCapped_too() {
+    int payloadBytes = 1_000;
+    BatchSequencer sequencer = new BatchSequencer(output, true, 1_000_000, 10 * payloadBytes);
+    sequencer.start();
+    sequencer.replayEnded(true);
+    log.clear();
+    live(sequencer, 0, 1);
+    String padding = "a" + "x".repeat(payloadBytes);
+    for (long seq = 3; seq <= 30; seq++) {
+      sequencer.live(seq, (padding + seq).getBytes(StandardCharsets.UTF_8));
+      assertThat(sequencer.heldBytes()).isLessThan(10L * payloadBytes);
+    }
+
+    List<String> expected =
+        new ArrayList<>(List.of("apply 0", "apply 1", "replay from 1", "close replay", "reset"));
+    expected.addAll(applies(3, 30));
+    assertThat(log).containsExactlyElementsOf(expected);
+    assertThat(sequencer.replaysOverHeldLimit()).isEqualTo(1);
+  }
+
+  @Test
+  void aReplayFloodingRepliesPastTheCap_isAbandoned_andWhatFollowsAHoleIsAskedForAgain() {
+    BatchSequencer sequencer = new BatchSequencer(output, true, 100, Long.MAX_VALUE);
+    sequencer.start();
+    sequencer.replayEnded(true);
+    log.clear();
+    live(sequencer, 0, 1);
+    sequencer.live(3, bytes(3));
+    // batches it cannot have, without end, until the sequencer stops listening
+    for (long seq = 50; sequencer.replaysOverHeldLimit() == 0; seq++) {
+      assertThat(seq).isLessThan(1_000);
+      sequencer.replayed(seq, bytes(seq));
+      assertThat(sequencer.heldBatches()).isLessThan(100);
+    }
+
+    assertThat(log)
+        .containsExactly(
+            "apply 0",
+            "apply 1",
+            "replay from 1",
+            "close replay",
+            "reset",
+            "apply 3",
+            "replay from 3");
+    assertThat(sequencer.replaying()).as("asked again from the last batch applied").isTrue();
+    assertThat(sequencer.heldBatches()).as("the batches beyond the hole").isEqualTo(99);
+  }
+
+  @Test
+  void anOverdueReplay_isAbandoned_andWhatItBroughtIsUsed_withoutAReset() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 1);
+    sequencer.live(3, bytes(3));
+    replayed(sequencer, 1, 2); // and no end marker
+    sequencer.live(4, bytes(4));
+    sequencer.replayOverdue();
+
+    List<String> expected = new ArrayList<>(applies(0, 1));
+    expected.addAll(List.of("replay from 1", "close replay"));
+    expected.addAll(applies(2, 4));
+    assertThat(log).containsExactlyElementsOf(expected);
+    assertThat(sequencer.replaysOverdue()).isEqualTo(1);
+    assertThat(sequencer.incompleteReplays()).isZero();
+    assertThat(sequencer.resets()).as("only the one at the start").isEqualTo(1);
+    sequencer.replayOverdue();
+    assertThat(sequencer.replaysOverdue()).as("no replay is open any more").isEqualTo(1);
+  }
+
+  @Test
+  void anOverdueReplay_thatShowedARestart_rebuildsTheRank() {
+    BatchSequencer sequencer = synced();
+    live(sequencer, 0, 2);
+    sequencer.probe();
+    sequencer.replayed(2, bytes(2, "b")); // the restarted publisher's batch 2, and no end
+    sequencer.replayOverdue();
+
+    assertThat(logFrom(3))
+        .containsExactly("replay from 2", "close replay", "reset", "replay from 0");
+  }
 }

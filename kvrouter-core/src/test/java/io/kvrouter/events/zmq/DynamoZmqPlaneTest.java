@@ -48,6 +48,7 @@ class DynamoZmqPlaneTest {
   private static final class Recording implements DynamoZmqSubscriber.Listener {
     final List<EventEnvelope> envelopes = new CopyOnWriteArrayList<>();
     final List<String> malformed = new CopyOnWriteArrayList<>();
+    final List<String> oversized = new CopyOnWriteArrayList<>();
     volatile byte[] throwOn;
 
     @Override
@@ -61,6 +62,15 @@ class DynamoZmqPlaneTest {
     @Override
     public void onMalformed(String reason) {
       malformed.add(reason);
+    }
+
+    @Override
+    public void onOversized(String endpoint) {
+      oversized.add(endpoint);
+    }
+
+    boolean anyFrom(long publisherId, int skipping) {
+      return envelopes.stream().skip(skipping).anyMatch(e -> e.publisherId() == publisherId);
     }
 
     /** What arrived apart from warm-ups, in order. */
@@ -237,6 +247,32 @@ class DynamoZmqPlaneTest {
   }
 
   // ------------------------------------------------------------------ malformed and failing
+
+  @Test
+  void aFrameAboveTheLimit_dropsThatPublishersConnection_whichComesBack_andTheOthersGoOn() {
+    DynamoZmqPublisher big = publisher(DynamoZmqPublisher.Options.of("127.0.0.1", TOPIC, 1));
+    DynamoZmqPublisher other = publisher(DynamoZmqPublisher.Options.of("127.0.0.1", TOPIC, 2));
+    Recording seen = new Recording();
+    DynamoZmqSubscriber subscriber =
+        new DynamoZmqSubscriber(
+            List.of(endpoint(big.port()), endpoint(other.port())), TOPIC, 4096, seen);
+    closing.add(0, subscriber);
+    subscriber.start();
+    warmUp(big, () -> seen.anyFrom(1, 0));
+    warmUp(other, () -> seen.anyFrom(2, 0));
+
+    big.publish(new byte[16 * 1024]);
+    await(() -> subscriber.oversized() == 1);
+    int before = seen.envelopes.size();
+    warmUp(big, () -> seen.anyFrom(1, before)); // connected again
+    big.publish(kvPayload(7, 1));
+    other.publish(kvPayload(8, 1));
+
+    await(() -> seen.realFrom(1).size() == 1 && seen.realFrom(2).size() == 1);
+    assertThat(seen.oversized).containsExactly(endpoint(big.port()));
+    assertThat(seen.real()).allMatch(e -> e.payload().length < 4096);
+    assertThat(subscriber.malformed()).isZero();
+  }
 
   @Test
   void malformedMessages_areCountedAndDropped_andTheNextGoodOneStillArrives() {

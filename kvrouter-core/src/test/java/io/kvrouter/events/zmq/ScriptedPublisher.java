@@ -3,6 +3,7 @@ package io.kvrouter.events.zmq;
 import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
+import java.util.ArrayList;
 import java.util.List;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
@@ -28,6 +29,7 @@ final class ScriptedPublisher implements AutoCloseable {
   final String replayEndpoint;
 
   ScriptedPublisher() {
+    pub.setXpubVerbose(true); // every subscriber's subscription, not only the first one's
     pub.setReceiveTimeOut(RECEIVE_TIMEOUT_MILLIS);
     router.setReceiveTimeOut(RECEIVE_TIMEOUT_MILLIS);
     endpoint = "tcp://127.0.0.1:" + pub.bindToRandomPort("tcp://127.0.0.1");
@@ -44,19 +46,45 @@ final class ScriptedPublisher implements AutoCloseable {
         VllmEventCodec.Encoding.MAP);
   }
 
-  /** Waits until a subscriber has subscribed (XPUB hands its subscription over). */
-  void awaitSubscriber() {
-    byte[] subscription = pub.recv();
-    if (subscription == null) {
-      throw new AssertionError("no subscriber connected");
+  /**
+   * The payload of a batch {@code seq} of about {@code bytes} bytes: a removal of block {@code seq}
+   * and of as many others as it takes.
+   */
+  static byte[] payload(long seq, int bytes) {
+    List<Long> blocks = new ArrayList<>();
+    blocks.add(seq);
+    for (long other = 1_000_000; blocks.size() < bytes / 5; other++) {
+      blocks.add(other);
     }
+    return VllmEventCodec.encode(
+        new VllmEventBatch(1.0, List.of(VllmEvent.BlockRemoved.of(blocks)), 0),
+        VllmEventCodec.Encoding.MAP);
+  }
+
+  /**
+   * Waits until a subscriber has subscribed (XPUB hands its subscription over; the unsubscription
+   * of a subscriber that went away is skipped).
+   */
+  void awaitSubscriber() {
+    byte[] subscription;
+    do {
+      subscription = pub.recv();
+      if (subscription == null) {
+        throw new AssertionError("no subscriber connected");
+      }
+    } while (subscription.length == 0 || subscription[0] != 1);
   }
 
   /** Sends batch {@code seq} on the PUB socket. */
   void publish(long seq) {
+    publish(seq, payload(seq));
+  }
+
+  /** Sends {@code payload} as batch {@code seq} on the PUB socket. */
+  void publish(long seq, byte[] payload) {
     pub.sendMore("");
     pub.sendMore(ZmqFrames.seq(seq));
-    pub.send(payload(seq));
+    pub.send(payload);
   }
 
   /** Waits for the next replay request. */
@@ -75,6 +103,11 @@ final class ScriptedPublisher implements AutoCloseable {
     for (long seq = from; seq <= to; seq++) {
       ZmqFrames.sendReply(router, request.identity(), seq, payload(seq));
     }
+  }
+
+  /** Answers {@code request} with {@code payload} as batch {@code seq}. */
+  void answer(Request request, long seq, byte[] payload) {
+    ZmqFrames.sendReply(router, request.identity(), seq, payload);
   }
 
   /** Sends the end-of-replay marker to {@code request}. */

@@ -13,6 +13,7 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.LongStream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
+import org.zeromq.ZMsg;
 
 /**
  * A publisher and a subscriber over real ZeroMQ sockets on loopback: every batch reaches the
@@ -254,5 +256,31 @@ class ZmqEventPlaneTest {
     assertThat(subscriber.stats().resets()).isGreaterThan(1);
     List<Long> batches = batchesSeen();
     assertThat(batches).isSorted().doesNotHaveDuplicates().hasSizeLessThan((int) next[0]);
+  }
+
+  @Test
+  void aReplayClientSendingAFrameAboveTheLimit_isDisconnected_andOthersAreStillAnswered() {
+    ZmqEventPublisher publisher = publisher(ZmqEventPublisher.Options.defaults("127.0.0.1"));
+    String replay = "tcp://127.0.0.1:" + publisher.replayPort();
+    ZContext context = new ZContext(1);
+    closing.add(context);
+    ZMQ.Socket hostile = context.createSocket(SocketType.DEALER);
+    AtomicBoolean dropped = new AtomicBoolean();
+    hostile.setEventHook(event -> dropped.set(true), ZMQ.EVENT_DISCONNECTED);
+    hostile.connect(replay);
+    hostile.sendMore(new byte[0]);
+    hostile.send(new byte[ZmqEventPublisher.MAX_REQUEST_FRAME_BYTES + 1]);
+
+    Awaitility.await().atMost(Duration.ofSeconds(20)).untilTrue(dropped);
+    ZMQ.Socket client = context.createSocket(SocketType.DEALER);
+    client.setReceiveTimeOut(20_000);
+    client.connect(replay);
+    client.sendMore(new byte[0]);
+    client.send(ZmqFrames.seq(0));
+    ZMsg answer = ZMsg.recvMsg(client);
+    assertThat(answer).as("an answer").isNotNull();
+    assertThat(ZmqFrames.numbered(answer, 3, 4))
+        .as("nothing published yet: the end of the replay at once")
+        .hasValueSatisfying(end -> assertThat(end.seq()).isEqualTo(ZmqFrames.END_OF_REPLAY));
   }
 }
