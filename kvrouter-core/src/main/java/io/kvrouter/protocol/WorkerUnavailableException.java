@@ -2,10 +2,11 @@ package io.kvrouter.protocol;
 
 /**
  * A worker did not take the request. Nothing reached the client, so the request may go to another
- * worker. {@link #workerFault()} tells the two kinds apart: the worker is in trouble (it cannot be
+ * worker. {@link #workerFault()} tells the kinds apart: the worker is in trouble (it cannot be
  * reached, its connection broke, it stopped answering) and should leave the rotation until it
  * recovers; or it only refused this one request (it is overloaded, or its engine rejected the
- * request) and stays in rotation.
+ * request), or the router itself could not send it (out of file descriptors), and it stays in
+ * rotation.
  */
 public final class WorkerUnavailableException extends RouterException {
   private final String workerId;
@@ -27,6 +28,15 @@ public final class WorkerUnavailableException extends RouterException {
   /** The worker is up but refused this request. */
   public static WorkerUnavailableException refused(String workerId, String message) {
     return new WorkerUnavailableException(workerId, message, null, false);
+  }
+
+  /**
+   * The router could not send the request for want of its own resources (it is out of file
+   * descriptors): nothing is known against the worker.
+   */
+  public static WorkerUnavailableException localFailure(
+      String workerId, String message, Throwable cause) {
+    return new WorkerUnavailableException(workerId, message, cause, false);
   }
 
   public String workerId() {

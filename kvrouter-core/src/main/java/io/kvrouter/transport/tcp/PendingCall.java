@@ -91,11 +91,15 @@ final class PendingCall<R extends CallHomeReader> {
   }
 
   /**
-   * Fails the call because the worker is in trouble (unreachable, connection lost, no answer);
-   * closes its call-home socket.
+   * Fails the call because the worker is in trouble (unreachable, connection lost, no answer), or,
+   * when {@code cause} says the router ran out of file descriptors ({@link
+   * LocalResources#exhausted}), because the router could not send it; closes its call-home socket.
    */
   void fail(String message, Throwable cause) {
-    fail(WorkerUnavailableException.unreachable(worker.workerId(), message, cause));
+    fail(
+        LocalResources.exhausted(cause)
+            ? WorkerUnavailableException.localFailure(worker.workerId(), message, cause)
+            : WorkerUnavailableException.unreachable(worker.workerId(), message, cause));
   }
 
   /** Fails the call because the worker, up and answering, refused this request. */
