@@ -4,6 +4,7 @@ import io.kvrouter.metrics.MetricNames;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -15,6 +16,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ConnectionLimit {
   /** Connections accepted past the cap for the probe routes only. */
   static final int PROBE_RESERVE = 32;
+
+  /**
+   * Descriptors the process needs besides client connections: worker connections (up to {@code
+   * --tcp-pool-size} per worker), call-home streams, event sockets, the JVM's own files.
+   */
+  static final int OTHER_DESCRIPTORS = 1024;
 
   /** What a new connection may do. */
   enum Admission {
@@ -57,6 +64,29 @@ final class ConnectionLimit {
 
   void release() {
     open.decrementAndGet();
+  }
+
+  /**
+   * Why {@code fileLimit} (the process's open-file limit) is too low for this cap, if it is: at the
+   * limit the router can accept no connection, not even a probe, and open none to its workers.
+   */
+  Optional<String> descriptorShortfall(long fileLimit) {
+    long needed = (long) max + PROBE_RESERVE + OTHER_DESCRIPTORS;
+    if (fileLimit >= needed) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "the open-file limit ("
+            + fileLimit
+            + ") is below --http-max-connections ("
+            + max
+            + ") + "
+            + PROBE_RESERVE
+            + " probe connections + "
+            + OTHER_DESCRIPTORS
+            + " for workers and the JVM; raise it (ulimit -n "
+            + needed
+            + ") or lower --http-max-connections");
   }
 
   int open() {

@@ -1,5 +1,6 @@
 package io.kvrouter.frontend;
 
+import com.sun.management.UnixOperatingSystemMXBean;
 import io.kvrouter.config.ConnectionLimits;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelPipeline;
@@ -11,6 +12,10 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.impl.HttpServerConnection;
+import java.lang.management.ManagementFactory;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The connection layer of the OpenAI HTTP server: how connections are admitted ({@link
@@ -26,6 +31,7 @@ import io.vertx.core.http.impl.HttpServerConnection;
  * HTTP/1 pipeline only once a first request has been decoded, too late for either.
  */
 final class FrontDoor {
+  private static final Logger log = LoggerFactory.getLogger(FrontDoor.class);
   static final String DECODER = "httpDecoder";
   static final String CONNECTION = "handler";
 
@@ -37,6 +43,9 @@ final class FrontDoor {
   FrontDoor(ConnectionLimits limits, MeterRegistry registry, ClientFaults faults) {
     this.limits = limits;
     this.connections = new ConnectionLimit(limits.maxConnections(), registry);
+    openFileLimit()
+        .flatMap(connections::descriptorShortfall)
+        .ifPresent(shortfall -> log.warn("HTTP connection cap: {}", shortfall));
     this.faults = faults;
     this.options =
         new HttpServerOptions()
@@ -44,6 +53,13 @@ final class FrontDoor {
             .setHttp2ClearTextEnabled(false)
             .setPerFrameWebSocketCompressionSupported(false)
             .setPerMessageWebSocketCompressionSupported(false);
+  }
+
+  /** The process's open-file limit, where the JVM tells it (Unix). */
+  private static Optional<Long> openFileLimit() {
+    return ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean unix
+        ? Optional.of(unix.getMaxFileDescriptorCount())
+        : Optional.empty();
   }
 
   /** An HTTP server for the calling event loop, serving {@code requests}; not listening yet. */
