@@ -98,7 +98,8 @@ final class PendingCall<R extends CallHomeReader> {
   void fail(String message, Throwable cause) {
     fail(
         LocalResources.exhausted(cause)
-            ? WorkerUnavailableException.localFailure(worker.workerId(), message, cause)
+            ? WorkerUnavailableException.localFailure(
+                worker.workerId(), message + " (the router is out of file descriptors)", cause)
             : WorkerUnavailableException.unreachable(worker.workerId(), message, cause));
   }
 

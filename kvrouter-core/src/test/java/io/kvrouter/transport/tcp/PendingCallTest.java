@@ -47,6 +47,7 @@ class PendingCallTest {
     WorkerUnavailableException failure = failure(call);
     assertThat(failure.workerFault()).isFalse();
     assertThat(failure.workerId()).isEqualTo("w1");
+    assertThat(failure).hasMessageContaining("the router is out of file descriptors");
   }
 
   /** ENFILE: the whole system is out of descriptors. */
