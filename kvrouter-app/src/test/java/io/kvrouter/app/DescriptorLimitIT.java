@@ -21,10 +21,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A router process that runs out of file descriptors ({@code ulimit -n} below a connection cap set
- * too high, which it warns about at startup). Idle clients take every descriptor; a request already
- * inside then cannot open a connection to its worker ("Too many open files") and gets 503, but the
- * worker is not blamed: it is never marked unhealthy, and once the clients leave the next request
- * is served at once.
+ * too high, which it warns about at startup). Idle clients take every descriptor while a request is
+ * inside; the request then cannot reach its worker and gets 503, but the worker is not blamed: it
+ * is never marked unhealthy, and once the clients leave the next request is served at once. Twice:
+ * before any connection to the worker is pooled (opening one fails: "Too many open files"), and
+ * with one pooled (the worker takes the request but cannot call the router back, which cannot
+ * accept).
  */
 class DescriptorLimitIT {
   private static final int FILE_LIMIT = 1024;
@@ -32,6 +34,10 @@ class DescriptorLimitIT {
   private static final String CHAT =
       "{\"model\":\"mock-model\",\"max_tokens\":2,"
           + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+
+  private int port;
+  private Path output;
+  private final List<Socket> idle = new ArrayList<>();
 
   private static String chat(int bodyBytes) {
     return "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
@@ -42,13 +48,11 @@ class DescriptorLimitIT {
   }
 
   @Test
-  void outOfDescriptors_theRequestFails_butTheWorkerIsNotBlamed(@TempDir Path dir)
-      throws Exception {
-    int port;
+  void outOfDescriptors_requestsFail_butTheWorkerIsNotBlamed(@TempDir Path dir) throws Exception {
     try (ServerSocket socket = new ServerSocket(0)) {
       port = socket.getLocalPort();
     }
-    Path output = dir.resolve("router.out");
+    output = dir.resolve("router.out");
     String command =
         String.format(
             "ulimit -n %d && exec '%s' -jar '%s' --mock-workers 1 --http-host 127.0.0.1"
@@ -60,50 +64,16 @@ class DescriptorLimitIT {
             .redirectErrorStream(true)
             .redirectOutput(output.toFile())
             .start();
-    List<Socket> idle = new ArrayList<>();
     try {
-      await().atMost(BOUND).until(() -> Files.readString(output).contains("kvrouter serving"));
-      assertThat(Files.readString(output))
+      await().atMost(BOUND).until(() -> log().contains("kvrouter serving"));
+      assertThat(log())
           .contains("open-file limit (" + FILE_LIMIT + ") is below --http-max-connections (5000)");
 
-      try (RawHttp inside = RawHttp.connect(port)) {
-        // in before the descriptors run out: a request whose last body byte is still to come
-        assertThat(inside.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").response(BOUND).status())
-            .isEqualTo(200);
-        inside.send(chat(CHAT.length() - 1));
-
-        // idle clients until the router cannot accept any more
-        while (!Files.readString(output).contains("Too many open files")) {
-          assertThat(idle.size()).as("connections opened").isLessThan(4 * FILE_LIMIT);
-          Socket socket = new Socket();
-          socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
-          idle.add(socket);
-          if (idle.size() > FILE_LIMIT) {
-            TimeUnit.MILLISECONDS.sleep(10); // give the router's accept loop a turn
-          }
-        }
-
-        RawHttp.Reply reply = inside.send(CHAT.substring(CHAT.length() - 1)).response(BOUND);
-        assertThat(reply.status()).as(reply.text()).isEqualTo(503);
-        assertThat(reply.error().getString("message")).contains("out of file descriptors");
-      }
-      for (Socket socket : idle) {
-        socket.close();
-      }
-      idle.clear();
-
-      try (RawHttp after = RawHttp.connect(port)) {
-        JsonObject workers =
-            after.send("GET /router/workers HTTP/1.1\r\nHost: x\r\n\r\n").response(BOUND).json();
-        assertThat(workers.getJsonArray("workers").getJsonObject(0).getBoolean("healthy")).isTrue();
-        RawHttp.Reply served = after.send(chat(CHAT.length())).response(BOUND);
-        assertThat(served.status()).as(served.text()).isEqualTo(200);
-      }
-      assertThat(Files.readString(output)).doesNotContain("marked unhealthy");
+      outOfDescriptors("cannot connect");
+      outOfDescriptors("did not open its response stream");
+      assertThat(log()).doesNotContain("marked unhealthy");
     } finally {
-      for (Socket socket : idle) {
-        closeQuietly(socket);
-      }
+      freeDescriptors();
       router.destroy();
       if (!router.waitFor(30, TimeUnit.SECONDS)) {
         router.destroyForcibly();
@@ -111,11 +81,63 @@ class DescriptorLimitIT {
     }
   }
 
-  private static void closeQuietly(Socket socket) {
-    try {
-      socket.close();
-    } catch (IOException ignored) {
-      // the test is over
+  private String log() throws IOException {
+    return Files.readString(output);
+  }
+
+  /**
+   * Takes every descriptor of the router with idle connections while a request is inside, lets the
+   * request go on and expects 503 with {@code failure} in its message; then frees the descriptors
+   * and checks that the worker is healthy and serves the next request.
+   */
+  private void outOfDescriptors(String failure) throws Exception {
+    int acceptFailures = occurrences(log(), "Too many open files");
+    try (RawHttp inside = RawHttp.connect(port)) {
+      // in before the descriptors run out: a request whose last body byte is still to come
+      assertThat(inside.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n").response(BOUND).status())
+          .isEqualTo(200);
+      inside.send(chat(CHAT.length() - 1));
+      while (occurrences(log(), "Too many open files") == acceptFailures) {
+        assertThat(idle.size()).as("connections opened").isLessThan(4 * FILE_LIMIT);
+        Socket socket = new Socket();
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+        idle.add(socket);
+        if (idle.size() > FILE_LIMIT / 2) {
+          TimeUnit.MILLISECONDS.sleep(10); // give the router's accept loop a turn
+        }
+      }
+      RawHttp.Reply reply = inside.send(CHAT.substring(CHAT.length() - 1)).response(BOUND);
+      assertThat(reply.status()).as(reply.text()).isEqualTo(503);
+      assertThat(reply.error().getString("message"))
+          .contains(failure)
+          .contains("the router is out of file descriptors");
     }
+    freeDescriptors();
+    try (RawHttp after = RawHttp.connect(port)) {
+      JsonObject workers =
+          after.send("GET /router/workers HTTP/1.1\r\nHost: x\r\n\r\n").response(BOUND).json();
+      assertThat(workers.getJsonArray("workers").getJsonObject(0).getBoolean("healthy")).isTrue();
+      RawHttp.Reply served = after.send(chat(CHAT.length())).response(BOUND);
+      assertThat(served.status()).as(served.text()).isEqualTo(200);
+    }
+  }
+
+  private void freeDescriptors() {
+    for (Socket socket : idle) {
+      try {
+        socket.close();
+      } catch (IOException ignored) {
+        // closing anyway
+      }
+    }
+    idle.clear();
+  }
+
+  private static int occurrences(String text, String part) {
+    int count = 0;
+    for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) {
+      count++;
+    }
+    return count;
   }
 }

@@ -92,8 +92,9 @@ final class PendingCall<R extends CallHomeReader> {
 
   /**
    * Fails the call because the worker is in trouble (unreachable, connection lost, no answer), or,
-   * when {@code cause} says the router ran out of file descriptors ({@link
-   * LocalResources#exhausted}), because the router could not send it; closes its call-home socket.
+   * when the router is out of file descriptors ({@link LocalResources#exhausted}: {@code cause}
+   * says so, or the process is at its limit), because the router could not serve it; closes its
+   * call-home socket.
    */
   void fail(String message, Throwable cause) {
     fail(
