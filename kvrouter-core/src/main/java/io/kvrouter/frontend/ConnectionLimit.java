@@ -88,8 +88,4 @@ final class ConnectionLimit {
             + needed
             + ") or lower --http-max-connections");
   }
-
-  int open() {
-    return open.get();
-  }
 }

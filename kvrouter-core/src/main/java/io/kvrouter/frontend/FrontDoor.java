@@ -27,13 +27,14 @@ import org.slf4j.LoggerFactory;
  * handler runs when the connection's pipeline is built, before any byte is read, and the connection
  * it is given ({@link HttpServerConnection}, Vert.x's internal type) exposes the pipeline; the
  * decoder is swapped and the guard added there, by the handler names Vert.x uses ({@value
- * #DECODER}, {@value #CONNECTION}). HTTP/2 over cleartext is off: with it on, Vert.x builds the
+ * #DECODER}, {@value #VERTX_HANDLER}). HTTP/2 over cleartext is off: with it on, Vert.x builds the
  * HTTP/1 pipeline only once a first request has been decoded, too late for either.
  */
 final class FrontDoor {
   private static final Logger log = LoggerFactory.getLogger(FrontDoor.class);
+
   static final String DECODER = "httpDecoder";
-  static final String CONNECTION = "handler";
+  static final String VERTX_HANDLER = "handler";
 
   private final ConnectionLimits limits;
   private final ConnectionLimit connections;
@@ -71,11 +72,6 @@ final class FrontDoor {
         .requestHandler(requests);
   }
 
-  /** Client connections open now. */
-  int openConnections() {
-    return connections.open();
-  }
-
   private void accept(HttpConnection connection) {
     ChannelPipeline pipeline =
         ((HttpServerConnection) connection).channelHandlerContext().pipeline();
@@ -89,7 +85,7 @@ final class FrontDoor {
     ConnectionGuard guard =
         new ConnectionGuard(limits, admission == ConnectionLimit.Admission.PROBES_ONLY, faults);
     pipeline.addBefore(DECODER, "kvrouterHeadBytes", guard.headBytes());
-    pipeline.addBefore(CONNECTION, "kvrouterGuard", guard);
+    pipeline.addBefore(VERTX_HANDLER, "kvrouterGuard", guard);
   }
 
   /**

@@ -35,7 +35,7 @@ final class RouteErrors {
   static void install(
       Router router, ErrorResponses errors, ClientFaults faults, long bodyLimitBytes) {
     RouteErrors handlers = new RouteErrors(errors, faults, bodyLimitBytes);
-    for (int status : new int[] {BODY_STREAM_FAILED, 400, 404, 405, 406, 413, 415, 417}) {
+    for (int status : new int[] {BODY_STREAM_FAILED, 400, 404, 405, 413, 415, 417}) {
       router.errorHandler(status, ctx -> handlers.clientFault(ctx, status));
     }
     router.errorHandler(
@@ -68,7 +68,6 @@ final class RouteErrors {
               413,
               "request_too_large",
               "The request body is larger than " + bodyLimitBytes + " bytes");
-      case 406 -> invalid(406, "not_acceptable", "The response cannot be sent in an accepted type");
       case 415 ->
           invalid(
               415,

@@ -21,7 +21,6 @@ class ConnectionLimitTest {
     }
     assertThat(limit.admit()).isEqualTo(REFUSED);
     assertThat(limit.admit()).isEqualTo(REFUSED);
-    assertThat(limit.open()).isEqualTo(2 + ConnectionLimit.PROBE_RESERVE);
     assertThat(registry.get("kvrouter_http_connections_refused").counter().count()).isEqualTo(2);
     assertThat(registry.get("kvrouter_http_connections").gauge().value())
         .isEqualTo(2 + ConnectionLimit.PROBE_RESERVE);
