@@ -84,6 +84,7 @@ class HttpFuzzIT {
     for (int i = ONLY == null ? 0 : ONLY; i < (ONLY == null ? CASES : ONLY + 1); i++) {
       indexes.add(i);
     }
+    long startNanos = System.nanoTime();
     Queue<String> failures = new ConcurrentLinkedQueue<>();
     Map<String, Integer> outcomes = new ConcurrentHashMap<>();
     ExecutorService clients = Executors.newFixedThreadPool(4);
@@ -140,6 +141,10 @@ class HttpFuzzIT {
     assertThat(chat.status()).as(chat.body()).isEqualTo(200);
     assertThat(chat.json().getString("object")).isEqualTo("chat.completion");
     assertThat(logs.at(Level.ERROR)).as("errors logged").isEmpty();
+    // each refusal is logged at DEBUG; a WARN summarises them at most once a minute
+    long minutes = Duration.ofNanos(System.nanoTime() - startNanos).toMinutes();
+    assertThat(logs.at(Level.WARN).stream().filter(l -> l.contains("ClientFaults")))
+        .hasSizeBetween(1, (int) minutes + 1);
   }
 
   private static Optional<RawHttp.Reply> exchange(HttpFuzzCases.Case c) throws Exception {
