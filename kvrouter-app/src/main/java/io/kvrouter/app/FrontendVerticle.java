@@ -5,7 +5,6 @@ import io.kvrouter.frontend.HttpFrontend;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 
 /**
  * One HTTP server of the frontend on its own event loop; several instances share the port, so every
@@ -23,10 +22,7 @@ final class FrontendVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    server =
-        vertx
-            .createHttpServer(new HttpServerOptions().setTcpNoDelay(true))
-            .requestHandler(frontend.router(vertx));
+    server = frontend.createServer(vertx);
     return server.listen(config.port(), config.host());
   }
 

@@ -41,7 +41,12 @@ public final class ConfigLoader {
             value(HTTP_PORT),
             value(HTTP_BODY_LIMIT_MB) * 1024L * 1024L,
             value(HTTP_GRACEFUL_SHUTDOWN_TIMEOUT),
-            value(BUSY_STATUS_CODE));
+            value(BUSY_STATUS_CODE),
+            new ConnectionLimits(
+                value(HTTP_IDLE_TIMEOUT),
+                value(HTTP_HEADER_TIMEOUT),
+                value(HTTP_BODY_TIMEOUT),
+                value(HTTP_MAX_CONNECTIONS)));
     String responseStreamHost = value(TCP_RESPONSE_STREAM_HOST);
     TcpConfig tcp =
         new TcpConfig(

@@ -5,15 +5,16 @@ import java.util.Objects;
 
 /**
  * The OpenAI HTTP server: where it listens, the largest body it reads, how long requests in flight
- * may take to finish when the process shuts down, and the status it answers when every worker is
- * busy.
+ * may take to finish when the process shuts down, the status it answers when every worker is busy,
+ * and how long it waits for clients and how many it serves ({@link ConnectionLimits}).
  */
 public record HttpConfig(
     String host,
     int port,
     long bodyLimitBytes,
     Duration gracefulShutdownTimeout,
-    int busyStatusCode) {
+    int busyStatusCode,
+    ConnectionLimits connections) {
 
   /** The status answered when every worker is busy, unless configured. */
   public static final int DEFAULT_BUSY_STATUS_CODE = 503;
@@ -21,6 +22,7 @@ public record HttpConfig(
   public HttpConfig {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(gracefulShutdownTimeout, "gracefulShutdownTimeout");
+    Objects.requireNonNull(connections, "connections");
     if (bodyLimitBytes < 1) {
       throw new IllegalArgumentException("bodyLimitBytes must be positive");
     }
@@ -31,6 +33,7 @@ public record HttpConfig(
 
   /** The same settings on another port. */
   public HttpConfig withPort(int newPort) {
-    return new HttpConfig(host, newPort, bodyLimitBytes, gracefulShutdownTimeout, busyStatusCode);
+    return new HttpConfig(
+        host, newPort, bodyLimitBytes, gracefulShutdownTimeout, busyStatusCode, connections);
   }
 }

@@ -54,6 +54,58 @@ public final class Settings {
           false,
           Parsers::seconds);
 
+  public static final Setting<Duration> HTTP_IDLE_TIMEOUT =
+      new Setting<>(
+          "http-idle-timeout-secs",
+          null,
+          "SECONDS",
+          "A kept-alive client connection with no request in flight is closed when the first byte"
+              + " of its next request has not come within this long.",
+          "60",
+          "a number of seconds from 0.001 to 86400",
+          false,
+          Parsers::seconds);
+
+  public static final Setting<Duration> HTTP_HEADER_TIMEOUT =
+      new Setting<>(
+          "http-header-timeout-secs",
+          null,
+          "SECONDS",
+          "A request head (request line and headers) must arrive within this long, counted from"
+              + " the connection's opening for its first request and from its first byte for"
+              + " later ones; a late one gets 408 and the connection is closed (a connection that"
+              + " sent nothing is closed without an answer).",
+          "10",
+          "a number of seconds from 0.001 to 86400",
+          false,
+          Parsers::seconds);
+
+  public static final Setting<Duration> HTTP_BODY_TIMEOUT =
+      new Setting<>(
+          "http-body-timeout-secs",
+          null,
+          "SECONDS",
+          "A request body must arrive in full within this long after its head; a late one gets 408"
+              + " and the connection is closed.",
+          "30",
+          "a number of seconds from 0.001 to 86400",
+          false,
+          Parsers::seconds);
+
+  public static final Setting<Integer> HTTP_MAX_CONNECTIONS =
+      new Setting<>(
+          "http-max-connections",
+          null,
+          "N",
+          "Most client connections served at once. Past it, a few more are accepted for GET"
+              + " /health, /live and /metrics only (load balancer probes; anything else on them gets"
+              + " 503), and further ones are closed at once. Keep it well below the open-file limit"
+              + " (ulimit -n), which worker connections share.",
+          "10000",
+          "an integer from 1 to 1000000",
+          false,
+          Parsers.ints(1, 1_000_000));
+
   public static final Setting<RouterMode> ROUTER_MODE =
       new Setting<>(
           "router-mode",
@@ -515,6 +567,10 @@ public final class Settings {
           HTTP_PORT,
           HTTP_BODY_LIMIT_MB,
           HTTP_GRACEFUL_SHUTDOWN_TIMEOUT,
+          HTTP_IDLE_TIMEOUT,
+          HTTP_HEADER_TIMEOUT,
+          HTTP_BODY_TIMEOUT,
+          HTTP_MAX_CONNECTIONS,
           ROUTER_MODE,
           KV_OVERLAP_SCORE_WEIGHT,
           KV_EVENTS,

@@ -9,6 +9,7 @@ import io.kvrouter.preprocess.Preprocessor;
 import io.kvrouter.protocol.RouterShuttingDownException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -19,8 +20,8 @@ import java.time.Duration;
 /**
  * The OpenAI-compatible HTTP API: chat completions, completions, models, health, liveness and
  * Prometheus metrics, plus the router's own {@code /router/explain} and {@code /router/workers}
- * ({@link RouterEndpoints}). Every error, including unknown routes and oversized bodies, is an
- * OpenAI error body.
+ * ({@link RouterEndpoints}). Every error, including unknown routes, oversized bodies ({@link
+ * RouteErrors}) and requests that are not valid HTTP ({@link FrontDoor}), is an OpenAI error body.
  */
 public final class HttpFrontend {
   private final Preprocessor preprocessor;
@@ -31,6 +32,8 @@ public final class HttpFrontend {
   private final JsonBodies bodies;
   private final RouterEndpoints routerEndpoints;
   private final InFlightResponses inFlight = new InFlightResponses();
+  private final ClientFaults faults;
+  private final FrontDoor frontDoor;
   private final long createdEpochSeconds = System.currentTimeMillis() / 1000;
   private volatile boolean shuttingDown;
 
@@ -51,10 +54,21 @@ public final class HttpFrontend {
     this.routerEndpoints = new RouterEndpoints(preprocessor, errors, bodies);
     this.frontendMetrics =
         new FrontendMetrics(metrics, preprocessor.modelName(), kvCacheBlockSize, ticker);
+    this.faults = ClientFaults.of(metrics.registry());
+    this.frontDoor = new FrontDoor(config.connections(), metrics.registry(), faults);
+  }
+
+  /**
+   * An HTTP server for the calling event loop, serving {@link #router}, with the connection layer
+   * of {@link FrontDoor}; not listening yet. Call once per event loop: they share the connection
+   * limit.
+   */
+  public HttpServer createServer(Vertx vertx) {
+    return frontDoor.server(vertx, router(vertx));
   }
 
   /** A request router for one HTTP server; call once per server (one per event loop). */
-  public Router router(Vertx vertx) {
+  private Router router(Vertx vertx) {
     Router router = Router.router(vertx);
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
     JsonContentType json = new JsonContentType();
@@ -92,36 +106,7 @@ public final class HttpFrontend {
     router.get("/health").handler(this::health);
     router.get("/live").handler(this::live);
     router.get("/metrics").handler(this::metrics);
-    router.errorHandler(
-        404,
-        ctx ->
-            fail(
-                ctx,
-                404,
-                "not_found",
-                "No route for " + ctx.request().method() + " " + ctx.request().path()));
-    router.errorHandler(
-        413,
-        ctx ->
-            fail(
-                ctx,
-                413,
-                "request_too_large",
-                "The request body is larger than " + config.bodyLimitBytes() + " bytes"));
-    router.errorHandler(
-        405,
-        ctx ->
-            fail(
-                ctx,
-                405,
-                "method_not_allowed",
-                ctx.request().method() + " is not allowed on " + ctx.request().path()));
-    router.errorHandler(
-        500,
-        ctx ->
-            ErrorResponses.send(
-                ctx.response(),
-                errors.of(ctx.failure() == null ? new IllegalStateException() : ctx.failure())));
+    RouteErrors.install(router, errors, faults, config.bodyLimitBytes());
     return router;
   }
 
@@ -205,11 +190,5 @@ public final class HttpFrontend {
         .setStatusCode(status)
         .putHeader("content-type", "application/json")
         .end(body.toBuffer());
-  }
-
-  private static void fail(RoutingContext ctx, int status, String code, String message) {
-    ErrorResponses.send(
-        ctx.response(),
-        new ErrorResponses.ApiError(status, "invalid_request_error", code, message, null));
   }
 }

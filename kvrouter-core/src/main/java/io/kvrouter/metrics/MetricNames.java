@@ -137,6 +137,19 @@ public final class MetricNames {
   public static final String COMPONENT_REQUESTS = COMPONENT_PREFIX + "requests";
   public static final String COMPONENT_INFLIGHT_REQUESTS = COMPONENT_PREFIX + "inflight_requests";
 
+  /** Ours: client connections of the OpenAI HTTP server open now. */
+  public static final String HTTP_CONNECTIONS = "kvrouter_http_connections";
+
+  /** Ours: client connections closed at once because every slot, reserve included, was taken. */
+  public static final String HTTP_CONNECTIONS_REFUSED = "kvrouter_http_connections_refused";
+
+  /**
+   * Ours: requests the HTTP layer refused before an endpoint handled them, by {@code reason} (the
+   * OpenAI error's code: {@code malformed_request}, {@code header_timeout}, {@code not_found},
+   * ...).
+   */
+  public static final String HTTP_REJECTED_REQUESTS = "kvrouter_http_rejected_requests";
+
   /** Ours: requests a simulated worker stopped because the frontend cancelled them. */
   public static final String COMPONENT_CANCELLED_REQUESTS = "kvrouter_worker_cancelled_requests";
 }

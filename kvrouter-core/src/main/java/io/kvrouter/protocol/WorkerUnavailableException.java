@@ -5,14 +5,16 @@ package io.kvrouter.protocol;
  * worker. {@link #workerFault()} tells the kinds apart: the worker is in trouble (it cannot be
  * reached, its connection broke, it stopped answering) and should leave the rotation until it
  * recovers; or it only refused this one request (it is overloaded, or its engine rejected the
- * request) and stays in rotation. A refusal because the request can never fit in the worker's KV
- * cache ({@link #neverFits()}) is the request's fault, not a passing state.
+ * request), or the router itself could not send it (out of file descriptors), and it stays in
+ * rotation. A refusal because the request can never fit in the worker's KV cache ({@link
+ * #neverFits()}) is the request's fault, not a passing state.
  */
 public final class WorkerUnavailableException extends RouterException {
   private enum Kind {
     UNREACHABLE,
     REFUSED,
-    NEVER_FITS
+    NEVER_FITS,
+    LOCAL
   }
 
   private final String workerId;
@@ -43,6 +45,15 @@ public final class WorkerUnavailableException extends RouterException {
    */
   public static WorkerUnavailableException neverFits(String workerId, String detail) {
     return new WorkerUnavailableException(workerId, detail, null, Kind.NEVER_FITS);
+  }
+
+  /**
+   * The router could not send the request for want of its own resources (it is out of file
+   * descriptors): nothing is known against the worker.
+   */
+  public static WorkerUnavailableException localFailure(
+      String workerId, String message, Throwable cause) {
+    return new WorkerUnavailableException(workerId, message, cause, Kind.LOCAL);
   }
 
   public String workerId() {

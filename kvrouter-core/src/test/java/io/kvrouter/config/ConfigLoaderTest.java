@@ -38,6 +38,31 @@ class ConfigLoaderTest {
     assertThat(config.kv()).isEqualTo(KvRouterConfig.DEFAULTS);
     assertThat(config.http().busyStatusCode()).isEqualTo(503);
     assertThat(config.mockWorkers().engine().numGpuBlocks()).isEqualTo(16384);
+    assertThat(config.http().connections()).isEqualTo(ConnectionLimits.DEFAULTS);
+  }
+
+  @Test
+  void connectionLimits_comeFromTheirFlags() {
+    Map<String, List<String>> flags =
+        Map.of(
+            "mock-workers", List.of("1"),
+            "http-idle-timeout-secs", List.of("90"),
+            "http-header-timeout-secs", List.of("2.5"),
+            "http-body-timeout-secs", List.of("120"),
+            "http-max-connections", List.of("500"));
+    assertThat(ConfigLoader.load(flags, Map.of(), null).http().connections())
+        .isEqualTo(
+            new ConnectionLimits(
+                Duration.ofSeconds(90), Duration.ofMillis(2500), Duration.ofSeconds(120), 500));
+  }
+
+  @Test
+  void connectionCapOfZero_isRefusedByName() {
+    Map<String, List<String>> flags =
+        Map.of("mock-workers", List.of("1"), "http-max-connections", List.of("0"));
+    assertThatThrownBy(() -> ConfigLoader.load(flags, Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("http-max-connections");
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.kvrouter.frontend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.common.Ticker;
+import io.kvrouter.config.ConnectionLimits;
 import io.kvrouter.config.HttpConfig;
 import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.config.RouterMode;
@@ -65,12 +66,11 @@ class RequestBodyHttpTest {
                     new SimpleMeterRegistry()),
                 OutputParsers.NONE),
             new Metrics(),
-            new HttpConfig("127.0.0.1", 0, 45L << 20, Duration.ofSeconds(1), 503),
+            new HttpConfig(
+                "127.0.0.1", 0, 45L << 20, Duration.ofSeconds(1), 503, ConnectionLimits.DEFAULTS),
             16,
             Ticker.SYSTEM);
-    HttpServer server =
-        Futures.result(
-            vertx.createHttpServer().requestHandler(frontend.router(vertx)).listen(0, "127.0.0.1"));
+    HttpServer server = Futures.result(frontend.createServer(vertx).listen(0, "127.0.0.1"));
     port = server.actualPort();
   }
 

@@ -3,6 +3,7 @@ package io.kvrouter.frontend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.common.Ticker;
+import io.kvrouter.config.ConnectionLimits;
 import io.kvrouter.config.HttpConfig;
 import io.kvrouter.config.KvRouterConfig;
 import io.kvrouter.config.RouterMode;
@@ -81,12 +82,11 @@ class ToolsAndReasoningIT {
                 router,
                 new OutputParsers(ReasoningParserName.QWEN3, ToolCallParserName.HERMES)),
             new Metrics(),
-            new HttpConfig("127.0.0.1", 0, 1 << 20, Duration.ofSeconds(1), 503),
+            new HttpConfig(
+                "127.0.0.1", 0, 1 << 20, Duration.ofSeconds(1), 503, ConnectionLimits.DEFAULTS),
             16,
             Ticker.SYSTEM);
-    HttpServer server =
-        Futures.result(
-            vertx.createHttpServer().requestHandler(frontend.router(vertx)).listen(0, "127.0.0.1"));
+    HttpServer server = Futures.result(frontend.createServer(vertx).listen(0, "127.0.0.1"));
     Thread worker = new Thread(() -> answerRequests(assets), "scripted-worker");
     worker.setDaemon(true);
     worker.start();

@@ -91,11 +91,17 @@ final class PendingCall<R extends CallHomeReader> {
   }
 
   /**
-   * Fails the call because the worker is in trouble (unreachable, connection lost, no answer);
-   * closes its call-home socket.
+   * Fails the call because the worker is in trouble (unreachable, connection lost, no answer), or,
+   * when the router is out of file descriptors ({@link LocalResources#exhausted}: {@code cause}
+   * says so, or the process is at its limit), because the router could not serve it; closes its
+   * call-home socket.
    */
   void fail(String message, Throwable cause) {
-    fail(WorkerUnavailableException.unreachable(worker.workerId(), message, cause));
+    fail(
+        LocalResources.exhausted(cause)
+            ? WorkerUnavailableException.localFailure(
+                worker.workerId(), message + " (the router is out of file descriptors)", cause)
+            : WorkerUnavailableException.unreachable(worker.workerId(), message, cause));
   }
 
   /** Fails the call because the worker, up and answering, refused this request. */

@@ -48,6 +48,11 @@ final class RequestConnection {
   private NetSocket socket;
   private boolean closed;
 
+  /** Why the connection closed, for requests submitted after: their failure names the cause. */
+  private String closedReason;
+
+  private Throwable closedCause;
+
   private RequestConnection(
       Vertx vertx, HostAndPort address, TcpConfig config, Consumer<RequestConnection> onClosed) {
     this.vertx = vertx;
@@ -99,7 +104,7 @@ final class RequestConnection {
    */
   void submit(PendingCall<?> call, Function<String, Buffer> frameForLocalHost) {
     if (closed) {
-      call.fail("connection to " + address + " is closed", null);
+      call.fail(closedReason, closedCause);
     } else if (socket == null) {
       beforeOpen.add(new Submission(call, frameForLocalHost));
     } else {
@@ -208,6 +213,8 @@ final class RequestConnection {
       return;
     }
     closed = true;
+    closedReason = reason;
+    closedCause = cause;
     List<PendingCall<?>> failing = new ArrayList<>(awaitingCallHome);
     beforeOpen.forEach(s -> failing.add(s.call()));
     awaitingAck.forEach(

@@ -1,0 +1,47 @@
+package io.kvrouter.app;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.slf4j.LoggerFactory;
+
+/** Collects what the whole process logs at WARN and above while attached. Thread-safe. */
+final class LogCapture extends AppenderBase<ILoggingEvent> implements AutoCloseable {
+  private final Queue<ILoggingEvent> events = new ConcurrentLinkedQueue<>();
+  private final Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+
+  private LogCapture() {}
+
+  static LogCapture attach() {
+    LogCapture capture = new LogCapture();
+    capture.setContext(capture.root.getLoggerContext());
+    capture.start();
+    capture.root.addAppender(capture);
+    return capture;
+  }
+
+  @Override
+  protected void append(ILoggingEvent event) {
+    if (event.getLevel().isGreaterOrEqual(Level.WARN)) {
+      events.add(event);
+    }
+  }
+
+  /** The events at {@code level} so far, as "logger: message" lines. */
+  List<String> at(Level level) {
+    return events.stream()
+        .filter(e -> e.getLevel() == level)
+        .map(e -> e.getLoggerName() + ": " + e.getFormattedMessage())
+        .toList();
+  }
+
+  @Override
+  public void close() {
+    root.detachAppender(this);
+    stop();
+  }
+}

@@ -1,0 +1,106 @@
+package io.kvrouter.frontend;
+
+import com.sun.management.UnixOperatingSystemMXBean;
+import io.kvrouter.config.ConnectionLimits;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.PrematureChannelClosureException;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.impl.HttpServerConnection;
+import java.lang.management.ManagementFactory;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The connection layer of the OpenAI HTTP server: how connections are admitted ({@link
+ * ConnectionLimit}), decoded ({@link StrictRequestDecoder}) and held to their deadlines ({@link
+ * ConnectionGuard}), and what a request that cannot be decoded is answered. One per process, shared
+ * by the HTTP servers of every event loop.
+ *
+ * <p>Vert.x 5 has no public way to add Netty handlers to an HTTP server connection. Its connection
+ * handler runs when the connection's pipeline is built, before any byte is read, and the connection
+ * it is given ({@link HttpServerConnection}, Vert.x's internal type) exposes the pipeline; the
+ * decoder is swapped and the guard added there, by the handler names Vert.x uses ({@value
+ * #DECODER}, {@value #VERTX_HANDLER}). HTTP/2 over cleartext is off: with it on, Vert.x builds the
+ * HTTP/1 pipeline only once a first request has been decoded, too late for either.
+ */
+final class FrontDoor {
+  private static final Logger log = LoggerFactory.getLogger(FrontDoor.class);
+
+  static final String DECODER = "httpDecoder";
+  static final String VERTX_HANDLER = "handler";
+
+  private final ConnectionLimits limits;
+  private final ConnectionLimit connections;
+  private final ClientFaults faults;
+  private final HttpServerOptions options;
+
+  FrontDoor(ConnectionLimits limits, MeterRegistry registry, ClientFaults faults) {
+    this.limits = limits;
+    this.connections = new ConnectionLimit(limits.maxConnections(), registry);
+    openFileLimit()
+        .flatMap(connections::descriptorShortfall)
+        .ifPresent(shortfall -> log.warn("HTTP connection cap: {}", shortfall));
+    this.faults = faults;
+    this.options =
+        new HttpServerOptions()
+            .setTcpNoDelay(true)
+            .setHttp2ClearTextEnabled(false)
+            .setPerFrameWebSocketCompressionSupported(false)
+            .setPerMessageWebSocketCompressionSupported(false);
+  }
+
+  /** The process's open-file limit, where the JVM tells it (Unix). */
+  private static Optional<Long> openFileLimit() {
+    return ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean unix
+        ? Optional.of(unix.getMaxFileDescriptorCount())
+        : Optional.empty();
+  }
+
+  /** An HTTP server for the calling event loop, serving {@code requests}; not listening yet. */
+  HttpServer server(Vertx vertx, Handler<HttpServerRequest> requests) {
+    return vertx
+        .createHttpServer(options)
+        .connectionHandler(this::accept)
+        .invalidRequestHandler(this::answerInvalid)
+        .requestHandler(requests);
+  }
+
+  private void accept(HttpConnection connection) {
+    ChannelPipeline pipeline =
+        ((HttpServerConnection) connection).channelHandlerContext().pipeline();
+    ConnectionLimit.Admission admission = connections.admit();
+    if (admission == ConnectionLimit.Admission.REFUSED) {
+      pipeline.channel().close();
+      return;
+    }
+    pipeline.channel().closeFuture().addListener(f -> connections.release());
+    pipeline.replace(DECODER, DECODER, new StrictRequestDecoder(options));
+    ConnectionGuard guard =
+        new ConnectionGuard(limits, admission == ConnectionLimit.Admission.PROBES_ONLY, faults);
+    pipeline.addBefore(DECODER, "kvrouterHeadBytes", guard.headBytes());
+    pipeline.addBefore(VERTX_HANDLER, "kvrouterGuard", guard);
+  }
+
+  /**
+   * Answers a request whose head could not be decoded or was refused, with the OpenAI error its
+   * cause calls for, and closes the connection: where its body ends is unknown.
+   */
+  private void answerInvalid(HttpServerRequest request) {
+    Throwable cause = request.decoderResult().cause();
+    if (cause instanceof PrematureChannelClosureException) {
+      return; // the client closed the connection in the middle of a head
+    }
+    ErrorResponses.ApiError error = ProtocolErrors.of(cause);
+    faults.rejected(error, "request head from " + request.remoteAddress());
+    request.response().putHeader("connection", "close");
+    ErrorResponses.send(request.response(), error);
+    request.connection().close();
+  }
+}
