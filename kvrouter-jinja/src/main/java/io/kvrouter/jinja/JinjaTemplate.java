@@ -65,11 +65,12 @@ public final class JinjaTemplate {
   }
 
   /**
-   * Whether the template loops over an attribute named {@code attribute} of some value ({@code {%
-   * for part in message['content'] %}}, directly or through a variable set from it).
+   * Whether the template reads a message's content as OpenAI's list of parts: it loops over {@code
+   * message.content} of a loop variable over {@code messages} (vLLM's automatic "openai" content
+   * format; see {@link MessageContentLoops} for the exact rule). Otherwise it expects a string.
    */
-  public boolean loopsOver(String attribute) {
-    return AttributeLoops.loopsOver(body, attribute);
+  public boolean readsContentParts() {
+    return MessageContentLoops.found(body);
   }
 
   /** Renders with the given variables (which win over the globals of the same name). */

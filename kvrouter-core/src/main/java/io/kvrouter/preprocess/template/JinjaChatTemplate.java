@@ -39,7 +39,7 @@ final class JinjaChatTemplate implements ChatTemplate {
     this.template = template;
     this.bosToken = bosToken;
     this.eosToken = eosToken;
-    this.readsContentParts = template.loopsOver("content");
+    this.readsContentParts = template.readsContentParts();
   }
 
   static JinjaChatTemplate create(String source, String bosToken, String eosToken) {
