@@ -19,10 +19,10 @@ import java.util.Map;
  * String prompt = t.render(Map.of("messages", messages, "add_generation_prompt", true));
  * }</pre>
  *
- * <p>Context values are Java values: {@code null} (None), Boolean, Integer/Long, Double, String,
- * List, Map. Anything the renderer cannot do the way Python would fails with a {@link
- * TemplateError} that names it, never with a different prompt. Instances are immutable and
- * thread-safe.
+ * <p>Context values are Java values: {@code null} (None), Boolean, Integer/Long/BigInteger
+ * (unbounded, as Python's int), Double, String, List, Map. Anything the renderer cannot do the way
+ * Python would fails with a {@link TemplateError} that names it, never with a different prompt.
+ * Instances are immutable and thread-safe.
  */
 public final class JinjaTemplate {
   private final List<Stmt> body;
