@@ -19,8 +19,8 @@ import java.util.Objects;
  * {@code add_generation_prompt}, {@code bos_token} and {@code eos_token} when the tokenizer has
  * them, {@code tools} and {@code documents} (None unless given), and any extra variables (such as
  * {@code enable_thinking}). Messages reach the template as vLLM shapes them (see {@link
- * #asTemplateSees}); like vLLM, a template that loops over a message's {@code content} gets
- * OpenAI's list of text parts, any other gets one string.
+ * #asTemplateSees}); a template that loops over a message's {@code content} by vLLM's rule ({@link
+ * JinjaTemplate#readsContentParts()}) gets OpenAI's list of text parts, any other one string.
  *
  * <p>Parsed once, rendered many times, from any thread. A {@code raise_exception} in the template
  * rejects the conversation with its message ({@link ChatTemplateException.Reason#REJECTED}); any
@@ -33,7 +33,7 @@ final class JinjaChatTemplate implements ChatTemplate {
   private final String bosToken;
   private final String eosToken;
 
-  /** The template loops over a message's content: it gets the parts, not one string. */
+  /** The template reads a message's content as parts (vLLM's "openai" format), not one string. */
   private final boolean readsContentParts;
 
   private JinjaChatTemplate(JinjaTemplate template, String bosToken, String eosToken) {
