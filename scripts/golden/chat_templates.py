@@ -76,7 +76,8 @@ The reference is transformers 4.5x: tokenization_utils_base.PreTrainedTokenizerB
    name; none of the models used here relies on one (each either names a token or sets it null).
 
 4. The result is the rendered string, unchanged (no strip). continue_final_message (which cuts the
-   prompt after the last message's content) is not exercised by these cases.
+   prompt after the last message's content) is not exercised by these cases; chat_requests.py
+   covers it, with vLLM's shaping of a request's messages in front of this rendering.
 
 Errors
 ------

@@ -442,6 +442,18 @@ SNIPPETS = [
     ("generators", "{{ [1]|selectattr|list }}", {}),
     ("generators", "{{ [1]|select('nosuchtest')|list }}", {}),
     ("generators", "{{ [1]|select + [2] }}", {}),
+    # --- integers beyond 64 bits (Python's int is unbounded) ---
+    ("bigint", "{{ 99999999999999999999999 }}|{{ -99999999999999999999999 }}|{{ 9223372036854775807 + 1 }}|{{ -9223372036854775807 - 2 }}|{{ (-9223372036854775807 - 1) // -1 }}|{{ -(-9223372036854775807 - 1) }}|{{ (-9223372036854775807 - 1)|abs }}", {}),
+    ("bigint", "{{ n }}|{{ n|tojson }}|{{ [n, -n]|tojson }}|{{ {'k': n}|tojson(indent=2) }}|{{ n|string }}|{{ [n] }}|{{ n ~ '' }}|{{ '%d' % n }}|{{ '%s' % n }}|{{ '%x' % n }}", {"n": 12345678901234567890123}),
+    ("bigint", "{{ n + 1 }}|{{ n - n }}|{{ n * n }}|{{ n // 7 }}|{{ n % 7 }}|{{ -n // 7 }}|{{ -n % 7 }}|{{ n % -7 }}|{{ n / 4 }}|{{ n ** 2 }}|{{ 2 ** 100 }}|{{ (-2) ** 127 }}|{{ n // n }}|{{ n * 0 }}|{{ -n|abs }}", {"n": 12345678901234567890123}),
+    ("bigint", "{{ n > 1 }}|{{ n < 1e30 }}|{{ n == 12345678901234567890123.0 }}|{{ 2 ** 64 == 18446744073709551616.0 }}|{{ 2 ** 53 + 1 == 9007199254740992.0 }}|{{ n == n + 0 }}|{{ [3, n, -n, 2.5]|sort }}|{{ [n, 1]|max }}|{{ [n, 1]|sum }}|{{ n is integer }}|{{ n is number }}|{{ n is odd }}|{{ n is divisibleby 3 }}", {"n": 12345678901234567890123}),
+    ("bigint", "{{ n|float }}|{{ n|int }}|{{ '123456789012345678901234567890'|int }}|{{ '0x1ffffffffffffffffffff'|int(0) }}|{{ 1e30|int }}|{{ n|round(-5) }}|{{ n|round }}|{{ n * 1.0 }}|{{ n|string|length }}|{{ {n: 'a'}[n] }}|{{ {18446744073709551616: 'b'}[18446744073709551616.0] }}|{{ n if n else 'zero' }}|{{ 'ab'[n] is defined }}|{{ 'abc'[1:n] }}", {"n": 12345678901234567890123}),
+    ("bigint", "{{ (10 ** 4300)|string|length }}", {}),
+    ("bigint", "{{ 10 ** 4300 }}", {}),
+    ("bigint", "{{ (10 ** 4300)|tojson }}", {}),
+    ("bigint", "{{ range(n) }}", {"n": 12345678901234567890123}),
+    ("bigint", "{{ 'ab' * n }}", {"n": 12345678901234567890123}),
+    ("bigint", "{{ (10 ** 400)|float }}", {}),
     # --- realistic fragments ---
     ("chat", "{% for m in messages %}{% if m.role == 'assistant' and m.tool_calls is defined %}{% for tc in m.tool_calls %}{{ tc.function.name }}({{ tc.function.arguments|tojson }}){% endfor %}{% else %}<{{ m.role }}>{{ m.content }}\n{% endif %}{% endfor %}", {"messages": MSGS}),
     ("chat", "{%- if messages[0]['role'] == 'system' %}\n    {%- set system_message = messages[0]['content']|trim %}\n    {%- set loop_messages = messages[1:] %}\n{%- else %}\n    {%- set system_message = '' %}\n{%- endif %}\n[{{ system_message }}]{{ loop_messages|length }}", {"messages": MSGS}),

@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param name the participant's name, or null
  * @param toolCalls the tools an assistant message called (empty for none)
  * @param toolCallId for a tool message: the id of the call it answers, or null
- * @param reasoning an assistant message's reasoning ({@code reasoning_content}), or null
+ * @param reasoning an assistant message's reasoning ({@code reasoning}, which vLLM reads, or the
+ *     router's alias {@code reasoning_content}), or null
  */
 public record ChatMessage(
     String role,

@@ -13,9 +13,7 @@ import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.routing.Router;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -235,21 +233,14 @@ public final class Preprocessor {
 
   /** The chat prompt as text: the template rendered with the request's tools and variables. */
   private String renderChat(Prompt.Chat chat) {
-    Map<String, Object> variables = new HashMap<>(chat.templateVariables());
-    if (chat.tools() != null) {
-      variables.put("tools", chat.tools());
-    }
-    String rendered;
     try {
-      rendered =
-          assets.chatTemplate().render(chat.messages(), chat.addGenerationPrompt(), variables);
+      return ChatRendering.text(assets.chatTemplate(), chat);
+    } catch (InvalidRequestException e) {
+      throw e;
     } catch (RuntimeException e) {
       throw new InvalidRequestException(
           "The chat template of " + modelName + " cannot render these messages: " + e.getMessage(),
           "messages");
     }
-    return chat.continueFinalMessage()
-        ? FinalMessageContinuation.cut(rendered, chat.messages().get(chat.messages().size() - 1))
-        : rendered;
   }
 }

@@ -119,25 +119,20 @@ class PreprocessorTest {
             "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n" + "One, two, <|im_end|>");
   }
 
+  /** transformers finds an empty (or blank) content at the very end and cuts nothing. */
   @Test
-  void continueFinalMessage_whoseContentTheTemplateDropsIsRefused() throws Exception {
+  void continueFinalMessage_withAnEmptyLastMessageKeepsTheWholeRender() throws Exception {
     Preprocessor qwen = preprocessor("qwen3", OutputParsers.NONE);
-    Prompt.Chat chat =
-        new Prompt.Chat(
-            List.of(ChatMessage.user("Hi"), new ChatMessage("assistant", "   ")),
-            false,
-            true,
-            null,
-            Map.of());
-    Throwable refused =
-        Futures.failure(
-            qwen.generate(
-                new GenerationRequest("c", chat, 4, null, null, null, null, false, null, null)));
-    assertThat(refused)
-        .isInstanceOf(InvalidRequestException.class)
-        .hasMessageContaining(
-            "'continue_final_message' is set but the chat template does not"
-                + " write the last message's content");
+    ModelAssets assets = assets("qwen3");
+    for (String blank : List.of("", "   ")) {
+      List<ChatMessage> messages =
+          List.of(ChatMessage.user("Hi"), new ChatMessage("assistant", blank));
+      Prompt.Chat chat = new Prompt.Chat(messages, false, true, null, Map.of());
+      String whole = assets.chatTemplate().render(messages, false, Map.of());
+      assertThat(assets.tokenizer().decode(sent(qwen, chat, OutputOptions.TEXT)))
+          .as("content <%s>", blank)
+          .isEqualTo(whole);
+    }
   }
 
   @Test

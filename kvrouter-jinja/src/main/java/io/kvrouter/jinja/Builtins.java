@@ -370,7 +370,7 @@ final class Builtins {
             return Math.abs(d);
           }
           if (Py.isInt(v)) {
-            return Py.exact(() -> Math.absExact(Py.toLong(v)));
+            return PyInt.abs(v);
           }
           throw TemplateError.typeError("bad operand type for abs(): '" + Py.typeName(v) + "'");
         });

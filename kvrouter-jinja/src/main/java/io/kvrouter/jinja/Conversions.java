@@ -35,7 +35,7 @@ final class Conversions {
       throw u.error();
     }
     if (Py.isInt(v)) {
-      return Py.toLong(v);
+      return v instanceof Boolean ? (Object) Py.toLong(v) : v;
     }
     if (v instanceof Double d) {
       if (Double.isInfinite(d)) {
@@ -52,7 +52,7 @@ final class Conversions {
       long b = Py.toLong(base);
       BigInteger n = b == 0 || (b >= 2 && b <= 36) ? parseInt(text, (int) b) : null;
       if (n != null) {
-        return Py.bigInteger(n);
+        return PyInt.of(n);
       }
     }
     // "42.23"|int is 42: int(float(value)), where nan and inf give the default
@@ -68,15 +68,15 @@ final class Conversions {
       return v;
     }
     if (Py.isInt(v)) {
-      return (double) Py.toLong(v);
+      return Py.toDouble(v);
     }
     String text = Markup.text(v);
     Double d = text == null ? null : parseFloat(text);
     return d == null ? dflt : d;
   }
 
-  private static long truncate(double d) {
-    return Py.bigInteger(new BigDecimal(d).toBigInteger());
+  private static Object truncate(double d) {
+    return PyInt.of(new BigDecimal(d).toBigInteger());
   }
 
   /** Python's {@code float(s)}, or null where it raises ValueError. */
@@ -138,6 +138,9 @@ final class Conversions {
     }
     if (digits.length() == 0 || underscore) {
       return null;
+    }
+    if (Integer.bitCount(radix) != 1 && digits.length() > PyInt.MAX_STR_DIGITS) {
+      return null; // Python's ValueError: beyond the limit on digits (not for power-of-2 bases)
     }
     // base 0 takes no leading zero in a decimal number but 0 itself (010 is an error)
     if (base == 0

@@ -1,5 +1,6 @@
 package io.kvrouter.jinja;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -57,22 +58,25 @@ final class DictKeys {
     if (!Py.isNumber(key)) {
       return List.of();
     }
-    Long whole = null;
-    if (!(key instanceof Double d)) {
-      whole = Py.toLong(key);
-    } else if (d == Math.rint(d) && Math.abs(d) < 0x1p63) {
-      whole = (long) (double) d;
+    Object whole = null;
+    if (key instanceof Boolean b) {
+      whole = b ? 1L : 0L;
+    } else if (!(key instanceof Double d)) {
+      whole = key;
+    } else if (Double.isFinite(d) && d == Math.rint(d)) {
+      whole = PyInt.of(new BigDecimal(d).toBigInteger());
     }
     List<Object> r = new ArrayList<>(4);
     if (whole != null) {
       r.add(whole);
-      if (whole == 0 || whole == 1) {
-        r.add(whole == 1);
+      if (whole.equals(0L) || whole.equals(1L)) {
+        r.add(whole.equals(1L));
       }
-      double asDouble = whole;
-      if (asDouble < 0x1p63 && (long) asDouble == whole) {
+      double asDouble = PyInt.big(whole).doubleValue();
+      if (Double.isFinite(asDouble)
+          && new BigDecimal(asDouble).toBigInteger().equals(PyInt.big(whole))) {
         r.add(asDouble);
-        if (whole == 0) {
+        if (whole.equals(0L)) {
           r.add(-0.0);
         }
       }

@@ -19,10 +19,10 @@ import java.util.Map;
  * String prompt = t.render(Map.of("messages", messages, "add_generation_prompt", true));
  * }</pre>
  *
- * <p>Context values are Java values: {@code null} (None), Boolean, Integer/Long, Double, String,
- * List, Map. Anything the renderer cannot do the way Python would fails with a {@link
- * TemplateError} that names it, never with a different prompt. Instances are immutable and
- * thread-safe.
+ * <p>Context values are Java values: {@code null} (None), Boolean, Integer/Long/BigInteger
+ * (unbounded, as Python's int), Double, String, List, Map. Anything the renderer cannot do the way
+ * Python would fails with a {@link TemplateError} that names it, never with a different prompt.
+ * Instances are immutable and thread-safe.
  */
 public final class JinjaTemplate {
   private final List<Stmt> body;
@@ -65,11 +65,12 @@ public final class JinjaTemplate {
   }
 
   /**
-   * Whether the template loops over an attribute named {@code attribute} of some value ({@code {%
-   * for part in message['content'] %}}, directly or through a variable set from it).
+   * Whether the template reads a message's content as OpenAI's list of parts: it loops over {@code
+   * message.content} of a loop variable over {@code messages} (vLLM's automatic "openai" content
+   * format; see {@link MessageContentLoops} for the exact rule). Otherwise it expects a string.
    */
-  public boolean loopsOver(String attribute) {
-    return AttributeLoops.loopsOver(body, attribute);
+  public boolean readsContentParts() {
+    return MessageContentLoops.found(body);
   }
 
   /** Renders with the given variables (which win over the globals of the same name). */

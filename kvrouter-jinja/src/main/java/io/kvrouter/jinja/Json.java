@@ -1,5 +1,6 @@
 package io.kvrouter.jinja;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -49,6 +50,8 @@ final class Json {
       sb.append(b ? "true" : "false");
     } else if (v instanceof Long) {
       sb.append(v);
+    } else if (v instanceof BigInteger b) {
+      sb.append(PyInt.str(b));
     } else if (v instanceof Double d) {
       if (Double.isNaN(d)) {
         sb.append("NaN");
@@ -126,7 +129,7 @@ final class Json {
     if (k instanceof Boolean b) {
       return b ? "true" : "false";
     }
-    if (k instanceof Long || k instanceof Double) {
+    if (k instanceof Long || k instanceof BigInteger || k instanceof Double) {
       return Py.str(k);
     }
     throw TemplateError.typeError(

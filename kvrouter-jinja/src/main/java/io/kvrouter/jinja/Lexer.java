@@ -326,7 +326,7 @@ final class Lexer {
     if (isFloat) {
       out.add(new Token(Type.FLOAT, text, Double.parseDouble(text), line));
     } else {
-      // beyond 64 bits the literal fails when it is evaluated (Node.BigInt), not at parse
+      // beyond 64 bits the literal stays a BigInteger (Node.BigInt, see PyInt)
       BigInteger n = new BigInteger(text);
       out.add(new Token(Type.INT, text, n.bitLength() < 64 ? (Object) n.longValue() : n, line));
     }

@@ -49,11 +49,11 @@ final class Node {
     }
   }
 
-  /** An integer literal beyond 64 bits: Python's ints are unbounded, this renderer's are not. */
+  /** An integer literal beyond 64 bits. */
   record BigInt(BigInteger value) implements Expr {
     @Override
     public Object eval(Frame f) {
-      return Py.bigInteger(value);
+      return PyInt.of(value);
     }
   }
 
@@ -185,9 +185,7 @@ final class Node {
       if (!minus) {
         return v instanceof Boolean ? (Object) Py.toLong(v) : v;
       }
-      return v instanceof Double d
-          ? (Object) (-d)
-          : (Object) Py.exact(() -> Math.negateExact(Py.toLong(v)));
+      return v instanceof Double d ? (Object) (-d) : PyInt.negate(v);
     }
   }
 

@@ -255,7 +255,7 @@ final class Printf {
   /** The int of {@code %d} (a float is truncated) or {@code %x}/{@code %o} (an int only). */
   private static BigInteger integer(Object v, int c) {
     if (Py.isInt(v)) {
-      return BigInteger.valueOf(Py.toLong(v));
+      return PyInt.big(v);
     }
     boolean decimal = c == 'd' || c == 'i' || c == 'u';
     if (decimal && v instanceof Double d) {

@@ -13,9 +13,10 @@ import java.util.Map;
 
 /**
  * Python value semantics over Java values: {@code null} is None, {@link Undefined} is Jinja2's
- * undefined, {@link Boolean}, {@link Long} (int), {@link Double} (float), {@link String}, {@link
- * List} (list and tuple), {@link Map} (dict, insertion-ordered), {@link Namespace} and {@link
- * PyCallable}. Other integral numbers are accepted as input and normalized on the way in.
+ * undefined, {@link Boolean}, {@link Long} or beyond 64 bits {@link BigInteger} (int, see {@link
+ * PyInt}), {@link Double} (float), {@link String}, {@link List} (list and tuple), {@link Map}
+ * (dict, insertion-ordered), {@link Namespace} and {@link PyCallable}. Other integral numbers are
+ * accepted as input and normalized on the way in.
  */
 final class Py {
   private Py() {}
@@ -32,7 +33,7 @@ final class Py {
       return d.doubleValue();
     }
     if (v instanceof BigInteger b) {
-      return bigInteger(b);
+      return PyInt.of(b);
     }
     if (v instanceof Character c) {
       return c.toString();
@@ -69,15 +70,6 @@ final class Py {
             + " (use null, Boolean, a number, String, List or Map)");
   }
 
-  /** An int Python would hold: beyond 64 bits it fails, it never wraps. */
-  static long bigInteger(BigInteger b) {
-    if (b.bitLength() > 63) {
-      throw TemplateError.unsupported(
-          "the integer " + b + ", beyond 64 bits (Python's are unbounded)");
-    }
-    return b.longValue();
-  }
-
   static String typeName(Object v) {
     if (v == null) {
       return "NoneType";
@@ -85,7 +77,7 @@ final class Py {
     if (v instanceof Boolean) {
       return "bool";
     }
-    if (v instanceof Long) {
+    if (v instanceof Long || v instanceof BigInteger) {
       return "int";
     }
     if (v instanceof Double) {
@@ -148,6 +140,9 @@ final class Py {
     if (v instanceof Long l) {
       return l != 0;
     }
+    if (v instanceof BigInteger) {
+      return true; // never zero: zero is a Long
+    }
     if (v instanceof Double d) {
       return d != 0.0;
     }
@@ -179,6 +174,9 @@ final class Py {
     }
     if (v instanceof Long) {
       return v.toString();
+    }
+    if (v instanceof BigInteger b) {
+      return PyInt.str(b);
     }
     if (v instanceof Double d) {
       return floatRepr(d);
@@ -349,10 +347,16 @@ final class Py {
       return a instanceof Undefined && b instanceof Undefined;
     }
     if (isNumber(a) && isNumber(b)) {
-      if (a instanceof Double || b instanceof Double) {
-        return toDouble(a) == toDouble(b);
+      if (a instanceof Double x && b instanceof Double y) {
+        return x.doubleValue() == y.doubleValue();
       }
-      return toLong(a) == toLong(b);
+      if (a instanceof Double x) {
+        return !x.isNaN() && PyInt.compareWithFloat(b, x) == 0;
+      }
+      if (b instanceof Double y) {
+        return !y.isNaN() && PyInt.compareWithFloat(a, y) == 0;
+      }
+      return PyInt.compare(a, b) == 0;
     }
     if (Markup.text(a) != null && Markup.text(b) != null) {
       return Markup.text(a).equals(Markup.text(b));
@@ -406,10 +410,7 @@ final class Py {
       throw u.error();
     }
     if (isNumber(a) && isNumber(b)) {
-      if (a instanceof Double || b instanceof Double) {
-        return Double.compare(toDouble(a), toDouble(b));
-      }
-      return Long.compare(toLong(a), toLong(b));
+      return compareNumbers(a, b);
     }
     if (Markup.text(a) != null && Markup.text(b) != null) {
       return compareCodePoints(Markup.text(a), Markup.text(b));
@@ -436,6 +437,19 @@ final class Py {
             + "' and '"
             + typeName(b)
             + "'");
+  }
+
+  private static int compareNumbers(Object a, Object b) {
+    if (a instanceof Double x && b instanceof Double y) {
+      return Double.compare(x, y);
+    }
+    if (a instanceof Double x) {
+      return x.isNaN() ? 1 : -PyInt.compareWithFloat(b, x);
+    }
+    if (b instanceof Double y) {
+      return y.isNaN() ? -1 : PyInt.compareWithFloat(a, y);
+    }
+    return PyInt.compare(a, b);
   }
 
   static int compareCodePoints(String a, String b) {
@@ -490,12 +504,22 @@ final class Py {
   // ---- numbers ----
 
   static boolean isNumber(Object v) {
-    return v instanceof Long || v instanceof Double || v instanceof Boolean;
+    return v instanceof Long
+        || v instanceof Double
+        || v instanceof Boolean
+        || v instanceof BigInteger;
   }
 
+  /**
+   * An int (or bool) as a long; one beyond 64 bits fails as Python fails to use it as a size or an
+   * index ({@code ssize_t}).
+   */
   static long toLong(Object v) {
     if (v instanceof Boolean b) {
       return b ? 1 : 0;
+    }
+    if (v instanceof BigInteger) {
+      throw TemplateError.of("OverflowError", "Python int too large to convert to C ssize_t");
     }
     return ((Number) v).longValue();
   }
@@ -503,6 +527,9 @@ final class Py {
   static double toDouble(Object v) {
     if (v instanceof Boolean b) {
       return b ? 1 : 0;
+    }
+    if (v instanceof BigInteger) {
+      return PyInt.toDouble(v);
     }
     return ((Number) v).doubleValue();
   }
@@ -566,7 +593,7 @@ final class Py {
       if (a instanceof Double || b instanceof Double) {
         return toDouble(a) + toDouble(b);
       }
-      return exact(() -> Math.addExact(toLong(a), toLong(b)));
+      return PyInt.add(a, b);
     }
     throw operandError("+", a, b);
   }
@@ -608,6 +635,9 @@ final class Py {
 
   /** The count of a sequence repetition ({@code 'ab' * n}), which must be an int. */
   static long repeatCount(Object v) {
+    if (v instanceof BigInteger) {
+      throw TemplateError.of("OverflowError", "cannot fit 'int' into an index-sized integer");
+    }
     if (isInt(v)) {
       return toLong(v);
     }
@@ -655,30 +685,21 @@ final class Py {
     boolean f = a instanceof Double || b instanceof Double;
     switch (op) {
       case "-":
-        return f
-            ? (Object) (toDouble(a) - toDouble(b))
-            : exact(() -> Math.subtractExact(toLong(a), toLong(b)));
+        return f ? (Object) (toDouble(a) - toDouble(b)) : PyInt.subtract(a, b);
       case "*":
-        return f
-            ? (Object) (toDouble(a) * toDouble(b))
-            : exact(() -> Math.multiplyExact(toLong(a), toLong(b)));
+        return f ? (Object) (toDouble(a) * toDouble(b)) : PyInt.multiply(a, b);
       case "/":
-        if (toDouble(b) == 0) {
+        if (isZero(b)) {
           throw TemplateError.of("ZeroDivisionError", "division by zero");
         }
-        return toDouble(a) / toDouble(b);
+        return f ? toDouble(a) / toDouble(b) : PyInt.trueDivide(a, b);
       case "//":
-        if (toDouble(b) == 0) {
+        if (isZero(b)) {
           throw TemplateError.of("ZeroDivisionError", "integer division or modulo by zero");
         }
-        if (!f && toLong(a) == Long.MIN_VALUE && toLong(b) == -1) {
-          return exact(() -> Math.negateExact(Long.MIN_VALUE));
-        }
-        return f
-            ? (Object) Math.floor(toDouble(a) / toDouble(b))
-            : (Object) Math.floorDiv(toLong(a), toLong(b));
+        return f ? (Object) Math.floor(toDouble(a) / toDouble(b)) : PyInt.floorDiv(a, b);
       case "%":
-        if (toDouble(b) == 0) {
+        if (isZero(b)) {
           throw TemplateError.of("ZeroDivisionError", "integer division or modulo by zero");
         }
         if (f) {
@@ -687,25 +708,10 @@ final class Py {
           double m = x % y;
           return m != 0 && ((m < 0) != (y < 0)) ? m + y : m;
         }
-        return Math.floorMod(toLong(a), toLong(b));
+        return PyInt.mod(a, b);
       case "**":
-        if (!f && toLong(b) >= 0) {
-          long base = toLong(a);
-          long exp = toLong(b);
-          if (base == 0 || base == 1) {
-            return exp == 0 ? 1L : base;
-          }
-          if (base == -1) {
-            return exp % 2 == 0 ? 1L : -1L;
-          }
-          return exact(
-              () -> {
-                long r = 1;
-                for (long i = 0; i < exp; i++) {
-                  r = Math.multiplyExact(r, base);
-                }
-                return r;
-              });
+        if (!f && PyInt.compare(b, 0L) >= 0) {
+          return PyInt.pow(a, b);
         }
         return Math.pow(toDouble(a), toDouble(b));
       default:
@@ -713,16 +719,12 @@ final class Py {
     }
   }
 
-  static Long exact(java.util.function.LongSupplier op) {
-    try {
-      return op.getAsLong();
-    } catch (ArithmeticException e) {
-      throw TemplateError.unsupported("integers beyond 64 bits (Python's are unbounded)");
-    }
+  private static boolean isZero(Object v) {
+    return v instanceof Double d ? d == 0 : !(v instanceof BigInteger) && toLong(v) == 0;
   }
 
   static boolean isInt(Object v) {
-    return v instanceof Long || v instanceof Boolean;
+    return v instanceof Long || v instanceof Boolean || v instanceof BigInteger;
   }
 
   // ---- iteration, length, indexing ----
@@ -815,6 +817,9 @@ final class Py {
       }
       return Undefined.item(obj, key);
     }
+    if (key instanceof BigInteger) {
+      return Undefined.item(obj, key); // IndexError: cannot fit 'int' into an index-sized integer
+    }
     if (obj instanceof List<?> l && !(obj instanceof DictView) && isInt(key)) {
       long i = toLong(key);
       if (i < 0) {
@@ -878,7 +883,7 @@ final class Py {
               ? "unhashable type: 'slice'"
               : "'" + typeName(obj) + "' object is not subscriptable");
     }
-    long st = step == null ? 1 : toLong(step);
+    long st = step == null ? 1 : PyInt.clamped(step);
     if (st == 0) {
       throw TemplateError.of("ValueError", "slice step cannot be zero");
     }
@@ -886,11 +891,11 @@ final class Py {
     long lo;
     long hi;
     if (st > 0) {
-      lo = start == null ? 0 : clampIndex(toLong(start), n, 0, n);
-      hi = stop == null ? n : clampIndex(toLong(stop), n, 0, n);
+      lo = start == null ? 0 : clampIndex(PyInt.clamped(start), n, 0, n);
+      hi = stop == null ? n : clampIndex(PyInt.clamped(stop), n, 0, n);
     } else {
-      lo = start == null ? n - 1 : clampIndex(toLong(start), n, -1, n - 1);
-      hi = stop == null ? -1 : clampIndex(toLong(stop), n, -1, n - 1);
+      lo = start == null ? n - 1 : clampIndex(PyInt.clamped(start), n, -1, n - 1);
+      hi = stop == null ? -1 : clampIndex(PyInt.clamped(stop), n, -1, n - 1);
     }
     if (obj instanceof PyRange r) {
       return new PyRange(r.start + lo * r.step, r.start + hi * r.step, r.step * st, n);

@@ -19,7 +19,7 @@ final class Round {
     long precision = Py.index(precisionArg);
     if (method.equals("common")) {
       if (Py.isInt(value)) {
-        return roundInt(Py.toLong(value), precision);
+        return roundInt(value instanceof Boolean ? (Object) Py.toLong(value) : value, precision);
       }
       if (value instanceof Double d) {
         return roundFloat(d, precision);
@@ -31,15 +31,15 @@ final class Round {
   }
 
   /** Python's {@code round(int, n)}: unchanged for n >= 0, else half to even at 10**-n. */
-  private static long roundInt(long x, long n) {
+  private static Object roundInt(Object x, long n) {
     if (n >= 0) {
       return x;
     }
-    if (n < -19) {
-      return 0; // |x| < 10**19 / 2
+    if (n < -400000) {
+      return 0L; // |x| < 2**(2**20) < 10**400000 / 2
     }
-    return Py.bigInteger(
-        new BigDecimal(x).setScale((int) n, RoundingMode.HALF_EVEN).toBigIntegerExact());
+    return PyInt.of(
+        new BigDecimal(PyInt.big(x)).setScale((int) n, RoundingMode.HALF_EVEN).toBigIntegerExact());
   }
 
   /** Python's {@code round(float, n)}: the exact binary value rounded half to even. */
@@ -60,7 +60,7 @@ final class Round {
   private static double ceilOrFloor(Object value, long precision, boolean ceil) {
     if (Py.isInt(value) && precision >= 0) {
       // exact int arithmetic: value * 10**p / 10**p is value, as a float
-      return Py.toLong(value);
+      return Py.toDouble(value);
     }
     if (!Py.isNumber(value)) {
       // Python's own error for value * 10**precision (an int, or a float when negative)

@@ -1,6 +1,7 @@
 package io.kvrouter.jinja;
 
 import io.kvrouter.jinja.Node.TestFn;
+import java.math.BigInteger;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.IntFunction;
@@ -23,7 +24,7 @@ final class Tests {
     tests.put("none", (v, a) -> v == null);
     tests.put("string", (v, a) -> Markup.text(v) != null);
     tests.put("number", (v, a) -> Py.isNumber(v));
-    tests.put("integer", (v, a) -> v instanceof Long);
+    tests.put("integer", (v, a) -> v instanceof Long || v instanceof BigInteger);
     tests.put("float", (v, a) -> v instanceof Double);
     tests.put("boolean", (v, a) -> v instanceof Boolean);
     tests.put("true", (v, a) -> Boolean.TRUE.equals(v));
@@ -164,7 +165,11 @@ final class Tests {
       return v == null ? o == null : v.equals(o);
     }
     boolean immutable =
-        v instanceof Long || v instanceof Double || v instanceof String || v instanceof PyTuple;
+        v instanceof Long
+            || v instanceof BigInteger
+            || v instanceof Double
+            || v instanceof String
+            || v instanceof PyTuple;
     if (!immutable) {
       return v == o;
     }

@@ -13,25 +13,26 @@
  *
  * <p>Values ({@code Py}): {@code null} is None, {@code Undefined} is Jinja2's default undefined
  * (prints "", falsy, iterates empty, fails in arithmetic/attribute/call with Jinja2's message),
- * Long/Double/Boolean/String, List (PyTuple for tuples, PyRange for range(), DictView for
- * dict.items()/keys()/values()), Map (insertion-ordered, Python's key equality: DictKeys), Markup
- * (what the escaping filters return), PyIterator (the generators of map, select, ...), Namespace,
- * PyCallable (globals, macros, bound methods). Python semantics live in {@code Py} (str/repr,
- * truthiness, ==, ordering, +, arithmetic, in, indexing, slicing), {@code Printf} ({@code %}
- * formatting), {@code Methods}/{@code StrMethods} (str, dict, list methods; mutating ones raise
- * SecurityError like Jinja2's immutable sandbox), {@code Builtins} (filters with checked
- * signatures), {@code Tests}, {@code Globals}, {@code Round}, {@code Conversions}, {@code Json}
- * (transformers' tojson = json.dumps), {@code Strftime} and {@code Macro}.
+ * Long (BigInteger beyond 64 bits: {@code PyInt}), Double, Boolean, String, List (PyTuple for
+ * tuples, PyRange for range(), DictView for dict.items()/keys()/values()), Map (insertion-ordered,
+ * Python's key equality: DictKeys), Markup (what the escaping filters return), PyIterator (the
+ * generators of map, select, ...), Namespace, PyCallable (globals, macros, bound methods). Python
+ * semantics live in {@code Py} (str/repr, truthiness, ==, ordering, +, arithmetic, in, indexing,
+ * slicing), {@code Printf} ({@code %} formatting), {@code Methods}/{@code StrMethods} (str, dict,
+ * list methods; mutating ones raise SecurityError like Jinja2's immutable sandbox), {@code
+ * Builtins} (filters with checked signatures), {@code Tests}, {@code Globals}, {@code Round},
+ * {@code Conversions}, {@code Json} (transformers' tojson = json.dumps), {@code Strftime} and
+ * {@code Macro}.
  *
  * <p>{@code Limits}: nesting at parse, recursion and data depth at render and the length of every
  * string or list built are bounded, so a hostile template or request fails with a TemplateError
  * naming the limit (RecursionError, MemoryError) instead of overflowing the stack or the heap.
  *
  * <p>Rule: where Python's result cannot be reproduced (str.format specs, printing a function or a
- * generator, integers beyond 64 bits, the identity of equal strings for {@code sameas}, most uses
- * of Markup, {@code include}/{@code import}/{@code extends}/..., Jinja2's less common filters),
- * fail with a TemplateError naming the construct and the template line rather than render something
- * else. Pure and synchronous: no Vert.x, no Netty, no reflection; parsed templates are immutable
- * and thread-safe.
+ * generator, the identity of equal strings for {@code sameas}, most uses of Markup, {@code
+ * include}/{@code import}/{@code extends}/..., Jinja2's less common filters), fail with a
+ * TemplateError naming the construct and the template line rather than render something else. Pure
+ * and synchronous: no Vert.x, no Netty, no reflection; parsed templates are immutable and
+ * thread-safe.
  */
 package io.kvrouter.jinja;

@@ -30,16 +30,10 @@ class JinjaTemplateTest {
         .isEqualTo("1e-05 1.1e-05 0.0001 1e+23 8.41e+21 5e-324 0.30000000000000004 0.00025");
   }
 
-  /** Where Python's integers grow without bound or it runs out of memory, the render fails. */
+  /** Where Python runs out of memory, the render fails (integers: the bigint snippets). */
   @Test
-  void countsAndIntegersBeyondTheirRangeFailInsteadOfWrapping() {
-    for (String source :
-        List.of(
-            "{{ 'ab' * 4294967297 }}",
-            "{{ [1] * 100000000000 }}",
-            "{{ (-9223372036854775807 - 1) // -1 }}",
-            "{{ -(-9223372036854775807 - 1) }}",
-            "{{ (-9223372036854775807 - 1)|abs }}")) {
+  void countsBeyondTheLimitsFailInsteadOfWrapping() {
+    for (String source : List.of("{{ 'ab' * 4294967297 }}", "{{ [1] * 100000000000 }}")) {
       assertThatThrownBy(() -> render(source, Map.of()))
           .as(source)
           .isInstanceOf(TemplateError.class);
@@ -296,31 +290,6 @@ class JinjaTemplateTest {
               assertThat(e.kind()).isEqualTo("SecurityError");
               assertThat(e.pythonMessage())
                   .isEqualTo("access to attribute 'append' of 'list' object is unsafe.");
-            });
-  }
-
-  @Test
-  void integersBeyond64BitsFailNamingTheProblemWhereTheyAreUsed() {
-    assertThatThrownBy(() -> render("a\n{{ 99999999999999999999999 }}", Map.of()))
-        .isInstanceOfSatisfying(
-            TemplateError.class,
-            e -> {
-              assertThat(e.kind()).isEqualTo("Unsupported");
-              assertThat(e.pythonMessage()).contains("99999999999999999999999").contains("64 bits");
-              assertThat(e.line()).isEqualTo(2);
-            });
-    // Python renders the template: only evaluating the literal fails
-    assertThat(render("{% if false %}{{ 99999999999999999999999 }}{% endif %}ok", Map.of()))
-        .isEqualTo("ok");
-    assertThat(render("{{ 9223372036854775807 }}", Map.of())).isEqualTo("9223372036854775807");
-    assertThat(render("{{ n }}", Map.of("n", new java.math.BigInteger("123")))).isEqualTo("123");
-    assertThatThrownBy(
-            () -> render("{{ n }}", Map.of("n", new java.math.BigInteger("99999999999999999999"))))
-        .isInstanceOfSatisfying(
-            TemplateError.class,
-            e -> {
-              assertThat(e.kind()).isEqualTo("Unsupported");
-              assertThat(e.pythonMessage()).contains("99999999999999999999").contains("64 bits");
             });
   }
 

@@ -2,19 +2,16 @@ package io.kvrouter.frontend.openai;
 
 import io.kvrouter.preprocess.ChatMessage;
 import io.kvrouter.protocol.InvalidRequestException;
-import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
  * Reads the {@code messages} of a chat request: roles, content as a string or text parts, assistant
- * tool calls (their JSON-string arguments parsed, as templates read them as values), tool results
- * and assistant reasoning. Anything else in a message is refused by name.
+ * tool calls (their JSON-string arguments parsed as vLLM parses them, {@link ToolCallArguments}),
+ * tool results and assistant reasoning. Anything else in a message is refused by name.
  */
 final class ChatMessages {
   private ChatMessages() {}
@@ -144,30 +141,8 @@ final class ChatMessages {
           new ChatMessage.ToolCall(
               c.has("id") ? c.string("id") : null,
               f.string("name"),
-              arguments(f.raw("arguments"), f.param("arguments"))));
+              ToolCallArguments.read(f.raw("arguments"), f.param("arguments"))));
     }
     return calls;
-  }
-
-  /**
-   * The arguments as a value: the API's JSON string parsed (none or empty is an empty object, as
-   * vLLM reads it); an object given as an object stays one.
-   */
-  private static Object arguments(Object value, String param) {
-    if (value == null || "".equals(value)) {
-      return Map.of();
-    }
-    if (value instanceof JsonObject object) {
-      return JsonValues.plainMap(object);
-    }
-    if (!(value instanceof String text)) {
-      throw JsonFields.typeError(param, "a JSON string");
-    }
-    try {
-      return JsonValues.plain(Json.decodeValue(text));
-    } catch (DecodeException e) {
-      throw new InvalidRequestException(
-          "'" + param + "' is not valid JSON: " + e.getMessage(), param);
-    }
   }
 }

@@ -13,8 +13,14 @@ import java.util.Set;
  * Reads a chat request's {@code tools}, {@code tool_choice} and {@code parallel_tool_calls}.
  *
  * <p>Tools reach the template as vLLM hands them over (its request model dumped): {@code {"type":
- * "function", "function": {"name", "description", "parameters"}}} in that order, a missing
- * description or parameters as None, since templates print them with {@code tojson}.
+ * "function", "function": {"name", "description", "parameters", ...}}} in that order, a missing
+ * description or parameters as None, since templates print them with {@code tojson}; then any other
+ * field of the function ({@code "strict": false}, vendor extensions) with its value, in the order
+ * the request gives them, as vLLM's {@code FunctionDefinition} keeps extra fields ({@code
+ * vllm/entrypoints/openai/engine/protocol.py} at commit {@code
+ * 040a2cc2a6295ea9c313d86526ff90a103eacb3e}; later vLLM declares {@code strict} and {@code
+ * defer_loading} and drops other extras, which only differs for fields other than those two).
+ * Qwen's templates print each tool with {@code tojson}, so a dropped field changes the prompt.
  *
  * <p>{@code tool_choice}: {@code "auto"} (the default when tools are given) parses the model's tool
  * calls out of its output; {@code "none"} leaves the output as content (the tools are still
@@ -24,6 +30,9 @@ import java.util.Set;
  */
 final class ChatTools {
   private ChatTools() {}
+
+  /** The fields of vLLM's function definition, which come first, in this order. */
+  private static final Set<String> DECLARED = Set.of("name", "description", "parameters");
 
   /** The tools as template values, or null when the request has none. */
   static List<Map<String, Object>> read(JsonArray array) {
@@ -38,7 +47,7 @@ final class ChatTools {
       }
       JsonFields t = new JsonFields(tool, param);
       t.rejectUnknown(Set.of("type", "function"));
-      JsonFields f = t.function(Set.of("name", "description", "parameters", "strict"));
+      JsonFields f = t.function(null);
       if (f.bool("strict", false)) {
         throw new InvalidRequestException(
             "'"
@@ -52,6 +61,11 @@ final class ChatTools {
       definition.put("description", f.has("description") ? f.string("description") : null);
       JsonObject parameters = f.object("parameters");
       definition.put("parameters", parameters == null ? null : JsonValues.plainMap(parameters));
+      for (String name : f.names()) {
+        if (!DECLARED.contains(name)) {
+          definition.put(name, JsonValues.plain(f.raw(name)));
+        }
+      }
       Map<String, Object> entry = new LinkedHashMap<>();
       entry.put("type", "function");
       entry.put("function", definition);

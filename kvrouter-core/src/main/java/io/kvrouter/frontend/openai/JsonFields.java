@@ -42,7 +42,7 @@ final class JsonFields {
 
   /**
    * The {@code function} object of an OpenAI {@code {"type": "function", "function": {...}}} entry
-   * (a tool, or a tool call), with only {@code fields} allowed in it.
+   * (a tool, or a tool call), with only {@code fields} allowed in it (any, for null).
    */
   JsonFields function(Set<String> fields) {
     if (has("type") && !"function".equals(string("type"))) {
@@ -55,8 +55,15 @@ final class JsonFields {
           "'" + param("function") + "' is required", param("function"));
     }
     JsonFields f = new JsonFields(function, param("function"));
-    f.rejectUnknown(fields);
+    if (fields != null) {
+      f.rejectUnknown(fields);
+    }
     return f;
+  }
+
+  /** The names of the fields, in the order the request gives them. */
+  Iterable<String> names() {
+    return json.fieldNames();
   }
 
   /** The field's value as it is, or null. */

@@ -1,6 +1,7 @@
 package io.kvrouter.preprocess.template;
 
 import io.kvrouter.preprocess.ChatMessage;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 
@@ -29,6 +30,20 @@ public interface ChatTemplate {
   /** Renders {@code messages} with no extra variables. */
   default String render(List<ChatMessage> messages, boolean addGenerationPrompt) {
     return render(messages, addGenerationPrompt, Map.of());
+  }
+
+  /**
+   * Whether the template gets a message's content as OpenAI's list of text parts rather than one
+   * string (vLLM's "openai" content format); what {@code continue_final_message} looks for then is
+   * the last part's text.
+   */
+  default boolean readsContentParts() {
+    return false;
+  }
+
+  /** The same template with {@code clock} as the time {@code strftime_now} reads. */
+  default ChatTemplate withClock(Clock clock) {
+    return this;
   }
 
   /** False for the stand-in of a model that has no chat template ({@link #missing}). */

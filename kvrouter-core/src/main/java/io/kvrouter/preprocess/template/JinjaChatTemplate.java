@@ -3,6 +3,7 @@ package io.kvrouter.preprocess.template;
 import io.kvrouter.jinja.JinjaTemplate;
 import io.kvrouter.jinja.TemplateError;
 import io.kvrouter.preprocess.ChatMessage;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -18,8 +19,8 @@ import java.util.Objects;
  * {@code add_generation_prompt}, {@code bos_token} and {@code eos_token} when the tokenizer has
  * them, {@code tools} and {@code documents} (None unless given), and any extra variables (such as
  * {@code enable_thinking}). Messages reach the template as vLLM shapes them (see {@link
- * #asTemplateSees}); like vLLM, a template that loops over a message's {@code content} gets
- * OpenAI's list of text parts, any other gets one string.
+ * #asTemplateSees}); a template that loops over a message's {@code content} by vLLM's rule ({@link
+ * JinjaTemplate#readsContentParts()}) gets OpenAI's list of text parts, any other one string.
  *
  * <p>Parsed once, rendered many times, from any thread. A {@code raise_exception} in the template
  * rejects the conversation with its message ({@link ChatTemplateException.Reason#REJECTED}); any
@@ -32,14 +33,14 @@ final class JinjaChatTemplate implements ChatTemplate {
   private final String bosToken;
   private final String eosToken;
 
-  /** The template loops over a message's content: it gets the parts, not one string. */
+  /** The template reads a message's content as parts (vLLM's "openai" format), not one string. */
   private final boolean readsContentParts;
 
   private JinjaChatTemplate(JinjaTemplate template, String bosToken, String eosToken) {
     this.template = template;
     this.bosToken = bosToken;
     this.eosToken = eosToken;
-    this.readsContentParts = template.loopsOver("content");
+    this.readsContentParts = template.readsContentParts();
   }
 
   static JinjaChatTemplate create(String source, String bosToken, String eosToken) {
@@ -89,26 +90,44 @@ final class JinjaChatTemplate implements ChatTemplate {
     }
   }
 
+  @Override
+  public boolean readsContentParts() {
+    return readsContentParts;
+  }
+
+  @Override
+  public ChatTemplate withClock(Clock clock) {
+    return new JinjaChatTemplate(template.withClock(clock), bosToken, eosToken);
+  }
+
   /**
-   * A message as vLLM hands it to the template: the content as one string (text parts joined with
-   * newlines, none as the empty string), or, for a template that loops over {@code content}, as a
-   * list of {@code {"type":"text","text":...}} parts; tool calls with their arguments as a value;
-   * the reasoning under both {@code reasoning} and {@code reasoning_content}.
+   * A message as vLLM hands it to the template ({@code _parse_chat_message_content} in {@code
+   * vllm/entrypoints/chat_utils.py} at commit {@code 001eadcf295d90aa0664963cd6a9d93f38a2f3da}),
+   * its keys in vLLM's order: the content as one string (text parts joined with newlines, none as
+   * the empty string), or, for a template that reads parts ({@link
+   * JinjaTemplate#readsContentParts()}), as a list of {@code {"type":"text","text":...}} parts (but
+   * a tool message's text parts still as one string, as vLLM has it since most templates print a
+   * tool result as text); tool calls as vLLM's request model validates them, keys in the order of
+   * OpenAI's type ({@code id}, {@code function} with {@code arguments} before {@code name}, {@code
+   * type}), the arguments as a value; the reasoning under both {@code reasoning} and {@code
+   * reasoning_content}; a developer message's {@code tools}, which vLLM sets (to None here, as the
+   * router takes no tools in a message).
    */
   private Map<String, Object> asTemplateSees(ChatMessage m) {
     Map<String, Object> map = new LinkedHashMap<>();
     map.put("role", m.role());
-    map.put("content", readsContentParts ? parts(m.content()) : m.text());
+    map.put(
+        "content", readsContentParts && !m.role().equals("tool") ? parts(m.content()) : m.text());
     if (!m.toolCalls().isEmpty()) {
       List<Map<String, Object>> calls = new ArrayList<>(m.toolCalls().size());
       for (ChatMessage.ToolCall call : m.toolCalls()) {
         Map<String, Object> function = new LinkedHashMap<>();
-        function.put("name", call.name());
         function.put("arguments", call.arguments());
+        function.put("name", call.name());
         Map<String, Object> entry = new LinkedHashMap<>();
         entry.put("id", call.id());
-        entry.put("type", "function");
         entry.put("function", function);
+        entry.put("type", "function");
         calls.add(entry);
       }
       map.put("tool_calls", calls);
@@ -122,6 +141,9 @@ final class JinjaChatTemplate implements ChatTemplate {
     }
     if (m.name() != null) {
       map.put("name", m.name());
+    }
+    if (m.role().equals("developer")) {
+      map.put("tools", null);
     }
     return map;
   }
