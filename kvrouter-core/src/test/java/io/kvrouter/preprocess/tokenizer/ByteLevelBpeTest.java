@@ -43,7 +43,7 @@ class ByteLevelBpeTest {
     ByteLevelBpe bpe = ByteLevelBpe.load(TestModels.tokenizerJson(model));
     assertThat(bpe).as("supported pipeline").isNotNull();
     List<String> texts = new ArrayList<>();
-    for (JsonNode c : ModelGoldens.read("/golden/tokenization/cases.json").get("cases")) {
+    for (JsonNode c : ModelGoldens.tokenizationCases()) {
       JsonNode repeat = c.get("repeat");
       texts.add(
           repeat != null
