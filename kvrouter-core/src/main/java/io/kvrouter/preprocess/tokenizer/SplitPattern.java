@@ -6,6 +6,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * A {@code Split} pre-tokenizer regex of a {@code tokenizer.json}, accepted only when the JDK's
@@ -48,7 +49,11 @@ final class SplitPattern {
     if (!scan.sequence() || !scan.standInsAreSafe()) {
       return null;
     }
-    return Pattern.compile(regex, Pattern.UNICODE_CHARACTER_CLASS);
+    try {
+      return Pattern.compile(regex, Pattern.UNICODE_CHARACTER_CLASS);
+    } catch (PatternSyntaxException e) {
+      return null; // the JDK reads it otherwise (a quantifier with nothing to repeat, ...)
+    }
   }
 
   private boolean standInsAreSafe() {

@@ -45,6 +45,8 @@ class SplitPatternTest {
         "(a",
         "a)",
         "\\",
+        "*a", // nothing to repeat
+        "a{2,1}",
       })
   void refusesWhatTheEnginesMayReadDifferently(String regex) {
     assertThat(SplitPattern.compile(regex)).isNull();
