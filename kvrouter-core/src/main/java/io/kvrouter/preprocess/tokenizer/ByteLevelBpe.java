@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.text.Normalizer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -21,8 +20,13 @@ import java.util.regex.Pattern;
  * A byte-level BPE encoder in Java for the {@code tokenizer.json} shape of Qwen, Llama 3, DeepSeek
  * V3, gpt-oss and Mistral Nemo: added tokens split out first, then NFC (or no normalizer), then
  * {@code Split} regexes with {@code Isolated} behaviour, then {@code ByteLevel} without a prefix
- * space, then BPE over merge ranks (with {@code ignore_merges}). Any other pipeline is not loaded
- * ({@link #load} returns null) and stays with the Rust tokenizer.
+ * space, then BPE over merge ranks (with {@code ignore_merges}). Any other pipeline, or a split
+ * regex outside what {@link SplitPattern} accepts, is not loaded ({@link #load} returns null) and
+ * stays with the Rust tokenizer.
+ *
+ * <p>Unicode data follows the Rust library, not the JDK: NFC at its normalization version ({@link
+ * Nfc}), and the regexes' {@code \p{..}} classes at its regex engine's version ({@link RegexText},
+ * {@link UnicodeTables}).
  *
  * <p>Thread-safe: immutable tables and a concurrent cache of each pre-tokenized word's ids (up to a
  * million words), which is what makes repeated text cheap.
@@ -164,9 +168,11 @@ final class ByteLevelBpe {
           && !step.path("invert").asBoolean()
           && step.path("pattern").has("Regex")
           && !byteLevel) {
-        splits.add(
-            Pattern.compile(
-                step.path("pattern").path("Regex").asText(), Pattern.UNICODE_CHARACTER_CLASS));
+        Pattern split = SplitPattern.compile(step.path("pattern").path("Regex").asText());
+        if (split == null) {
+          return null;
+        }
+        splits.add(split);
       } else if ("ByteLevel".equals(type)
           && !step.path("add_prefix_space").asBoolean()
           && !step.path("use_regex").asBoolean()) {
@@ -214,41 +220,52 @@ final class ByteLevelBpe {
     if (section.isEmpty()) {
       return;
     }
-    String normalized =
-        nfc && !Normalizer.isNormalized(section, Normalizer.Form.NFC)
-            ? Normalizer.normalize(section, Normalizer.Form.NFC)
-            : section;
-    List<String> pieces = List.of(normalized);
+    String normalized = nfc ? Nfc.normalize(section) : section;
+    RegexText view = RegexText.of(normalized);
+    // pieces as [start, end) pairs of view.text, each split cutting the previous split's pieces
+    IntList pieces = new IntList(8);
+    pieces.add(0);
+    pieces.add(view.text.length());
     for (Pattern split : splits) {
-      List<String> next = new ArrayList<>();
-      for (String piece : pieces) {
-        isolate(split, piece, next);
+      IntList next = new IntList(pieces.size() * 2);
+      Matcher m = split.matcher(view.text);
+      for (int p = 0; p < pieces.size(); p += 2) {
+        isolate(m, pieces.get(p), pieces.get(p + 1), next);
       }
       pieces = next;
     }
-    for (String piece : pieces) {
+    for (int p = 0; p < pieces.size(); p += 2) {
+      String piece =
+          normalized.substring(view.original(pieces.get(p)), view.original(pieces.get(p + 1)));
       for (int id : word(piece)) {
         out.add(id);
       }
     }
   }
 
-  /** Hugging Face's {@code Isolated} split: every match and every gap between matches. */
-  private static void isolate(Pattern pattern, String text, List<String> out) {
-    Matcher m = pattern.matcher(text);
-    int last = 0;
+  /**
+   * Hugging Face's {@code Isolated} split of {@code [start, end)}: every match and every gap
+   * between matches. The region's bounds are opaque, so the pattern sees the piece as a whole text,
+   * as when the Rust library splits a piece of its own.
+   */
+  private static void isolate(Matcher m, int start, int end, IntList out) {
+    m.region(start, end);
+    int last = start;
     while (m.find()) {
       if (m.end() == m.start()) {
         continue;
       }
       if (m.start() > last) {
-        out.add(text.substring(last, m.start()));
+        out.add(last);
+        out.add(m.start());
       }
-      out.add(m.group());
+      out.add(m.start());
+      out.add(m.end());
       last = m.end();
     }
-    if (last < text.length()) {
-      out.add(text.substring(last));
+    if (last < end) {
+      out.add(last);
+      out.add(end);
     }
   }
 
@@ -331,6 +348,14 @@ final class ByteLevelBpe {
         items = java.util.Arrays.copyOf(items, size * 2);
       }
       items[size++] = value;
+    }
+
+    int get(int index) {
+      return items[index];
+    }
+
+    int size() {
+      return size;
     }
 
     int[] toArray() {

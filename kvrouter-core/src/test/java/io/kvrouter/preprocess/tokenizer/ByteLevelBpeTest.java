@@ -43,7 +43,7 @@ class ByteLevelBpeTest {
     ByteLevelBpe bpe = ByteLevelBpe.load(TestModels.tokenizerJson(model));
     assertThat(bpe).as("supported pipeline").isNotNull();
     List<String> texts = new ArrayList<>();
-    for (JsonNode c : ModelGoldens.read("/golden/tokenization/cases.json").get("cases")) {
+    for (JsonNode c : ModelGoldens.tokenizationCases()) {
       JsonNode repeat = c.get("repeat");
       texts.add(
           repeat != null
@@ -68,6 +68,63 @@ class ByteLevelBpeTest {
         }
       }
       assertThat(mismatches).as(model + " texts differing of " + texts.size()).isZero();
+    }
+  }
+
+  /**
+   * Every code point assigned after Unicode 13.0 (JDK 17's tables), beside ASCII letters, digits,
+   * spaces and punctuation: the Rust library classifies them by its own Unicode version, whatever
+   * the JDK's.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "qwen3",
+        "qwen2_5",
+        "llama3",
+        "llama3_1",
+        "llama3_2",
+        "deepseek_v3",
+        "gptoss",
+        "mistral_nemo"
+      })
+  void givesTheRustTokenizersIdsOnEveryCodePointAddedSinceUnicode13(String model)
+      throws IOException {
+    ByteLevelBpe bpe = ByteLevelBpe.load(TestModels.tokenizerJson(model));
+    List<String> texts = new ArrayList<>();
+    StringBuilder text = new StringBuilder();
+    for (String line :
+        Files.readAllLines(Path.of("src/test/resources/unicode/added-since-13.txt"))) {
+      if (line.startsWith("#")) {
+        continue;
+      }
+      String[] f = line.split(" ");
+      for (int cp = Integer.parseInt(f[0], 16); cp <= Integer.parseInt(f[1], 16); cp++) {
+        String c = Character.toString(cp);
+        text.append(' ')
+            .append(c)
+            .append(c)
+            .append('a')
+            .append(c)
+            .append('7')
+            .append(c)
+            .append('.');
+        if (text.length() > 4000) {
+          texts.add(text.toString());
+          text.setLength(0);
+        }
+      }
+    }
+    texts.add(text.toString());
+    texts.add("ok \uD83E\uDEF6 ok n \uD807\uDF50\uD807\uDF51 m");
+    try (HfTokenizer rust = HfTokenizer.load(TestModels.tokenizerJson(model))) {
+      List<String> differing = new ArrayList<>();
+      for (String t : texts) {
+        if (!java.util.Arrays.equals(rust.encode(t), bpe.encode(t))) {
+          differing.add(t.substring(0, Math.min(40, t.length())));
+        }
+      }
+      assertThat(differing).as(model + ", of " + texts.size() + " texts").isEmpty();
     }
   }
 }

@@ -6,6 +6,7 @@ import io.kvrouter.preprocess.TestModels;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -39,6 +40,19 @@ final class ModelGoldens {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * The tokenization cases: the written ones of {@code cases.json}, then those {@code
+   * scripts/unicode-tables} generates into {@code cases-unicode.json} (code points added to Unicode
+   * since the JDK 17 tables).
+   */
+  static List<JsonNode> tokenizationCases() {
+    List<JsonNode> cases = new ArrayList<>();
+    for (String file : List.of("cases.json", "cases-unicode.json")) {
+      read("/golden/tokenization/" + file).get("cases").forEach(cases::add);
+    }
+    return cases;
   }
 
   static int[] ints(JsonNode array) {

@@ -20,7 +20,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * README beside the fixtures), for every model folder {@code scripts/fetch-test-models} caches and
  * every case in {@code cases.json}: ASCII, code, whitespace runs, CRLF, numbers, CJK, emoji (ZWJ,
  * flags, skin tones), combining marks, RTL scripts, Thai, special-token text inside content, the
- * empty string and a 140,000-token prompt (no truncation).
+ * empty string and a 140,000-token prompt (no truncation); and, from {@code cases-unicode.json},
+ * every general category of code points added to Unicode after 13.0 (JDK 17's tables). Where
+ * transformers.js and the Rust library disagree (Unicode 17 code points, NFC of marks newer than
+ * Unicode 9) the golden is the Rust library's ({@code overrides.json}).
  *
  * <p>{@link Tokenizer#encode(String)} adds no special tokens (the chat template writes them), so it
  * is compared with the fixture's {@code ids} ({@code add_special_tokens: false}); {@code
@@ -45,7 +48,7 @@ class TokenizerGoldenIT {
 
   static Stream<Arguments> cases() {
     List<Arguments> out = new ArrayList<>();
-    JsonNode cases = read("cases.json").get("cases");
+    List<JsonNode> cases = ModelGoldens.tokenizationCases();
     for (String model : ModelGoldens.MODELS) {
       JsonNode golden = read(model + ".json").get("cases");
       for (JsonNode c : cases) {
@@ -102,7 +105,7 @@ class TokenizerGoldenIT {
 
   @Test
   void everyModelFixtureCoversEveryCase() {
-    int cases = read("cases.json").get("cases").size();
+    int cases = ModelGoldens.tokenizationCases().size();
     assertThat(cases).isGreaterThanOrEqualTo(25);
     for (String model : ModelGoldens.MODELS) {
       assertThat(read(model + ".json").get("cases").size()).as(model).isEqualTo(cases);
