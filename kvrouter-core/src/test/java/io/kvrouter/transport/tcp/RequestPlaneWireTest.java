@@ -15,6 +15,7 @@ import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetSocket;
 import io.vertx.junit5.VertxExtension;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -276,6 +277,31 @@ class RequestPlaneWireTest {
                         .appendBuffer(Golden.load("sentinel.hex"))));
 
     assertThat(subscribe(worker).awaitError()).isInstanceOf(WorkerStreamException.class);
+  }
+
+  @Test
+  void engineErrorFinishReasonFailsTheStreamWithTheEnginesMessage() throws Exception {
+    for (String fixture : List.of("error_finish_item.hex", "error_finish_item_string.hex")) {
+      WorkerEndpoint worker =
+          acceptAndCallHome(
+              callHome ->
+                  callHome.write(
+                      Buffer.buffer()
+                          .appendBuffer(Golden.load("prologue_ok.hex"))
+                          .appendBuffer(Golden.load("data_item.hex"))
+                          .appendBuffer(Golden.load(fixture))
+                          .appendBuffer(Golden.load("complete_final.hex"))
+                          .appendBuffer(Golden.load("sentinel.hex"))));
+
+      Collector collector = subscribe(worker);
+
+      assertThat(collector.awaitError())
+          .as(fixture)
+          .isInstanceOfSatisfying(
+              WorkerStreamException.class, e -> assertThat(e.disconnected()).isFalse())
+          .hasMessageContaining("boom");
+      assertThat(Collector.tokens(collector.outputs)).as(fixture).containsExactly(11, 12);
+    }
   }
 
   @Test
