@@ -138,7 +138,11 @@ public final class RouterApplication {
         .compose(
             all -> {
               List<RouteTarget> endpoints = routeTargets(config, all.list());
-              RequestPlane plane = TcpTransport.client(vertx, config.tcp());
+              // a worker that called back but sends no prologue is given up after as long as a
+              // silent stream
+              RequestPlane plane =
+                  TcpTransport.client(
+                      vertx, config.tcp().withPrologueTimeout(config.workerStreamIdleTimeout()));
               parts.addAsync("request plane", plane::close);
               Router router =
                   Routers.create(

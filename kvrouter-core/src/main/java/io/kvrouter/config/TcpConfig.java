@@ -18,8 +18,14 @@ import java.util.Objects;
  * @param responseStreamAdvertiseHost the host workers are told to call back; {@code null} means the
  *     local address of the connection the request went out on, which the worker can always reach
  *     ({@code DYN_TCP_RESPONSE_STREAM_ADVERTISE_HOST})
- * @param callHomeTimeout how long a worker that accepted a request has to call back before the
- *     request counts as failed at that worker (Dynamo's frontend waits 10 s for the handshake)
+ * @param callHomeTimeout how long a worker that accepted a request has to call back (open its
+ *     response stream with the handshake) before the request counts as failed at that worker
+ *     (Dynamo's frontend waits 10 s for the handshake)
+ * @param prologueTimeout how long a worker that called back may take to send its prologue. Dynamo
+ *     sets no limit there (the prologue follows the engine's {@code generate()}, which may wait for
+ *     a model load or a queue); the router gives it the stream inactivity timeout ({@code
+ *     --worker-stream-idle-timeout-secs}), so a worker that hangs before its prologue is caught as
+ *     one that hangs mid-stream is
  */
 public record TcpConfig(
     int maxMessageSize,
@@ -29,13 +35,17 @@ public record TcpConfig(
     String responseStreamHost,
     int responseStreamPort,
     String responseStreamAdvertiseHost,
-    Duration callHomeTimeout) {
+    Duration callHomeTimeout,
+    Duration prologueTimeout) {
 
   public static final int DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024;
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
   public static final int DEFAULT_POOL_SIZE = 100;
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
   public static final Duration DEFAULT_CALL_HOME_TIMEOUT = Duration.ofSeconds(10);
+
+  /** The default of {@code --worker-stream-idle-timeout-secs}, which the router passes here. */
+  public static final Duration DEFAULT_PROLOGUE_TIMEOUT = Duration.ofSeconds(120);
 
   public TcpConfig {
     if (maxMessageSize < 1024) {
@@ -45,6 +55,7 @@ public record TcpConfig(
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     Objects.requireNonNull(responseStreamHost, "responseStreamHost");
     Objects.requireNonNull(callHomeTimeout, "callHomeTimeout");
+    Objects.requireNonNull(prologueTimeout, "prologueTimeout");
     if (poolSize < 1) {
       throw new IllegalArgumentException("poolSize must be at least 1");
     }
@@ -53,7 +64,7 @@ public record TcpConfig(
     }
   }
 
-  /** Settings with Dynamo's 10 s call-home timeout. */
+  /** Settings with Dynamo's 10 s call-home timeout and the default prologue timeout. */
   public TcpConfig(
       int maxMessageSize,
       Duration requestTimeout,
@@ -70,7 +81,8 @@ public record TcpConfig(
         responseStreamHost,
         responseStreamPort,
         responseStreamAdvertiseHost,
-        DEFAULT_CALL_HOME_TIMEOUT);
+        DEFAULT_CALL_HOME_TIMEOUT,
+        DEFAULT_PROLOGUE_TIMEOUT);
   }
 
   /** The same settings with another call-home timeout. */
@@ -83,6 +95,21 @@ public record TcpConfig(
         responseStreamHost,
         responseStreamPort,
         responseStreamAdvertiseHost,
+        timeout,
+        prologueTimeout);
+  }
+
+  /** The same settings with another prologue timeout. */
+  public TcpConfig withPrologueTimeout(Duration timeout) {
+    return new TcpConfig(
+        maxMessageSize,
+        requestTimeout,
+        poolSize,
+        connectTimeout,
+        responseStreamHost,
+        responseStreamPort,
+        responseStreamAdvertiseHost,
+        callHomeTimeout,
         timeout);
   }
 

@@ -59,8 +59,13 @@ final class ErrorResponses {
     if (failure instanceof WorkerStreamException e && e.stalled()) {
       return new ApiError(504, "server_error", "worker_timeout", e.getMessage(), null);
     }
-    if (failure instanceof WorkerStreamException e) {
+    if (failure instanceof WorkerStreamException e && e.disconnected()) {
       return new ApiError(502, "server_error", "worker_error", e.getMessage(), null);
+    }
+    if (failure instanceof WorkerStreamException e) {
+      // The engine reported an error (an error item or an error finish reason): Dynamo's frontend
+      // answers it with 500 and the engine's message.
+      return new ApiError(500, "server_error", "worker_error", e.getMessage(), null);
     }
     if (failure instanceof RouterShuttingDownException e) {
       return new ApiError(503, "service_unavailable", "router_shutting_down", e.getMessage(), null);

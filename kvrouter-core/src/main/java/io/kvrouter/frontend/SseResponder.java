@@ -16,13 +16,20 @@ import java.util.List;
 /**
  * Streams a generation as server-sent events: one {@code data: <chunk>} event per piece of text, a
  * last chunk with the finish reason, a usage chunk when {@code stream_options.include_usage} is
- * set, and {@code data: [DONE]}; with several choices (completions with several prompts) each chunk
- * names its choice's index and each choice gets its own last chunk. An echoed prompt leads its
- * choice's first chunk. A slow client pauses the generation (and so the worker's stream) until its
- * socket drains.
+ * set, and {@code data: [DONE]}; an error after the first event is an event carrying {@code
+ * "error"}, also followed by {@code data: [DONE]} unless the request was cancelled or cut by
+ * shutdown; with several choices (completions with several prompts) each chunk names its choice's
+ * index and each choice gets its own last chunk. An echoed prompt leads its choice's first chunk. A
+ * slow client pauses the generation (and so the worker's stream) until its socket drains.
  */
 final class SseResponder extends Responder {
   private static final Buffer DONE = Buffer.buffer("data: [DONE]\n\n");
+
+  /** The status of a request the client cancelled: nobody reads the rest of its stream. */
+  private static final int CLIENT_CLOSED = 499;
+
+  /** The code of a stream that graceful shutdown cut off. */
+  private static final String SHUTTING_DOWN = "router_shutting_down";
 
   private final ResponseFormat format;
   private final ResponseFormat.Header header;
@@ -126,9 +133,17 @@ final class SseResponder extends Responder {
       ErrorResponses.send(response, error);
       return;
     }
-    // Mid-stream: OpenAI SDKs raise an API error for a data event that carries "error".
+    // Mid-stream: OpenAI SDKs raise an API error for a data event that carries "error". As in
+    // Dynamo's frontend, the stream then still ends with [DONE], unless the request itself was
+    // stopped (the client went away, or shutdown cut it), which ends Dynamo's stream at once.
     write(error.body());
-    response.end(takePending());
+    Buffer last = takePending();
+    response.end(stopped(error) ? last : last.appendBuffer(DONE));
+  }
+
+  /** Whether {@code error} ends the request itself (cancelled, or cut by shutdown). */
+  private static boolean stopped(ErrorResponses.ApiError error) {
+    return error.status() == CLIENT_CLOSED || SHUTTING_DOWN.equals(error.code());
   }
 
   /**

@@ -8,7 +8,11 @@ import java.util.Objects;
 /**
  * Why generation ended, as Dynamo serializes it: a plain string ({@code "eos"}, {@code "length"},
  * {@code "stop"}, {@code "cancelled"}, {@code "content_filter"}) or, for an error, the object
- * {@code {"error": "message"}}. {@code "abort"} is read as cancelled.
+ * {@code {"error": "message"}} (serde's form of the {@code Error(String)} variant). {@code "abort"}
+ * is read as cancelled, and the string {@code "error: message"} (the variant's {@code Display} and
+ * {@code FromStr} form, which Python workers such as Dynamo's vLLM handler send) as an error.
+ * Checked against {@code lib/llm/src/protocols/common.rs} of ai-dynamo/dynamo at commit {@code
+ * 0ab244160cdc9ec08558f554b6c62990771d715a}.
  */
 public record FinishReason(Kind kind, String errorMessage) {
 
@@ -64,11 +68,22 @@ public record FinishReason(Kind kind, String errorMessage) {
     return kind == Kind.ERROR ? Map.of("error", errorMessage) : kind.wireName;
   }
 
+  /** The prefix of the string form of an error, as Dynamo's {@code FromStr} reads it. */
+  private static final String ERROR_PREFIX = "error: ";
+
+  /** Whether generation ended with an error the engine reported. */
+  public boolean isError() {
+    return kind == Kind.ERROR;
+  }
+
   @JsonCreator
   static FinishReason fromJson(Object json) {
     if (json instanceof String name) {
       if (name.equals("abort")) {
         return CANCELLED;
+      }
+      if (name.startsWith(ERROR_PREFIX)) {
+        return error(name.substring(ERROR_PREFIX.length()));
       }
       for (Kind kind : Kind.values()) {
         if (kind != Kind.ERROR && kind.wireName.equals(name)) {

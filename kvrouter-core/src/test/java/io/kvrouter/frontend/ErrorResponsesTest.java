@@ -29,4 +29,14 @@ class ErrorResponsesTest {
     assertThat(error.status()).isEqualTo(502);
     assertThat(error.code()).isEqualTo("worker_error");
   }
+
+  @Test
+  void anErrorTheEngineReported_isAServerError() {
+    ErrorResponses.ApiError error =
+        errors.of(WorkerStreamException.reported("worker w1 failed: boom"));
+
+    assertThat(error.status()).isEqualTo(500);
+    assertThat(error.type()).isEqualTo("server_error");
+    assertThat(error.message()).isEqualTo("worker w1 failed: boom");
+  }
 }

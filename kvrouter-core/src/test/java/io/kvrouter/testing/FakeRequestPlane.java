@@ -173,6 +173,11 @@ public final class FakeRequestPlane implements RequestPlane {
       subscriber.onOutput(EngineOutput.tokens(ids));
     }
 
+    /** The worker's stream ends with {@code error}. */
+    public void fail(Throwable error) {
+      subscriber.onError(error);
+    }
+
     /** Sends {@code ids} as the worker's last output, ending with end-of-sequence. */
     public void answer(int... ids) {
       subscriber.onOutput(EngineOutput.finished(FinishReason.EOS, ids));

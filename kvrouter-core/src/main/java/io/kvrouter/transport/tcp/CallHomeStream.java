@@ -161,6 +161,20 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
       end(
           WorkerStreamException.reported(
               "worker " + worker.workerId() + " failed: " + item.errorMessage()));
+    } else if (item != null
+        && item.data() != null
+        && item.data().finishReason() != null
+        && item.data().finishReason().isError()) {
+      // An engine error as a finish reason is an error, as for an error item (Dynamo's
+      // LLMEngineOutput is a MaybeError whose error is its Error finish reason, llm_backend.rs at
+      // 07d143452937c8b36dfd7fbb53bb989aca852181; docs/interop.md §11): the request fails with the
+      // engine's message and the output it came with is dropped.
+      end(
+          WorkerStreamException.reported(
+              "worker "
+                  + worker.workerId()
+                  + " failed: "
+                  + item.data().finishReason().errorMessage()));
     } else if (item != null && item.data() != null) {
       if (!ended) {
         events.add(item.data());

@@ -30,6 +30,7 @@ final class PendingCall<R extends CallHomeReader> {
   private final ReaderFactory<R> readers;
   private final Consumer<PendingCall<?>> unregister;
   private final Promise<R> promise = Promise.promise();
+  private final Promise<Void> calledHome = Promise.promise();
   private NetSocket callHome;
   private boolean settled;
 
@@ -62,12 +63,23 @@ final class PendingCall<R extends CallHomeReader> {
     return promise.future();
   }
 
+  /**
+   * Completes when the worker has called back (its handshake named this call), before its prologue;
+   * never if the call failed first.
+   */
+  Future<Void> calledHome() {
+    return calledHome.future();
+  }
+
   /** Binds the worker's call-home socket; {@code false} if the call already failed. */
-  synchronized boolean attach(NetSocket socket) {
-    if (settled) {
-      return false;
+  boolean attach(NetSocket socket) {
+    synchronized (this) {
+      if (settled) {
+        return false;
+      }
+      callHome = socket;
     }
-    callHome = socket;
+    calledHome.tryComplete();
     return true;
   }
 

@@ -136,6 +136,32 @@ class CallHomeFramesGoldenTest {
   }
 
   @Test
+  void engineErrorFinishReasonFromARustWorkerDecodes() {
+    String json =
+        "{\"data\":{\"data\":{\"token_ids\":[],\"tokens\":null,\"text\":null,"
+            + "\"output_type\":\"text\",\"cum_log_probs\":null,\"log_probs\":null,"
+            + "\"top_logprobs\":null,\"finish_reason\":{\"error\":\"boom\"},\"index\":null}},"
+            + "\"complete_final\":false}";
+    Buffer golden = Golden.load("error_finish_item.hex");
+    assertThat(golden).isEqualTo(Golden.twoPart("", json));
+
+    StreamItem item = envelope(golden).data();
+    assertThat(item.isError()).isFalse();
+    assertThat(item.data().finishReason()).isEqualTo(FinishReason.error("boom"));
+  }
+
+  @Test
+  void engineErrorFinishReasonInTheStringFormDecodes() {
+    String json =
+        "{\"data\":{\"data\":{\"token_ids\":[],\"finish_reason\":\"error: boom\"}},"
+            + "\"complete_final\":false}";
+    Buffer golden = Golden.load("error_finish_item_string.hex");
+    assertThat(golden).isEqualTo(Golden.twoPart("", json));
+
+    assertThat(envelope(golden).data().data().finishReason()).isEqualTo(FinishReason.error("boom"));
+  }
+
+  @Test
   void legacyErrorItemDecodes() {
     String json =
         "{\"data\":{\"event\":\"error\",\"comment\":[\"engine"

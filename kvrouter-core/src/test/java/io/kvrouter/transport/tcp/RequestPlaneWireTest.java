@@ -15,6 +15,7 @@ import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetSocket;
 import io.vertx.junit5.VertxExtension;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -204,6 +205,46 @@ class RequestPlaneWireTest {
   }
 
   @Test
+  void workerThatCalledBack_mayTakeLongerThanTheCallHomeTimeoutForItsPrologue() throws Exception {
+    Duration callHomeTimeout = Duration.ofSeconds(1);
+    Await.result(plane.close());
+    plane =
+        TcpTransport.client(
+            vertx, TcpConfig.defaults("127.0.0.1").withCallHomeTimeout(callHomeTimeout));
+    // the prologue comes twice the call-home timeout after the handshake (a slow generate());
+    // before the fix the request failed when the call-home timeout, started at the ack, ran out
+    WorkerEndpoint worker =
+        acceptAndCallHome(
+            callHome ->
+                vertx.setTimer(
+                    2 * callHomeTimeout.toMillis(),
+                    t ->
+                        callHome.write(
+                            Buffer.buffer()
+                                .appendBuffer(Golden.load("prologue_ok.hex"))
+                                .appendBuffer(Golden.load("data_item_finished.hex"))
+                                .appendBuffer(Golden.load("complete_final.hex"))
+                                .appendBuffer(Golden.load("sentinel.hex")))));
+
+    assertThat(Collector.tokens(subscribe(worker).await())).containsExactly(13);
+  }
+
+  @Test
+  void workerThatCalledBackButNeverSendsItsPrologue_failsAfterThePrologueTimeout()
+      throws Exception {
+    Await.result(plane.close());
+    plane =
+        TcpTransport.client(
+            vertx, TcpConfig.defaults("127.0.0.1").withPrologueTimeout(Duration.ofMillis(300)));
+    WorkerEndpoint worker = acceptAndCallHome(callHome -> {});
+
+    assertThat(Await.failure(plane.send(worker, "r1", TcpEndToEndTest.request(1))))
+        .isInstanceOfSatisfying(
+            WorkerUnavailableException.class, e -> assertThat(e.workerFault()).isTrue())
+        .hasMessageContaining("sent no prologue within 300 ms");
+  }
+
+  @Test
   void missingAck_givesUpTheConnectionAndEveryRequestOnIt() throws Exception {
     Await.result(plane.close());
     plane = plane(Duration.ofMillis(300), 1);
@@ -276,6 +317,31 @@ class RequestPlaneWireTest {
                         .appendBuffer(Golden.load("sentinel.hex"))));
 
     assertThat(subscribe(worker).awaitError()).isInstanceOf(WorkerStreamException.class);
+  }
+
+  @Test
+  void engineErrorFinishReasonFailsTheStreamWithTheEnginesMessage() throws Exception {
+    for (String fixture : List.of("error_finish_item.hex", "error_finish_item_string.hex")) {
+      WorkerEndpoint worker =
+          acceptAndCallHome(
+              callHome ->
+                  callHome.write(
+                      Buffer.buffer()
+                          .appendBuffer(Golden.load("prologue_ok.hex"))
+                          .appendBuffer(Golden.load("data_item.hex"))
+                          .appendBuffer(Golden.load(fixture))
+                          .appendBuffer(Golden.load("complete_final.hex"))
+                          .appendBuffer(Golden.load("sentinel.hex"))));
+
+      Collector collector = subscribe(worker);
+
+      assertThat(collector.awaitError())
+          .as(fixture)
+          .isInstanceOfSatisfying(
+              WorkerStreamException.class, e -> assertThat(e.disconnected()).isFalse())
+          .hasMessageContaining("boom");
+      assertThat(Collector.tokens(collector.outputs)).as(fixture).containsExactly(11, 12);
+    }
   }
 
   @Test
