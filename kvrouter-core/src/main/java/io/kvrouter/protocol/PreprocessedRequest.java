@@ -1,16 +1,21 @@
 package io.kvrouter.protocol;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * A tokenized request as the frontend sends it to a worker: Dynamo's {@code PreprocessedRequest}
- * (lib/llm/src/protocols/common/preprocessor.rs). Field names are the wire names; absent optional
- * fields are omitted from the JSON.
+ * (lib/llm/src/protocols/common/preprocessor.rs). Field names are the wire names. It is written
+ * exactly as Dynamo writes it ({@link PreprocessedRequestSerializer}, docs/interop.md §10.4): the
+ * fields Dynamo always writes are present, as {@code null} when unset, even those kvrouter does not
+ * carry; the rest only when set. Reading accepts nulls and ignores fields kvrouter does not carry.
  */
-@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonSerialize(using = PreprocessedRequestSerializer.Request.class)
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record PreprocessedRequest(
     @JsonProperty("model") String model,
     @JsonProperty("token_ids") int[] tokenIds,
@@ -56,6 +61,7 @@ public record PreprocessedRequest(
    * serve the request (absent: the worker chooses).
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record Routing(@JsonProperty("dp_rank") Integer dpRank) {}
 
   /** This request for data-parallel rank {@code dpRank} of the worker. */
@@ -79,7 +85,8 @@ public record PreprocessedRequest(
   }
 
   /** When to stop generating; every field is optional. */
-  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonSerialize(using = PreprocessedRequestSerializer.Stop.class)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record StopConditions(
       @JsonProperty("max_tokens") Integer maxTokens,
       @JsonProperty("stop") List<String> stop,
@@ -90,7 +97,8 @@ public record PreprocessedRequest(
   }
 
   /** How to sample; every field is optional and the engine's default applies when absent. */
-  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonSerialize(using = PreprocessedRequestSerializer.Sampling.class)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record SamplingOptions(
       @JsonProperty("n") Integer n,
       @JsonProperty("seed") Long seed,
@@ -106,7 +114,8 @@ public record PreprocessedRequest(
   }
 
   /** What the engine should return besides token ids. */
-  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonSerialize(using = PreprocessedRequestSerializer.Output.class)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record OutputOptions(
       @JsonProperty("logprobs") Integer logprobs,
       @JsonProperty("skip_special_tokens") Boolean skipSpecialTokens) {

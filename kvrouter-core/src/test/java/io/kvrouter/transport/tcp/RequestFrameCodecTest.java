@@ -123,7 +123,9 @@ class RequestFrameCodecTest {
 
     PreprocessedRequest routed = plain.withDpRank(3);
     String json = WireJson.string(routed);
-    assertThat(json).endsWith(",\"routing\":{\"dp_rank\":3}}");
+    assertThat(json)
+        .endsWith(
+            ",\"annotations\":[],\"routing\":{\"dp_rank\":3},\"router_config_override\":null}");
     PreprocessedRequest back = WireJson.read(json, PreprocessedRequest.class, "request");
     assertThat(back).isEqualTo(routed);
     assertThat(back.dpRank()).hasValue(3);

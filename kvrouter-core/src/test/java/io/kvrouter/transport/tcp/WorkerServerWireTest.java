@@ -177,7 +177,8 @@ class WorkerServerWireTest {
   @Test
   void oversizedFrameClosesOnlyItsConnection() throws Exception {
     ScriptedEngine engine = new ScriptedEngine(vertx, 2, 0, ScriptedEngine.Failure.NONE);
-    TcpWorkerServer server = startServer(engine, 1024);
+    TcpWorkerServer server = startServer(engine, 2048);
+    // 2 KiB: a request as Dynamo writes it, nulls included, is about 1 KiB
     Connection healthy = connect(server);
     Connection offender = connect(server);
 
@@ -185,7 +186,7 @@ class WorkerServerWireTest {
 
     assertThat(offender.nextAck().rejection())
         .startsWith("Read error:")
-        .contains("exceeds the limit of 1024");
+        .contains("exceeds the limit of 2048");
     offender.closed.get(20, TimeUnit.SECONDS);
 
     RawPeers.Frontend frontend = RawPeers.Frontend.listen(vertx);
@@ -197,7 +198,7 @@ class WorkerServerWireTest {
         TcpTransport.client(
             vertx,
             new TcpConfig(
-                1024, Duration.ofSeconds(5), 2, Duration.ofSeconds(5), "127.0.0.1", 0, null));
+                2048, Duration.ofSeconds(5), 2, Duration.ofSeconds(5), "127.0.0.1", 0, null));
     ResponseStream stream =
         Await.result(
             plane.send(
