@@ -81,6 +81,25 @@ class DescriptorLimitIT {
     }
   }
 
+  /**
+   * Connections waiting in the kernel for the router to accept them on {@link #port}: the receive
+   * queue of the listening socket in /proc/net/tcp or tcp6 (the JDK's sockets are IPv6 ones unless
+   * told otherwise; hexadecimal fields: local address:port, ..., state 0A = LISTEN,
+   * tx_queue:rx_queue).
+   */
+  private int acceptQueueLength() throws IOException {
+    String localPort = String.format(":%04X", port);
+    for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+      for (String line : Files.readAllLines(Path.of(table))) {
+        String[] fields = line.trim().split("\\s+");
+        if (fields.length > 4 && fields[1].endsWith(localPort) && fields[3].equals("0A")) {
+          return Integer.parseInt(fields[4].substring(fields[4].indexOf(':') + 1), 16);
+        }
+      }
+    }
+    throw new IllegalStateException("no listening socket on port " + port + " in /proc/net");
+  }
+
   private String log() throws IOException {
     return Files.readString(output);
   }
@@ -103,7 +122,16 @@ class DescriptorLimitIT {
         socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
         idle.add(socket);
         if (idle.size() > FILE_LIMIT / 2) {
-          TimeUnit.MILLISECONDS.sleep(10); // give the router's accept loop a turn
+          // near the limit, one connection at a time: the router has taken it (its accept queue
+          // is empty) or has said it cannot (logged), whatever the machine's load
+          await()
+              .atMost(BOUND)
+              .pollDelay(Duration.ZERO)
+              .pollInterval(Duration.ofMillis(2))
+              .until(
+                  () ->
+                      acceptQueueLength() == 0
+                          || occurrences(log(), "Too many open files") > acceptFailures);
         }
       }
       RawHttp.Reply reply = inside.send(CHAT.substring(CHAT.length() - 1)).response(BOUND);

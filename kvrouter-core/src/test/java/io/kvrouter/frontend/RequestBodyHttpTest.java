@@ -2,31 +2,16 @@ package io.kvrouter.frontend;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvrouter.common.Ticker;
-import io.kvrouter.config.ConnectionLimits;
-import io.kvrouter.config.HttpConfig;
-import io.kvrouter.config.KvRouterConfig;
-import io.kvrouter.config.RouterMode;
-import io.kvrouter.metrics.Metrics;
-import io.kvrouter.preprocess.ModelAssets;
-import io.kvrouter.preprocess.OutputParsers;
-import io.kvrouter.preprocess.Preprocessor;
-import io.kvrouter.protocol.WorkerEndpoint;
-import io.kvrouter.routing.RouteTarget;
-import io.kvrouter.routing.Routers;
 import io.kvrouter.testing.FakeRequestPlane;
 import io.kvrouter.testing.Futures;
 import io.kvrouter.testing.Http;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,29 +34,7 @@ class RequestBodyHttpTest {
 
   @BeforeEach
   void start() throws Exception {
-    HttpFrontend frontend =
-        new HttpFrontend(
-            new Preprocessor(
-                vertx,
-                ModelAssets.demo(),
-                "demo",
-                Routers.create(
-                    RouterMode.ROUND_ROBIN,
-                    KvRouterConfig.DEFAULTS,
-                    16,
-                    List.of(RouteTarget.of(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"))),
-                    plane,
-                    Duration.ofSeconds(120),
-                    vertx,
-                    new SimpleMeterRegistry()),
-                OutputParsers.NONE),
-            new Metrics(),
-            new HttpConfig(
-                "127.0.0.1", 0, 45L << 20, Duration.ofSeconds(1), 503, ConnectionLimits.DEFAULTS),
-            16,
-            Ticker.SYSTEM);
-    HttpServer server = Futures.result(frontend.createServer(vertx).listen(0, "127.0.0.1"));
-    port = server.actualPort();
+    port = DemoFrontend.start(vertx, plane);
   }
 
   @AfterEach
