@@ -264,7 +264,7 @@ class ZmqEventPlaneTest {
     String replay = "tcp://127.0.0.1:" + publisher.replayPort();
     ZContext context = new ZContext(1);
     closing.add(context);
-    ZMQ.Socket hostile = context.createSocket(SocketType.DEALER);
+    ZMQ.Socket hostile = replayDealer(context);
     AtomicBoolean dropped = new AtomicBoolean();
     hostile.setEventHook(event -> dropped.set(true), ZMQ.EVENT_DISCONNECTED);
     hostile.connect(replay);
@@ -272,7 +272,7 @@ class ZmqEventPlaneTest {
     hostile.send(new byte[ZmqEventPublisher.MAX_REQUEST_FRAME_BYTES + 1]);
 
     Awaitility.await().atMost(Duration.ofSeconds(20)).untilTrue(dropped);
-    ZMQ.Socket client = context.createSocket(SocketType.DEALER);
+    ZMQ.Socket client = replayDealer(context);
     client.setReceiveTimeOut(20_000);
     client.connect(replay);
     client.sendMore(new byte[0]);
@@ -282,5 +282,17 @@ class ZmqEventPlaneTest {
     assertThat(ZmqFrames.numbered(answer, 3, 4))
         .as("nothing published yet: the end of the replay at once")
         .hasValueSatisfying(end -> assertThat(end.seq()).isEqualTo(ZmqFrames.END_OF_REPLAY));
+  }
+
+  /**
+   * A DEALER that connects as the router's replay requests do ({@link ReplayRequest}): a fresh
+   * connection that jeromq leaves without a handshake is dropped after a second and made again, so
+   * what was queued on it still goes out.
+   */
+  private static ZMQ.Socket replayDealer(ZContext context) {
+    ZMQ.Socket socket = context.createSocket(SocketType.DEALER);
+    socket.setHandshakeIvl(ReplayRequest.HANDSHAKE_MILLIS);
+    socket.setReconnectIVL(ReplayRequest.RECONNECT_MILLIS);
+    return socket;
   }
 }
