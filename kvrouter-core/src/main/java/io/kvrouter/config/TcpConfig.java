@@ -26,6 +26,8 @@ import java.util.Objects;
  *     a model load or a queue); the router gives it the stream inactivity timeout ({@code
  *     --worker-stream-idle-timeout-secs}), so a worker that hangs before its prologue is caught as
  *     one that hangs mid-stream is
+ * @param responseStreams which response transport each worker is asked to use: a call-home
+ *     connection per response or the multiplexed {@code tcp_response_mux_v1} streams
  */
 public record TcpConfig(
     int maxMessageSize,
@@ -36,7 +38,8 @@ public record TcpConfig(
     int responseStreamPort,
     String responseStreamAdvertiseHost,
     Duration callHomeTimeout,
-    Duration prologueTimeout) {
+    Duration prologueTimeout,
+    ResponseStreams responseStreams) {
 
   public static final int DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024;
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
@@ -56,12 +59,37 @@ public record TcpConfig(
     Objects.requireNonNull(responseStreamHost, "responseStreamHost");
     Objects.requireNonNull(callHomeTimeout, "callHomeTimeout");
     Objects.requireNonNull(prologueTimeout, "prologueTimeout");
+    Objects.requireNonNull(responseStreams, "responseStreams");
     if (poolSize < 1) {
       throw new IllegalArgumentException("poolSize must be at least 1");
     }
     if (responseStreamPort < 0 || responseStreamPort > 65535) {
       throw new IllegalArgumentException("responseStreamPort out of range");
     }
+  }
+
+  /** Settings whose workers all answer on call-home connections. */
+  public TcpConfig(
+      int maxMessageSize,
+      Duration requestTimeout,
+      int poolSize,
+      Duration connectTimeout,
+      String responseStreamHost,
+      int responseStreamPort,
+      String responseStreamAdvertiseHost,
+      Duration callHomeTimeout,
+      Duration prologueTimeout) {
+    this(
+        maxMessageSize,
+        requestTimeout,
+        poolSize,
+        connectTimeout,
+        responseStreamHost,
+        responseStreamPort,
+        responseStreamAdvertiseHost,
+        callHomeTimeout,
+        prologueTimeout,
+        ResponseStreams.CALL_HOME);
   }
 
   /** Settings with Dynamo's 10 s call-home timeout and the default prologue timeout. */
@@ -96,7 +124,8 @@ public record TcpConfig(
         responseStreamPort,
         responseStreamAdvertiseHost,
         timeout,
-        prologueTimeout);
+        prologueTimeout,
+        responseStreams);
   }
 
   /** The same settings with another prologue timeout. */
@@ -110,7 +139,23 @@ public record TcpConfig(
         responseStreamPort,
         responseStreamAdvertiseHost,
         callHomeTimeout,
-        timeout);
+        timeout,
+        responseStreams);
+  }
+
+  /** The same settings with another choice of response transport per worker. */
+  public TcpConfig withResponseStreams(ResponseStreams streams) {
+    return new TcpConfig(
+        maxMessageSize,
+        requestTimeout,
+        poolSize,
+        connectTimeout,
+        responseStreamHost,
+        responseStreamPort,
+        responseStreamAdvertiseHost,
+        callHomeTimeout,
+        prologueTimeout,
+        streams);
   }
 
   /** Dynamo's defaults, with the call-home listener on {@code host} and a free port. */

@@ -22,20 +22,20 @@ import org.slf4j.LoggerFactory;
  * The answer's frame is built on the thread that completes it (a tree dump can be megabytes), and
  * only written on the socket's event loop.
  */
-final class AnswerPublisher implements WorkerCallHome.Listener {
+final class AnswerPublisher implements ResponseSink.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(AnswerPublisher.class);
 
   private final JsonEndpoint endpoint;
   private final byte[] question;
-  private final CallHomeFrames frames;
-  private final WorkerCallHome callHome;
+  private final ResponseSink callHome;
+  private final int maxMessageSize;
 
   AnswerPublisher(
-      JsonEndpoint endpoint, byte[] question, CallHomeFrames frames, WorkerCallHome callHome) {
+      JsonEndpoint endpoint, byte[] question, ResponseSink callHome, int maxMessageSize) {
     this.endpoint = endpoint;
     this.question = question;
-    this.frames = frames;
     this.callHome = callHome;
+    this.maxMessageSize = maxMessageSize;
   }
 
   void start() {
@@ -60,7 +60,17 @@ final class AnswerPublisher implements WorkerCallHome.Listener {
               if (json == null) {
                 throw new IllegalStateException("the endpoint answered nothing");
               }
-              frame = frames.answer(json);
+              frame = ResponseEnvelope.answer(json);
+              // a TwoPart prefix and a mux header are both 24 bytes
+              long size = (long) TwoPartMessage.PREFIX_BYTES + frame.length();
+              if (size > maxMessageSize) {
+                throw new TcpCodecException(
+                    "an answer frame of "
+                        + size
+                        + " bytes exceeds the limit of "
+                        + maxMessageSize
+                        + " bytes");
+              }
             } catch (RuntimeException e) {
               problem = e;
             }
@@ -84,11 +94,10 @@ final class AnswerPublisher implements WorkerCallHome.Listener {
     if (callHome.finished()) {
       return;
     }
-    callHome.write(frames.prologue(StreamPrologue.OK));
-    callHome.write(answer);
-    callHome.write(frames.completeFinal());
-    callHome.write(frames.control(ControlMessage.SENTINEL));
-    callHome.finish();
+    callHome.prologue(StreamPrologue.OK);
+    callHome.data(answer);
+    callHome.data(ResponseEnvelope.lastJson());
+    callHome.end();
   }
 
   private void refuse(Throwable failure) {
@@ -102,8 +111,7 @@ final class AnswerPublisher implements WorkerCallHome.Listener {
     String message =
         cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
     LOG.warn("an endpoint failed to answer: {}", message);
-    callHome.write(frames.prologue(new StreamPrologue(message)));
-    callHome.finish();
+    callHome.prologue(new StreamPrologue(message));
   }
 
   @Override

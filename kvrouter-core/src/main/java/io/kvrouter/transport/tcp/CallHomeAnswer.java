@@ -9,7 +9,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetSocket;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,13 +21,12 @@ import java.util.List;
  * takes. The items are the endpoint's values as they are (not annotated as a generate stream's
  * are): an endpoint says it failed in its own terms, such as a query's {@code Error}.
  *
- * <p>The stream's end is the worker's sentinel or the socket closing, whichever comes first; the
- * frontend closes the socket then, as for a generate stream.
+ * <p>The stream's end is the worker's sentinel (or mux {@code End}) or the socket closing,
+ * whichever comes first; the frontend lets the stream go then, as for a generate stream.
  */
 final class CallHomeAnswer implements CallHomeReader {
   private final Context context;
-  private final NetSocket socket;
-  private final CallHomeFrames frames;
+  private final ResponseLink link;
   private final WorkerEndpoint worker;
   private final int maxBytes;
   private final List<Buffer> bodies = new ArrayList<>();
@@ -36,15 +34,9 @@ final class CallHomeAnswer implements CallHomeReader {
   private long bytes;
   private boolean ended;
 
-  CallHomeAnswer(
-      Context context,
-      NetSocket socket,
-      CallHomeFrames frames,
-      WorkerEndpoint worker,
-      int maxBytes) {
+  CallHomeAnswer(Context context, ResponseLink link, WorkerEndpoint worker, int maxBytes) {
     this.context = context;
-    this.socket = socket;
-    this.frames = frames;
+    this.link = link;
     this.worker = worker;
     this.maxBytes = maxBytes;
   }
@@ -55,28 +47,28 @@ final class CallHomeAnswer implements CallHomeReader {
   }
 
   @Override
-  public void onFrame(TwoPartMessage frame) {
+  public void onEnd() {
+    endOfStream();
+  }
+
+  @Override
+  public void onItem(Buffer body) {
     if (ended) {
       return;
     }
-    if (frame.hasHeader()) {
-      ControlMessage.requireSentinel(frame);
-      endOfStream();
-    } else if (frame.hasBody()) {
-      bytes += frame.body().length();
-      if (bytes > maxBytes) {
-        abort(
-            WorkerStreamException.disconnected(
-                "the answer of worker "
-                    + worker.workerId()
-                    + " is larger than "
-                    + maxBytes
-                    + " bytes (DYN_TCP_MAX_MESSAGE_SIZE)",
-                null));
-        return;
-      }
-      bodies.add(frame.body());
+    bytes += body.length();
+    if (bytes > maxBytes) {
+      abort(
+          WorkerStreamException.disconnected(
+              "the answer of worker "
+                  + worker.workerId()
+                  + " is larger than "
+                  + maxBytes
+                  + " bytes (DYN_TCP_MAX_MESSAGE_SIZE)",
+              null));
+      return;
     }
+    bodies.add(body);
   }
 
   @Override
@@ -114,8 +106,7 @@ final class CallHomeAnswer implements CallHomeReader {
     }
     ended = true;
     bodies.clear();
-    socket.write(frames.control(ControlMessage.KILL));
-    socket.close();
+    link.kill();
     items.tryFail(failure);
   }
 
@@ -124,7 +115,7 @@ final class CallHomeAnswer implements CallHomeReader {
       return;
     }
     ended = true;
-    socket.close();
+    link.close();
     List<Buffer> read = List.copyOf(bodies);
     bodies.clear();
     context.<List<JsonNode>>executeBlocking(() -> decode(read), false).onComplete(items);

@@ -1,5 +1,6 @@
 package io.kvrouter.transport.tcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.kvrouter.protocol.KvCapacityRefusal;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -10,7 +11,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One connection a worker opened to the call-home listener, up to the point where its response
  * stream opens: the handshake names the pending call, the prologue settles it, and from then on the
- * frames belong to the call's {@link CallHomeReader}. Runs on the socket's event loop.
+ * frames belong to the call's {@link CallHomeReader}. A handshake of kind {@code response_mux}
+ * makes it a multiplexed connection instead, handed to a {@link FrontendMuxConnection}: Dynamo's
+ * frontend takes both on one listener. Runs on the socket's event loop.
  */
 final class CallHomeConnection {
   private static final Logger LOG = LoggerFactory.getLogger(CallHomeConnection.class);
@@ -22,6 +25,7 @@ final class CallHomeConnection {
     HANDSHAKE,
     PROLOGUE,
     STREAMING,
+    MUX,
     CLOSED
   }
 
@@ -33,6 +37,7 @@ final class CallHomeConnection {
   private State state = State.HANDSHAKE;
   private PendingCall<?> call;
   private CallHomeReader stream;
+  private FrontendMuxConnection mux;
   private long handshakeTimer;
 
   CallHomeConnection(Vertx vertx, NetSocket socket, CallHomeListener listener, int maxMessageSize) {
@@ -67,6 +72,12 @@ final class CallHomeConnection {
   private void onData(Buffer chunk) {
     try {
       decoder.decode(chunk, this::onFrame);
+      if (state == State.MUX) {
+        if (decoder.in.readable() > 0) {
+          throw new TcpCodecException("response mux frames before the connection ack");
+        }
+        mux.start();
+      }
     } catch (TcpCodecException e) {
       LOG.warn("closing call-home connection from {}: {}", socket.remoteAddress(), e.getMessage());
       abort(e.getMessage());
@@ -77,23 +88,40 @@ final class CallHomeConnection {
     switch (state) {
       case HANDSHAKE -> onHandshake(frame);
       case PROLOGUE -> onPrologue(frame);
-      case STREAMING -> stream.onFrame(frame);
+      case STREAMING -> onStreamFrame(frame);
+      case MUX -> throw new TcpCodecException("a TwoPart frame before the connection ack");
       case CLOSED -> {
         // the connection is being torn down; later frames in the same read are dropped
       }
     }
   }
 
+  private void onStreamFrame(TwoPartMessage frame) {
+    if (frame.hasHeader()) {
+      ControlMessage.requireSentinel(frame);
+      stream.onEnd();
+    } else if (frame.hasBody()) {
+      stream.onItem(frame.body());
+    }
+  }
+
   private void onHandshake(TwoPartMessage frame) {
     vertx.cancelTimer(handshakeTimer);
-    CallHomeHandshake handshake =
-        WireJson.read(headerOnly(frame, "handshake"), CallHomeHandshake.class, "handshake");
+    Buffer header = headerOnly(frame, "handshake");
+    JsonNode json = WireJson.read(header, JsonNode.class, "handshake");
+    if (MuxHandshake.isMux(json)) {
+      MuxHandshake handshake = WireJson.read(header, MuxHandshake.class, "response mux handshake");
+      mux = listener.acceptMux(socket, handshake);
+      state = State.MUX;
+      return;
+    }
+    CallHomeHandshake handshake = WireJson.read(header, CallHomeHandshake.class, "handshake");
     if (!ResponseStreamInfo.RESPONSE.equals(handshake.streamType())
         || handshake.subject() == null) {
       throw new TcpCodecException("unsupported call-home handshake " + handshake);
     }
     call = listener.claim(handshake.subject());
-    if (call == null || !call.attach(socket)) {
+    if (call == null || !call.attach(new SocketLink(socket, frames))) {
       // the request already failed (timeout, rejection, shutdown): closing tells the worker to stop
       LOG.debug("call-home for unknown or settled subject {}", handshake.subject());
       state = State.CLOSED;
@@ -115,7 +143,7 @@ final class CallHomeConnection {
       return;
     }
     state = State.STREAMING;
-    stream = call.open(Vertx.currentContext(), socket, frames);
+    stream = call.open(Vertx.currentContext(), new SocketLink(socket, frames));
   }
 
   /**

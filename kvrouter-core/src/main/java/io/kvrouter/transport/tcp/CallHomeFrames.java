@@ -1,8 +1,6 @@
 package io.kvrouter.transport.tcp;
 
-import com.fasterxml.jackson.databind.util.RawValue;
 import io.vertx.core.buffer.Buffer;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Builds the encoded frames of a call-home connection, each one TwoPart buffer: header-only for the
@@ -25,16 +23,21 @@ final class CallHomeFrames {
 
   /** An item of a generate stream. */
   Buffer item(StreamItem item) {
-    return body(ResponseEnvelope.of(item));
+    return data(ResponseEnvelope.item(item));
   }
 
   /** The one item of another endpoint's answer: its JSON as it is. */
   Buffer answer(byte[] json) {
-    return body(ResponseEnvelope.of(new RawValue(new String(json, StandardCharsets.UTF_8))));
+    return data(ResponseEnvelope.answer(json));
   }
 
   Buffer completeFinal() {
-    return body(ResponseEnvelope.COMPLETE_FINAL);
+    return data(ResponseEnvelope.lastJson());
+  }
+
+  /** A data frame holding {@code envelope}, one encoded {@link ResponseEnvelope}. */
+  Buffer data(Buffer envelope) {
+    return TwoPartEncoder.encode(TwoPartMessage.bodyOnly(envelope), maxMessageSize);
   }
 
   Buffer control(ControlMessage message) {
@@ -43,9 +46,5 @@ final class CallHomeFrames {
 
   private Buffer header(Object json) {
     return TwoPartEncoder.encode(TwoPartMessage.headerOnly(WireJson.write(json)), maxMessageSize);
-  }
-
-  private Buffer body(Object json) {
-    return TwoPartEncoder.encode(TwoPartMessage.bodyOnly(WireJson.write(json)), maxMessageSize);
   }
 }

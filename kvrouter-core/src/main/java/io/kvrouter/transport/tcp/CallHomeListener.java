@@ -9,6 +9,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,7 +18,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The frontend's call-home listener ({@code DYN_TCP_RESPONSE_STREAM_HOST/PORT}): workers dial it to
- * stream responses back. It keeps the calls waiting for a worker to call home, by subject.
+ * stream responses back. It keeps the calls waiting for a worker to call home, by subject. The same
+ * port takes {@code tcp_response_mux_v1} connections ({@link FrontendMuxConnection}), whose streams
+ * claim their calls by stream id, which is the call's subject.
  *
  * <p>Every response stream arrives on its own connection, so the listener is one server per event
  * loop sharing the port: Vert.x spreads accepted connections over them, and response streams are
@@ -29,9 +32,12 @@ final class CallHomeListener {
   private final List<String> deployments = new CopyOnWriteArrayList<>();
   private final Future<NetServer> listening;
   private final ConcurrentMap<String, PendingCall<?>> waiting = new ConcurrentHashMap<>();
+  private final UUID serverId = UUID.randomUUID();
+  private final int maxMessageSize;
 
   CallHomeListener(Vertx vertx, TcpConfig config, int eventLoops) {
     this.vertx = vertx;
+    this.maxMessageSize = config.maxMessageSize();
     // One server instance per event loop, all on one explicit port so Vert.x shares it.
     Future<String> deployed;
     try {
@@ -86,6 +92,37 @@ final class CallHomeListener {
         new PendingCall<>(subject, worker, requestId, readers, c -> waiting.remove(c.subject(), c));
     waiting.put(subject, call);
     return call;
+  }
+
+  /**
+   * This frontend's identity in {@code tcp_response_mux_v1} connection info: workers pool their mux
+   * connections per frontend, and a connection whose handshake names another is refused.
+   */
+  UUID serverId() {
+    return serverId;
+  }
+
+  /**
+   * Takes over a connection whose handshake is a response-mux one; throws {@link TcpCodecException}
+   * when its version or frontend id is not this listener's (Dynamo rejects an incompatible version
+   * without a fallback).
+   */
+  FrontendMuxConnection acceptMux(NetSocket socket, MuxHandshake handshake) {
+    if (!MuxHandshake.KIND.equals(handshake.kind())) {
+      throw new TcpCodecException("unsupported connection handshake kind " + handshake.kind());
+    }
+    if (handshake.version() != MuxHandshake.VERSION) {
+      throw new TcpCodecException(
+          "unsupported response mux version "
+              + handshake.version()
+              + "; expected "
+              + MuxHandshake.VERSION);
+    }
+    if (!serverId.equals(handshake.frontendServerId())) {
+      throw new TcpCodecException(
+          "response mux handshake for frontend " + handshake.frontendServerId() + ", not this one");
+    }
+    return new FrontendMuxConnection(vertx, socket, this, maxMessageSize);
   }
 
   /** Takes the call a handshake names, or {@code null} if there is none (late or unknown). */

@@ -7,7 +7,7 @@ import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerStreamException;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vertx.core.net.NetSocket;
+import io.vertx.core.buffer.Buffer;
 import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
@@ -15,10 +15,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The frontend's view of one response stream, read from the worker's call-home socket after a good
- * prologue. Decoded events wait in a queue until the subscriber takes them; the socket is paused
- * while nobody is subscribed or the subscriber has paused, so TCP flow control reaches the worker.
- * Every callback runs on the socket's event loop; the public methods hop onto it.
+ * The frontend's view of one response stream after a good prologue, read from the worker's
+ * call-home socket or from its logical stream on a multiplexed connection ({@link ResponseLink}).
+ * Decoded events wait in a queue until the subscriber takes them; the link is paused while nobody
+ * is subscribed or the subscriber has paused, so flow control reaches the worker (TCP's on a
+ * call-home socket, the stream's credits on a mux connection). Every callback runs on the link's
+ * event loop; the public methods hop onto it.
  *
  * <p>Endings: {@code complete_final} completes; an error item or a stream that stops without {@code
  * complete_final} fails with {@link WorkerStreamException}; {@link #cancel()} writes {@code
@@ -30,8 +32,7 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
   private static final Object COMPLETE = new Object();
 
   private final Context context;
-  private final NetSocket socket;
-  private final CallHomeFrames frames;
+  private final ResponseLink link;
   private final WorkerEndpoint worker;
   private final String requestId;
   private final AtomicReference<Subscriber> subscriber = new AtomicReference<>();
@@ -46,15 +47,9 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
   private boolean completeFinal;
   private boolean closing;
 
-  CallHomeStream(
-      Context context,
-      NetSocket socket,
-      CallHomeFrames frames,
-      WorkerEndpoint worker,
-      String requestId) {
+  CallHomeStream(Context context, ResponseLink link, WorkerEndpoint worker, String requestId) {
     this.context = context;
-    this.socket = socket;
-    this.frames = frames;
+    this.link = link;
     this.worker = worker;
     this.requestId = requestId;
     updateFlow();
@@ -101,15 +96,19 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
         });
   }
 
-  /** A frame that followed the prologue. Throws {@link TcpCodecException} if it is malformed. */
   @Override
-  public void onFrame(TwoPartMessage frame) {
-    if (frame.hasHeader()) {
-      ControlMessage.requireSentinel(frame);
-      onSentinel();
-    } else if (frame.hasBody()) {
-      onEnvelope(WireJson.read(frame.body(), ResponseEnvelope.OF_OUTPUT, "response item"));
+  public void onItem(Buffer body) {
+    onEnvelope(WireJson.read(body, ResponseEnvelope.OF_OUTPUT, "response item"));
+    drain();
+  }
+
+  @Override
+  public void onEnd() {
+    if (!completeFinal) {
+      end(brokenOff());
     }
+    closing = true;
+    link.close();
     drain();
   }
 
@@ -122,7 +121,7 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
     closing = true;
     if (!reading) {
       reading = true;
-      socket.resume();
+      link.resume();
     }
   }
 
@@ -190,14 +189,6 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
     }
   }
 
-  private void onSentinel() {
-    if (!completeFinal) {
-      end(brokenOff());
-    }
-    closing = true;
-    socket.close();
-  }
-
   private WorkerStreamException brokenOff() {
     return WorkerStreamException.disconnected(
         "stream from worker " + worker.workerId() + " ended before generation completed", null);
@@ -213,8 +204,7 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
   private void killAndClose() {
     if (!closing) {
       closing = true;
-      socket.write(frames.control(ControlMessage.KILL));
-      socket.close();
+      link.kill();
     }
   }
 
@@ -264,9 +254,9 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
     if (wanted != reading && !closing) {
       reading = wanted;
       if (wanted) {
-        socket.resume();
+        link.resume();
       } else {
-        socket.pause();
+        link.pause();
       }
     }
   }

@@ -5,7 +5,6 @@ import io.kvrouter.protocol.WorkerUnavailableException;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.net.NetSocket;
 import java.util.function.Consumer;
 
 /**
@@ -21,7 +20,7 @@ final class PendingCall<R extends CallHomeReader> {
   /** Makes the reader of a call's response stream when the worker's prologue is good. */
   @FunctionalInterface
   interface ReaderFactory<R extends CallHomeReader> {
-    R open(Context context, NetSocket socket, CallHomeFrames frames, PendingCall<R> call);
+    R open(Context context, ResponseLink link, PendingCall<R> call);
   }
 
   private final String subject;
@@ -31,7 +30,7 @@ final class PendingCall<R extends CallHomeReader> {
   private final Consumer<PendingCall<?>> unregister;
   private final Promise<R> promise = Promise.promise();
   private final Promise<Void> calledHome = Promise.promise();
-  private NetSocket callHome;
+  private ResponseLink callHome;
   private boolean settled;
 
   PendingCall(
@@ -72,7 +71,7 @@ final class PendingCall<R extends CallHomeReader> {
   }
 
   /** Binds the worker's call-home socket; {@code false} if the call already failed. */
-  boolean attach(NetSocket socket) {
+  boolean attach(ResponseLink socket) {
     synchronized (this) {
       if (settled) {
         return false;
@@ -84,11 +83,20 @@ final class PendingCall<R extends CallHomeReader> {
   }
 
   /**
-   * The prologue was good: makes the reader of the stream on {@code socket} and hands it over. If
-   * the call failed meanwhile, the reader is cancelled at once (telling the worker to stop).
+   * The response comes on a multiplexed connection, where a stream shows itself first with its
+   * prologue: there is no call back to wait for, so {@link #calledHome()} completes now and the
+   * wait for the prologue alone is timed.
    */
-  CallHomeReader open(Context context, NetSocket socket, CallHomeFrames frames) {
-    R reader = readers.open(context, socket, frames, this);
+  void expectNoCallBack() {
+    calledHome.tryComplete();
+  }
+
+  /**
+   * The prologue was good: makes the reader of the stream on {@code link} and hands it over. If the
+   * call failed meanwhile, the reader is cancelled at once (telling the worker to stop).
+   */
+  CallHomeReader open(Context context, ResponseLink link) {
+    R reader = readers.open(context, link, this);
     boolean handed;
     synchronized (this) {
       handed = !settled;
@@ -127,7 +135,7 @@ final class PendingCall<R extends CallHomeReader> {
   }
 
   void fail(Throwable failure) {
-    NetSocket socket;
+    ResponseLink socket;
     synchronized (this) {
       if (settled) {
         return;

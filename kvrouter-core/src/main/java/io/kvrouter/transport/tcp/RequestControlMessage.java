@@ -6,7 +6,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
 /**
  * The header of a request's TwoPart envelope: Dynamo's {@code RequestControlMessage}. It tells the
- * worker the request id and where to call home.
+ * worker the request id and where to send the response: {@code tcp_server} (a call-home, {@link
+ * ResponseStreamInfo}) or {@code tcp_response_mux_v1} ({@link ResponseMuxInfo}).
  *
  * <pre>
  * {"id":"r1","request_type":"single_in","response_type":"many_out",
@@ -31,11 +32,14 @@ record RequestControlMessage(
   static final String MANY_OUT = "many_out";
   static final String JSON_CODEC = "json";
   static final String TCP_SERVER = "tcp_server";
+  static final String TCP_RESPONSE_MUX = "tcp_response_mux_v1";
 
-  /** The header of a single-request, streamed-response call answered over a TCP call-home. */
-  static RequestControlMessage singleInManyOut(String id, ResponseStreamInfo callHome) {
-    return new RequestControlMessage(
-        id, SINGLE_IN, MANY_OUT, null, new ConnectionInfo(TCP_SERVER, callHome.toJson()));
+  /**
+   * The header of a single-request, streamed-response call answered where {@code response} says: a
+   * call-home ({@link ResponseStreamInfo}) or a multiplexed stream ({@link ResponseMuxInfo}).
+   */
+  static RequestControlMessage singleInManyOut(String id, ConnectionInfo response) {
+    return new RequestControlMessage(id, SINGLE_IN, MANY_OUT, null, response);
   }
 
   /** Which response transport to use, and its own connection details as a JSON string. */

@@ -5,6 +5,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.util.RawValue;
+import io.vertx.core.buffer.Buffer;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The body of a data frame on a call-home connection: Dynamo's {@code NetworkStreamWrapper<U>},
@@ -37,6 +40,21 @@ record ResponseEnvelope<D>(
 
   static <D> ResponseEnvelope<D> of(D item) {
     return new ResponseEnvelope<>(item, false);
+  }
+
+  /** The encoded envelope of a generate stream's item. */
+  static Buffer item(StreamItem item) {
+    return WireJson.write(of(item));
+  }
+
+  /** The encoded envelope of another endpoint's answer, its JSON as it is. */
+  static Buffer answer(byte[] json) {
+    return WireJson.write(of(new RawValue(new String(json, StandardCharsets.UTF_8))));
+  }
+
+  /** The encoded last envelope, {@code {"complete_final":true}}. */
+  static Buffer lastJson() {
+    return WireJson.write(COMPLETE_FINAL);
   }
 
   private static JavaType type(Class<?> data) {

@@ -9,9 +9,10 @@ import io.vertx.core.Vertx;
 
 /**
  * The worker's half of one generate call: runs the engine and writes its outputs over a {@link
- * WorkerCallHome}. As in Dynamo, the prologue follows the engine's {@code generate()} call: an
- * engine that refuses the request there sends an error prologue (the frontend may take the request
- * elsewhere); a failure after that is an error item in the stream.
+ * ResponseSink}: a call-home connection or a stream of a multiplexed one. As in Dynamo, the
+ * prologue follows the engine's {@code generate()} call: an engine that refuses the request there
+ * sends an error prologue (the frontend may take the request elsewhere); a failure after that is an
+ * error item in the stream.
  *
  * <pre>
  * handshake, generate(), prologue, item*, complete_final, sentinel, [wait for FIN]
@@ -22,12 +23,11 @@ import io.vertx.core.Vertx;
  * the engine stream; nothing more is written after a cancel, not even the sentinel. Engine
  * callbacks may come from any thread and are moved onto the socket's event loop, in order.
  */
-final class ResponsePublisher implements WorkerCallHome.Listener {
+final class ResponsePublisher implements ResponseSink.Listener {
   private final InferenceEngine engine;
   private final String requestId;
   private final PreprocessedRequest request;
-  private final CallHomeFrames frames;
-  private final WorkerCallHome callHome;
+  private final ResponseSink callHome;
   private ResponseStream engineStream;
   private int hopsInFlight;
   private boolean prologueSent;
@@ -37,12 +37,10 @@ final class ResponsePublisher implements WorkerCallHome.Listener {
       InferenceEngine engine,
       PreprocessedRequest request,
       InboundRequest inbound,
-      CallHomeFrames frames,
-      WorkerCallHome callHome) {
+      ResponseSink callHome) {
     this.engine = engine;
     this.requestId = inbound.requestId();
     this.request = request;
-    this.frames = frames;
     this.callHome = callHome;
   }
 
@@ -109,7 +107,7 @@ final class ResponsePublisher implements WorkerCallHome.Listener {
       return;
     }
     sendPrologueOnce();
-    callHome.write(frames.item(StreamItem.of(output)));
+    callHome.data(ResponseEnvelope.item(StreamItem.of(output)));
     if (!enginePaused && callHome.writeQueueFull()) {
       enginePaused = true;
       engineStream.pause();
@@ -121,9 +119,8 @@ final class ResponsePublisher implements WorkerCallHome.Listener {
       return;
     }
     sendPrologueOnce();
-    callHome.write(frames.completeFinal());
-    callHome.write(frames.control(ControlMessage.SENTINEL));
-    callHome.finish();
+    callHome.data(ResponseEnvelope.lastJson());
+    callHome.end();
   }
 
   private void fail(Throwable error) {
@@ -134,19 +131,18 @@ final class ResponsePublisher implements WorkerCallHome.Listener {
         error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage();
     if (!prologueSent) {
       prologueSent = true;
-      callHome.write(frames.prologue(new StreamPrologue(message)));
+      callHome.prologue(new StreamPrologue(message));
     } else {
-      callHome.write(frames.item(StreamItem.failure(message)));
-      callHome.write(frames.completeFinal());
-      callHome.write(frames.control(ControlMessage.SENTINEL));
+      callHome.data(ResponseEnvelope.item(StreamItem.failure(message)));
+      callHome.data(ResponseEnvelope.lastJson());
+      callHome.end();
     }
-    callHome.finish();
   }
 
   private void sendPrologueOnce() {
     if (!prologueSent) {
       prologueSent = true;
-      callHome.write(frames.prologue(StreamPrologue.OK));
+      callHome.prologue(StreamPrologue.OK);
     }
   }
 

@@ -25,8 +25,9 @@ record ResponseStreamInfo(
 
   static final String RESPONSE = "response";
 
-  String toJson() {
-    return WireJson.string(this);
+  RequestControlMessage.ConnectionInfo connectionInfo() {
+    return new RequestControlMessage.ConnectionInfo(
+        RequestControlMessage.TCP_SERVER, WireJson.string(this));
   }
 
   static ResponseStreamInfo fromJson(String json) {

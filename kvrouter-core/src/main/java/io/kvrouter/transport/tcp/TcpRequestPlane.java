@@ -1,6 +1,7 @@
 package io.kvrouter.transport.tcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvrouter.config.ResponseStreamKind;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.PreprocessedRequest;
@@ -21,13 +22,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.function.Consumer;
 
 /**
  * The frontend side of Dynamo's TCP request plane (see the package Javadoc for the pinned version).
- * Requests go out on per-worker connection pools; responses come back through one call-home
- * listener. Pools live on one Vert.x context, so the public methods hop onto it; each response
- * stream runs on the event loop of its own call-home socket.
+ * Requests go out on per-worker connection pools; responses come back through one listener, on a
+ * call-home connection per request or on the worker's pooled {@code tcp_response_mux_v1}
+ * connections, as {@link TcpConfig#responseStreams()} says for each worker. Pools live on one
+ * Vert.x context, so the public methods hop onto it; each response stream runs on the event loop of
+ * its own call-home socket.
  */
 final class TcpRequestPlane implements RequestPlane {
   private static final Set<String> WILDCARD_HOSTS = Set.of("0.0.0.0", "::", "[::]", "");
@@ -64,8 +68,7 @@ final class TcpRequestPlane implements RequestPlane {
         callHome.register(
             worker,
             requestId,
-            (context, socket, frames, c) ->
-                new CallHomeStream(context, socket, frames, c.worker(), c.requestId()));
+            (context, link, c) -> new CallHomeStream(context, link, c.worker(), c.requestId()));
     // A prompt that cannot fit in a frame (each token id takes at least two JSON bytes) is refused
     // unencoded.
     long minimumBytes = 2L * request.tokenIds().length;
@@ -118,8 +121,8 @@ final class TcpRequestPlane implements RequestPlane {
         callHome.register(
             endpoint,
             requestId,
-            (context, socket, frames, c) ->
-                new CallHomeAnswer(context, socket, frames, c.worker(), config.maxMessageSize()));
+            (context, link, c) ->
+                new CallHomeAnswer(context, link, c.worker(), config.maxMessageSize()));
     Buffer payload = Buffer.buffer(body);
     afterBind(() -> dispatch(call, payload), failure -> call.fail(failure));
     long timer =
@@ -169,18 +172,32 @@ final class TcpRequestPlane implements RequestPlane {
       return;
     }
     WorkerEndpoint worker = call.worker();
+    if (config.responseStreams().forWorker(worker.workerId()) == ResponseStreamKind.MUX) {
+      call.expectNoCallBack();
+    }
     pool(worker).pick().submit(call, localHost -> frame(call, body, localHost));
   }
 
-  /** The request frame for {@code call}, telling the worker where to call home. */
+  /**
+   * The request frame for {@code call}, telling the worker where to send the response: a call-home
+   * or a stream on its pooled mux connections, as configured for that worker.
+   */
   private Buffer frame(PendingCall<?> call, Buffer body, String localHost) {
-    ResponseStreamInfo info =
-        new ResponseStreamInfo(
-            new HostAndPort(callHomeHost(localHost), callHome.port()).toString(),
-            call.subject(),
-            call.requestId(),
-            ResponseStreamInfo.RESPONSE);
-    Buffer header = WireJson.write(RequestControlMessage.singleInManyOut(call.requestId(), info));
+    String address = new HostAndPort(callHomeHost(localHost), callHome.port()).toString();
+    RequestControlMessage.ConnectionInfo response =
+        config.responseStreams().forWorker(call.worker().workerId()) == ResponseStreamKind.MUX
+            ? new ResponseMuxInfo(
+                    address,
+                    callHome.serverId(),
+                    UUID.fromString(call.subject()),
+                    call.requestId(),
+                    MuxHandshake.VERSION)
+                .connectionInfo()
+            : new ResponseStreamInfo(
+                    address, call.subject(), call.requestId(), ResponseStreamInfo.RESPONSE)
+                .connectionInfo();
+    Buffer header =
+        WireJson.write(RequestControlMessage.singleInManyOut(call.requestId(), response));
     Buffer payload =
         TwoPartEncoder.encode(new TwoPartMessage(header, body), config.maxMessageSize());
     return RequestFrameEncoder.encode(

@@ -1,5 +1,6 @@
 package io.kvrouter.transport.tcp;
 
+import io.kvrouter.config.ResponseStreamKind;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.InferenceEngine;
 import io.kvrouter.transport.JsonEndpoint;
@@ -7,6 +8,7 @@ import io.kvrouter.transport.RequestPlane;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Entry points of Dynamo's classic TCP request plane for the composition root: the frontend's
@@ -46,6 +48,24 @@ public final class TcpTransport {
       Map<String, InferenceEngine> engines,
       Map<String, JsonEndpoint> endpoints,
       TcpConfig config) {
-    return TcpWorkerServer.start(vertx, host, port, engines, endpoints, config);
+    return server(
+        vertx, host, port, engines, endpoints, config, Set.of(ResponseStreamKind.values()));
+  }
+
+  /**
+   * Serves {@code engines} and {@code endpoints} as above, answering only on the response
+   * transports in {@code accepted}: a worker that emulates Dynamo v1.5 takes call-home only, one of
+   * Dynamo's latest main mux only; a request asking for another transport is refused in that
+   * release's words.
+   */
+  public static Future<WorkerServer> server(
+      Vertx vertx,
+      String host,
+      int port,
+      Map<String, InferenceEngine> engines,
+      Map<String, JsonEndpoint> endpoints,
+      TcpConfig config,
+      Set<ResponseStreamKind> accepted) {
+    return TcpWorkerServer.start(vertx, host, port, engines, endpoints, config, accepted);
   }
 }

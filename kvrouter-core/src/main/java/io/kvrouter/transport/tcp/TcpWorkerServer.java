@@ -1,5 +1,6 @@
 package io.kvrouter.transport.tcp;
 
+import io.kvrouter.config.ResponseStreamKind;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.InferenceEngine;
 import io.kvrouter.transport.JsonEndpoint;
@@ -10,21 +11,25 @@ import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The worker side of Dynamo's TCP request plane (see the package Javadoc for the pinned version):
  * accepts request frames, acknowledges each, and streams every accepted request's outputs (or its
- * {@link JsonEndpoint}'s answer) back over a call-home connection to the frontend.
+ * {@link JsonEndpoint}'s answer) back to the frontend over a call-home connection or a stream of
+ * its pooled {@code tcp_response_mux_v1} connections, as the request says and the worker accepts.
  */
 final class TcpWorkerServer implements WorkerServer {
   private final NetServer server;
   private final NetClient callHomeClient;
+  private final MuxClientPool muxPool;
   private final AtomicInteger acceptedConnections = new AtomicInteger();
 
-  private TcpWorkerServer(NetServer server, NetClient callHomeClient) {
+  private TcpWorkerServer(NetServer server, NetClient callHomeClient, MuxClientPool muxPool) {
     this.server = server;
     this.callHomeClient = callHomeClient;
+    this.muxPool = muxPool;
   }
 
   static Future<WorkerServer> start(
@@ -33,7 +38,12 @@ final class TcpWorkerServer implements WorkerServer {
       int port,
       Map<String, InferenceEngine> engines,
       Map<String, JsonEndpoint> endpoints,
-      TcpConfig config) {
+      TcpConfig config,
+      Set<ResponseStreamKind> accepted) {
+    if (accepted.isEmpty()) {
+      throw new IllegalArgumentException("a worker must accept at least one response transport");
+    }
+    Set<ResponseStreamKind> transports = Set.copyOf(accepted);
     Map<String, InferenceEngine> byPath = Map.copyOf(engines);
     Map<String, JsonEndpoint> answering = Map.copyOf(endpoints);
     for (String path : answering.keySet()) {
@@ -48,11 +58,14 @@ final class TcpWorkerServer implements WorkerServer {
                 .setConnectTimeout(
                     (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
     NetServer server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true));
-    TcpWorkerServer worker = new TcpWorkerServer(server, callHomeClient);
+    MuxClientPool muxPool = new MuxClientPool(vertx, callHomeClient, config.maxMessageSize());
+    TcpWorkerServer worker = new TcpWorkerServer(server, callHomeClient, muxPool);
     server.connectHandler(
         socket -> {
           worker.acceptedConnections.incrementAndGet();
-          new WorkerConnection(vertx, socket, byPath, answering, callHomeClient, config).start();
+          new WorkerConnection(
+                  vertx, socket, byPath, answering, callHomeClient, muxPool, transports, config)
+              .start();
         });
     return server
         .listen(port, host)
@@ -70,8 +83,16 @@ final class TcpWorkerServer implements WorkerServer {
     return acceptedConnections.get();
   }
 
+  /** How many response-mux connections this worker has opened so far. */
+  @Override
+  public int muxConnectionsOpened() {
+    return muxPool.connectionsOpened();
+  }
+
   @Override
   public Future<Void> close() {
-    return Future.join(server.close(), callHomeClient.close()).mapEmpty();
+    return Future.join(server.close(), muxPool.close())
+        .compose(v -> callHomeClient.close())
+        .mapEmpty();
   }
 }

@@ -16,23 +16,11 @@ import org.slf4j.LoggerFactory;
  * frontend cancelling, or closing before the end, is reported to the {@link Listener}. Everything
  * after {@link #connect} runs on the socket's event loop.
  */
-final class WorkerCallHome {
+final class WorkerCallHome implements ResponseSink {
   private static final Logger LOG = LoggerFactory.getLogger(WorkerCallHome.class);
 
   /** How long to wait for the frontend to close after the last frame (Dynamo waits 10 s). */
   static final long LINGER_MS = 10_000;
-
-  /** What the publisher of the stream hears, on the socket's event loop. */
-  interface Listener {
-    /** Connected, and the handshake written. */
-    void connected();
-
-    /** The frontend asked to stop, or went away before the end: stop producing. */
-    void cancelled();
-
-    /** The socket's write queue has room again. */
-    void drained();
-  }
 
   private final Vertx vertx;
   private final NetClient client;
@@ -54,7 +42,8 @@ final class WorkerCallHome {
     this.frames = frames;
   }
 
-  void connect(Listener listener) {
+  @Override
+  public void connect(Listener listener) {
     this.listener = listener;
     client
         .connect(request.callHome().port(), request.callHome().host())
@@ -85,26 +74,42 @@ final class WorkerCallHome {
     listener.connected();
   }
 
-  /** The socket's context; set once connected. */
-  Context context() {
+  @Override
+  public Context context() {
     return context;
   }
 
-  void write(Buffer frame) {
-    writer.write(frame);
+  @Override
+  public void prologue(StreamPrologue prologue) {
+    writer.write(frames.prologue(prologue));
+    if (!prologue.ok()) {
+      finish();
+    }
   }
 
-  boolean writeQueueFull() {
+  @Override
+  public void data(Buffer envelope) {
+    writer.write(frames.data(envelope));
+  }
+
+  @Override
+  public void end() {
+    writer.write(frames.control(ControlMessage.SENTINEL));
+    finish();
+  }
+
+  @Override
+  public boolean writeQueueFull() {
     return writer.writeQueueFull();
   }
 
-  /** Whether the stream is over: the last frame written, or the frontend cancelled. */
-  boolean finished() {
+  @Override
+  public boolean finished() {
     return finished;
   }
 
   /** Nothing more to write: the frontend closes the socket; close it ourselves if it does not. */
-  void finish() {
+  private void finish() {
     finished = true;
     if (lingerTimer < 0) {
       lingerTimer = vertx.setTimer(LINGER_MS, id -> socket.close());

@@ -1,5 +1,6 @@
 package io.kvrouter.transport.tcp;
 
+import io.kvrouter.config.ResponseStreamKind;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.InferenceEngine;
 import io.kvrouter.protocol.PreprocessedRequest;
@@ -9,6 +10,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetSocket;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +29,8 @@ final class WorkerConnection {
   private final Map<String, InferenceEngine> engines;
   private final Map<String, JsonEndpoint> endpoints;
   private final NetClient callHomeClient;
+  private final MuxClientPool muxPool;
+  private final Set<ResponseStreamKind> accepted;
   private final TcpConfig config;
   private final RequestFrameDecoder decoder;
   private final CallHomeFrames frames;
@@ -37,7 +41,11 @@ final class WorkerConnection {
       Map<String, InferenceEngine> engines,
       Map<String, JsonEndpoint> endpoints,
       NetClient callHomeClient,
+      MuxClientPool muxPool,
+      Set<ResponseStreamKind> accepted,
       TcpConfig config) {
+    this.muxPool = muxPool;
+    this.accepted = accepted;
     this.vertx = vertx;
     this.socket = socket;
     this.engines = engines;
@@ -79,7 +87,7 @@ final class WorkerConnection {
     InboundRequest request;
     PreprocessedRequest generate = null;
     try {
-      request = InboundRequest.parse(frame.payload(), config.maxMessageSize());
+      request = InboundRequest.parse(frame.payload(), config.maxMessageSize(), accepted);
       if (engine != null) {
         generate = request.request();
       }
@@ -89,11 +97,15 @@ final class WorkerConnection {
       return;
     }
     ack(Ack.ACCEPTED);
-    WorkerCallHome callHome = new WorkerCallHome(vertx, callHomeClient, request, frames);
+    ResponseSink sink =
+        request.mux() != null
+            ? new MuxResponseSink(muxPool, request.mux())
+            : new WorkerCallHome(vertx, callHomeClient, request, frames);
     if (engine != null) {
-      new ResponsePublisher(engine, generate, request, frames, callHome).start();
+      new ResponsePublisher(engine, generate, request, sink).start();
     } else {
-      new AnswerPublisher(endpoint, request.body().getBytes(), frames, callHome).start();
+      new AnswerPublisher(endpoint, request.body().getBytes(), sink, config.maxMessageSize())
+          .start();
     }
   }
 

@@ -57,7 +57,7 @@ class RequestConnectionTest {
             "subject",
             new WorkerEndpoint("w1", "127.0.0.1", 9001, "generate"),
             "r1",
-            (context, socket, frames, c) -> {
+            (context, link, c) -> {
               throw new AssertionError("no stream opens");
             },
             c -> {});

@@ -54,6 +54,7 @@ final class WireSamples {
   static RequestControlMessage control() {
     return RequestControlMessage.singleInManyOut(
         REQUEST_ID,
-        new ResponseStreamInfo(CALL_HOME, SUBJECT, REQUEST_ID, ResponseStreamInfo.RESPONSE));
+        new ResponseStreamInfo(CALL_HOME, SUBJECT, REQUEST_ID, ResponseStreamInfo.RESPONSE)
+            .connectionInfo());
   }
 }

@@ -240,7 +240,8 @@ class WorkerServerWireTest {
     RequestControlMessage control =
         RequestControlMessage.singleInManyOut(
             requestId,
-            new ResponseStreamInfo(callHome, subject, requestId, ResponseStreamInfo.RESPONSE));
+            new ResponseStreamInfo(callHome, subject, requestId, ResponseStreamInfo.RESPONSE)
+                .connectionInfo());
     Buffer payload =
         TwoPartEncoder.encode(new TwoPartMessage(WireJson.write(control), body), RawPeers.MAX);
     return RequestFrameEncoder.encode(

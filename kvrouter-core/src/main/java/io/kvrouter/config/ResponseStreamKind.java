@@ -1,0 +1,13 @@
+package io.kvrouter.config;
+
+/**
+ * How a worker sends a response back to the router over Dynamo's TCP request plane: {@code
+ * call-home}, one connection per response dialled back by the worker ({@code tcp_server}, what
+ * Dynamo v1.5 workers speak), or {@code mux}, logical streams on the worker's few pooled
+ * connections ({@code tcp_response_mux_v1}, mandatory in Dynamo's latest main). See docs/interop.md
+ * §10.7.
+ */
+public enum ResponseStreamKind {
+  CALL_HOME,
+  MUX
+}
