@@ -35,16 +35,21 @@ final class MuxClientPool {
   private final Context context;
   private final NetClient client;
   private final int maxMessageSize;
+  private final int poolSize;
   private final Map<HostKey, HostPool> hosts = new HashMap<>();
   private final AtomicInteger opened = new AtomicInteger();
   private long cleanupTimer = -1;
   private boolean closed;
 
-  MuxClientPool(Vertx vertx, NetClient client, int maxMessageSize) {
+  MuxClientPool(Vertx vertx, NetClient client, int maxMessageSize, int poolSize) {
+    if (poolSize < 1) {
+      throw new IllegalArgumentException("poolSize must be at least 1");
+    }
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.client = client;
     this.maxMessageSize = maxMessageSize;
+    this.poolSize = poolSize;
   }
 
   Context context() {
@@ -95,19 +100,29 @@ final class MuxClientPool {
     }
   }
 
-  Future<Void> close() {
+  /** Closes every connection; the streams on them are cancelled. The pool stays usable. */
+  Future<Void> dropConnections() {
     Promise<Void> done = Promise.promise();
     context.runOnContext(
         v -> {
-          closed = true;
-          if (cleanupTimer >= 0) {
-            vertx.cancelTimer(cleanupTimer);
-          }
           List.copyOf(hosts.values()).forEach(HostPool::close);
           hosts.clear();
           done.complete();
         });
     return done.future();
+  }
+
+  Future<Void> close() {
+    return dropConnections()
+        .onComplete(
+            v ->
+                context.runOnContext(
+                    w -> {
+                      closed = true;
+                      if (cleanupTimer >= 0) {
+                        vertx.cancelTimer(cleanupTimer);
+                      }
+                    }));
   }
 
   /** The connections to one frontend. */
@@ -130,7 +145,7 @@ final class MuxClientPool {
       }
       WorkerMuxConnection least =
           live.stream().min(Comparator.comparingInt(WorkerMuxConnection::activeStreams)).get();
-      if (least.activeStreams() > 0 && connecting == null && live.size() < POOL_SIZE) {
+      if (least.activeStreams() > 0 && connecting == null && live.size() < poolSize) {
         openOne(); // warm another for the streams to come
       }
       return Future.succeededFuture(least);

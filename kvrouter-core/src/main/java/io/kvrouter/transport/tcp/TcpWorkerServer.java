@@ -40,6 +40,19 @@ final class TcpWorkerServer implements WorkerServer {
       Map<String, JsonEndpoint> endpoints,
       TcpConfig config,
       Set<ResponseStreamKind> accepted) {
+    return start(vertx, host, port, engines, endpoints, config, accepted, MuxClientPool.POOL_SIZE);
+  }
+
+  /** As above, with at most {@code muxPoolSize} mux connections per frontend (tests pin it). */
+  static Future<WorkerServer> start(
+      Vertx vertx,
+      String host,
+      int port,
+      Map<String, InferenceEngine> engines,
+      Map<String, JsonEndpoint> endpoints,
+      TcpConfig config,
+      Set<ResponseStreamKind> accepted,
+      int muxPoolSize) {
     if (accepted.isEmpty()) {
       throw new IllegalArgumentException("a worker must accept at least one response transport");
     }
@@ -58,7 +71,8 @@ final class TcpWorkerServer implements WorkerServer {
                 .setConnectTimeout(
                     (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
     NetServer server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true));
-    MuxClientPool muxPool = new MuxClientPool(vertx, callHomeClient, config.maxMessageSize());
+    MuxClientPool muxPool =
+        new MuxClientPool(vertx, callHomeClient, config.maxMessageSize(), muxPoolSize);
     TcpWorkerServer worker = new TcpWorkerServer(server, callHomeClient, muxPool);
     server.connectHandler(
         socket -> {
@@ -87,6 +101,11 @@ final class TcpWorkerServer implements WorkerServer {
   @Override
   public int muxConnectionsOpened() {
     return muxPool.connectionsOpened();
+  }
+
+  /** Drops every mux connection, as a network fault would: the streams on them break. */
+  Future<Void> dropMuxConnections() {
+    return muxPool.dropConnections();
   }
 
   @Override
