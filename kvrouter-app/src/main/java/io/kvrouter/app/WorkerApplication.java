@@ -17,6 +17,7 @@ import io.kvrouter.transport.tcp.WorkerServer;
 import io.kvrouter.worker.DataParallelEngine;
 import io.kvrouter.worker.SimulatedEngine;
 import io.kvrouter.worker.SimulatedEngines;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Tags;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -86,7 +87,8 @@ final class WorkerApplication {
             config.port(),
             Map.of(WorkerEndpoint.DEFAULT_PATH, engine),
             queryEndpoints,
-            config.tcp());
+            config.tcp(),
+            config.acceptedResponseStreams());
     Future<?> system =
         config.systemPort().isEmpty()
             ? Future.succeededFuture()
@@ -103,6 +105,7 @@ final class WorkerApplication {
               .toCompletionStage()
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
+      countResponseConnections(metrics, started);
       out.printf(
           "kvrouter worker ready: model %s on tcp://%s:%d/%s%n",
           config.modelName(), config.host(), started.port(), WorkerEndpoint.DEFAULT_PATH);
@@ -122,6 +125,25 @@ final class WorkerApplication {
       vertx.close();
       return OptionalInt.of(1);
     }
+  }
+
+  /**
+   * The response connections the worker has opened, by transport, on its {@code /metrics}: one per
+   * response on call-home, a few pooled ones on {@code tcp_response_mux_v1}.
+   */
+  private static void countResponseConnections(Metrics metrics, WorkerServer server) {
+    FunctionCounter.builder(
+            "kvrouter_worker_response_connections_opened",
+            server,
+            s -> s.callHomeConnectionsOpened())
+        .description("Response-stream connections the worker opened to frontends")
+        .tag("transport", "tcp_server")
+        .register(metrics.registry());
+    FunctionCounter.builder(
+            "kvrouter_worker_response_connections_opened", server, s -> s.muxConnectionsOpened())
+        .description("Response-stream connections the worker opened to frontends")
+        .tag("transport", "tcp_response_mux_v1")
+        .register(metrics.registry());
   }
 
   private DynamoEventSink dynamoSink(WorkerEventsConfig events) {

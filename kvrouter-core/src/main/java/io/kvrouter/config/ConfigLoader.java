@@ -3,6 +3,7 @@ package io.kvrouter.config;
 import static io.kvrouter.config.Settings.*;
 
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +59,15 @@ public final class ConfigLoader {
             value(TCP_RESPONSE_STREAM_PORT),
             value(TCP_RESPONSE_STREAM_ADVERTISE_HOST));
     List<WorkerSpec> workers = values(WORKER);
+    Map<String, ResponseStreamKind> responseStreams = new HashMap<>();
+    for (WorkerSpec worker : workers) {
+      worker.responseStream().ifPresent(kind -> responseStreams.put(worker.id(), kind));
+    }
+    tcp =
+        tcp.withResponseStreams(
+            new ResponseStreams(
+                value(TCP_RESPONSE_MUX) ? ResponseStreamKind.MUX : ResponseStreamKind.CALL_HOME,
+                responseStreams));
     MockWorkerConfig mock =
         new MockWorkerConfig(
             value(MOCK_WORKERS), EngineKnobs.MOCK.read(sources, value(KV_CACHE_BLOCK_SIZE), 1));

@@ -7,7 +7,18 @@ package io.kvrouter.config;
  * connections ({@code tcp_response_mux_v1}, mandatory in Dynamo's latest main). See docs/interop.md
  * §10.7.
  */
-public enum ResponseStreamKind {
-  CALL_HOME,
-  MUX
+public enum ResponseStreamKind implements Named {
+  CALL_HOME("call-home"),
+  MUX("mux");
+
+  private final String configName;
+
+  ResponseStreamKind(String configName) {
+    this.configName = configName;
+  }
+
+  @Override
+  public String configName() {
+    return configName;
+  }
 }

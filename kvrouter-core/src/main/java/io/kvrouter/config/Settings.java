@@ -363,7 +363,8 @@ public final class Settings {
               + " events-format=dynamo says kv-events= is Dynamo's ZMQ event plane instead (one"
               + " socket for every rank, recovery asked over the request plane; the id must then"
               + " be the worker's numeric Dynamo id), and kv-metrics=tcp://HOST:PORT where its"
-              + " load reports are published. Repeat for each worker.",
+              + " load reports are published; response-stream=call-home|mux how it streams"
+              + " responses back (default: --tcp-response-mux). Repeat for each worker.",
           null,
           WorkerSpec.EXPECTED,
           true,
@@ -560,6 +561,20 @@ public final class Settings {
           false,
           Parsers::nonEmpty);
 
+  public static final Setting<Boolean> TCP_RESPONSE_MUX =
+      new Setting<>(
+          "tcp-response-mux",
+          "DYN_TCP_RESPONSE_MUX",
+          null,
+          "Ask workers to stream responses over their pooled multiplexed connections"
+              + " (tcp_response_mux_v1, what Dynamo's latest workers require) instead of one"
+              + " call-home connection per response (Dynamo v1.5). A worker's"
+              + " response-stream=call-home|mux in --worker overrides it for that worker.",
+          "false",
+          "true or false (also 1, 0 or empty, as Dynamo reads DYN_TCP_RESPONSE_MUX)",
+          false,
+          raw -> raw.isBlank() ? Boolean.FALSE : Parsers.bool(raw));
+
   /** All settings, in help order. */
   public static final List<Setting<?>> ALL =
       List.of(
@@ -613,5 +628,6 @@ public final class Settings {
           WORKER_STREAM_IDLE_TIMEOUT,
           TCP_RESPONSE_STREAM_HOST,
           TCP_RESPONSE_STREAM_PORT,
-          TCP_RESPONSE_STREAM_ADVERTISE_HOST);
+          TCP_RESPONSE_STREAM_ADVERTISE_HOST,
+          TCP_RESPONSE_MUX);
 }

@@ -3,6 +3,7 @@ package io.kvrouter.config;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * The whole, validated configuration of a {@code router.jar worker} process.
@@ -17,6 +18,8 @@ import java.util.OptionalInt;
  * @param systemPort the port of {@code /metrics}, {@code /health} and {@code /kv/state}; empty for
  *     none
  * @param tcp its request plane's settings
+ * @param acceptedResponseStreams the response transports it answers on ({@code
+ *     --accept-response-stream})
  */
 public record WorkerConfig(
     String host,
@@ -26,7 +29,8 @@ public record WorkerConfig(
     SimulatedEngineConfig engine,
     WorkerEventsConfig events,
     OptionalInt systemPort,
-    TcpConfig tcp) {
+    TcpConfig tcp,
+    Set<ResponseStreamKind> acceptedResponseStreams) {
 
   public WorkerConfig {
     Objects.requireNonNull(host, "host");
@@ -35,5 +39,9 @@ public record WorkerConfig(
     Objects.requireNonNull(events, "events");
     Objects.requireNonNull(systemPort, "systemPort");
     Objects.requireNonNull(tcp, "tcp");
+    acceptedResponseStreams = Set.copyOf(acceptedResponseStreams);
+    if (acceptedResponseStreams.isEmpty()) {
+      throw new IllegalArgumentException("a worker must accept a response transport");
+    }
   }
 }

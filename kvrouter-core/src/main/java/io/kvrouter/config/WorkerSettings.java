@@ -2,6 +2,7 @@ package io.kvrouter.config;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Every setting of {@code router.jar worker}, in the order its {@code --help} and {@code
@@ -201,6 +202,27 @@ public final class WorkerSettings {
 
   public static final Setting<Integer> TCP_MAX_MESSAGE_SIZE = Settings.TCP_MAX_MESSAGE_SIZE;
 
+  public static final Setting<Set<ResponseStreamKind>> ACCEPT_RESPONSE_STREAM =
+      new Setting<>(
+          "accept-response-stream",
+          null,
+          "KIND",
+          "Which response transports the worker answers on: any (both), call-home (as a Dynamo"
+              + " v1.5 worker: one connection per response) or mux (as Dynamo's latest main:"
+              + " pooled tcp_response_mux_v1 connections). A request asking for another is"
+              + " refused in that release's words.",
+          "any",
+          "one of: any, call-home, mux",
+          false,
+          WorkerSettings::acceptedStreams);
+
+  private static Set<ResponseStreamKind> acceptedStreams(String raw) {
+    if (raw.equals("any")) {
+      return Set.of(ResponseStreamKind.values());
+    }
+    return Set.of(Parsers.named(ResponseStreamKind.class).apply(raw));
+  }
+
   /** All settings, in help order. */
   public static final List<Setting<?>> ALL = all();
 
@@ -224,7 +246,8 @@ public final class WorkerSettings {
             WORKER_ID,
             DURABLE_KV_EVENTS,
             SYSTEM_PORT,
-            TCP_MAX_MESSAGE_SIZE));
+            TCP_MAX_MESSAGE_SIZE,
+            ACCEPT_RESPONSE_STREAM));
     return List.copyOf(all);
   }
 }

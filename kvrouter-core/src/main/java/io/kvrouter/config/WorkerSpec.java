@@ -9,9 +9,11 @@ import java.util.Set;
 
 /**
  * A statically configured worker, written {@code
- * id=w1,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo][,kv-metrics=tcp://HOST:PORT]]}.
+ * id=w1,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,response-stream=call-home|mux][,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo][,kv-metrics=tcp://HOST:PORT]]}.
  * The path is the opaque routing path of Dynamo's TCP address; it defaults to {@code generate}.
  *
+ * @param responseStream how the worker streams responses back, when its entry says; empty means the
+ *     router-wide {@code --tcp-response-mux}
  * @param kvBlocks the KV capacity each data-parallel rank declares, 0 when not given
  * @param kvEvents where the worker publishes its KV cache events over ZMQ, if it does: in vLLM's
  *     format rank 0's endpoints (rank {@code r} publishes on the same ports plus {@code r}, as vLLM
@@ -25,19 +27,21 @@ public record WorkerSpec(
     String path,
     long kvBlocks,
     Optional<KvEventSource> kvEvents,
-    int dpSize) {
+    int dpSize,
+    Optional<ResponseStreamKind> responseStream) {
 
   static final String EXPECTED =
-      "id=ID,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT"
-          + "[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo][,kv-metrics=tcp://HOST:PORT]]"
-          + " (keys: id, address, kv-blocks, dp-size, kv-events, kv-replay, events-format,"
-          + " kv-metrics)";
+      "id=ID,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,response-stream=call-home|mux]"
+          + "[,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo]"
+          + "[,kv-metrics=tcp://HOST:PORT]] (keys: id, address, kv-blocks, dp-size,"
+          + " response-stream, kv-events, kv-replay, events-format, kv-metrics)";
   private static final Set<String> KEYS =
       Set.of(
           "id",
           "address",
           "kv-blocks",
           "dp-size",
+          "response-stream",
           "kv-events",
           "kv-replay",
           "events-format",
@@ -106,6 +110,7 @@ public record WorkerSpec(
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(kvEvents, "kvEvents");
+    Objects.requireNonNull(responseStream, "responseStream");
     if (kvBlocks < 0) {
       throw new IllegalArgumentException("kv-blocks must be >= 0");
     }
@@ -117,6 +122,18 @@ public record WorkerSpec(
   /** A worker without a declared KV capacity, KV events or data parallelism. */
   public WorkerSpec(String id, String host, int port, String path) {
     this(id, host, port, path, 0, Optional.empty(), 1);
+  }
+
+  /** A worker that streams responses as the router-wide setting says. */
+  public WorkerSpec(
+      String id,
+      String host,
+      int port,
+      String path,
+      long kvBlocks,
+      Optional<KvEventSource> kvEvents,
+      int dpSize) {
+    this(id, host, port, path, kvBlocks, kvEvents, dpSize, Optional.empty());
   }
 
   /** Parses the {@code key=value,...} form; throws {@link IllegalArgumentException} if invalid. */
@@ -211,7 +228,17 @@ public record WorkerSpec(
         checkRankPorts("kv-replay", source.get().replayEndpoint(), dpSize);
       }
     }
-    return new WorkerSpec(id, host, port, path, blocks, source, dpSize);
+    String stream = fields.get("response-stream");
+    Optional<ResponseStreamKind> responseStream = Optional.empty();
+    if (stream != null) {
+      try {
+        responseStream = Optional.of(Parsers.named(ResponseStreamKind.class).apply(stream));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "response-stream '" + stream + "' is not " + Parsers.oneOf(ResponseStreamKind.class));
+      }
+    }
+    return new WorkerSpec(id, host, port, path, blocks, source, dpSize, responseStream);
   }
 
   /** The last rank's port, base + dp-size - 1, must still be a port. */

@@ -42,6 +42,47 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void responseStreams_callHomeByDefault_muxByDynamosVariable_overriddenPerWorker() {
+    Map<String, List<String>> workers =
+        Map.of(
+            "worker",
+            List.of(
+                "id=old,address=10.0.0.5:9001",
+                "id=new,address=10.0.0.6:9001,response-stream=mux",
+                "id=pinned,address=10.0.0.7:9001,response-stream=call-home"));
+
+    ResponseStreams byDefault = ConfigLoader.load(workers, Map.of(), null).tcp().responseStreams();
+    assertThat(byDefault.forWorker("old")).isEqualTo(ResponseStreamKind.CALL_HOME);
+    assertThat(byDefault.forWorker("new")).isEqualTo(ResponseStreamKind.MUX);
+    assertThat(byDefault.forWorker("pinned")).isEqualTo(ResponseStreamKind.CALL_HOME);
+
+    ResponseStreams mux =
+        ConfigLoader.load(workers, Map.of("DYN_TCP_RESPONSE_MUX", "1"), null)
+            .tcp()
+            .responseStreams();
+    assertThat(mux.forWorker("old")).isEqualTo(ResponseStreamKind.MUX);
+    assertThat(mux.forWorker("pinned")).isEqualTo(ResponseStreamKind.CALL_HOME);
+    assertThat(
+            ConfigLoader.load(workers, Map.of("DYN_TCP_RESPONSE_MUX", ""), null)
+                .tcp()
+                .responseStreams()
+                .forWorker("old"))
+        .as("empty, as Dynamo reads it, is off")
+        .isEqualTo(ResponseStreamKind.CALL_HOME);
+
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of("worker", List.of("id=w,address=10.0.0.5:9001,response-stream=quic")),
+                    Map.of(),
+                    null))
+        .hasMessageContaining("response-stream 'quic' is not one of: call-home, mux");
+    assertThatThrownBy(
+            () -> ConfigLoader.load(workers, Map.of("DYN_TCP_RESPONSE_MUX", "maybe"), null))
+        .hasMessageContaining("DYN_TCP_RESPONSE_MUX");
+  }
+
+  @Test
   void connectionLimits_comeFromTheirFlags() {
     Map<String, List<String>> flags =
         Map.of(
@@ -476,6 +517,7 @@ class ConfigLoaderTest {
         .contains(new WorkerSpec.KvEventSource("tcp://10.0.0.6:5557", "tcp://10.0.0.6:5558"));
     assertThat(config.kv().activePrefillTokensThreshold()).hasValue(32768);
     assertThat(config.tcp().responseStreamAdvertiseHost()).isEqualTo("10.0.0.2");
+    assertThat(config.tcp().responseStreams().forWorker("w1")).isEqualTo(ResponseStreamKind.MUX);
     assertThat(config.model().contextLength()).isEqualTo(32768);
   }
 

@@ -110,6 +110,18 @@ class WorkerConfigLoaderTest {
   }
 
   @Test
+  void acceptedResponseStreams_areBothUnlessOneIsNamed() {
+    assertThat(load(MINIMAL).acceptedResponseStreams())
+        .containsExactlyInAnyOrder(ResponseStreamKind.CALL_HOME, ResponseStreamKind.MUX);
+    assertThat(load(minimalAnd("accept-response-stream", "call-home")).acceptedResponseStreams())
+        .containsExactly(ResponseStreamKind.CALL_HOME);
+    assertThat(load(minimalAnd("accept-response-stream", "mux")).acceptedResponseStreams())
+        .containsExactly(ResponseStreamKind.MUX);
+    assertThatThrownBy(() -> load(minimalAnd("accept-response-stream", "both")))
+        .hasMessageContaining("accept-response-stream");
+  }
+
+  @Test
   void portAndModelName_areRequired() {
     assertThatThrownBy(() -> load(Map.of("model-name", List.of("m"))))
         .hasMessage("--port is required (or set DYN_TCP_RPC_PORT)");

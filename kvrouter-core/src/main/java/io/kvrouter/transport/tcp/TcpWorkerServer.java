@@ -25,6 +25,7 @@ final class TcpWorkerServer implements WorkerServer {
   private final NetClient callHomeClient;
   private final MuxClientPool muxPool;
   private final AtomicInteger acceptedConnections = new AtomicInteger();
+  private final AtomicInteger callHomes = new AtomicInteger();
 
   private TcpWorkerServer(NetServer server, NetClient callHomeClient, MuxClientPool muxPool) {
     this.server = server;
@@ -78,7 +79,15 @@ final class TcpWorkerServer implements WorkerServer {
         socket -> {
           worker.acceptedConnections.incrementAndGet();
           new WorkerConnection(
-                  vertx, socket, byPath, answering, callHomeClient, muxPool, transports, config)
+                  vertx,
+                  socket,
+                  byPath,
+                  answering,
+                  callHomeClient,
+                  worker.callHomes,
+                  muxPool,
+                  transports,
+                  config)
               .start();
         });
     return server
@@ -97,10 +106,14 @@ final class TcpWorkerServer implements WorkerServer {
     return acceptedConnections.get();
   }
 
-  /** How many response-mux connections this worker has opened so far. */
   @Override
   public int muxConnectionsOpened() {
     return muxPool.connectionsOpened();
+  }
+
+  @Override
+  public int callHomeConnectionsOpened() {
+    return callHomes.get();
   }
 
   /** Drops every mux connection, as a network fault would: the streams on them break. */

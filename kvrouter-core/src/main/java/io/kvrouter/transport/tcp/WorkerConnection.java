@@ -11,6 +11,7 @@ import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetSocket;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +30,7 @@ final class WorkerConnection {
   private final Map<String, InferenceEngine> engines;
   private final Map<String, JsonEndpoint> endpoints;
   private final NetClient callHomeClient;
+  private final AtomicInteger callHomes;
   private final MuxClientPool muxPool;
   private final Set<ResponseStreamKind> accepted;
   private final TcpConfig config;
@@ -41,9 +43,11 @@ final class WorkerConnection {
       Map<String, InferenceEngine> engines,
       Map<String, JsonEndpoint> endpoints,
       NetClient callHomeClient,
+      AtomicInteger callHomes,
       MuxClientPool muxPool,
       Set<ResponseStreamKind> accepted,
       TcpConfig config) {
+    this.callHomes = callHomes;
     this.muxPool = muxPool;
     this.accepted = accepted;
     this.vertx = vertx;
@@ -97,10 +101,13 @@ final class WorkerConnection {
       return;
     }
     ack(Ack.ACCEPTED);
-    ResponseSink sink =
-        request.mux() != null
-            ? new MuxResponseSink(muxPool, request.mux())
-            : new WorkerCallHome(vertx, callHomeClient, request, frames);
+    ResponseSink sink;
+    if (request.mux() != null) {
+      sink = new MuxResponseSink(muxPool, request.mux());
+    } else {
+      callHomes.incrementAndGet();
+      sink = new WorkerCallHome(vertx, callHomeClient, request, frames);
+    }
     if (engine != null) {
       new ResponsePublisher(engine, generate, request, sink).start();
     } else {

@@ -8,6 +8,9 @@ public interface WorkerServer {
   /** The port it listens on: the one the OS chose when asked for port 0. */
   int port();
 
+  /** How many call-home connections (one per response) the worker has opened to frontends. */
+  int callHomeConnectionsOpened();
+
   /** How many {@code tcp_response_mux_v1} connections the worker has opened to frontends. */
   int muxConnectionsOpened();
 
