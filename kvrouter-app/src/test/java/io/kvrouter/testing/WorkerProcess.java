@@ -205,6 +205,11 @@ public final class WorkerProcess implements AutoCloseable {
     return new io.vertx.core.json.JsonObject(systemPort("/kv/state?dp_rank=" + dpRank));
   }
 
+  /** The sum of the samples of {@code metric} with every one of {@code labels}. */
+  public double metric(String metric, java.util.Map<String, String> labels) throws Exception {
+    return Prometheus.sum(systemPort("/metrics"), metric, labels);
+  }
+
   /** The sum of every sample of {@code metric} (all label sets) on the worker's system port. */
   public double metric(String metric) throws Exception {
     return Prometheus.sum(systemPort("/metrics"), metric);
