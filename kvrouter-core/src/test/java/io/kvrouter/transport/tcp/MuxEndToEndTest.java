@@ -140,52 +140,6 @@ class MuxEndToEndTest {
     assertThat(Collector.tokens(slow.await())).hasSize(200 * 500);
   }
 
-  /**
-   * An engine that emits all its outputs at once, {@code tokensEach} tokens apiece (about 6 bytes
-   * of JSON a token), ignoring pause: what it emits waits at the worker for credits.
-   */
-  private static final class BulkEngine implements InferenceEngine {
-    private final Vertx vertx;
-    private final int outputs;
-    private final int tokensEach;
-    final CompletableFuture<Void> emitted = new CompletableFuture<>();
-
-    BulkEngine(Vertx vertx, int outputs, int tokensEach) {
-      this.vertx = vertx;
-      this.outputs = outputs;
-      this.tokensEach = tokensEach;
-    }
-
-    @Override
-    public ResponseStream generate(String requestId, io.kvrouter.protocol.PreprocessedRequest r) {
-      return new ResponseStream() {
-        @Override
-        public void subscribe(Subscriber s) {
-          vertx.setTimer(
-              1,
-              id -> {
-                int[] tokens = new int[tokensEach];
-                java.util.Arrays.fill(tokens, 12_345);
-                for (int i = 0; i < outputs; i++) {
-                  s.onOutput(EngineOutput.tokens(tokens));
-                }
-                s.onComplete();
-                emitted.complete(null);
-              });
-        }
-
-        @Override
-        public void pause() {}
-
-        @Override
-        public void resume() {}
-
-        @Override
-        public void cancel() {}
-      };
-    }
-  }
-
   @Test
   void cancelKillsTheStreamAtTheWorkerAndSparesTheOthers() throws Exception {
     ScriptedEngine engine = new ScriptedEngine(vertx, 10_000, 5, ScriptedEngine.Failure.NONE);
