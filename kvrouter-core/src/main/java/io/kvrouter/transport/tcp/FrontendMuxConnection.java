@@ -205,7 +205,9 @@ final class FrontendMuxConnection {
       ackedDataBytes = decodedDataBytes;
       send(MuxFrame.connectionAck(ackedDataBytes));
     }
-    pendingCredits.forEach((id, credits) -> send(MuxFrame.windowUpdate(id, credits)));
+    pendingCredits.forEach(
+        (id, credits) ->
+            send(MuxFrame.windowUpdate(id, Math.min(credits, WorkerMuxConnection.STREAM_WINDOW))));
     pendingCredits.clear();
   }
 

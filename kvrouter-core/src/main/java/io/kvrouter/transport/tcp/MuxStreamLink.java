@@ -33,12 +33,17 @@ final class MuxStreamLink implements ResponseLink {
     return reader;
   }
 
-  /** A {@code Data} frame for this stream: its bytes are credited back unless paused. */
+  /**
+   * A {@code Data} frame for this stream: its cost is credited back unless paused. A frame larger
+   * than the window cost the worker the whole window ({@code encoded_len.min(max_credits)}), so
+   * that is what comes back.
+   */
   void onData(MuxFrame frame) {
+    long cost = Math.min(frame.encodedLength(), WorkerMuxConnection.STREAM_WINDOW);
     if (paused) {
-      heldCredits += frame.encodedLength();
+      heldCredits += cost;
     } else {
-      connection.grant(streamId, frame.encodedLength());
+      connection.grant(streamId, cost);
     }
     reader.onItem(frame.payload());
   }

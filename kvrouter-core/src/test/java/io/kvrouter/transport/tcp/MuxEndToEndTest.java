@@ -201,6 +201,37 @@ class MuxEndToEndTest {
     assertThat(server.muxConnectionsOpened()).isEqualTo(2);
   }
 
+  /**
+   * Items larger than the stream window (a KV tree dump, say) cost the worker a whole window each;
+   * the router gives back no more than that, or the worker would reset the stream.
+   */
+  @Test
+  void itemsLargerThanTheWindowComeThrough() throws Exception {
+    String big = "x".repeat(1_000_000);
+    JsonEndpoint dump =
+        question -> CompletableFuture.completedFuture(("\"" + big + "\"").getBytes());
+    WorkerServer server =
+        Await.result(
+            TcpWorkerServer.start(
+                vertx,
+                "127.0.0.1",
+                0,
+                Map.of(),
+                Map.of("dump", dump),
+                TcpEndToEndTest.config(4),
+                Set.of(ResponseStreamKind.MUX),
+                1));
+    servers.add(server);
+    RequestPlane plane = client(ResponseStreams.all(ResponseStreamKind.MUX));
+    WorkerEndpoint endpoint = new WorkerEndpoint("w1", "127.0.0.1", server.port(), "dump");
+
+    for (int i = 0; i < 3; i++) {
+      var answer =
+          Await.result(plane.ask(endpoint, "q" + i, "{}".getBytes(), Duration.ofSeconds(20)));
+      assertThat(answer.get(0).asText()).hasSize(1_000_000);
+    }
+  }
+
   @Test
   void aQuestionIsAnsweredOverMux() throws Exception {
     JsonEndpoint echo = question -> CompletableFuture.completedFuture("{\"Ok\":42}".getBytes());
