@@ -188,7 +188,7 @@ final class RequestConnection {
       // Dynamo's frontend waits for it without a timer (tcp/server.rs at
       // a073a2d527eb04823c8ebbe492c44caeb7913016; docs/interop.md §12). The router's limit there is
       // the stream inactivity timeout, which a worker that hangs before its prologue would
-      // otherwise escape.
+      // otherwise escape. A mux stream has no call back: its call counts as called back at once.
       long callHomeMs = config.callHomeTimeout().toMillis();
       long prologueMs = config.prologueTimeout().toMillis();
       AtomicLong timer =
@@ -211,7 +211,7 @@ final class RequestConnection {
                           prologueMs,
                           t ->
                               call.fail(
-                                  "worker called back but sent no prologue within "
+                                  "worker accepted the request but sent no prologue within "
                                       + prologueMs
                                       + " ms",
                                   null)));

@@ -128,6 +128,34 @@ class MuxWireTest {
     Await.result(plane.close());
   }
 
+  /**
+   * A mux stream has no handshake of its own, so the router does not wait for a call back: the wait
+   * for the prologue alone is timed, by the prologue timeout (the stream idle timeout).
+   */
+  @Test
+  void aMuxStreamWhosePrologueNeverComesFailsAtThePrologueTimeout() throws Exception {
+    NetServer worker =
+        Await.result(
+            RawPeers.worker(vertx, (socket, request) -> RawPeers.ack(socket, Ack.ACCEPTED)));
+    RequestPlane plane =
+        TcpTransport.client(
+            vertx,
+            TcpEndToEndTest.config(4)
+                .withCallHomeTimeout(java.time.Duration.ofSeconds(60))
+                .withPrologueTimeout(java.time.Duration.ofMillis(300))
+                .withResponseStreams(ResponseStreams.all(ResponseStreamKind.MUX)));
+
+    Throwable failure =
+        Await.failure(
+            plane.send(
+                new WorkerEndpoint("w1", "127.0.0.1", worker.actualPort(), "generate"),
+                "req-1",
+                TcpEndToEndTest.request(3)));
+
+    assertThat(failure).hasMessageContaining("sent no prologue within 300 ms");
+    Await.result(plane.close());
+  }
+
   // --- the worker's side, against a scripted frontend ---
 
   @Test
