@@ -235,9 +235,4 @@ final class FrontendMuxConnection {
       }
     }
   }
-
-  /** How many streams are open on this connection now. */
-  int openStreams() {
-    return streams.size();
-  }
 }

@@ -1,5 +1,6 @@
 package io.kvrouter.transport.tcp;
 
+import io.kvrouter.common.Ticker;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -36,12 +37,13 @@ final class MuxClientPool {
   private final NetClient client;
   private final int maxMessageSize;
   private final int poolSize;
+  private final Ticker ticker;
   private final Map<HostKey, HostPool> hosts = new HashMap<>();
   private final AtomicInteger opened = new AtomicInteger();
   private long cleanupTimer = -1;
   private boolean closed;
 
-  MuxClientPool(Vertx vertx, NetClient client, int maxMessageSize, int poolSize) {
+  MuxClientPool(Vertx vertx, NetClient client, int maxMessageSize, int poolSize, Ticker ticker) {
     if (poolSize < 1) {
       throw new IllegalArgumentException("poolSize must be at least 1");
     }
@@ -50,6 +52,7 @@ final class MuxClientPool {
     this.client = client;
     this.maxMessageSize = maxMessageSize;
     this.poolSize = poolSize;
+    this.ticker = ticker;
   }
 
   Context context() {
@@ -83,14 +86,27 @@ final class MuxClientPool {
               .pick()
               .onComplete(picked);
           if (cleanupTimer < 0) {
-            cleanupTimer = vertx.setPeriodic(CLEANUP_MS, id -> retireIdle());
+            cleanupTimer = vertx.setPeriodic(CLEANUP_MS, id -> retire());
           }
         });
     return picked.future();
   }
 
-  private void retireIdle() {
-    long now = System.nanoTime();
+  /**
+   * Closes the connections of every frontend idle for {@link #IDLE_TTL} (Dynamo checks every 30 s).
+   */
+  Future<Void> retireIdle() {
+    Promise<Void> done = Promise.promise();
+    context.runOnContext(
+        v -> {
+          retire();
+          done.complete();
+        });
+    return done.future();
+  }
+
+  private void retire() {
+    long now = ticker.nanos();
     for (Iterator<HostPool> it = hosts.values().iterator(); it.hasNext(); ) {
       HostPool host = it.next();
       if (host.idleSince(now) >= IDLE_TTL.toNanos()) {
@@ -131,7 +147,7 @@ final class MuxClientPool {
     private final UUID frontendServerId;
     private final List<WorkerMuxConnection> live = new ArrayList<>();
     private Future<WorkerMuxConnection> connecting;
-    private long lastUsed = System.nanoTime();
+    private long lastUsed = ticker.nanos();
 
     HostPool(HostAndPort address, UUID frontendServerId) {
       this.address = address;
@@ -139,7 +155,7 @@ final class MuxClientPool {
     }
 
     Future<WorkerMuxConnection> pick() {
-      lastUsed = System.nanoTime();
+      lastUsed = ticker.nanos();
       if (live.isEmpty()) {
         return connecting != null ? connecting : openOne();
       }

@@ -40,13 +40,4 @@ enum MuxFrameKind {
   boolean fromWorker() {
     return this == PROLOGUE || this == DATA || this == END || this == RESET;
   }
-
-  /** Whether a frontend may send this kind to the worker. */
-  boolean fromFrontend() {
-    return this == STOP
-        || this == KILL
-        || this == WINDOW_UPDATE
-        || this == CONNECTION_ACK
-        || this == RESET;
-  }
 }

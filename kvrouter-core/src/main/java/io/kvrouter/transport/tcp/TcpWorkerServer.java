@@ -1,5 +1,6 @@
 package io.kvrouter.transport.tcp;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.ResponseStreamKind;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.InferenceEngine;
@@ -73,7 +74,8 @@ final class TcpWorkerServer implements WorkerServer {
                     (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
     NetServer server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true));
     MuxClientPool muxPool =
-        new MuxClientPool(vertx, callHomeClient, config.maxMessageSize(), muxPoolSize);
+        new MuxClientPool(
+            vertx, callHomeClient, config.maxMessageSize(), muxPoolSize, Ticker.SYSTEM);
     TcpWorkerServer worker = new TcpWorkerServer(server, callHomeClient, muxPool);
     server.connectHandler(
         socket -> {

@@ -158,10 +158,6 @@ final class WorkerMuxConnection {
     return context;
   }
 
-  boolean healthy() {
-    return !broken;
-  }
-
   int activeStreams() {
     return streams.size();
   }

@@ -8,6 +8,7 @@ import io.kvrouter.config.ResponseStreams;
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.testing.ManualTicker;
 import io.kvrouter.transport.RequestPlane;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -211,6 +212,30 @@ class MuxWireTest {
     Await.result(server.close());
   }
 
+  @Test
+  void theWorkerClosesAFrontendsConnectionsOnceIdleForTheTtl() throws Exception {
+    ManualTicker ticker = new ManualTicker();
+    RawMuxFrontend frontend = RawMuxFrontend.listen(vertx);
+    MuxClientPool pool = new MuxClientPool(vertx, vertx.createNetClient(), MAX, 4, ticker);
+    ResponseMuxInfo info =
+        new ResponseMuxInfo(frontend.address(), frontend.id, UUID.randomUUID(), "r1", 1);
+
+    WorkerMuxConnection first = Await.result(pool.connection(info));
+    ticker.advance(MuxClientPool.IDLE_TTL.minusSeconds(1));
+    Await.result(pool.retireIdle());
+    assertThat(Await.result(pool.connection(info))).isSameAs(first);
+
+    ticker.advance(MuxClientPool.IDLE_TTL);
+    Await.result(pool.retireIdle());
+    frontend.closed.get(20, TimeUnit.SECONDS);
+    WorkerMuxConnection second = Await.result(pool.connection(info));
+
+    assertThat(second).isNotSameAs(first);
+    assertThat(pool.connectionsOpened()).isEqualTo(2);
+    assertThat(frontend.connections).hasValue(2);
+    Await.result(pool.close());
+  }
+
   private RequestPlane muxPlane() {
     return TcpTransport.client(
         vertx,
@@ -290,6 +315,8 @@ class MuxWireTest {
   /** A frontend's listener, scripted: answers one handshake with the ack, then records frames. */
   private static final class RawMuxFrontend {
     final UUID id = UUID.randomUUID();
+    final java.util.concurrent.atomic.AtomicInteger connections =
+        new java.util.concurrent.atomic.AtomicInteger();
     final CompletableFuture<JsonNode> handshake = new CompletableFuture<>();
     final CompletableFuture<Void> closed = new CompletableFuture<>();
     final BlockingQueue<MuxFrame> frames = new LinkedBlockingQueue<>();
@@ -305,14 +332,17 @@ class MuxWireTest {
                   .createNetServer()
                   .connectHandler(
                       socket -> {
+                        frontend.connections.incrementAndGet();
                         TwoPartDecoder first = new TwoPartDecoder(MAX);
                         MuxFrameDecoder rest = new MuxFrameDecoder(MAX);
+                        boolean[] acked = {false};
                         socket.handler(
                             chunk -> {
-                              if (!frontend.handshake.isDone()) {
+                              if (!acked[0]) {
                                 first.decode(
                                     chunk,
                                     frame -> {
+                                      acked[0] = true;
                                       frontend.handshake.complete(
                                           WireJson.read(
                                               frame.header(), JsonNode.class, "handshake"));
