@@ -158,14 +158,18 @@ final class MuxResponseSink implements ResponseSink {
     credits = Math.min(WorkerMuxConnection.STREAM_WINDOW, credits + granted);
   }
 
-  /** The frontend's {@code Stop}: stop the engine and end the stream cleanly. */
+  /**
+   * The frontend's {@code Stop}: the stream ends cleanly ({@code complete_final}, {@code End}) and
+   * the engine is stopped; what the publisher writes after that (the engine's cancellation) is
+   * dropped.
+   */
   void onStop() {
     if (finished) {
       return;
     }
-    listener.cancelled();
     data(ResponseEnvelope.lastJson());
     end();
+    listener.cancelled();
   }
 
   /** {@code Kill}, {@code Reset} or a lost connection: stop, write nothing more. */

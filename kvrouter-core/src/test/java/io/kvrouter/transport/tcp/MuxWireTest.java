@@ -212,6 +212,30 @@ class MuxWireTest {
     Await.result(server.close());
   }
 
+  /** Stop is the graceful cancel: the engine stops and the stream ends as a finished one. */
+  @Test
+  void aStopEndsTheStreamCleanly() throws Exception {
+    ScriptedEngine engine = new ScriptedEngine(vertx, 100_000, 1, ScriptedEngine.Failure.NONE);
+    TcpWorkerServer server = startWorker(engine);
+    RawMuxFrontend frontend = RawMuxFrontend.listen(vertx);
+    UUID id = UUID.randomUUID();
+    sendRequest(server, frontend, id, "stopped");
+    frontend.next(f -> f.kind() == MuxFrameKind.DATA && f.streamId().equals(id));
+
+    frontend.send(MuxFrame.empty(MuxFrameKind.STOP, id));
+
+    engine.run("stopped").cancelled.get(20, TimeUnit.SECONDS);
+    assertThat(
+            frontend
+                .next(f -> f.streamId().equals(id) && !f.payload().toString().contains("token_ids"))
+                .payload())
+        .as("no error item: the stream was stopped, not broken")
+        .isEqualTo(ResponseEnvelope.lastJson());
+    assertThat(frontend.next(f -> f.streamId().equals(id) && f.kind() != MuxFrameKind.DATA).kind())
+        .isEqualTo(MuxFrameKind.END);
+    Await.result(server.close());
+  }
+
   @Test
   void theWorkerClosesAFrontendsConnectionsOnceIdleForTheTtl() throws Exception {
     ManualTicker ticker = new ManualTicker();
