@@ -82,18 +82,34 @@ final class DynamoFollowing {
       MeterRegistry meters,
       String format,
       Function<byte[], WorkerLoadReport> decoder) {
+    return decoded(meters, format, "load reports", decoder, router::reportLoad);
+  }
+
+  /**
+   * Hands each payload, decoded by {@code decoder}, to {@code sink}; one that does not decode is
+   * counted as malformed under {@code format}, logged as one of {@code what}, and dropped.
+   */
+  static <T> Consumer<byte[]> decoded(
+      MeterRegistry meters,
+      String format,
+      String what,
+      Function<byte[], T> decoder,
+      Consumer<T> sink) {
     Counter malformed =
         Counter.builder(MetricNames.KV_EVENT_MALFORMED)
             .tag(MetricNames.TAG_FORMAT, format)
             .register(meters);
-    FaultLog faults = FaultLog.of(log, "malformed load reports");
+    FaultLog faults = FaultLog.of(log, "malformed " + what);
     return payload -> {
+      T value;
       try {
-        router.reportLoad(decoder.apply(payload));
+        value = decoder.apply(payload);
       } catch (IllegalArgumentException e) {
         malformed.increment();
         faults.fault(e.getMessage());
+        return;
       }
+      sink.accept(value);
     };
   }
 

@@ -68,7 +68,7 @@ final class WorkerApplication {
     WorkerEventsConfig events = config.events();
     try {
       if (events.format() == KvEventsFormat.DYNAMO) {
-        DynamoWorkerEvents dynamo = publishDynamo(ranks, dynamoSink(events));
+        DynamoWorkerEvents dynamo = publishDynamo(ranks, dynamoSink(events, ranks.size()));
         publishers = List.of(dynamo);
         queryEndpoints = dynamo.queryEndpoints();
       } else {
@@ -124,14 +124,9 @@ final class WorkerApplication {
     }
   }
 
-  private DynamoEventSink dynamoSink(WorkerEventsConfig events) {
+  private DynamoEventSink dynamoSink(WorkerEventsConfig events, int ranks) {
     return events.plane() == EventPlaneKind.NATS
-        ? NatsDynamoSink.start(
-            events.natsServer(),
-            events.namespace(),
-            events.component(),
-            events.durable(),
-            events.workerId())
+        ? NatsDynamoSink.start(events, ranks)
         : ZmqDynamoSink.start(
             zmqBindHost(),
             events.kvEventsPort().getAsInt(),

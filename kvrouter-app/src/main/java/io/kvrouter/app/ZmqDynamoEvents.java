@@ -68,20 +68,22 @@ final class ZmqDynamoEvents implements AutoCloseable {
           workers.stream().map(w -> w.kvEvents().orElseThrow().endpoint()).toList();
       parts.add(
           "KV event subscription",
-          subscribe(events, DynamoMsgpackCodec.KV_EVENTS_TOPIC, follower::onMsgpack, faults));
+          subscribe(events, DynamoMsgpackCodec.KV_EVENTS_TOPIC, follower::onEnvelope, faults));
       List<String> loads =
           workers.stream()
               .map(w -> w.kvEvents().orElseThrow().metricsEndpoint())
               .flatMap(Optional::stream)
               .toList();
       if (!loads.isEmpty()) {
+        Consumer<byte[]> reports =
+            DynamoFollowing.loadReports(
+                router, meters, "dynamo-load", DynamoMsgpackCodec::decodeLoad);
         parts.add(
             "load report subscription",
             subscribe(
                 loads,
                 DynamoMsgpackCodec.KV_METRICS_TOPIC,
-                DynamoFollowing.loadReports(
-                    router, meters, "dynamo-load", DynamoMsgpackCodec::decodeLoad),
+                envelope -> reports.accept(envelope.payload()),
                 faults));
       }
       DynamoFollowing.ranks(workers).forEach(follower::follow);
@@ -96,7 +98,7 @@ final class ZmqDynamoEvents implements AutoCloseable {
   private record Faults(long maxMessageBytes, Counter malformed, Counter oversized) {}
 
   private static DynamoZmqSubscriber subscribe(
-      List<String> endpoints, String topic, Consumer<byte[]> payloads, Faults faults) {
+      List<String> endpoints, String topic, Consumer<EventEnvelope> envelopes, Faults faults) {
     return new DynamoZmqSubscriber(
             endpoints,
             topic,
@@ -104,7 +106,7 @@ final class ZmqDynamoEvents implements AutoCloseable {
             new DynamoZmqSubscriber.Listener() {
               @Override
               public void onEnvelope(EventEnvelope envelope) {
-                payloads.accept(envelope.payload());
+                envelopes.accept(envelope);
               }
 
               @Override

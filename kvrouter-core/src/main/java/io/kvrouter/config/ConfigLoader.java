@@ -97,9 +97,12 @@ public final class ConfigLoader {
             value(NATS_SERVER),
             value(NAMESPACE),
             value(COMPONENT),
+            value(ENDPOINT),
+            value(NATS_EVENT_FORMAT),
             value(DURABLE_KV_EVENTS),
             value(DURABLE_CONSUMER),
             value(KV_EVENTS_MAX_MESSAGE_BYTES));
+    checkDurable(eventPlane);
     if (mode == RouterMode.KV && kv.kvEvents()) {
       checkEventSources(eventPlane.kind(), workers, mock);
     }
@@ -114,6 +117,23 @@ public final class ConfigLoader {
         workers,
         mock,
         model);
+  }
+
+  /**
+   * JetStream carries only Dynamo v1.4's JSON events: Dynamo v1.5 workers publish envelopes on core
+   * NATS and keep their events in their local indexer, so a durable consumer would wait for
+   * nothing.
+   */
+  static void checkDurable(EventPlaneConfig eventPlane) {
+    if (eventPlane.durable() && eventPlane.natsFormat() == NatsEventFormat.ENVELOPE) {
+      throw new ConfigException(
+          DURABLE_KV_EVENTS.flag()
+              + " follows a JetStream stream, which Dynamo workers stopped publishing to in v1.5:"
+              + " with v1.5 or later workers drop it (the router recovers missed events from each"
+              + " worker's local indexer); with v1.4 or earlier workers add "
+              + NATS_EVENT_FORMAT.flag()
+              + " json");
+    }
   }
 
   /** Every worker can be followed on the event plane {@code kind}. */

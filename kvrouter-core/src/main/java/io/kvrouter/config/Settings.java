@@ -170,10 +170,10 @@ public final class Settings {
           "PLANE",
           "kv mode: where KV events come from. zmq: each --worker's publisher (kv-events=):"
               + " vLLM's, with kv-replay=, or Dynamo's ZMQ event plane with events-format=dynamo."
-              + " nats: Dynamo RouterEvent JSON on namespace.NS.component.NAME.kv_events. Dynamo's"
-              + " events are recovered by asking the worker over the request plane after a gap or"
-              + " restart, and worker ids must be the workers' Dynamo ids; their load reports"
-              + " (namespace.NS.kv_metrics, or kv-metrics=) feed the busy thresholds.",
+              + " nats: Dynamo's NATS event plane, in --nats-event-format. Dynamo's events are"
+              + " recovered by asking the worker over the request plane after a gap or restart,"
+              + " and worker ids must be the workers' Dynamo ids; their load reports (kv_metrics,"
+              + " or kv-metrics=) feed the busy thresholds.",
           "zmq",
           Parsers.oneOf(EventPlaneKind.class),
           false,
@@ -212,15 +212,45 @@ public final class Settings {
           false,
           Parsers::subjectToken);
 
+  public static final Setting<String> ENDPOINT =
+      new Setting<>(
+          "endpoint",
+          null,
+          "NAME",
+          "Dynamo endpoint of the workers' NATS event subjects with --nats-event-format envelope"
+              + " (Dynamo v1.5 scopes events per endpoint: namespace.NS.component.NAME.endpoint."
+              + "ENDPOINT.kv-events).",
+          "generate",
+          "one NATS subject token (no '.', '*', '>' or spaces)",
+          false,
+          Parsers::subjectToken);
+
+  public static final Setting<NatsEventFormat> NATS_EVENT_FORMAT =
+      new Setting<>(
+          "nats-event-format",
+          null,
+          "FORMAT",
+          "--event-plane nats: envelope (Dynamo v1.5 and later: msgpack EventEnvelopes with"
+              + " RouterEvent batches on namespace.NS.component.NAME.endpoint.ENDPOINT.kv-events,"
+              + " load on ….kv_metrics) or json (Dynamo v1.4 and earlier: RouterEvent JSON on"
+              + " namespace.NS.component.NAME.kv_events, load on namespace.NS.kv_metrics, JetStream"
+              + " with --durable-kv-events).",
+          "envelope",
+          Parsers.oneOf(NatsEventFormat.class),
+          false,
+          Parsers.named(NatsEventFormat.class));
+
   public static final Setting<Boolean> DURABLE_KV_EVENTS =
       new Setting<>(
               "durable-kv-events",
               "DYN_DURABLE_KV_EVENTS",
               null,
-              "--event-plane nats: follow the events' JetStream stream with a durable consumer"
-                  + " (--durable-consumer), so events published while the router is away are"
-                  + " delivered when it is back; off: a core subscription, and a tree dump from each"
-                  + " worker after every reconnect.",
+              "Deprecated (Dynamo v1.4 and earlier): with --nats-event-format json, follow the"
+                  + " events' JetStream stream with a durable consumer (--durable-consumer), so"
+                  + " events published while the router is away are delivered when it is back."
+                  + " Dynamo v1.5 workers no longer publish to JetStream, so with the envelope"
+                  + " format it is an error; there the router recovers from each worker's local"
+                  + " indexer.",
               "false",
               "true or false",
               false,
@@ -578,6 +608,8 @@ public final class Settings {
           NATS_SERVER,
           NAMESPACE,
           COMPONENT,
+          ENDPOINT,
+          NATS_EVENT_FORMAT,
           DURABLE_KV_EVENTS,
           DURABLE_CONSUMER,
           KV_EVENTS_MAX_MESSAGE_BYTES,

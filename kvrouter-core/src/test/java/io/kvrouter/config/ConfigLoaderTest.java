@@ -488,11 +488,20 @@ class ConfigLoaderTest {
         "router-mode", List.of("kv"), "event-plane", List.of("nats"), "worker", List.of(workers));
   }
 
+  private static Map<String, List<String>> natsKvAnd(Map<String, String> more, String... workers) {
+    Map<String, List<String>> flags = new HashMap<>(natsKv(workers));
+    more.forEach((flag, value) -> flags.put(flag, List.of(value)));
+    return flags;
+  }
+
   @Test
   void natsEventPlane_takesDynamosVariables_andNumericWorkerIds() {
     RouterConfig config =
         ConfigLoader.load(
-            natsKv("id=7,address=127.0.0.1:9001", "id=18446744073709551615,address=127.0.0.1:9002"),
+            natsKvAnd(
+                Map.of("nats-event-format", "json"),
+                "id=7,address=127.0.0.1:9001",
+                "id=18446744073709551615,address=127.0.0.1:9002"),
             Map.of(
                 "NATS_SERVER",
                 "nats://10.0.0.9:4222",
@@ -508,11 +517,27 @@ class ConfigLoaderTest {
                 "nats://10.0.0.9:4222",
                 "prod",
                 "backend",
+                "generate",
+                NatsEventFormat.JSON,
                 true,
                 "kvrouter",
                 EventPlaneConfig.DEFAULT_MAX_MESSAGE_BYTES));
     assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).eventPlane())
         .isEqualTo(EventPlaneConfig.DEFAULTS);
+  }
+
+  @Test
+  void natsEventPlane_speaksDynamo15sEnvelopesByDefault_andRefusesJetStreamWithThem() {
+    Map<String, List<String>> flags =
+        natsKvAnd(Map.of("endpoint", "serve"), "id=7,address=127.0.0.1:9001");
+    EventPlaneConfig plane = ConfigLoader.load(flags, Map.of(), null).eventPlane();
+    assertThat(plane.natsFormat()).isEqualTo(NatsEventFormat.ENVELOPE);
+    assertThat(plane.endpoint()).isEqualTo("serve");
+    assertThatThrownBy(
+            () -> ConfigLoader.load(flags, Map.of("DYN_DURABLE_KV_EVENTS", "true"), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("stopped publishing to in v1.5")
+        .hasMessageContaining("--nats-event-format json");
   }
 
   @Test

@@ -16,6 +16,16 @@ class NatsSubjectsTest {
   }
 
   @Test
+  void endpointTopic_isDynamo15sEndpointScope_withEverySegmentPercentEncoded() {
+    assertThat(NatsSubjects.endpointTopic("dynamo", "backend", "generate", "kv-events"))
+        .isEqualTo("namespace.dynamo.component.backend.endpoint.generate.kv-events");
+    assertThat(NatsSubjects.endpointTopic("dynamo", "backend", "generate", "kv_metrics"))
+        .isEqualTo("namespace.dynamo.component.backend.endpoint.generate.kv_metrics");
+    assertThat(NatsSubjects.endpointTopic("ns:1", "Prefill~W", "gén", "a b"))
+        .isEqualTo("namespace.ns%3A1.component.Prefill%7EW.endpoint.g%C3%A9n.a%20b");
+  }
+
+  @Test
   void slug_lowercasesAndReplacesEverythingOutsideAzDigitsDashUnderscore() {
     assertThat(NatsSubjects.slug("namespace.Dynamo.component.vLLM-Worker.kv_events"))
         .isEqualTo("namespace_dynamo_component_vllm-worker_kv_events");
