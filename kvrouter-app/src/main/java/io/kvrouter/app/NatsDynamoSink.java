@@ -78,23 +78,12 @@ final class NatsDynamoSink implements DynamoEventSink {
 
   /** Publishes the events of data-parallel ranks {@code 0..ranks-1} as {@code events} says. */
   static NatsDynamoSink start(WorkerEventsConfig events, int ranks) {
-    boolean enveloped = events.natsFormat() == NatsEventFormat.ENVELOPE;
     String eventSubject =
-        enveloped
-            ? NatsSubjects.endpointTopic(
-                events.namespace(),
-                events.component(),
-                events.endpoint(),
-                DynamoMsgpackCodec.KV_EVENTS_TOPIC)
-            : NatsSubjects.kvEvents(events.namespace(), events.component());
+        NatsSubjects.kvEvents(
+            events.natsFormat(), events.namespace(), events.component(), events.endpoint());
     String loadSubject =
-        enveloped
-            ? NatsSubjects.endpointTopic(
-                events.namespace(),
-                events.component(),
-                events.endpoint(),
-                DynamoMsgpackCodec.KV_METRICS_TOPIC)
-            : WorkerLoadCodec.subject(events.namespace());
+        NatsSubjects.loads(
+            events.natsFormat(), events.namespace(), events.component(), events.endpoint());
     NatsEventPublisher publisher =
         NatsEventPublisher.start(
             events.natsServer(),

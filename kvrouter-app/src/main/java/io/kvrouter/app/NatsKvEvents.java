@@ -64,13 +64,8 @@ final class NatsKvEvents implements AutoCloseable {
     try {
       List<WorkerRank> ranks = DynamoFollowing.ranks(workers);
       String subject =
-          enveloped
-              ? NatsSubjects.endpointTopic(
-                  config.namespace(),
-                  config.component(),
-                  config.endpoint(),
-                  DynamoMsgpackCodec.KV_EVENTS_TOPIC)
-              : NatsSubjects.kvEvents(config.namespace(), config.component());
+          NatsSubjects.kvEvents(
+              config.natsFormat(), config.namespace(), config.component(), config.endpoint());
       NatsEventSubscriber.Options options =
           (config.durable()
                   ? NatsEventSubscriber.Options.durable(
@@ -128,13 +123,8 @@ final class NatsKvEvents implements AutoCloseable {
       EventPlaneConfig config, Router router, MeterRegistry meters) {
     boolean enveloped = config.natsFormat() == NatsEventFormat.ENVELOPE;
     String subject =
-        enveloped
-            ? NatsSubjects.endpointTopic(
-                config.namespace(),
-                config.component(),
-                config.endpoint(),
-                DynamoMsgpackCodec.KV_METRICS_TOPIC)
-            : WorkerLoadCodec.subject(config.namespace());
+        NatsSubjects.loads(
+            config.natsFormat(), config.namespace(), config.component(), config.endpoint());
     return NatsEventSubscriber.start(
         NatsEventSubscriber.Options.core(config.natsServer(), subject)
             .withMaxMessageBytes(config.maxMessageBytes()),

@@ -1,5 +1,8 @@
 package io.kvrouter.events.nats;
 
+import io.kvrouter.config.NatsEventFormat;
+import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
+import io.kvrouter.protocol.dynamo.WorkerLoadCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Objects;
@@ -61,6 +64,22 @@ public final class NatsSubjects {
         + percentEncoded(token(endpoint, "endpoint"))
         + "."
         + percentEncoded(Objects.requireNonNull(topic, "topic"));
+  }
+
+  /** Where a worker's KV events go in {@code format}: v1.5's endpoint topic or v1.4's subject. */
+  public static String kvEvents(
+      NatsEventFormat format, String namespace, String component, String endpoint) {
+    return format == NatsEventFormat.ENVELOPE
+        ? endpointTopic(namespace, component, endpoint, DynamoMsgpackCodec.KV_EVENTS_TOPIC)
+        : kvEvents(namespace, component);
+  }
+
+  /** Where a worker's load reports go in {@code format}. */
+  public static String loads(
+      NatsEventFormat format, String namespace, String component, String endpoint) {
+    return format == NatsEventFormat.ENVELOPE
+        ? endpointTopic(namespace, component, endpoint, DynamoMsgpackCodec.KV_METRICS_TOPIC)
+        : WorkerLoadCodec.subject(namespace);
   }
 
   /**
