@@ -7,6 +7,7 @@ import io.kvrouter.config.RouterMode;
 import io.kvrouter.preprocess.parse.ToolCallParserName;
 import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.routing.Migration;
 import io.kvrouter.routing.RouteTarget;
 import io.kvrouter.routing.Router;
 import io.kvrouter.routing.Routers;
@@ -48,6 +49,7 @@ class PreprocessorTest {
             List.of(new RouteTarget(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"), 1000)),
             plane,
             Duration.ofSeconds(120),
+            Migration.OFF,
             vertx,
             new SimpleMeterRegistry());
     return new Preprocessor(vertx, assets(model), model, router, parsers);
