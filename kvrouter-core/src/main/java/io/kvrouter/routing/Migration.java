@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * Request migration as Dynamo's frontend does it ({@code --migration-limit}, {@code
- * lib/llm/src/migration.rs}, docs/interop.md §10.10): a request whose worker's stream breaks after
+ * lib/llm/src/migration.rs} read at 0135b9a5 and at the newest version the index stores, whose
+ * commit it does not give; docs/interop.md §10.10): a request whose worker's stream breaks after
  * output has begun continues on another worker, with the tokens generated so far appended to its
  * prompt, at most {@code limit} times.
  *

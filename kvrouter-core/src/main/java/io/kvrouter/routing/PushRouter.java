@@ -118,7 +118,7 @@ final class PushRouter implements Router {
 
   /**
    * Counts a migration: request {@code requestId} leaves {@code from} after {@code generated}
-   * tokens. The counter's series appears with the first migration, as Dynamo's does.
+   * tokens. The counter's series appears with the first migration.
    */
   void migrated(String requestId, WorkerState from, int generated) {
     LOG.debug(
