@@ -38,6 +38,9 @@ final class FailoverStream implements ResponseStream, ResponseStream.Subscriber 
   /** Whether the current attempt has produced output. */
   private boolean attemptProducedOutput;
 
+  /** Whether any attempt has: the caller's stream has begun. */
+  private boolean producedOutput;
+
   private boolean paused;
   private boolean cancelled;
 
@@ -104,6 +107,7 @@ final class FailoverStream implements ResponseStream, ResponseStream.Subscriber 
     synchronized (this) {
       first = !attemptProducedOutput;
       attemptProducedOutput = true;
+      producedOutput = true;
       attempt = current;
       continuation.record(output);
     }
@@ -147,7 +151,7 @@ final class FailoverStream implements ResponseStream, ResponseStream.Subscriber 
     }
     switch (next) {
       case PASS_THROUGH -> downstream.onError(error);
-      case FAIL_OVER -> redispatch(error, false);
+      case FAIL_OVER -> redispatch(error);
       case MIGRATE -> migrate(failed, error);
     }
   }
@@ -178,31 +182,30 @@ final class FailoverStream implements ResponseStream, ResponseStream.Subscriber 
       downstream.onError(error);
     } else {
       router.migrated(continued.requestId(), failed.worker(), generated);
-      redispatch(error, true);
+      redispatch(error);
     }
   }
 
   /**
    * Sends the current routing to the next healthy worker not tried yet and attaches to its stream.
-   * If none takes it, the caller gets {@code error} for a migration (its stream had begun, so the
-   * break is what it should hear of), else the dispatch's own failure.
+   * If none takes it, the caller gets {@code error} once its stream has begun (the break is what it
+   * should hear of, as in Dynamo), else the dispatch's own failure (no worker available).
    */
-  private void redispatch(Throwable error, boolean migration) {
+  private void redispatch(Throwable error) {
     PushRouter.Routing sending;
     Set<String> excluded;
+    boolean begun;
     synchronized (this) {
       sending = routing;
       excluded = tried;
+      begun = producedOutput;
     }
     router
         .dispatch(sending, excluded, error)
         .onComplete(
             ar -> {
               if (ar.failed()) {
-                if (migration) {
-                  error.addSuppressed(ar.cause());
-                }
-                downstream.onError(migration ? error : ar.cause());
+                downstream.onError(begun ? error : ar.cause());
                 return;
               }
               ResponseStream stream = ar.result().stream();

@@ -16,9 +16,11 @@ import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.protocol.WorkerStreamException;
+import io.kvrouter.protocol.hash.BlockHasher;
 import io.kvrouter.testing.CollectingSubscriber;
 import io.kvrouter.testing.FakeRequestPlane;
 import io.kvrouter.testing.FakeRequestPlane.Behaviour;
+import io.kvrouter.testing.ManualTicker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
@@ -35,12 +37,15 @@ import org.junit.jupiter.api.Test;
  */
 class RequestMigrationTest {
   private static final int BLOCK_SIZE = 16;
+  private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(120);
   private static final StopConditions STOP =
       new StopConditions(10, List.of("END"), List.of(99), 4, true);
 
   private final Vertx vertx = Vertx.vertx();
   private final FakeRequestPlane plane = new FakeRequestPlane();
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  private final ManualTicker ticker = new ManualTicker();
+  private final StalledStreams stalledStreams = new StalledStreams(IDLE_TIMEOUT, ticker);
   private Router router;
 
   @AfterEach
@@ -51,25 +56,28 @@ class RequestMigrationTest {
     vertx.close();
   }
 
-  /** A router over workers w1 .. wN that lets each request migrate {@code limit} times. */
+  /**
+   * A router over workers w1 .. wN that lets each request migrate {@code limit} times; its streams
+   * stall only when a test moves {@link #ticker} and sweeps {@link #stalledStreams}.
+   */
   private Router router(RouterMode mode, KvRouterConfig kv, int workers, int limit) {
-    List<RouteTarget> targets =
+    List<WorkerState> states =
         IntStream.rangeClosed(1, workers)
             .mapToObj(
                 i ->
                     new RouteTarget(
                         new WorkerEndpoint("w" + i, "127.0.0.1", 9000 + i, "generate"), 1000, 1))
+            .map(target -> new WorkerState(target, ticker))
             .toList();
     router =
-        Routers.create(
-            mode,
-            kv,
-            BLOCK_SIZE,
-            targets,
+        new PushRouter(
+            states,
             plane,
-            Duration.ofSeconds(120),
+            Routers.policy(mode, kv, BLOCK_SIZE, states, vertx, meters),
+            BlockHasher.of(BLOCK_SIZE),
+            new HealthProber(vertx, plane, meters),
+            stalledStreams,
             new Migration(limit, "m"),
-            vertx,
             meters);
     return router;
   }
@@ -158,6 +166,40 @@ class RequestMigrationTest {
     assertThat(subscriber.tokens()).containsExactly(11, 12, 13);
     assertThat(migrations()).isEqualTo(2);
     assertThat(router.workers()).extracting(WorkerStatus::activeRequests).containsOnly(0);
+  }
+
+  @Test
+  void aStalledStream_isCancelledThere_andContinuesOnAnotherWorker() throws Exception {
+    plane.set("w1", Behaviour.HOLD).set("w2", Behaviour.HOLD);
+    roundRobin(2, 1);
+    CollectingSubscriber subscriber = start(REQUEST);
+    plane.held.get("r1").send(7);
+
+    ticker.advance(IDLE_TIMEOUT);
+    assertThat(stalledStreams.sweep()).isEqualTo(1);
+
+    assertThat(plane.cancels).containsExactly("w1");
+    assertThat(plane.sends).containsExactly("w1", "w2");
+    assertThat(plane.sentRequests.get(1).tokenIds()).containsExactly(1, 2, 3, 7);
+    plane.held.get("r1").answer(8);
+    assertThat(subscriber.done.get(10, TimeUnit.SECONDS)).isNull();
+    assertThat(subscriber.tokens()).containsExactly(7, 8);
+    assertThat(migrations()).isEqualTo(1);
+  }
+
+  @Test
+  void whenNoOtherWorkerTakesTheRequest_theBreakReachesTheCaller() throws Exception {
+    plane.set("w1", Behaviour.HOLD).set("w2", Behaviour.REFUSE);
+    roundRobin(2, 1);
+    CollectingSubscriber subscriber = start(REQUEST);
+    plane.held.get("r1").send(7);
+
+    WorkerStreamException broken = broken();
+    plane.held.get("r1").fail(broken);
+
+    assertThat(subscriber.done.get(10, TimeUnit.SECONDS)).isSameAs(broken);
+    assertThat(plane.sends).containsExactly("w1", "w2");
+    assertThat(router.workers()).extracting(WorkerStatus::activeRequests).containsExactly(0, 0);
   }
 
   @Test
