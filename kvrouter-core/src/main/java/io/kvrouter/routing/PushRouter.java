@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * worker out of rotation until the {@link HealthProber} finds it back; a worker that merely refused
  * this request (overloaded, or its engine rejected it) stays in. Every response stream is watched
  * by {@link StalledStreams}, so a worker that stops sending fails its streams instead of holding
- * them.
+ * them. A stream that breaks after output continues on another worker while the request has
+ * {@linkplain Migration migrations} left ({@link FailoverStream}).
  *
  * <p>Each attempt holds the policy's {@link RoutingPolicy.Booking} from the choice until the
  * request ends on that worker: released at once when the send fails, else when the stream ends. The
@@ -108,9 +109,8 @@ final class PushRouter implements Router {
   }
 
   /**
-   * {@code routing}'s request continued as {@code request} (a migration): the policy sees the
-   * longer prompt, so a KV-aware choice favours a worker that caches the prompt and what was
-   * generated.
+   * {@code routing}'s request continued as {@code request} (a migration): the policy chooses and
+   * books for the longer prompt, which the next worker has to prefill.
    */
   Routing continued(Routing routing, PreprocessedRequest request) {
     return new Routing(routing.requestId(), request, Prompt.ofTokens(request.tokenIds(), hasher));
