@@ -16,6 +16,7 @@ import io.kvrouter.preprocess.parse.ToolCallParserName;
 import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerStatus;
+import io.kvrouter.routing.Migration;
 import io.kvrouter.routing.RouteTarget;
 import io.kvrouter.routing.Router;
 import io.kvrouter.routing.Routers;
@@ -152,6 +153,7 @@ public final class RouterApplication {
                       endpoints,
                       plane,
                       config.workerStreamIdleTimeout(),
+                      new Migration(config.migrationLimit(), model),
                       vertx,
                       metrics.registry());
               parts.add("router", router::close);

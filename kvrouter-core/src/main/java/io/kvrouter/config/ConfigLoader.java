@@ -114,6 +114,7 @@ public final class ConfigLoader {
         value(REQUEST_PLANE),
         tcp,
         value(WORKER_STREAM_IDLE_TIMEOUT),
+        value(MIGRATION_LIMIT),
         workers,
         mock,
         model);

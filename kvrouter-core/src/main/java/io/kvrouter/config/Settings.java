@@ -554,6 +554,24 @@ public final class Settings {
           false,
           Parsers::seconds);
 
+  /**
+   * Dynamo's {@code --migration-limit} ({@code DYN_MIGRATION_LIMIT}, default 0 in
+   * components/src/dynamo/frontend/frontend_args.py at c6b40e78 and 0243c51b).
+   */
+  public static final Setting<Integer> MIGRATION_LIMIT =
+      new Setting<>(
+          "migration-limit",
+          "DYN_MIGRATION_LIMIT",
+          "N",
+          "How many times one request may move to another worker when its worker's stream breaks"
+              + " off or stalls after output has begun: it continues there with the tokens"
+              + " generated so far, unseen by the client. 0 turns it off; the stream then ends"
+              + " with an error.",
+          "0",
+          "an integer from 0 to 2147483647",
+          false,
+          Parsers.ints(0, Integer.MAX_VALUE));
+
   public static final Setting<String> TCP_RESPONSE_STREAM_HOST =
       new Setting<>(
           "tcp-response-stream-host",
@@ -643,6 +661,7 @@ public final class Settings {
           TCP_POOL_SIZE,
           TCP_CONNECT_TIMEOUT,
           WORKER_STREAM_IDLE_TIMEOUT,
+          MIGRATION_LIMIT,
           TCP_RESPONSE_STREAM_HOST,
           TCP_RESPONSE_STREAM_PORT,
           TCP_RESPONSE_STREAM_ADVERTISE_HOST);

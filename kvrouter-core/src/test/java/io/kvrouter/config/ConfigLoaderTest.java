@@ -39,6 +39,20 @@ class ConfigLoaderTest {
     assertThat(config.http().busyStatusCode()).isEqualTo(503);
     assertThat(config.mockWorkers().engine().numGpuBlocks()).isEqualTo(16384);
     assertThat(config.http().connections()).isEqualTo(ConnectionLimits.DEFAULTS);
+    assertThat(config.migrationLimit()).isZero();
+  }
+
+  @Test
+  void migrationLimit_comesFromItsFlagOrDynamosVariable_andIsNeverNegative() {
+    Map<String, List<String>> flags =
+        Map.of("mock-workers", List.of("1"), "migration-limit", List.of("3"));
+    assertThat(ConfigLoader.load(flags, Map.of(), null).migrationLimit()).isEqualTo(3);
+    assertThat(
+            ConfigLoader.load(ONE_MOCK, Map.of("DYN_MIGRATION_LIMIT", "2"), null).migrationLimit())
+        .isEqualTo(2);
+    assertThatThrownBy(() -> ConfigLoader.load(ONE_MOCK, Map.of("DYN_MIGRATION_LIMIT", "-1"), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("migration-limit");
   }
 
   @Test
