@@ -1,0 +1,176 @@
+package io.kvrouter.transport.nats;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kvrouter.config.TcpConfig;
+import io.kvrouter.protocol.InvalidRequestException;
+import io.kvrouter.protocol.PreprocessedRequest;
+import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerUnavailableException;
+import io.kvrouter.transport.RequestPlane;
+import io.kvrouter.transport.tcp.CallHomeRequests;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamStatusException;
+import io.nats.client.Message;
+import io.nats.client.impl.Headers;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+/**
+ * The frontend side of Dynamo's NATS request plane ({@code DYN_REQUEST_PLANE=nats}): each request's
+ * TwoPart envelope goes to the worker's subject ({@link NatsRequestSubjects}) as a NATS request,
+ * and its response stream comes back over the TCP call-home path, exactly as on the TCP plane
+ * ({@link CallHomeRequests}). Read in {@code ai-dynamo/dynamo}: {@code
+ * lib/runtime/src/pipeline/network/egress/nats_client.rs} @1a40b9a6 (client), {@code
+ * ingress/nats_server.rs} and {@code ingress/push_endpoint.rs} (server), {@code
+ * egress/addressed_router.rs} (envelope); docs/interop.md §10.8.
+ *
+ * <pre>
+ * NATS request   subject  dynamo_backend.generate-7587
+ *                headers  request-id: {id}
+ *                payload  TwoPart envelope, byte for byte as in a TCP request frame's payload:
+ *                         u64 BE header length | u64 BE body length | u64 BE xxh3 checksum |
+ *                         header: RequestControlMessage JSON | body: request (json or msgpack)
+ * NATS reply     empty    sent by the worker as soon as it takes the message, before it reads it
+ * call home      TCP      handshake, prologue, items, complete_final, sentinel (as on TCP)
+ * </pre>
+ *
+ * <p>The reply is only the acknowledgement: a worker replies before it decodes the envelope, so a
+ * bad request shows up as a worker that never calls back. NATS answers a request on a subject
+ * nobody listens to with "no responders" at once: the worker counts as unreachable without waiting
+ * for a timeout. No reply within {@code --tcp-request-timeout-secs} counts as unreachable too. An
+ * envelope larger than the server's {@code max_payload} is refused before sending, as Dynamo's
+ * client does, with {@link InvalidRequestException}.
+ *
+ * <p>Health probe: an empty message on the worker's subject, which a live worker replies to (a
+ * Dynamo worker replies, then logs that it could not decode it, as it does for the TCP plane's
+ * probe frame).
+ */
+final class NatsRequestPlane implements RequestPlane {
+  private final Vertx vertx;
+  private final TcpConfig config;
+  private final Supplier<Connection> nats;
+  private final CallHomeRequests callHome;
+  private final String callHomeHost;
+  private volatile boolean closed;
+
+  NatsRequestPlane(Vertx vertx, TcpConfig config, Supplier<Connection> nats) {
+    this.vertx = vertx;
+    this.config = config;
+    this.nats = nats;
+    this.callHome = CallHomeRequests.start(vertx, config);
+    this.callHomeHost = CallHomeHost.of(config);
+  }
+
+  @Override
+  public Future<Void> start() {
+    return callHome.ready();
+  }
+
+  @Override
+  public Future<ResponseStream> send(
+      WorkerEndpoint worker, String requestId, PreprocessedRequest request) {
+    return callHome.send(worker, requestId, request, callHomeHost, this::deliver);
+  }
+
+  @Override
+  public Future<List<JsonNode>> ask(
+      WorkerEndpoint endpoint, String requestId, byte[] body, Duration timeout) {
+    return callHome.ask(endpoint, requestId, body, timeout, callHomeHost, this::deliver);
+  }
+
+  @Override
+  public Future<Void> probe(WorkerEndpoint worker) {
+    return request(worker, null, new byte[0]);
+  }
+
+  @Override
+  public Future<Void> close() {
+    closed = true;
+    return callHome.close();
+  }
+
+  private Future<Void> deliver(WorkerEndpoint worker, String requestId, byte[] envelope) {
+    return request(worker, requestId, envelope);
+  }
+
+  /** One NATS request to the worker's subject; succeeds on any reply. */
+  private Future<Void> request(WorkerEndpoint worker, String requestId, byte[] payload) {
+    String subject = worker.natsSubject();
+    if (subject == null) {
+      return Future.failedFuture(
+          WorkerUnavailableException.unreachable(
+              worker.workerId(), "no NATS subject: give instance= in --worker", null));
+    }
+    Connection connection = nats.get();
+    if (closed || connection == null || connection.getStatus() != Connection.Status.CONNECTED) {
+      return Future.failedFuture(
+          WorkerUnavailableException.unreachable(
+              worker.workerId(), closed ? "request plane closed" : "not connected to NATS", null));
+    }
+    long maxPayload = connection.getMaxPayload();
+    if (maxPayload > 0 && payload.length > maxPayload) {
+      return Future.failedFuture(
+          new InvalidRequestException(
+              "The request's "
+                  + payload.length
+                  + " bytes exceed the NATS server's max_payload of "
+                  + maxPayload
+                  + " bytes",
+              null));
+    }
+    Headers headers = requestId == null ? null : new Headers().add("request-id", requestId);
+    Duration timeout = config.requestTimeout();
+    Promise<Void> replied = Promise.promise();
+    Context caller = vertx.getOrCreateContext();
+    CompletableFuture<Message> reply;
+    try {
+      reply = connection.requestWithTimeout(subject, headers, payload, timeout);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(
+          WorkerUnavailableException.unreachable(
+              worker.workerId(), "NATS request to " + subject + " failed: " + e.getMessage(), e));
+    }
+    // jnats completes on its own threads: the outcome goes back to the caller's context
+    reply.whenComplete(
+        (message, failure) ->
+            caller.runOnContext(
+                v -> {
+                  if (failure == null) {
+                    replied.tryComplete();
+                  } else {
+                    replied.tryFail(unreachable(worker, subject, timeout, failure));
+                  }
+                }));
+    return replied.future();
+  }
+
+  private static WorkerUnavailableException unreachable(
+      WorkerEndpoint worker, String subject, Duration timeout, Throwable failure) {
+    Throwable cause =
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    String reason;
+    if (cause instanceof JetStreamStatusException
+        || String.valueOf(cause.getMessage()).contains("503")) {
+      reason = "no worker listens on " + subject + " (NATS: no responders)";
+    } else if (cause instanceof TimeoutException) {
+      reason = "no reply on " + subject + " within " + timeout.toMillis() + " ms";
+    } else if (cause instanceof CancellationException) {
+      reason = "NATS request to " + subject + " cancelled: the connection is closing";
+    } else {
+      reason = "NATS request to " + subject + " failed: " + cause;
+    }
+    return WorkerUnavailableException.unreachable(worker.workerId(), reason, cause);
+  }
+}
