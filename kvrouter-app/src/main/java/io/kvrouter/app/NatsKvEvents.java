@@ -7,6 +7,7 @@ import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.events.nats.NatsEventSubscriber;
 import io.kvrouter.events.nats.NatsSubjects;
 import io.kvrouter.metrics.MetricNames;
+import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.WorkerLoadCodec;
 import io.kvrouter.routing.Router;
@@ -14,6 +15,7 @@ import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The router's side of Dynamo's NATS event plane ({@code --event-plane nats}): the component's
@@ -40,12 +42,13 @@ final class NatsKvEvents implements AutoCloseable {
   static NatsKvEvents start(
       EventPlaneConfig config,
       List<WorkerSpec> workers,
+      Map<String, WorkerEndpoint> endpoints,
       Router router,
       RequestPlane plane,
       MeterRegistry meters) {
     String subject = NatsSubjects.kvEvents(config.namespace(), config.component());
     DynamoEventFollower follower =
-        DynamoFollowing.follower(workers, router, plane, config.durable(), meters);
+        DynamoFollowing.follower(workers, endpoints, router, plane, config.durable(), meters);
     StartedParts started = new StartedParts();
     started.add("KV event follower", follower);
     try {

@@ -167,6 +167,14 @@ public final class WorkerSettings {
   public static final Setting<String> COMPONENT =
       Settings.COMPONENT.describedAs("Dynamo component of this worker's NATS subjects.");
 
+  public static final Setting<RequestPlaneKind> REQUEST_PLANE =
+      Settings.REQUEST_PLANE.describedAs(
+          "Where requests arrive. tcp: Dynamo's TCP request plane on --port. nats: also Dynamo's"
+              + " NATS request plane, on the subject NS_COMPONENT.ENDPOINT-ID (--nats-server,"
+              + " --namespace, --component; ID is --worker-id in hex, printed at start); responses"
+              + " go back over TCP to the frontend either way. Both take JSON and msgpack"
+              + " payloads.");
+
   public static final Setting<String> WORKER_ID =
       new Setting<>(
           "worker-id",
@@ -221,6 +229,7 @@ public final class WorkerSettings {
             NATS_SERVER,
             NAMESPACE,
             COMPONENT,
+            REQUEST_PLANE,
             WORKER_ID,
             DURABLE_KV_EVENTS,
             SYSTEM_PORT,
