@@ -21,24 +21,21 @@ final class WorkerEndpoints {
 
   /** The endpoint of {@code worker}'s generate endpoint. */
   static WorkerEndpoint of(WorkerSpec worker, RouterConfig config) {
-    WorkerEndpoint endpoint =
-        new WorkerEndpoint(
-            worker.id(),
-            worker.host(),
-            worker.port(),
-            worker.path(),
-            PayloadCodec.valueOf(worker.codec().name()),
-            null);
-    if (config.requestPlane() == RequestPlaneKind.NATS) {
-      endpoint =
-          endpoint.withNatsSubject(
-              NatsRequestSubjects.of(
-                  config.eventPlane().namespace(),
-                  config.eventPlane().component(),
-                  worker.path(),
-                  Long.parseUnsignedLong(worker.instance(), 16)));
-    }
-    return endpoint;
+    String subject =
+        config.requestPlane() == RequestPlaneKind.NATS
+            ? NatsRequestSubjects.of(
+                config.eventPlane().namespace(),
+                config.eventPlane().component(),
+                worker.path(),
+                Long.parseUnsignedLong(worker.instance(), 16))
+            : null;
+    return new WorkerEndpoint(
+        worker.id(),
+        worker.host(),
+        worker.port(),
+        worker.path(),
+        PayloadCodec.valueOf(worker.codec().name()),
+        subject);
   }
 
   /** The generate endpoint of every configured worker, by worker id. */
