@@ -47,7 +47,7 @@ import java.util.function.Supplier;
  * <p>The reply is only the acknowledgement: a worker replies before it decodes the envelope, so a
  * bad request shows up as a worker that never calls back. NATS answers a request on a subject
  * nobody listens to with "no responders" at once: the worker counts as unreachable without waiting
- * for a timeout. No reply within {@code --tcp-request-timeout-secs} counts as unreachable too. An
+ * for a timeout. No reply within {@code --tcp-request-timeout} counts as unreachable too. An
  * envelope larger than the server's {@code max_payload} is refused before sending, as Dynamo's
  * client does, with {@link InvalidRequestException}.
  *
