@@ -1,12 +1,12 @@
 package io.kvrouter.transport.nats;
 
 import io.kvrouter.config.TcpConfig;
+import io.kvrouter.transport.tcp.CallHomeRequests;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.util.Collections;
-import java.util.Set;
 
 /**
  * The host a worker reached over NATS is told to call back. On TCP the router names the local
@@ -17,18 +17,11 @@ import java.util.Set;
  * 127.0.0.1}.
  */
 final class CallHomeHost {
-  private static final Set<String> WILDCARD_HOSTS = Set.of("0.0.0.0", "::", "[::]", "");
-
   private CallHomeHost() {}
 
   static String of(TcpConfig config) {
-    if (config.responseStreamAdvertiseHost() != null) {
-      return config.responseStreamAdvertiseHost();
-    }
-    if (!WILDCARD_HOSTS.contains(config.responseStreamHost())) {
-      return config.responseStreamHost();
-    }
-    return machineAddress();
+    String configured = CallHomeRequests.configuredCallHomeHost(config);
+    return configured != null ? configured : machineAddress();
   }
 
   private static String machineAddress() {

@@ -11,6 +11,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Requests whose responses come back over the TCP call-home path, whatever carries the request
@@ -42,9 +43,26 @@ public final class CallHomeRequests {
     Future<Void> deliver(WorkerEndpoint worker, String requestId, byte[] envelope);
   }
 
+  private static final Set<String> WILDCARD_HOSTS = Set.of("0.0.0.0", "::", "[::]", "");
+
   private final Vertx vertx;
   private final TcpConfig config;
   private final CallHomeListener callHome;
+
+  /**
+   * The host workers are told to call back when the settings say: the configured advertise host;
+   * else the listener's own host when it is bound to one address; else {@code null} (the carrier
+   * decides).
+   */
+  public static String configuredCallHomeHost(TcpConfig config) {
+    if (config.responseStreamAdvertiseHost() != null) {
+      return config.responseStreamAdvertiseHost();
+    }
+    if (!WILDCARD_HOSTS.contains(config.responseStreamHost())) {
+      return config.responseStreamHost();
+    }
+    return null;
+  }
 
   private CallHomeRequests(Vertx vertx, TcpConfig config) {
     this.vertx = vertx;
@@ -157,18 +175,26 @@ public final class CallHomeRequests {
     return delivery.deliver(call.worker(), call.requestId(), envelope);
   }
 
-  /** The request's TwoPart envelope: the control message (JSON) and the body. */
   private byte[] envelope(PendingCall<?> call, Buffer body, String callHomeHost) {
+    return envelope(call, body, callHomeHost, callHome.port(), config.maxMessageSize()).getBytes();
+  }
+
+  /**
+   * A request's TwoPart envelope: the control message (JSON, naming the worker's payload codec and
+   * where to call home) and the body. Throws {@link TcpCodecException} when it exceeds {@code
+   * maxMessageSize}.
+   */
+  static Buffer envelope(
+      PendingCall<?> call, Buffer body, String callHomeHost, int callHomePort, int maxMessageSize) {
     ResponseStreamInfo info =
         new ResponseStreamInfo(
-            new HostAndPort(callHomeHost, callHome.port()).toString(),
+            new HostAndPort(callHomeHost, callHomePort).toString(),
             call.subject(),
             call.requestId(),
             ResponseStreamInfo.RESPONSE);
     Buffer header =
         WireJson.write(
             RequestControlMessage.singleInManyOut(call.requestId(), info, call.worker().codec()));
-    return TwoPartEncoder.encode(new TwoPartMessage(header, body), config.maxMessageSize())
-        .getBytes();
+    return TwoPartEncoder.encode(new TwoPartMessage(header, body), maxMessageSize);
   }
 }

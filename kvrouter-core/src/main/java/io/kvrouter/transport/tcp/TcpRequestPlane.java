@@ -20,7 +20,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -30,7 +29,6 @@ import java.util.function.Consumer;
  * stream runs on the event loop of its own call-home socket.
  */
 final class TcpRequestPlane implements RequestPlane {
-  private static final Set<String> WILDCARD_HOSTS = Set.of("0.0.0.0", "::", "[::]", "");
 
   private final Vertx vertx;
   private final TcpConfig config;
@@ -174,17 +172,9 @@ final class TcpRequestPlane implements RequestPlane {
 
   /** The request frame for {@code call}, telling the worker where to call home. */
   private Buffer frame(PendingCall<?> call, Buffer body, String localHost) {
-    ResponseStreamInfo info =
-        new ResponseStreamInfo(
-            new HostAndPort(callHomeHost(localHost), callHome.port()).toString(),
-            call.subject(),
-            call.requestId(),
-            ResponseStreamInfo.RESPONSE);
-    Buffer header =
-        WireJson.write(
-            RequestControlMessage.singleInManyOut(call.requestId(), info, call.worker().codec()));
     Buffer payload =
-        TwoPartEncoder.encode(new TwoPartMessage(header, body), config.maxMessageSize());
+        CallHomeRequests.envelope(
+            call, body, callHomeHost(localHost), callHome.port(), config.maxMessageSize());
     return RequestFrameEncoder.encode(
         new RequestFrame(call.worker().path(), Map.of("request-id", call.requestId()), payload),
         config.maxMessageSize());
@@ -196,13 +186,8 @@ final class TcpRequestPlane implements RequestPlane {
    * leaves on, which the worker can reach since it is talking to it.
    */
   private String callHomeHost(String localHost) {
-    if (config.responseStreamAdvertiseHost() != null) {
-      return config.responseStreamAdvertiseHost();
-    }
-    if (!WILDCARD_HOSTS.contains(config.responseStreamHost())) {
-      return config.responseStreamHost();
-    }
-    return localHost;
+    String configured = CallHomeRequests.configuredCallHomeHost(config);
+    return configured != null ? configured : localHost;
   }
 
   private ConnectionPool pool(WorkerEndpoint worker) {
