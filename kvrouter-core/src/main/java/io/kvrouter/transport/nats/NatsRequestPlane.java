@@ -24,6 +24,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The frontend side of Dynamo's NATS request plane ({@code DYN_REQUEST_PLANE=nats}): each request's
@@ -56,6 +58,11 @@ import java.util.function.Supplier;
  * probe frame).
  */
 final class NatsRequestPlane implements RequestPlane {
+  private static final Logger LOG = LoggerFactory.getLogger(NatsRequestPlane.class);
+
+  /** How long {@link #start()} waits for the first NATS connection. */
+  static final Duration CONNECT_WAIT = Duration.ofSeconds(10);
+
   private final Vertx vertx;
   private final TcpConfig config;
   private final Supplier<Connection> nats;
@@ -71,9 +78,37 @@ final class NatsRequestPlane implements RequestPlane {
     this.callHomeHost = CallHomeHost.of(config);
   }
 
+  /**
+   * Completes once the call-home listener is bound and the NATS connection is up, or {@link
+   * #CONNECT_WAIT} after the listener is bound if NATS is not: the router then starts anyway,
+   * requests failing as unreachable until the connection comes up (it is retried forever).
+   */
   @Override
   public Future<Void> start() {
-    return callHome.ready();
+    return callHome.ready().compose(bound -> connected());
+  }
+
+  private Future<Void> connected() {
+    if (nats.get() != null) {
+      return Future.succeededFuture();
+    }
+    Promise<Void> up = Promise.promise();
+    long deadline = System.nanoTime() + CONNECT_WAIT.toNanos();
+    vertx.setPeriodic(
+        20,
+        timer -> {
+          if (nats.get() != null) {
+            vertx.cancelTimer(timer);
+            up.tryComplete();
+          } else if (System.nanoTime() - deadline > 0) {
+            vertx.cancelTimer(timer);
+            LOG.warn(
+                "not connected to NATS after {} s; serving anyway, workers unreachable until it is",
+                CONNECT_WAIT.toSeconds());
+            up.tryComplete();
+          }
+        });
+    return up.future();
   }
 
   @Override

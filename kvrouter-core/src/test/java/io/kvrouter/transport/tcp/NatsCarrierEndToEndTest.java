@@ -17,6 +17,7 @@ import io.kvrouter.transport.nats.NatsRequestSubjects;
 import io.kvrouter.transport.nats.NatsTransport;
 import io.kvrouter.transport.nats.NatsWorkerServer;
 import io.nats.client.Connection;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -174,5 +176,33 @@ class NatsCarrierEndToEndTest {
     assertThat(failure)
         .isInstanceOf(WorkerUnavailableException.class)
         .hasMessageContaining("not connected to NATS");
+  }
+
+  @Test
+  void startWaitsForTheNatsConnection_soTheFirstRequestFindsIt() throws Exception {
+    AtomicBoolean up = new AtomicBoolean();
+    RequestPlane late =
+        NatsTransport.client(
+            vertx, TcpEndToEndTest.config(2), () -> up.get() ? routerNats.current() : null);
+    try {
+      Future<Void> started = late.start();
+      // a send goes out once the call-home listener is bound: its failure means it is bound
+      assertThat(
+              Await.failure(
+                  late.send(endpoint(PayloadCodec.JSON), "r0", TcpEndToEndTest.request(1))))
+          .hasMessageContaining("not connected to NATS");
+      assertThat(started.isComplete()).as("started before NATS was connected").isFalse();
+
+      up.set(true);
+      Await.result(started);
+      ResponseStream stream =
+          Await.result(late.send(endpoint(PayloadCodec.JSON), "r4", TcpEndToEndTest.request(3)));
+      Collector collector = new Collector();
+      stream.subscribe(collector);
+      assertThat(Collector.tokens(collector.await()))
+          .containsExactly(ScriptedEngine.expectedTokens(3, 3));
+    } finally {
+      Await.result(late.close());
+    }
   }
 }
