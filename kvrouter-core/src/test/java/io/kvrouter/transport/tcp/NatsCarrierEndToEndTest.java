@@ -3,9 +3,11 @@ package io.kvrouter.transport.tcp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvrouter.config.TcpConfig;
 import io.kvrouter.events.nats.NatsConnection;
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.FinishReason;
+import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.PayloadCodec;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
@@ -17,11 +19,13 @@ import io.kvrouter.transport.nats.NatsRequestSubjects;
 import io.kvrouter.transport.nats.NatsTransport;
 import io.kvrouter.transport.nats.NatsWorkerServer;
 import io.nats.client.Connection;
+import io.nats.client.Dispatcher;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -204,5 +208,52 @@ class NatsCarrierEndToEndTest {
     } finally {
       Await.result(late.close());
     }
+  }
+
+  @Test
+  void aSubscriberThatNeverRepliesIsUnreachableAfterTheRequestTimeout() throws Exception {
+    TcpConfig oneSecond =
+        new TcpConfig(
+            TcpConfig.DEFAULT_MAX_MESSAGE_SIZE,
+            Duration.ofSeconds(1),
+            2,
+            Duration.ofSeconds(5),
+            "127.0.0.1",
+            0,
+            null);
+    RequestPlane impatient = NatsTransport.client(vertx, oneSecond, routerNats::current);
+    Connection silent = connected(workerNats);
+    Dispatcher mute = silent.createDispatcher(message -> {});
+    mute.subscribe("dynamo_backend.generate-51");
+    silent.flush(Duration.ofSeconds(10));
+    WorkerEndpoint hung =
+        new WorkerEndpoint(
+            "w3", "", 0, "generate", PayloadCodec.JSON, "dynamo_backend.generate-51");
+    try {
+      Await.result(impatient.start());
+      assertThat(Await.failure(impatient.send(hung, "r5", TcpEndToEndTest.request(1))))
+          .isInstanceOf(WorkerUnavailableException.class)
+          .hasMessageContaining("no reply on dynamo_backend.generate-51 within 1000 ms");
+      assertThat(Await.failure(impatient.probe(hung)))
+          .isInstanceOf(WorkerUnavailableException.class)
+          .hasMessageContaining("no reply");
+    } finally {
+      silent.closeDispatcher(mute);
+      Await.result(impatient.close());
+    }
+  }
+
+  @Test
+  void anEnvelopeOverTheServersMaxPayloadIsRefusedBeforeSending() throws Exception {
+    // nats-server's default max_payload is 1 MiB; a prompt of 400k tokens is several MB of JSON
+    int[] tokens = new int[400_000];
+    Arrays.fill(tokens, 12345);
+    Throwable failure =
+        Await.failure(
+            plane.send(endpoint(PayloadCodec.JSON), "r6", TcpEndToEndTest.request(1, tokens)));
+
+    assertThat(failure)
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("exceed the NATS server's max_payload of 1048576 bytes");
   }
 }
