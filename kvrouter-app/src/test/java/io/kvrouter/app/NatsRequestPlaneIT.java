@@ -193,7 +193,7 @@ class NatsRequestPlaneIT {
                 assertThat(header(envelope))
                     .startsWith("{\"id\":")
                     .contains("\"payload_codec\":\"msgpack\",\"connection_info\":");
-                // PreprocessedRequest: a fixmap of 10 fields (routing absent) or 11
+                // PreprocessedRequest: a fixmap (9 fields, 10 with routing)
                 assertThat(firstBodyByte(envelope) & 0xf0).isEqualTo(0x80);
               });
       assertThat(router.app.routerWorkers()).extracting(WorkerStatus::healthy).containsOnly(true);

@@ -40,8 +40,18 @@ import org.slf4j.LoggerFactory;
  * NATS request   subject  dynamo_backend.generate-7587
  *                headers  request-id: {id}
  *                payload  TwoPart envelope, byte for byte as in a TCP request frame's payload:
- *                         u64 BE header length | u64 BE body length | u64 BE xxh3 checksum |
- *                         header: RequestControlMessage JSON | body: request (json or msgpack)
+ *                         u64 BE header length | u64 BE body length | u64 BE checksum (0, as
+ *                         Dynamo's release builds write it) | header: RequestControlMessage
+ *                         JSON | body: the request in the worker's payload codec (JSON or msgpack)
+ *                e.g. golden/request-plane/msgpack_request_envelope.hex:
+ *                         00 00 00 00 00 00 01 02   header length 258
+ *                         00 00 00 00 00 00 02 33   body length 563
+ *                         00 00 00 00 00 00 00 00   checksum
+ *                         {"id":"req-42","request_type":"single_in","response_type":"many_out",
+ *                          "payload_codec":"msgpack","connection_info":{"transport":"tcp_server",
+ *                          "info":"{\"address\":\"127.0.0.1:40001\",\"subject\":\"subj-7\",
+ *                          \"context\":\"req-42\",\"stream_type\":\"response\"}"}}
+ *                         8a a5 6d 6f 64 65 6c aa 6d 6f 63 6b 2d ...   map of 10: "model" "mock-..."
  * NATS reply     empty    sent by the worker as soon as it takes the message, before it reads it
  * call home      TCP      handshake, prologue, items, complete_final, sentinel (as on TCP)
  * </pre>
