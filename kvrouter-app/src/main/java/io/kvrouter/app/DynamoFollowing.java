@@ -14,7 +14,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -37,13 +36,15 @@ final class DynamoFollowing {
   private DynamoFollowing() {}
 
   /**
-   * A follower of {@code workers}' ranks into the router's index, asking them over {@code plane};
-   * each rank's feed is reported to the router. The caller closes it.
+   * A follower of {@code workers}' ranks into the router's index, asking them over {@code plane} at
+   * {@code endpoints} (their generate endpoints, by worker id); each rank's feed is reported to the
+   * router. The caller closes it.
    *
    * @param atLeastOnce whether the subscription may deliver an event twice
    */
   static DynamoEventFollower follower(
       List<WorkerSpec> workers,
+      Map<String, WorkerEndpoint> endpoints,
       Router router,
       RequestPlane plane,
       boolean atLeastOnce,
@@ -51,7 +52,7 @@ final class DynamoFollowing {
     DynamoEventFollower follower =
         new DynamoEventFollower(
             router.kvEventSink().orElseThrow(),
-            new RequestPlaneRecovery(plane, generateEndpoints(workers)),
+            new RequestPlaneRecovery(plane, endpoints),
             atLeastOnce,
             PROBE_INTERVAL,
             meters,
@@ -111,15 +112,5 @@ final class DynamoFollowing {
       }
       sink.accept(value);
     };
-  }
-
-  private static Map<String, WorkerEndpoint> generateEndpoints(List<WorkerSpec> workers) {
-    Map<String, WorkerEndpoint> endpoints = new HashMap<>();
-    for (WorkerSpec worker : workers) {
-      endpoints.put(
-          worker.id(),
-          new WorkerEndpoint(worker.id(), worker.host(), worker.port(), worker.path()));
-    }
-    return endpoints;
   }
 }

@@ -8,6 +8,7 @@ import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.events.nats.NatsEventSubscriber;
 import io.kvrouter.events.nats.NatsSubjects;
 import io.kvrouter.metrics.MetricNames;
+import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
 import io.kvrouter.protocol.dynamo.EventEnvelopeCodec;
@@ -17,6 +18,7 @@ import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -53,12 +55,13 @@ final class NatsKvEvents implements AutoCloseable {
   static NatsKvEvents start(
       EventPlaneConfig config,
       List<WorkerSpec> workers,
+      Map<String, WorkerEndpoint> endpoints,
       Router router,
       RequestPlane plane,
       MeterRegistry meters) {
     boolean enveloped = config.natsFormat() == NatsEventFormat.ENVELOPE;
     DynamoEventFollower follower =
-        DynamoFollowing.follower(workers, router, plane, config.durable(), meters);
+        DynamoFollowing.follower(workers, endpoints, router, plane, config.durable(), meters);
     StartedParts started = new StartedParts();
     started.add("KV event follower", follower);
     try {

@@ -4,6 +4,7 @@ import io.kvrouter.common.Ticker;
 import io.kvrouter.config.EventPlaneKind;
 import io.kvrouter.config.KvEventsEncoding;
 import io.kvrouter.config.KvEventsFormat;
+import io.kvrouter.config.RequestPlaneKind;
 import io.kvrouter.config.WorkerConfig;
 import io.kvrouter.config.WorkerEventsConfig;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
@@ -30,8 +31,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The composition root of a {@code router.jar worker} process: its simulated engine, its KV event
- * publishers, its request-plane server and, if asked for, its system port ({@link
- * WorkerSystemPort}), as Dynamo workers serve them.
+ * publishers, its request-plane server (TCP, and NATS with {@code --request-plane nats}: {@link
+ * WorkerNatsRequests}) and, if asked for, its system port ({@link WorkerSystemPort}), as Dynamo
+ * workers serve them.
  */
 final class WorkerApplication {
   private final WorkerConfig config;
@@ -87,6 +89,7 @@ final class WorkerApplication {
             Map.of(WorkerEndpoint.DEFAULT_PATH, engine),
             queryEndpoints,
             config.tcp());
+    List<AutoCloseable> closers = new ArrayList<>(publishers);
     Future<?> system =
         config.systemPort().isEmpty()
             ? Future.succeededFuture()
@@ -103,6 +106,17 @@ final class WorkerApplication {
               .toCompletionStage()
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
+      if (config.requestPlane() == RequestPlaneKind.NATS) {
+        WorkerNatsRequests nats =
+            WorkerNatsRequests.start(
+                vertx, config, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), queryEndpoints);
+        closers.add(nats);
+        nats.subjects()
+            .forEach(
+                (endpoint, subject) ->
+                    out.printf(
+                        "kvrouter worker NATS request plane: %s on %s%n", endpoint, subject));
+      }
       out.printf(
           "kvrouter worker ready: model %s on tcp://%s:%d/%s%n",
           config.modelName(), config.host(), started.port(), WorkerEndpoint.DEFAULT_PATH);
@@ -110,7 +124,7 @@ final class WorkerApplication {
       SignalShutdown.install(
           "worker",
           () -> {
-            publishers.forEach(WorkerApplication::closeQuietly);
+            closers.forEach(WorkerApplication::closeQuietly);
             return started.close().transform(v -> vertx.close());
           },
           () -> {}); // nothing to hurry: the worker does not wait for its streams
@@ -118,7 +132,7 @@ final class WorkerApplication {
     } catch (Exception e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       err.println("error: the worker could not start: " + cause.getMessage());
-      publishers.forEach(WorkerApplication::closeQuietly);
+      closers.forEach(WorkerApplication::closeQuietly);
       vertx.close();
       return OptionalInt.of(1);
     }

@@ -5,6 +5,7 @@ import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.events.zmq.DynamoZmqSubscriber;
 import io.kvrouter.metrics.MetricNames;
+import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
 import io.kvrouter.protocol.dynamo.EventEnvelope;
 import io.kvrouter.routing.Router;
@@ -12,6 +13,7 @@ import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -46,6 +48,7 @@ final class ZmqDynamoEvents implements AutoCloseable {
    */
   static ZmqDynamoEvents start(
       List<WorkerSpec> workers,
+      Map<String, WorkerEndpoint> endpoints,
       Router router,
       RequestPlane plane,
       long maxMessageBytes,
@@ -53,7 +56,7 @@ final class ZmqDynamoEvents implements AutoCloseable {
     StartedParts parts = new StartedParts();
     try {
       DynamoEventFollower follower =
-          DynamoFollowing.follower(workers, router, plane, false, meters);
+          DynamoFollowing.follower(workers, endpoints, router, plane, false, meters);
       parts.add("KV event follower", follower);
       Counter malformed =
           Counter.builder(MetricNames.KV_EVENT_MALFORMED)

@@ -106,6 +106,7 @@ public final class ConfigLoader {
     if (mode == RouterMode.KV && kv.kvEvents()) {
       checkEventSources(eventPlane.kind(), workers, mock);
     }
+    checkRequestPlane(value(REQUEST_PLANE), workers, mock);
     return new RouterConfig(
         http,
         mode,
@@ -134,6 +135,40 @@ public final class ConfigLoader {
               + " worker's local indexer); with v1.4 or earlier workers add "
               + NATS_EVENT_FORMAT.flag()
               + " json");
+    }
+  }
+
+  /** Every worker can be reached on the request plane {@code kind}. */
+  private static void checkRequestPlane(
+      RequestPlaneKind kind, List<WorkerSpec> workers, MockWorkerConfig mock) {
+    for (WorkerSpec worker : workers) {
+      if (kind == RequestPlaneKind.NATS && worker.instance() == null) {
+        throw new ConfigException(
+            "Worker '"
+                + worker.id()
+                + "' has no instance=: on --request-plane nats each --worker needs its Dynamo"
+                + " instance id in hex (instance=HEX), the last part of its NATS subject");
+      }
+      if (kind == RequestPlaneKind.NATS && worker.path().contains("/")) {
+        throw new ConfigException(
+            "Worker '"
+                + worker.id()
+                + "' has the path "
+                + worker.path()
+                + ": on --request-plane nats the endpoint is one name (generate, or endpoint=NAME)");
+      }
+      if (kind == RequestPlaneKind.TCP && !worker.hasAddress()) {
+        throw new ConfigException(
+            "Worker '"
+                + worker.id()
+                + "' has no address=: --request-plane tcp reaches workers at HOST:PORT (use"
+                + " --request-plane nats for instance= alone)");
+      }
+    }
+    if (kind == RequestPlaneKind.NATS && mock.count() > 0) {
+      throw new ConfigException(
+          "--mock-workers serve the TCP request plane only: use --request-plane tcp with them, or"
+              + " run worker processes (router.jar worker --request-plane nats) for nats");
     }
   }
 

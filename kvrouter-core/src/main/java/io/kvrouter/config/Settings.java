@@ -184,7 +184,7 @@ public final class Settings {
           "nats-server",
           "NATS_SERVER",
           "URL",
-          "NATS server of --event-plane nats.",
+          "NATS server of --event-plane nats and --request-plane nats.",
           "nats://localhost:4222",
           "a NATS URL such as nats://HOST:4222",
           false,
@@ -195,7 +195,7 @@ public final class Settings {
           "namespace",
           "DYN_NAMESPACE",
           "NS",
-          "Dynamo namespace of the workers' NATS subjects.",
+          "Dynamo namespace of the workers' NATS subjects (events and requests).",
           "dynamo",
           "one NATS subject token (no '.', '*', '>' or spaces)",
           false,
@@ -206,7 +206,7 @@ public final class Settings {
           "component",
           "DYN_COMPONENT",
           "NAME",
-          "Dynamo component of the workers' NATS subjects.",
+          "Dynamo component of the workers' NATS subjects (events and requests).",
           "backend",
           "one NATS subject token (no '.', '*', '>' or spaces)",
           false,
@@ -374,7 +374,11 @@ public final class Settings {
           "request-plane",
           "DYN_REQUEST_PLANE",
           "PLANE",
-          "Transport that carries requests to workers (Dynamo's TCP request plane).",
+          "Transport that carries requests to workers. tcp: Dynamo's TCP request plane (each"
+              + " --worker's address=). nats: Dynamo's NATS request plane, requests on each"
+              + " worker's subject NS_COMPONENT.ENDPOINT-INSTANCE (--nats-server, --namespace,"
+              + " --component, the --worker's instance= and endpoint=); responses come back over"
+              + " TCP to the response-stream listener on both.",
           "tcp",
           Parsers.oneOf(RequestPlaneKind.class),
           false,
@@ -393,7 +397,12 @@ public final class Settings {
               + " events-format=dynamo says kv-events= is Dynamo's ZMQ event plane instead (one"
               + " socket for every rank, recovery asked over the request plane; the id must then"
               + " be the worker's numeric Dynamo id), and kv-metrics=tcp://HOST:PORT where its"
-              + " load reports are published. Repeat for each worker.",
+              + " load reports are published. codec=msgpack says it takes Dynamo's msgpack payloads"
+              + " (its DYN_REQUEST_PLANE_CODEC; default json, as Dynamo's frontend assumes for a"
+              + " worker that advertises none). instance=HEX is its Dynamo instance id in hex, its"
+              + " NATS request subject's last part, for --request-plane nats (address= may then be"
+              + " left out, and endpoint=NAME names its endpoint, default generate). Repeat for"
+              + " each worker.",
           null,
           WorkerSpec.EXPECTED,
           true,

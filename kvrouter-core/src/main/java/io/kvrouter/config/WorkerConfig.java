@@ -17,6 +17,8 @@ import java.util.OptionalInt;
  * @param systemPort the port of {@code /metrics}, {@code /health} and {@code /kv/state}; empty for
  *     none
  * @param tcp its request plane's settings
+ * @param requestPlane where requests arrive besides TCP: with {@link RequestPlaneKind#NATS} also on
+ *     the NATS subjects of {@code events}' namespace, component and worker id
  */
 public record WorkerConfig(
     String host,
@@ -26,7 +28,8 @@ public record WorkerConfig(
     SimulatedEngineConfig engine,
     WorkerEventsConfig events,
     OptionalInt systemPort,
-    TcpConfig tcp) {
+    TcpConfig tcp,
+    RequestPlaneKind requestPlane) {
 
   public WorkerConfig {
     Objects.requireNonNull(host, "host");
@@ -35,5 +38,6 @@ public record WorkerConfig(
     Objects.requireNonNull(events, "events");
     Objects.requireNonNull(systemPort, "systemPort");
     Objects.requireNonNull(tcp, "tcp");
+    Objects.requireNonNull(requestPlane, "requestPlane");
   }
 }

@@ -46,7 +46,8 @@ public final class WorkerConfigLoader {
         EngineKnobs.WORKER.read(values, values.value(KV_CACHE_BLOCK_SIZE), dataParallelSize),
         events(dataParallelSize),
         optional(systemPort),
-        TcpConfig.defaults("127.0.0.1", values.value(TCP_MAX_MESSAGE_SIZE)));
+        TcpConfig.defaults("127.0.0.1", values.value(TCP_MAX_MESSAGE_SIZE)),
+        values.value(REQUEST_PLANE));
   }
 
   private <T> T required(Setting<T> setting) {

@@ -181,6 +181,14 @@ public final class WorkerSettings {
               + " or json (as Dynamo v1.4 and earlier: RouterEvent JSON on"
               + " namespace.NS.component.NAME.kv_events, load on namespace.NS.kv_metrics).");
 
+  public static final Setting<RequestPlaneKind> REQUEST_PLANE =
+      Settings.REQUEST_PLANE.describedAs(
+          "Where requests arrive. tcp: Dynamo's TCP request plane on --port. nats: also Dynamo's"
+              + " NATS request plane, on the subject NS_COMPONENT.ENDPOINT-ID (--nats-server,"
+              + " --namespace, --component; ID is --worker-id in hex, printed at start); responses"
+              + " go back over TCP to the frontend either way. Both take JSON and msgpack"
+              + " payloads.");
+
   public static final Setting<String> WORKER_ID =
       new Setting<>(
           "worker-id",
@@ -238,6 +246,7 @@ public final class WorkerSettings {
             COMPONENT,
             ENDPOINT,
             NATS_EVENT_FORMAT,
+            REQUEST_PLANE,
             WORKER_ID,
             DURABLE_KV_EVENTS,
             SYSTEM_PORT,

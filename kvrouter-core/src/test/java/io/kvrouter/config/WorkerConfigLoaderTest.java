@@ -59,6 +59,21 @@ class WorkerConfigLoaderTest {
     assertThat(events.kvEventsPort()).isEmpty();
     assertThat(events.encoding()).isEqualTo(KvEventsEncoding.MAP);
     assertThat(Parsers.isDynamoWorkerId(events.workerId())).isTrue();
+    assertThat(config.requestPlane()).isEqualTo(RequestPlaneKind.TCP);
+  }
+
+  @Test
+  void requestPlane_isDynamosSetting() {
+    assertThat(
+            WorkerConfigLoader.load(MINIMAL, Map.of("DYN_REQUEST_PLANE", "nats"), null)
+                .requestPlane())
+        .isEqualTo(RequestPlaneKind.NATS);
+    Map<String, List<String>> flags = new java.util.HashMap<>(MINIMAL);
+    flags.put("request-plane", List.of("udp"));
+    assertThatThrownBy(() -> load(flags))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("request-plane")
+        .hasMessageContaining("tcp, nats");
   }
 
   @Test

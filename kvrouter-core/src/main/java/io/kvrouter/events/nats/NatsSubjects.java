@@ -1,10 +1,10 @@
 package io.kvrouter.events.nats;
 
+import io.kvrouter.common.Slug;
 import io.kvrouter.config.NatsEventFormat;
 import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
 import io.kvrouter.protocol.dynamo.WorkerLoadCodec;
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -117,21 +117,7 @@ public final class NatsSubjects {
    * leading {@code _} are dropped (as {@code Slug::new} does).
    */
   public static String slug(String s) {
-    String lower = s.toLowerCase(Locale.ROOT);
-    StringBuilder out = new StringBuilder(lower.length());
-    lower
-        .codePoints()
-        .forEach(
-            c -> {
-              boolean valid =
-                  (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-              out.append(valid ? (char) c : '_');
-            });
-    int start = 0;
-    while (start < out.length() && out.charAt(start) == '_') {
-      start++;
-    }
-    return out.substring(start);
+    return Slug.of(s);
   }
 
   /** The JetStream stream for a subject: {@code slug(subject)} with {@code _} → {@code -}. */

@@ -1,5 +1,6 @@
 package io.kvrouter.transport.tcp;
 
+import io.kvrouter.protocol.PayloadCodec;
 import io.kvrouter.transport.JsonEndpoint;
 import io.vertx.core.buffer.Buffer;
 import java.util.concurrent.CompletionException;
@@ -27,13 +28,23 @@ final class AnswerPublisher implements WorkerCallHome.Listener {
 
   private final JsonEndpoint endpoint;
   private final byte[] question;
+  private final PayloadCodec codec;
   private final CallHomeFrames frames;
   private final WorkerCallHome callHome;
 
+  /**
+   * @param question the question's JSON
+   * @param codec how the answer's items are encoded: the request's payload codec
+   */
   AnswerPublisher(
-      JsonEndpoint endpoint, byte[] question, CallHomeFrames frames, WorkerCallHome callHome) {
+      JsonEndpoint endpoint,
+      byte[] question,
+      PayloadCodec codec,
+      CallHomeFrames frames,
+      WorkerCallHome callHome) {
     this.endpoint = endpoint;
     this.question = question;
+    this.codec = codec;
     this.frames = frames;
     this.callHome = callHome;
   }
@@ -60,7 +71,7 @@ final class AnswerPublisher implements WorkerCallHome.Listener {
               if (json == null) {
                 throw new IllegalStateException("the endpoint answered nothing");
               }
-              frame = frames.answer(json);
+              frame = frames.answer(json, codec);
             } catch (RuntimeException e) {
               problem = e;
             }
@@ -86,7 +97,7 @@ final class AnswerPublisher implements WorkerCallHome.Listener {
     }
     callHome.write(frames.prologue(StreamPrologue.OK));
     callHome.write(answer);
-    callHome.write(frames.completeFinal());
+    callHome.write(frames.completeFinal(codec));
     callHome.write(frames.control(ControlMessage.SENTINEL));
     callHome.finish();
   }

@@ -108,7 +108,8 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
       ControlMessage.requireSentinel(frame);
       onSentinel();
     } else if (frame.hasBody()) {
-      onEnvelope(WireJson.read(frame.body(), ResponseEnvelope.OF_OUTPUT, "response item"));
+      onEnvelope(
+          Payloads.read(frame.body(), ResponseEnvelope.OF_OUTPUT, worker.codec(), "response item"));
     }
     drain();
   }

@@ -1,20 +1,24 @@
 package io.kvrouter.transport.tcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kvrouter.protocol.PayloadCodec;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.vertx.core.buffer.Buffer;
 
 /**
  * A request as a worker takes it off the wire: the TwoPart payload of a request frame, its control
  * header checked for what this worker can serve (a single request answered by a stream over a TCP
- * call-home, JSON body). The body is parsed by what the endpoint takes: {@link #request()} for
- * generate.
+ * call-home, body in JSON or msgpack). The body is parsed by what the endpoint takes: {@link
+ * #request()} for generate.
  *
  * @param requestId the frontend's request id, also the engine's
  * @param callHome where to dial back
  * @param subject what to say in the handshake
- * @param body the request's JSON
+ * @param body the request, in {@code codec}
+ * @param codec the control message's {@code payload_codec}: the body's, and the response items'
  */
-record InboundRequest(String requestId, HostAndPort callHome, String subject, Buffer body) {
+record InboundRequest(
+    String requestId, HostAndPort callHome, String subject, Buffer body, PayloadCodec codec) {
 
   /** Parses a request frame's payload; throws {@link TcpCodecException} saying what is wrong. */
   static InboundRequest parse(Buffer payload, int maxMessageSize) {
@@ -29,10 +33,12 @@ record InboundRequest(String requestId, HostAndPort callHome, String subject, Bu
     require(
         RequestControlMessage.MANY_OUT.equals(control.responseType()),
         "unsupported response_type " + control.responseType());
-    require(
-        control.payloadCodec() == null
-            || RequestControlMessage.JSON_CODEC.equals(control.payloadCodec()),
-        "unsupported payload_codec " + control.payloadCodec());
+    PayloadCodec codec;
+    try {
+      codec = PayloadCodec.fromWire(control.payloadCodec());
+    } catch (IllegalArgumentException e) {
+      throw new TcpCodecException(e.getMessage(), e);
+    }
     require(
         control.connectionInfo() != null
             && RequestControlMessage.TCP_SERVER.equals(control.connectionInfo().transport()),
@@ -54,12 +60,20 @@ record InboundRequest(String requestId, HostAndPort callHome, String subject, Bu
     } catch (IllegalArgumentException e) {
       throw new TcpCodecException(e.getMessage(), e);
     }
-    return new InboundRequest(control.id(), callHome, info.subject(), envelope.body());
+    return new InboundRequest(control.id(), callHome, info.subject(), envelope.body(), codec);
+  }
+
+  /** The question's JSON, whatever codec it came in; throws {@link TcpCodecException}. */
+  byte[] questionJson() {
+    if (codec == PayloadCodec.JSON) {
+      return body.getBytes();
+    }
+    return WireJson.bytes(Payloads.read(body, JsonNode.class, codec, "question"));
   }
 
   /** The body as a generate request; throws {@link TcpCodecException} if it is not one. */
   PreprocessedRequest request() {
-    return WireJson.read(body, PreprocessedRequest.class, "request body");
+    return Payloads.read(body, PreprocessedRequest.class, codec, "request body");
   }
 
   private static void require(boolean condition, String problem) {

@@ -2,6 +2,7 @@ package io.kvrouter.transport.tcp;
 
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.InferenceEngine;
+import io.kvrouter.protocol.PayloadCodec;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.vertx.core.Context;
@@ -25,6 +26,7 @@ import io.vertx.core.Vertx;
 final class ResponsePublisher implements WorkerCallHome.Listener {
   private final InferenceEngine engine;
   private final String requestId;
+  private final PayloadCodec codec;
   private final PreprocessedRequest request;
   private final CallHomeFrames frames;
   private final WorkerCallHome callHome;
@@ -41,6 +43,7 @@ final class ResponsePublisher implements WorkerCallHome.Listener {
       WorkerCallHome callHome) {
     this.engine = engine;
     this.requestId = inbound.requestId();
+    this.codec = inbound.codec();
     this.request = request;
     this.frames = frames;
     this.callHome = callHome;
@@ -109,7 +112,7 @@ final class ResponsePublisher implements WorkerCallHome.Listener {
       return;
     }
     sendPrologueOnce();
-    callHome.write(frames.item(StreamItem.of(output)));
+    callHome.write(frames.item(StreamItem.of(output), codec));
     if (!enginePaused && callHome.writeQueueFull()) {
       enginePaused = true;
       engineStream.pause();
@@ -121,7 +124,7 @@ final class ResponsePublisher implements WorkerCallHome.Listener {
       return;
     }
     sendPrologueOnce();
-    callHome.write(frames.completeFinal());
+    callHome.write(frames.completeFinal(codec));
     callHome.write(frames.control(ControlMessage.SENTINEL));
     callHome.finish();
   }
@@ -136,8 +139,8 @@ final class ResponsePublisher implements WorkerCallHome.Listener {
       prologueSent = true;
       callHome.write(frames.prologue(new StreamPrologue(message)));
     } else {
-      callHome.write(frames.item(StreamItem.failure(message)));
-      callHome.write(frames.completeFinal());
+      callHome.write(frames.item(StreamItem.failure(message), codec));
+      callHome.write(frames.completeFinal(codec));
       callHome.write(frames.control(ControlMessage.SENTINEL));
     }
     callHome.finish();

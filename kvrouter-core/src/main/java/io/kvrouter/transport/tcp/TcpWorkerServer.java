@@ -34,30 +34,34 @@ final class TcpWorkerServer implements WorkerServer {
       Map<String, InferenceEngine> engines,
       Map<String, JsonEndpoint> endpoints,
       TcpConfig config) {
-    Map<String, InferenceEngine> byPath = Map.copyOf(engines);
-    Map<String, JsonEndpoint> answering = Map.copyOf(endpoints);
-    for (String path : answering.keySet()) {
-      if (byPath.containsKey(path)) {
-        throw new IllegalArgumentException("path " + path + " is both an engine and an endpoint");
-      }
+    NetClient callHomeClient = callHomeClient(vertx, config);
+    ServedCalls served;
+    try {
+      served = new ServedCalls(vertx, engines, endpoints, callHomeClient, config);
+    } catch (IllegalArgumentException e) {
+      callHomeClient.close();
+      throw e;
     }
-    NetClient callHomeClient =
-        vertx.createNetClient(
-            new NetClientOptions()
-                .setTcpNoDelay(true)
-                .setConnectTimeout(
-                    (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
     NetServer server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true));
     TcpWorkerServer worker = new TcpWorkerServer(server, callHomeClient);
     server.connectHandler(
         socket -> {
           worker.acceptedConnections.incrementAndGet();
-          new WorkerConnection(vertx, socket, byPath, answering, callHomeClient, config).start();
+          new WorkerConnection(socket, served, config).start();
         });
     return server
         .listen(port, host)
         .<WorkerServer>map(bound -> worker)
         .onFailure(failure -> callHomeClient.close());
+  }
+
+  /** The client a worker calls frontends back with. */
+  static NetClient callHomeClient(Vertx vertx, TcpConfig config) {
+    return vertx.createNetClient(
+        new NetClientOptions()
+            .setTcpNoDelay(true)
+            .setConnectTimeout(
+                (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
   }
 
   @Override
