@@ -2,6 +2,7 @@ package io.kvrouter.app;
 
 import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
+import java.util.OptionalLong;
 
 /**
  * Where a simulated worker's Dynamo KV events and load reports go: NATS subjects ({@link
@@ -14,6 +15,12 @@ interface DynamoEventSink extends AutoCloseable {
 
   /** Whether the report went out (the worker tries again at its next tick if not). */
   boolean publishLoad(WorkerLoadReport load);
+
+  /**
+   * The publisher whose envelopes carry rank {@code dpRank}'s events; Dynamo v1.5 serves the rank's
+   * recovery queries at an endpoint named after it. Empty when the events go without envelopes.
+   */
+  OptionalLong publisherId(int dpRank);
 
   /** Where the events go, for the worker's start-up line. */
   String describe();

@@ -14,7 +14,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -37,13 +36,15 @@ final class DynamoFollowing {
   private DynamoFollowing() {}
 
   /**
-   * A follower of {@code workers}' ranks into the router's index, asking them over {@code plane};
-   * each rank's feed is reported to the router. The caller closes it.
+   * A follower of {@code workers}' ranks into the router's index, asking them over {@code plane} at
+   * {@code endpoints} (their generate endpoints, by worker id); each rank's feed is reported to the
+   * router. The caller closes it.
    *
    * @param atLeastOnce whether the subscription may deliver an event twice
    */
   static DynamoEventFollower follower(
       List<WorkerSpec> workers,
+      Map<String, WorkerEndpoint> endpoints,
       Router router,
       RequestPlane plane,
       boolean atLeastOnce,
@@ -51,7 +52,7 @@ final class DynamoFollowing {
     DynamoEventFollower follower =
         new DynamoEventFollower(
             router.kvEventSink().orElseThrow(),
-            new RequestPlaneRecovery(plane, generateEndpoints(workers)),
+            new RequestPlaneRecovery(plane, endpoints),
             atLeastOnce,
             PROBE_INTERVAL,
             meters,
@@ -82,28 +83,34 @@ final class DynamoFollowing {
       MeterRegistry meters,
       String format,
       Function<byte[], WorkerLoadReport> decoder) {
+    return decoded(meters, format, "load reports", decoder, router::reportLoad);
+  }
+
+  /**
+   * Hands each payload, decoded by {@code decoder}, to {@code sink}; one that does not decode is
+   * counted as malformed under {@code format}, logged as one of {@code what}, and dropped.
+   */
+  static <T> Consumer<byte[]> decoded(
+      MeterRegistry meters,
+      String format,
+      String what,
+      Function<byte[], T> decoder,
+      Consumer<T> sink) {
     Counter malformed =
         Counter.builder(MetricNames.KV_EVENT_MALFORMED)
             .tag(MetricNames.TAG_FORMAT, format)
             .register(meters);
-    FaultLog faults = FaultLog.of(log, "malformed load reports");
+    FaultLog faults = FaultLog.of(log, "malformed " + what);
     return payload -> {
+      T value;
       try {
-        router.reportLoad(decoder.apply(payload));
+        value = decoder.apply(payload);
       } catch (IllegalArgumentException e) {
         malformed.increment();
         faults.fault(e.getMessage());
+        return;
       }
+      sink.accept(value);
     };
-  }
-
-  private static Map<String, WorkerEndpoint> generateEndpoints(List<WorkerSpec> workers) {
-    Map<String, WorkerEndpoint> endpoints = new HashMap<>();
-    for (WorkerSpec worker : workers) {
-      endpoints.put(
-          worker.id(),
-          new WorkerEndpoint(worker.id(), worker.host(), worker.port(), worker.path()));
-    }
-    return endpoints;
   }
 }

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -29,9 +30,10 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>every KV event of the engine's cache, numbered by a {@link WorkerKvEventLog}, goes out as a
  *       {@code RouterEvent};
- *   <li>the router's recovery queries, asked over the request plane at each rank's {@code
- *       worker_kv_indexer_query_dp{rank}} endpoint ({@link #queryEndpoints()}), are answered from
- *       the log (events, tree dump, too new), one at a time as Dynamo's worker does;
+ *   <li>the router's recovery queries, asked over the request plane at each publisher's {@code
+ *       worker_kv_query_source_{publisher_id:x}} endpoint (Dynamo v1.5) or each rank's {@code
+ *       worker_kv_indexer_query_dp{rank}} (earlier releases; {@link #queryEndpoints()}), are
+ *       answered from the log (events, tree dump, too new), one at a time as Dynamo's worker does;
  *   <li>its load goes out every {@code loadInterval} while it changes, and at least once a second.
  * </ul>
  */
@@ -104,18 +106,48 @@ final class DynamoWorkerEvents implements AutoCloseable {
   }
 
   /**
-   * Each rank's recovery-query endpoint, by request-plane path ({@code
-   * worker_kv_indexer_query_dp{rank}}), for the worker's TCP server to serve.
+   * The recovery-query endpoints, by request-plane path, for the worker's TCP server to serve, as
+   * the Dynamo release whose event format the worker speaks serves them: each publisher's {@code
+   * worker_kv_query_source_{publisher_id:x}} when the events go in envelopes (v1.5 and later),
+   * otherwise each rank's {@code worker_kv_indexer_query_dp{rank}} (v1.4 JSON). A publisher that
+   * carries several ranks (the ZMQ plane's one socket) answers for the rank the query names.
    */
   Map<String, JsonEndpoint> queryEndpoints() {
     Map<String, JsonEndpoint> endpoints = new LinkedHashMap<>();
+    Map<String, List<Integer>> publishers = new LinkedHashMap<>();
     for (int dp = 0; dp < logs.size(); dp++) {
       int rank = dp;
-      endpoints.put(
-          WorkerKvQueryCodec.endpoint(rank),
-          question -> CompletableFuture.supplyAsync(() -> answer(rank, question), queries));
+      OptionalLong publisher = sink.publisherId(rank);
+      if (publisher.isPresent()) {
+        publishers
+            .computeIfAbsent(
+                WorkerKvQueryCodec.sourceEndpoint(publisher.getAsLong()), name -> new ArrayList<>())
+            .add(rank);
+      } else {
+        endpoints.put(WorkerKvQueryCodec.endpoint(rank), question -> ask(rank, question));
+      }
     }
+    publishers.forEach(
+        (name, ranks) ->
+            endpoints.put(name, question -> ask(rankAsked(ranks, question), question)));
     return endpoints;
+  }
+
+  private CompletableFuture<byte[]> ask(int rank, byte[] question) {
+    return CompletableFuture.supplyAsync(() -> answer(rank, question), queries);
+  }
+
+  /**
+   * The rank among {@code ranks} that {@code question} names; the first when it names none of them
+   * or cannot be read (whose answer then says so).
+   */
+  private static int rankAsked(List<Integer> ranks, byte[] question) {
+    try {
+      int asked = WorkerKvQueryCodec.decodeQuery(question, ranks.get(0)).dpRank();
+      return ranks.contains(asked) ? asked : ranks.get(0);
+    } catch (IllegalArgumentException e) {
+      return ranks.get(0);
+    }
   }
 
   /**

@@ -53,7 +53,13 @@ final class EventPlane implements AutoCloseable {
       // config validation keeps --mock-workers out of nats mode
       subscriptions.add(
           "NATS KV events",
-          NatsKvEvents.start(config.eventPlane(), config.workers(), router, plane, meters));
+          NatsKvEvents.start(
+              config.eventPlane(),
+              config.workers(),
+              WorkerEndpoints.generate(config),
+              router,
+              plane,
+              meters));
       return new EventPlane(List.of(), subscriptions);
     }
     Map<WorkerRank, KvEventSource> sources = rankSources(config.workers());
@@ -64,7 +70,12 @@ final class EventPlane implements AutoCloseable {
         subscriptions.add(
             "Dynamo ZMQ KV events",
             ZmqDynamoEvents.start(
-                dynamoWorkers, router, plane, config.eventPlane().maxMessageBytes(), meters));
+                dynamoWorkers,
+                WorkerEndpoints.generate(config),
+                router,
+                plane,
+                config.eventPlane().maxMessageBytes(),
+                meters));
       }
       for (int i = 0; i < mockEngines.size(); i++) {
         ZmqEventPublisher publisher =

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.protocol.WorkerUnavailableException;
 import io.kvrouter.protocol.dynamo.DynamoEventCodec;
 import io.kvrouter.protocol.dynamo.DynamoEventFormatException;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryCodec;
@@ -14,15 +15,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 
 /**
  * Asks workers' local KV indexers for their events where Dynamo's router asks them: over the
- * request plane, rank {@code r}'s question to the worker's {@code worker_kv_indexer_query_dp{r}}
- * endpoint, at the worker's request-plane address ({@link WorkerEndpoint#sibling}). The answer is
- * the one item of the response stream; it is decoded on a thread of its own, since a tree dump of a
- * full cache is megabytes of JSON.
+ * request plane, at the worker's request-plane address ({@link WorkerEndpoint#sibling}), to the
+ * endpoint {@code worker_kv_query_source_{publisher_id:x}} of the publisher whose envelopes carry
+ * the rank's events (Dynamo v1.5 and later), or, when no envelope named one (Dynamo before v1.5, or
+ * nothing published yet), to rank {@code r}'s {@code worker_kv_indexer_query_dp{r}}. A worker that
+ * refuses the publisher's endpoint (releases before v1.5, whose envelopes carried the instance id)
+ * is asked again at the rank's. The answer is the one item of the response stream; it is decoded on
+ * a thread of its own, since a tree dump of a full cache is megabytes of JSON.
  */
 final class RequestPlaneRecovery implements DynamoEventFollower.RecoveryClient {
   /** How long a worker has to answer a question for events (Dynamo waits 1 s). */
@@ -52,7 +57,8 @@ final class RequestPlaneRecovery implements DynamoEventFollower.RecoveryClient {
   }
 
   @Override
-  public CompletableFuture<WorkerKvQueryResult> query(WorkerRank rank, Long start, Long end) {
+  public CompletableFuture<WorkerKvQueryResult> query(
+      WorkerRank rank, Long publisherId, Long start, Long end) {
     WorkerEndpoint worker = workers.get(rank.workerId());
     if (worker == null) {
       return CompletableFuture.failedFuture(
@@ -62,15 +68,36 @@ final class RequestPlaneRecovery implements DynamoEventFollower.RecoveryClient {
         WorkerKvQueryCodec.encodeQuery(
             new WorkerKvQueryCodec.Query(
                 DynamoEventCodec.workerIdToU64(rank.workerId()), rank.dpRank(), start, end));
+    Duration timeout = start == null ? DUMP_TIMEOUT : QUERY_TIMEOUT;
+    String rankEndpoint = WorkerKvQueryCodec.endpoint(rank.dpRank());
+    CompletableFuture<List<JsonNode>> items =
+        publisherId == null
+            ? ask(worker, rankEndpoint, question, timeout)
+            : ask(worker, WorkerKvQueryCodec.sourceEndpoint(publisherId), question, timeout)
+                .exceptionallyCompose(
+                    failure ->
+                        refused(failure)
+                            // envelopes of releases before v1.5 (publisher id = instance id)
+                            ? ask(worker, rankEndpoint, question, timeout)
+                            : CompletableFuture.failedFuture(failure));
+    return items.thenApplyAsync(RequestPlaneRecovery::decode, DECODER);
+  }
+
+  private CompletableFuture<List<JsonNode>> ask(
+      WorkerEndpoint worker, String endpoint, byte[] question, Duration timeout) {
     return plane
-        .ask(
-            worker.sibling(WorkerKvQueryCodec.endpoint(rank.dpRank())),
-            UUID.randomUUID().toString(),
-            question,
-            start == null ? DUMP_TIMEOUT : QUERY_TIMEOUT)
+        .ask(worker.sibling(endpoint), UUID.randomUUID().toString(), question, timeout)
         .toCompletionStage()
-        .toCompletableFuture()
-        .thenApplyAsync(RequestPlaneRecovery::decode, DECODER);
+        .toCompletableFuture();
+  }
+
+  /** Whether the worker answered but would not take the question (it serves no such endpoint). */
+  private static boolean refused(Throwable failure) {
+    Throwable cause =
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    return cause instanceof WorkerUnavailableException unavailable && unavailable.refused();
   }
 
   private static WorkerKvQueryResult decode(List<JsonNode> items) {

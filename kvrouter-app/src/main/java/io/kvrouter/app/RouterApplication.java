@@ -5,7 +5,10 @@ import io.kvrouter.common.Ticker;
 import io.kvrouter.config.ConfigException;
 import io.kvrouter.config.HttpConfig;
 import io.kvrouter.config.ModelConfig;
+import io.kvrouter.config.RequestPlaneKind;
 import io.kvrouter.config.RouterConfig;
+import io.kvrouter.config.TcpConfig;
+import io.kvrouter.events.nats.NatsConnection;
 import io.kvrouter.frontend.HttpFrontend;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
@@ -16,10 +19,12 @@ import io.kvrouter.preprocess.parse.ToolCallParserName;
 import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerStatus;
+import io.kvrouter.routing.Migration;
 import io.kvrouter.routing.RouteTarget;
 import io.kvrouter.routing.Router;
 import io.kvrouter.routing.Routers;
 import io.kvrouter.transport.RequestPlane;
+import io.kvrouter.transport.nats.NatsTransport;
 import io.kvrouter.transport.tcp.TcpTransport;
 import io.kvrouter.transport.tcp.WorkerServer;
 import io.kvrouter.worker.DataParallelEngine;
@@ -138,11 +143,7 @@ public final class RouterApplication {
         .compose(
             all -> {
               List<RouteTarget> endpoints = routeTargets(config, all.list());
-              // a worker that called back but sends no prologue is given up after as long as a
-              // silent stream
-              RequestPlane plane =
-                  TcpTransport.client(
-                      vertx, config.tcp().withPrologueTimeout(config.workerStreamIdleTimeout()));
+              RequestPlane plane = requestPlane(vertx, config, parts);
               parts.addAsync("request plane", plane::close);
               Router router =
                   Routers.create(
@@ -152,6 +153,7 @@ public final class RouterApplication {
                       endpoints,
                       plane,
                       config.workerStreamIdleTimeout(),
+                      new Migration(config.migrationLimit(), model),
                       vertx,
                       metrics.registry());
               parts.add("router", router::close);
@@ -220,6 +222,21 @@ public final class RouterApplication {
         .map(id -> verticles.get(0).port());
   }
 
+  /**
+   * The request plane {@code --request-plane} names. A worker that called back but sends no
+   * prologue is given up after as long as a silent stream.
+   */
+  private static RequestPlane requestPlane(Vertx vertx, RouterConfig config, StartedParts parts) {
+    TcpConfig tcp = config.tcp().withPrologueTimeout(config.workerStreamIdleTimeout());
+    if (config.requestPlane() == RequestPlaneKind.NATS) {
+      NatsConnection nats =
+          NatsConnection.start(config.eventPlane().natsServer(), "kvrouter-request-plane");
+      parts.add("NATS request-plane connection", nats);
+      return NatsTransport.client(vertx, tcp, nats::current);
+    }
+    return TcpTransport.client(vertx, tcp);
+  }
+
   /** The configured workers, then the simulated ones. */
   private static List<RouteTarget> routeTargets(
       RouterConfig config, List<WorkerServer> mockServers) {
@@ -229,10 +246,7 @@ public final class RouterApplication {
         .forEach(
             w ->
                 endpoints.add(
-                    new RouteTarget(
-                        new WorkerEndpoint(w.id(), w.host(), w.port(), w.path()),
-                        w.kvBlocks(),
-                        w.dpSize())));
+                    new RouteTarget(WorkerEndpoints.of(w, config), w.kvBlocks(), w.dpSize())));
     for (int i = 0; i < mockServers.size(); i++) {
       endpoints.add(
           new RouteTarget(

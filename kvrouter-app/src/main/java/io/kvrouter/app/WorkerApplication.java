@@ -4,6 +4,7 @@ import io.kvrouter.common.Ticker;
 import io.kvrouter.config.EventPlaneKind;
 import io.kvrouter.config.KvEventsEncoding;
 import io.kvrouter.config.KvEventsFormat;
+import io.kvrouter.config.RequestPlaneKind;
 import io.kvrouter.config.WorkerConfig;
 import io.kvrouter.config.WorkerEventsConfig;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
@@ -31,8 +32,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The composition root of a {@code router.jar worker} process: its simulated engine, its KV event
- * publishers, its request-plane server and, if asked for, its system port ({@link
- * WorkerSystemPort}), as Dynamo workers serve them.
+ * publishers, its request-plane server (TCP, and NATS with {@code --request-plane nats}: {@link
+ * WorkerNatsRequests}) and, if asked for, its system port ({@link WorkerSystemPort}), as Dynamo
+ * workers serve them.
  */
 final class WorkerApplication {
   private final WorkerConfig config;
@@ -69,7 +71,7 @@ final class WorkerApplication {
     WorkerEventsConfig events = config.events();
     try {
       if (events.format() == KvEventsFormat.DYNAMO) {
-        DynamoWorkerEvents dynamo = publishDynamo(ranks, dynamoSink(events));
+        DynamoWorkerEvents dynamo = publishDynamo(ranks, dynamoSink(events, ranks.size()));
         publishers = List.of(dynamo);
         queryEndpoints = dynamo.queryEndpoints();
       } else {
@@ -89,6 +91,7 @@ final class WorkerApplication {
             queryEndpoints,
             config.tcp(),
             config.acceptedResponseStreams());
+    List<AutoCloseable> closers = new ArrayList<>(publishers);
     Future<?> system =
         config.systemPort().isEmpty()
             ? Future.succeededFuture()
@@ -106,6 +109,17 @@ final class WorkerApplication {
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
       countResponseConnections(metrics, started);
+      if (config.requestPlane() == RequestPlaneKind.NATS) {
+        WorkerNatsRequests nats =
+            WorkerNatsRequests.start(
+                vertx, config, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), queryEndpoints);
+        closers.add(nats);
+        nats.subjects()
+            .forEach(
+                (endpoint, subject) ->
+                    out.printf(
+                        "kvrouter worker NATS request plane: %s on %s%n", endpoint, subject));
+      }
       out.printf(
           "kvrouter worker ready: model %s on tcp://%s:%d/%s%n",
           config.modelName(), config.host(), started.port(), WorkerEndpoint.DEFAULT_PATH);
@@ -113,7 +127,7 @@ final class WorkerApplication {
       SignalShutdown.install(
           "worker",
           () -> {
-            publishers.forEach(WorkerApplication::closeQuietly);
+            closers.forEach(WorkerApplication::closeQuietly);
             return started.close().transform(v -> vertx.close());
           },
           () -> {}); // nothing to hurry: the worker does not wait for its streams
@@ -121,7 +135,7 @@ final class WorkerApplication {
     } catch (Exception e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       err.println("error: the worker could not start: " + cause.getMessage());
-      publishers.forEach(WorkerApplication::closeQuietly);
+      closers.forEach(WorkerApplication::closeQuietly);
       vertx.close();
       return OptionalInt.of(1);
     }
@@ -146,14 +160,9 @@ final class WorkerApplication {
         .register(metrics.registry());
   }
 
-  private DynamoEventSink dynamoSink(WorkerEventsConfig events) {
+  private DynamoEventSink dynamoSink(WorkerEventsConfig events, int ranks) {
     return events.plane() == EventPlaneKind.NATS
-        ? NatsDynamoSink.start(
-            events.natsServer(),
-            events.namespace(),
-            events.component(),
-            events.durable(),
-            events.workerId())
+        ? NatsDynamoSink.start(events, ranks)
         : ZmqDynamoSink.start(
             zmqBindHost(),
             events.kvEventsPort().getAsInt(),

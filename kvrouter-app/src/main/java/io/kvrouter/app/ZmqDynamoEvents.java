@@ -5,6 +5,7 @@ import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.events.zmq.DynamoZmqSubscriber;
 import io.kvrouter.metrics.MetricNames;
+import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
 import io.kvrouter.protocol.dynamo.EventEnvelope;
 import io.kvrouter.routing.Router;
@@ -12,6 +13,7 @@ import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -46,6 +48,7 @@ final class ZmqDynamoEvents implements AutoCloseable {
    */
   static ZmqDynamoEvents start(
       List<WorkerSpec> workers,
+      Map<String, WorkerEndpoint> endpoints,
       Router router,
       RequestPlane plane,
       long maxMessageBytes,
@@ -53,7 +56,7 @@ final class ZmqDynamoEvents implements AutoCloseable {
     StartedParts parts = new StartedParts();
     try {
       DynamoEventFollower follower =
-          DynamoFollowing.follower(workers, router, plane, false, meters);
+          DynamoFollowing.follower(workers, endpoints, router, plane, false, meters);
       parts.add("KV event follower", follower);
       Counter malformed =
           Counter.builder(MetricNames.KV_EVENT_MALFORMED)
@@ -68,20 +71,22 @@ final class ZmqDynamoEvents implements AutoCloseable {
           workers.stream().map(w -> w.kvEvents().orElseThrow().endpoint()).toList();
       parts.add(
           "KV event subscription",
-          subscribe(events, DynamoMsgpackCodec.KV_EVENTS_TOPIC, follower::onMsgpack, faults));
+          subscribe(events, DynamoMsgpackCodec.KV_EVENTS_TOPIC, follower::onEnvelope, faults));
       List<String> loads =
           workers.stream()
               .map(w -> w.kvEvents().orElseThrow().metricsEndpoint())
               .flatMap(Optional::stream)
               .toList();
       if (!loads.isEmpty()) {
+        Consumer<byte[]> reports =
+            DynamoFollowing.loadReports(
+                router, meters, "dynamo-load", DynamoMsgpackCodec::decodeLoad);
         parts.add(
             "load report subscription",
             subscribe(
                 loads,
                 DynamoMsgpackCodec.KV_METRICS_TOPIC,
-                DynamoFollowing.loadReports(
-                    router, meters, "dynamo-load", DynamoMsgpackCodec::decodeLoad),
+                envelope -> reports.accept(envelope.payload()),
                 faults));
       }
       DynamoFollowing.ranks(workers).forEach(follower::follow);
@@ -96,7 +101,7 @@ final class ZmqDynamoEvents implements AutoCloseable {
   private record Faults(long maxMessageBytes, Counter malformed, Counter oversized) {}
 
   private static DynamoZmqSubscriber subscribe(
-      List<String> endpoints, String topic, Consumer<byte[]> payloads, Faults faults) {
+      List<String> endpoints, String topic, Consumer<EventEnvelope> envelopes, Faults faults) {
     return new DynamoZmqSubscriber(
             endpoints,
             topic,
@@ -104,7 +109,7 @@ final class ZmqDynamoEvents implements AutoCloseable {
             new DynamoZmqSubscriber.Listener() {
               @Override
               public void onEnvelope(EventEnvelope envelope) {
-                payloads.accept(envelope.payload());
+                envelopes.accept(envelope);
               }
 
               @Override

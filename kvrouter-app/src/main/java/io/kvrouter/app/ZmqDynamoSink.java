@@ -4,8 +4,10 @@ import io.kvrouter.events.zmq.DynamoZmqPublisher;
 import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
 import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
+import io.kvrouter.protocol.dynamo.EventEnvelope;
 import java.security.SecureRandom;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * Dynamo's ZMQ event plane, as a Dynamo worker publishes on it: two publishers, each its own PUB
@@ -15,8 +17,6 @@ import java.util.List;
  * below 2^53 so they survive a JSON number.
  */
 final class ZmqDynamoSink implements DynamoEventSink {
-  private static final long JSON_SAFE_IDS = (1L << 53) - 1;
-
   private final DynamoZmqPublisher events;
   private final DynamoZmqPublisher loads;
   private final String advertisedHost;
@@ -37,7 +37,9 @@ final class ZmqDynamoSink implements DynamoEventSink {
     DynamoZmqPublisher events =
         DynamoZmqPublisher.start(
             DynamoZmqPublisher.Options.of(
-                    bindHost, DynamoMsgpackCodec.KV_EVENTS_TOPIC, random.nextLong() & JSON_SAFE_IDS)
+                    bindHost,
+                    DynamoMsgpackCodec.KV_EVENTS_TOPIC,
+                    EventEnvelope.randomPublisherId(random))
                 .withPort(eventsPort));
     try {
       DynamoZmqPublisher loads =
@@ -45,7 +47,7 @@ final class ZmqDynamoSink implements DynamoEventSink {
               DynamoZmqPublisher.Options.of(
                       bindHost,
                       DynamoMsgpackCodec.KV_METRICS_TOPIC,
-                      random.nextLong() & JSON_SAFE_IDS)
+                      EventEnvelope.randomPublisherId(random))
                   .withPort(loadsPort));
       return new ZmqDynamoSink(events, loads, advertisedHost);
     } catch (RuntimeException e) {
@@ -63,6 +65,12 @@ final class ZmqDynamoSink implements DynamoEventSink {
   public boolean publishLoad(WorkerLoadReport load) {
     loads.publish(DynamoMsgpackCodec.encodeLoad(load));
     return true;
+  }
+
+  /** One publisher carries every rank's events. */
+  @Override
+  public OptionalLong publisherId(int dpRank) {
+    return OptionalLong.of(events.publisherId());
   }
 
   @Override

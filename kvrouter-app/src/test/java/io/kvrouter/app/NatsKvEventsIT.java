@@ -5,10 +5,18 @@ import static io.kvrouter.app.KvConvergence.send;
 import static io.kvrouter.app.KvConvergence.workload;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
+import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
+import io.kvrouter.protocol.dynamo.EventEnvelope;
+import io.kvrouter.protocol.dynamo.EventEnvelopeCodec;
 import io.kvrouter.testing.Http;
 import io.kvrouter.testing.NatsServerProcess;
 import io.kvrouter.testing.Prometheus;
 import io.kvrouter.testing.WorkerProcess;
+import io.nats.client.Connection;
+import io.nats.client.Dispatcher;
+import io.nats.client.Message;
+import io.nats.client.Nats;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,8 +25,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.LongStream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -87,8 +97,11 @@ class NatsKvEventsIT {
           KvConvergence.awaitFollowingWithReportedLoad(router);
         }
 
-        // (c) a new router learns every worker's state by asking, before any new event
+        // (c) a new router learns every worker's state by asking at the endpoint of the publisher
+        // that the worker's first envelope names: a v1.5 worker serves recovery nowhere else
+        // (discovery would name it before any event)
         try (RouterFixture router = RouterFixture.start(flags)) {
+          send(router, workload(random, 30));
           awaitConverged(router, workers);
           String metrics = Http.get(router.baseUrl + "/metrics").body();
           assertThat(KvConvergence.perWorker(metrics, "kvrouter_kv_event_resets_total", "11"))
@@ -173,7 +186,12 @@ class NatsKvEventsIT {
   @Test
   void durableEvents_publishedWhileTheRouterIsAway_areDeliveredWhenItIsBack() throws Exception {
     try (NatsServerProcess nats = NatsServerProcess.startWithJetStream()) {
-      WorkerProcess w21 = worker(nats, "21", List.of("--port", "0", "--durable-kv-events"));
+      // JetStream carries only Dynamo v1.4's JSON form
+      WorkerProcess w21 =
+          worker(
+              nats,
+              "21",
+              List.of("--port", "0", "--durable-kv-events", "--nats-event-format", "json"));
       Map<String, WorkerProcess> workers = new HashMap<>(Map.of("21", w21));
       Random random = new Random(4);
       try {
@@ -184,7 +202,9 @@ class NatsKvEventsIT {
                 "durable-kv-events",
                 "true",
                 "durable-consumer",
-                "router-a");
+                "router-a",
+                "nats-event-format",
+                "json");
         try (RouterFixture router = RouterFixture.start(flags)) {
           send(router, workload(random, 40));
           awaitConverged(router, workers);
@@ -238,6 +258,8 @@ class NatsKvEventsIT {
 
         try (RouterFixture router =
             RouterFixture.start(routerFlags(nats, List.of(w41.workerSpec("41"))))) {
+          // one request: its events' envelope names the publisher whose endpoint holds the dump
+          send(router, List.of(KvConvergence.letters(random, 200)));
           awaitConverged(router, workers);
           assertThat(
                   KvConvergence.perWorker(
@@ -249,6 +271,72 @@ class NatsKvEventsIT {
         }
       } finally {
         w41.close();
+      }
+    }
+  }
+
+  @Test
+  void aWorkersEventsAndLoad_goOutAsDynamo15Envelopes_onItsEndpointsSubjects() throws Exception {
+    try (NatsServerProcess nats = NatsServerProcess.start();
+        Connection raw = Nats.connect(nats.url())) {
+      String prefix = "namespace.dynamo.component.backend.";
+      List<Message> messages = new CopyOnWriteArrayList<>();
+      Dispatcher dispatcher = raw.createDispatcher(messages::add);
+      dispatcher.subscribe(prefix + ">");
+      raw.flush(Duration.ofSeconds(5));
+      WorkerProcess w61 = worker(nats, "61", List.of("--port", "0", "--data-parallel-size", "2"));
+      try {
+        Map<String, List<String>> direct = KvConvergence.kvFlags();
+        direct.put("worker", List.of(w61.workerSpec("61") + ",dp-size=2"));
+        direct.put("kv-events", List.of("false"));
+        try (RouterFixture other = RouterFixture.start(direct)) {
+          send(other, workload(new Random(6), 20));
+        }
+        String events = prefix + "endpoint.generate.kv-events";
+        String loads = prefix + "endpoint.generate.kv_metrics";
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(15))
+            .until(
+                () ->
+                    messages.stream().anyMatch(m -> m.getSubject().equals(events))
+                        && messages.stream().anyMatch(m -> m.getSubject().equals(loads)));
+        assertThat(messages)
+            .as("nothing on Dynamo v1.4's subjects")
+            .allMatch(m -> m.getSubject().equals(events) || m.getSubject().equals(loads));
+
+        Map<Long, List<Long>> sequences = new HashMap<>();
+        Map<Long, Integer> ranks = new HashMap<>();
+        for (Message m : messages) {
+          // the whole NATS message is the msgpack envelope: no frame header, unlike ZMQ
+          EventEnvelope envelope = EventEnvelopeCodec.decodeEnvelope(m.getData());
+          assertThat(envelope.publisherId())
+              .isBetween(0L, EventEnvelope.MAX_JSON_SAFE_PUBLISHER_ID);
+          if (m.getSubject().equals(events)) {
+            sequences
+                .computeIfAbsent(envelope.publisherId(), id -> new ArrayList<>())
+                .add(envelope.sequence());
+            assertThat(envelope.topic()).isEqualTo("kv-events");
+            for (DynamoRouterEvent event : DynamoMsgpackCodec.decodePayload(envelope.payload())) {
+              assertThat(event.event().worker().workerId()).isEqualTo("61");
+              Integer before = ranks.put(envelope.publisherId(), event.event().worker().dpRank());
+              assertThat(before)
+                  .as("one publisher per rank")
+                  .isIn(null, event.event().worker().dpRank());
+            }
+          } else {
+            assertThat(envelope.topic()).isEqualTo("kv_metrics");
+            assertThat(DynamoMsgpackCodec.decodeLoad(envelope.payload()).rank().workerId())
+                .isEqualTo("61");
+          }
+        }
+        assertThat(ranks.values()).as("both ranks published").containsExactlyInAnyOrder(0, 1);
+        sequences.forEach(
+            (publisher, seen) ->
+                assertThat(seen)
+                    .as("event publisher %x counts its messages from 0", publisher)
+                    .isEqualTo(LongStream.range(0, seen.size()).boxed().toList()));
+      } finally {
+        w61.close();
       }
     }
   }

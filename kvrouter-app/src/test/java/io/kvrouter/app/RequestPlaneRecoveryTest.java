@@ -39,11 +39,41 @@ class RequestPlaneRecoveryTest {
                       + "\"newest_available\":4}}"));
         });
 
-    assertThat(recovery.query(new WorkerRank("7", 2), 5L, null))
+    assertThat(recovery.query(new WorkerRank("7", 2), null, 5L, null))
         .succeedsWithin(WAIT)
         .isEqualTo(new WorkerKvQueryResult.TooNew(5, null, 4));
     assertThat(asked).containsExactly(new WorkerKvQueryCodec.Query(7, 2, 5L, null));
     assertThat(plane.asks).containsExactly("7/abc123/worker_kv_indexer_query_dp2");
+  }
+
+  @Test
+  void asksThePublishersEndpoint_whenAnEnvelopeNamedIt() {
+    plane.answer(
+        "abc123/worker_kv_query_source_1fffffffffffff",
+        question -> {
+          asked.add(WorkerKvQueryCodec.decodeQuery(question));
+          return List.of(json("{\"Error\":\"busy\"}"));
+        });
+
+    assertThat(recovery.query(new WorkerRank("7", 1), (1L << 53) - 1, 3L, 9L))
+        .succeedsWithin(WAIT)
+        .isEqualTo(new WorkerKvQueryResult.Error("busy"));
+    assertThat(asked).containsExactly(new WorkerKvQueryCodec.Query(7, 1, 3L, 9L));
+    assertThat(plane.asks).containsExactly("7/abc123/worker_kv_query_source_1fffffffffffff");
+  }
+
+  @Test
+  void aWorkerThatRefusesThePublishersEndpoint_isAskedAtTheRanks() {
+    // releases before v1.5 put their instance id in the envelopes and serve the rank's endpoint
+    plane.answer(
+        "abc123/worker_kv_indexer_query_dp0", question -> List.of(json("{\"Error\":\"old\"}")));
+
+    assertThat(recovery.query(new WorkerRank("7", 0), 0xabcL, null, null))
+        .succeedsWithin(WAIT)
+        .isEqualTo(new WorkerKvQueryResult.Error("old"));
+    assertThat(plane.asks)
+        .containsExactly(
+            "7/abc123/worker_kv_query_source_abc", "7/abc123/worker_kv_indexer_query_dp0");
   }
 
   @Test
@@ -52,7 +82,7 @@ class RequestPlaneRecoveryTest {
         "abc123/worker_kv_indexer_query_dp0",
         question -> List.of(json("{\"Error\":\"a\"}"), json("{\"Error\":\"b\"}")));
 
-    assertThat(recovery.query(new WorkerRank("7", 0), null, null))
+    assertThat(recovery.query(new WorkerRank("7", 0), null, null, null))
         .failsWithin(WAIT)
         .withThrowableOfType(Exception.class)
         .withRootCauseInstanceOf(DynamoEventFormatException.class)
@@ -61,11 +91,11 @@ class RequestPlaneRecoveryTest {
 
   @Test
   void aWorkerWithoutTheEndpointOrAnAddressFails() {
-    assertThat(recovery.query(new WorkerRank("7", 0), null, null))
+    assertThat(recovery.query(new WorkerRank("7", 0), null, null, null))
         .failsWithin(WAIT)
         .withThrowableOfType(Exception.class)
         .withRootCauseInstanceOf(WorkerUnavailableException.class);
-    assertThat(recovery.query(new WorkerRank("8", 0), null, null))
+    assertThat(recovery.query(new WorkerRank("8", 0), null, null, null))
         .failsWithin(WAIT)
         .withThrowableOfType(Exception.class)
         .withMessageContaining("no request-plane address for worker 8");

@@ -325,7 +325,7 @@ public final class EventPlaneBench {
   private static DynamoEventFollower followerWithoutRecovery(KvEventSink sink) {
     return new DynamoEventFollower(
         sink,
-        (rank, start, end) ->
+        (rank, publisherId, start, end) ->
             CompletableFuture.failedFuture(new IllegalStateException("no recovery here")),
         false,
         Duration.ofHours(1),

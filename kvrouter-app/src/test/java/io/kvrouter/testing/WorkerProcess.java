@@ -259,6 +259,17 @@ public final class WorkerProcess implements AutoCloseable {
     signal(process, "STOP");
   }
 
+  /**
+   * Kills the process with SIGKILL, as a crash: no shutdown, its connections are reset by the
+   * kernel. Returns once it has exited.
+   */
+  public void kill() throws Exception {
+    signal(process, "KILL");
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("the worker did not exit within 30 s of SIGKILL");
+    }
+  }
+
   /** Continues a {@link #suspend suspended} process (SIGCONT). */
   public void resume() throws Exception {
     signal(process, "CONT");

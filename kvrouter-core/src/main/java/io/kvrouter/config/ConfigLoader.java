@@ -107,12 +107,16 @@ public final class ConfigLoader {
             value(NATS_SERVER),
             value(NAMESPACE),
             value(COMPONENT),
+            value(ENDPOINT),
+            value(NATS_EVENT_FORMAT),
             value(DURABLE_KV_EVENTS),
             value(DURABLE_CONSUMER),
             value(KV_EVENTS_MAX_MESSAGE_BYTES));
+    checkDurable(eventPlane);
     if (mode == RouterMode.KV && kv.kvEvents()) {
       checkEventSources(eventPlane.kind(), workers, mock);
     }
+    checkRequestPlane(value(REQUEST_PLANE), workers, mock);
     return new RouterConfig(
         http,
         mode,
@@ -121,9 +125,61 @@ public final class ConfigLoader {
         value(REQUEST_PLANE),
         tcp,
         value(WORKER_STREAM_IDLE_TIMEOUT),
+        value(MIGRATION_LIMIT),
         workers,
         mock,
         model);
+  }
+
+  /**
+   * JetStream carries only Dynamo v1.4's JSON events: Dynamo v1.5 workers publish envelopes on core
+   * NATS and keep their events in their local indexer, so a durable consumer would wait for
+   * nothing.
+   */
+  static void checkDurable(EventPlaneConfig eventPlane) {
+    if (eventPlane.durable() && eventPlane.natsFormat() == NatsEventFormat.ENVELOPE) {
+      throw new ConfigException(
+          DURABLE_KV_EVENTS.flag()
+              + " follows a JetStream stream, which Dynamo workers stopped publishing to in v1.5:"
+              + " with v1.5 or later workers drop it (the router recovers missed events from each"
+              + " worker's local indexer); with v1.4 or earlier workers add "
+              + NATS_EVENT_FORMAT.flag()
+              + " json");
+    }
+  }
+
+  /** Every worker can be reached on the request plane {@code kind}. */
+  private static void checkRequestPlane(
+      RequestPlaneKind kind, List<WorkerSpec> workers, MockWorkerConfig mock) {
+    for (WorkerSpec worker : workers) {
+      if (kind == RequestPlaneKind.NATS && worker.instance() == null) {
+        throw new ConfigException(
+            "Worker '"
+                + worker.id()
+                + "' has no instance=: on --request-plane nats each --worker needs its Dynamo"
+                + " instance id in hex (instance=HEX), the last part of its NATS subject");
+      }
+      if (kind == RequestPlaneKind.NATS && worker.path().contains("/")) {
+        throw new ConfigException(
+            "Worker '"
+                + worker.id()
+                + "' has the path "
+                + worker.path()
+                + ": on --request-plane nats the endpoint is one name (generate, or endpoint=NAME)");
+      }
+      if (kind == RequestPlaneKind.TCP && !worker.hasAddress()) {
+        throw new ConfigException(
+            "Worker '"
+                + worker.id()
+                + "' has no address=: --request-plane tcp reaches workers at HOST:PORT (use"
+                + " --request-plane nats for instance= alone)");
+      }
+    }
+    if (kind == RequestPlaneKind.NATS && mock.count() > 0) {
+      throw new ConfigException(
+          "--mock-workers serve the TCP request plane only: use --request-plane tcp with them, or"
+              + " run worker processes (router.jar worker --request-plane nats) for nats");
+    }
   }
 
   /** Every worker can be followed on the event plane {@code kind}. */

@@ -9,6 +9,8 @@ import java.util.Objects;
  * @param natsServer {@code NATS_SERVER}, used with {@link EventPlaneKind#NATS}
  * @param namespace {@code --namespace}: the {@code ns} of {@code namespace.{ns}.component.{comp}}
  * @param component {@code --component}: the {@code comp} of that subject
+ * @param endpoint {@code --endpoint}: the endpoint of Dynamo v1.5's endpoint-scoped subjects
+ * @param natsFormat {@code --nats-event-format}: Dynamo v1.5's envelopes or v1.4's JSON
  * @param durable {@code --durable-kv-events}: follow the subject's JetStream stream with a durable
  *     consumer named {@code durableName} instead of a core subscription
  * @param maxMessageBytes {@code --kv-events-max-message-bytes}: the largest event message (ZMQ
@@ -19,6 +21,8 @@ public record EventPlaneConfig(
     String natsServer,
     String namespace,
     String component,
+    String endpoint,
+    NatsEventFormat natsFormat,
     boolean durable,
     String durableName,
     int maxMessageBytes) {
@@ -35,6 +39,8 @@ public record EventPlaneConfig(
     Objects.requireNonNull(natsServer, "natsServer");
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(component, "component");
+    Objects.requireNonNull(endpoint, "endpoint");
+    Objects.requireNonNull(natsFormat, "natsFormat");
     Objects.requireNonNull(durableName, "durableName");
     if (maxMessageBytes < 1) {
       throw new IllegalArgumentException("maxMessageBytes must be positive: " + maxMessageBytes);
@@ -48,6 +54,8 @@ public record EventPlaneConfig(
           "nats://localhost:4222",
           "dynamo",
           "backend",
+          "generate",
+          NatsEventFormat.ENVELOPE,
           false,
           "kvrouter",
           DEFAULT_MAX_MESSAGE_BYTES);

@@ -2,7 +2,8 @@ package io.kvrouter.config;
 
 /** Which request plane carries requests to workers ({@code --request-plane}). */
 public enum RequestPlaneKind implements Named {
-  TCP("tcp");
+  TCP("tcp"),
+  NATS("nats");
 
   private final String configName;
 

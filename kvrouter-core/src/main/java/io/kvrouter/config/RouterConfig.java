@@ -9,6 +9,8 @@ import java.util.Objects;
  *
  * @param workerStreamIdleTimeout how long a response stream may get nothing from its worker before
  *     it is given up ({@code --worker-stream-idle-timeout-secs})
+ * @param migrationLimit how many times a request whose stream breaks after output may continue on
+ *     another worker ({@code --migration-limit}); 0 for never
  */
 public record RouterConfig(
     HttpConfig http,
@@ -18,6 +20,7 @@ public record RouterConfig(
     RequestPlaneKind requestPlane,
     TcpConfig tcp,
     Duration workerStreamIdleTimeout,
+    int migrationLimit,
     List<WorkerSpec> workers,
     MockWorkerConfig mockWorkers,
     ModelConfig model) {

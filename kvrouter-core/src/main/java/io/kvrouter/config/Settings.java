@@ -170,10 +170,10 @@ public final class Settings {
           "PLANE",
           "kv mode: where KV events come from. zmq: each --worker's publisher (kv-events=):"
               + " vLLM's, with kv-replay=, or Dynamo's ZMQ event plane with events-format=dynamo."
-              + " nats: Dynamo RouterEvent JSON on namespace.NS.component.NAME.kv_events. Dynamo's"
-              + " events are recovered by asking the worker over the request plane after a gap or"
-              + " restart, and worker ids must be the workers' Dynamo ids; their load reports"
-              + " (namespace.NS.kv_metrics, or kv-metrics=) feed the busy thresholds.",
+              + " nats: Dynamo's NATS event plane, in --nats-event-format. Dynamo's events are"
+              + " recovered by asking the worker over the request plane after a gap or restart,"
+              + " and worker ids must be the workers' Dynamo ids; their load reports (kv_metrics,"
+              + " or kv-metrics=) feed the busy thresholds.",
           "zmq",
           Parsers.oneOf(EventPlaneKind.class),
           false,
@@ -184,7 +184,7 @@ public final class Settings {
           "nats-server",
           "NATS_SERVER",
           "URL",
-          "NATS server of --event-plane nats.",
+          "NATS server of --event-plane nats and --request-plane nats.",
           "nats://localhost:4222",
           "a NATS URL such as nats://HOST:4222",
           false,
@@ -195,7 +195,7 @@ public final class Settings {
           "namespace",
           "DYN_NAMESPACE",
           "NS",
-          "Dynamo namespace of the workers' NATS subjects.",
+          "Dynamo namespace of the workers' NATS subjects (events and requests).",
           "dynamo",
           "one NATS subject token (no '.', '*', '>' or spaces)",
           false,
@@ -206,21 +206,51 @@ public final class Settings {
           "component",
           "DYN_COMPONENT",
           "NAME",
-          "Dynamo component of the workers' NATS subjects.",
+          "Dynamo component of the workers' NATS subjects (events and requests).",
           "backend",
           "one NATS subject token (no '.', '*', '>' or spaces)",
           false,
           Parsers::subjectToken);
+
+  public static final Setting<String> ENDPOINT =
+      new Setting<>(
+          "endpoint",
+          null,
+          "NAME",
+          "Dynamo endpoint of the workers' NATS event subjects with --nats-event-format envelope"
+              + " (Dynamo v1.5 scopes events per endpoint: namespace.NS.component.NAME.endpoint."
+              + "ENDPOINT.kv-events).",
+          "generate",
+          "one NATS subject token (no '.', '*', '>' or spaces)",
+          false,
+          Parsers::subjectToken);
+
+  public static final Setting<NatsEventFormat> NATS_EVENT_FORMAT =
+      new Setting<>(
+          "nats-event-format",
+          null,
+          "FORMAT",
+          "--event-plane nats: envelope (Dynamo v1.5 and later: msgpack EventEnvelopes with"
+              + " RouterEvent batches on namespace.NS.component.NAME.endpoint.ENDPOINT.kv-events,"
+              + " load on ….kv_metrics) or json (Dynamo v1.4 and earlier: RouterEvent JSON on"
+              + " namespace.NS.component.NAME.kv_events, load on namespace.NS.kv_metrics, JetStream"
+              + " with --durable-kv-events).",
+          "envelope",
+          Parsers.oneOf(NatsEventFormat.class),
+          false,
+          Parsers.named(NatsEventFormat.class));
 
   public static final Setting<Boolean> DURABLE_KV_EVENTS =
       new Setting<>(
               "durable-kv-events",
               "DYN_DURABLE_KV_EVENTS",
               null,
-              "--event-plane nats: follow the events' JetStream stream with a durable consumer"
-                  + " (--durable-consumer), so events published while the router is away are"
-                  + " delivered when it is back; off: a core subscription, and a tree dump from each"
-                  + " worker after every reconnect.",
+              "Deprecated (Dynamo v1.4 and earlier): with --nats-event-format json, follow the"
+                  + " events' JetStream stream with a durable consumer (--durable-consumer), so"
+                  + " events published while the router is away are delivered when it is back."
+                  + " Dynamo v1.5 workers no longer publish to JetStream, so with the envelope"
+                  + " format it is an error; there the router recovers from each worker's local"
+                  + " indexer.",
               "false",
               "true or false",
               false,
@@ -344,7 +374,11 @@ public final class Settings {
           "request-plane",
           "DYN_REQUEST_PLANE",
           "PLANE",
-          "Transport that carries requests to workers (Dynamo's TCP request plane).",
+          "Transport that carries requests to workers. tcp: Dynamo's TCP request plane (each"
+              + " --worker's address=). nats: Dynamo's NATS request plane, requests on each"
+              + " worker's subject NS_COMPONENT.ENDPOINT-INSTANCE (--nats-server, --namespace,"
+              + " --component, the --worker's instance= and endpoint=); responses come back over"
+              + " TCP to the response-stream listener on both.",
           "tcp",
           Parsers.oneOf(RequestPlaneKind.class),
           false,
@@ -363,8 +397,13 @@ public final class Settings {
               + " events-format=dynamo says kv-events= is Dynamo's ZMQ event plane instead (one"
               + " socket for every rank, recovery asked over the request plane; the id must then"
               + " be the worker's numeric Dynamo id), and kv-metrics=tcp://HOST:PORT where its"
-              + " load reports are published; response-stream=call-home|mux how it streams"
-              + " responses back (default: --tcp-response-mux). Repeat for each worker.",
+              + " load reports are published. codec=msgpack says it takes Dynamo's msgpack payloads"
+              + " (its DYN_REQUEST_PLANE_CODEC; default json, as Dynamo's frontend assumes for a"
+              + " worker that advertises none). instance=HEX is its Dynamo instance id in hex, its"
+              + " NATS request subject's last part, for --request-plane nats (address= may then be"
+              + " left out, and endpoint=NAME names its endpoint, default generate). response-stream=call-home|mux says how it"
+              + " streams responses back over TCP (default: --tcp-response-mux). Repeat for each"
+              + " worker.",
           null,
           WorkerSpec.EXPECTED,
           true,
@@ -525,6 +564,24 @@ public final class Settings {
           false,
           Parsers::seconds);
 
+  /**
+   * Dynamo's {@code --migration-limit} ({@code DYN_MIGRATION_LIMIT}, default 0 in
+   * components/src/dynamo/frontend/frontend_args.py at c6b40e78 and 0243c51b).
+   */
+  public static final Setting<Integer> MIGRATION_LIMIT =
+      new Setting<>(
+          "migration-limit",
+          "DYN_MIGRATION_LIMIT",
+          "N",
+          "How many times one request may move to another worker when its worker's stream breaks"
+              + " off or stalls after output has begun: it continues there with the tokens"
+              + " generated so far, unseen by the client. 0 turns it off; the stream then ends"
+              + " with an error.",
+          "0",
+          "an integer from 0 to 2147483647",
+          false,
+          Parsers.ints(0, Integer.MAX_VALUE));
+
   public static final Setting<String> TCP_RESPONSE_STREAM_HOST =
       new Setting<>(
           "tcp-response-stream-host",
@@ -593,6 +650,8 @@ public final class Settings {
           NATS_SERVER,
           NAMESPACE,
           COMPONENT,
+          ENDPOINT,
+          NATS_EVENT_FORMAT,
           DURABLE_KV_EVENTS,
           DURABLE_CONSUMER,
           KV_EVENTS_MAX_MESSAGE_BYTES,
@@ -626,6 +685,7 @@ public final class Settings {
           TCP_POOL_SIZE,
           TCP_CONNECT_TIMEOUT,
           WORKER_STREAM_IDLE_TIMEOUT,
+          MIGRATION_LIMIT,
           TCP_RESPONSE_STREAM_HOST,
           TCP_RESPONSE_STREAM_PORT,
           TCP_RESPONSE_STREAM_ADVERTISE_HOST,

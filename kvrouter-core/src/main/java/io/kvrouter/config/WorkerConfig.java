@@ -18,6 +18,8 @@ import java.util.Set;
  * @param systemPort the port of {@code /metrics}, {@code /health} and {@code /kv/state}; empty for
  *     none
  * @param tcp its request plane's settings
+ * @param requestPlane where requests arrive besides TCP: with {@link RequestPlaneKind#NATS} also on
+ *     the NATS subjects of {@code events}' namespace, component and worker id
  * @param acceptedResponseStreams the response transports it answers on ({@code
  *     --accept-response-stream})
  */
@@ -30,6 +32,7 @@ public record WorkerConfig(
     WorkerEventsConfig events,
     OptionalInt systemPort,
     TcpConfig tcp,
+    RequestPlaneKind requestPlane,
     Set<ResponseStreamKind> acceptedResponseStreams) {
 
   public WorkerConfig {
@@ -39,6 +42,7 @@ public record WorkerConfig(
     Objects.requireNonNull(events, "events");
     Objects.requireNonNull(systemPort, "systemPort");
     Objects.requireNonNull(tcp, "tcp");
+    Objects.requireNonNull(requestPlane, "requestPlane");
     acceptedResponseStreams = Set.copyOf(acceptedResponseStreams);
     if (acceptedResponseStreams.isEmpty()) {
       throw new IllegalArgumentException("a worker must accept a response transport");

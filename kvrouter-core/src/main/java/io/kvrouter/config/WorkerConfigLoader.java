@@ -47,6 +47,7 @@ public final class WorkerConfigLoader {
         events(dataParallelSize),
         optional(systemPort),
         TcpConfig.defaults("127.0.0.1", values.value(TCP_MAX_MESSAGE_SIZE)),
+        values.value(REQUEST_PLANE),
         values.value(ACCEPT_RESPONSE_STREAM));
   }
 
@@ -80,6 +81,8 @@ public final class WorkerConfigLoader {
             values.value(NATS_SERVER),
             values.value(NAMESPACE),
             values.value(COMPONENT),
+            values.value(ENDPOINT),
+            values.value(NATS_EVENT_FORMAT),
             values.value(DURABLE_KV_EVENTS),
             workerId == null ? randomWorkerId() : workerId);
     checkPlane(events);
@@ -101,6 +104,13 @@ public final class WorkerConfigLoader {
                 + " are for "
                 + EVENT_PLANE.flag()
                 + " zmq");
+      }
+      if (events.durable() && events.natsFormat() == NatsEventFormat.ENVELOPE) {
+        fail(
+            DURABLE_KV_EVENTS.flag()
+                + " needs "
+                + NATS_EVENT_FORMAT.flag()
+                + " json: Dynamo v1.5 workers publish envelopes on core NATS only");
       }
     } else if (events.durable()) {
       fail(DURABLE_KV_EVENTS.flag() + " needs " + EVENT_PLANE.flag() + " nats");

@@ -16,6 +16,8 @@ import java.util.OptionalInt;
  * @param natsServer the NATS server of the nats plane
  * @param namespace Dynamo namespace of the NATS subjects
  * @param component Dynamo component of the NATS subjects
+ * @param endpoint Dynamo endpoint of the NATS subjects (envelope format)
+ * @param natsFormat Dynamo v1.5's envelopes or v1.4's JSON on NATS
  * @param durable whether the events are kept in the subject's JetStream stream
  * @param workerId the Dynamo worker id stamped on Dynamo's events
  */
@@ -30,6 +32,8 @@ public record WorkerEventsConfig(
     String natsServer,
     String namespace,
     String component,
+    String endpoint,
+    NatsEventFormat natsFormat,
     boolean durable,
     String workerId) {
 
@@ -40,6 +44,7 @@ public record WorkerEventsConfig(
     Objects.requireNonNull(kvReplayPort, "kvReplayPort");
     Objects.requireNonNull(kvMetricsPort, "kvMetricsPort");
     Objects.requireNonNull(encoding, "encoding");
+    Objects.requireNonNull(natsFormat, "natsFormat");
     Objects.requireNonNull(workerId, "workerId");
   }
 

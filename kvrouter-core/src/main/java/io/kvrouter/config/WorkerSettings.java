@@ -143,9 +143,10 @@ public final class WorkerSettings {
   public static final Setting<EventPlaneKind> EVENT_PLANE =
       Settings.EVENT_PLANE.describedAs(
           "Where KV events go: zmq (PUB sockets on --kv-events-port, in --kv-events-format) or"
-              + " nats (Dynamo's RouterEvent JSON on namespace.NS.component.NAME.kv_events, load"
-              + " on namespace.NS.kv_metrics). In Dynamo's format recovery queries are answered on"
-              + " the request plane at worker_kv_indexer_query_dpR.");
+              + " nats (Dynamo's NATS event plane, in --nats-event-format). In Dynamo's format"
+              + " recovery queries are answered on the request plane, at"
+              + " worker_kv_query_source_PUBLISHER (Dynamo v1.5, the publisher id in hex) and at"
+              + " worker_kv_indexer_query_dpR (earlier releases).");
 
   public static final Setting<KvEventsFormat> KV_EVENTS_FORMAT =
       new Setting<>(
@@ -168,6 +169,27 @@ public final class WorkerSettings {
   public static final Setting<String> COMPONENT =
       Settings.COMPONENT.describedAs("Dynamo component of this worker's NATS subjects.");
 
+  public static final Setting<String> ENDPOINT =
+      Settings.ENDPOINT.describedAs(
+          "Dynamo endpoint of this worker's NATS event subjects with --nats-event-format"
+              + " envelope.");
+
+  public static final Setting<NatsEventFormat> NATS_EVENT_FORMAT =
+      Settings.NATS_EVENT_FORMAT.describedAs(
+          "--event-plane nats: envelope (as Dynamo v1.5 and later publish: msgpack"
+              + " EventEnvelopes, one publisher id per data-parallel rank, on"
+              + " namespace.NS.component.NAME.endpoint.ENDPOINT.kv-events, load on ….kv_metrics)"
+              + " or json (as Dynamo v1.4 and earlier: RouterEvent JSON on"
+              + " namespace.NS.component.NAME.kv_events, load on namespace.NS.kv_metrics).");
+
+  public static final Setting<RequestPlaneKind> REQUEST_PLANE =
+      Settings.REQUEST_PLANE.describedAs(
+          "Where requests arrive. tcp: Dynamo's TCP request plane on --port. nats: also Dynamo's"
+              + " NATS request plane, on the subject NS_COMPONENT.ENDPOINT-ID (--nats-server,"
+              + " --namespace, --component; ID is --worker-id in hex, printed at start); responses"
+              + " go back over TCP to the frontend either way. Both take JSON and msgpack"
+              + " payloads.");
+
   public static final Setting<String> WORKER_ID =
       new Setting<>(
           "worker-id",
@@ -185,8 +207,9 @@ public final class WorkerSettings {
       Settings.DURABLE_KV_EVENTS
           .withAliases()
           .describedAs(
-              "With --event-plane nats: keep the events in the JetStream stream of the subject"
-                  + " (created if missing), for routers that follow it with --durable-kv-events.");
+              "Deprecated (Dynamo v1.4 and earlier): with --nats-event-format json, keep the"
+                  + " events in the JetStream stream of the subject (created if missing), for"
+                  + " routers that follow it with --durable-kv-events.");
 
   public static final Setting<Integer> SYSTEM_PORT =
       new Setting<>(
@@ -243,6 +266,9 @@ public final class WorkerSettings {
             NATS_SERVER,
             NAMESPACE,
             COMPONENT,
+            ENDPOINT,
+            NATS_EVENT_FORMAT,
+            REQUEST_PLANE,
             WORKER_ID,
             DURABLE_KV_EVENTS,
             SYSTEM_PORT,

@@ -9,16 +9,21 @@ import java.util.Set;
 
 /**
  * A statically configured worker, written {@code
- * id=w1,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,response-stream=call-home|mux][,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo][,kv-metrics=tcp://HOST:PORT]]}.
+ * id=w1,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo][,kv-metrics=tcp://HOST:PORT]][,codec=json|msgpack][,instance=HEX][,response-stream=call-home|mux]}.
  * The path is the opaque routing path of Dynamo's TCP address; it defaults to {@code generate}.
+ * With {@code instance=} the address may be left out: the worker is then reached on the NATS
+ * request plane only, its endpoint named {@code endpoint=} (default {@code generate}).
  *
- * @param responseStream how the worker streams responses back, when its entry says; empty means the
- *     router-wide {@code --tcp-response-mux}
  * @param kvBlocks the KV capacity each data-parallel rank declares, 0 when not given
  * @param kvEvents where the worker publishes its KV cache events over ZMQ, if it does: in vLLM's
  *     format rank 0's endpoints (rank {@code r} publishes on the same ports plus {@code r}, as vLLM
  *     does); in Dynamo's, the one endpoint of every rank
  * @param dpSize its data-parallel ranks, 1 without data parallelism
+ * @param codec the payload codec it advertises, JSON unless said
+ * @param instance its Dynamo instance id in hex as in its NATS subject (the NATS request plane), or
+ *     {@code null}
+ * @param responseStream how the worker streams responses back, when its entry says; empty means the
+ *     router-wide {@code --tcp-response-mux}
  */
 public record WorkerSpec(
     String id,
@@ -28,24 +33,30 @@ public record WorkerSpec(
     long kvBlocks,
     Optional<KvEventSource> kvEvents,
     int dpSize,
+    RequestPlaneCodec codec,
+    String instance,
     Optional<ResponseStreamKind> responseStream) {
 
   static final String EXPECTED =
-      "id=ID,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,response-stream=call-home|mux]"
-          + "[,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo]"
-          + "[,kv-metrics=tcp://HOST:PORT]] (keys: id, address, kv-blocks, dp-size,"
-          + " response-stream, kv-events, kv-replay, events-format, kv-metrics)";
+      "id=ID,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT"
+          + "[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo][,kv-metrics=tcp://HOST:PORT]]"
+          + "[,codec=json|msgpack][,instance=HEX[,endpoint=NAME]][,response-stream=call-home|mux]"
+          + " (keys: id, address, kv-blocks, dp-size, kv-events, kv-replay, events-format,"
+          + " kv-metrics, codec, instance, endpoint, response-stream)";
   private static final Set<String> KEYS =
       Set.of(
           "id",
           "address",
           "kv-blocks",
           "dp-size",
-          "response-stream",
           "kv-events",
           "kv-replay",
           "events-format",
-          "kv-metrics");
+          "kv-metrics",
+          "codec",
+          "instance",
+          "endpoint",
+          "response-stream");
 
   /** The most data-parallel ranks one worker may declare. */
   public static final int MAX_DP_SIZE = 256;
@@ -110,6 +121,7 @@ public record WorkerSpec(
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(kvEvents, "kvEvents");
+    Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(responseStream, "responseStream");
     if (kvBlocks < 0) {
       throw new IllegalArgumentException("kv-blocks must be >= 0");
@@ -119,9 +131,16 @@ public record WorkerSpec(
     }
   }
 
-  /** A worker without a declared KV capacity, KV events or data parallelism. */
-  public WorkerSpec(String id, String host, int port, String path) {
-    this(id, host, port, path, 0, Optional.empty(), 1);
+  /** A worker reached over TCP, taking JSON. */
+  public WorkerSpec(
+      String id,
+      String host,
+      int port,
+      String path,
+      long kvBlocks,
+      Optional<KvEventSource> kvEvents,
+      int dpSize) {
+    this(id, host, port, path, kvBlocks, kvEvents, dpSize, RequestPlaneCodec.JSON, null);
   }
 
   /** A worker that streams responses as the router-wide setting says. */
@@ -132,8 +151,20 @@ public record WorkerSpec(
       String path,
       long kvBlocks,
       Optional<KvEventSource> kvEvents,
-      int dpSize) {
-    this(id, host, port, path, kvBlocks, kvEvents, dpSize, Optional.empty());
+      int dpSize,
+      RequestPlaneCodec codec,
+      String instance) {
+    this(id, host, port, path, kvBlocks, kvEvents, dpSize, codec, instance, Optional.empty());
+  }
+
+  /** A worker without a declared KV capacity, KV events or data parallelism. */
+  public WorkerSpec(String id, String host, int port, String path) {
+    this(id, host, port, path, 0, Optional.empty(), 1);
+  }
+
+  /** Whether it has a TCP address: a worker given only by {@code instance=} has none. */
+  public boolean hasAddress() {
+    return port != 0;
   }
 
   /** Parses the {@code key=value,...} form; throws {@link IllegalArgumentException} if invalid. */
@@ -154,27 +185,58 @@ public record WorkerSpec(
     }
     String id = fields.get("id");
     String address = fields.get("address");
-    if (id == null || id.isEmpty() || address == null || address.isEmpty()) {
-      throw new IllegalArgumentException("both id and address are required");
+    String instance = fields.get("instance");
+    if (instance != null && !instance.matches("[0-9a-f]{1,16}")) {
+      throw new IllegalArgumentException(
+          "instance '"
+              + instance
+              + "' is not a Dynamo instance id in lowercase hex (1 to 16 digits)");
     }
-    String path = "generate";
-    int slash = address.indexOf('/');
-    if (slash >= 0) {
-      path = address.substring(slash + 1);
-      address = address.substring(0, slash);
-      if (path.isEmpty()) {
-        throw new IllegalArgumentException("empty path after '/'");
+    if (address != null && address.isEmpty()) {
+      address = null;
+    }
+    if (id == null || id.isEmpty() || (address == null && instance == null)) {
+      throw new IllegalArgumentException("id and address (or instance=) are required");
+    }
+    RequestPlaneCodec codec = RequestPlaneCodec.JSON;
+    String codecName = fields.get("codec");
+    if (codecName != null) {
+      try {
+        codec = Parsers.named(RequestPlaneCodec.class).apply(codecName);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "codec '" + codecName + "' is not " + Parsers.oneOf(RequestPlaneCodec.class));
       }
     }
-    int colon = address.lastIndexOf(':');
-    if (colon <= 0) {
-      throw new IllegalArgumentException("address '" + address + "' has no port");
+    String endpoint = fields.get("endpoint");
+    if (endpoint != null && (address != null || endpoint.isEmpty() || endpoint.contains("/"))) {
+      throw new IllegalArgumentException(
+          address != null
+              ? "endpoint= names a NATS-only worker's endpoint: with address=, give it as /PATH"
+              : "endpoint '" + endpoint + "' must be one name without '/'");
     }
-    String host = address.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
+    String host = "";
+    int port = 0;
+    String path = endpoint == null ? "generate" : endpoint;
+    if (address != null) {
+      int slash = address.indexOf('/');
+      if (slash >= 0) {
+        path = address.substring(slash + 1);
+        address = address.substring(0, slash);
+        if (path.isEmpty()) {
+          throw new IllegalArgumentException("empty path after '/'");
+        }
+      }
+      int colon = address.lastIndexOf(':');
+      if (colon <= 0) {
+        throw new IllegalArgumentException("address '" + address + "' has no port");
+      }
+      host = address.substring(0, colon);
+      if (host.startsWith("[") && host.endsWith("]")) {
+        host = host.substring(1, host.length() - 1);
+      }
+      port = Parsers.intInRange(address.substring(colon + 1), 1, 65535);
     }
-    int port = Parsers.intInRange(address.substring(colon + 1), 1, 65535);
     String kvBlocks = fields.get("kv-blocks");
     long blocks = 0;
     if (kvBlocks != null) {
@@ -238,7 +300,8 @@ public record WorkerSpec(
             "response-stream '" + stream + "' is not " + Parsers.oneOf(ResponseStreamKind.class));
       }
     }
-    return new WorkerSpec(id, host, port, path, blocks, source, dpSize, responseStream);
+    return new WorkerSpec(
+        id, host, port, path, blocks, source, dpSize, codec, instance, responseStream);
   }
 
   /** The last rank's port, base + dp-size - 1, must still be a port. */

@@ -9,6 +9,7 @@ import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.DynamoEventCodec;
 import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
 import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
+import io.kvrouter.protocol.dynamo.EventEnvelope;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
 import io.kvrouter.routing.index.KvEventSink;
 import io.micrometer.core.instrument.Counter;
@@ -38,11 +39,11 @@ import org.slf4j.LoggerFactory;
  * {@link KvEventSink}, the rank's metrics, and the {@link Ticker} that gives the sequencers the
  * time.
  *
- * <p>{@link #onMessage} and {@link #onMsgpack} decode on the caller's thread and hand the events
- * over; answers are handed over from whichever thread completes them. A payload that is not a
- * {@code RouterEvent} (or, in msgpack, a list of them) is counted and dropped whole, and logged
- * through a {@link FaultLog} (at DEBUG, one WARN a minute at most). Every {@link #TICK} the thread
- * tells every rank the time, which is when retries fall due and quiet ranks are probed.
+ * <p>{@link #onMessage}, {@link #onMsgpack} and {@link #onEnvelope} decode on the caller's thread
+ * and hand the events over; answers are handed over from whichever thread completes them. A payload
+ * that is not a {@code RouterEvent} (or, in msgpack, a list of them) is counted and dropped whole,
+ * and logged through a {@link FaultLog} (at DEBUG, one WARN a minute at most). Every {@link #TICK}
+ * the thread tells every rank the time, which is when retries fall due and quiet ranks are probed.
  *
  * <p>{@link #resyncAll()} re-asks every known rank for a tree dump: the caller's answer to a
  * subscription that may have lost messages (a core NATS reconnect). {@link #follow} asks for a
@@ -59,7 +60,13 @@ public final class DynamoEventFollower implements AutoCloseable {
 
   /** Asks a worker rank for events {@code start..end} (a tree dump when {@code start} is null). */
   public interface RecoveryClient {
-    CompletableFuture<WorkerKvQueryResult> query(WorkerRank rank, Long start, Long end);
+    /**
+     * @param publisherId the id of the event publisher whose envelope last carried the rank's
+     *     events (Dynamo v1.5 names the rank's recovery endpoint after it), or null when none was
+     *     seen (no events yet, or a format without envelopes)
+     */
+    CompletableFuture<WorkerKvQueryResult> query(
+        WorkerRank rank, Long publisherId, Long start, Long end);
   }
 
   private final KvEventSink sink;
@@ -127,7 +134,21 @@ public final class DynamoEventFollower implements AutoCloseable {
     accept(payload, DynamoMsgpackCodec::decodePayload);
   }
 
+  /**
+   * One envelope of Dynamo v1.5's event plane (NATS or ZMQ): its payload is a msgpack list of
+   * {@code RouterEvent}s (or one); its publisher id names the recovery endpoint of the ranks whose
+   * events it carries.
+   */
+  public void onEnvelope(EventEnvelope envelope) {
+    accept(envelope.payload(), DynamoMsgpackCodec::decodePayload, envelope.publisherId());
+  }
+
   private void accept(byte[] payload, Function<byte[], List<DynamoRouterEvent>> decoder) {
+    accept(payload, decoder, null);
+  }
+
+  private void accept(
+      byte[] payload, Function<byte[], List<DynamoRouterEvent>> decoder, Long publisherId) {
     List<DynamoRouterEvent> events;
     try {
       events = decoder.apply(payload);
@@ -139,7 +160,13 @@ public final class DynamoEventFollower implements AutoCloseable {
     submit(
         () -> {
           long now = ticker.nanos();
-          events.forEach(event -> rank(event.event().worker()).sequencer.event(event, now));
+          for (DynamoRouterEvent event : events) {
+            Rank rank = rank(event.event().worker());
+            if (publisherId != null) {
+              rank.publisherId = publisherId;
+            }
+            rank.sequencer.event(event, now);
+          }
         });
   }
 
@@ -209,6 +236,9 @@ public final class DynamoEventFollower implements AutoCloseable {
     private final WorkerRank rank;
     private final DynamoEventSequencer sequencer;
 
+    /** The publisher of the rank's latest envelope; read and written on the follower's thread. */
+    private Long publisherId;
+
     Rank(WorkerRank rank) {
       this.rank = rank;
       this.sequencer = new DynamoEventSequencer(rank, settings, this, ticker.nanos());
@@ -244,7 +274,7 @@ public final class DynamoEventFollower implements AutoCloseable {
     public void ask(long question, Long start, Long end) {
       CompletableFuture<WorkerKvQueryResult> answer;
       try {
-        answer = client.query(rank, start, end);
+        answer = client.query(rank, publisherId, start, end);
       } catch (RuntimeException e) {
         answer = CompletableFuture.failedFuture(e);
       }

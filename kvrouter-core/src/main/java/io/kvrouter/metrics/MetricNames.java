@@ -22,6 +22,19 @@ public final class MetricNames {
       FRONTEND_PREFIX + "model_kv_cache_block_size";
 
   /**
+   * Requests moved to another worker ({@code --migration-limit}), labelled {@code model} and {@code
+   * migration_type}: Dynamo's counter (frontend_service::MODEL_MIGRATION_TOTAL in
+   * lib/runtime/src/metrics/prometheus_names.rs at 04070c75). kvrouter counts only {@code
+   * ongoing_request}, a stream that broke after output; a request no worker took at first moves on
+   * without a migration (see {@code routing.FailoverStream}).
+   */
+  public static final String MODEL_MIGRATION = FRONTEND_PREFIX + "model_migration";
+
+  public static final String TAG_MODEL = "model";
+  public static final String TAG_MIGRATION_TYPE = "migration_type";
+  public static final String MIGRATION_ONGOING_REQUEST = "ongoing_request";
+
+  /**
    * KV cache events applied by the router's indexer, by {@code event_type} ({@code stored}, {@code
    * removed}, {@code cleared}) and {@code status} ({@code ok}, {@code parent_block_not_found},
    * {@code block_not_found}, {@code invalid_block}): Dynamo's counter and labels.

@@ -3,10 +3,20 @@ package io.kvrouter.protocol;
 import java.util.Objects;
 
 /**
- * Where a worker serves the request plane: {@code host:port} plus the opaque routing path that
- * Dynamo puts after the first {@code /} of an instance's TCP address.
+ * Where a worker serves the request plane, and how it takes its payloads.
+ *
+ * <p>On TCP: {@code host:port} plus the opaque routing path that Dynamo puts after the first {@code
+ * /} of an instance's TCP address. On NATS: the subject its endpoint listens on ({@code
+ * natsSubject}, Dynamo's {@code {slug(ns_component)}.{endpoint}-{instance:x}}); host and port are
+ * then only set when the worker also has a TCP address ({@code ""} and 0 otherwise).
+ *
+ * @param codec the payload codec the worker advertises (Dynamo's {@code request_plane_codec}); JSON
+ *     for a worker that advertises none, as Dynamo's frontend does
+ * @param natsSubject the worker endpoint's NATS subject, or {@code null} when it is reached over
+ *     TCP
  */
-public record WorkerEndpoint(String workerId, String host, int port, String path) {
+public record WorkerEndpoint(
+    String workerId, String host, int port, String path, PayloadCodec codec, String natsSubject) {
 
   /** The path Dynamo's classic workers register their generate endpoint under. */
   public static final String DEFAULT_PATH = "generate";
@@ -15,23 +25,48 @@ public record WorkerEndpoint(String workerId, String host, int port, String path
     Objects.requireNonNull(workerId, "workerId");
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(path, "path");
-    if (port < 1 || port > 65535) {
+    Objects.requireNonNull(codec, "codec");
+    boolean noAddress = host.isEmpty() && port == 0;
+    if (!(noAddress && natsSubject != null) && (port < 1 || port > 65535)) {
       throw new IllegalArgumentException("port out of range: " + port);
     }
+  }
+
+  /** A worker reached over TCP at {@code host:port/path}, taking JSON. */
+  public WorkerEndpoint(String workerId, String host, int port, String path) {
+    this(workerId, host, port, path, PayloadCodec.JSON, null);
+  }
+
+  /** The same worker, taking {@code payloads}. */
+  public WorkerEndpoint withCodec(PayloadCodec payloads) {
+    return new WorkerEndpoint(workerId, host, port, path, payloads, natsSubject);
+  }
+
+  /** The same worker, reached over NATS on {@code subject}. */
+  public WorkerEndpoint withNatsSubject(String subject) {
+    return new WorkerEndpoint(workerId, host, port, path, codec, subject);
   }
 
   /**
    * The same worker's endpoint named {@code name}: the path with its last {@code /}-separated
    * segment, the endpoint's name in Dynamo's paths ({@code generate} or {@code
-   * {instance_hex}/generate}), replaced by {@code name}.
+   * {instance_hex}/generate}), replaced by {@code name}; on NATS, the subject's endpoint name
+   * (between its last {@code .} and its last {@code -}) replaced too.
    */
   public WorkerEndpoint sibling(String name) {
     int slash = path.lastIndexOf('/');
-    return new WorkerEndpoint(workerId, host, port, path.substring(0, slash + 1) + name);
+    String subject = null;
+    if (natsSubject != null) {
+      int dot = natsSubject.lastIndexOf('.');
+      int dash = natsSubject.lastIndexOf('-');
+      subject = natsSubject.substring(0, dot + 1) + name + natsSubject.substring(dash);
+    }
+    return new WorkerEndpoint(
+        workerId, host, port, path.substring(0, slash + 1) + name, codec, subject);
   }
 
-  /** {@code host:port/path}, the form Dynamo publishes in discovery. */
+  /** {@code host:port/path}, the form Dynamo publishes in discovery; on NATS, the subject. */
   public String address() {
-    return host + ":" + port + "/" + path;
+    return natsSubject != null ? natsSubject : host + ":" + port + "/" + path;
   }
 }

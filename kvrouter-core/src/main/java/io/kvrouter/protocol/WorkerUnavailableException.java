@@ -65,6 +65,14 @@ public final class WorkerUnavailableException extends RouterException {
     return kind == Kind.UNREACHABLE;
   }
 
+  /**
+   * Whether the worker, up and answering, refused this one request (an endpoint it does not serve,
+   * an error before streaming).
+   */
+  public boolean refused() {
+    return kind == Kind.REFUSED;
+  }
+
   /** Whether the worker refused the request because it can never fit in the worker's KV cache. */
   public boolean neverFits() {
     return kind == Kind.NEVER_FITS;

@@ -28,6 +28,8 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Forwards each request to a worker chosen by a {@link RoutingPolicy} among the healthy ones. A
@@ -36,13 +38,16 @@ import java.util.function.Supplier;
  * worker out of rotation until the {@link HealthProber} finds it back; a worker that merely refused
  * this request (overloaded, or its engine rejected it) stays in. Every response stream is watched
  * by {@link StalledStreams}, so a worker that stops sending fails its streams instead of holding
- * them.
+ * them. A stream that breaks after output continues on another worker while the request has
+ * {@linkplain Migration migrations} left ({@link FailoverStream}).
  *
  * <p>Each attempt holds the policy's {@link RoutingPolicy.Booking} from the choice until the
  * request ends on that worker: released at once when the send fails, else when the stream ends. The
  * prompt is hashed once per request, and only if the policy looks at its blocks.
  */
 final class PushRouter implements Router {
+  private static final Logger LOG = LoggerFactory.getLogger(PushRouter.class);
+
   private final List<WorkerState> workers;
   private final RequestPlane plane;
   private final RoutingPolicy policy;
@@ -51,10 +56,13 @@ final class PushRouter implements Router {
   private final StalledStreams stalledStreams;
   private final Counter routedDecisions;
   private final Counter busyDecisions;
+  private final Migration migration;
+  private final MeterRegistry meters;
 
   /**
    * @param hasher hashes the prompts' blocks for the policy
    * @param stalledStreams watches every response stream for a worker that stops sending
+   * @param migration how often a request whose stream breaks mid-way may continue elsewhere
    */
   PushRouter(
       List<WorkerState> workers,
@@ -63,6 +71,7 @@ final class PushRouter implements Router {
       BlockHasher hasher,
       HealthProber prober,
       StalledStreams stalledStreams,
+      Migration migration,
       MeterRegistry meters) {
     this.workers = List.copyOf(workers);
     this.plane = plane;
@@ -72,6 +81,8 @@ final class PushRouter implements Router {
     this.stalledStreams = stalledStreams;
     this.routedDecisions = decisions(meters, "routed");
     this.busyDecisions = decisions(meters, "busy");
+    this.migration = migration;
+    this.meters = meters;
   }
 
   private Counter decisions(MeterRegistry meters, String outcome) {
@@ -87,7 +98,40 @@ final class PushRouter implements Router {
     Routing routing = new Routing(requestId, request, Prompt.ofTokens(request.tokenIds(), hasher));
     Set<String> tried = new HashSet<>();
     return dispatch(routing, tried, null)
-        .map(attempt -> new FailoverStream(this, routing, tried, attempt));
+        .map(
+            attempt ->
+                new FailoverStream(
+                    this,
+                    routing,
+                    tried,
+                    attempt,
+                    new Continuation(request, migration.limitFor(request))));
+  }
+
+  /**
+   * {@code routing}'s request continued as {@code request} (a migration): the policy chooses and
+   * books for the longer prompt, which the next worker has to prefill.
+   */
+  Routing continued(Routing routing, PreprocessedRequest request) {
+    return new Routing(routing.requestId(), request, Prompt.ofTokens(request.tokenIds(), hasher));
+  }
+
+  /**
+   * Counts a migration: request {@code requestId} leaves {@code from} after {@code generated}
+   * tokens. The counter's series appears with the first migration.
+   */
+  void migrated(String requestId, WorkerState from, int generated) {
+    LOG.debug(
+        "request {} continues on another worker: worker {} broke off after {} tokens",
+        requestId,
+        from.workerId(),
+        generated);
+    Counter.builder(MetricNames.MODEL_MIGRATION)
+        .description("Requests moved to another worker after their stream broke off")
+        .tag(MetricNames.TAG_MODEL, migration.model())
+        .tag(MetricNames.TAG_MIGRATION_TYPE, MetricNames.MIGRATION_ONGOING_REQUEST)
+        .register(meters)
+        .increment();
   }
 
   /** A request being routed: its id, what the worker receives, and its prompt for the policy. */

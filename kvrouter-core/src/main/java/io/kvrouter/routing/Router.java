@@ -21,8 +21,10 @@ public interface Router {
 
   /**
    * Sends {@code request} to a healthy worker. A worker that cannot take the request, or fails
-   * before its first output, is passed over for the next healthy one without the caller seeing it.
-   * Fails with {@link io.kvrouter.protocol.NoWorkerAvailableException} when no worker can take it.
+   * before its first output, is passed over for the next healthy one without the caller seeing it;
+   * one that fails later is replaced the same way, the request continuing from its tokens so far,
+   * as often as the router's {@link Migration} allows. Fails with {@link
+   * io.kvrouter.protocol.NoWorkerAvailableException} when no worker can take it.
    */
   Future<ResponseStream> generate(String requestId, PreprocessedRequest request);
 

@@ -23,6 +23,8 @@ public final class Routers {
    * @param blockSize tokens per KV block of the workers, as the router hashes prompts
    * @param streamIdleTimeout how long a response stream may stay silent before it is given up and
    *     its worker taken out of rotation ({@code --worker-stream-idle-timeout-secs})
+   * @param migration how often a request whose stream breaks after output may continue on another
+   *     worker ({@code --migration-limit})
    * @param meters where the router registers its meters
    */
   public static Router create(
@@ -32,6 +34,7 @@ public final class Routers {
       List<RouteTarget> workers,
       RequestPlane plane,
       Duration streamIdleTimeout,
+      Migration migration,
       Vertx vertx,
       MeterRegistry meters) {
     List<WorkerState> states =
@@ -43,6 +46,7 @@ public final class Routers {
         BlockHasher.of(blockSize),
         new HealthProber(vertx, plane, meters),
         StalledStreams.start(vertx, streamIdleTimeout, Ticker.SYSTEM),
+        migration,
         meters);
   }
 

@@ -39,6 +39,20 @@ class ConfigLoaderTest {
     assertThat(config.http().busyStatusCode()).isEqualTo(503);
     assertThat(config.mockWorkers().engine().numGpuBlocks()).isEqualTo(16384);
     assertThat(config.http().connections()).isEqualTo(ConnectionLimits.DEFAULTS);
+    assertThat(config.migrationLimit()).isZero();
+  }
+
+  @Test
+  void migrationLimit_comesFromItsFlagOrDynamosVariable_andIsNeverNegative() {
+    Map<String, List<String>> flags =
+        Map.of("mock-workers", List.of("1"), "migration-limit", List.of("3"));
+    assertThat(ConfigLoader.load(flags, Map.of(), null).migrationLimit()).isEqualTo(3);
+    assertThat(
+            ConfigLoader.load(ONE_MOCK, Map.of("DYN_MIGRATION_LIMIT", "2"), null).migrationLimit())
+        .isEqualTo(2);
+    assertThatThrownBy(() -> ConfigLoader.load(ONE_MOCK, Map.of("DYN_MIGRATION_LIMIT", "-1"), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("migration-limit");
   }
 
   @Test
@@ -510,8 +524,10 @@ class ConfigLoaderTest {
             .map(l -> l.startsWith("router-mode:") ? "router-mode: kv" : l)
             .collect(Collectors.joining("\n"));
     RouterConfig config = ConfigLoader.load(Map.of(), Map.of(), write(uncommented));
-    assertThat(config.workers()).hasSize(2);
+    assertThat(config.workers()).hasSize(3);
     assertThat(config.workers().get(1).kvBlocks()).isEqualTo(16384);
+    assertThat(config.workers().get(1).codec()).isEqualTo(RequestPlaneCodec.MSGPACK);
+    assertThat(config.workers().get(2).instance()).isEqualTo("7587");
     assertThat(config.workers().get(1).dpSize()).isEqualTo(2);
     assertThat(config.workers().get(1).kvEvents())
         .contains(new WorkerSpec.KvEventSource("tcp://10.0.0.6:5557", "tcp://10.0.0.6:5558"));
@@ -530,11 +546,20 @@ class ConfigLoaderTest {
         "router-mode", List.of("kv"), "event-plane", List.of("nats"), "worker", List.of(workers));
   }
 
+  private static Map<String, List<String>> natsKvAnd(Map<String, String> more, String... workers) {
+    Map<String, List<String>> flags = new HashMap<>(natsKv(workers));
+    more.forEach((flag, value) -> flags.put(flag, List.of(value)));
+    return flags;
+  }
+
   @Test
   void natsEventPlane_takesDynamosVariables_andNumericWorkerIds() {
     RouterConfig config =
         ConfigLoader.load(
-            natsKv("id=7,address=127.0.0.1:9001", "id=18446744073709551615,address=127.0.0.1:9002"),
+            natsKvAnd(
+                Map.of("nats-event-format", "json"),
+                "id=7,address=127.0.0.1:9001",
+                "id=18446744073709551615,address=127.0.0.1:9002"),
             Map.of(
                 "NATS_SERVER",
                 "nats://10.0.0.9:4222",
@@ -550,11 +575,27 @@ class ConfigLoaderTest {
                 "nats://10.0.0.9:4222",
                 "prod",
                 "backend",
+                "generate",
+                NatsEventFormat.JSON,
                 true,
                 "kvrouter",
                 EventPlaneConfig.DEFAULT_MAX_MESSAGE_BYTES));
     assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).eventPlane())
         .isEqualTo(EventPlaneConfig.DEFAULTS);
+  }
+
+  @Test
+  void natsEventPlane_speaksDynamo15sEnvelopesByDefault_andRefusesJetStreamWithThem() {
+    Map<String, List<String>> flags =
+        natsKvAnd(Map.of("endpoint", "serve"), "id=7,address=127.0.0.1:9001");
+    EventPlaneConfig plane = ConfigLoader.load(flags, Map.of(), null).eventPlane();
+    assertThat(plane.natsFormat()).isEqualTo(NatsEventFormat.ENVELOPE);
+    assertThat(plane.endpoint()).isEqualTo("serve");
+    assertThatThrownBy(
+            () -> ConfigLoader.load(flags, Map.of("DYN_DURABLE_KV_EVENTS", "true"), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("stopped publishing to in v1.5")
+        .hasMessageContaining("--nats-event-format json");
   }
 
   @Test
@@ -620,5 +661,97 @@ class ConfigLoaderTest {
                     null)
                 .workers())
         .hasSize(1);
+  }
+
+  @Test
+  void workerCodecAndInstance_comeFromTheSpec() {
+    RouterConfig config =
+        ConfigLoader.load(
+            Map.of(
+                "request-plane", List.of("nats"),
+                "worker",
+                    List.of(
+                        "id=a,instance=7587,codec=msgpack",
+                        "id=b,instance=ff,endpoint=generate_v2",
+                        "id=c,address=h:1/x,instance=1")),
+            Map.of(),
+            null);
+
+    assertThat(config.requestPlane()).isEqualTo(RequestPlaneKind.NATS);
+    WorkerSpec a = config.workers().get(0);
+    assertThat(a.codec()).isEqualTo(RequestPlaneCodec.MSGPACK);
+    assertThat(a.instance()).isEqualTo("7587");
+    assertThat(a.hasAddress()).isFalse();
+    assertThat(a.path()).isEqualTo("generate");
+    assertThat(config.workers().get(1).codec()).isEqualTo(RequestPlaneCodec.JSON);
+    assertThat(config.workers().get(1).path()).isEqualTo("generate_v2");
+    assertThat(config.workers().get(2).path()).isEqualTo("x");
+  }
+
+  @Test
+  void requestPlaneEnv_isDynamos() {
+    RouterConfig config =
+        ConfigLoader.load(
+            Map.of("worker", List.of("id=a,instance=1")),
+            Map.of("DYN_REQUEST_PLANE", "nats"),
+            null);
+    assertThat(config.requestPlane()).isEqualTo(RequestPlaneKind.NATS);
+  }
+
+  @Test
+  void badWorkerCodecOrInstance_isRefusedSayingWhy() {
+    Map<String, String> bad =
+        Map.of(
+            "id=a,address=h:1,codec=cbor", "codec 'cbor' is not one of: json, msgpack",
+            "id=a,instance=7G", "instance '7G' is not a Dynamo instance id in lowercase hex",
+            "id=a,instance=12345678901234567", "(1 to 16 digits)",
+            "id=a", "id and address (or instance=) are required",
+            "id=a,address=h:1,endpoint=x", "with address=, give it as /PATH",
+            "id=a,instance=1,endpoint=a/b", "endpoint 'a/b' must be one name without '/'");
+    bad.forEach(
+        (spec, message) ->
+            assertThatThrownBy(
+                    () -> ConfigLoader.load(Map.of("worker", List.of(spec)), Map.of(), null))
+                .as(spec)
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(message));
+  }
+
+  @Test
+  void natsRequestPlane_needsEveryWorkersInstance_andNoMockWorkers() {
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of("request-plane", List.of("nats"), "worker", List.of("id=a,address=h:1")),
+                    Map.of(),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("Worker 'a' has no instance=");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of(
+                        "request-plane", List.of("nats"),
+                        "worker", List.of("id=a,address=h:1/7f/generate,instance=1")),
+                    Map.of(),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("the endpoint is one name");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of("request-plane", List.of("nats"), "mock-workers", List.of("1")),
+                    Map.of(),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--mock-workers serve the TCP request plane only");
+  }
+
+  @Test
+  void tcpRequestPlane_needsEveryWorkersAddress() {
+    assertThatThrownBy(
+            () -> ConfigLoader.load(Map.of("worker", List.of("id=a,instance=1")), Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("Worker 'a' has no address=");
   }
 }

@@ -59,6 +59,21 @@ class WorkerConfigLoaderTest {
     assertThat(events.kvEventsPort()).isEmpty();
     assertThat(events.encoding()).isEqualTo(KvEventsEncoding.MAP);
     assertThat(Parsers.isDynamoWorkerId(events.workerId())).isTrue();
+    assertThat(config.requestPlane()).isEqualTo(RequestPlaneKind.TCP);
+  }
+
+  @Test
+  void requestPlane_isDynamosSetting() {
+    assertThat(
+            WorkerConfigLoader.load(MINIMAL, Map.of("DYN_REQUEST_PLANE", "nats"), null)
+                .requestPlane())
+        .isEqualTo(RequestPlaneKind.NATS);
+    Map<String, List<String>> flags = new java.util.HashMap<>(MINIMAL);
+    flags.put("request-plane", List.of("udp"));
+    assertThatThrownBy(() -> load(flags))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("request-plane")
+        .hasMessageContaining("tcp, nats");
   }
 
   @Test
@@ -143,7 +158,7 @@ class WorkerConfigLoaderTest {
   void natsPlane_carriesDynamosFormat_withDynamosVariables() {
     WorkerEventsConfig events =
         WorkerConfigLoader.load(
-                minimalAnd("worker-id", "18446744073709551615"),
+                minimalAnd("worker-id", "18446744073709551615", "nats-event-format", "json"),
                 Map.of(
                     "DYN_EVENT_PLANE", "nats",
                     "NATS_SERVER", "nats://10.0.0.9:4222",
@@ -165,8 +180,34 @@ class WorkerConfigLoaderTest {
                 "nats://10.0.0.9:4222",
                 "prod",
                 "decode",
+                "generate",
+                NatsEventFormat.JSON,
                 true,
                 "18446744073709551615"));
+    WorkerEventsConfig current =
+        load(minimalAnd("event-plane", "nats", "endpoint", "serve")).events();
+    assertThat(current.natsFormat())
+        .as("Dynamo v1.5's by default")
+        .isEqualTo(NatsEventFormat.ENVELOPE);
+    assertThat(current.endpoint()).isEqualTo("serve");
+  }
+
+  @Test
+  void natsEventSettings_thatDoNotFitTogether_areRejected() {
+    for (var bad :
+        Map.of(
+                List.of("event-plane", "nats", "durable-kv-events", "true"),
+                "--durable-kv-events needs --nats-event-format json",
+                List.of("event-plane", "nats", "nats-event-format", "msgpack"),
+                "--nats-event-format",
+                List.of("event-plane", "nats", "endpoint", "a.b"),
+                "--endpoint")
+            .entrySet()) {
+      assertThatThrownBy(() -> load(minimalAnd(bad.getKey().toArray(String[]::new))))
+          .as(bad.getKey().toString())
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining(bad.getValue());
+    }
   }
 
   @Test

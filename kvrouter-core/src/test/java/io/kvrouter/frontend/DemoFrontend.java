@@ -10,6 +10,7 @@ import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.preprocess.OutputParsers;
 import io.kvrouter.preprocess.Preprocessor;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.routing.Migration;
 import io.kvrouter.routing.RouteTarget;
 import io.kvrouter.routing.Routers;
 import io.kvrouter.testing.FakeRequestPlane;
@@ -41,6 +42,7 @@ final class DemoFrontend {
                     List.of(RouteTarget.of(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"))),
                     plane,
                     Duration.ofSeconds(120),
+                    Migration.OFF,
                     vertx,
                     new SimpleMeterRegistry()),
                 OutputParsers.NONE),

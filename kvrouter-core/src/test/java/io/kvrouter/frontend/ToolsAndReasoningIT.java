@@ -15,6 +15,7 @@ import io.kvrouter.preprocess.TestModels;
 import io.kvrouter.preprocess.parse.ReasoningParserName;
 import io.kvrouter.preprocess.parse.ToolCallParserName;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.routing.Migration;
 import io.kvrouter.routing.RouteTarget;
 import io.kvrouter.routing.Router;
 import io.kvrouter.routing.Routers;
@@ -71,6 +72,7 @@ class ToolsAndReasoningIT {
             List.of(new RouteTarget(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"), 1000)),
             plane,
             Duration.ofSeconds(120),
+            Migration.OFF,
             vertx,
             new SimpleMeterRegistry());
     HttpFrontend frontend =

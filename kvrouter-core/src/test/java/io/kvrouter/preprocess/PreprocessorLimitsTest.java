@@ -7,6 +7,7 @@ import io.kvrouter.config.RouterMode;
 import io.kvrouter.protocol.FinishReason;
 import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.routing.Migration;
 import io.kvrouter.routing.RouteTarget;
 import io.kvrouter.routing.Routers;
 import io.kvrouter.testing.FakeRequestPlane;
@@ -52,6 +53,7 @@ class PreprocessorLimitsTest {
                 new RouteTarget(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"), kvBlocks)),
             plane,
             Duration.ofSeconds(120),
+            Migration.OFF,
             vertx,
             new SimpleMeterRegistry()),
         OutputParsers.NONE);

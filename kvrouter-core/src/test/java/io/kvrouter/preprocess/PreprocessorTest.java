@@ -7,6 +7,7 @@ import io.kvrouter.config.RouterMode;
 import io.kvrouter.preprocess.parse.ToolCallParserName;
 import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.routing.Migration;
 import io.kvrouter.routing.RouteTarget;
 import io.kvrouter.routing.Router;
 import io.kvrouter.routing.Routers;
@@ -40,14 +41,26 @@ class PreprocessorTest {
   }
 
   private Preprocessor preprocessor(String model, OutputParsers parsers) throws Exception {
+    return preprocessor(model, parsers, 1, Migration.OFF);
+  }
+
+  /** Over workers w1 .. w{@code workers}, round robin, with {@code migration}. */
+  private Preprocessor preprocessor(
+      String model, OutputParsers parsers, int workers, Migration migration) throws Exception {
+    List<RouteTarget> targets =
+        java.util.stream.IntStream.rangeClosed(1, workers)
+            .mapToObj(
+                i -> new RouteTarget(new WorkerEndpoint("w" + i, "127.0.0.1", i, "generate"), 1000))
+            .toList();
     Router router =
         Routers.create(
             RouterMode.ROUND_ROBIN,
             KvRouterConfig.DEFAULTS,
             16,
-            List.of(new RouteTarget(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"), 1000)),
+            targets,
             plane,
             Duration.ofSeconds(120),
+            migration,
             vertx,
             new SimpleMeterRegistry());
     return new Preprocessor(vertx, assets(model), model, router, parsers);
@@ -253,5 +266,70 @@ class PreprocessorTest {
               assertThat(call.name()).isEqualTo("get_weather");
               assertThat(call.arguments()).isEqualTo("{\"city\": \"Paris\"}");
             });
+  }
+
+  /**
+   * The detokenizer and the stop strings sit above the router, so a request that moves to another
+   * worker mid-way is one token stream to them: a stop string begun on the first worker and ended
+   * on the second is found, and the usage counts every token once.
+   */
+  @Test
+  void aStopStringAcrossAMigration_isFound_andEveryTokenCountsOnce() throws Exception {
+    plane.set("w1", FakeRequestPlane.Behaviour.HOLD).set("w2", FakeRequestPlane.Behaviour.HOLD);
+    Preprocessor qwen = preprocessor("qwen3", OutputParsers.NONE, 2, new Migration(1, "qwen3"));
+    int[] text = assets("qwen3").tokenizer().encode("The answer is forty two. Done.", false);
+    int split = 4; // "The answer is forty" on w1, the rest on w2
+    Generation generation =
+        Futures.result(
+            qwen.generate(
+                new GenerationRequest(
+                    "m",
+                    new Prompt.Text("Q:", false),
+                    64,
+                    null,
+                    List.of("forty two."),
+                    null,
+                    null,
+                    false,
+                    null,
+                    OutputOptions.TEXT)));
+    StringBuilder content = new StringBuilder();
+    java.util.concurrent.CompletableFuture<Integer> finished =
+        new java.util.concurrent.CompletableFuture<>();
+    generation.subscribe(
+        new Generation.Listener() {
+          @Override
+          public void onDelta(Delta delta, int newTokens) {
+            content.append(delta.content());
+          }
+
+          @Override
+          public void onFinish(io.kvrouter.protocol.FinishReason reason, int completionTokens) {
+            assertThat(reason).isEqualTo(io.kvrouter.protocol.FinishReason.STOP);
+            finished.complete(completionTokens);
+          }
+
+          @Override
+          public void onError(Throwable error) {
+            finished.completeExceptionally(error);
+          }
+        });
+    for (int i = 0; i < split; i++) {
+      plane.held.get("m").send(text[i]);
+    }
+    plane.held.get("m").fail(io.kvrouter.protocol.WorkerStreamException.disconnected("gone", null));
+    assertThat(plane.sends).containsExactly("w1", "w2");
+    int[] prompt = plane.sentRequests.get(0).tokenIds();
+    assertThat(plane.sentRequests.get(1).tokenIds())
+        .startsWith(prompt)
+        .endsWith(Arrays.copyOf(text, split))
+        .hasSize(prompt.length + split);
+    for (int i = split; i < text.length; i++) {
+      plane.held.get("m").send(text[i]);
+    }
+
+    int stopEnd = 6; // "forty two." ends with the 6th token: " two" and "."
+    assertThat(finished.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(stopEnd);
+    assertThat(content).hasToString("The answer is ");
   }
 }

@@ -81,7 +81,15 @@ class KvRouterTest {
             .toList();
     router =
         Routers.create(
-            mode, config, BLOCK_SIZE, targets, plane, Duration.ofSeconds(120), vertx, meters);
+            mode,
+            config,
+            BLOCK_SIZE,
+            targets,
+            plane,
+            Duration.ofSeconds(120),
+            Migration.OFF,
+            vertx,
+            meters);
     return router;
   }
 
@@ -316,6 +324,7 @@ class KvRouterTest {
             List.of(RouteTarget.of(new WorkerEndpoint("w1", "127.0.0.1", 9001, "generate"))),
             plane,
             Duration.ofSeconds(120),
+            Migration.OFF,
             vertx,
             meters);
     assertThat(router.explain(request(tokens(1, 32)))).isEmpty();

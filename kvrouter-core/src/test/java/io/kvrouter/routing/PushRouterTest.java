@@ -50,6 +50,7 @@ class PushRouterTest {
   private final StalledStreams stalledStreams = new StalledStreams(IDLE_TIMEOUT, ticker);
 
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  private Migration migration = Migration.OFF;
   private RoutingPolicy policy;
   private List<WorkerState> states;
 
@@ -73,6 +74,7 @@ class PushRouterTest {
         BlockHasher.of(BLOCK_SIZE),
         new HealthProber(vertx, plane, meters),
         stalledStreams,
+        migration,
         meters);
   }
 
@@ -230,6 +232,7 @@ class PushRouterTest {
             BlockHasher.of(16),
             new HealthProber(vertx, plane, meters),
             stalledStreams,
+            Migration.OFF,
             meters);
     assertThat(known.largestKvCapacityTokens()).hasValue(300 * 16);
 

@@ -11,6 +11,7 @@ import io.kvrouter.protocol.WorkerStreamException;
 import io.kvrouter.protocol.WorkerUnavailableException;
 import io.kvrouter.transport.RequestPlane;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
@@ -42,6 +44,16 @@ public final class FakeRequestPlane implements RequestPlane {
     /** Its stream stays open until the test drives it through {@link #held}. */
     HOLD,
     /**
+     * Like {@link #HOLD}, but a cancel is only recorded: the stream ends when the test ends it (a
+     * worker whose stream broke before the cancel reached it).
+     */
+    HOLD_THROUGH_CANCEL,
+    /**
+     * Acknowledges a request only when the test calls {@link #acknowledge}; its stream is then held
+     * as {@link #HOLD}'s.
+     */
+    ACK_WHEN_TOLD,
+    /**
      * Answers probes, but every request fails as unreachable: a worker that acks and never calls
      * home, or hangs again as soon as it is back.
      */
@@ -61,11 +73,17 @@ public final class FakeRequestPlane implements RequestPlane {
   /** The worker each request was last sent to, by request id. */
   public final Map<String, String> workerOf = new ConcurrentHashMap<>();
 
+  /** Every request sent, in the order of {@link #sends}, routing hints included. */
+  public final List<PreprocessedRequest> sentRequests = new CopyOnWriteArrayList<>();
+
   /** The request as each request id was sent, routing hints included. */
   public final Map<String, PreprocessedRequest> requestOf = new ConcurrentHashMap<>();
 
   /** Streams of {@link Behaviour#HOLD} workers, by request id, once subscribed. */
   public final Map<String, Held> held = new ConcurrentHashMap<>();
+
+  /** Sends of {@link Behaviour#ACK_WHEN_TOLD} workers not acknowledged yet, by request id. */
+  private final Map<String, Promise<ResponseStream>> unacknowledged = new ConcurrentHashMap<>();
 
   /** The ids of {@link #held} streams in the order they were subscribed, for a test to take. */
   public final BlockingQueue<String> heldInOrder = new LinkedBlockingQueue<>();
@@ -85,6 +103,7 @@ public final class FakeRequestPlane implements RequestPlane {
     sends.add(worker.workerId());
     workerOf.put(requestId, worker.workerId());
     requestOf.put(requestId, request);
+    sentRequests.add(request);
     Behaviour behaviour = behaviour(worker.workerId());
     if (behaviour == Behaviour.UNREACHABLE || behaviour == Behaviour.FAIL_REQUESTS) {
       return Future.failedFuture(
@@ -99,7 +118,21 @@ public final class FakeRequestPlane implements RequestPlane {
           WorkerUnavailableException.neverFits(
               worker.workerId(), "it needs 3 tokens of KV cache, the worker holds 2"));
     }
+    if (behaviour == Behaviour.ACK_WHEN_TOLD) {
+      Promise<ResponseStream> ack = Promise.promise();
+      unacknowledged.put(requestId, ack);
+      return ack.future();
+    }
     return Future.succeededFuture(new ScriptedStream(requestId, worker.workerId(), behaviour));
+  }
+
+  /** Acknowledges the send of {@code requestId} to an {@link Behaviour#ACK_WHEN_TOLD} worker. */
+  public void acknowledge(String requestId) {
+    Promise<ResponseStream> ack = unacknowledged.remove(requestId);
+    if (ack == null) {
+      throw new IllegalStateException("no send of " + requestId + " waits for its ack");
+    }
+    ack.complete(new ScriptedStream(requestId, workerOf.get(requestId), Behaviour.HOLD));
   }
 
   /** Makes every worker answer questions to {@code path} with what {@code endpoint} returns. */
@@ -150,12 +183,19 @@ public final class FakeRequestPlane implements RequestPlane {
 
   /** A held stream: the test sends its outputs and ends it. */
   public static final class Held {
+    private final ScriptedStream stream;
     private final ResponseStream.Subscriber subscriber;
     private final int token;
 
-    Held(ResponseStream.Subscriber subscriber, int token) {
+    Held(ScriptedStream stream, ResponseStream.Subscriber subscriber, int token) {
+      this.stream = stream;
       this.subscriber = subscriber;
       this.token = token;
+    }
+
+    /** Whether its subscriber has paused it (and not resumed it since). */
+    public boolean paused() {
+      return stream.paused;
     }
 
     /** The worker's next token. */
@@ -164,8 +204,7 @@ public final class FakeRequestPlane implements RequestPlane {
     }
 
     public void complete() {
-      subscriber.onOutput(EngineOutput.finished(FinishReason.EOS, token));
-      subscriber.onComplete();
+      answer(token);
     }
 
     /** Sends {@code ids} as one output of the worker. */
@@ -173,15 +212,24 @@ public final class FakeRequestPlane implements RequestPlane {
       subscriber.onOutput(EngineOutput.tokens(ids));
     }
 
-    /** The worker's stream ends with {@code error}. */
+    /** Sends {@code output} as it is. */
+    public void send(EngineOutput output) {
+      subscriber.onOutput(output);
+    }
+
+    /** The worker's stream ends with {@code error}, unless it has ended already. */
     public void fail(Throwable error) {
-      subscriber.onError(error);
+      if (stream.end()) {
+        subscriber.onError(error);
+      }
     }
 
     /** Sends {@code ids} as the worker's last output, ending with end-of-sequence. */
     public void answer(int... ids) {
-      subscriber.onOutput(EngineOutput.finished(FinishReason.EOS, ids));
-      subscriber.onComplete();
+      if (stream.end()) {
+        subscriber.onOutput(EngineOutput.finished(FinishReason.EOS, ids));
+        subscriber.onComplete();
+      }
     }
   }
 
@@ -190,7 +238,10 @@ public final class FakeRequestPlane implements RequestPlane {
     private final String requestId;
     private final String workerId;
     private final Behaviour behaviour;
-    private Subscriber subscriber;
+    private volatile Subscriber subscriber;
+    private volatile boolean paused;
+    private volatile boolean cancelledEarly;
+    private final AtomicBoolean ended = new AtomicBoolean();
 
     ScriptedStream(String requestId, String workerId, Behaviour behaviour) {
       this.requestId = requestId;
@@ -198,18 +249,29 @@ public final class FakeRequestPlane implements RequestPlane {
       this.behaviour = behaviour;
     }
 
+    /** Marks the stream ended; false if it had ended already (a stream ends once). */
+    boolean end() {
+      return ended.compareAndSet(false, true);
+    }
+
     @Override
     public void subscribe(Subscriber subscriber) {
       this.subscriber = subscriber;
+      if (cancelledEarly) {
+        cancel();
+        return;
+      }
       int token = Integer.parseInt(workerId.substring(1));
+      if (behaviour == Behaviour.HOLD || behaviour == Behaviour.HOLD_THROUGH_CANCEL) {
+        held.put(requestId, new Held(this, subscriber, token));
+        heldInOrder.add(requestId);
+        return;
+      }
+      end();
       switch (behaviour) {
         case DIE_BEFORE_OUTPUT ->
             subscriber.onError(WorkerStreamException.disconnected("died", null));
         case REPORT_ERROR -> subscriber.onError(WorkerStreamException.reported("prompt too long"));
-        case HOLD -> {
-          held.put(requestId, new Held(subscriber, token));
-          heldInOrder.add(requestId);
-        }
         case DIE_AFTER_OUTPUT -> {
           subscriber.onOutput(EngineOutput.tokens(token));
           subscriber.onError(WorkerStreamException.disconnected("died mid-stream", null));
@@ -222,15 +284,26 @@ public final class FakeRequestPlane implements RequestPlane {
     }
 
     @Override
-    public void pause() {}
+    public void pause() {
+      paused = true;
+    }
 
     @Override
-    public void resume() {}
+    public void resume() {
+      paused = false;
+    }
 
+    /** Ends the stream as cancelled, as a worker does, unless it ended already. */
     @Override
     public void cancel() {
+      if (subscriber == null) {
+        cancelledEarly = true;
+        return;
+      }
       cancels.add(workerId);
-      subscriber.onError(new RequestCancelledException("cancelled"));
+      if (behaviour != Behaviour.HOLD_THROUGH_CANCEL && end()) {
+        subscriber.onError(new RequestCancelledException("cancelled"));
+      }
     }
   }
 }

@@ -9,6 +9,7 @@ import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.DynamoEventCodec;
 import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
 import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
+import io.kvrouter.protocol.dynamo.EventEnvelope;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
 import io.kvrouter.routing.index.KvIndexer;
 import io.kvrouter.testing.DynamoWorkload;
@@ -24,7 +25,9 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -46,6 +49,7 @@ class DynamoEventFollowerTest {
   private final ManualTicker clock = new ManualTicker();
   private final Map<WorkerRank, SimulatedDynamoWorker> workers = new ConcurrentHashMap<>();
   private final AtomicInteger queries = new AtomicInteger();
+  private final List<Long> askedPublishers = new CopyOnWriteArrayList<>();
 
   /**
    * Questions fail while positive, counting down: the very first question of a test by a throwing
@@ -63,8 +67,10 @@ class DynamoEventFollowerTest {
     workers.values().forEach(SimulatedDynamoWorker::close);
   }
 
-  private CompletableFuture<WorkerKvQueryResult> query(WorkerRank rank, Long start, Long end) {
+  private CompletableFuture<WorkerKvQueryResult> query(
+      WorkerRank rank, Long publisherId, Long start, Long end) {
     int asked = queries.incrementAndGet();
+    askedPublishers.add(publisherId == null ? -1 : publisherId);
     if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       if (asked == 1) {
         throw new IllegalStateException("cannot send the question");
@@ -172,6 +178,48 @@ class DynamoEventFollowerTest {
     assertThat(counter(MetricNames.KV_EVENT_GAPS)).isEqualTo(feed().gaps());
     assertThat(meters.get(MetricNames.KV_EVENT_MALFORMED).tag("format", "dynamo").counter().count())
         .isEqualTo(3);
+  }
+
+  @Test
+  void envelopes_areApplied_andTheirPublisherNamesWhereTheRankIsAsked() {
+    long firstPublisher = 0x1f_ffff_ffff_ffffL;
+    AtomicLong publisher = new AtomicLong(firstPublisher);
+    AtomicLong sequence = new AtomicLong();
+    SimulatedDynamoWorker worker =
+        new SimulatedDynamoWorker(
+            9,
+            1024,
+            event ->
+                follower.onEnvelope(
+                    new EventEnvelope(
+                        publisher.get(),
+                        sequence.getAndIncrement(),
+                        0,
+                        DynamoMsgpackCodec.KV_EVENTS_TOPIC,
+                        DynamoMsgpackCodec.encodeBatch(List.of(event)))));
+    workers.put(RANK, worker);
+    follower.follow(RANK); // before any envelope: asked at the rank's old endpoint
+    awaitConverged();
+    assertThat(askedPublishers).containsExactly(-1L);
+
+    worker.steps(50);
+    long lost = worker.newestEventId() + 1;
+    worker.lose = id -> id == lost;
+    worker.steps(50);
+    awaitConverged();
+    assertThat(feed().gaps()).isPositive();
+    assertThat(askedPublishers.subList(1, askedPublishers.size()))
+        .as("every question after the first envelope names its publisher")
+        .isNotEmpty()
+        .containsOnly(firstPublisher);
+
+    publisher.set(42); // a new publisher carries the rank's events from now on
+    askedPublishers.clear();
+    long lostToo = worker.newestEventId() + 1;
+    worker.lose = id -> id == lostToo;
+    worker.steps(50);
+    awaitConverged();
+    assertThat(askedPublishers).isNotEmpty().containsOnly(42L);
   }
 
   @Test

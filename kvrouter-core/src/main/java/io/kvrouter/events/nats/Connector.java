@@ -60,6 +60,10 @@ final class Connector implements AutoCloseable {
             .reconnectBufferSize(reconnectBufferBytes)
             .connectionListener(this::onEvent)
             .errorListener(new QuietErrors(url))
+            // requests (the NATS request plane's) fail as what happened: a timeout, or no
+            // subscriber on the subject at all, instead of both cancelling the future
+            .useTimeoutException()
+            .reportNoResponders()
             .build();
     this.thread = new Thread(this::connectLoop, name + "-connect");
     thread.setDaemon(true);

@@ -1,12 +1,29 @@
 package io.kvrouter.events.nats;
 
-import java.util.Locale;
+import io.kvrouter.common.Slug;
+import io.kvrouter.config.NatsEventFormat;
+import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
+import io.kvrouter.protocol.dynamo.WorkerLoadCodec;
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
  * Dynamo's names on NATS for KV events, so a Dynamo worker and this router meet on the same subject
- * and JetStream stream ({@code docs/interop.md} §2.4; upstream {@code lib/runtime/src/slug.rs},
- * {@code lib/llm/src/kv_router.rs}).
+ * ({@code docs/interop.md} §10.1 and §2.4).
+ *
+ * <p>Dynamo v1.5 and later ({@link #endpointTopic}; upstream {@code
+ * lib/runtime/src/discovery/mod.rs} {@code EventScope::subject}, read at {@code
+ * transports/event_plane/mod.rs} @0e8f3009):
+ *
+ * <ul>
+ *   <li>an endpoint's events go on {@code namespace.{ns}.component.{comp}.endpoint.{ep}.{topic}},
+ *       topic {@code kv-events} for KV events and {@code kv_metrics} for load;
+ *   <li>every segment is percent-encoded: a byte outside {@code A-Z a-z 0-9 - _} becomes {@code
+ *       %XX} (uppercase hex of the UTF-8 byte), so names pass through unchanged in practice.
+ * </ul>
+ *
+ * <p>Dynamo v1.4 and earlier ({@link #kvEvents}; upstream {@code lib/runtime/src/slug.rs}, {@code
+ * lib/llm/src/kv_router.rs}):
  *
  * <ul>
  *   <li>a component's subject is {@code namespace.{ns}.component.{comp}}, and its KV events go on
@@ -33,7 +50,64 @@ public final class NatsSubjects {
         + token(component, "component");
   }
 
-  /** {@code namespace.{ns}.component.{comp}.kv_events}: where workers publish KV events. */
+  /**
+   * {@code namespace.{ns}.component.{comp}.endpoint.{ep}.{topic}}, each segment percent-encoded:
+   * where Dynamo v1.5's endpoint-scoped publishers send.
+   */
+  public static String endpointTopic(
+      String namespace, String component, String endpoint, String topic) {
+    return "namespace."
+        + percentEncoded(token(namespace, "namespace"))
+        + ".component."
+        + percentEncoded(token(component, "component"))
+        + ".endpoint."
+        + percentEncoded(token(endpoint, "endpoint"))
+        + "."
+        + percentEncoded(Objects.requireNonNull(topic, "topic"));
+  }
+
+  /** Where a worker's KV events go in {@code format}: v1.5's endpoint topic or v1.4's subject. */
+  public static String kvEvents(
+      NatsEventFormat format, String namespace, String component, String endpoint) {
+    return format == NatsEventFormat.ENVELOPE
+        ? endpointTopic(namespace, component, endpoint, DynamoMsgpackCodec.KV_EVENTS_TOPIC)
+        : kvEvents(namespace, component);
+  }
+
+  /** Where a worker's load reports go in {@code format}. */
+  public static String loads(
+      NatsEventFormat format, String namespace, String component, String endpoint) {
+    return format == NatsEventFormat.ENVELOPE
+        ? endpointTopic(namespace, component, endpoint, DynamoMsgpackCodec.KV_METRICS_TOPIC)
+        : WorkerLoadCodec.subject(namespace);
+  }
+
+  /**
+   * A subject segment as Dynamo writes it: bytes of the UTF-8 form outside {@code A-Z a-z 0-9 - _}
+   * become {@code %XX}.
+   */
+  static String percentEncoded(String segment) {
+    StringBuilder out = new StringBuilder(segment.length());
+    for (byte b : segment.getBytes(StandardCharsets.UTF_8)) {
+      int c = b & 0xff;
+      boolean plain =
+          (c >= 'A' && c <= 'Z')
+              || (c >= 'a' && c <= 'z')
+              || (c >= '0' && c <= '9')
+              || c == '-'
+              || c == '_';
+      if (plain) {
+        out.append((char) c);
+      } else {
+        out.append('%').append(HEX[c >> 4]).append(HEX[c & 0xf]);
+      }
+    }
+    return out.toString();
+  }
+
+  private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+  /** {@code namespace.{ns}.component.{comp}.kv_events}: where v1.4 workers publish KV events. */
   public static String kvEvents(String namespace, String component) {
     return component(namespace, component) + "." + KV_EVENTS;
   }
@@ -43,21 +117,7 @@ public final class NatsSubjects {
    * leading {@code _} are dropped (as {@code Slug::new} does).
    */
   public static String slug(String s) {
-    String lower = s.toLowerCase(Locale.ROOT);
-    StringBuilder out = new StringBuilder(lower.length());
-    lower
-        .codePoints()
-        .forEach(
-            c -> {
-              boolean valid =
-                  (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-              out.append(valid ? (char) c : '_');
-            });
-    int start = 0;
-    while (start < out.length() && out.charAt(start) == '_') {
-      start++;
-    }
-    return out.substring(start);
+    return Slug.of(s);
   }
 
   /** The JetStream stream for a subject: {@code slug(subject)} with {@code _} → {@code -}. */

@@ -21,6 +21,17 @@ import java.util.Objects;
  */
 public record EventEnvelope(
     long publisherId, long sequence, long publishedAtMillis, String topic, byte[] payload) {
+  /**
+   * 2^53 − 1: Dynamo masks its random publisher ids to this, so a JSON number in discovery metadata
+   * holds them exactly ({@code MAX_JSON_SAFE_PUBLISHER_ID}).
+   */
+  public static final long MAX_JSON_SAFE_PUBLISHER_ID = (1L << 53) - 1;
+
+  /** A fresh publisher id as Dynamo v1.5 draws one: random, masked to 53 bits. */
+  public static long randomPublisherId(java.util.random.RandomGenerator random) {
+    return random.nextLong() & MAX_JSON_SAFE_PUBLISHER_ID;
+  }
+
   public EventEnvelope {
     Objects.requireNonNull(topic, "topic");
     Objects.requireNonNull(payload, "payload");

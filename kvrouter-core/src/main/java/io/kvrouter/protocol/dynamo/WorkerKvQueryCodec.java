@@ -11,8 +11,10 @@ import java.util.Objects;
 /**
  * JSON of the router's recovery query to a worker and the worker's answer (Dynamo's {@code
  * WorkerKvQueryRequest} / {@code WorkerKvQueryResponse}, serde JSON; {@code docs/interop.md} §3).
- * The router asks over the request plane, at the worker's endpoint {@link #endpoint(int)
- * worker_kv_indexer_query_dp{rank}}; the answer is the data of the one item of the response stream.
+ * The router asks over the request plane, at the worker's endpoint {@link #sourceEndpoint(long)
+ * worker_kv_query_source_{publisher_id:x}} (Dynamo v1.5 and later) or {@link #endpoint(int)
+ * worker_kv_indexer_query_dp{rank}} (earlier); the answer is the data of the one item of the
+ * response stream.
  *
  * <pre>
  * request:   {"worker_id": u64, "dp_rank": u32, "start_event_id": u64|null, "end_event_id": u64|null}
@@ -33,8 +35,16 @@ import java.util.Objects;
  * reads as 0. Anything malformed is a {@link DynamoEventFormatException} naming the field.
  */
 public final class WorkerKvQueryCodec {
-  /** The name of a rank's query endpoint, before the rank. */
+  /** The name of a rank's query endpoint, before the rank (Dynamo before v1.5). */
   public static final String ENDPOINT_PREFIX = "worker_kv_indexer_query_dp";
+
+  /**
+   * The name of a KV event publisher's query endpoint, before its publisher id in lowercase hex
+   * (Dynamo v1.5 and later, {@code
+   * lib/llm/src/kv_router/indexer/recovery/worker_query_endpoint.rs}; {@code docs/interop.md}
+   * §10.3).
+   */
+  public static final String SOURCE_ENDPOINT_PREFIX = "worker_kv_query_source_";
 
   private WorkerKvQueryCodec() {}
 
@@ -56,6 +66,15 @@ public final class WorkerKvQueryCodec {
       throw new IllegalArgumentException("dpRank must be >= 0");
     }
     return ENDPOINT_PREFIX + dpRank;
+  }
+
+  /**
+   * {@code worker_kv_query_source_{publisherId:x}}: where Dynamo v1.5 answers for the ranks whose
+   * events publisher {@code publisherId} (a u64, written as Rust's {@code {:x}} writes it:
+   * lowercase, unpadded) sends.
+   */
+  public static String sourceEndpoint(long publisherId) {
+    return SOURCE_ENDPOINT_PREFIX + Long.toHexString(publisherId);
   }
 
   public static byte[] encodeQuery(Query query) {

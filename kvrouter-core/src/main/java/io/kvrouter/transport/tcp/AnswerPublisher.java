@@ -1,5 +1,6 @@
 package io.kvrouter.transport.tcp;
 
+import io.kvrouter.protocol.PayloadCodec;
 import io.kvrouter.transport.JsonEndpoint;
 import io.vertx.core.buffer.Buffer;
 import java.util.concurrent.CompletionException;
@@ -27,13 +28,23 @@ final class AnswerPublisher implements ResponseSink.Listener {
 
   private final JsonEndpoint endpoint;
   private final byte[] question;
+  private final PayloadCodec codec;
   private final ResponseSink callHome;
   private final int maxMessageSize;
 
+  /**
+   * @param question the question's JSON
+   * @param codec how the answer's items are encoded: the request's payload codec
+   */
   AnswerPublisher(
-      JsonEndpoint endpoint, byte[] question, ResponseSink callHome, int maxMessageSize) {
+      JsonEndpoint endpoint,
+      byte[] question,
+      PayloadCodec codec,
+      ResponseSink callHome,
+      int maxMessageSize) {
     this.endpoint = endpoint;
     this.question = question;
+    this.codec = codec;
     this.callHome = callHome;
     this.maxMessageSize = maxMessageSize;
   }
@@ -60,7 +71,7 @@ final class AnswerPublisher implements ResponseSink.Listener {
               if (json == null) {
                 throw new IllegalStateException("the endpoint answered nothing");
               }
-              frame = ResponseEnvelope.answer(json);
+              frame = ResponseEnvelope.answer(json, codec);
               // a TwoPart prefix and a mux header are both 24 bytes
               long size = (long) TwoPartMessage.PREFIX_BYTES + frame.length();
               if (size > maxMessageSize) {
@@ -96,7 +107,7 @@ final class AnswerPublisher implements ResponseSink.Listener {
     }
     callHome.prologue(StreamPrologue.OK);
     callHome.data(answer);
-    callHome.data(ResponseEnvelope.lastJson());
+    callHome.data(ResponseEnvelope.last(codec));
     callHome.end();
   }
 

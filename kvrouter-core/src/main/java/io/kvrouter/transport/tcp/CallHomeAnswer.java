@@ -9,6 +9,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -39,6 +40,32 @@ final class CallHomeAnswer implements CallHomeReader {
     this.link = link;
     this.worker = worker;
     this.maxBytes = maxBytes;
+  }
+
+  /**
+   * The items of the answer to {@code call}, given up at {@code timeout}: before the stream opens
+   * the call fails as an unreachable worker, after it the worker is told to stop and the answer
+   * fails as a broken stream.
+   */
+  static Future<List<JsonNode>> within(
+      Vertx vertx, PendingCall<CallHomeAnswer> call, Duration timeout) {
+    WorkerEndpoint endpoint = call.worker();
+    long timer =
+        vertx.setTimer(
+            Math.max(1, timeout.toMillis()),
+            id -> {
+              String late = "no answer within " + timeout.toMillis() + " ms";
+              call.fail(late, null);
+              call.future()
+                  .onSuccess(
+                      answer ->
+                          answer.fail(
+                              WorkerStreamException.disconnected(
+                                  "worker " + endpoint.workerId() + " sent " + late, null)));
+            });
+    Future<List<JsonNode>> answer = call.future().compose(CallHomeAnswer::items);
+    answer.onComplete(done -> vertx.cancelTimer(timer));
+    return answer;
   }
 
   /** The answer's items; completes on a worker thread or the socket's event loop. */
@@ -127,7 +154,7 @@ final class CallHomeAnswer implements CallHomeReader {
     for (Buffer body : read) {
       ResponseEnvelope<JsonNode> envelope;
       try {
-        envelope = WireJson.read(body, ResponseEnvelope.OF_JSON, "answer item");
+        envelope = Payloads.read(body, ResponseEnvelope.OF_JSON, worker.codec(), "answer item");
       } catch (TcpCodecException e) {
         throw WorkerStreamException.disconnected(
             "worker " + worker.workerId() + " sent a malformed answer: " + e.getMessage(), e);

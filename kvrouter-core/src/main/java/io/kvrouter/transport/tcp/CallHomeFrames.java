@@ -1,10 +1,12 @@
 package io.kvrouter.transport.tcp;
 
+import io.kvrouter.protocol.PayloadCodec;
 import io.vertx.core.buffer.Buffer;
 
 /**
  * Builds the encoded frames of a call-home connection, each one TwoPart buffer: header-only for the
- * handshake, the prologue and control messages, body-only for data.
+ * handshake, the prologue and control messages (always JSON), body-only for data (in the request's
+ * payload codec).
  */
 final class CallHomeFrames {
   private final int maxMessageSize;
@@ -21,18 +23,18 @@ final class CallHomeFrames {
     return header(prologue);
   }
 
-  /** An item of a generate stream. */
-  Buffer item(StreamItem item) {
-    return data(ResponseEnvelope.item(item));
+  /** An item of a generate stream, in the request's payload codec. */
+  Buffer item(StreamItem item, PayloadCodec codec) {
+    return data(ResponseEnvelope.item(item, codec));
   }
 
-  /** The one item of another endpoint's answer: its JSON as it is. */
-  Buffer answer(byte[] json) {
-    return data(ResponseEnvelope.answer(json));
+  /** The one item of another endpoint's answer: its JSON as it is, or that JSON in msgpack. */
+  Buffer answer(byte[] json, PayloadCodec codec) {
+    return data(ResponseEnvelope.answer(json, codec));
   }
 
-  Buffer completeFinal() {
-    return data(ResponseEnvelope.lastJson());
+  Buffer completeFinal(PayloadCodec codec) {
+    return data(ResponseEnvelope.last(codec));
   }
 
   /** A data frame holding {@code envelope}, one encoded {@link ResponseEnvelope}. */

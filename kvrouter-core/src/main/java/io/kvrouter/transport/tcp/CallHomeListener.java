@@ -28,6 +28,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class CallHomeListener {
   private final Vertx vertx;
+  private final TcpConfig config;
   private final List<NetServer> servers = new CopyOnWriteArrayList<>();
   private final List<String> deployments = new CopyOnWriteArrayList<>();
   private final Future<NetServer> listening;
@@ -36,6 +37,7 @@ final class CallHomeListener {
   private final int maxMessageSize;
 
   CallHomeListener(Vertx vertx, TcpConfig config, int eventLoops) {
+    this.config = config;
     this.vertx = vertx;
     this.maxMessageSize = config.maxMessageSize();
     // One server instance per event loop, all on one explicit port so Vert.x shares it.
@@ -74,6 +76,29 @@ final class CallHomeListener {
   /** Completes once the listener is bound; fails if it cannot bind. */
   Future<NetServer> listening() {
     return listening;
+  }
+
+  /**
+   * Completes once the listener is bound. A listener that cannot bind is a local misconfiguration,
+   * not a worker fault, so it fails with {@link IllegalStateException} naming the settings.
+   */
+  Future<Void> ready() {
+    return listening.transform(
+        ar ->
+            ar.succeeded()
+                ? Future.succeededFuture()
+                : Future.failedFuture(bindFailure(ar.cause())));
+  }
+
+  IllegalStateException bindFailure(Throwable cause) {
+    return new IllegalStateException(
+        "the response-stream listener cannot bind "
+            + config.responseStreamHost()
+            + ":"
+            + config.responseStreamPort()
+            + " (--tcp-response-stream-host/--tcp-response-stream-port): "
+            + cause.getMessage(),
+        cause);
   }
 
   /** The bound port; only meaningful once {@link #listening()} has succeeded. */

@@ -98,7 +98,7 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
 
   @Override
   public void onItem(Buffer body) {
-    onEnvelope(WireJson.read(body, ResponseEnvelope.OF_OUTPUT, "response item"));
+    onEnvelope(Payloads.read(body, ResponseEnvelope.OF_OUTPUT, worker.codec(), "response item"));
     drain();
   }
 

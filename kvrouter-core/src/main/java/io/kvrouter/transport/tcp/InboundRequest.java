@@ -1,6 +1,8 @@
 package io.kvrouter.transport.tcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.kvrouter.config.ResponseStreamKind;
+import io.kvrouter.protocol.PayloadCodec;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.vertx.core.buffer.Buffer;
 import java.util.Set;
@@ -8,17 +10,23 @@ import java.util.Set;
 /**
  * A request as a worker takes it off the wire: the TwoPart payload of a request frame, its control
  * header checked for what this worker can serve (a single request answered by a stream over a TCP
- * call-home or a {@code tcp_response_mux_v1} stream, as the worker accepts; JSON body). The body is
- * parsed by what the endpoint takes: {@link #request()} for generate.
+ * call-home or a {@code tcp_response_mux_v1} stream, as the worker accepts; body in JSON or
+ * msgpack). The body is parsed by what the endpoint takes: {@link #request()} for generate.
  *
  * @param requestId the frontend's request id, also the engine's
  * @param callHome where to dial back, on a call-home response; {@code null} on a mux one
  * @param subject what to say in the call-home handshake; {@code null} on a mux response
  * @param mux where to stream a mux response; {@code null} on a call-home one
- * @param body the request's JSON
+ * @param body the request, in {@code codec}
+ * @param codec the control message's {@code payload_codec}: the body's, and the response items'
  */
 record InboundRequest(
-    String requestId, HostAndPort callHome, String subject, ResponseMuxInfo mux, Buffer body) {
+    String requestId,
+    HostAndPort callHome,
+    String subject,
+    ResponseMuxInfo mux,
+    Buffer body,
+    PayloadCodec codec) {
 
   /** Refusals in Dynamo's words: a v1.5 worker's {@code TcpStreamConnectionInfo::try_from}. */
   static final String CALL_HOME_ONLY =
@@ -51,10 +59,12 @@ record InboundRequest(
     require(
         RequestControlMessage.MANY_OUT.equals(control.responseType()),
         "unsupported response_type " + control.responseType());
-    require(
-        control.payloadCodec() == null
-            || RequestControlMessage.JSON_CODEC.equals(control.payloadCodec()),
-        "unsupported payload_codec " + control.payloadCodec());
+    PayloadCodec codec;
+    try {
+      codec = PayloadCodec.fromWire(control.payloadCodec());
+    } catch (IllegalArgumentException e) {
+      throw new TcpCodecException(e.getMessage(), e);
+    }
     require(control.connectionInfo() != null, "no connection_info");
     String transport = control.connectionInfo().transport();
     boolean mux = RequestControlMessage.TCP_RESPONSE_MUX.equals(transport);
@@ -67,7 +77,7 @@ record InboundRequest(
               accepted.contains(ResponseStreamKind.MUX) ? MUX_ONLY : CALL_HOME_ONLY, transport));
     }
     if (mux) {
-      return new InboundRequest(control.id(), null, null, muxInfo(control), envelope.body());
+      return new InboundRequest(control.id(), null, null, muxInfo(control), envelope.body(), codec);
     }
     ResponseStreamInfo info = ResponseStreamInfo.fromJson(control.connectionInfo().info());
     require(
@@ -85,7 +95,7 @@ record InboundRequest(
     } catch (IllegalArgumentException e) {
       throw new TcpCodecException(e.getMessage(), e);
     }
-    return new InboundRequest(control.id(), callHome, info.subject(), null, envelope.body());
+    return new InboundRequest(control.id(), callHome, info.subject(), null, envelope.body(), codec);
   }
 
   /** Checks a mux response's connection info as Dynamo's worker does (version 1, same context). */
@@ -111,9 +121,17 @@ record InboundRequest(
     return info;
   }
 
+  /** The question's JSON, whatever codec it came in; throws {@link TcpCodecException}. */
+  byte[] questionJson() {
+    if (codec == PayloadCodec.JSON) {
+      return body.getBytes();
+    }
+    return WireJson.bytes(Payloads.read(body, JsonNode.class, codec, "question"));
+  }
+
   /** The body as a generate request; throws {@link TcpCodecException} if it is not one. */
   PreprocessedRequest request() {
-    return WireJson.read(body, PreprocessedRequest.class, "request body");
+    return Payloads.read(body, PreprocessedRequest.class, codec, "request body");
   }
 
   private static void require(boolean condition, String problem) {

@@ -1,5 +1,6 @@
 package io.kvrouter.transport.tcp;
 
+import io.kvrouter.protocol.PayloadCodec;
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
 import java.util.ArrayDeque;
@@ -27,6 +28,7 @@ final class MuxResponseSink implements ResponseSink {
 
   private final MuxClientPool pool;
   private final ResponseMuxInfo info;
+  private final PayloadCodec codec;
   private final ArrayDeque<MuxFrame> queue = new ArrayDeque<>();
   private WorkerMuxConnection connection;
   private Listener listener;
@@ -36,9 +38,13 @@ final class MuxResponseSink implements ResponseSink {
   private boolean full;
   private boolean finished;
 
-  MuxResponseSink(MuxClientPool pool, ResponseMuxInfo info) {
+  /**
+   * @param codec the request's payload codec, which the stream's items are in
+   */
+  MuxResponseSink(MuxClientPool pool, ResponseMuxInfo info, PayloadCodec codec) {
     this.pool = pool;
     this.info = info;
+    this.codec = codec;
   }
 
   UUID streamId() {
@@ -167,7 +173,7 @@ final class MuxResponseSink implements ResponseSink {
     if (finished) {
       return;
     }
-    data(ResponseEnvelope.lastJson());
+    data(ResponseEnvelope.last(codec));
     end();
     listener.cancelled();
   }

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -183,46 +182,8 @@ final class RequestConnection {
     PendingCall<?> call = waiting.call();
     if (ack.accepted()) {
       awaitingCallHome.add(call);
-      // A worker that accepted the request but never calls back must not leave it waiting. Once
-      // it has called back, its prologue may take as long as the engine needs to start the request:
-      // Dynamo's frontend waits for it without a timer (tcp/server.rs at
-      // a073a2d527eb04823c8ebbe492c44caeb7913016; docs/interop.md §12). The router's limit there is
-      // the stream inactivity timeout, which a worker that hangs before its prologue would
-      // otherwise escape. A mux stream has no call back: its call counts as called back at once.
-      long callHomeMs = config.callHomeTimeout().toMillis();
-      long prologueMs = config.prologueTimeout().toMillis();
-      AtomicLong timer =
-          new AtomicLong(
-              vertx.setTimer(
-                  callHomeMs,
-                  t ->
-                      call.fail(
-                          "worker accepted the request but did not open its response stream"
-                              + " within "
-                              + callHomeMs
-                              + " ms",
-                          null)));
-      call.calledHome()
-          .onSuccess(
-              v -> {
-                if (vertx.cancelTimer(timer.get())) {
-                  timer.set(
-                      vertx.setTimer(
-                          prologueMs,
-                          t ->
-                              call.fail(
-                                  "worker accepted the request but sent no prologue within "
-                                      + prologueMs
-                                      + " ms",
-                                  null)));
-                }
-              });
-      call.future()
-          .onComplete(
-              done -> {
-                awaitingCallHome.remove(call);
-                vertx.cancelTimer(timer.get());
-              });
+      CallHomeDeadlines.arm(vertx, config, call);
+      call.future().onComplete(done -> awaitingCallHome.remove(call));
     } else {
       call.refuse("worker rejected the request: " + ack.rejection());
     }

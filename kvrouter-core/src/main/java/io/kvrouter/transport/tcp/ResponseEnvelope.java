@@ -6,7 +6,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.util.RawValue;
+import io.kvrouter.protocol.PayloadCodec;
 import io.vertx.core.buffer.Buffer;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -42,19 +44,26 @@ record ResponseEnvelope<D>(
     return new ResponseEnvelope<>(item, false);
   }
 
-  /** The encoded envelope of a generate stream's item. */
-  static Buffer item(StreamItem item) {
-    return WireJson.write(of(item));
+  /** The encoded envelope of a generate stream's item, in {@code codec}. */
+  static Buffer item(StreamItem item, PayloadCodec codec) {
+    return Payloads.item(of(item), codec);
   }
 
-  /** The encoded envelope of another endpoint's answer, its JSON as it is. */
-  static Buffer answer(byte[] json) {
-    return WireJson.write(of(new RawValue(new String(json, StandardCharsets.UTF_8))));
+  /** The encoded envelope of another endpoint's answer: its JSON as it is, or in msgpack. */
+  static Buffer answer(byte[] json, PayloadCodec codec) {
+    if (codec == PayloadCodec.JSON) {
+      return Payloads.item(of(new RawValue(new String(json, StandardCharsets.UTF_8))), codec);
+    }
+    try {
+      return Payloads.item(of(WireJson.MAPPER.readTree(json)), codec);
+    } catch (IOException e) {
+      throw new TcpCodecException("the answer is not JSON: " + e.getMessage(), e);
+    }
   }
 
-  /** The encoded last envelope, {@code {"complete_final":true}}. */
-  static Buffer lastJson() {
-    return WireJson.write(COMPLETE_FINAL);
+  /** The encoded last envelope, {@code {"complete_final":true}} in {@code codec}. */
+  static Buffer last(PayloadCodec codec) {
+    return Payloads.item(COMPLETE_FINAL, codec);
   }
 
   private static JavaType type(Class<?> data) {

@@ -2,6 +2,7 @@ package io.kvrouter.transport.tcp;
 
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.InferenceEngine;
+import io.kvrouter.protocol.PayloadCodec;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.vertx.core.Context;
@@ -26,6 +27,7 @@ import io.vertx.core.Vertx;
 final class ResponsePublisher implements ResponseSink.Listener {
   private final InferenceEngine engine;
   private final String requestId;
+  private final PayloadCodec codec;
   private final PreprocessedRequest request;
   private final ResponseSink callHome;
   private ResponseStream engineStream;
@@ -40,6 +42,7 @@ final class ResponsePublisher implements ResponseSink.Listener {
       ResponseSink callHome) {
     this.engine = engine;
     this.requestId = inbound.requestId();
+    this.codec = inbound.codec();
     this.request = request;
     this.callHome = callHome;
   }
@@ -107,7 +110,7 @@ final class ResponsePublisher implements ResponseSink.Listener {
       return;
     }
     sendPrologueOnce();
-    callHome.data(ResponseEnvelope.item(StreamItem.of(output)));
+    callHome.data(ResponseEnvelope.item(StreamItem.of(output), codec));
     if (!enginePaused && callHome.writeQueueFull()) {
       enginePaused = true;
       engineStream.pause();
@@ -119,7 +122,7 @@ final class ResponsePublisher implements ResponseSink.Listener {
       return;
     }
     sendPrologueOnce();
-    callHome.data(ResponseEnvelope.lastJson());
+    callHome.data(ResponseEnvelope.last(codec));
     callHome.end();
   }
 
@@ -133,8 +136,8 @@ final class ResponsePublisher implements ResponseSink.Listener {
       prologueSent = true;
       callHome.prologue(new StreamPrologue(message));
     } else {
-      callHome.data(ResponseEnvelope.item(StreamItem.failure(message)));
-      callHome.data(ResponseEnvelope.lastJson());
+      callHome.data(ResponseEnvelope.item(StreamItem.failure(message), codec));
+      callHome.data(ResponseEnvelope.last(codec));
       callHome.end();
     }
   }

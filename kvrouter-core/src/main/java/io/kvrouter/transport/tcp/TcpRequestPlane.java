@@ -1,13 +1,12 @@
 package io.kvrouter.transport.tcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.kvrouter.config.ResponseStreamKind;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.InvalidRequestException;
+import io.kvrouter.protocol.PayloadCodec;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
-import io.kvrouter.protocol.WorkerStreamException;
 import io.kvrouter.protocol.WorkerUnavailableException;
 import io.kvrouter.transport.RequestPlane;
 import io.vertx.core.Context;
@@ -21,8 +20,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
 import java.util.function.Consumer;
 
 /**
@@ -31,10 +28,9 @@ import java.util.function.Consumer;
  * call-home connection per request or on the worker's pooled {@code tcp_response_mux_v1}
  * connections, as {@link TcpConfig#responseStreams()} says for each worker. Pools live on one
  * Vert.x context, so the public methods hop onto it; each response stream runs on the event loop of
- * its own call-home socket.
+ * the connection it arrives on.
  */
 final class TcpRequestPlane implements RequestPlane {
-  private static final Set<String> WILDCARD_HOSTS = Set.of("0.0.0.0", "::", "[::]", "");
 
   private final Vertx vertx;
   private final TcpConfig config;
@@ -85,7 +81,7 @@ final class TcpRequestPlane implements RequestPlane {
               null));
       return call.future().map(stream -> stream);
     }
-    encode(request)
+    encode(request, worker.codec())
         .onComplete(
             encoded -> {
               if (encoded.failed()) {
@@ -98,15 +94,25 @@ final class TcpRequestPlane implements RequestPlane {
   }
 
   /**
-   * The request's JSON, written on the caller's event loop, not on the plane's shared one; a prompt
-   * of more than {@link #INLINE_ENCODE_TOKENS} tokens (millions of ids take hundreds of
-   * milliseconds) on a worker thread, the result coming back to the caller's context.
+   * The request's body in {@code codec}, written on the caller's event loop, not on the plane's
+   * shared one; a prompt of more than {@link #INLINE_ENCODE_TOKENS} tokens (millions of ids take
+   * hundreds of milliseconds) on a worker thread, the result coming back to the caller's context.
    */
-  private Future<Buffer> encode(PreprocessedRequest request) {
+  static Future<Buffer> encode(Vertx vertx, PreprocessedRequest request, PayloadCodec codec) {
     if (request.tokenIds().length <= INLINE_ENCODE_TOKENS) {
-      return Future.succeededFuture(WireJson.write(request));
+      try {
+        return Future.succeededFuture(Payloads.request(request, codec));
+      } catch (TcpCodecException e) {
+        return Future.failedFuture(e);
+      }
     }
-    return vertx.getOrCreateContext().executeBlocking(() -> WireJson.write(request), false);
+    return vertx
+        .getOrCreateContext()
+        .executeBlocking(() -> Payloads.request(request, codec), false);
+  }
+
+  private Future<Buffer> encode(PreprocessedRequest request, PayloadCodec codec) {
+    return encode(vertx, request, codec);
   }
 
   /**
@@ -123,24 +129,14 @@ final class TcpRequestPlane implements RequestPlane {
             requestId,
             (context, link, c) ->
                 new CallHomeAnswer(context, link, c.worker(), config.maxMessageSize()));
-    Buffer payload = Buffer.buffer(body);
+    Buffer payload;
+    try {
+      payload = Payloads.question(body, endpoint.codec());
+    } catch (TcpCodecException e) {
+      return Future.failedFuture(new IllegalArgumentException(e.getMessage(), e));
+    }
     afterBind(() -> dispatch(call, payload), failure -> call.fail(failure));
-    long timer =
-        vertx.setTimer(
-            Math.max(1, timeout.toMillis()),
-            id -> {
-              String late = "no answer within " + timeout.toMillis() + " ms";
-              call.fail(late, null);
-              call.future()
-                  .onSuccess(
-                      answer ->
-                          answer.fail(
-                              WorkerStreamException.disconnected(
-                                  "worker " + endpoint.workerId() + " sent " + late, null)));
-            });
-    Future<List<JsonNode>> answer = call.future().compose(CallHomeAnswer::items);
-    answer.onComplete(done -> vertx.cancelTimer(timer));
-    return answer;
+    return CallHomeAnswer.within(vertx, call, timeout);
   }
 
   /** Sends a {@link HealthProbe}: succeeds only when the worker process answers it. */
@@ -172,9 +168,6 @@ final class TcpRequestPlane implements RequestPlane {
       return;
     }
     WorkerEndpoint worker = call.worker();
-    if (config.responseStreams().forWorker(worker.workerId()) == ResponseStreamKind.MUX) {
-      call.expectNoCallBack();
-    }
     pool(worker).pick().submit(call, localHost -> frame(call, body, localHost));
   }
 
@@ -183,23 +176,8 @@ final class TcpRequestPlane implements RequestPlane {
    * or a stream on its pooled mux connections, as configured for that worker.
    */
   private Buffer frame(PendingCall<?> call, Buffer body, String localHost) {
-    String address = new HostAndPort(callHomeHost(localHost), callHome.port()).toString();
-    RequestControlMessage.ConnectionInfo response =
-        config.responseStreams().forWorker(call.worker().workerId()) == ResponseStreamKind.MUX
-            ? new ResponseMuxInfo(
-                    address,
-                    callHome.serverId(),
-                    UUID.fromString(call.subject()),
-                    call.requestId(),
-                    MuxHandshake.VERSION)
-                .connectionInfo()
-            : new ResponseStreamInfo(
-                    address, call.subject(), call.requestId(), ResponseStreamInfo.RESPONSE)
-                .connectionInfo();
-    Buffer header =
-        WireJson.write(RequestControlMessage.singleInManyOut(call.requestId(), response));
     Buffer payload =
-        TwoPartEncoder.encode(new TwoPartMessage(header, body), config.maxMessageSize());
+        CallHomeRequests.envelope(call, body, callHomeHost(localHost), callHome, config);
     return RequestFrameEncoder.encode(
         new RequestFrame(call.worker().path(), Map.of("request-id", call.requestId()), payload),
         config.maxMessageSize());
@@ -211,13 +189,8 @@ final class TcpRequestPlane implements RequestPlane {
    * leaves on, which the worker can reach since it is talking to it.
    */
   private String callHomeHost(String localHost) {
-    if (config.responseStreamAdvertiseHost() != null) {
-      return config.responseStreamAdvertiseHost();
-    }
-    if (!WILDCARD_HOSTS.contains(config.responseStreamHost())) {
-      return config.responseStreamHost();
-    }
-    return localHost;
+    String configured = CallHomeRequests.configuredCallHomeHost(config);
+    return configured != null ? configured : localHost;
   }
 
   private ConnectionPool pool(WorkerEndpoint worker) {
@@ -236,24 +209,11 @@ final class TcpRequestPlane implements RequestPlane {
    */
   @Override
   public Future<Void> start() {
-    return callHome
-        .listening()
-        .transform(
-            ar ->
-                ar.succeeded()
-                    ? Future.succeededFuture()
-                    : Future.failedFuture(bindFailure(ar.cause())));
+    return callHome.ready();
   }
 
   private IllegalStateException bindFailure(Throwable cause) {
-    return new IllegalStateException(
-        "the response-stream listener cannot bind "
-            + config.responseStreamHost()
-            + ":"
-            + config.responseStreamPort()
-            + " (--tcp-response-stream-host/--tcp-response-stream-port): "
-            + cause.getMessage(),
-        cause);
+    return callHome.bindFailure(cause);
   }
 
   private void afterBind(Runnable action, Consumer<Throwable> failed) {

@@ -25,13 +25,15 @@ final class TcpWorkerServer implements WorkerServer {
   private final NetServer server;
   private final NetClient callHomeClient;
   private final MuxClientPool muxPool;
+  private final ServedCalls served;
   private final AtomicInteger acceptedConnections = new AtomicInteger();
-  private final AtomicInteger callHomes = new AtomicInteger();
 
-  private TcpWorkerServer(NetServer server, NetClient callHomeClient, MuxClientPool muxPool) {
+  private TcpWorkerServer(
+      NetServer server, NetClient callHomeClient, MuxClientPool muxPool, ServedCalls served) {
     this.server = server;
     this.callHomeClient = callHomeClient;
     this.muxPool = muxPool;
+    this.served = served;
   }
 
   static Future<WorkerServer> start(
@@ -55,47 +57,38 @@ final class TcpWorkerServer implements WorkerServer {
       TcpConfig config,
       Set<ResponseStreamKind> accepted,
       int muxPoolSize) {
-    if (accepted.isEmpty()) {
-      throw new IllegalArgumentException("a worker must accept at least one response transport");
-    }
-    Set<ResponseStreamKind> transports = Set.copyOf(accepted);
-    Map<String, InferenceEngine> byPath = Map.copyOf(engines);
-    Map<String, JsonEndpoint> answering = Map.copyOf(endpoints);
-    for (String path : answering.keySet()) {
-      if (byPath.containsKey(path)) {
-        throw new IllegalArgumentException("path " + path + " is both an engine and an endpoint");
-      }
-    }
-    NetClient callHomeClient =
-        vertx.createNetClient(
-            new NetClientOptions()
-                .setTcpNoDelay(true)
-                .setConnectTimeout(
-                    (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
-    NetServer server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true));
+    NetClient callHomeClient = callHomeClient(vertx, config);
     MuxClientPool muxPool =
         new MuxClientPool(
             vertx, callHomeClient, config.maxMessageSize(), muxPoolSize, Ticker.SYSTEM);
-    TcpWorkerServer worker = new TcpWorkerServer(server, callHomeClient, muxPool);
+    ServedCalls served;
+    try {
+      served =
+          new ServedCalls(vertx, engines, endpoints, callHomeClient, muxPool, accepted, config);
+    } catch (IllegalArgumentException e) {
+      callHomeClient.close();
+      throw e;
+    }
+    NetServer server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true));
+    TcpWorkerServer worker = new TcpWorkerServer(server, callHomeClient, muxPool, served);
     server.connectHandler(
         socket -> {
           worker.acceptedConnections.incrementAndGet();
-          new WorkerConnection(
-                  vertx,
-                  socket,
-                  byPath,
-                  answering,
-                  callHomeClient,
-                  worker.callHomes,
-                  muxPool,
-                  transports,
-                  config)
-              .start();
+          new WorkerConnection(socket, served, config).start();
         });
     return server
         .listen(port, host)
         .<WorkerServer>map(bound -> worker)
         .onFailure(failure -> callHomeClient.close());
+  }
+
+  /** The client a worker calls frontends back with. */
+  static NetClient callHomeClient(Vertx vertx, TcpConfig config) {
+    return vertx.createNetClient(
+        new NetClientOptions()
+            .setTcpNoDelay(true)
+            .setConnectTimeout(
+                (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
   }
 
   @Override
@@ -109,13 +102,13 @@ final class TcpWorkerServer implements WorkerServer {
   }
 
   @Override
-  public int muxConnectionsOpened() {
-    return muxPool.connectionsOpened();
+  public int callHomeConnectionsOpened() {
+    return served.callHomesOpened();
   }
 
   @Override
-  public int callHomeConnectionsOpened() {
-    return callHomes.get();
+  public int muxConnectionsOpened() {
+    return muxPool.connectionsOpened();
   }
 
   /** Drops every mux connection, as a network fault would: the streams on them break. */

@@ -3,6 +3,7 @@ package io.kvrouter.transport.tcp;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.vertx.core.buffer.Buffer;
@@ -49,6 +50,15 @@ final class WireJson {
   static <T> T read(Buffer json, JavaType type, String what) {
     try {
       return check(MAPPER.readValue(json.getBytes(), type), what);
+    } catch (IOException e) {
+      throw malformed(what, e);
+    }
+  }
+
+  /** Reads one value of {@code type} from a tree (a msgpack payload, translated). */
+  static <T> T read(JsonNode tree, JavaType type, String what) {
+    try {
+      return check(MAPPER.treeToValue(tree, type), what);
     } catch (IOException e) {
       throw malformed(what, e);
     }

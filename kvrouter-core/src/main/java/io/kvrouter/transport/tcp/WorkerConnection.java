@@ -1,17 +1,8 @@
 package io.kvrouter.transport.tcp;
 
-import io.kvrouter.config.ResponseStreamKind;
 import io.kvrouter.config.TcpConfig;
-import io.kvrouter.protocol.InferenceEngine;
-import io.kvrouter.protocol.PreprocessedRequest;
-import io.kvrouter.transport.JsonEndpoint;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetSocket;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,39 +16,14 @@ import org.slf4j.LoggerFactory;
 final class WorkerConnection {
   private static final Logger LOG = LoggerFactory.getLogger(WorkerConnection.class);
 
-  private final Vertx vertx;
   private final NetSocket socket;
-  private final Map<String, InferenceEngine> engines;
-  private final Map<String, JsonEndpoint> endpoints;
-  private final NetClient callHomeClient;
-  private final AtomicInteger callHomes;
-  private final MuxClientPool muxPool;
-  private final Set<ResponseStreamKind> accepted;
-  private final TcpConfig config;
+  private final ServedCalls served;
   private final RequestFrameDecoder decoder;
-  private final CallHomeFrames frames;
 
-  WorkerConnection(
-      Vertx vertx,
-      NetSocket socket,
-      Map<String, InferenceEngine> engines,
-      Map<String, JsonEndpoint> endpoints,
-      NetClient callHomeClient,
-      AtomicInteger callHomes,
-      MuxClientPool muxPool,
-      Set<ResponseStreamKind> accepted,
-      TcpConfig config) {
-    this.callHomes = callHomes;
-    this.muxPool = muxPool;
-    this.accepted = accepted;
-    this.vertx = vertx;
+  WorkerConnection(NetSocket socket, ServedCalls served, TcpConfig config) {
     this.socket = socket;
-    this.engines = engines;
-    this.endpoints = endpoints;
-    this.callHomeClient = callHomeClient;
-    this.config = config;
+    this.served = served;
     this.decoder = new RequestFrameDecoder(config.maxMessageSize());
-    this.frames = new CallHomeFrames(config.maxMessageSize());
   }
 
   void start() {
@@ -78,42 +44,16 @@ final class WorkerConnection {
   }
 
   private void onRequest(RequestFrame frame) {
-    if (frame.path() == null) {
-      ack(Ack.rejected("Invalid endpoint path"));
-      return;
-    }
-    InferenceEngine engine = engines.get(frame.path());
-    JsonEndpoint endpoint = endpoints.get(frame.path());
-    if (engine == null && endpoint == null) {
-      ack(Ack.unavailable("unknown endpoint " + frame.path()));
-      return;
-    }
-    InboundRequest request;
-    PreprocessedRequest generate = null;
+    ServedCalls.Accepted call;
     try {
-      request = InboundRequest.parse(frame.payload(), config.maxMessageSize(), accepted);
-      if (engine != null) {
-        generate = request.request();
-      }
-    } catch (TcpCodecException e) {
-      LOG.warn("refusing a request from {}: {}", socket.remoteAddress(), e.getMessage());
-      ack(Ack.unavailable("invalid request: " + e.getMessage()));
+      call = served.accept(frame.path(), frame.payload());
+    } catch (ServedCalls.Refused refused) {
+      LOG.warn("refusing a request from {}: {}", socket.remoteAddress(), refused.getMessage());
+      ack(refused.ack());
       return;
     }
     ack(Ack.ACCEPTED);
-    ResponseSink sink;
-    if (request.mux() != null) {
-      sink = new MuxResponseSink(muxPool, request.mux());
-    } else {
-      callHomes.incrementAndGet();
-      sink = new WorkerCallHome(vertx, callHomeClient, request, frames);
-    }
-    if (engine != null) {
-      new ResponsePublisher(engine, generate, request, sink).start();
-    } else {
-      new AnswerPublisher(endpoint, request.body().getBytes(), sink, config.maxMessageSize())
-          .start();
-    }
+    served.start(call);
   }
 
   private void ack(Ack ack) {

@@ -40,6 +40,14 @@
  * Data} and {@code End} frames of a 24-byte header each, the frontend answering with credits
  * ({@code WindowUpdate}, {@code ConnectionAck}) and cancelling with {@code Kill}.
  *
+ * <p>The body and the data frames are in the worker's payload codec ({@code payload_codec} of the
+ * control message, docs/interop.md §10.9): JSON as drawn above, or rmp-serde msgpack ({@link
+ * io.kvrouter.transport.tcp.Payloads}); the control message, handshake, prologue and control frames
+ * are JSON either way. The response half serves other carriers too: {@link
+ * io.kvrouter.transport.tcp.CallHomeRequests} builds the envelope and reads the response for a
+ * request sent by NATS ({@code transport.nats}), and {@link
+ * io.kvrouter.transport.tcp.CallHomeServer} serves an envelope that arrived that way.
+ *
  * <p>Message types and their codecs are small classes, one per frame, each drawing its frame in its
  * Javadoc. Decoders are state machines over {@link io.vertx.core.buffer.Buffer} fragments that
  * reject an oversized length field before reading the bytes it announces. The composition root

@@ -3,6 +3,7 @@ package io.kvrouter.events.nats;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kvrouter.config.NatsEventFormat;
 import org.junit.jupiter.api.Test;
 
 /** Dynamo's subject and stream naming ({@code docs/interop.md} §2.4, {@code slug.rs}). */
@@ -13,6 +14,28 @@ class NatsSubjectsTest {
         .isEqualTo("namespace.dynamo.component.backend");
     assertThat(NatsSubjects.kvEvents("dynamo", "backend"))
         .isEqualTo("namespace.dynamo.component.backend.kv_events");
+  }
+
+  @Test
+  void endpointTopic_isDynamo15sEndpointScope_withEverySegmentPercentEncoded() {
+    assertThat(NatsSubjects.endpointTopic("dynamo", "backend", "generate", "kv-events"))
+        .isEqualTo("namespace.dynamo.component.backend.endpoint.generate.kv-events");
+    assertThat(NatsSubjects.endpointTopic("dynamo", "backend", "generate", "kv_metrics"))
+        .isEqualTo("namespace.dynamo.component.backend.endpoint.generate.kv_metrics");
+    assertThat(NatsSubjects.endpointTopic("ns:1", "Prefill~W", "gén", "a b"))
+        .isEqualTo("namespace.ns%3A1.component.Prefill%7EW.endpoint.g%C3%A9n.a%20b");
+  }
+
+  @Test
+  void eachFormat_namesItsOwnSubjects() {
+    assertThat(NatsSubjects.kvEvents(NatsEventFormat.ENVELOPE, "prod", "decode", "generate"))
+        .isEqualTo("namespace.prod.component.decode.endpoint.generate.kv-events");
+    assertThat(NatsSubjects.loads(NatsEventFormat.ENVELOPE, "prod", "decode", "generate"))
+        .isEqualTo("namespace.prod.component.decode.endpoint.generate.kv_metrics");
+    assertThat(NatsSubjects.kvEvents(NatsEventFormat.JSON, "prod", "decode", "generate"))
+        .isEqualTo("namespace.prod.component.decode.kv_events");
+    assertThat(NatsSubjects.loads(NatsEventFormat.JSON, "prod", "decode", "generate"))
+        .isEqualTo("namespace.prod.kv_metrics");
   }
 
   @Test

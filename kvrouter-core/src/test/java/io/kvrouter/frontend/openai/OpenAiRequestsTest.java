@@ -131,6 +131,26 @@ class OpenAiRequestsTest {
     rejected("\"stream_options\":{\"include_usage\":true}", "stream_options", "only allowed");
   }
 
+  /**
+   * Structured output is not supported, so no request reaches a worker with guided decoding: the
+   * one kind Dynamo keeps from migrating (its grammar state would restart on the new worker), which
+   * is why kvrouter's migration needs no such exemption (docs/interop.md §10.10).
+   */
+  @Test
+  void guidedDecodingParameters_areRejected() {
+    for (String name :
+        List.of(
+            "response_format",
+            "guided_json",
+            "guided_regex",
+            "guided_choice",
+            "guided_grammar",
+            "structured_outputs",
+            "nvext")) {
+      rejected("\"" + name + "\":{}", name, "Unrecognized request argument supplied: " + name);
+    }
+  }
+
   @Test
   void messages_areChecked() {
     assertThatThrownBy(

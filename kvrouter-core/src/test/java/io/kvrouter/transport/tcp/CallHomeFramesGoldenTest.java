@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.FinishReason;
+import io.kvrouter.protocol.PayloadCodec;
 import io.vertx.core.buffer.Buffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -64,7 +65,7 @@ class CallHomeFramesGoldenTest {
         checkBodyOnly(
             "data_item.hex",
             "{\"data\":{\"data\":{\"token_ids\":[11,12]}},\"complete_final\":false}",
-            frames.item(StreamItem.of(output)));
+            frames.item(StreamItem.of(output), PayloadCodec.JSON));
 
     assertThat(envelope(golden)).isEqualTo(ResponseEnvelope.of(StreamItem.of(output)));
   }
@@ -76,7 +77,7 @@ class CallHomeFramesGoldenTest {
         checkBodyOnly(
             "data_item_finished.hex",
             "{\"data\":{\"data\":{\"token_ids\":[13],\"finish_reason\":\"eos\"}},\"complete_final\":false}",
-            frames.item(StreamItem.of(output)));
+            frames.item(StreamItem.of(output), PayloadCodec.JSON));
 
     assertThat(envelope(golden).data().data()).isEqualTo(output);
   }
@@ -127,7 +128,7 @@ class CallHomeFramesGoldenTest {
             "error_item.hex",
             "{\"data\":{\"event\":\"error\",\"error\":{\"error_type\":\"Unknown\",\"message\":"
                 + "\"engine exploded\"}},\"complete_final\":false}",
-            frames.item(StreamItem.failure("engine exploded")));
+            frames.item(StreamItem.failure("engine exploded"), PayloadCodec.JSON));
 
     ResponseEnvelope<StreamItem> envelope = envelope(golden);
     assertThat(envelope).isEqualTo(ResponseEnvelope.of(StreamItem.failure("engine exploded")));
@@ -178,7 +179,10 @@ class CallHomeFramesGoldenTest {
   @Test
   void completeFinal() {
     Buffer golden =
-        checkBodyOnly("complete_final.hex", "{\"complete_final\":true}", frames.completeFinal());
+        checkBodyOnly(
+            "complete_final.hex",
+            "{\"complete_final\":true}",
+            frames.completeFinal(PayloadCodec.JSON));
 
     assertThat(envelope(golden)).isEqualTo(ResponseEnvelope.COMPLETE_FINAL);
   }

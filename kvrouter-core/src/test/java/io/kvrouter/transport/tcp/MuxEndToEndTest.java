@@ -67,6 +67,28 @@ class MuxEndToEndTest {
     assertThat(server.muxConnectionsOpened()).isEqualTo(1);
   }
 
+  /** A msgpack worker's items travel in msgpack inside the Data frames, as over a call-home. */
+  @Test
+  void msgpackItemsComeBackOnAMuxConnection() throws Exception {
+    ScriptedEngine engine = new ScriptedEngine(vertx, 5, 1, ScriptedEngine.Failure.NONE);
+    TcpWorkerServer server = startServer(engine, Set.of(ResponseStreamKind.MUX), 4);
+    RequestPlane plane = client(ResponseStreams.all(ResponseStreamKind.MUX));
+
+    Collector collector = new Collector();
+    Await.result(
+            plane.send(
+                worker(server).withCodec(io.kvrouter.protocol.PayloadCodec.MSGPACK),
+                "r1",
+                TcpEndToEndTest.request(6)))
+        .subscribe(collector);
+
+    assertThat(Collector.tokens(collector.await()))
+        .containsExactly(ScriptedEngine.expectedTokens(6, 5));
+    assertThat(engine.run("r1").request.get(5, TimeUnit.SECONDS).tokenIds())
+        .containsExactly(6, 1, 2);
+    assertThat(server.muxConnectionsOpened()).isEqualTo(1);
+  }
+
   @Test
   void manyConcurrentStreamsShareAFewConnections() throws Exception {
     ScriptedEngine engine = new ScriptedEngine(vertx, 4, 1, ScriptedEngine.Failure.NONE);

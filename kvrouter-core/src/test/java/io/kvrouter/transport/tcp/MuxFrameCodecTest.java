@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kvrouter.protocol.EngineOutput;
+import io.kvrouter.protocol.PayloadCodec;
 import io.vertx.core.buffer.Buffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,12 +40,13 @@ class MuxFrameCodecTest {
             new MuxFrame(
                 MuxFrameKind.DATA,
                 STREAM,
-                ResponseEnvelope.item(StreamItem.of(EngineOutput.tokens(11, 12)))));
+                ResponseEnvelope.item(
+                    StreamItem.of(EngineOutput.tokens(11, 12)), PayloadCodec.JSON)));
     Buffer callHome = Golden.load("data_item.hex");
     assertThat(data.payload()).isEqualTo(callHome.getBuffer(24, callHome.length()));
     check(
         "mux_data_complete_final.hex",
-        new MuxFrame(MuxFrameKind.DATA, STREAM, ResponseEnvelope.lastJson()));
+        new MuxFrame(MuxFrameKind.DATA, STREAM, ResponseEnvelope.last(PayloadCodec.JSON)));
   }
 
   @Test

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.kvrouter.config.ResponseStreamKind;
 import io.kvrouter.config.ResponseStreams;
 import io.kvrouter.protocol.EngineOutput;
+import io.kvrouter.protocol.PayloadCodec;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.testing.ManualTicker;
@@ -74,7 +75,7 @@ class MuxWireTest {
         new MuxFrame(
             MuxFrameKind.DATA,
             stranger,
-            ResponseEnvelope.item(StreamItem.of(EngineOutput.tokens(1))));
+            ResponseEnvelope.item(StreamItem.of(EngineOutput.tokens(1)), PayloadCodec.JSON));
     raw.send(strangerData);
     assertThat(raw.next(f -> f.kind() == MuxFrameKind.RESET).streamId()).isEqualTo(stranger);
 
@@ -82,9 +83,11 @@ class MuxWireTest {
     raw.send(new MuxFrame(MuxFrameKind.PROLOGUE, id, Buffer.buffer("{\"error\":null}")));
     MuxFrame item =
         new MuxFrame(
-            MuxFrameKind.DATA, id, ResponseEnvelope.item(StreamItem.of(EngineOutput.tokens(3000))));
+            MuxFrameKind.DATA,
+            id,
+            ResponseEnvelope.item(StreamItem.of(EngineOutput.tokens(3000)), PayloadCodec.JSON));
     raw.send(item);
-    raw.send(new MuxFrame(MuxFrameKind.DATA, id, ResponseEnvelope.lastJson()));
+    raw.send(new MuxFrame(MuxFrameKind.DATA, id, ResponseEnvelope.last(PayloadCodec.JSON)));
     raw.send(MuxFrame.empty(MuxFrameKind.END, id));
 
     ResponseStream stream = Await.result(sent);
@@ -95,7 +98,7 @@ class MuxWireTest {
         strangerData.encodedLength()
             + item.encodedLength()
             + MuxFrame.HEADER_BYTES
-            + ResponseEnvelope.lastJson().length();
+            + ResponseEnvelope.last(PayloadCodec.JSON).length();
     assertThat(raw.next(f -> f.kind() == MuxFrameKind.CONNECTION_ACK && f.ackOffset() == dataBytes))
         .as("a cumulative ack of every Data byte, the stranger's included")
         .isNotNull();
@@ -230,7 +233,7 @@ class MuxWireTest {
                 .next(f -> f.streamId().equals(id) && !f.payload().toString().contains("token_ids"))
                 .payload())
         .as("no error item: the stream was stopped, not broken")
-        .isEqualTo(ResponseEnvelope.lastJson());
+        .isEqualTo(ResponseEnvelope.last(PayloadCodec.JSON));
     assertThat(frontend.next(f -> f.streamId().equals(id) && f.kind() != MuxFrameKind.DATA).kind())
         .isEqualTo(MuxFrameKind.END);
     Await.result(server.close());

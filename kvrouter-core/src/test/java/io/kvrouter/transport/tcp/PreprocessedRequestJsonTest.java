@@ -15,6 +15,16 @@ import org.junit.jupiter.api.Test;
 class PreprocessedRequestJsonTest {
 
   @Test
+  void aPlainRequestIsWhatSerdeJsonWritesOfDynamosStruct() throws Exception {
+    // golden/dynamo-serde: serde_json of a struct shaped as Dynamo's (scripts/golden/dynamo-serde)
+    try (var in =
+        getClass().getResourceAsStream("/golden/dynamo-serde/preprocessed_request_plain.json")) {
+      String serde = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(WireJson.string(WireSamples.request())).isEqualTo(serde);
+    }
+  }
+
+  @Test
   void aPlainRequestIsWrittenWithDynamosKeysInOrderAndNullsForUnsetValues() throws Exception {
     String json = WireJson.string(WireSamples.request());
 

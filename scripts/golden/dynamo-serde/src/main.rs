@@ -1,0 +1,364 @@
+//! Writes golden bytes made by serde_json and rmp_serde from structs shaped as Dynamo's wire types.
+//! The shapes (names, order, serde attributes) are transcribed from Dynamo's source; the code is
+//! ours. See README.md.
+
+use serde::Serialize;
+use std::fs;
+use std::path::PathBuf;
+
+// ---- event plane: lib/kv-router/src/protocols.rs (latest read, index id 66907637791) and
+// ---- lib/runtime/src/transports/event_plane/codec.rs @bf0be57c
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum StorageTier {
+    Device,
+    HostPinned,
+    Disk,
+    External,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum ResidencyDomain {
+    Worker,
+    CacheOwner,
+}
+
+#[derive(Serialize)]
+struct RouterEvent {
+    worker_id: u64,
+    storage_tier: StorageTier,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    residency_domain: Option<ResidencyDomain>,
+    event: KvCacheEvent,
+}
+
+#[derive(Serialize)]
+struct KvCacheEvent {
+    event_id: u64,
+    data: KvCacheEventData,
+    dp_rank: u32,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum KvCacheEventData {
+    Stored(KvCacheStoreData),
+    Removed(KvCacheRemoveData),
+    Cleared,
+}
+
+#[derive(Serialize)]
+struct KvCacheStoreData {
+    parent_hash: Option<u64>,
+    start_position: Option<u32>,
+    blocks: Vec<KvCacheStoredBlockData>,
+}
+
+#[derive(Serialize)]
+struct KvCacheStoredBlockData {
+    block_hash: u64,
+    tokens_hash: u64,
+    mm_extra_info: Option<()>,
+}
+
+#[derive(Serialize)]
+struct KvCacheRemoveData {
+    block_hashes: Vec<u64>,
+}
+
+#[derive(Serialize)]
+struct EventEnvelope {
+    publisher_id: u64,
+    sequence: u64,
+    published_at: u64,
+    topic: String,
+    #[serde(with = "serde_bytes")]
+    payload: Vec<u8>,
+}
+
+// lib/kv-router/src/protocols.rs: ActiveLoad (no serde attributes: None is nil)
+#[derive(Serialize)]
+struct ActiveLoad {
+    worker_id: u64,
+    dp_rank: u32,
+    active_decode_blocks: Option<u64>,
+    active_prefill_tokens: Option<u64>,
+    kv_used_blocks: Option<u64>,
+}
+
+// lib/llm/src/kv_router/indexer (WorkerKvQueryRequest, index id 57864009053): what a v1.5 router
+// sends; the two last fields are #[serde(default)] on the way in.
+#[derive(Serialize)]
+#[allow(dead_code)]
+enum WorkerKvQueryKind {
+    Recovery,
+}
+
+#[derive(Serialize)]
+struct WorkerKvQueryRequest {
+    worker_id: u64,
+    dp_rank: u32,
+    start_event_id: Option<u64>,
+    end_event_id: Option<u64>,
+    supports_tree_dump_failed: bool,
+    kind: WorkerKvQueryKind,
+}
+
+// ---- request plane: lib/llm/src/protocols/common/preprocessor.rs @000a36a7,
+// ---- lib/llm/src/protocols/common.rs @0ab24416 (docs/interop.md §10.4)
+
+type Json = serde_json::Value;
+
+#[derive(Serialize)]
+struct PreprocessedRequest {
+    model: String,
+    token_ids: Vec<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generate_request: Option<Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_embeds: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    multi_modal_data: Option<Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mm_routing_info: Option<Json>,
+    stop_conditions: StopConditions,
+    sampling_options: SamplingOptions,
+    output_options: OutputOptions,
+    eos_token_ids: Vec<u32>,
+    mdc_sum: Option<String>,
+    annotations: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    routing: Option<Json>,
+    router_config_override: Option<Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prefill_result: Option<Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    encoder_result: Option<Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    migration_link: Option<Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bootstrap_info: Option<Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extra_args: Option<Json>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    require_reasoning: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    router: Option<Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent_context: Option<Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mm_processor_kwargs: Option<Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request_timestamp_ms: Option<f64>,
+    #[serde(rename = "_HEALTH_CHECK", skip_serializing_if = "std::ops::Not::not")]
+    is_probe: bool,
+}
+
+#[derive(Serialize, Default)]
+struct StopConditions {
+    max_tokens: Option<u32>,
+    stop: Option<Vec<String>>,
+    stop_token_ids: Option<Vec<u32>>,
+    stop_token_ids_hidden: Option<Vec<u32>>,
+    min_tokens: Option<u32>,
+    ignore_eos: Option<bool>,
+    max_thinking_tokens: Option<u32>,
+}
+
+#[derive(Serialize, Default)]
+struct SamplingOptions {
+    n: Option<u8>,
+    best_of: Option<u8>,
+    presence_penalty: Option<f32>,
+    frequency_penalty: Option<f32>,
+    repetition_penalty: Option<f32>,
+    temperature: Option<f32>,
+    top_p: Option<f32>,
+    top_k: Option<i32>,
+    min_p: Option<f32>,
+    use_beam_search: Option<bool>,
+    length_penalty: Option<f32>,
+    seed: Option<i64>,
+    include_stop_str_in_output: Option<bool>,
+    guided_decoding: Option<Json>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detokenize: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allowed_token_ids: Option<Vec<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bad_words_token_ids: Option<Vec<Vec<u32>>>,
+}
+
+#[derive(Serialize, Default)]
+struct OutputOptions {
+    logprobs: Option<u32>,
+    prompt_logprobs: Option<u32>,
+    skip_special_tokens: Option<bool>,
+    formatted_prompt: Option<bool>,
+    return_tokens_as_token_ids: Option<bool>,
+}
+
+// ---- output
+
+fn out_dir() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..");
+    root.join("kvrouter-core/src/test/resources/golden/dynamo-serde")
+}
+
+fn write_hex(name: &str, about: &str, bytes: &[u8]) {
+    let mut text = String::new();
+    for line in about.lines() {
+        text.push_str("# ");
+        text.push_str(line);
+        text.push('\n');
+    }
+    for chunk in bytes.chunks(16) {
+        let row: Vec<String> = chunk.iter().map(|b| format!("{:02x}", b)).collect();
+        text.push_str(&row.join(" "));
+        text.push('\n');
+    }
+    fs::write(out_dir().join(name), text).expect("write fixture");
+}
+
+fn write_text(name: &str, text: &str) {
+    fs::write(out_dir().join(name), text).expect("write fixture");
+}
+
+fn example_stored() -> RouterEvent {
+    RouterEvent {
+        worker_id: 7,
+        storage_tier: StorageTier::Device,
+        residency_domain: Some(ResidencyDomain::Worker),
+        event: KvCacheEvent {
+            event_id: 1,
+            data: KvCacheEventData::Stored(KvCacheStoreData {
+                parent_hash: None,
+                start_position: None,
+                blocks: vec![KvCacheStoredBlockData {
+                    block_hash: 0x1234,
+                    tokens_hash: 0xABCD,
+                    mm_extra_info: None,
+                }],
+            }),
+            dp_rank: 0,
+        },
+    }
+}
+
+fn main() {
+    fs::create_dir_all(out_dir()).expect("fixture directory");
+
+    let batch = rmp_serde::to_vec_named(&vec![example_stored()]).unwrap();
+    let envelope = EventEnvelope {
+        publisher_id: 1,
+        sequence: 0,
+        published_at: 1_700_000_000_000,
+        topic: "kv-events".to_string(),
+        payload: batch,
+    };
+    write_hex(
+        "s3_batch_envelope.hex",
+        "rmp_serde::to_vec_named(EventEnvelope{publisher_id 1, sequence 0, published_at\n\
+         1700000000000, topic \"kv-events\", payload: to_vec_named(vec![RouterEvent{worker 7,\n\
+         device, residency worker, event 1 stored(parent None, start None, [{0x1234, 0xABCD,\n\
+         None}]), dp 0}])}): the whole NATS message of Dynamo v1.5's event plane.",
+        &rmp_serde::to_vec_named(&envelope).unwrap(),
+    );
+
+    let removed_cleared = vec![
+        RouterEvent {
+            worker_id: 7,
+            storage_tier: StorageTier::Device,
+            residency_domain: Some(ResidencyDomain::Worker),
+            event: KvCacheEvent {
+                event_id: 2,
+                data: KvCacheEventData::Removed(KvCacheRemoveData {
+                    block_hashes: vec![0x1234, u64::MAX],
+                }),
+                dp_rank: 0,
+            },
+        },
+        RouterEvent {
+            worker_id: 7,
+            storage_tier: StorageTier::Device,
+            residency_domain: Some(ResidencyDomain::Worker),
+            event: KvCacheEvent {
+                event_id: 3,
+                data: KvCacheEventData::Cleared,
+                dp_rank: 1,
+            },
+        },
+    ];
+    write_hex(
+        "s3_removed_cleared_payload.hex",
+        "rmp_serde::to_vec_named of a removal of 0x1234 and u64::MAX (event 2, dp 0) then a\n\
+         clear (event 3, dp 1), worker 7.",
+        &rmp_serde::to_vec_named(&removed_cleared).unwrap(),
+    );
+
+    let load = ActiveLoad {
+        worker_id: 7,
+        dp_rank: 0,
+        active_decode_blocks: None,
+        active_prefill_tokens: None,
+        kv_used_blocks: Some(42),
+    };
+    write_hex(
+        "active_load.hex",
+        "rmp_serde::to_vec_named(ActiveLoad{worker 7, dp 0, decode None, prefill None, used 42}).",
+        &rmp_serde::to_vec_named(&load).unwrap(),
+    );
+
+    let query = WorkerKvQueryRequest {
+        worker_id: 7,
+        dp_rank: 1,
+        start_event_id: Some(3),
+        end_event_id: None,
+        supports_tree_dump_failed: false,
+        kind: WorkerKvQueryKind::Recovery,
+    };
+    write_text(
+        "worker_kv_query_request.json",
+        &serde_json::to_string(&query).unwrap(),
+    );
+
+    let request = PreprocessedRequest {
+        model: "mock-model".to_string(),
+        token_ids: vec![1, 2, 3],
+        generate_request: None,
+        prompt_embeds: None,
+        multi_modal_data: None,
+        mm_routing_info: None,
+        stop_conditions: StopConditions {
+            max_tokens: Some(4),
+            ..Default::default()
+        },
+        sampling_options: SamplingOptions::default(),
+        output_options: OutputOptions::default(),
+        eos_token_ids: vec![],
+        mdc_sum: None,
+        annotations: vec![],
+        routing: None,
+        router_config_override: None,
+        prefill_result: None,
+        encoder_result: None,
+        migration_link: None,
+        bootstrap_info: None,
+        extra_args: None,
+        require_reasoning: false,
+        router: None,
+        agent_context: None,
+        mm_processor_kwargs: None,
+        request_timestamp_ms: None,
+        is_probe: false,
+    };
+    write_text(
+        "preprocessed_request_plain.json",
+        &serde_json::to_string(&request).unwrap(),
+    );
+}
