@@ -133,7 +133,7 @@ struct PreprocessedRequest {
     mdc_sum: Option<String>,
     annotations: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    routing: Option<Json>,
+    routing: Option<RoutingHints>,
     router_config_override: Option<Json>,
     #[serde(skip_serializing_if = "Option::is_none")]
     prefill_result: Option<Json>,
@@ -201,6 +201,61 @@ struct OutputOptions {
     skip_special_tokens: Option<bool>,
     formatted_prompt: Option<bool>,
     return_tokens_as_token_ids: Option<bool>,
+}
+
+// lib/llm/src/protocols/common/preprocessor.rs @000a36a7: RoutingHints, every field skipped when None
+#[derive(Serialize, Default)]
+struct RoutingHints {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    backend_instance_id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prefill_worker_id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decode_worker_id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dp_rank: Option<u32>,
+}
+
+// ---- response items: lib/runtime/src/pipeline/network.rs (NetworkStreamWrapper),
+// ---- lib/runtime/src/protocols/annotated.rs (Annotated), llm_backend.rs @07d14345
+
+#[derive(Serialize)]
+struct NetworkStreamWrapper<T> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<T>,
+    complete_final: bool,
+}
+
+#[derive(Serialize)]
+struct Annotated<T> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<T>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    event: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    comment: Option<Vec<String>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum OutputType {
+    Text,
+}
+
+#[derive(Serialize)]
+struct LlmEngineOutput {
+    token_ids: Vec<u32>,
+    tokens: Option<Vec<String>>,
+    text: Option<String>,
+    output_type: OutputType,
+    cum_log_probs: Option<f64>,
+    log_probs: Option<Vec<f64>>,
+    top_logprobs: Option<Json>,
+    finish_reason: Option<String>,
+    index: Option<u32>,
 }
 
 // ---- output
@@ -360,5 +415,76 @@ fn main() {
     write_text(
         "preprocessed_request_plain.json",
         &serde_json::to_string(&request).unwrap(),
+    );
+
+    // payload_codec "msgpack": the body and every response item through rmp_serde (§10.9)
+    let sampled = PreprocessedRequest {
+        token_ids: vec![1, 2, 300],
+        stop_conditions: StopConditions {
+            max_tokens: Some(4),
+            stop_token_ids: Some(vec![7]),
+            ignore_eos: Some(false),
+            ..Default::default()
+        },
+        sampling_options: SamplingOptions {
+            presence_penalty: Some(1.5),
+            temperature: Some(0.5),
+            top_p: Some(0.25),
+            top_k: Some(-1),
+            seed: Some(1234),
+            ..Default::default()
+        },
+        output_options: OutputOptions {
+            logprobs: Some(2),
+            skip_special_tokens: Some(true),
+            ..Default::default()
+        },
+        eos_token_ids: vec![2],
+        routing: Some(RoutingHints {
+            dp_rank: Some(1),
+            ..Default::default()
+        }),
+        ..request
+    };
+    write_hex(
+        "msgpack_request_body.hex",
+        "rmp_serde::to_vec_named of a PreprocessedRequest with sampling options set (the value of\n\
+         golden/request-plane/msgpack_request_body.hex).",
+        &rmp_serde::to_vec_named(&sampled).unwrap(),
+    );
+
+    let rust_item = NetworkStreamWrapper {
+        data: Some(Annotated {
+            data: Some(LlmEngineOutput {
+                token_ids: vec![11],
+                tokens: None,
+                text: None,
+                output_type: OutputType::Text,
+                cum_log_probs: None,
+                log_probs: None,
+                top_logprobs: None,
+                finish_reason: None,
+                index: None,
+            }),
+            id: None,
+            event: None,
+            comment: None,
+        }),
+        complete_final: false,
+    };
+    write_hex(
+        "msgpack_rust_item.hex",
+        "rmp_serde::to_vec_named of a response item as a Rust engine sends it.",
+        &rmp_serde::to_vec_named(&rust_item).unwrap(),
+    );
+
+    let last: NetworkStreamWrapper<Annotated<LlmEngineOutput>> = NetworkStreamWrapper {
+        data: None,
+        complete_final: true,
+    };
+    write_hex(
+        "msgpack_complete_final.hex",
+        "rmp_serde::to_vec_named of the stream's last item.",
+        &rmp_serde::to_vec_named(&last).unwrap(),
     );
 }

@@ -67,6 +67,15 @@ class DynamoSerdeGoldenTest {
   }
 
   @Test
+  void msgpackRequestBodyAndItems_matchTheHandLaidRequestPlaneFixtures() {
+    for (String name :
+        List.of(
+            "msgpack_request_body.hex", "msgpack_rust_item.hex", "msgpack_complete_final.hex")) {
+      assertThat(serde(name)).as(name).isEqualTo(HexFixtures.load("/golden/request-plane/" + name));
+    }
+  }
+
+  @Test
   void aDynamo15RoutersRecoveryQuestion_isReadByTheWorkerSide() {
     byte[] question = serdeText("worker_kv_query_request.json").getBytes(StandardCharsets.UTF_8);
     assertThat(WorkerKvQueryCodec.decodeQuery(question))
