@@ -10,6 +10,7 @@ import io.kvrouter.config.RouterConfig;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.events.nats.NatsConnection;
 import io.kvrouter.frontend.HttpFrontend;
+import io.kvrouter.frontend.ServedModels;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.preprocess.OutputParsers;
@@ -157,13 +158,11 @@ public final class RouterApplication {
                       vertx,
                       metrics.registry());
               parts.add("router", router::close);
-              HttpFrontend frontend =
-                  new HttpFrontend(
-                      new Preprocessor(vertx, assets, model, router, parsers),
-                      metrics,
-                      config.http(),
-                      config.model().kvCacheBlockSize(),
-                      Ticker.SYSTEM);
+              ServedModels models = new ServedModels(metrics, Ticker.SYSTEM);
+              models.add(
+                  new Preprocessor(vertx, assets, model, router, parsers),
+                  config.model().kvCacheBlockSize());
+              HttpFrontend frontend = new HttpFrontend(models, metrics, config.http());
               // binding and connecting the event plane's sockets blocks: not on an event loop
               return vertx
                   .executeBlocking(

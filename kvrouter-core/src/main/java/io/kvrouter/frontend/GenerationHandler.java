@@ -7,7 +7,6 @@ import io.kvrouter.preprocess.Generation;
 import io.kvrouter.preprocess.GenerationRequest;
 import io.kvrouter.preprocess.Preprocessor;
 import io.kvrouter.protocol.FinishReason;
-import io.kvrouter.protocol.ModelNotFoundException;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
@@ -25,8 +24,7 @@ import java.util.function.Function;
  * is refused the request fails as a whole and the generations already started are stopped.
  */
 final class GenerationHandler implements Handler<RoutingContext> {
-  private final Preprocessor preprocessor;
-  private final FrontendMetrics metrics;
+  private final ServedModels models;
   private final String endpoint;
   private final ResponseFormat format;
   private final Function<JsonObject, OpenAiRequest> parser;
@@ -35,19 +33,17 @@ final class GenerationHandler implements Handler<RoutingContext> {
   private final JsonBodies bodies;
 
   GenerationHandler(
-      Preprocessor preprocessor,
+      ServedModels models,
       ErrorResponses errors,
       InFlightResponses inFlight,
       JsonBodies bodies,
-      FrontendMetrics metrics,
       String endpoint,
       ResponseFormat format,
       Function<JsonObject, OpenAiRequest> parser) {
-    this.preprocessor = preprocessor;
+    this.models = models;
     this.errors = errors;
     this.inFlight = inFlight;
     this.bodies = bodies;
-    this.metrics = metrics;
     this.endpoint = endpoint;
     this.format = format;
     this.parser = parser;
@@ -57,9 +53,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
   public void handle(RoutingContext ctx) {
     bodies
         .read(
-            ctx.vertx().getOrCreateContext(),
-            body(ctx),
-            json -> parseRequest(preprocessor, parser, json))
+            ctx.vertx().getOrCreateContext(), body(ctx), json -> parseRequest(models, parser, json))
         .onComplete(
             ar -> {
               if (ar.failed()) {
@@ -70,9 +64,12 @@ final class GenerationHandler implements Handler<RoutingContext> {
             });
   }
 
-  private void serve(RoutingContext ctx, OpenAiRequest request) {
+  private void serve(RoutingContext ctx, Parsed parsed) {
+    OpenAiRequest request = parsed.request();
+    Preprocessor preprocessor = parsed.model().preprocessor();
     String requestId = UUID.randomUUID().toString();
-    FrontendMetrics.RequestTracker tracker = metrics.start(endpoint, request.stream());
+    FrontendMetrics.RequestTracker tracker =
+        parsed.model().metrics().start(endpoint, request.stream());
     ResponseFormat.Header header =
         format.header(requestId, System.currentTimeMillis() / 1000, request.model());
     List<Future<Generation>> started = new ArrayList<>();
@@ -131,14 +128,18 @@ final class GenerationHandler implements Handler<RoutingContext> {
     generation.cancel();
   }
 
-  /** Validates {@code body} with {@code parser} and checks that it names the served model. */
-  static OpenAiRequest parseRequest(
-      Preprocessor preprocessor, Function<JsonObject, OpenAiRequest> parser, JsonObject body) {
+  /** A valid request and the served model it names. */
+  record Parsed(OpenAiRequest request, ServedModels.ServedModel model) {}
+
+  /**
+   * Validates {@code body} with {@code parser} and finds the model it names.
+   *
+   * @throws io.kvrouter.protocol.ModelNotFoundException if no model of that name is served
+   */
+  static Parsed parseRequest(
+      ServedModels models, Function<JsonObject, OpenAiRequest> parser, JsonObject body) {
     OpenAiRequest request = parser.apply(body);
-    if (!request.model().equals(preprocessor.modelName())) {
-      throw new ModelNotFoundException(request.model());
-    }
-    return request;
+    return new Parsed(request, models.find(request.model()));
   }
 
   /** The request's body, or null when it has none. */

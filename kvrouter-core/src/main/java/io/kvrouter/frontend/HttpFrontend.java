@@ -1,11 +1,9 @@
 package io.kvrouter.frontend;
 
-import io.kvrouter.common.Ticker;
 import io.kvrouter.config.HttpConfig;
 import io.kvrouter.frontend.openai.OpenAiRequests;
 import io.kvrouter.frontend.openai.ResponseFormat;
 import io.kvrouter.metrics.Metrics;
-import io.kvrouter.preprocess.Preprocessor;
 import io.kvrouter.protocol.RouterShuttingDownException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -16,6 +14,8 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * The OpenAI-compatible HTTP API: chat completions, completions, models, health, liveness and
@@ -24,9 +24,8 @@ import java.time.Duration;
  * RouteErrors}) and requests that are not valid HTTP ({@link FrontDoor}), is an OpenAI error body.
  */
 public final class HttpFrontend {
-  private final Preprocessor preprocessor;
+  private final ServedModels models;
   private final Metrics metrics;
-  private final FrontendMetrics frontendMetrics;
   private final HttpConfig config;
   private final ErrorResponses errors;
   private final JsonBodies bodies;
@@ -38,22 +37,16 @@ public final class HttpFrontend {
   private volatile boolean shuttingDown;
 
   /**
-   * @param ticker where the requests' times, for the metrics, are read
+   * @param models the models served, which may grow while the frontend runs
+   * @param metrics where the frontend's own meters are registered and {@code /metrics} is read
    */
-  public HttpFrontend(
-      Preprocessor preprocessor,
-      Metrics metrics,
-      HttpConfig config,
-      int kvCacheBlockSize,
-      Ticker ticker) {
-    this.preprocessor = preprocessor;
+  public HttpFrontend(ServedModels models, Metrics metrics, HttpConfig config) {
+    this.models = models;
     this.metrics = metrics;
     this.config = config;
     this.errors = new ErrorResponses(config.busyStatusCode());
     this.bodies = new JsonBodies(config.bodyLimitBytes());
-    this.routerEndpoints = new RouterEndpoints(preprocessor, errors, bodies);
-    this.frontendMetrics =
-        new FrontendMetrics(metrics, preprocessor.modelName(), kvCacheBlockSize, ticker);
+    this.routerEndpoints = new RouterEndpoints(models, errors, bodies);
     this.faults = ClientFaults.of(metrics.registry());
     this.frontDoor = new FrontDoor(config.connections(), metrics.registry(), faults);
   }
@@ -78,11 +71,10 @@ public final class HttpFrontend {
         .handler(body)
         .handler(
             new GenerationHandler(
-                preprocessor,
+                models,
                 errors,
                 inFlight,
                 bodies,
-                frontendMetrics,
                 "chat_completions",
                 ResponseFormat.CHAT,
                 OpenAiRequests::chat));
@@ -92,11 +84,10 @@ public final class HttpFrontend {
         .handler(body)
         .handler(
             new GenerationHandler(
-                preprocessor,
+                models,
                 errors,
                 inFlight,
                 bodies,
-                frontendMetrics,
                 "completions",
                 ResponseFormat.COMPLETION,
                 OpenAiRequests::completion));
@@ -111,13 +102,16 @@ public final class HttpFrontend {
   }
 
   private void models(RoutingContext ctx) {
-    JsonObject model =
-        new JsonObject()
-            .put("id", preprocessor.modelName())
-            .put("object", "model")
-            .put("created", createdEpochSeconds)
-            .put("owned_by", "kvrouter");
-    json(ctx, 200, new JsonObject().put("object", "list").put("data", new JsonArray().add(model)));
+    JsonArray data = new JsonArray();
+    for (ServedModels.ServedModel model : models.all()) {
+      data.add(
+          new JsonObject()
+              .put("id", model.name())
+              .put("object", "model")
+              .put("created", createdEpochSeconds)
+              .put("owned_by", "kvrouter"));
+    }
+    json(ctx, 200, new JsonObject().put("object", "list").put("data", data));
   }
 
   /**
@@ -144,7 +138,7 @@ public final class HttpFrontend {
 
   /** Requests being served now. */
   public int inflightRequests() {
-    return frontendMetrics.inflight();
+    return models.inflight();
   }
 
   private void live(RoutingContext ctx) {
@@ -162,20 +156,26 @@ public final class HttpFrontend {
           new JsonObject()
               .put("status", "unhealthy")
               .put("message", "The server is shutting down"));
-    } else if (preprocessor.ready()) {
-      json(
-          ctx,
-          200,
-          new JsonObject()
-              .put("status", "healthy")
-              .put("models", new JsonArray().add(preprocessor.modelName())));
     } else {
-      json(
-          ctx,
-          503,
-          new JsonObject()
-              .put("status", "unhealthy")
-              .put("message", "No healthy worker serves " + preprocessor.modelName()));
+      List<String> ready = models.ready();
+      if (!ready.isEmpty()) {
+        json(
+            ctx,
+            200,
+            new JsonObject().put("status", "healthy").put("models", new JsonArray(ready)));
+      } else {
+        json(
+            ctx,
+            503,
+            new JsonObject()
+                .put("status", "unhealthy")
+                .put(
+                    "message",
+                    "No healthy worker serves "
+                        + models.all().stream()
+                            .map(ServedModels.ServedModel::name)
+                            .collect(Collectors.joining(", "))));
+      }
     }
   }
 

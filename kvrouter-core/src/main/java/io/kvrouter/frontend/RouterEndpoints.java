@@ -1,8 +1,6 @@
 package io.kvrouter.frontend;
 
-import io.kvrouter.frontend.openai.OpenAiRequest;
 import io.kvrouter.frontend.openai.OpenAiRequests;
-import io.kvrouter.preprocess.Preprocessor;
 import io.kvrouter.protocol.RouteExplanation;
 import io.kvrouter.protocol.WorkerCost;
 import io.kvrouter.protocol.WorkerStatus;
@@ -23,12 +21,12 @@ import java.util.UUID;
  * </ul>
  */
 final class RouterEndpoints {
-  private final Preprocessor preprocessor;
+  private final ServedModels models;
   private final ErrorResponses errors;
   private final JsonBodies bodies;
 
-  RouterEndpoints(Preprocessor preprocessor, ErrorResponses errors, JsonBodies bodies) {
-    this.preprocessor = preprocessor;
+  RouterEndpoints(ServedModels models, ErrorResponses errors, JsonBodies bodies) {
+    this.models = models;
     this.errors = errors;
     this.bodies = bodies;
   }
@@ -40,7 +38,7 @@ final class RouterEndpoints {
             GenerationHandler.body(ctx),
             body ->
                 GenerationHandler.parseRequest(
-                    preprocessor,
+                    models,
                     body.containsKey("messages")
                         ? OpenAiRequests::chat
                         : OpenAiRequests::completion,
@@ -55,9 +53,11 @@ final class RouterEndpoints {
             });
   }
 
-  private void explain(RoutingContext ctx, OpenAiRequest request) {
-    preprocessor
-        .explain(request.toGeneration(UUID.randomUUID().toString()))
+  private void explain(RoutingContext ctx, GenerationHandler.Parsed parsed) {
+    parsed
+        .model()
+        .preprocessor()
+        .explain(parsed.request().toGeneration(UUID.randomUUID().toString()))
         .onComplete(
             ar -> {
               if (ar.failed()) {
@@ -118,53 +118,61 @@ final class RouterEndpoints {
 
   void workers(RoutingContext ctx) {
     JsonArray workers = new JsonArray();
-    for (WorkerStatus status : preprocessor.workers()) {
-      JsonObject worker =
-          new JsonObject()
-              .put("worker_id", status.id())
-              .put("address", status.address())
-              .put("healthy", status.healthy())
-              .put("active_requests", status.activeRequests());
-      status
-          .kv()
-          .ifPresent(
-              kv ->
-                  worker
-                      .put("active_blocks", kv.activeBlocks())
-                      .put("active_prefill_tokens", kv.activePrefillTokens())
-                      .put("cached_blocks", kv.cachedBlocks())
-                      .put("total_kv_blocks", kv.totalKvBlocks()));
-      status
-          .kvEvents()
-          .ifPresent(
-              feed ->
-                  worker.put(
-                      "kv_events",
-                      new JsonObject()
-                          .put("state", feed.state())
-                          .put("last_seq", feed.lastSeq())
-                          .put("batches", feed.batches())
-                          .put("gaps", feed.gaps())
-                          .put("resets", feed.resets())
-                          .put("incomplete_replays", feed.incompleteReplays())
-                          .put("ms_since_last_batch", feed.millisSinceLastBatch())));
-      status
-          .reportedLoad()
-          .ifPresent(
-              load ->
-                  worker.put(
-                      "reported_load",
-                      new JsonObject()
-                          .put("kv_used_blocks", known(load.report().kvUsedBlocks()))
-                          .put("kv_total_blocks", known(load.report().kvTotalBlocks()))
-                          .put("active_decode_blocks", known(load.report().activeDecodeBlocks()))
-                          .put("active_prefill_tokens", known(load.report().activePrefillTokens()))
-                          .put("requests_waiting", known(load.report().requestsWaiting()))
-                          .put("requests_running", known(load.report().requestsRunning()))
-                          .put("ms_since_report", load.ageMillis())));
-      workers.add(worker);
+    for (ServedModels.ServedModel model : models.all()) {
+      for (WorkerStatus status : model.preprocessor().workers()) {
+        workers.add(worker(model.name(), status));
+      }
     }
     json(ctx, new JsonObject().put("workers", workers));
+  }
+
+  /** One worker of {@code model} as {@code /router/workers} lists it. */
+  private static JsonObject worker(String model, WorkerStatus status) {
+    JsonObject worker =
+        new JsonObject()
+            .put("model", model)
+            .put("worker_id", status.id())
+            .put("address", status.address())
+            .put("healthy", status.healthy())
+            .put("active_requests", status.activeRequests());
+    status
+        .kv()
+        .ifPresent(
+            kv ->
+                worker
+                    .put("active_blocks", kv.activeBlocks())
+                    .put("active_prefill_tokens", kv.activePrefillTokens())
+                    .put("cached_blocks", kv.cachedBlocks())
+                    .put("total_kv_blocks", kv.totalKvBlocks()));
+    status
+        .kvEvents()
+        .ifPresent(
+            feed ->
+                worker.put(
+                    "kv_events",
+                    new JsonObject()
+                        .put("state", feed.state())
+                        .put("last_seq", feed.lastSeq())
+                        .put("batches", feed.batches())
+                        .put("gaps", feed.gaps())
+                        .put("resets", feed.resets())
+                        .put("incomplete_replays", feed.incompleteReplays())
+                        .put("ms_since_last_batch", feed.millisSinceLastBatch())));
+    status
+        .reportedLoad()
+        .ifPresent(
+            load ->
+                worker.put(
+                    "reported_load",
+                    new JsonObject()
+                        .put("kv_used_blocks", known(load.report().kvUsedBlocks()))
+                        .put("kv_total_blocks", known(load.report().kvTotalBlocks()))
+                        .put("active_decode_blocks", known(load.report().activeDecodeBlocks()))
+                        .put("active_prefill_tokens", known(load.report().activePrefillTokens()))
+                        .put("requests_waiting", known(load.report().requestsWaiting()))
+                        .put("requests_running", known(load.report().requestsRunning()))
+                        .put("ms_since_report", load.ageMillis())));
+    return worker;
   }
 
   /** A reported count, or null when the report did not carry it. */

@@ -19,38 +19,57 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
- * A real HTTP frontend over the demo model (served as {@code demo}) with one worker, {@code w1},
- * behind a {@link FakeRequestPlane}: for tests of what the HTTP API answers.
+ * A real HTTP frontend over the demo model with one worker per model behind a {@link
+ * FakeRequestPlane}: for tests of what the HTTP API answers.
  */
 final class DemoFrontend {
   private DemoFrontend() {}
 
-  /** Starts the frontend on a free loopback port of {@code vertx}; that port. */
+  /**
+   * Starts the frontend serving the demo model as {@code demo} with one worker, {@code w1}, on a
+   * free loopback port of {@code vertx}; that port.
+   */
   static int start(Vertx vertx, FakeRequestPlane plane) throws Exception {
+    return start(vertx, plane, Map.of("demo", "w1"));
+  }
+
+  /**
+   * Starts the frontend serving the demo model under each name of {@code workerByModel}, each model
+   * with its own router and its one worker; the port.
+   */
+  static int start(Vertx vertx, FakeRequestPlane plane, Map<String, String> workerByModel)
+      throws Exception {
+    Metrics metrics = new Metrics();
+    ServedModels models = new ServedModels(metrics, Ticker.SYSTEM);
+    workerByModel.forEach(
+        (model, worker) ->
+            models.add(
+                new Preprocessor(
+                    vertx,
+                    ModelAssets.demo(),
+                    model,
+                    Routers.create(
+                        RouterMode.ROUND_ROBIN,
+                        KvRouterConfig.DEFAULTS,
+                        16,
+                        List.of(
+                            RouteTarget.of(new WorkerEndpoint(worker, "127.0.0.1", 1, "generate"))),
+                        plane,
+                        Duration.ofSeconds(120),
+                        Migration.OFF,
+                        vertx,
+                        new SimpleMeterRegistry()),
+                    OutputParsers.NONE),
+                16));
     HttpFrontend frontend =
         new HttpFrontend(
-            new Preprocessor(
-                vertx,
-                ModelAssets.demo(),
-                "demo",
-                Routers.create(
-                    RouterMode.ROUND_ROBIN,
-                    KvRouterConfig.DEFAULTS,
-                    16,
-                    List.of(RouteTarget.of(new WorkerEndpoint("w1", "127.0.0.1", 1, "generate"))),
-                    plane,
-                    Duration.ofSeconds(120),
-                    Migration.OFF,
-                    vertx,
-                    new SimpleMeterRegistry()),
-                OutputParsers.NONE),
-            new Metrics(),
+            models,
+            metrics,
             new HttpConfig(
-                "127.0.0.1", 0, 45L << 20, Duration.ofSeconds(1), 503, ConnectionLimits.DEFAULTS),
-            16,
-            Ticker.SYSTEM);
+                "127.0.0.1", 0, 45L << 20, Duration.ofSeconds(1), 503, ConnectionLimits.DEFAULTS));
     return Futures.result(frontend.createServer(vertx).listen(0, "127.0.0.1")).actualPort();
   }
 }

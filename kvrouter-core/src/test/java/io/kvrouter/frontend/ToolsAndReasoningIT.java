@@ -75,19 +75,22 @@ class ToolsAndReasoningIT {
             Migration.OFF,
             vertx,
             new SimpleMeterRegistry());
+    Metrics metrics = new Metrics();
+    ServedModels models = new ServedModels(metrics, Ticker.SYSTEM);
+    models.add(
+        new Preprocessor(
+            vertx,
+            assets,
+            MODEL,
+            router,
+            new OutputParsers(ReasoningParserName.QWEN3, ToolCallParserName.HERMES)),
+        16);
     HttpFrontend frontend =
         new HttpFrontend(
-            new Preprocessor(
-                vertx,
-                assets,
-                MODEL,
-                router,
-                new OutputParsers(ReasoningParserName.QWEN3, ToolCallParserName.HERMES)),
-            new Metrics(),
+            models,
+            metrics,
             new HttpConfig(
-                "127.0.0.1", 0, 1 << 20, Duration.ofSeconds(1), 503, ConnectionLimits.DEFAULTS),
-            16,
-            Ticker.SYSTEM);
+                "127.0.0.1", 0, 1 << 20, Duration.ofSeconds(1), 503, ConnectionLimits.DEFAULTS));
     HttpServer server = Futures.result(frontend.createServer(vertx).listen(0, "127.0.0.1"));
     Thread worker = new Thread(() -> answerRequests(assets), "scripted-worker");
     worker.setDaemon(true);

@@ -1,0 +1,86 @@
+package io.kvrouter.frontend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvrouter.testing.FakeRequestPlane;
+import io.kvrouter.testing.Futures;
+import io.kvrouter.testing.Http;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One frontend serving two models, each with its own router and worker: a request goes to a worker
+ * of the model it names, and the model list, the health and the worker list cover both.
+ */
+class ServedModelsHttpTest {
+  private final Vertx vertx = Vertx.vertx();
+  private final FakeRequestPlane plane = new FakeRequestPlane();
+  private String base;
+
+  @BeforeEach
+  void start() throws Exception {
+    Map<String, String> workers = new LinkedHashMap<>();
+    workers.put("beta", "b1");
+    workers.put("alpha", "a1");
+    base = "http://127.0.0.1:" + DemoFrontend.start(vertx, plane, workers);
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    Futures.result(vertx.close());
+  }
+
+  private static String chat(String model) {
+    return "{\"model\":\""
+        + model
+        + "\",\"max_tokens\":2,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+  }
+
+  @Test
+  void eachRequest_goesToAWorkerOfTheModelItNames() throws Exception {
+    assertThat(Http.post(base + "/v1/chat/completions", chat("alpha")).status()).isEqualTo(200);
+    assertThat(Http.post(base + "/v1/chat/completions", chat("beta")).status()).isEqualTo(200);
+    assertThat(Http.post(base + "/v1/chat/completions", chat("alpha")).status()).isEqualTo(200);
+
+    assertThat(plane.sends).containsExactly("a1", "b1", "a1");
+    assertThat(plane.sentRequests)
+        .extracting(r -> r.model())
+        .containsExactly("alpha", "beta", "alpha");
+  }
+
+  @Test
+  void anUnknownModel_isNotFound() throws Exception {
+    Http.Response response = Http.post(base + "/v1/chat/completions", chat("gamma"));
+
+    assertThat(response.status()).isEqualTo(404);
+    assertThat(response.json().getJsonObject("error").getString("message")).contains("gamma");
+    assertThat(plane.sends).isEmpty();
+  }
+
+  @Test
+  void modelsHealthAndWorkers_listEveryModel() throws Exception {
+    JsonArray models = Http.get(base + "/v1/models").json().getJsonArray("data");
+    assertThat(models.stream().map(m -> ((JsonObject) m).getString("id")))
+        .containsExactly("alpha", "beta");
+
+    Http.Response health = Http.get(base + "/health");
+    assertThat(health.status()).isEqualTo(200);
+    assertThat(health.json().getJsonArray("models").getList()).containsExactly("alpha", "beta");
+
+    JsonArray workers = Http.get(base + "/router/workers").json().getJsonArray("workers");
+    assertThat(
+            workers.stream()
+                .map(
+                    w ->
+                        ((JsonObject) w).getString("model")
+                            + "/"
+                            + ((JsonObject) w).getString("worker_id")))
+        .containsExactly("alpha/a1", "beta/b1");
+  }
+}
