@@ -115,6 +115,7 @@ final class KvEventSubscriptions implements WorkerEventSources {
     List<Subscription> gone = byWorker.remove(workerId);
     if (gone != null) {
       gone.forEach(this::close);
+      translator.forget(workerId);
     }
   }
 
