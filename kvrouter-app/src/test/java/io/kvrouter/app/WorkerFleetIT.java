@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.testing.Http;
+import io.kvrouter.testing.NatsServerProcess;
 import io.kvrouter.testing.WorkerProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -164,5 +165,68 @@ class WorkerFleetIT {
       slow.close();
       fresh.close();
     }
+  }
+
+  @Test
+  void natsEvents_aJoinedWorkerIsFollowedOnTheSharedSubject_andALeftOneIsForgotten()
+      throws Exception {
+    try (NatsServerProcess nats = NatsServerProcess.start()) {
+      List<String> onNats = List.of("--event-plane", "nats", "--nats-server", nats.url());
+      List<String> first = new ArrayList<>(onNats);
+      first.addAll(List.of("--worker-id", "81"));
+      List<String> second = new ArrayList<>(onNats);
+      second.addAll(List.of("--worker-id", "82"));
+      WorkerProcess w81 = natsWorker(first);
+      WorkerProcess w82 = natsWorker(second);
+      Map<String, List<String>> flags = KvConvergence.kvFlags();
+      flags.put("event-plane", List.of("nats"));
+      flags.put("nats-server", List.of(nats.url()));
+      flags.put("worker", List.of(w81.workerSpec("81")));
+      Random random = new Random(13);
+      try (RouterFixture router = RouterFixture.start(flags)) {
+        WorkerFleet fleet = router.app.fleet();
+        fleet.join(WorkerSpec.parse(w82.workerSpec("82")));
+        send(router, workload(random, 60));
+        assertThat(w82.metric(REQUESTS)).isPositive();
+        awaitConverged(router, Map.of("81", w81, "82", w82));
+
+        fleet.leave("82");
+        assertThat(indexHolds(router, "82")).isFalse();
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(10))
+            .untilAsserted(
+                () ->
+                    assertThat(Http.get(router.baseUrl + "/metrics").body())
+                        .as("the follower forgot its ranks")
+                        .doesNotContainPattern(
+                            "kvrouter_kv_event_batches_total\\{[^}]*worker_id=\"82\""));
+        double served = w82.metric(REQUESTS);
+        send(router, workload(random, 30));
+        assertThat(w82.metric(REQUESTS)).isEqualTo(served);
+        awaitConverged(router, Map.of("81", w81));
+        assertThat(indexHolds(router, "82")).isFalse();
+
+        fleet.join(WorkerSpec.parse(w82.workerSpec("82")));
+        send(router, workload(random, 60));
+        awaitConverged(router, Map.of("81", w81, "82", w82));
+      } finally {
+        w81.close();
+        w82.close();
+      }
+    }
+  }
+
+  /** A worker publishing Dynamo's events on NATS, with {@code options}. */
+  private static WorkerProcess natsWorker(List<String> options) throws Exception {
+    List<String> all = new ArrayList<>(options);
+    all.addAll(
+        List.of(
+            "--port",
+            "0",
+            "--block-size",
+            String.valueOf(KvConvergence.BLOCK_SIZE),
+            "--num-gpu-blocks",
+            String.valueOf(KvConvergence.KV_BLOCKS)));
+    return WorkerProcess.start(KvConvergence.MODEL, 0, 0, all);
   }
 }
