@@ -36,40 +36,39 @@ final class DynamoFollowing {
   private DynamoFollowing() {}
 
   /**
-   * A follower of {@code workers}' ranks into the router's index, asking them over {@code plane} at
-   * {@code endpoints} (their generate endpoints, by worker id); each rank's feed is reported to the
-   * router. The caller closes it.
+   * A follower into the router's index, asking the workers over {@code plane} at {@code endpoints}
+   * (their generate endpoints, by worker id), a map the caller keeps up to date as workers join and
+   * leave (and must be safe to read from any thread). The caller closes it.
    *
    * @param atLeastOnce whether the subscription may deliver an event twice
    */
   static DynamoEventFollower follower(
-      List<WorkerSpec> workers,
       Map<String, WorkerEndpoint> endpoints,
       Router router,
       RequestPlane plane,
       boolean atLeastOnce,
       MeterRegistry meters) {
-    DynamoEventFollower follower =
-        new DynamoEventFollower(
-            router.kvEventSink().orElseThrow(),
-            new RequestPlaneRecovery(plane, endpoints),
-            atLeastOnce,
-            PROBE_INTERVAL,
-            meters,
-            Ticker.SYSTEM);
-    for (WorkerRank rank : ranks(workers)) {
-      router.reportKvEventFeed(rank, () -> follower.feed(rank));
-    }
-    return follower;
+    return new DynamoEventFollower(
+        router.kvEventSink().orElseThrow(),
+        new RequestPlaneRecovery(plane, endpoints),
+        atLeastOnce,
+        PROBE_INTERVAL,
+        meters,
+        Ticker.SYSTEM);
   }
 
-  /** Every data-parallel rank of every worker. */
-  static List<WorkerRank> ranks(List<WorkerSpec> workers) {
+  /** Reports how {@code follower} follows each rank of {@code worker} in the router's status. */
+  static void reportFeeds(Router router, DynamoEventFollower follower, WorkerSpec worker) {
+    for (WorkerRank rank : ranks(worker)) {
+      router.reportKvEventFeed(rank, () -> follower.feed(rank));
+    }
+  }
+
+  /** Every data-parallel rank of {@code worker}. */
+  static List<WorkerRank> ranks(WorkerSpec worker) {
     List<WorkerRank> ranks = new ArrayList<>();
-    for (WorkerSpec worker : workers) {
-      for (int dp = 0; dp < worker.dpSize(); dp++) {
-        ranks.add(new WorkerRank(worker.id(), dp));
-      }
+    for (int dp = 0; dp < worker.dpSize(); dp++) {
+      ranks.add(new WorkerRank(worker.id(), dp));
     }
     return ranks;
   }

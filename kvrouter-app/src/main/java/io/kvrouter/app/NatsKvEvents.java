@@ -17,8 +17,9 @@ import io.kvrouter.routing.Router;
 import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -39,33 +40,58 @@ import java.util.function.Consumer;
  * <p>Recovery questions go to each worker over the request plane ({@link RequestPlaneRecovery}).
  * After a core subscription reconnects, every worker is asked for a tree dump: whatever was
  * published meanwhile is lost. A durable consumer gets it delivered instead.
+ *
+ * <p>The subjects are shared by every worker, so a worker joining or leaving changes no
+ * subscription: a joining worker's ranks are asked for their state (once the subscription is up, so
+ * that nothing published after the answer is missed), and a leaving worker is forgotten by the
+ * follower, which drops its events from then on.
  */
-final class NatsKvEvents implements AutoCloseable {
+final class NatsKvEvents implements WorkerEventSources {
   private final DynamoEventFollower follower;
+  private final Router router;
+  private final Map<String, WorkerEndpoint> endpoints;
+
+  /** The ranks of the workers followed, asked for their state once the subscription is up. */
+  private final Set<WorkerRank> ranks;
+
+  private final SubscriptionUp up;
   private final NatsEventSubscriber events;
   private final NatsEventSubscriber loads;
 
   private NatsKvEvents(
-      DynamoEventFollower follower, NatsEventSubscriber events, NatsEventSubscriber loads) {
+      DynamoEventFollower follower,
+      Router router,
+      Map<String, WorkerEndpoint> endpoints,
+      Set<WorkerRank> ranks,
+      SubscriptionUp up,
+      NatsEventSubscriber events,
+      NatsEventSubscriber loads) {
     this.follower = follower;
+    this.router = router;
+    this.endpoints = endpoints;
+    this.ranks = ranks;
+    this.up = up;
     this.events = events;
     this.loads = loads;
   }
 
+  /** Whether the KV event subscription has connected once. */
+  private static final class SubscriptionUp {
+    volatile boolean connected;
+  }
+
+  /** Subscribes; the workers are followed as they join. */
   static NatsKvEvents start(
-      EventPlaneConfig config,
-      List<WorkerSpec> workers,
-      Map<String, WorkerEndpoint> endpoints,
-      Router router,
-      RequestPlane plane,
-      MeterRegistry meters) {
+      EventPlaneConfig config, Router router, RequestPlane plane, MeterRegistry meters) {
     boolean enveloped = config.natsFormat() == NatsEventFormat.ENVELOPE;
+    Map<String, WorkerEndpoint> endpoints = new ConcurrentHashMap<>();
     DynamoEventFollower follower =
-        DynamoFollowing.follower(workers, endpoints, router, plane, config.durable(), meters);
+        DynamoFollowing.follower(endpoints, router, plane, config.durable(), meters);
     StartedParts started = new StartedParts();
     started.add("KV event follower", follower);
     try {
-      List<WorkerRank> ranks = DynamoFollowing.ranks(workers);
+      Set<WorkerRank> ranks = ConcurrentHashMap.newKeySet();
+      SubscriptionUp up = new SubscriptionUp();
       String subject =
           NatsSubjects.kvEvents(
               config.natsFormat(), config.namespace(), config.component(), config.endpoint());
@@ -96,7 +122,8 @@ final class NatsKvEvents implements AutoCloseable {
                 @Override
                 public void connected(boolean reconnect) {
                   if (!reconnect) {
-                    // ask for every rank's state once questions can reach the workers
+                    // ask for every rank's state now that nothing published after is missed
+                    up.connected = true;
                     ranks.forEach(follower::follow);
                   } else if (!config.durable()) {
                     follower.resyncAll();
@@ -108,7 +135,7 @@ final class NatsKvEvents implements AutoCloseable {
       countOversized(meters, "dynamo", events);
       NatsEventSubscriber loads = followLoads(config, router, meters);
       countOversized(meters, "dynamo-load", loads);
-      return new NatsKvEvents(follower, events, loads);
+      return new NatsKvEvents(follower, router, endpoints, ranks, up, events, loads);
     } catch (RuntimeException e) {
       started.closeParts();
       throw e;
@@ -142,6 +169,26 @@ final class NatsKvEvents implements AutoCloseable {
                     : WorkerLoadCodec::decode)
             ::accept,
         Ticker.SYSTEM);
+  }
+
+  @Override
+  public void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
+    endpoints.put(worker.id(), endpoint);
+    DynamoFollowing.reportFeeds(router, follower, worker);
+    for (WorkerRank rank : DynamoFollowing.ranks(worker)) {
+      ranks.add(rank);
+      if (up.connected) {
+        // a rank added while the subscription comes up may be asked twice, which is harmless
+        follower.follow(rank);
+      }
+    }
+  }
+
+  @Override
+  public void unfollow(String workerId) {
+    ranks.removeIf(rank -> rank.workerId().equals(workerId));
+    follower.forget(workerId);
+    endpoints.remove(workerId);
   }
 
   @Override

@@ -49,11 +49,12 @@ final class RequestPlaneRecovery implements DynamoEventFollower.RecoveryClient {
   private final Map<String, WorkerEndpoint> workers;
 
   /**
-   * @param workers each worker's generate endpoint, by worker id
+   * @param workers each worker's generate endpoint, by worker id: read at each question, so a
+   *     worker that joined since is asked and one that left is not; safe to read from any thread
    */
   RequestPlaneRecovery(RequestPlane plane, Map<String, WorkerEndpoint> workers) {
     this.plane = plane;
-    this.workers = Map.copyOf(workers);
+    this.workers = workers;
   }
 
   @Override

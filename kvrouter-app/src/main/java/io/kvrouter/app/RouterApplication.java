@@ -8,6 +8,7 @@ import io.kvrouter.config.ModelConfig;
 import io.kvrouter.config.RequestPlaneKind;
 import io.kvrouter.config.RouterConfig;
 import io.kvrouter.config.TcpConfig;
+import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.events.nats.NatsConnection;
 import io.kvrouter.frontend.HttpFrontend;
 import io.kvrouter.frontend.ServedModels;
@@ -21,7 +22,6 @@ import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.routing.Migration;
-import io.kvrouter.routing.RouteTarget;
 import io.kvrouter.routing.Router;
 import io.kvrouter.routing.Routers;
 import io.kvrouter.transport.RequestPlane;
@@ -57,6 +57,7 @@ public final class RouterApplication {
 
   private final Vertx vertx;
   private final Router router;
+  private final WorkerFleet fleet;
   private final StartedParts parts;
   private final List<SimulatedEngine> mockEngines;
   private final int httpPort;
@@ -68,6 +69,7 @@ public final class RouterApplication {
   private RouterApplication(
       Vertx vertx,
       Router router,
+      WorkerFleet fleet,
       StartedParts parts,
       List<SimulatedEngine> mockEngines,
       int httpPort,
@@ -75,6 +77,7 @@ public final class RouterApplication {
       Duration gracefulShutdownTimeout) {
     this.vertx = vertx;
     this.router = router;
+    this.fleet = fleet;
     this.parts = parts;
     this.mockEngines = mockEngines;
     this.httpPort = httpPort;
@@ -143,7 +146,7 @@ public final class RouterApplication {
     return Future.all(servers)
         .compose(
             all -> {
-              List<RouteTarget> endpoints = routeTargets(config, all.list());
+              List<WorkerServer> mockServers = all.list();
               RequestPlane plane = requestPlane(vertx, config, parts);
               parts.addAsync("request plane", plane::close);
               Router router =
@@ -151,7 +154,7 @@ public final class RouterApplication {
                       config.routerMode(),
                       config.kv(),
                       config.model().kvCacheBlockSize(),
-                      endpoints,
+                      List.of(),
                       plane,
                       config.workerStreamIdleTimeout(),
                       new Migration(config.migrationLimit(), model),
@@ -166,35 +169,49 @@ public final class RouterApplication {
               // binding and connecting the event plane's sockets blocks: not on an event loop
               return vertx
                   .executeBlocking(
-                      () -> EventPlane.start(config, engines, router, plane, metrics.registry()),
+                      () -> {
+                        EventPlane eventPlane =
+                            EventPlane.start(config, engines, router, plane, metrics.registry());
+                        parts.add("event plane", eventPlane);
+                        WorkerFleet fleet =
+                            new WorkerFleet(
+                                router, eventPlane, spec -> WorkerEndpoints.of(spec, config));
+                        staticWorkers(config, mockServers, eventPlane).forEach(fleet::join);
+                        return fleet;
+                      },
                       false)
                   .compose(
-                      eventPlane -> {
-                        parts.add("event plane", eventPlane);
-                        return plane.start();
-                      })
-                  .compose(v -> router.start())
-                  .compose(
-                      v -> serveHttp(vertx, config, vertxOptions.getEventLoopPoolSize(), frontend))
-                  .map(
-                      port -> {
-                        log.info(
-                            "kvrouter serving model {} on http://{}:{} with {} worker(s), router"
-                                + " mode {}",
-                            model,
-                            config.http().host(),
-                            port,
-                            endpoints.size(),
-                            config.routerMode().configName());
-                        return new RouterApplication(
-                            vertx,
-                            router,
-                            parts,
-                            engines,
-                            port,
-                            frontend,
-                            config.http().gracefulShutdownTimeout());
-                      });
+                      fleet ->
+                          plane
+                              .start()
+                              .compose(v -> router.start())
+                              .compose(
+                                  v ->
+                                      serveHttp(
+                                          vertx,
+                                          config,
+                                          vertxOptions.getEventLoopPoolSize(),
+                                          frontend))
+                              .map(
+                                  port -> {
+                                    log.info(
+                                        "kvrouter serving model {} on http://{}:{} with {}"
+                                            + " worker(s), router mode {}",
+                                        model,
+                                        config.http().host(),
+                                        port,
+                                        fleet.workers().size(),
+                                        config.routerMode().configName());
+                                    return new RouterApplication(
+                                        vertx,
+                                        router,
+                                        fleet,
+                                        parts,
+                                        engines,
+                                        port,
+                                        frontend,
+                                        config.http().gracefulShutdownTimeout());
+                                  }));
             });
   }
 
@@ -236,27 +253,25 @@ public final class RouterApplication {
     return TcpTransport.client(vertx, tcp);
   }
 
-  /** The configured workers, then the simulated ones. */
-  private static List<RouteTarget> routeTargets(
-      RouterConfig config, List<WorkerServer> mockServers) {
-    List<RouteTarget> endpoints = new ArrayList<>();
-    config
-        .workers()
-        .forEach(
-            w ->
-                endpoints.add(
-                    new RouteTarget(WorkerEndpoints.of(w, config), w.kvBlocks(), w.dpSize())));
+  /**
+   * The workers the router starts with: the configured ones, then the simulated ones (publishing
+   * their events where {@code eventPlane} has them publish).
+   */
+  private static List<WorkerSpec> staticWorkers(
+      RouterConfig config, List<WorkerServer> mockServers, EventPlane eventPlane) {
+    List<WorkerSpec> workers = new ArrayList<>(config.workers());
     for (int i = 0; i < mockServers.size(); i++) {
-      endpoints.add(
-          new RouteTarget(
-              new WorkerEndpoint(
-                  EventPlane.mockWorkerId(i),
-                  "127.0.0.1",
-                  mockServers.get(i).port(),
-                  WorkerEndpoint.DEFAULT_PATH),
-              config.mockWorkers().engine().numGpuBlocks()));
+      workers.add(
+          new WorkerSpec(
+              EventPlane.mockWorkerId(i),
+              "127.0.0.1",
+              mockServers.get(i).port(),
+              WorkerEndpoint.DEFAULT_PATH,
+              config.mockWorkers().engine().numGpuBlocks(),
+              eventPlane.mockSource(i),
+              1));
     }
-    return endpoints;
+    return workers;
   }
 
   /** Default Vert.x options: one event loop per core. */
@@ -333,6 +348,14 @@ public final class RouterApplication {
 
   Vertx vertx() {
     return vertx;
+  }
+
+  /**
+   * The router's set of workers, where workers join and leave while it runs. Its calls block for a
+   * while: not for an event loop.
+   */
+  public WorkerFleet fleet() {
+    return fleet;
   }
 
   /** What the router knows about each worker now. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.config.WorkerSpec.KvEventSource;
 import io.kvrouter.protocol.WorkerRank;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -13,14 +14,16 @@ class EventPlaneTest {
 
   @Test
   void everyRankOfADataParallelWorker_isFollowedOnTheBasePortsPlusItsRank() {
-    Map<WorkerRank, KvEventSource> sources =
-        EventPlane.rankSources(
-            List.of(
-                WorkerSpec.parse(
-                    "id=w1,address=10.0.0.5:9000,dp-size=3,kv-events=tcp://10.0.0.5:5557,"
-                        + "kv-replay=tcp://10.0.0.5:6557"),
-                WorkerSpec.parse("id=w2,address=10.0.0.6:9000,kv-events=tcp://10.0.0.6:5557"),
-                WorkerSpec.parse("id=w3,address=10.0.0.7:9000,dp-size=2")));
+    Map<WorkerRank, KvEventSource> sources = new LinkedHashMap<>();
+    List.of(
+            WorkerSpec.parse(
+                "id=w1,address=10.0.0.5:9000,dp-size=3,kv-events=tcp://10.0.0.5:5557,"
+                    + "kv-replay=tcp://10.0.0.5:6557"),
+            WorkerSpec.parse("id=w2,address=10.0.0.6:9000,kv-events=tcp://10.0.0.6:5557"),
+            WorkerSpec.parse("id=w3,address=10.0.0.7:9000,dp-size=2"),
+            WorkerSpec.parse(
+                "id=w4,address=10.0.0.8:9000,kv-events=tcp://10.0.0.8:5557,events-format=dynamo"))
+        .forEach(worker -> sources.putAll(KvEventSubscriptions.rankSources(worker)));
 
     assertThat(sources)
         .containsExactly(

@@ -14,11 +14,15 @@ import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
 import io.kvrouter.routing.index.KvEventSink;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -48,6 +52,11 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #resyncAll()} re-asks every known rank for a tree dump: the caller's answer to a
  * subscription that may have lost messages (a core NATS reconnect). {@link #follow} asks for a
  * rank's dump before its first event, so a new router learns the state of quiet workers too.
+ *
+ * <p>{@link #forget} drops a worker that left: its ranks' sequencers and meters go, answers to
+ * their questions are ignored, and its events (a shared NATS subject still carries those of a
+ * worker that left discovery but runs on) are dropped until {@link #follow} names one of its ranks
+ * again.
  */
 public final class DynamoEventFollower implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DynamoEventFollower.class);
@@ -72,7 +81,7 @@ public final class DynamoEventFollower implements AutoCloseable {
   private final KvEventSink sink;
   private final RecoveryClient client;
   private final DynamoEventSequencer.Settings settings;
-  private final MeterRegistry meters;
+  private final MeterRegistry registry;
   private final Ticker ticker;
   private final ScheduledExecutorService thread;
   private final Counter malformed;
@@ -80,6 +89,12 @@ public final class DynamoEventFollower implements AutoCloseable {
 
   /** Added on {@link #thread} only; {@link #feed} reads it from any thread. */
   private final Map<WorkerRank, Rank> ranks = new ConcurrentHashMap<>();
+
+  /** The workers {@link #forget} dropped and no {@link #follow} brought back; on the thread. */
+  private final Set<String> departed = new HashSet<>();
+
+  /** Events of departed workers, dropped. */
+  private final Counter departedEvents;
 
   /**
    * @param atLeastOnce true when the subscription may deliver an event twice (a JetStream durable
@@ -100,7 +115,7 @@ public final class DynamoEventFollower implements AutoCloseable {
     this.settings =
         new DynamoEventSequencer.Settings(
             atLeastOnce, probeInterval, DynamoEventSequencer.MAX_HELD);
-    this.meters = Objects.requireNonNull(meters, "meters");
+    this.registry = Objects.requireNonNull(meters, "meters");
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     ScheduledThreadPoolExecutor executor =
         new ScheduledThreadPoolExecutor(
@@ -119,6 +134,12 @@ public final class DynamoEventFollower implements AutoCloseable {
             .register(meters);
     this.faults =
         new FaultLog(log, "malformed KV event payloads", FaultLog.DEFAULT_INTERVAL, ticker);
+    this.departedEvents =
+        Counter.builder(MetricNames.EVENTS_DROPPED)
+            .description("KV cache events dropped before the index, by format and reason")
+            .tag(MetricNames.TAG_FORMAT, "dynamo")
+            .tag(MetricNames.TAG_REASON, MetricNames.REASON_DEPARTED_WORKER)
+            .register(meters);
   }
 
   /** One payload from the NATS event plane: a JSON {@code RouterEvent}. */
@@ -161,6 +182,10 @@ public final class DynamoEventFollower implements AutoCloseable {
         () -> {
           long now = ticker.nanos();
           for (DynamoRouterEvent event : events) {
+            if (departed.contains(event.event().worker().workerId())) {
+              departedEvents.increment();
+              continue;
+            }
             Rank rank = rank(event.event().worker());
             if (publisherId != null) {
               rank.publisherId = publisherId;
@@ -170,9 +195,31 @@ public final class DynamoEventFollower implements AutoCloseable {
         });
   }
 
-  /** Starts following {@code rank} before its first event: asks for its tree dump now. */
+  /**
+   * Starts following {@code rank} before its first event: asks for its tree dump now. A worker
+   * {@linkplain #forget forgotten} before is followed again, from nothing.
+   */
   public void follow(WorkerRank rank) {
-    submit(() -> rank(rank).sequencer.resync());
+    submit(
+        () -> {
+          departed.remove(rank.workerId());
+          rank(rank).sequencer.resync();
+        });
+  }
+
+  /**
+   * Stops following every rank of {@code workerId} (the worker left): no question is asked of it
+   * any more, answers still on their way are ignored, its feeds read as unsynced and its meters go;
+   * its events are dropped until {@link #follow} names one of its ranks again. The index entries
+   * are the caller's to remove.
+   */
+  public void forget(String workerId) {
+    Objects.requireNonNull(workerId, "workerId");
+    submit(
+        () -> {
+          departed.add(workerId);
+          ranks.values().removeIf(r -> r.rank.workerId().equals(workerId) && r.drop());
+        });
   }
 
   /** Every rank seen so far asks for a tree dump again (events may have been lost). */
@@ -236,6 +283,12 @@ public final class DynamoEventFollower implements AutoCloseable {
     private final WorkerRank rank;
     private final DynamoEventSequencer sequencer;
 
+    /** The rank's meters, removed when it is dropped. */
+    private final List<Meter> meters = new ArrayList<>();
+
+    /** Set on the follower's thread when its worker was forgotten: it applies and asks nothing. */
+    private boolean dropped;
+
     /** The publisher of the rank's latest envelope; read and written on the follower's thread. */
     private Long publisherId;
 
@@ -251,27 +304,41 @@ public final class DynamoEventFollower implements AutoCloseable {
               MetricNames.KV_EVENT_INCOMPLETE_REPLAYS, DynamoEventSequencer::failedQueries);
       counters.forEach(
           (name, value) ->
-              FunctionCounter.builder(name, sequencer, value)
-                  .tag(MetricNames.TAG_WORKER_ID, rank.workerId())
-                  .tag(MetricNames.TAG_DP_RANK, String.valueOf(rank.dpRank()))
-                  .register(meters));
-      FunctionCounter.builder(
-              MetricNames.KV_EVENT_ABANDONED_REPLAYS,
-              sequencer,
-              DynamoEventSequencer::heldLimitReached)
-          .tag(MetricNames.TAG_WORKER_ID, rank.workerId())
-          .tag(MetricNames.TAG_DP_RANK, String.valueOf(rank.dpRank()))
-          .tag(MetricNames.TAG_REASON, MetricNames.REASON_HELD_LIMIT)
-          .register(meters);
+              meters.add(
+                  FunctionCounter.builder(name, sequencer, value)
+                      .tag(MetricNames.TAG_WORKER_ID, rank.workerId())
+                      .tag(MetricNames.TAG_DP_RANK, String.valueOf(rank.dpRank()))
+                      .register(registry)));
+      meters.add(
+          FunctionCounter.builder(
+                  MetricNames.KV_EVENT_ABANDONED_REPLAYS,
+                  sequencer,
+                  DynamoEventSequencer::heldLimitReached)
+              .tag(MetricNames.TAG_WORKER_ID, rank.workerId())
+              .tag(MetricNames.TAG_DP_RANK, String.valueOf(rank.dpRank()))
+              .tag(MetricNames.TAG_REASON, MetricNames.REASON_HELD_LIMIT)
+              .register(registry));
+    }
+
+    /** Stops the rank for good and removes its meters; true, for {@code removeIf}. */
+    boolean drop() {
+      dropped = true;
+      meters.forEach(registry::remove);
+      return true;
     }
 
     @Override
     public void apply(KvCacheEvent event) {
-      sink.apply(rank, event);
+      if (!dropped) {
+        sink.apply(rank, event);
+      }
     }
 
     @Override
     public void ask(long question, Long start, Long end) {
+      if (dropped) {
+        return;
+      }
       CompletableFuture<WorkerKvQueryResult> answer;
       try {
         answer = client.query(rank, publisherId, start, end);
@@ -282,6 +349,9 @@ public final class DynamoEventFollower implements AutoCloseable {
           (result, error) ->
               submit(
                   () -> {
+                    if (dropped) {
+                      return;
+                    }
                     if (error != null) {
                       sequencer.unanswered(question, error, ticker.nanos());
                     } else {

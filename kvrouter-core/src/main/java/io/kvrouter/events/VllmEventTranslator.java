@@ -178,6 +178,14 @@ public final class VllmEventTranslator {
     return new KvCacheEvent.Stored(stored.parentBlockHash(), blocks);
   }
 
+  /**
+   * Forgets what the ranks of {@code workerId} said about their KV cache groups (the worker left):
+   * a worker that joins again under that id may run another model.
+   */
+  public void forget(String workerId) {
+    fullAttentionGroups.keySet().removeIf(rank -> rank.workerId().equals(workerId));
+  }
+
   /** Whether {@code stored} is from a full-attention group; remembers the group if it says so. */
   private boolean fullAttentionStore(WorkerRank rank, VllmEvent.BlockStored stored) {
     Integer group = stored.groupIdx();

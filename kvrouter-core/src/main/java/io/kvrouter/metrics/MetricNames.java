@@ -94,6 +94,9 @@ public final class MetricNames {
   public static final String REASON_HELD_LIMIT = "held_limit";
   public static final String REASON_DEADLINE = "deadline";
 
+  /** {@link #EVENTS_DROPPED}'s reason for events of a worker that left the router. */
+  public static final String REASON_DEPARTED_WORKER = "departed_worker";
+
   public static final String TAG_FORMAT = "format";
   public static final String TAG_REASON = "reason";
 

@@ -49,7 +49,7 @@ final class HealthProber {
   }
 
   private void schedule(WorkerState worker) {
-    if (closed) {
+    if (closed || worker.retired()) {
       return;
     }
     long[] id = new long[1];
@@ -64,6 +64,9 @@ final class HealthProber {
   }
 
   private void probe(WorkerState worker) {
+    if (worker.retired()) {
+      return;
+    }
     plane
         .probe(worker.endpoint)
         .onComplete(
@@ -97,6 +100,11 @@ final class HealthProber {
       builder.tag(MetricNames.TAG_OUTCOME, outcome);
     }
     return builder.register(meters);
+  }
+
+  /** Runs {@code task} on a Vert.x context (a caller off Vert.x hands its probe there). */
+  void onContext(Runnable task) {
+    vertx.runOnContext(v -> task.run());
   }
 
   void close() {

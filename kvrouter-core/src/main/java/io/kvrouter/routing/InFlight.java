@@ -48,6 +48,14 @@ final class InFlight {
     };
   }
 
+  /**
+   * Forgets {@code workerId}'s count (it left); its requests still running release into the
+   * forgotten count, and a worker that joins again under that id counts from 0.
+   */
+  void forget(String workerId) {
+    counts.remove(workerId);
+  }
+
   /** Requests in flight over all workers. */
   int total() {
     return counts.values().stream().mapToInt(AtomicInteger::get).sum();

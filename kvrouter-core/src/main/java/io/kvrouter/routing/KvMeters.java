@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The live KV policy's meters: per routed request the prompt blocks the chosen rank caches and its
@@ -23,15 +25,23 @@ final class KvMeters implements KvPolicy.Decisions {
     0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99, 1
   };
 
+  private final MeterRegistry meters;
   private final int blockSize;
+  private final LoadView loads;
   private final DistributionSummary overlapBlocks;
   private final DistributionSummary hitRate;
 
+  /** Each rank's gauges, from its worker's joining to its leaving. */
+  private final Map<WorkerRank, List<Gauge>> gauges = new ConcurrentHashMap<>();
+
   /**
-   * Registers the meters, with a pair of gauges for each of {@code ranks} reading {@code loads}.
+   * Registers the meters; each rank's pair of gauges, reading {@code loads}, comes when its worker
+   * joins.
    */
-  KvMeters(MeterRegistry meters, int blockSize, List<WorkerRank> ranks, LoadView loads) {
+  KvMeters(MeterRegistry meters, int blockSize, LoadView loads) {
+    this.meters = meters;
     this.blockSize = blockSize;
+    this.loads = loads;
     this.overlapBlocks =
         DistributionSummary.builder(MetricNames.ROUTER_OVERLAP_BLOCKS)
             .description("Prompt blocks the chosen worker already caches, per routed request")
@@ -42,22 +52,41 @@ final class KvMeters implements KvPolicy.Decisions {
             .description("Prompt tokens the chosen worker already caches over prompt tokens")
             .serviceLevelObjectives(HIT_RATE_BUCKETS)
             .register(meters);
+  }
+
+  @Override
+  public void joined(List<WorkerRank> ranks) {
     for (WorkerRank rank : ranks) {
       String[] tags = {
         MetricNames.TAG_WORKER_ID, rank.workerId(),
         MetricNames.TAG_DP_RANK, String.valueOf(rank.dpRank()),
         MetricNames.TAG_WORKER_TYPE, "decode"
       };
-      Gauge.builder(MetricNames.WORKER_ACTIVE_DECODE_BLOCKS, () -> loads.load(rank).activeBlocks())
-          .description("Active KV blocks the KV router predicts per worker")
-          .tags(tags)
-          .register(meters);
-      Gauge.builder(
-              MetricNames.WORKER_ACTIVE_PREFILL_TOKENS,
-              () -> loads.load(rank).activePrefillTokens())
-          .description("Prompt tokens still to prefill the KV router predicts per worker")
-          .tags(tags)
-          .register(meters);
+      gauges.put(
+          rank,
+          List.of(
+              Gauge.builder(
+                      MetricNames.WORKER_ACTIVE_DECODE_BLOCKS,
+                      () -> loads.load(rank).activeBlocks())
+                  .description("Active KV blocks the KV router predicts per worker")
+                  .tags(tags)
+                  .register(meters),
+              Gauge.builder(
+                      MetricNames.WORKER_ACTIVE_PREFILL_TOKENS,
+                      () -> loads.load(rank).activePrefillTokens())
+                  .description("Prompt tokens still to prefill the KV router predicts per worker")
+                  .tags(tags)
+                  .register(meters)));
+    }
+  }
+
+  @Override
+  public void left(List<WorkerRank> ranks) {
+    for (WorkerRank rank : ranks) {
+      List<Gauge> gone = gauges.remove(rank);
+      if (gone != null) {
+        gone.forEach(meters::remove);
+      }
     }
   }
 

@@ -46,12 +46,18 @@ import java.util.concurrent.CompletionStage;
  */
 final class KvPolicy implements RoutingPolicy {
 
-  /** Told of every booked choice: the live router's meters. */
+  /** Told of every booked choice, and of workers joining and leaving: the live router's meters. */
   @FunctionalInterface
   interface Decisions {
     Decisions NONE = (cost, inputTokens) -> {};
 
     void chosen(WorkerCost cost, int inputTokens);
+
+    /** {@code ranks} of a worker that joined. */
+    default void joined(List<WorkerRank> ranks) {}
+
+    /** {@code ranks} of a worker that left. */
+    default void left(List<WorkerRank> ranks) {}
   }
 
   private final RouterMode mode;
@@ -91,7 +97,7 @@ final class KvPolicy implements RoutingPolicy {
 
   /**
    * The live router's: a sharded index with its writer threads, its upkeep on {@code vertx}'s
-   * timers, and its meters (with gauges for every rank of {@code workers}) in {@code meters}.
+   * timers, and its meters (with gauges for every rank of the workers that join) in {@code meters}.
    *
    * @param approximate learn from decisions instead of following KV events
    */
@@ -99,18 +105,16 @@ final class KvPolicy implements RoutingPolicy {
       RouterMode mode,
       PolicySettings settings,
       boolean approximate,
-      List<? extends RouteCandidate> workers,
       Vertx vertx,
       MeterRegistry meters) {
     KvScheduling scheduling =
         KvScheduling.of(settings, KvIndexer.create(KvIndexer.DEFAULT_SHARDS, meters), approximate);
-    List<WorkerRank> ranks = workers.stream().flatMap(w -> w.ranks().stream()).toList();
     return new KvPolicy(
         mode,
         scheduling,
         settings.blockSize(),
         TimedKvUpkeep.start(scheduling, vertx),
-        new KvMeters(meters, settings.blockSize(), ranks, scheduling.active));
+        new KvMeters(meters, settings.blockSize(), scheduling.active));
   }
 
   @Override
@@ -229,6 +233,26 @@ final class KvPolicy implements RoutingPolicy {
   @Override
   public Optional<CompletionStage<List<RouterEvent>>> dumpKvIndex() {
     return Optional.of(scheduling.indexer.dump());
+  }
+
+  @Override
+  public void workerJoined(RouteCandidate worker) {
+    decisions.joined(worker.ranks());
+  }
+
+  /**
+   * Every rank of the worker leaves the index (queued behind the events given before, so none of
+   * them brings it back), the books and the meters; the learned index forgets it too.
+   */
+  @Override
+  public void workerLeft(RouteCandidate worker) {
+    String workerId = worker.workerId();
+    if (scheduling.learned != null) {
+      scheduling.learned.forgetWorker(workerId);
+    }
+    scheduling.indexer.removeWorker(workerId);
+    scheduling.active.removeWorker(workerId);
+    decisions.left(worker.ranks());
   }
 
   /**

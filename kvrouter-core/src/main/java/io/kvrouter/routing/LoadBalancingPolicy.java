@@ -95,6 +95,11 @@ final class LoadBalancingPolicy implements RoutingPolicy {
     return countsRequests ? inFlight.book(choice.worker().workerId()) : Booking.NONE;
   }
 
+  @Override
+  public void workerLeft(RouteCandidate worker) {
+    inFlight.forget(worker.workerId());
+  }
+
   /** Requests booked and not yet released: for tests. */
   int requestsInFlight() {
     return inFlight.total();

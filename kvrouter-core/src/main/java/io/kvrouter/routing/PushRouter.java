@@ -1,5 +1,6 @@
 package io.kvrouter.routing;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.AllWorkersBusyException;
 import io.kvrouter.protocol.InvalidRequestException;
@@ -22,11 +23,13 @@ import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,11 +47,26 @@ import org.slf4j.LoggerFactory;
  * <p>Each attempt holds the policy's {@link RoutingPolicy.Booking} from the choice until the
  * request ends on that worker: released at once when the send fails, else when the stream ends. The
  * prompt is hashed once per request, and only if the policy looks at its blocks.
+ *
+ * <p>The set of workers changes at run time ({@link #addWorker}, {@link #removeWorker}): it is an
+ * immutable list swapped under the router's lock, which only those two calls take, so routing reads
+ * it without a lock. A request routed while its chosen worker leaves is routed again before it is
+ * sent. KV events reach the policy only for workers in the set, each checked and handed over under
+ * the worker's entry in {@link #byId}, so once a worker's removal has been queued in the index no
+ * event of that worker can be queued behind it.
  */
 final class PushRouter implements Router {
   private static final Logger LOG = LoggerFactory.getLogger(PushRouter.class);
 
-  private final List<WorkerState> workers;
+  /** The workers, in the order they joined; replaced whole, under {@code this}. */
+  private volatile List<WorkerState> workers;
+
+  /** The same workers by id. */
+  private final Map<String, WorkerState> byId = new ConcurrentHashMap<>();
+
+  /** Set by {@link #start}: workers that join later are probed when they join. */
+  private volatile boolean started;
+
   private final RequestPlane plane;
   private final RoutingPolicy policy;
   private final BlockHasher hasher;
@@ -73,9 +91,10 @@ final class PushRouter implements Router {
       StalledStreams stalledStreams,
       Migration migration,
       MeterRegistry meters) {
-    this.workers = List.copyOf(workers);
+    this.workers = List.of();
     this.plane = plane;
     this.policy = policy;
+    workers.forEach(this::join);
     this.hasher = hasher;
     this.prober = prober;
     this.stalledStreams = stalledStreams;
@@ -157,6 +176,7 @@ final class PushRouter implements Router {
 
   /** Sends to the next healthy worker not in {@code tried}, moving on when one fails. */
   Future<Attempt> dispatch(Routing routing, Set<String> tried, Throwable lastFailure) {
+    List<WorkerState> workers = this.workers;
     List<WorkerState> candidates = new ArrayList<>(workers.size());
     for (WorkerState worker : workers) {
       if (worker.health.healthy() && !tried.contains(worker.workerId())) {
@@ -194,8 +214,13 @@ final class PushRouter implements Router {
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
-    routedDecisions.increment();
     WorkerState worker = route.worker();
+    if (worker.retired()) {
+      // it left the set while this request was being routed: route again among those left
+      route.booking().release();
+      return dispatch(routing, tried, lastFailure);
+    }
+    routedDecisions.increment();
     tried.add(worker.workerId());
     worker.activeRequests.incrementAndGet();
     return plane
@@ -239,8 +264,15 @@ final class PushRouter implements Router {
     route.worker().health.requestCompleted();
   }
 
-  /** {@code worker} failed: out of rotation until probes find it back, its cache presumed lost. */
+  /**
+   * {@code worker} failed: out of rotation until probes find it back, its cache presumed lost. A
+   * worker that has left the set is neither probed nor reported to the policy: a worker of the same
+   * id may have joined since.
+   */
   void workerFault(WorkerState worker, Throwable cause) {
+    if (worker.retired()) {
+      return;
+    }
     prober.markUnhealthy(worker, cause);
     policy.workerLost(worker.workerId());
   }
@@ -251,9 +283,61 @@ final class PushRouter implements Router {
     return policy.explain(Prompt.ofTokens(request.tokenIds(), hasher), healthy);
   }
 
+  /** Hands the policy the events of workers in the set; drops those of any other worker. */
   @Override
   public Optional<KvEventSink> kvEventSink() {
-    return policy.followsKvEvents() ? Optional.of(policy::kvEvent) : Optional.empty();
+    if (!policy.followsKvEvents()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        (rank, event) ->
+            byId.computeIfPresent(
+                rank.workerId(),
+                (id, worker) -> {
+                  policy.kvEvent(rank, event);
+                  return worker;
+                }));
+  }
+
+  @Override
+  public void addWorker(RouteTarget target) {
+    WorkerState worker = join(target);
+    if (started) {
+      prober.onContext(() -> probeOnce(worker));
+    }
+  }
+
+  private synchronized WorkerState join(RouteTarget target) {
+    return join(new WorkerState(target, Ticker.SYSTEM));
+  }
+
+  private synchronized WorkerState join(WorkerState worker) {
+    if (byId.containsKey(worker.workerId())) {
+      throw new IllegalArgumentException(
+          "worker " + worker.workerId() + " is already one of the router's workers");
+    }
+    policy.workerJoined(worker);
+    byId.put(worker.workerId(), worker);
+    List<WorkerState> joined = new ArrayList<>(workers);
+    joined.add(worker);
+    workers = List.copyOf(joined);
+    return worker;
+  }
+
+  @Override
+  public synchronized boolean removeWorker(String workerId) {
+    WorkerState worker = byId.remove(workerId);
+    if (worker == null) {
+      return false;
+    }
+    worker.retire();
+    workers = workers.stream().filter(w -> w != worker).toList();
+    policy.workerLeft(worker);
+    LOG.info(
+        "worker {} left the router; {} request(s) still running there may finish",
+        workerId,
+        worker.activeRequests.get());
+    return true;
   }
 
   @Override
@@ -263,22 +347,18 @@ final class PushRouter implements Router {
 
   @Override
   public void reportKvEventFeed(WorkerRank rank, Supplier<KvEventFeed> feed) {
-    WorkerState worker =
-        workers.stream()
-            .filter(w -> w.workerId().equals(rank.workerId()))
-            .findFirst()
-            .orElseThrow(() -> new IllegalArgumentException("no worker " + rank.workerId()));
+    WorkerState worker = byId.get(rank.workerId());
+    if (worker == null) {
+      throw new IllegalArgumentException("no worker " + rank.workerId());
+    }
     worker.reportKvEventFeed(rank.dpRank(), feed);
   }
 
   @Override
   public void reportLoad(WorkerLoadReport report) {
-    for (WorkerState worker : workers) {
-      if (worker.workerId().equals(report.rank().workerId())
-          && report.rank().dpRank() < worker.ranks().size()) {
-        worker.reportLoad(report);
-        return;
-      }
+    WorkerState worker = byId.get(report.rank().workerId());
+    if (worker != null && report.rank().dpRank() < worker.ranks().size()) {
+      worker.reportLoad(report);
     }
   }
 
@@ -304,18 +384,23 @@ final class PushRouter implements Router {
 
   @Override
   public Future<Void> start() {
+    started = true;
     List<Future<Void>> probes = new ArrayList<>();
     for (WorkerState worker : workers) {
-      probes.add(
-          plane
-              .probe(worker.endpoint)
-              .recover(
-                  failure -> {
-                    workerFault(worker, failure);
-                    return Future.succeededFuture();
-                  }));
+      probes.add(probeOnce(worker));
     }
     return Future.join(probes).mapEmpty();
+  }
+
+  /** Probes {@code worker} once; one that fails is out of rotation until a later probe answers. */
+  private Future<Void> probeOnce(WorkerState worker) {
+    return plane
+        .probe(worker.endpoint)
+        .recover(
+            failure -> {
+              workerFault(worker, failure);
+              return Future.succeededFuture();
+            });
   }
 
   @Override

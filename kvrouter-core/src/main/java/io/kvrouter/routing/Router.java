@@ -69,7 +69,30 @@ public interface Router {
    */
   OptionalLong largestKvCapacityTokens();
 
-  /** A snapshot of every worker, in configuration order. */
+  /**
+   * Adds a worker to the set the router routes to: it may take the next request, with every
+   * data-parallel rank of it, and in kv mode its KV events are followed from now on ({@link
+   * #kvEventSink}). Once {@link #start} has run it is probed at once, as the first workers are by
+   * {@code start}, and taken out of rotation if it does not answer. Safe from any thread; never
+   * blocks.
+   *
+   * @throws IllegalArgumentException when a worker of that id is in the set
+   */
+  void addWorker(RouteTarget worker);
+
+  /**
+   * Takes worker {@code workerId} out of the set: no request is sent there from this call on, and
+   * everything the router keeps for it goes (KV index entries of all its ranks, loads, bookings,
+   * health probing, its status). Requests already streaming from it are left running: a worker that
+   * leaves discovery may still be finishing them; if its stream breaks, the request fails over or
+   * migrates as on any worker. A worker of the same id may be added again afterwards, and starts
+   * from nothing. Safe from any thread; never blocks.
+   *
+   * @return false when no worker of that id was in the set
+   */
+  boolean removeWorker(String workerId);
+
+  /** A snapshot of every worker, in the order they joined. */
   List<WorkerStatus> workers();
 
   default boolean hasHealthyWorker() {

@@ -17,7 +17,7 @@ public final class Routers {
   private Routers() {}
 
   /**
-   * A router over {@code workers} in {@code mode}.
+   * A router over {@code workers} in {@code mode}; more may join later ({@link Router#addWorker}).
    *
    * @param kv the KV router's settings, used in {@link RouterMode#KV} and {@link RouterMode#APPROX}
    * @param blockSize tokens per KV block of the workers, as the router hashes prompts
@@ -42,7 +42,7 @@ public final class Routers {
     return new PushRouter(
         states,
         plane,
-        policy(mode, kv, blockSize, states, vertx, meters),
+        policy(mode, kv, blockSize, vertx, meters),
         BlockHasher.of(blockSize),
         new HealthProber(vertx, plane, meters),
         StalledStreams.start(vertx, streamIdleTimeout, Ticker.SYSTEM),
@@ -52,23 +52,17 @@ public final class Routers {
 
   /**
    * The live router's policy of {@code mode}: called from every event loop, with the system clock,
-   * randomly seeded; a KV policy's index, timers and meters (gauges for every rank of {@code
-   * workers}) start with it.
+   * randomly seeded; a KV policy's index, timers and meters (gauges for every rank of the workers
+   * that join) start with it.
    */
   static RoutingPolicy policy(
-      RouterMode mode,
-      KvRouterConfig kv,
-      int blockSize,
-      List<? extends RouteCandidate> workers,
-      Vertx vertx,
-      MeterRegistry meters) {
+      RouterMode mode, KvRouterConfig kv, int blockSize, Vertx vertx, MeterRegistry meters) {
     PolicySettings settings =
         new PolicySettings(
             blockSize, kv, TtftModel.MOCKER.chunkTokens(), new Random(), Ticker.SYSTEM);
     return RoutingPolicies.create(
         mode,
         settings,
-        (kvMode, approximate) ->
-            KvPolicy.start(kvMode, settings, approximate, workers, vertx, meters));
+        (kvMode, approximate) -> KvPolicy.start(kvMode, settings, approximate, vertx, meters));
   }
 }

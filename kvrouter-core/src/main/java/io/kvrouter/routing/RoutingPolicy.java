@@ -80,6 +80,22 @@ public interface RoutingPolicy {
     return Optional.empty();
   }
 
+  /**
+   * {@code worker} joined the router's set of workers: from now on it may be a candidate. Called
+   * once per joining (the workers the router starts with join too), from any thread, before the
+   * worker is first offered to {@link #choose}.
+   */
+  default void workerJoined(RouteCandidate worker) {}
+
+  /**
+   * {@code worker} left the router's set of workers: it is never a candidate again, and whatever
+   * the policy keeps for it goes now (its KV index entries, loads, books, meters). Requests still
+   * running there keep their bookings until they end; releasing a booking the policy has already
+   * dropped does nothing. A worker that joins again under the same id is announced by {@link
+   * #workerJoined} and starts from nothing. Called from any thread.
+   */
+  default void workerLeft(RouteCandidate worker) {}
+
   /** The worker {@code workerId} failed (unreachable or died): whatever it cached is lost. */
   default void workerLost(String workerId) {}
 

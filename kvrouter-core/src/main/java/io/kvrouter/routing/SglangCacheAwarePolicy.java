@@ -93,6 +93,13 @@ final class SglangCacheAwarePolicy implements RoutingPolicy {
     trees.remove(workerId);
   }
 
+  /** Its prefix tree and its count of requests in flight go. */
+  @Override
+  public synchronized void workerLeft(RouteCandidate worker) {
+    trees.remove(worker.workerId());
+    inFlight.forget(worker.workerId());
+  }
+
   /** Requests booked and not yet released: for tests. */
   int requestsInFlight() {
     return inFlight.total();

@@ -36,6 +36,12 @@ final class WorkerState implements RouteCandidate {
   /** Reads the time of load reports; the live router's is {@link Ticker#SYSTEM}. */
   private final Ticker ticker;
 
+  /**
+   * Set when the worker left the router's set: it is offered to no request and probed no more.
+   * Requests already running there finish, or fail over, as on any worker.
+   */
+  private volatile boolean retired;
+
   WorkerState(RouteTarget target, Ticker ticker) {
     this.ticker = ticker;
     this.health = new WorkerHealth(ticker);
@@ -48,6 +54,15 @@ final class WorkerState implements RouteCandidate {
     this.ranks = List.copyOf(all);
     this.loadReports = new AtomicReferenceArray<>(target.dpSize());
     this.kvEventFeeds = new AtomicReferenceArray<>(target.dpSize());
+  }
+
+  /** The worker left the router's set; for good (a worker that joins again is a new state). */
+  void retire() {
+    retired = true;
+  }
+
+  boolean retired() {
+    return retired;
   }
 
   @Override

@@ -193,6 +193,20 @@ class VllmEventTranslatorTest {
   }
 
   @Test
+  void aForgottenWorker_startsOverWithGroupZero() throws Exception {
+    apply(inGroup(List.of(E0), tokens(0, 4), BLOCK_SIZE, 1, "full_attention"));
+
+    translator.forget("w1"); // it left; it comes back running a model whose group 0 is full
+    index.removeWorker("w1");
+    apply(
+        inGroup(List.of(E0, E1), tokens(0, 8), BLOCK_SIZE, 0, null),
+        new BlockRemoved(List.of(E1), "GPU", 0));
+
+    assertThat(overlap(tokens(0, 8))).isEqualTo(1);
+    assertThat(dropped("other_kv_group")).isZero();
+  }
+
+  @Test
   void removalsWithoutAGroup_areKept() throws Exception {
     apply(inGroup(List.of(E0), tokens(0, 4), BLOCK_SIZE, 1, "full_attention"));
     apply(new BlockRemoved(List.of(E0), "GPU", null));

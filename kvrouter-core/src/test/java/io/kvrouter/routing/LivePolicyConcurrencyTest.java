@@ -88,8 +88,7 @@ class LivePolicyConcurrencyTest {
   @EnumSource(RouterMode.class)
   void threadsRoutingAndReleasing_leaveTheBooksEmpty(RouterMode mode) throws Exception {
     RoutingPolicy policy =
-        Routers.policy(
-            mode, KvRouterConfig.DEFAULTS, BLOCK_SIZE, WORKERS, vertx, new SimpleMeterRegistry());
+        Routers.policy(mode, KvRouterConfig.DEFAULTS, BLOCK_SIZE, vertx, new SimpleMeterRegistry());
     List<List<RoutingPolicy.Booking>> held = new ArrayList<>();
     for (int t = 0; t < THREADS; t++) {
       held.add(new ArrayList<>());

@@ -66,7 +66,7 @@ class PushRouterTest {
             .mapToObj(i -> new WorkerEndpoint("w" + i, "127.0.0.1", 9000 + i, "generate"))
             .map(endpoint -> new WorkerState(RouteTarget.of(endpoint), ticker))
             .toList();
-    policy = Routers.policy(mode, KvRouterConfig.DEFAULTS, BLOCK_SIZE, states, vertx, meters);
+    policy = Routers.policy(mode, KvRouterConfig.DEFAULTS, BLOCK_SIZE, vertx, meters);
     return new PushRouter(
         states,
         plane,
@@ -227,8 +227,7 @@ class PushRouterTest {
         new PushRouter(
             states,
             plane,
-            Routers.policy(
-                RouterMode.ROUND_ROBIN, KvRouterConfig.DEFAULTS, 16, states, vertx, meters),
+            Routers.policy(RouterMode.ROUND_ROBIN, KvRouterConfig.DEFAULTS, 16, vertx, meters),
             BlockHasher.of(16),
             new HealthProber(vertx, plane, meters),
             stalledStreams,

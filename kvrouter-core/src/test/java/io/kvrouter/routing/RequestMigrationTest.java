@@ -73,7 +73,7 @@ class RequestMigrationTest {
         new PushRouter(
             states,
             plane,
-            Routers.policy(mode, kv, BLOCK_SIZE, states, vertx, meters),
+            Routers.policy(mode, kv, BLOCK_SIZE, vertx, meters),
             BlockHasher.of(BLOCK_SIZE),
             new HealthProber(vertx, plane, meters),
             stalledStreams,

@@ -50,6 +50,7 @@ class DynamoEventFollowerTest {
   private final Map<WorkerRank, SimulatedDynamoWorker> workers = new ConcurrentHashMap<>();
   private final AtomicInteger queries = new AtomicInteger();
   private final List<Long> askedPublishers = new CopyOnWriteArrayList<>();
+  private final List<WorkerRank> askedRanks = new CopyOnWriteArrayList<>();
 
   /**
    * Questions fail while positive, counting down: the very first question of a test by a throwing
@@ -71,6 +72,7 @@ class DynamoEventFollowerTest {
       WorkerRank rank, Long publisherId, Long start, Long end) {
     int asked = queries.incrementAndGet();
     askedPublishers.add(publisherId == null ? -1 : publisherId);
+    askedRanks.add(rank);
     if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       if (asked == 1) {
         throw new IllegalStateException("cannot send the question");
@@ -272,5 +274,54 @@ class DynamoEventFollowerTest {
 
     awaitConverged();
     assertThat(queries).hasValue(3);
+  }
+
+  private long asked(WorkerRank rank) {
+    return askedRanks.stream().filter(rank::equals).count();
+  }
+
+  @Test
+  void forget_stopsAskingADepartedWorker_dropsItsEvents_untilItIsFollowedAgain() {
+    WorkerRank staying = new WorkerRank("8", 0);
+    SimulatedDynamoWorker departing = jsonWorker(RANK, 3, 16);
+    SimulatedDynamoWorker stays = jsonWorker(staying, 4, 16);
+    departing.steps(100);
+    stays.steps(100);
+    follower.follow(RANK);
+    follower.follow(staying);
+    awaitConverged(RANK);
+    awaitConverged(staying);
+
+    follower.forget("7");
+    index.removeWorker("7"); // the router's part
+    follower.sync().join();
+    long askedBefore = asked(RANK);
+    long stayingBefore = asked(staying);
+    // both ranks are quiet: once the clock passes the probe interval, every followed rank is asked
+    clock.advance(PROBE.multipliedBy(3));
+    await().until(() -> asked(staying) > stayingBefore);
+    follower.sync().join();
+    assertThat(asked(RANK)).as("no question for a worker that left").isEqualTo(askedBefore);
+
+    departing.steps(50); // a worker that left discovery but runs on, on a shared subject
+    follower.sync().join();
+    assertThat(blocksOf(RANK)).isEmpty();
+    assertThat(follower.feed(RANK))
+        .isEqualTo(new KvEventFeed(KvEventFeed.UNSYNCED, -1, 0, 0, 0, 0, -1));
+    assertThat(
+            meters
+                .get(MetricNames.EVENTS_DROPPED)
+                .tag("reason", MetricNames.REASON_DEPARTED_WORKER)
+                .counter()
+                .count())
+        .isPositive();
+    assertThat(meters.find(MetricNames.KV_EVENT_BATCHES).tag("worker_id", "7").functionCounter())
+        .as("its meters go with it")
+        .isNull();
+
+    follower.follow(RANK); // it joins again
+    awaitConverged(RANK);
+    departing.steps(50);
+    awaitConverged(RANK);
   }
 }

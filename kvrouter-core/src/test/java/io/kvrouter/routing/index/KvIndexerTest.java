@@ -73,6 +73,26 @@ class KvIndexerTest {
   }
 
   @Test
+  void removeWorker_dropsEveryRankAfterItsEvents_fromReadsAndDumps_andTheIdMayComeBack() {
+    KvIndexer kv = indexer(2);
+    kv.apply(A, stored(null, 1, 2, 3));
+    kv.apply(A1, stored(null, 1, 2));
+    kv.apply(B, stored(null, 1));
+    kv.removeWorker("a");
+    await(kv.flush());
+
+    assertThat(kv.findMatches(new long[] {1, 2, 3}).overlapBlocks()).containsOnly(entry(B, 1));
+    assertThat(kv.cachedBlocks()).containsOnly(entry(B, 1L));
+    assertThat(kv.dump().toCompletableFuture().join())
+        .extracting(RouterEvent::worker)
+        .containsOnly(B);
+
+    kv.apply(A, stored(null, 1));
+    await(kv.flush());
+    assertThat(kv.cachedBlocks()).containsOnly(entry(A, 1L), entry(B, 1L));
+  }
+
+  @Test
   void stats_countRejectionsByReason() {
     KvIndexer kv = indexer(3);
     kv.apply(A, stored(null, 1, 2));
