@@ -258,8 +258,17 @@ class NatsKvEventsIT {
 
         try (RouterFixture router =
             RouterFixture.start(routerFlags(nats, List.of(w41.workerSpec("41"))))) {
-          // one request: its events' envelope names the publisher whose endpoint holds the dump
-          send(router, List.of(KvConvergence.letters(random, 200)));
+          // the dump is at the endpoint of the publisher that the worker's envelopes name, so
+          // requests make events until one has reached the router (its NATS subscription may not
+          // be up yet for the first) and the worker's rank is followed
+          Awaitility.await()
+              .atMost(Duration.ofSeconds(90))
+              .pollInterval(Duration.ofMillis(500))
+              .until(
+                  () -> {
+                    send(router, List.of(KvConvergence.letters(random, 200)));
+                    return eventsFollowed(router, "41");
+                  });
           awaitConverged(router, workers);
           assertThat(
                   KvConvergence.perWorker(
@@ -339,6 +348,17 @@ class NatsKvEventsIT {
         w61.close();
       }
     }
+  }
+
+  /** Whether {@code /router/workers} says the worker's KV events are followed in sequence. */
+  private static boolean eventsFollowed(RouterFixture router, String workerId) throws Exception {
+    return Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers").stream()
+        .map(JsonObject.class::cast)
+        .filter(w -> w.getString("worker_id").equals(workerId))
+        .anyMatch(
+            w ->
+                w.getJsonObject("kv_events") != null
+                    && "following".equals(w.getJsonObject("kv_events").getString("state")));
   }
 
   @Test
