@@ -274,6 +274,7 @@ public final class WorkerSettings {
             SYSTEM_PORT,
             TCP_MAX_MESSAGE_SIZE,
             ACCEPT_RESPONSE_STREAM));
+    all.addAll(DiscoverySettings.ALL);
     return List.copyOf(all);
   }
 }
