@@ -105,6 +105,6 @@ public record ModelCard(
     card.set("runtime_config", ModelCardJson.runtimeJson(runtime));
     card.putNull("media_decoder");
     card.putNull("media_fetcher");
-    return ModelCardJson.parse(card, "card");
+    return ModelCardJson.parse(ModelCardJson.asRead(card), "card");
   }
 }

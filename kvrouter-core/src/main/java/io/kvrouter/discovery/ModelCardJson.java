@@ -10,6 +10,9 @@ import java.util.OptionalInt;
 
 /** {@link ModelCard} from and to its JSON ({@code card_json}). */
 final class ModelCardJson {
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
   private ModelCardJson() {}
 
   /**
@@ -108,6 +111,18 @@ final class ModelCardJson {
               custom));
     }
     return files;
+  }
+
+  /**
+   * {@code card} as a reader gets it back from its bytes (numbers in the smallest node type that
+   * holds them), so that a card built here equals the same card read from etcd.
+   */
+  static JsonNode asRead(JsonNode card) {
+    try {
+      return JSON.readTree(JSON.writeValueAsBytes(card));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   static JsonNode fileJson(CardFile file) {
