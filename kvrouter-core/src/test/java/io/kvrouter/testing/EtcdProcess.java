@@ -36,22 +36,36 @@ public final class EtcdProcess implements AutoCloseable {
   private final int clientPort;
   private final int peerPort;
   private final Path work;
+  private final TestCertificates tls;
   private final Thread shutdownHook;
   private Process process;
 
-  private EtcdProcess(Path binary, int clientPort, int peerPort, Path work) {
+  private EtcdProcess(Path binary, int clientPort, int peerPort, Path work, TestCertificates tls) {
     this.binary = binary;
     this.clientPort = clientPort;
     this.peerPort = peerPort;
     this.work = work;
+    this.tls = tls;
     this.shutdownHook = new Thread(this::kill, "etcd-" + clientPort + "-shutdown");
   }
 
   public static EtcdProcess start() throws IOException {
+    return start(null);
+  }
+
+  /**
+   * etcd serving its clients over TLS with {@code tls}'s server certificate, and asking each client
+   * for a certificate signed by {@code tls}'s CA (mutual TLS).
+   */
+  public static EtcdProcess startWithTls(TestCertificates tls) throws IOException {
+    return start(tls);
+  }
+
+  private static EtcdProcess start(TestCertificates tls) throws IOException {
     Path binary = binary();
     int base = FreePorts.consecutive(2);
     EtcdProcess etcd =
-        new EtcdProcess(binary, base, base + 1, Files.createTempDirectory("kvrouter-etcd-"));
+        new EtcdProcess(binary, base, base + 1, Files.createTempDirectory("kvrouter-etcd-"), tls);
     Runtime.getRuntime().addShutdownHook(etcd.shutdownHook);
     try {
       etcd.launch();
@@ -62,9 +76,9 @@ public final class EtcdProcess implements AutoCloseable {
     return etcd;
   }
 
-  /** {@code http://127.0.0.1:PORT}, the client URL. */
+  /** {@code http://127.0.0.1:PORT} ({@code https://} with TLS), the client URL. */
   public String url() {
-    return "http://127.0.0.1:" + clientPort;
+    return (tls == null ? "http" : "https") + "://127.0.0.1:" + clientPort;
   }
 
   public URI uri() {
@@ -134,6 +148,17 @@ public final class EtcdProcess implements AutoCloseable {
                 "kvrouter-test=" + peer,
                 "--initial-cluster-state",
                 "new"));
+    if (tls != null) {
+      command.addAll(
+          List.of(
+              "--cert-file",
+              tls.serverCert().toString(),
+              "--key-file",
+              tls.serverKey().toString(),
+              "--trusted-ca-file",
+              tls.ca().toString(),
+              "--client-cert-auth"));
+    }
     process =
         new ProcessBuilder(command)
             .redirectErrorStream(true)
@@ -167,7 +192,18 @@ public final class EtcdProcess implements AutoCloseable {
     }
   }
 
+  /** Plain etcd answers {@code /health}; with TLS (a client certificate needed) an open port. */
   private boolean healthy() {
+    if (tls != null) {
+      try (java.net.Socket socket = new java.net.Socket()) {
+        socket.connect(
+            new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), clientPort),
+            500);
+        return true;
+      } catch (IOException notYet) {
+        return false;
+      }
+    }
     try {
       HttpURLConnection c =
           (HttpURLConnection) URI.create(url() + "/health").toURL().openConnection();
