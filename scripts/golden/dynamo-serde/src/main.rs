@@ -265,6 +265,278 @@ fn out_dir() -> PathBuf {
     root.join("kvrouter-core/src/test/resources/golden/dynamo-serde")
 }
 
+// ---- discovery: lib/runtime/src/discovery/mod.rs @020f5c17 (DiscoveryInstance, EventScope,
+// ---- EventTransport; the mid EventChannel from kv_store.rs id 55283377990), component.rs
+// ---- @01207e79 (Instance, TransportType), lib/llm/src/model_card.rs @01159fcc (the card),
+// ---- lib/llm/src/local_model/runtime_config.rs @000a36a7, common/checked_file.rs @63728476
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum TransportType {
+    Tcp(String),
+    #[serde(rename = "nats_tcp")]
+    Nats(String),
+    Http(String),
+}
+
+#[derive(Serialize)]
+struct Instance {
+    component: String,
+    endpoint: String,
+    namespace: String,
+    instance_id: u64,
+    transport: TransportType,
+}
+
+#[derive(Serialize)]
+struct EndpointId {
+    namespace: String,
+    component: String,
+    name: String,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(dead_code)]
+enum EventScope {
+    Namespace { name: String },
+    Component { namespace: String, component: String },
+    Endpoint { endpoint: EndpointId },
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", content = "config")]
+#[allow(dead_code)]
+enum EventTransport {
+    Nats { subject_prefix: String },
+    Zmq { endpoint: String },
+    ZmqBroker { xsub_endpoints: Vec<String>, xpub_endpoints: Vec<String> },
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type")]
+#[allow(dead_code)]
+enum DiscoveryInstance {
+    Endpoint(Instance),
+    Model {
+        namespace: String,
+        component: String,
+        endpoint: String,
+        instance_id: u64,
+        card_json: serde_json::Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model_suffix: Option<String>,
+    },
+    EventChannel {
+        scope: EventScope,
+        topic: String,
+        instance_id: u64,
+        transport: EventTransport,
+    },
+}
+
+/// The mid versions' event channel (namespace and component instead of a scope).
+#[derive(Serialize)]
+#[serde(tag = "type")]
+enum MidDiscoveryInstance {
+    EventChannel {
+        namespace: String,
+        component: String,
+        topic: String,
+        instance_id: u64,
+        transport: EventTransport,
+    },
+}
+
+#[derive(Serialize)]
+struct CheckedFile {
+    path: String,
+    checksum: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size: Option<u64>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+enum ModelInfoType {
+    HfConfigJson(CheckedFile),
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+enum TokenizerKind {
+    HfTokenizerJson(CheckedFile),
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+enum PromptFormatterArtifact {
+    HfTokenizerConfigJson(CheckedFile),
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+enum GenerationConfig {
+    HfGenerationConfigJson(CheckedFile),
+}
+
+#[derive(Serialize)]
+#[allow(dead_code)]
+enum ModelInput {
+    Text,
+    Tokens,
+    Tensor,
+}
+
+#[derive(Serialize)]
+struct ModelRuntimeConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context_length: Option<u32>,
+    total_kv_blocks: Option<u64>,
+    max_num_seqs: Option<u64>,
+    max_num_batched_tokens: Option<u64>,
+    tool_call_parser: Option<String>,
+    reasoning_parser: Option<String>,
+    data_parallel_start_rank: u32,
+    data_parallel_size: u32,
+    enable_local_indexer: bool,
+}
+
+/// The card fields a kvrouter worker writes (docs/notes/dynamo-discovery.md §1.6); `model_type`
+/// is bitflags upstream, written as its formatted string, so a String here.
+#[derive(Serialize)]
+struct ModelDeploymentCard {
+    display_name: String,
+    slug: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_path: Option<String>,
+    model_info: Option<ModelInfoType>,
+    tokenizer: Option<TokenizerKind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_formatter: Option<PromptFormatterArtifact>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gen_config: Option<GenerationConfig>,
+    context_length: u32,
+    kv_cache_block_size: u32,
+    migration_limit: u32,
+    model_type: String,
+    model_input: ModelInput,
+    runtime_config: ModelRuntimeConfig,
+    media_decoder: Option<()>,
+    media_fetcher: Option<()>,
+}
+
+fn checked(hex_digit: char, path: &str, size: u64) -> CheckedFile {
+    CheckedFile {
+        path: format!("hf://Qwen/Qwen3-0.6B/{}", path),
+        checksum: format!("blake3:{}", hex_digit.to_string().repeat(64)),
+        size: Some(size),
+    }
+}
+
+fn write_discovery() {
+    let lease: u64 = 7587888160958627365; // 694d98147d54be25
+    let endpoint = |transport| {
+        DiscoveryInstance::Endpoint(Instance {
+            component: "backend".to_string(),
+            endpoint: "generate".to_string(),
+            namespace: "dynamo".to_string(),
+            instance_id: lease,
+            transport,
+        })
+    };
+    write_text(
+        "discovery_instance_tcp.json",
+        &serde_json::to_string(&endpoint(TransportType::Tcp(
+            "10.0.0.5:43117/694d98147d54be25/generate".to_string(),
+        )))
+        .unwrap(),
+    );
+    write_text(
+        "discovery_instance_nats.json",
+        &serde_json::to_string(&endpoint(TransportType::Nats(
+            "dynamo_backend.generate-694d98147d54be25".to_string(),
+        )))
+        .unwrap(),
+    );
+    let card = ModelDeploymentCard {
+        display_name: "Qwen/Qwen3-0.6B".to_string(),
+        slug: "qwen_qwen3_0_6b_8ee6210e".to_string(),
+        source_path: None,
+        model_info: Some(ModelInfoType::HfConfigJson(checked('1', "config.json", 726))),
+        tokenizer: Some(TokenizerKind::HfTokenizerJson(checked('2', "tokenizer.json", 11422654))),
+        prompt_formatter: Some(PromptFormatterArtifact::HfTokenizerConfigJson(checked(
+            '3',
+            "tokenizer_config.json",
+            9732,
+        ))),
+        gen_config: Some(GenerationConfig::HfGenerationConfigJson(checked(
+            '4',
+            "generation_config.json",
+            239,
+        ))),
+        context_length: 40960,
+        kv_cache_block_size: 16,
+        migration_limit: 0,
+        model_type: "Chat | Completions".to_string(),
+        model_input: ModelInput::Tokens,
+        runtime_config: ModelRuntimeConfig {
+            context_length: Some(40960),
+            total_kv_blocks: Some(8192),
+            max_num_seqs: Some(256),
+            max_num_batched_tokens: Some(8192),
+            tool_call_parser: None,
+            reasoning_parser: None,
+            data_parallel_start_rank: 0,
+            data_parallel_size: 1,
+            enable_local_indexer: true,
+        },
+        media_decoder: None,
+        media_fetcher: None,
+    };
+    let model = DiscoveryInstance::Model {
+        namespace: "dynamo".to_string(),
+        component: "backend".to_string(),
+        endpoint: "generate".to_string(),
+        instance_id: lease,
+        card_json: serde_json::to_value(&card).unwrap(),
+        model_suffix: None,
+    };
+    write_text("discovery_model_card.json", &serde_json::to_string(&model).unwrap());
+    let channel = DiscoveryInstance::EventChannel {
+        scope: EventScope::Endpoint {
+            endpoint: EndpointId {
+                namespace: "dynamo".to_string(),
+                component: "backend".to_string(),
+                name: "generate".to_string(),
+            },
+        },
+        topic: "kv-events".to_string(),
+        instance_id: 7648466190688369, // 1b2c3d4e5f6071
+        transport: EventTransport::Zmq {
+            endpoint: "tcp://10.0.0.5:41234".to_string(),
+        },
+    };
+    write_text(
+        "discovery_event_channel_scoped.json",
+        &serde_json::to_string(&channel).unwrap(),
+    );
+    let mid = MidDiscoveryInstance::EventChannel {
+        namespace: "dynamo".to_string(),
+        component: "backend".to_string(),
+        topic: "kv-events".to_string(),
+        instance_id: lease,
+        transport: EventTransport::Nats {
+            subject_prefix: "namespace.dynamo.component.backend".to_string(),
+        },
+    };
+    write_text(
+        "discovery_event_channel_component.json",
+        &serde_json::to_string(&mid).unwrap(),
+    );
+}
+
 fn write_hex(name: &str, about: &str, bytes: &[u8]) {
     let mut text = String::new();
     for line in about.lines() {
@@ -307,6 +579,7 @@ fn example_stored() -> RouterEvent {
 
 fn main() {
     fs::create_dir_all(out_dir()).expect("fixture directory");
+    write_discovery();
 
     let batch = rmp_serde::to_vec_named(&vec![example_stored()]).unwrap();
     let envelope = EventEnvelope {

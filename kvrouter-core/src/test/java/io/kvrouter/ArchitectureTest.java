@@ -92,6 +92,16 @@ class ArchitectureTest {
             "io.kvrouter.common..",
             "io.kvrouter.metrics.."),
         rule(
+            "io.kvrouter.discovery",
+            "io.kvrouter.discovery",
+            "io.kvrouter.config..",
+            "io.kvrouter.common.."),
+        rule(
+            "io.kvrouter.discovery.etcd..",
+            "io.kvrouter.discovery..",
+            "io.kvrouter.config..",
+            "io.kvrouter.common.."),
+        rule(
             "io.kvrouter.events..",
             "io.kvrouter.events..",
             "io.kvrouter.routing.index",
@@ -128,6 +138,28 @@ class ArchitectureTest {
         .that(resideOutsideOfPackage("io.kvrouter.frontend.."))
         .should()
         .dependOnClassesThat(resideInAPackage("io.kvrouter.frontend.."))
+        .check(classes);
+  }
+
+  @Test
+  void discovery_isReachedOnlyFromTheApp() {
+    noClasses()
+        .that(resideOutsideOfPackage("io.kvrouter.discovery.."))
+        .should()
+        .dependOnClassesThat(resideInAPackage("io.kvrouter.discovery.."))
+        .check(classes);
+  }
+
+  @Test
+  void discoveryWireModel_isFreeOfTheEtcdClientAndOfVertx() {
+    noClasses()
+        .that(resideInAPackage("io.kvrouter.discovery"))
+        .should()
+        .dependOnClassesThat(
+            resideInAPackage("io.etcd..")
+                .or(resideInAPackage("io.grpc.."))
+                .or(resideInAPackage("io.vertx.."))
+                .or(resideInAPackage("io.netty..")))
         .check(classes);
   }
 

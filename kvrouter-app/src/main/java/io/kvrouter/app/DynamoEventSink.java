@@ -1,7 +1,9 @@
 package io.kvrouter.app;
 
+import io.kvrouter.discovery.EventTransport;
 import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -21,6 +23,13 @@ interface DynamoEventSink extends AutoCloseable {
    * recovery queries at an endpoint named after it. Empty when the events go without envelopes.
    */
   OptionalLong publisherId(int dpRank);
+
+  /**
+   * Where routers find the KV events, as the transport of the worker's event channel records in
+   * discovery ({@code v1/event_channels}); empty when the events go where Dynamo registers no
+   * channel (v1.4's JSON subjects).
+   */
+  Optional<EventTransport> eventChannel();
 
   /** Where the events go, for the worker's start-up line. */
   String describe();

@@ -2,6 +2,7 @@ package io.kvrouter.app;
 
 import io.kvrouter.config.NatsEventFormat;
 import io.kvrouter.config.WorkerEventsConfig;
+import io.kvrouter.discovery.EventTransport;
 import io.kvrouter.events.nats.NatsEventPublisher;
 import io.kvrouter.events.nats.NatsSubjects;
 import io.kvrouter.protocol.WorkerLoadReport;
@@ -13,6 +14,7 @@ import io.kvrouter.protocol.dynamo.EventEnvelopeCodec;
 import io.kvrouter.protocol.dynamo.WorkerLoadCodec;
 import java.security.SecureRandom;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -130,6 +132,17 @@ final class NatsDynamoSink implements DynamoEventSink {
     return format == NatsEventFormat.JSON
         ? OptionalLong.empty()
         : OptionalLong.of(rankPublishers[dpRank].id);
+  }
+
+  /** Envelopes go on {@code {subject_prefix}.kv-events}: the channel names the prefix. */
+  @Override
+  public Optional<EventTransport> eventChannel() {
+    String suffix = "." + DynamoMsgpackCodec.KV_EVENTS_TOPIC;
+    return format == NatsEventFormat.JSON
+        ? Optional.empty()
+        : Optional.of(
+            new EventTransport.Nats(
+                eventSubject.substring(0, eventSubject.length() - suffix.length())));
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.MachineAddress;
 import io.kvrouter.common.Ticker;
 import io.kvrouter.config.EventPlaneKind;
 import io.kvrouter.config.KvEventsEncoding;
@@ -7,6 +8,8 @@ import io.kvrouter.config.KvEventsFormat;
 import io.kvrouter.config.RequestPlaneKind;
 import io.kvrouter.config.WorkerConfig;
 import io.kvrouter.config.WorkerEventsConfig;
+import io.kvrouter.discovery.DiscoveryRecord;
+import io.kvrouter.discovery.DynamoIds;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
@@ -25,9 +28,11 @@ import io.vertx.core.Vertx;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -39,10 +44,12 @@ import java.util.concurrent.TimeUnit;
 final class WorkerApplication {
   private final WorkerConfig config;
   private final PrintWriter out;
+  private final WorkerRegistration registration;
 
-  private WorkerApplication(WorkerConfig config, PrintWriter out) {
+  private WorkerApplication(WorkerConfig config, PrintWriter out, WorkerRegistration registration) {
     this.config = config;
     this.out = out;
+    this.registration = registration;
   }
 
   /**
@@ -51,7 +58,22 @@ final class WorkerApplication {
    */
   static OptionalInt start(
       WorkerConfig config, ModelAssets assets, PrintWriter out, PrintWriter err) {
-    return new WorkerApplication(config, out).start(assets, err);
+    if (config.etcdDiscovery().isEmpty()) {
+      return new WorkerApplication(config, out, null).start(assets, err);
+    }
+    WorkerRegistration registration;
+    try {
+      registration = WorkerRegistration.grant(config.etcdDiscovery().get());
+    } catch (RuntimeException e) {
+      err.println("error: cannot register in etcd: " + e.getMessage());
+      return OptionalInt.of(1);
+    }
+    WorkerConfig leased = config.withWorkerId(Long.toUnsignedString(registration.instanceId()));
+    OptionalInt exit = new WorkerApplication(leased, out, registration).start(assets, err);
+    if (exit.isPresent()) {
+      registration.close();
+    }
+    return exit;
   }
 
   private OptionalInt start(ModelAssets assets, PrintWriter err) {
@@ -69,9 +91,11 @@ final class WorkerApplication {
     List<AutoCloseable> publishers;
     Map<String, JsonEndpoint> queryEndpoints = Map.of();
     WorkerEventsConfig events = config.events();
+    DynamoEventSink sink = null;
     try {
       if (events.format() == KvEventsFormat.DYNAMO) {
-        DynamoWorkerEvents dynamo = publishDynamo(ranks, dynamoSink(events, ranks.size()));
+        sink = dynamoSink(events, ranks.size());
+        DynamoWorkerEvents dynamo = publishDynamo(ranks, sink);
         publishers = List.of(dynamo);
         queryEndpoints = dynamo.queryEndpoints();
       } else {
@@ -109,16 +133,22 @@ final class WorkerApplication {
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
       countResponseConnections(metrics, started);
+      Map<String, String> natsSubjects = Map.of();
       if (config.requestPlane() == RequestPlaneKind.NATS) {
         WorkerNatsRequests nats =
             WorkerNatsRequests.start(
                 vertx, config, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), queryEndpoints);
         closers.add(nats);
+        natsSubjects = nats.subjects();
         nats.subjects()
             .forEach(
                 (endpoint, subject) ->
                     out.printf(
                         "kvrouter worker NATS request plane: %s on %s%n", endpoint, subject));
+      }
+      if (registration != null) {
+        register(assets, started.port(), queryEndpoints, natsSubjects, sink);
+        closers.add(0, registration); // first at shutdown: routers drop the worker at once
       }
       out.printf(
           "kvrouter worker ready: model %s on tcp://%s:%d/%s%n",
@@ -139,6 +169,39 @@ final class WorkerApplication {
       vertx.close();
       return OptionalInt.of(1);
     }
+  }
+
+  /** Puts the worker's records under its etcd lease and says so. */
+  private void register(
+      ModelAssets assets,
+      int tcpPort,
+      Map<String, JsonEndpoint> queryEndpoints,
+      Map<String, String> natsSubjects,
+      DynamoEventSink sink)
+      throws java.io.IOException {
+    Set<String> endpoints = new LinkedHashSet<>();
+    endpoints.add(WorkerEndpoint.DEFAULT_PATH);
+    endpoints.addAll(queryEndpoints.keySet());
+    List<DiscoveryRecord> records =
+        WorkerRecords.of(
+            config,
+            registration.instanceId(),
+            advertisedHost(),
+            tcpPort,
+            endpoints,
+            natsSubjects,
+            WorkerRecords.card(config, assets),
+            sink);
+    registration.register(records);
+    out.printf(
+        "kvrouter worker registered in etcd as instance %s:%n",
+        DynamoIds.hex(registration.instanceId()));
+    records.forEach(record -> out.printf("  %s%n", record.key()));
+  }
+
+  /** How routers reach this worker's servers: {@code --host}, or this machine's address. */
+  private String advertisedHost() {
+    return MachineAddress.advertised(config.host());
   }
 
   /**
@@ -167,7 +230,7 @@ final class WorkerApplication {
             zmqBindHost(),
             events.kvEventsPort().getAsInt(),
             events.kvMetricsPort().orElse(0),
-            config.host());
+            advertisedHost());
   }
 
   /** One vLLM publisher per rank, rank r on the base ports + r (vLLM's data-parallel offsets). */

@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.discovery.EventTransport;
 import io.kvrouter.events.zmq.DynamoZmqPublisher;
 import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
@@ -7,6 +8,7 @@ import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
 import io.kvrouter.protocol.dynamo.EventEnvelope;
 import java.security.SecureRandom;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -71,6 +73,11 @@ final class ZmqDynamoSink implements DynamoEventSink {
   @Override
   public OptionalLong publisherId(int dpRank) {
     return OptionalLong.of(events.publisherId());
+  }
+
+  @Override
+  public Optional<EventTransport> eventChannel() {
+    return Optional.of(new EventTransport.Zmq("tcp://" + advertisedHost + ":" + events.port()));
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.kvrouter.config;
 
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 
@@ -22,6 +23,8 @@ import java.util.Set;
  *     the NATS subjects of {@code events}' namespace, component and worker id
  * @param acceptedResponseStreams the response transports it answers on ({@code
  *     --accept-response-stream})
+ * @param etcdDiscovery where it registers itself with {@code --discovery-backend etcd}; empty with
+ *     {@code static}
  */
 public record WorkerConfig(
     String host,
@@ -33,7 +36,8 @@ public record WorkerConfig(
     OptionalInt systemPort,
     TcpConfig tcp,
     RequestPlaneKind requestPlane,
-    Set<ResponseStreamKind> acceptedResponseStreams) {
+    Set<ResponseStreamKind> acceptedResponseStreams,
+    Optional<EtcdConfig> etcdDiscovery) {
 
   public WorkerConfig {
     Objects.requireNonNull(host, "host");
@@ -43,9 +47,29 @@ public record WorkerConfig(
     Objects.requireNonNull(systemPort, "systemPort");
     Objects.requireNonNull(tcp, "tcp");
     Objects.requireNonNull(requestPlane, "requestPlane");
+    Objects.requireNonNull(etcdDiscovery, "etcdDiscovery");
     acceptedResponseStreams = Set.copyOf(acceptedResponseStreams);
     if (acceptedResponseStreams.isEmpty()) {
       throw new IllegalArgumentException("a worker must accept a response transport");
     }
+  }
+
+  /**
+   * This configuration with another Dynamo worker id: with etcd discovery the id is the lease id,
+   * known only once the lease is granted.
+   */
+  public WorkerConfig withWorkerId(String workerId) {
+    return new WorkerConfig(
+        host,
+        port,
+        modelName,
+        modelPath,
+        engine,
+        events.withWorkerId(workerId),
+        systemPort,
+        tcp,
+        requestPlane,
+        acceptedResponseStreams,
+        etcdDiscovery);
   }
 }

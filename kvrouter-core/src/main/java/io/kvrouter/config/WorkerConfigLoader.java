@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -48,7 +49,26 @@ public final class WorkerConfigLoader {
         optional(systemPort),
         TcpConfig.defaults("127.0.0.1", values.value(TCP_MAX_MESSAGE_SIZE)),
         values.value(REQUEST_PLANE),
-        values.value(ACCEPT_RESPONSE_STREAM));
+        values.value(ACCEPT_RESPONSE_STREAM),
+        etcdDiscovery());
+  }
+
+  /**
+   * With {@code --discovery-backend etcd} the worker's Dynamo id is its lease id, granted at start,
+   * so a {@code --worker-id} cannot be honoured.
+   */
+  private Optional<EtcdConfig> etcdDiscovery() {
+    if (values.value(DiscoverySettings.DISCOVERY_BACKEND) != DiscoveryBackend.ETCD) {
+      return Optional.empty();
+    }
+    if (values.value(WORKER_ID) != null) {
+      fail(
+          WORKER_ID.flag()
+              + " cannot be given with "
+              + DiscoverySettings.DISCOVERY_BACKEND.flag()
+              + " etcd: the worker id is then the etcd lease id, as a Dynamo worker's is");
+    }
+    return Optional.of(DiscoverySettings.etcd(values));
   }
 
   private <T> T required(Setting<T> setting) {

@@ -52,4 +52,23 @@ public record WorkerEventsConfig(
   public boolean dynamoOnZmq() {
     return plane == EventPlaneKind.ZMQ && format == KvEventsFormat.DYNAMO;
   }
+
+  /** The same with another Dynamo worker id. */
+  public WorkerEventsConfig withWorkerId(String newWorkerId) {
+    return new WorkerEventsConfig(
+        plane,
+        format,
+        kvEventsPort,
+        kvReplayPort,
+        kvMetricsPort,
+        encoding,
+        dropRate,
+        natsServer,
+        namespace,
+        component,
+        endpoint,
+        natsFormat,
+        durable,
+        newWorkerId);
+  }
 }

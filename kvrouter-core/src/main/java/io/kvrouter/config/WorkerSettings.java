@@ -197,7 +197,7 @@ public final class WorkerSettings {
           "ID",
           "Dynamo worker id stamped on the events in Dynamo's format; the router names this"
               + " worker the same (--worker id=ID,...). A random one, printed at start, when not"
-              + " set.",
+              + " set. With --discovery-backend etcd it is the etcd lease id, and not settable.",
           null,
           "a decimal integer from 0 to 18446744073709551615 without leading zeros",
           false,
@@ -274,6 +274,7 @@ public final class WorkerSettings {
             SYSTEM_PORT,
             TCP_MAX_MESSAGE_SIZE,
             ACCEPT_RESPONSE_STREAM));
+    all.addAll(DiscoverySettings.ALL);
     return List.copyOf(all);
   }
 }

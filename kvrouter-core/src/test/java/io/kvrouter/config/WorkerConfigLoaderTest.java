@@ -264,6 +264,67 @@ class WorkerConfigLoaderTest {
         .hasMessageContaining("Unknown key 'router-mode'");
   }
 
+  @Test
+  void discovery_isStaticByDefault() {
+    assertThat(load(MINIMAL).etcdDiscovery()).isEmpty();
+  }
+
+  @Test
+  void etcdDiscovery_takesDynamosVariables() {
+    WorkerConfig config =
+        WorkerConfigLoader.load(
+            MINIMAL,
+            Map.of(
+                "DYN_DISCOVERY_BACKEND", "etcd",
+                "ETCD_ENDPOINTS", "http://10.0.0.1:2379, https://etcd-2:2379",
+                "ETCD_AUTH_USERNAME", "root",
+                "ETCD_AUTH_PASSWORD", "secret",
+                "ETCD_AUTH_CA", "/etc/etcd/ca.pem"),
+            null);
+    EtcdConfig etcd = config.etcdDiscovery().orElseThrow();
+    assertThat(etcd.endpoints())
+        .containsExactly(
+            java.net.URI.create("http://10.0.0.1:2379"),
+            java.net.URI.create("https://etcd-2:2379"));
+    assertThat(etcd.username()).contains("root");
+    assertThat(etcd.password()).contains("secret");
+    assertThat(etcd.ca()).contains("/etc/etcd/ca.pem");
+    assertThat(etcd.tls()).isTrue();
+  }
+
+  @Test
+  void etcdDiscovery_defaultsToDynamosEndpoint() {
+    EtcdConfig etcd = load(minimalAnd("discovery-backend", "etcd")).etcdDiscovery().orElseThrow();
+    assertThat(etcd.endpoints()).containsExactly(java.net.URI.create("http://localhost:2379"));
+    assertThat(etcd.tls()).isFalse();
+  }
+
+  @Test
+  void etcdDiscovery_refusesAWorkerId_whichIsTheLeaseId() {
+    assertThatThrownBy(() -> load(minimalAnd("discovery-backend", "etcd", "worker-id", "7")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--worker-id cannot be given with --discovery-backend etcd");
+  }
+
+  @Test
+  void etcdDiscovery_badEndpointsAndHalfPairs_areNamed() {
+    assertThatThrownBy(
+            () -> load(minimalAnd("discovery-backend", "etcd", "etcd-endpoints", "localhost:2379")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("etcd-endpoints");
+    assertThatThrownBy(
+            () -> load(minimalAnd("discovery-backend", "etcd", "etcd-auth-username", "root")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("user name and password");
+    assertThatThrownBy(
+            () -> load(minimalAnd("discovery-backend", "etcd", "etcd-auth-client-cert", "/c.pem")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--etcd-auth-client-cert/--etcd-auth-client-key");
+    assertThatThrownBy(() -> load(minimalAnd("discovery-backend", "kubernetes")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("discovery-backend");
+  }
+
   /** config/worker.yaml documents every setting, and its example values are all valid. */
   @Test
   void exampleFile_documentsEverySettingWithValidValues() throws IOException {

@@ -1,12 +1,8 @@
 package io.kvrouter.transport.nats;
 
+import io.kvrouter.common.MachineAddress;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.transport.tcp.CallHomeRequests;
-import java.net.Inet4Address;
-import java.net.InetAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
-import java.util.Collections;
 
 /**
  * The host a worker reached over NATS is told to call back. On TCP the router names the local
@@ -21,24 +17,6 @@ final class CallHomeHost {
 
   static String of(TcpConfig config) {
     String configured = CallHomeRequests.configuredCallHomeHost(config);
-    return configured != null ? configured : machineAddress();
-  }
-
-  private static String machineAddress() {
-    try {
-      for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-        if (!nic.isUp() || nic.isLoopback()) {
-          continue;
-        }
-        for (InetAddress address : Collections.list(nic.getInetAddresses())) {
-          if (address instanceof Inet4Address && !address.isLoopbackAddress()) {
-            return address.getHostAddress();
-          }
-        }
-      }
-    } catch (SocketException e) {
-      // no interfaces to list: fall back to loopback
-    }
-    return "127.0.0.1";
+    return configured != null ? configured : MachineAddress.firstIpv4();
   }
 }

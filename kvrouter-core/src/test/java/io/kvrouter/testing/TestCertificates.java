@@ -1,0 +1,90 @@
+package io.kvrouter.testing;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A throw-away CA, a server certificate for 127.0.0.1 and a client certificate, made by the {@code
+ * openssl} command line (keys as unencrypted PKCS#8 PEM, which Netty reads) in {@code dir}. {@code
+ * scripts/test} installs Debian's {@code openssl} when it is missing.
+ *
+ * @param ca the CA certificate (PEM)
+ * @param serverCert the server certificate, for IP 127.0.0.1
+ * @param clientCert a client certificate signed by the CA (CN {@code root})
+ */
+public record TestCertificates(
+    Path ca, Path serverCert, Path serverKey, Path clientCert, Path clientKey) {
+
+  public static TestCertificates generate(Path dir) throws IOException, InterruptedException {
+    Files.writeString(
+        dir.resolve("server.ext"), "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
+    Files.writeString(dir.resolve("client.ext"), "extendedKeyUsage=clientAuth\n");
+    openssl(
+        dir,
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=kvrouter-test-ca");
+    for (String who : List.of("server", "client")) {
+      openssl(
+          dir,
+          "req",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-keyout",
+          who + ".key",
+          "-out",
+          who + ".csr",
+          "-subj",
+          who.equals("server") ? "/CN=127.0.0.1" : "/CN=root");
+      openssl(
+          dir,
+          "x509",
+          "-req",
+          "-in",
+          who + ".csr",
+          "-CA",
+          "ca.pem",
+          "-CAkey",
+          "ca.key",
+          "-CAcreateserial",
+          "-out",
+          who + ".pem",
+          "-days",
+          "2",
+          "-extfile",
+          who + ".ext");
+    }
+    return new TestCertificates(
+        dir.resolve("ca.pem"),
+        dir.resolve("server.pem"),
+        dir.resolve("server.key"),
+        dir.resolve("client.pem"),
+        dir.resolve("client.key"));
+  }
+
+  private static void openssl(Path dir, String... args) throws IOException, InterruptedException {
+    List<String> command = new java.util.ArrayList<>(List.of("openssl"));
+    command.addAll(List.of(args));
+    Process process =
+        new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+    String said = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+      throw new IOException("openssl " + String.join(" ", args) + " failed:\n" + said);
+    }
+  }
+}
