@@ -28,6 +28,7 @@ import io.vertx.core.Vertx;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -111,8 +112,8 @@ final class WorkerApplication {
             vertx,
             config.host(),
             config.port(),
-            Map.of(WorkerEndpoint.DEFAULT_PATH, engine),
-            queryEndpoints,
+            tcpPaths(Map.of(WorkerEndpoint.DEFAULT_PATH, engine)),
+            tcpPaths(queryEndpoints),
             config.tcp(),
             config.acceptedResponseStreams());
     List<AutoCloseable> closers = new ArrayList<>(publishers);
@@ -280,6 +281,21 @@ final class WorkerApplication {
       return -1;
     }
     return base.getAsInt() == 0 ? 0 : base.getAsInt() + dp;
+  }
+
+  /**
+   * Each endpoint by the paths it is served under on the TCP request plane: its name, and, when the
+   * worker registers in discovery, also {@code {instance_id:x}/{name}}, the path after {@code
+   * host:port/} of the address it advertises there, which a frontend sends as the request's path.
+   */
+  private <T> Map<String, T> tcpPaths(Map<String, T> byName) {
+    if (registration == null) {
+      return byName;
+    }
+    Map<String, T> paths = new LinkedHashMap<>(byName);
+    String instance = DynamoIds.hex(registration.instanceId());
+    byName.forEach((name, served) -> paths.put(instance + "/" + name, served));
+    return paths;
   }
 
   /** The address ZeroMQ binds for {@code --host}: {@code *} for every interface. */

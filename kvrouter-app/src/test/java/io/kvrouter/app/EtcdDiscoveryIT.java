@@ -18,11 +18,13 @@ import io.kvrouter.discovery.Transport;
 import io.kvrouter.discovery.etcd.EtcdClients;
 import io.kvrouter.discovery.etcd.EtcdDiscoveryWatcher;
 import io.kvrouter.testing.EtcdProcess;
+import io.kvrouter.testing.Http;
 import io.kvrouter.testing.NatsServerProcess;
 import io.kvrouter.testing.WorkerProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -146,6 +148,20 @@ class EtcdDiscoveryIT {
         .isEqualTo(
             "v1/event_channels/namespace/dynamo/component/backend/endpoint/generate/topic/kv-events/"
                 + DynamoIds.hex(channel.publisherId()));
+
+    // a frontend that reaches the worker at the address it advertises is served
+    String address = instance.transport().address();
+    Map<String, List<String>> flags =
+        RouterFixture.workers("id=" + Long.toUnsignedString(id) + ",address=" + address);
+    flags.put("served-model-name", List.of("model-a"));
+    try (RouterFixture router = RouterFixture.start(flags)) {
+      Http.Response chat =
+          Http.post(
+              router.baseUrl + "/v1/chat/completions",
+              "{\"model\":\"model-a\",\"max_tokens\":2,"
+                  + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+      assertThat(chat.status()).as(address).isEqualTo(200);
+    }
 
     worker.kill(); // SIGKILL: no revoke, the lease runs out
     await().atMost(PATIENCE).until(() -> listener.view().isEmpty());
