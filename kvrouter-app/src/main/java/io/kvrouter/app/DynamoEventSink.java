@@ -31,6 +31,16 @@ interface DynamoEventSink extends AutoCloseable {
    */
   Optional<EventTransport> eventChannel();
 
+  /**
+   * The load publisher's id and where routers find its reports ({@code kv_metrics}), as the
+   * worker's event channel record for that topic; empty when the reports go where Dynamo registers
+   * no channel (v1.4's JSON subjects).
+   */
+  Optional<LoadChannel> loadChannel();
+
+  /** The load publisher of a worker: its id and transport. */
+  record LoadChannel(long publisherId, EventTransport transport) {}
+
   /** Where the events go, for the worker's start-up line. */
   String describe();
 

@@ -145,6 +145,12 @@ final class NatsDynamoSink implements DynamoEventSink {
                 eventSubject.substring(0, eventSubject.length() - suffix.length())));
   }
 
+  /** Load envelopes go on {@code {subject_prefix}.kv_metrics}, from their own publisher. */
+  @Override
+  public Optional<LoadChannel> loadChannel() {
+    return eventChannel().map(channel -> new LoadChannel(loadPublisher.id, channel));
+  }
+
   @Override
   public String describe() {
     return eventSubject + " on " + url + " (" + format.configName() + ")";

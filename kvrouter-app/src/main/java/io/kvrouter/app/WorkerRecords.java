@@ -116,6 +116,17 @@ final class WorkerRecords {
                 publisher,
                 channel.get()));
       }
+      sink.loadChannel()
+          .ifPresent(
+              load ->
+                  records.add(
+                      new EventChannelRecord(
+                          EventChannelRecord.Layout.SCOPED,
+                          EventScope.endpoint(
+                              events.namespace(), events.component(), events.endpoint()),
+                          DynamoMsgpackCodec.KV_METRICS_TOPIC,
+                          load.publisherId(),
+                          load.transport())));
     }
     return records;
   }

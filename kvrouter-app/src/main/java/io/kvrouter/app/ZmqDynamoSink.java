@@ -81,6 +81,14 @@ final class ZmqDynamoSink implements DynamoEventSink {
   }
 
   @Override
+  public Optional<LoadChannel> loadChannel() {
+    return Optional.of(
+        new LoadChannel(
+            loads.publisherId(),
+            new EventTransport.Zmq("tcp://" + advertisedHost + ":" + loads.port())));
+  }
+
+  @Override
   public String describe() {
     return "tcp://"
         + advertisedHost

@@ -137,9 +137,20 @@ class EtcdDiscoveryIT {
         listener.view().values().stream()
             .filter(r -> r instanceof EventChannelRecord)
             .map(r -> (EventChannelRecord) r)
+            .filter(r -> r.topic().equals("kv-events"))
             .toList();
     assertThat(channels).hasSize(1); // one ZMQ publisher carries both ranks
     EventChannelRecord channel = channels.get(0);
+    List<EventChannelRecord> loads =
+        listener.view().values().stream()
+            .filter(r -> r instanceof EventChannelRecord)
+            .map(r -> (EventChannelRecord) r)
+            .filter(r -> r.topic().equals("kv_metrics"))
+            .toList();
+    assertThat(loads).as("the load publisher's channel").hasSize(1);
+    assertThat(loads.get(0).transport())
+        .isEqualTo(new EventTransport.Zmq("tcp://127.0.0.1:" + worker.kvMetricsPort()));
+    assertThat(loads.get(0).publisherId()).isNotEqualTo(channel.publisherId());
     assertThat(channel.scope()).isEqualTo(EventScope.endpoint("dynamo", "backend", "generate"));
     assertThat(channel.topic()).isEqualTo("kv-events");
     assertThat(channel.transport())
@@ -217,7 +228,15 @@ class EtcdDiscoveryIT {
                       && listener.view().values().stream()
                               .filter(r -> r instanceof EventChannelRecord)
                               .count()
-                          == 2);
+                          == 3);
+      assertThat(
+              listener.view().values().stream()
+                  .filter(r -> r instanceof EventChannelRecord)
+                  .map(r -> ((EventChannelRecord) r).topic())
+                  .sorted()
+                  .toList())
+          .as("one kv-events channel per rank's publisher, one kv_metrics channel")
+          .containsExactly("kv-events", "kv-events", "kv_metrics");
       assertThat(((InstanceRecord) listener.view().get(instanceKey)).transport())
           .isEqualTo(new Transport(Transport.Kind.NATS, "dynamo_backend.generate-" + hex));
       assertThat(
