@@ -1,8 +1,6 @@
 package io.kvrouter.discovery.kube;
 
 import static io.kvrouter.discovery.DiscoveryRecords.card;
-import static io.kvrouter.discovery.DiscoveryRecords.channel;
-import static io.kvrouter.discovery.DiscoveryRecords.instance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -26,6 +24,7 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.kvrouter.config.KubeDiscoveryConfig;
 import io.kvrouter.discovery.DiscoveryCodec;
 import io.kvrouter.discovery.DiscoveryRecord;
+import io.kvrouter.discovery.DiscoveryRecords;
 import io.kvrouter.discovery.EventChannelRecord;
 import io.kvrouter.discovery.EventScope;
 import io.kvrouter.discovery.EventTransport;
@@ -141,7 +140,8 @@ class KubeDiscoveryWatcherTest {
     create(b.resource());
     await().atMost(PATIENCE).until(() -> listener.view().equals(b.records()));
 
-    client.genericKubernetesResources(KubeDiscoveryWatcher.WORKER_METADATA)
+    client
+        .genericKubernetesResources(KubeDiscoveryWatcher.WORKER_METADATA)
         .inNamespace(NS)
         .withName(b.pod)
         .delete();
@@ -251,7 +251,8 @@ class KubeDiscoveryWatcherTest {
     int port = server.getPort();
     server.destroy(); // the watches end
     client = changes;
-    client.genericKubernetesResources(KubeDiscoveryWatcher.WORKER_METADATA)
+    client
+        .genericKubernetesResources(KubeDiscoveryWatcher.WORKER_METADATA)
         .inNamespace(NS)
         .withName(a.pod)
         .delete();
@@ -295,7 +296,13 @@ class KubeDiscoveryWatcherTest {
   }
 
   private void createSlice(String name, Map<String, String> pods, Set<String> ready) {
-    client.discovery().v1().endpointSlices().inNamespace(NS).resource(slice(name, pods, ready)).create();
+    client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(NS)
+        .resource(slice(name, pods, ready))
+        .create();
   }
 
   private void editSlice(String name, Map<String, String> pods, Set<String> ready) {
@@ -364,7 +371,11 @@ class KubeDiscoveryWatcherTest {
 
   /** A worker pod and the records its {@code DynamoWorkerMetadata} holds. */
   private record Worker(
-      String pod, String uid, InstanceRecord instance, ModelCardRecord card, EventChannelRecord channel) {
+      String pod,
+      String uid,
+      InstanceRecord instance,
+      ModelCardRecord card,
+      EventChannelRecord channel) {
 
     Worker(String pod, InstanceRecord instance, ModelCardRecord card, EventChannelRecord channel) {
       this(pod, "uid-" + pod, instance, card, channel);
@@ -372,7 +383,11 @@ class KubeDiscoveryWatcherTest {
 
     /** The newest layout: TCP request plane, a scoped ZMQ event channel. */
     static Worker current(String pod, long id, int port) {
-      return new Worker(pod, instance(id, port), card(id, "model-" + pod), channel(id + 1, port + 1));
+      return new Worker(
+          pod,
+          DiscoveryRecords.instance(id, port),
+          DiscoveryRecords.card(id, "model-" + pod),
+          DiscoveryRecords.channel(id + 1, port + 1));
     }
 
     Map<String, DiscoveryRecord> records() {
@@ -405,7 +420,8 @@ class KubeDiscoveryWatcherTest {
                   .withBlockOwnerDeletion(false)
                   .build())
           .endMetadata()
-          .withAdditionalProperties(Map.of("spec", Map.of("data", JSON.convertValue(data, Map.class))))
+          .withAdditionalProperties(
+              Map.of("spec", Map.of("data", JSON.convertValue(data, Map.class))))
           .build();
     }
 
