@@ -183,6 +183,40 @@ class KubeDiscoveryWatcherTest {
   }
 
   @Test
+  void aResourceWhoseDataTurnsNull_keepsItsLastRecords_whileItIsTheSamePodsResource() {
+    Worker a = Worker.current("worker-a", 31, 7031);
+    Worker b = Worker.current("worker-b", 32, 7032);
+    create(a.resource());
+    createSlice("workers-1", Map.of(a.pod, a.uid, b.pod, b.uid), Set.of(a.pod, b.pod));
+    startWatcher(server);
+    await().atMost(PATIENCE).until(() -> listener.view().equals(a.records()));
+
+    // what server-side apply may briefly leave behind; Dynamo keeps the last readable records
+    client
+        .genericKubernetesResources(KubeDiscoveryWatcher.WORKER_METADATA)
+        .inNamespace(NS)
+        .withName(a.pod)
+        .edit(
+            resource -> {
+              Map<String, Object> spec = new HashMap<>();
+              spec.put("data", null);
+              resource.setAdditionalProperty("spec", spec);
+              return resource;
+            });
+    create(b.resource()); // after the edit on the same watch: once b is up, the edit was applied
+    Map<String, DiscoveryRecord> both = new HashMap<>(a.records());
+    both.putAll(b.records());
+    await()
+        .atMost(PATIENCE)
+        .until(() -> listener.view().keySet().containsAll(b.records().keySet()));
+    assertThat(listener.view()).isEqualTo(both);
+
+    // the pod restarted: its new incarnation does not own the unreadable resource
+    editSlice("workers-1", Map.of(a.pod, "uid-of-the-new-pod", b.pod, b.uid), Set.of(a.pod, b.pod));
+    await().atMost(PATIENCE).until(() -> listener.view().equals(b.records()));
+  }
+
+  @Test
   void readsTheDynamoV1_2Layout() {
     // v1.2's DiscoveryMetadata (Dynamo's fixture v1_2_dwm.json @a5a710aa): the NATS request plane,
     // "model_suffix": null, event channels keyed {ns}/{component}/{topic}/{id:x} with a namespace
