@@ -33,6 +33,8 @@ import io.kvrouter.discovery.ModelCardRecord;
 import io.kvrouter.discovery.RecordingListener;
 import io.kvrouter.discovery.Transport;
 import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,6 +48,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link KubeDiscoveryWatcher} against fabric8's mock API server in CRUD mode, holding real {@code
@@ -304,6 +307,51 @@ class KubeDiscoveryWatcherTest {
             "card down " + a.card.key(),
             "channel down " + a.channel.key(),
             "instance up " + c.instance.key());
+  }
+
+  @Test
+  void withTheUsualClientConfiguration_watchesTheNamespaceOfTheKubeconfigsContext(@TempDir Path dir)
+      throws Exception {
+    Worker a = Worker.current("worker-a", 41, 7041);
+    create(a.resource());
+    createSlice("workers-1", Map.of(a.pod, a.uid), Set.of(a.pod));
+    Path kubeconfig = dir.resolve("config");
+    Files.writeString(
+        kubeconfig,
+        String.join(
+            "\n",
+            "apiVersion: v1",
+            "kind: Config",
+            "clusters:",
+            "- name: mock",
+            "  cluster:",
+            "    server: http://" + server.getHostName() + ":" + server.getPort(),
+            "contexts:",
+            "- name: mock",
+            "  context:",
+            "    cluster: mock",
+            "    namespace: " + NS,
+            "    user: router",
+            "current-context: mock",
+            "users:",
+            "- name: router",
+            "  user:",
+            "    token: not-checked-by-the-mock",
+            ""));
+    String before = System.getProperty("kubeconfig");
+    System.setProperty("kubeconfig", kubeconfig.toString()); // fabric8 reads it before KUBECONFIG
+    try {
+      watcher = KubeDiscoveryWatcher.start(KubeDiscoveryConfig.inOwnNamespace(), listener);
+    } finally {
+      if (before == null) {
+        System.clearProperty("kubeconfig");
+      } else {
+        System.setProperty("kubeconfig", before);
+      }
+    }
+    assertThat(watcher.namespace()).isEqualTo(NS);
+    await().atMost(PATIENCE).until(() -> listener.syncs() == 1);
+    assertThat(listener.view()).isEqualTo(a.records());
   }
 
   @Test
