@@ -98,7 +98,14 @@ class ArchitectureTest {
             "io.kvrouter.common.."),
         rule(
             "io.kvrouter.discovery.etcd..",
-            "io.kvrouter.discovery..",
+            "io.kvrouter.discovery",
+            "io.kvrouter.discovery.etcd..",
+            "io.kvrouter.config..",
+            "io.kvrouter.common.."),
+        rule(
+            "io.kvrouter.discovery.kube..",
+            "io.kvrouter.discovery",
+            "io.kvrouter.discovery.kube..",
             "io.kvrouter.config..",
             "io.kvrouter.common.."),
         rule(
@@ -151,12 +158,13 @@ class ArchitectureTest {
   }
 
   @Test
-  void discoveryWireModel_isFreeOfTheEtcdClientAndOfVertx() {
+  void discoveryWireModel_isFreeOfTheEtcdAndKubernetesClientsAndOfVertx() {
     noClasses()
         .that(resideInAPackage("io.kvrouter.discovery"))
         .should()
         .dependOnClassesThat(
             resideInAPackage("io.etcd..")
+                .or(resideInAPackage("io.fabric8.."))
                 .or(resideInAPackage("io.grpc.."))
                 .or(resideInAPackage("io.vertx.."))
                 .or(resideInAPackage("io.netty..")))

@@ -33,10 +33,6 @@ public final class DiscoveryCodec {
 
   /** The record stored at {@code key} with the value {@code value}. */
   public static DiscoveryRecord decode(String key, byte[] value) {
-    DiscoveryBucket bucket =
-        DiscoveryBucket.of(key)
-            .orElseThrow(
-                () -> new DiscoveryFormatException("key " + key + " is in no discovery bucket"));
     JsonNode node;
     try {
       node = JSON.readTree(value);
@@ -44,22 +40,42 @@ public final class DiscoveryCodec {
       throw new DiscoveryFormatException(
           "key " + key + ": value is not JSON: " + e.getMessage(), e);
     }
+    return decode(key, node);
+  }
+
+  /**
+   * The record stored at {@code key} with the value {@code node}, already parsed (a Kubernetes
+   * {@code DynamoWorkerMetadata} holds the values inside its JSON).
+   */
+  public static DiscoveryRecord decode(String key, JsonNode node) {
+    DiscoveryBucket bucket =
+        DiscoveryBucket.of(key)
+            .orElseThrow(
+                () -> new DiscoveryFormatException("key " + key + " is in no discovery bucket"));
     String where = "key " + key;
-    if (node == null || !node.isObject()) {
-      throw new DiscoveryFormatException(where + ": value is not a JSON object");
-    }
-    String type = JsonFields.text(node, "type", where);
-    DiscoveryRecord record =
-        switch (bucket) {
-          case INSTANCES -> instance(expect(type, "Endpoint", node, where), where);
-          case MODELS -> model(expect(type, "Model", node, where), where);
-          case EVENT_CHANNELS -> channel(expect(type, "EventChannel", node, where), where);
-        };
+    DiscoveryRecord record = decodeValue(bucket, node, where);
     if (!record.key().equals(key)) {
       throw new DiscoveryFormatException(
           where + ": the value belongs at " + record.key() + " (names or instance id differ)");
     }
     return record;
+  }
+
+  /**
+   * The record {@code node} holds, of the kind {@code bucket} keeps, wherever it is stored; {@code
+   * where} names it in errors. Dynamo's Kubernetes discovery reads the values of its maps this way,
+   * ignoring their keys.
+   */
+  public static DiscoveryRecord decodeValue(DiscoveryBucket bucket, JsonNode node, String where) {
+    if (node == null || !node.isObject()) {
+      throw new DiscoveryFormatException(where + ": value is not a JSON object");
+    }
+    String type = JsonFields.text(node, "type", where);
+    return switch (bucket) {
+      case INSTANCES -> instance(expect(type, "Endpoint", node, where), where);
+      case MODELS -> model(expect(type, "Model", node, where), where);
+      case EVENT_CHANNELS -> channel(expect(type, "EventChannel", node, where), where);
+    };
   }
 
   /** {@code node}, once its {@code type} is the one its bucket holds. */

@@ -15,13 +15,9 @@ import io.kvrouter.discovery.DiscoveryCodec;
 import io.kvrouter.discovery.DiscoveryFormatException;
 import io.kvrouter.discovery.DiscoveryListener;
 import io.kvrouter.discovery.DiscoveryRecord;
-import io.kvrouter.discovery.EventChannelRecord;
-import io.kvrouter.discovery.InstanceRecord;
-import io.kvrouter.discovery.ModelCardRecord;
+import io.kvrouter.discovery.DiscoveryView;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,12 +54,11 @@ public final class EtcdDiscoveryWatcher implements AutoCloseable {
 
   private final Client client;
   private final boolean ownsClient;
-  private final DiscoveryListener listener;
+  private final DiscoveryView view;
   private final ScheduledExecutorService thread;
   private final FaultLog unreadable = FaultLog.of(LOG, "unreadable etcd discovery values");
 
   // all on `thread`
-  private Map<String, DiscoveryRecord> known = new HashMap<>();
   private long generation;
   private Watch.Watcher watcher;
   private boolean relistScheduled;
@@ -73,7 +68,7 @@ public final class EtcdDiscoveryWatcher implements AutoCloseable {
   private EtcdDiscoveryWatcher(Client client, boolean ownsClient, DiscoveryListener listener) {
     this.client = client;
     this.ownsClient = ownsClient;
-    this.listener = listener;
+    this.view = new DiscoveryView(listener);
     this.thread =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -127,8 +122,8 @@ public final class EtcdDiscoveryWatcher implements AutoCloseable {
           "etcd answers again; listed {} at revision {}", ROOT, listed.getHeader().getRevision());
     }
     failures = 0;
-    reportDifference(read(listed.getKvs()));
-    listener.synced();
+    view.replaceAll(read(listed.getKvs()));
+    view.synced();
     long watchGeneration = generation;
     watcher =
         client
@@ -154,26 +149,13 @@ public final class EtcdDiscoveryWatcher implements AutoCloseable {
       }
       DiscoveryRecord record = decode(key, kv.getValue().getBytes());
       if (record == null) {
-        record = known.get(key);
+        record = view.get(key);
       }
       if (record != null) {
         listed.put(key, record);
       }
     }
     return listed;
-  }
-
-  private void reportDifference(Map<String, DiscoveryRecord> listed) {
-    List<DiscoveryRecord> gone = new ArrayList<>();
-    for (Map.Entry<String, DiscoveryRecord> entry : known.entrySet()) {
-      if (!listed.containsKey(entry.getKey())) {
-        gone.add(entry.getValue());
-      }
-    }
-    Map<String, DiscoveryRecord> before = known;
-    known = new HashMap<>(listed);
-    gone.forEach(this::reportDown);
-    listed.forEach((key, record) -> report(before.get(key), record));
   }
 
   private void apply(WatchResponse response) {
@@ -183,14 +165,11 @@ public final class EtcdDiscoveryWatcher implements AutoCloseable {
         continue;
       }
       if (event.getEventType() == WatchEvent.EventType.DELETE) {
-        DiscoveryRecord last = known.remove(key);
-        if (last != null) {
-          reportDown(last);
-        }
+        view.remove(key);
       } else if (event.getEventType() == WatchEvent.EventType.PUT) {
         DiscoveryRecord record = decode(key, event.getKeyValue().getValue().getBytes());
         if (record != null) {
-          report(known.put(key, record), record);
+          view.put(key, record);
         }
       }
     }
@@ -223,46 +202,6 @@ public final class EtcdDiscoveryWatcher implements AutoCloseable {
     } catch (DiscoveryFormatException e) {
       unreadable.fault(e.getMessage());
       return null;
-    }
-  }
-
-  private void report(DiscoveryRecord previous, DiscoveryRecord current) {
-    if (current.equals(previous)) {
-      return;
-    }
-    try {
-      if (current instanceof InstanceRecord instance) {
-        if (previous == null) {
-          listener.instanceUp(instance);
-        } else {
-          listener.instanceUpdated((InstanceRecord) previous, instance);
-        }
-        return;
-      }
-      if (previous != null) {
-        reportDown(previous);
-      }
-      if (current instanceof ModelCardRecord card) {
-        listener.cardUp(card);
-      } else {
-        listener.channelUp((EventChannelRecord) current);
-      }
-    } catch (RuntimeException e) {
-      LOG.error("discovery listener failed on {}", current.key(), e);
-    }
-  }
-
-  private void reportDown(DiscoveryRecord last) {
-    try {
-      if (last instanceof InstanceRecord instance) {
-        listener.instanceDown(instance);
-      } else if (last instanceof ModelCardRecord card) {
-        listener.cardDown(card);
-      } else {
-        listener.channelDown((EventChannelRecord) last);
-      }
-    } catch (RuntimeException e) {
-      LOG.error("discovery listener failed on {}", last.key(), e);
     }
   }
 
