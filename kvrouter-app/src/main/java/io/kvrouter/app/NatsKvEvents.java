@@ -17,10 +17,13 @@ import io.kvrouter.routing.Router;
 import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The router's side of Dynamo's NATS event plane ({@code --event-plane nats}), in either of its
@@ -47,6 +50,11 @@ import java.util.function.Consumer;
  * follower, which drops its events from then on.
  */
 final class NatsKvEvents implements WorkerEventSources {
+  private static final Logger log = LoggerFactory.getLogger(NatsKvEvents.class);
+
+  /** The longest the router's start waits for its NATS subscriptions. */
+  static final Duration SUBSCRIBE_WAIT = Duration.ofSeconds(10);
+
   private final DynamoEventFollower follower;
   private final Router router;
   private final Map<String, WorkerEndpoint> endpoints;
@@ -135,10 +143,36 @@ final class NatsKvEvents implements WorkerEventSources {
       countOversized(meters, "dynamo", events);
       NatsEventSubscriber loads = followLoads(config, router, meters);
       countOversized(meters, "dynamo-load", loads);
+      awaitSubscribed(config, events, loads);
       return new NatsKvEvents(follower, router, endpoints, ranks, up, events, loads);
     } catch (RuntimeException e) {
       started.closeParts();
       throw e;
+    }
+  }
+
+  /**
+   * Waits (up to {@link #SUBSCRIBE_WAIT}) until both subscriptions are in place, so that a router
+   * does not report ready while its workers' first events would still go unheard: a v1.5 worker's
+   * recovery endpoint is named by the publisher in its envelopes. Past the wait the router starts
+   * anyway and follows the events once NATS answers. Called off the event loops (the event plane
+   * starts in a blocking task).
+   */
+  private static void awaitSubscribed(EventPlaneConfig config, NatsEventSubscriber... subscribers) {
+    long deadline = System.nanoTime() + SUBSCRIBE_WAIT.toNanos();
+    try {
+      for (NatsEventSubscriber subscriber : subscribers) {
+        Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+        if (!subscriber.awaitSubscribed(left)) {
+          log.warn(
+              "NATS at {} does not answer yet: the router starts, and follows the KV events once"
+                  + " it does",
+              config.natsServer());
+          return;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

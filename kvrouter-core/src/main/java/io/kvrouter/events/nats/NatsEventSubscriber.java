@@ -17,6 +17,9 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +61,9 @@ import org.slf4j.LoggerFactory;
 public final class NatsEventSubscriber implements AutoCloseable {
   /** How long the server waits for an ack before it delivers a message again. */
   static final Duration ACK_WAIT = Duration.ofSeconds(5);
+
+  /** How long a new subscription's round trip to the server may take before it counts anyway. */
+  private static final Duration SUBSCRIBE_ROUND_TRIP = Duration.ofSeconds(5);
 
   private static final Logger log = LoggerFactory.getLogger(NatsEventSubscriber.class);
 
@@ -172,6 +178,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
   private final FaultLog faults;
   private final LastSeen lastMessage = new LastSeen();
   private volatile boolean subscribed;
+  private final CountDownLatch firstSubscribed = new CountDownLatch(1);
   private volatile boolean closed;
   private final AtomicLong duplicates = new AtomicLong();
 
@@ -279,6 +286,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
         try {
           subscribe(connection);
           subscribed = true;
+          inPlace(connection);
         } catch (IOException | JetStreamApiException | RuntimeException e) {
           setupFailures.incrementAndGet();
           log.error(
@@ -292,6 +300,32 @@ public final class NatsEventSubscriber implements AutoCloseable {
     synchronized (listenerLock) {
       listener.connected(reconnect);
     }
+  }
+
+  /**
+   * Waits until the server holds the new subscription (a round trip: it handles a connection's
+   * messages in order), so a message published from anywhere after {@link #awaitSubscribed} returns
+   * reaches this subscriber; then lets {@link #awaitSubscribed} return.
+   */
+  private void inPlace(Connection connection) {
+    try {
+      connection.flush(SUBSCRIBE_ROUND_TRIP);
+    } catch (TimeoutException e) {
+      log.debug("no round trip to {} after subscribing", options.url(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    firstSubscribed.countDown();
+  }
+
+  /**
+   * Waits up to {@code timeout} for the first subscription to be in place on the server: true when
+   * it is, false when the time ran out (no server yet: this subscriber keeps trying). For a caller
+   * that should not report ready before it can hear the first message; blocks, so never on an event
+   * loop.
+   */
+  public boolean awaitSubscribed(Duration timeout) throws InterruptedException {
+    return firstSubscribed.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   private void subscribe(Connection connection) throws IOException, JetStreamApiException {

@@ -196,6 +196,28 @@ class NatsEventPlaneIT {
   }
 
   @Test
+  void awaitSubscribed_waitsForTheServerToHoldTheSubscription() throws Exception {
+    NatsServerProcess server = server(false);
+    server.stop();
+    Recorder recorder = new Recorder();
+    NatsEventSubscriber subscriber =
+        NatsEventSubscriber.start(
+            NatsEventSubscriber.Options.core(server.url(), SUBJECT), recorder, Ticker.SYSTEM);
+    closing.add(0, subscriber);
+    assertThat(subscriber.awaitSubscribed(Duration.ofMillis(200)))
+        .as("no server: the wait runs out")
+        .isFalse();
+
+    server.restart();
+    NatsEventPublisher publisher = publisher(server);
+    assertThat(subscriber.awaitSubscribed(WAIT)).isTrue();
+    // published the moment the wait returns, from another connection: heard all the same
+    publishAll(publisher, range("first-", 0, 3));
+    awaitPayloads(recorder, 3);
+    assertThat(recorder.payloads()).containsExactlyElementsOf(range("first-", 0, 3));
+  }
+
+  @Test
   void aPublisherWithoutConnection_dropsAndCounts() throws Exception {
     NatsServerProcess server = server(false);
     server.stop();
