@@ -97,6 +97,7 @@ public final class Cli {
       return OptionalInt.of(1);
     }
     SignalShutdown.install("router", app::stop, app::endGracePeriod);
+    app.announce();
     return OptionalInt.empty();
   }
 

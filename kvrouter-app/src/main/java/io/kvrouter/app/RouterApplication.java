@@ -55,6 +55,7 @@ import org.slf4j.LoggerFactory;
 public final class RouterApplication {
   private static final Logger log = LoggerFactory.getLogger(RouterApplication.class);
 
+  private final String serving;
   private final Vertx vertx;
   private final Router router;
   private final WorkerFleet fleet;
@@ -67,6 +68,7 @@ public final class RouterApplication {
   private volatile boolean graceEnded;
 
   private RouterApplication(
+      String serving,
       Vertx vertx,
       Router router,
       WorkerFleet fleet,
@@ -75,6 +77,7 @@ public final class RouterApplication {
       int httpPort,
       HttpFrontend frontend,
       Duration gracefulShutdownTimeout) {
+    this.serving = serving;
     this.vertx = vertx;
     this.router = router;
     this.fleet = fleet;
@@ -83,6 +86,15 @@ public final class RouterApplication {
     this.httpPort = httpPort;
     this.frontend = frontend;
     this.gracefulShutdownTimeout = gracefulShutdownTimeout;
+  }
+
+  /**
+   * Logs that the router serves (model, address, workers, mode): the line operators and scripts
+   * wait for. The process calls it once it is ready for signals, so a SIGTERM sent on seeing the
+   * line is always a clean drain.
+   */
+  public void announce() {
+    log.info(serving);
   }
 
   /**
@@ -194,15 +206,19 @@ public final class RouterApplication {
                                           frontend))
                               .map(
                                   port -> {
-                                    log.info(
-                                        "kvrouter serving model {} on http://{}:{} with {}"
-                                            + " worker(s), router mode {}",
-                                        model,
-                                        config.http().host(),
-                                        port,
-                                        fleet.workers().size(),
-                                        config.routerMode().configName());
+                                    String serving =
+                                        "kvrouter serving model "
+                                            + model
+                                            + " on http://"
+                                            + config.http().host()
+                                            + ":"
+                                            + port
+                                            + " with "
+                                            + fleet.workers().size()
+                                            + " worker(s), router mode "
+                                            + config.routerMode().configName();
                                     return new RouterApplication(
+                                        serving,
                                         vertx,
                                         router,
                                         fleet,
