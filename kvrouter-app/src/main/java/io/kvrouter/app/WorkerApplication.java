@@ -151,10 +151,6 @@ final class WorkerApplication {
         register(assets, started.port(), queryEndpoints, natsSubjects, sink);
         closers.add(0, registration); // first at shutdown: routers drop the worker at once
       }
-      out.printf(
-          "kvrouter worker ready: model %s on tcp://%s:%d/%s%n",
-          config.modelName(), config.host(), started.port(), WorkerEndpoint.DEFAULT_PATH);
-      out.flush();
       SignalShutdown.install(
           "worker",
           () -> {
@@ -162,6 +158,11 @@ final class WorkerApplication {
             return started.close().transform(v -> vertx.close());
           },
           () -> {}); // nothing to hurry: the worker does not wait for its streams
+      // said once the signal handlers are in: a SIGTERM sent on seeing it always stops cleanly
+      out.printf(
+          "kvrouter worker ready: model %s on tcp://%s:%d/%s%n",
+          config.modelName(), config.host(), started.port(), WorkerEndpoint.DEFAULT_PATH);
+      out.flush();
       return OptionalInt.empty();
     } catch (Exception e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
