@@ -63,15 +63,12 @@ final class WorkerNatsRequests implements AutoCloseable {
 
   private static Connection awaitConnection(NatsConnection nats, String url)
       throws TimeoutException, InterruptedException {
-    long deadline = System.nanoTime() + CONNECT_LIMIT.toNanos();
-    while (nats.current() == null) {
-      if (System.nanoTime() - deadline > 0) {
-        throw new TimeoutException(
-            "cannot reach NATS at " + url + " within " + CONNECT_LIMIT.toSeconds() + " s");
-      }
-      Thread.sleep(50);
+    try {
+      return nats.awaitFirst(CONNECT_LIMIT);
+    } catch (TimeoutException e) {
+      throw new TimeoutException(
+          "cannot reach NATS at " + url + " within " + CONNECT_LIMIT.toSeconds() + " s");
     }
-    return nats.current();
   }
 
   /** The subject of each endpoint, by endpoint name. */

@@ -1,6 +1,11 @@
 package io.kvrouter.events.nats;
 
 import io.nats.client.Connection;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A NATS connection for whatever else talks to NATS (the NATS request plane): connected in the
@@ -10,13 +15,16 @@ import io.nats.client.Connection;
  */
 public final class NatsConnection implements AutoCloseable {
   private final Connector connector;
+  private final CompletableFuture<Connection> first;
 
-  private NatsConnection(Connector connector) {
+  private NatsConnection(Connector connector, CompletableFuture<Connection> first) {
     this.connector = connector;
+    this.first = first;
   }
 
   /** Starts connecting to {@code url}; {@code name} names the connection on the server. */
   public static NatsConnection start(String url, String name) {
+    CompletableFuture<Connection> first = new CompletableFuture<>();
     Connector connector =
         new Connector(
             url,
@@ -24,13 +32,29 @@ public final class NatsConnection implements AutoCloseable {
             0,
             new Connector.Events() {
               @Override
-              public void connected(Connection connection, boolean reconnect) {}
+              public void connected(Connection connection, boolean reconnect) {
+                first.complete(connection);
+              }
 
               @Override
               public void disconnected() {}
             });
     connector.start();
-    return new NatsConnection(connector);
+    return new NatsConnection(connector, first);
+  }
+
+  /**
+   * The connection, waiting up to {@code timeout} for the first connect; blocks, so never on an
+   * event loop.
+   *
+   * @throws TimeoutException if no connect succeeded in time
+   */
+  public Connection awaitFirst(Duration timeout) throws TimeoutException, InterruptedException {
+    try {
+      return first.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e.getCause()); // never completed exceptionally
+    }
   }
 
   /** The connection once the first connect succeeded, else {@code null}. */
