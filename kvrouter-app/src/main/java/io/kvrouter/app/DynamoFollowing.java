@@ -41,16 +41,18 @@ final class DynamoFollowing {
    * leave (and must be safe to read from any thread). The caller closes it.
    *
    * @param atLeastOnce whether the subscription may deliver an event twice
+   * @param publishers what discovery says of each worker's publishers
    */
   static DynamoEventFollower follower(
       Map<String, WorkerEndpoint> endpoints,
       Router router,
       RequestPlane plane,
       boolean atLeastOnce,
+      DiscoveredPublishers publishers,
       MeterRegistry meters) {
     return new DynamoEventFollower(
         router.kvEventSink().orElseThrow(),
-        new RequestPlaneRecovery(plane, endpoints),
+        new RequestPlaneRecovery(plane, endpoints, publishers),
         atLeastOnce,
         PROBE_INTERVAL,
         meters,

@@ -1,10 +1,12 @@
 package io.kvrouter.app;
 
+import io.kvrouter.config.EventPlaneConfig;
 import io.kvrouter.config.EventPlaneKind;
 import io.kvrouter.config.RouterConfig;
 import io.kvrouter.config.RouterMode;
 import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.config.WorkerSpec.KvEventSource;
+import io.kvrouter.discovery.EventChannelRecord;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.routing.Router;
@@ -30,9 +32,16 @@ final class EventPlane implements WorkerEventSources {
   private final List<ZmqEventPublisher> publishers;
   private final List<WorkerEventSources> sources;
 
-  private EventPlane(List<ZmqEventPublisher> publishers, List<WorkerEventSources> sources) {
+  /** The Dynamo ZMQ subscriptions, or null on NATS or without KV events. */
+  private final ZmqDynamoEvents dynamoZmq;
+
+  private EventPlane(
+      List<ZmqEventPublisher> publishers,
+      List<WorkerEventSources> sources,
+      ZmqDynamoEvents dynamoZmq) {
     this.publishers = publishers;
     this.sources = sources;
+    this.dynamoZmq = dynamoZmq;
   }
 
   /** The worker id of the {@code index}th (from 0) simulated worker. */
@@ -41,43 +50,86 @@ final class EventPlane implements WorkerEventSources {
   }
 
   /**
+   * What one model's event plane follows.
+   *
+   * @param events the plane, and on NATS the endpoint whose subjects carry the model's events
+   * @param blockSize the model's KV block size (vLLM's events name no block size)
+   * @param discovered whether the workers come from discovery: their Dynamo ZMQ publishers are then
+   *     the event channels discovery reports ({@link #channelUp}), and every worker's ranks are
+   *     followed that answers recovery queries
+   * @param publishers what discovery says of each worker's publishers ({@link
+   *     DiscoveredPublishers#NONE} without discovery)
+   */
+  record Scope(
+      EventPlaneConfig events,
+      int blockSize,
+      boolean discovered,
+      DiscoveredPublishers publishers) {}
+
+  /**
    * Starts the event plane {@code config} asks for, following no worker yet: the simulated workers'
    * publishers, and the subscriptions ready for the workers that join.
    */
   static EventPlane start(
       RouterConfig config,
+      Scope scope,
       List<SimulatedEngine> mockEngines,
       Router router,
       RequestPlane plane,
       MeterRegistry meters) {
     if (config.routerMode() != RouterMode.KV || !config.kv().kvEvents()) {
-      return new EventPlane(List.of(), List.of());
+      return new EventPlane(List.of(), List.of(), null);
     }
-    if (config.eventPlane().kind() == EventPlaneKind.NATS) {
+    if (scope.events().kind() == EventPlaneKind.NATS) {
       // config validation keeps --mock-workers out of nats mode
       return new EventPlane(
-          List.of(), List.of(NatsKvEvents.start(config.eventPlane(), router, plane, meters)));
+          List.of(),
+          List.of(NatsKvEvents.start(scope.events(), router, plane, scope.publishers(), meters)),
+          null);
     }
     List<ZmqEventPublisher> publishers = new ArrayList<>();
     List<WorkerEventSources> sources = new ArrayList<>();
+    ZmqDynamoEvents dynamo = null;
     try {
-      sources.add(
-          ZmqDynamoEvents.start(router, plane, config.eventPlane().maxMessageBytes(), meters));
+      dynamo =
+          ZmqDynamoEvents.start(
+              router,
+              plane,
+              scope.events().maxMessageBytes(),
+              scope.discovered(),
+              scope.publishers(),
+              meters);
+      sources.add(dynamo);
       sources.add(
           new KvEventSubscriptions(
-              router,
-              config.model().kvCacheBlockSize(),
-              config.eventPlane().maxMessageBytes(),
-              meters));
+              router, scope.blockSize(), scope.events().maxMessageBytes(), meters));
       for (SimulatedEngine engine : mockEngines) {
         publishers.add(
             SimulatedWorkerEvents.publish(engine, ZmqEventPublisher.Options.defaults("127.0.0.1")));
       }
-      return new EventPlane(publishers, sources);
+      return new EventPlane(publishers, sources, dynamo);
     } catch (RuntimeException e) {
       // nothing of a half-started event plane may outlive the failed start
-      new EventPlane(publishers, sources).close();
+      new EventPlane(publishers, sources, dynamo).close();
       throw e;
+    }
+  }
+
+  /**
+   * A Dynamo event channel of the model's workers was discovered: on the ZMQ plane its publisher is
+   * subscribed (once per endpoint and topic, however many channels name it). Channels of other
+   * transports are followed by subject (NATS), so nothing is done for them.
+   */
+  void channelUp(EventChannelRecord channel) {
+    if (dynamoZmq != null) {
+      dynamoZmq.channelUp(channel);
+    }
+  }
+
+  /** The channel is gone: its publisher is unsubscribed once no channel names it. */
+  void channelDown(String channelKey) {
+    if (dynamoZmq != null) {
+      dynamoZmq.channelDown(channelKey);
     }
   }
 

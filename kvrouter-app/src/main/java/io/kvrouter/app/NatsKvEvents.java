@@ -66,6 +66,8 @@ final class NatsKvEvents implements WorkerEventSources {
   private final NatsEventSubscriber events;
   private final NatsEventSubscriber loads;
 
+  private final DiscoveredPublishers publishers;
+
   private NatsKvEvents(
       DynamoEventFollower follower,
       Router router,
@@ -73,7 +75,9 @@ final class NatsKvEvents implements WorkerEventSources {
       Set<WorkerRank> ranks,
       SubscriptionUp up,
       NatsEventSubscriber events,
-      NatsEventSubscriber loads) {
+      NatsEventSubscriber loads,
+      DiscoveredPublishers publishers) {
+    this.publishers = publishers;
     this.follower = follower;
     this.router = router;
     this.endpoints = endpoints;
@@ -90,11 +94,15 @@ final class NatsKvEvents implements WorkerEventSources {
 
   /** Subscribes; the workers are followed as they join. */
   static NatsKvEvents start(
-      EventPlaneConfig config, Router router, RequestPlane plane, MeterRegistry meters) {
+      EventPlaneConfig config,
+      Router router,
+      RequestPlane plane,
+      DiscoveredPublishers publishers,
+      MeterRegistry meters) {
     boolean enveloped = config.natsFormat() == NatsEventFormat.ENVELOPE;
     Map<String, WorkerEndpoint> endpoints = new ConcurrentHashMap<>();
     DynamoEventFollower follower =
-        DynamoFollowing.follower(endpoints, router, plane, config.durable(), meters);
+        DynamoFollowing.follower(endpoints, router, plane, config.durable(), publishers, meters);
     StartedParts started = new StartedParts();
     started.add("KV event follower", follower);
     try {
@@ -144,7 +152,7 @@ final class NatsKvEvents implements WorkerEventSources {
       NatsEventSubscriber loads = followLoads(config, router, meters);
       countOversized(meters, "dynamo-load", loads);
       awaitSubscribed(config, events, loads);
-      return new NatsKvEvents(follower, router, endpoints, ranks, up, events, loads);
+      return new NatsKvEvents(follower, router, endpoints, ranks, up, events, loads, publishers);
     } catch (RuntimeException e) {
       started.closeParts();
       throw e;
@@ -207,6 +215,9 @@ final class NatsKvEvents implements WorkerEventSources {
 
   @Override
   public void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
+    if (!publishers.answersQueries(worker.id())) {
+      return; // a discovered worker without a local indexer: its events are applied as they come
+    }
     endpoints.put(worker.id(), endpoint);
     DynamoFollowing.reportFeeds(router, follower, worker);
     for (WorkerRank rank : DynamoFollowing.ranks(worker)) {

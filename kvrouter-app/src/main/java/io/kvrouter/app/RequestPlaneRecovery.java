@@ -47,14 +47,25 @@ final class RequestPlaneRecovery implements DynamoEventFollower.RecoveryClient {
 
   private final RequestPlane plane;
   private final Map<String, WorkerEndpoint> workers;
+  private final DiscoveredPublishers publishers;
 
   /**
    * @param workers each worker's generate endpoint, by worker id: read at each question, so a
    *     worker that joined since is asked and one that left is not; safe to read from any thread
    */
   RequestPlaneRecovery(RequestPlane plane, Map<String, WorkerEndpoint> workers) {
+    this(plane, workers, DiscoveredPublishers.NONE);
+  }
+
+  /**
+   * @param publishers the publisher a discovered worker answers for, asked when no envelope has
+   *     named one yet
+   */
+  RequestPlaneRecovery(
+      RequestPlane plane, Map<String, WorkerEndpoint> workers, DiscoveredPublishers publishers) {
     this.plane = plane;
     this.workers = workers;
+    this.publishers = publishers;
   }
 
   @Override
@@ -70,6 +81,9 @@ final class RequestPlaneRecovery implements DynamoEventFollower.RecoveryClient {
             new WorkerKvQueryCodec.Query(
                 DynamoEventCodec.workerIdToU64(rank.workerId()), rank.dpRank(), start, end));
     Duration timeout = start == null ? DUMP_TIMEOUT : QUERY_TIMEOUT;
+    if (publisherId == null) {
+      publisherId = publishers.soleSourcePublisher(rank.workerId());
+    }
     String rankEndpoint = WorkerKvQueryCodec.endpoint(rank.dpRank());
     CompletableFuture<List<JsonNode>> items =
         publisherId == null

@@ -3,27 +3,26 @@ package io.kvrouter.app;
 import io.kvrouter.common.Ports;
 import io.kvrouter.common.Ticker;
 import io.kvrouter.config.ConfigException;
+import io.kvrouter.config.EventPlaneConfig;
 import io.kvrouter.config.HttpConfig;
 import io.kvrouter.config.ModelConfig;
 import io.kvrouter.config.RequestPlaneKind;
 import io.kvrouter.config.RouterConfig;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.config.WorkerSpec;
+import io.kvrouter.discovery.ModelCard;
+import io.kvrouter.discovery.ModelCardRecord;
 import io.kvrouter.events.nats.NatsConnection;
 import io.kvrouter.frontend.HttpFrontend;
 import io.kvrouter.frontend.ServedModels;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.preprocess.OutputParsers;
-import io.kvrouter.preprocess.Preprocessor;
 import io.kvrouter.preprocess.parse.ReasoningParserName;
 import io.kvrouter.preprocess.parse.ToolCallParserName;
 import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerStatus;
-import io.kvrouter.routing.Migration;
-import io.kvrouter.routing.Router;
-import io.kvrouter.routing.Routers;
 import io.kvrouter.transport.RequestPlane;
 import io.kvrouter.transport.nats.NatsTransport;
 import io.kvrouter.transport.tcp.TcpTransport;
@@ -57,8 +56,13 @@ public final class RouterApplication {
 
   private final String serving;
   private final Vertx vertx;
-  private final Router router;
-  private final WorkerFleet fleet;
+
+  /** The one model of --model-path; null with discovery. */
+  private final ModelDeployment staticModel;
+
+  /** The models discovery found; null without. */
+  private final DiscoveredModels discovered;
+
   private final StartedParts parts;
   private final List<SimulatedEngine> mockEngines;
   private final int httpPort;
@@ -70,8 +74,8 @@ public final class RouterApplication {
   private RouterApplication(
       String serving,
       Vertx vertx,
-      Router router,
-      WorkerFleet fleet,
+      ModelDeployment staticModel,
+      DiscoveredModels discovered,
       StartedParts parts,
       List<SimulatedEngine> mockEngines,
       int httpPort,
@@ -79,8 +83,8 @@ public final class RouterApplication {
       Duration gracefulShutdownTimeout) {
     this.serving = serving;
     this.vertx = vertx;
-    this.router = router;
-    this.fleet = fleet;
+    this.staticModel = staticModel;
+    this.discovered = discovered;
     this.parts = parts;
     this.mockEngines = mockEngines;
     this.httpPort = httpPort;
@@ -106,7 +110,7 @@ public final class RouterApplication {
    */
   public static Future<RouterApplication> start(RouterConfig config, VertxOptions vertxOptions) {
     OutputParsers parsers = outputParsers(config.model());
-    ModelAssets assets = loadModel(config);
+    ModelAssets assets = config.discovery().dynamic() ? null : loadModel(config);
     Vertx vertx = Vertx.vertx(vertxOptions);
     StartedParts parts = new StartedParts();
     Future<RouterApplication> started;
@@ -137,6 +141,9 @@ public final class RouterApplication {
       ModelAssets assets,
       OutputParsers parsers) {
     Metrics metrics = new Metrics();
+    if (config.discovery().dynamic()) {
+      return startDiscovering(vertx, parts, config, vertxOptions, parsers, metrics);
+    }
     String model = config.model().servedName();
     List<SimulatedEngine> engines = new ArrayList<>();
     List<Future<WorkerServer>> servers = new ArrayList<>();
@@ -155,48 +162,43 @@ public final class RouterApplication {
                   vertx, "127.0.0.1", 0, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), config.tcp())
               .onSuccess(server -> parts.addAsync("simulated worker server", server::close)));
     }
+    int blockSize = config.model().kvCacheBlockSize();
+    ModelDeployment.Model served =
+        new ModelDeployment.Model(
+            model, assets, parsers, blockSize, config.migrationLimit(), config.eventPlane(), false);
     return Future.all(servers)
         .compose(
             all -> {
               List<WorkerServer> mockServers = all.list();
               RequestPlane plane = requestPlane(vertx, config, parts);
               parts.addAsync("request plane", plane::close);
-              Router router =
-                  Routers.create(
-                      config.routerMode(),
-                      config.kv(),
-                      config.model().kvCacheBlockSize(),
-                      List.of(),
-                      plane,
-                      config.workerStreamIdleTimeout(),
-                      new Migration(config.migrationLimit(), model),
-                      vertx,
-                      metrics.registry());
-              parts.add("router", router::close);
               ServedModels models = new ServedModels(metrics, Ticker.SYSTEM);
-              models.add(
-                  new Preprocessor(vertx, assets, model, router, parsers),
-                  config.model().kvCacheBlockSize());
               HttpFrontend frontend = new HttpFrontend(models, metrics, config.http());
               // binding and connecting the event plane's sockets blocks: not on an event loop
               return vertx
                   .executeBlocking(
                       () -> {
-                        EventPlane eventPlane =
-                            EventPlane.start(config, engines, router, plane, metrics.registry());
-                        parts.add("event plane", eventPlane);
-                        WorkerFleet fleet =
-                            new WorkerFleet(
-                                router, eventPlane, spec -> WorkerEndpoints.of(spec, config));
-                        staticWorkers(config, mockServers, eventPlane).forEach(fleet::join);
-                        return fleet;
+                        ModelDeployment deployment =
+                            ModelDeployment.create(
+                                vertx,
+                                config,
+                                served,
+                                engines,
+                                plane,
+                                metrics,
+                                spec -> WorkerEndpoints.of(spec, config));
+                        parts.add("model " + model, deployment);
+                        models.add(deployment.preprocessor(), blockSize);
+                        staticWorkers(config, mockServers, deployment.events())
+                            .forEach(deployment.fleet()::join);
+                        return deployment;
                       },
                       false)
                   .compose(
-                      fleet ->
+                      deployment ->
                           plane
                               .start()
-                              .compose(v -> router.start())
+                              .compose(v -> deployment.router().start())
                               .compose(
                                   v ->
                                       serveHttp(
@@ -205,30 +207,134 @@ public final class RouterApplication {
                                           vertxOptions.getEventLoopPoolSize(),
                                           frontend))
                               .map(
-                                  port -> {
-                                    String serving =
-                                        "kvrouter serving model "
-                                            + model
-                                            + " on http://"
-                                            + config.http().host()
-                                            + ":"
-                                            + port
-                                            + " with "
-                                            + fleet.workers().size()
-                                            + " worker(s), router mode "
-                                            + config.routerMode().configName();
-                                    return new RouterApplication(
-                                        serving,
-                                        vertx,
-                                        router,
-                                        fleet,
-                                        parts,
-                                        engines,
-                                        port,
-                                        frontend,
-                                        config.http().gracefulShutdownTimeout());
-                                  }));
+                                  port ->
+                                      new RouterApplication(
+                                          "kvrouter serving model "
+                                              + model
+                                              + " on http://"
+                                              + config.http().host()
+                                              + ":"
+                                              + port
+                                              + " with "
+                                              + deployment.fleet().workers().size()
+                                              + " worker(s), router mode "
+                                              + config.routerMode().configName(),
+                                          vertx,
+                                          deployment,
+                                          null,
+                                          parts,
+                                          engines,
+                                          port,
+                                          frontend,
+                                          config.http().gracefulShutdownTimeout())));
             });
+  }
+
+  /**
+   * Starts a router whose models and workers come from discovery: the request plane, then the
+   * watcher, whose first listing is applied before the HTTP server opens (so a router that says it
+   * serves does serve what the store held).
+   */
+  private static Future<RouterApplication> startDiscovering(
+      Vertx vertx,
+      StartedParts parts,
+      RouterConfig config,
+      VertxOptions vertxOptions,
+      OutputParsers parsers,
+      Metrics metrics) {
+    RequestPlane plane = requestPlane(vertx, config, parts);
+    parts.addAsync("request plane", plane::close);
+    ServedModels models = new ServedModels(metrics, Ticker.SYSTEM);
+    HttpFrontend frontend = new HttpFrontend(models, metrics, config.http());
+    CardFiles files = new CardFiles(System.getenv());
+    DiscoveredModels discovered =
+        new DiscoveredModels(
+            config.discovery(),
+            config.requestPlane(),
+            models,
+            card -> deploy(vertx, config, parsers, files, plane, metrics, card));
+    parts.add("discovered models", discovered);
+    return plane
+        .start()
+        .compose(
+            v ->
+                vertx.executeBlocking(
+                    () -> {
+                      parts.add("discovery watcher", DiscoveryWatch.start(config, discovered));
+                      DiscoveryWatch.awaitFirstListing(config, discovered);
+                      return null;
+                    },
+                    false))
+        .compose(v -> serveHttp(vertx, config, vertxOptions.getEventLoopPoolSize(), frontend))
+        .map(
+            port ->
+                new RouterApplication(
+                    "kvrouter serving the models found by --discovery-backend "
+                        + config.discovery().backend().configName()
+                        + " on http://"
+                        + config.http().host()
+                        + ":"
+                        + port
+                        + " ("
+                        + models.names().size()
+                        + " now: "
+                        + String.join(", ", models.names())
+                        + "), router mode "
+                        + config.routerMode().configName(),
+                    vertx,
+                    null,
+                    discovered,
+                    parts,
+                    List.of(),
+                    port,
+                    frontend,
+                    config.http().gracefulShutdownTimeout()));
+  }
+
+  /**
+   * The deployment of a model discovery found: its card's files, block size, context length (unless
+   * {@code --context-length}) and migration limit (the larger of the card's and {@code
+   * --migration-limit}), with its events on its card's endpoint. Blocks: loads files, connects.
+   */
+  private static ModelDeployment deploy(
+      Vertx vertx,
+      RouterConfig config,
+      OutputParsers parsers,
+      CardFiles files,
+      RequestPlane plane,
+      Metrics metrics,
+      ModelCardRecord record)
+      throws IOException {
+    ModelCard card = record.card();
+    ModelAssets assets = files.load(card);
+    Integer contextLength = config.model().contextLength();
+    if (contextLength != null) {
+      assets = assets.withContextLength(contextLength);
+    } else if (card.contextLength().isPresent()) {
+      assets = assets.withContextLength(card.contextLength().getAsInt());
+    }
+    EventPlaneConfig events =
+        config.eventPlane().withScope(record.namespace(), record.component(), record.endpoint());
+    ModelDeployment deployment =
+        ModelDeployment.create(
+            vertx,
+            config,
+            new ModelDeployment.Model(
+                card.displayName(),
+                assets,
+                parsers,
+                card.kvCacheBlockSize(),
+                Math.max(config.migrationLimit(), card.migrationLimit()),
+                events,
+                true),
+            List.of(),
+            plane,
+            metrics,
+            spec -> {
+              throw new IllegalStateException("a discovered worker joins with its endpoint");
+            });
+    deployment.router().start(); // with no worker yet it has nothing to probe
+    return deployment;
   }
 
   /**
@@ -371,17 +477,23 @@ public final class RouterApplication {
    * while: not for an event loop.
    */
   public WorkerFleet fleet() {
-    return fleet;
+    if (staticModel == null) {
+      throw new IllegalStateException("with discovery, each model has its own worker set");
+    }
+    return staticModel.fleet();
   }
 
-  /** What the router knows about each worker now. */
+  /** What the router knows about each worker now (of every model). */
   public List<WorkerStatus> routerWorkers() {
-    return router.workers();
+    return staticModel != null ? staticModel.router().workers() : discovered.workers();
   }
 
-  /** The KV index as events that rebuild it; empty outside the kv and approx modes. */
+  /**
+   * The KV index of the {@code --model-path} model as events that rebuild it; empty outside the kv
+   * and approx modes, and with discovery.
+   */
   Optional<CompletionStage<List<RouterEvent>>> dumpKvIndex() {
-    return router.dumpKvIndex();
+    return staticModel == null ? Optional.empty() : staticModel.router().dumpKvIndex();
   }
 
   /** The simulated workers started in this process, in order. */

@@ -59,20 +59,20 @@ final class WorkerApplication {
    */
   static OptionalInt start(
       WorkerConfig config, ModelAssets assets, PrintWriter out, PrintWriter err) {
-    if (config.etcdDiscovery().isEmpty()) {
-      return new WorkerApplication(config, out, null).start(assets, err);
-    }
     WorkerRegistration registration;
     try {
-      registration = WorkerRegistration.grant(config.etcdDiscovery().get());
+      registration = WorkerRegistration.start(config).orElse(null);
     } catch (RuntimeException e) {
-      err.println("error: cannot register in etcd: " + e.getMessage());
+      err.println("error: cannot register: " + e.getMessage());
       return OptionalInt.of(1);
     }
-    WorkerConfig leased = config.withWorkerId(Long.toUnsignedString(registration.instanceId()));
-    OptionalInt exit = new WorkerApplication(leased, out, registration).start(assets, err);
+    if (registration == null) {
+      return new WorkerApplication(config, out, null).start(assets, err);
+    }
+    WorkerConfig registered = config.withWorkerId(Long.toUnsignedString(registration.instanceId()));
+    OptionalInt exit = new WorkerApplication(registered, out, registration).start(assets, err);
     if (exit.isPresent()) {
-      registration.close();
+      closeQuietly(registration);
     }
     return exit;
   }
@@ -173,7 +173,7 @@ final class WorkerApplication {
     }
   }
 
-  /** Puts the worker's records under its etcd lease and says so. */
+  /** Registers the worker's records (in etcd under its lease, or in Kubernetes) and says so. */
   private void register(
       ModelAssets assets,
       int tcpPort,
@@ -196,8 +196,8 @@ final class WorkerApplication {
             sink);
     registration.register(records);
     out.printf(
-        "kvrouter worker registered in etcd as instance %s:%n",
-        DynamoIds.hex(registration.instanceId()));
+        "kvrouter worker registered in %s as instance %s:%n",
+        registration.where(), DynamoIds.hex(registration.instanceId()));
     records.forEach(record -> out.printf("  %s%n", record.key()));
   }
 

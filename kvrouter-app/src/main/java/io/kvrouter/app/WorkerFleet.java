@@ -60,8 +60,17 @@ public final class WorkerFleet {
    *
    * @throws RuntimeException when its event sources cannot be followed; it is then not in the set
    */
-  public synchronized void join(WorkerSpec worker) {
+  public void join(WorkerSpec worker) {
+    join(worker, endpoints.apply(worker));
+  }
+
+  /**
+   * Adds {@code worker}, reached at {@code endpoint} (a discovered worker's, as its record gives
+   * it), as {@link #join(WorkerSpec)} does.
+   */
+  public synchronized void join(WorkerSpec worker, WorkerEndpoint endpoint) {
     Objects.requireNonNull(worker, "worker");
+    Objects.requireNonNull(endpoint, "endpoint");
     WorkerSpec present = members.get(worker.id());
     if (worker.equals(present)) {
       return;
@@ -69,7 +78,6 @@ public final class WorkerFleet {
     if (present != null) {
       leave(worker.id());
     }
-    WorkerEndpoint endpoint = endpoints.apply(worker);
     router.addWorker(new RouteTarget(endpoint, worker.kvBlocks(), worker.dpSize()));
     try {
       events.follow(worker, endpoint);

@@ -1,38 +1,73 @@
 package io.kvrouter.app;
 
-import io.kvrouter.config.EtcdConfig;
+import io.kvrouter.config.WorkerConfig;
 import io.kvrouter.discovery.DiscoveryRecord;
 import io.kvrouter.discovery.etcd.EtcdRegistrar;
+import io.kvrouter.discovery.kube.KubeRegistrar;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
- * A {@code router.jar worker}'s registration in etcd ({@code --discovery-backend etcd}): the lease
- * granted before anything starts (its id is the worker's Dynamo id, stamped on its events and in
- * its NATS subjects), the records put once the servers listen, the lease revoked first thing at
- * shutdown so routers drop the worker before its servers close.
+ * A {@code router.jar worker}'s registration, as a Dynamo worker registers: in etcd ({@code
+ * --discovery-backend etcd}) under a lease granted before anything starts (its id is the worker's
+ * Dynamo id, stamped on its events and in its NATS subjects), or in Kubernetes ({@code kubernetes})
+ * as its pod's {@code DynamoWorkerMetadata} (the id is the pod name's hash). The records are
+ * written once the servers listen, and withdrawn first thing at shutdown, so routers drop the
+ * worker before its servers close.
  */
 final class WorkerRegistration implements AutoCloseable {
-  private final EtcdRegistrar registrar;
+  private final String where;
+  private final LongSupplier instanceId;
+  private final Consumer<List<DiscoveryRecord>> register;
+  private final AutoCloseable withdraw;
 
-  private WorkerRegistration(EtcdRegistrar registrar) {
-    this.registrar = registrar;
+  private WorkerRegistration(
+      String where,
+      LongSupplier instanceId,
+      Consumer<List<DiscoveryRecord>> register,
+      AutoCloseable withdraw) {
+    this.where = where;
+    this.instanceId = instanceId;
+    this.register = register;
+    this.withdraw = withdraw;
   }
 
-  /** Grants the lease; fails when etcd does not answer in time. */
-  static WorkerRegistration grant(EtcdConfig etcd) {
-    return new WorkerRegistration(EtcdRegistrar.start(etcd));
+  /**
+   * Starts the registration {@code config} asks for (in etcd: grants the lease; fails when etcd
+   * does not answer in time), or empty with static discovery.
+   */
+  static Optional<WorkerRegistration> start(WorkerConfig config) {
+    if (config.etcdDiscovery().isPresent()) {
+      EtcdRegistrar etcd = EtcdRegistrar.start(config.etcdDiscovery().get());
+      return Optional.of(
+          new WorkerRegistration(
+              "etcd", etcd::instanceId, records -> records.forEach(etcd::register), etcd));
+    }
+    if (config.kubeDiscovery().isPresent()) {
+      KubeRegistrar kube = KubeRegistrar.start(config.kubeDiscovery().get());
+      return Optional.of(
+          new WorkerRegistration("Kubernetes", kube::instanceId, kube::register, kube));
+    }
+    return Optional.empty();
+  }
+
+  /** Where it registers: {@code etcd} or {@code Kubernetes}. */
+  String where() {
+    return where;
   }
 
   long instanceId() {
-    return registrar.instanceId();
+    return instanceId.getAsLong();
   }
 
   void register(List<DiscoveryRecord> records) {
-    records.forEach(registrar::register);
+    register.accept(records);
   }
 
   @Override
-  public void close() {
-    registrar.close();
+  public void close() throws Exception {
+    withdraw.close();
   }
 }

@@ -3,6 +3,8 @@ package io.kvrouter.app;
 import io.kvrouter.config.KvEventsFormat;
 import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.config.WorkerSpec.KvEventSource;
+import io.kvrouter.discovery.EventChannelRecord;
+import io.kvrouter.discovery.EventTransport;
 import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.events.zmq.DynamoZmqSubscriber;
 import io.kvrouter.metrics.MetricNames;
@@ -28,6 +30,11 @@ import java.util.function.Consumer;
  * hands the load reports to the router. A worker's sockets open when it joins and close when it
  * leaves, and the follower then forgets its ranks.
  *
+ * <p>With discovery the publishers are not named per worker: they are the event channels discovery
+ * reports ({@link #channelUp}; Dynamo's channel ids are random publisher ids, tied to no instance),
+ * each subscribed once per endpoint and topic however many channels name it, and the events say
+ * which worker and rank they are for. Every worker that joins then has its ranks followed.
+ *
  * <p>PUB/SUB says nothing about lost messages; the follower notices them from the events' own ids,
  * and asks every rank of a joining worker for its state, since the router has missed everything
  * before.
@@ -41,29 +48,59 @@ final class ZmqDynamoEvents implements WorkerEventSources {
   /** The generate endpoint of each followed worker, where its recovery questions go. */
   private final Map<String, WorkerEndpoint> endpoints;
 
+  private final DiscoveredPublishers publishers;
+
+  /** Whether workers come from discovery, with their publishers as channels. */
+  private final boolean discovered;
+
   /** Each followed worker's subscribers; under {@code this}. */
   private final Map<String, List<DynamoZmqSubscriber>> byWorker = new HashMap<>();
+
+  /** The discovered channels' publisher, by channel key; under {@code this}. */
+  private final Map<String, String> channels = new HashMap<>();
+
+  /** One subscriber per publisher endpoint and topic, with the channels naming it. */
+  private final Map<String, SharedSubscriber> subscribed = new HashMap<>();
+
+  private static final class SharedSubscriber {
+    final DynamoZmqSubscriber subscriber;
+    int channels;
+
+    SharedSubscriber(DynamoZmqSubscriber subscriber) {
+      this.subscriber = subscriber;
+    }
+  }
 
   private ZmqDynamoEvents(
       DynamoEventFollower follower,
       Router router,
       Faults faults,
       Consumer<byte[]> loadReports,
-      Map<String, WorkerEndpoint> endpoints) {
+      Map<String, WorkerEndpoint> endpoints,
+      boolean discovered,
+      DiscoveredPublishers publishers) {
+    this.publishers = publishers;
     this.follower = follower;
     this.router = router;
     this.faults = faults;
     this.loadReports = loadReports;
     this.endpoints = endpoints;
+    this.discovered = discovered;
   }
 
   /**
    * Ready to follow the workers that join; nothing is followed yet.
    *
    * @param maxMessageBytes the largest frame taken from a publisher
+   * @param discovered whether the workers and their publishers come from discovery
    */
   static ZmqDynamoEvents start(
-      Router router, RequestPlane plane, long maxMessageBytes, MeterRegistry meters) {
+      Router router,
+      RequestPlane plane,
+      long maxMessageBytes,
+      boolean discovered,
+      DiscoveredPublishers publishers,
+      MeterRegistry meters) {
     Map<String, WorkerEndpoint> endpoints = new ConcurrentHashMap<>();
     Counter malformed =
         Counter.builder(MetricNames.KV_EVENT_MALFORMED)
@@ -74,11 +111,13 @@ final class ZmqDynamoEvents implements WorkerEventSources {
             .tag(MetricNames.TAG_FORMAT, "dynamo-zmq")
             .register(meters);
     return new ZmqDynamoEvents(
-        DynamoFollowing.follower(endpoints, router, plane, false, meters),
+        DynamoFollowing.follower(endpoints, router, plane, false, publishers, meters),
         router,
         new Faults(maxMessageBytes, malformed, oversized),
         DynamoFollowing.loadReports(router, meters, "dynamo-load", DynamoMsgpackCodec::decodeLoad),
-        endpoints);
+        endpoints,
+        discovered,
+        publishers);
   }
 
   /** The frame limit, and where the messages dropped are counted. */
@@ -88,6 +127,13 @@ final class ZmqDynamoEvents implements WorkerEventSources {
   public synchronized void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
     KvEventSource source = worker.kvEvents().orElse(null);
     if (source == null || source.format() != KvEventsFormat.DYNAMO) {
+      if (discovered && publishers.answersQueries(worker.id())) {
+        // its publishers are discovery's channels, subscribed apart from the worker
+        endpoints.put(worker.id(), endpoint);
+        DynamoFollowing.reportFeeds(router, follower, worker);
+        byWorker.put(worker.id(), List.of());
+        DynamoFollowing.ranks(worker).forEach(follower::follow);
+      }
       return;
     }
     endpoints.put(worker.id(), endpoint);
@@ -125,6 +171,47 @@ final class ZmqDynamoEvents implements WorkerEventSources {
     endpoints.remove(workerId);
   }
 
+  /**
+   * Subscribes the publisher of {@code channel} when it is a ZMQ one with topic {@code kv-events}
+   * or {@code kv_metrics}; a publisher already subscribed for another channel is shared.
+   */
+  synchronized void channelUp(EventChannelRecord channel) {
+    if (!(channel.transport() instanceof EventTransport.Zmq zmq)
+        || channels.containsKey(channel.key())) {
+      return;
+    }
+    String topic = channel.topic();
+    Consumer<EventEnvelope> envelopes;
+    if (topic.equals(DynamoMsgpackCodec.KV_EVENTS_TOPIC)) {
+      envelopes = follower::onEnvelope;
+    } else if (topic.equals(DynamoMsgpackCodec.KV_METRICS_TOPIC)) {
+      envelopes = envelope -> loadReports.accept(envelope.payload());
+    } else {
+      return;
+    }
+    String publisher = zmq.endpoint() + " " + topic;
+    SharedSubscriber shared = subscribed.get(publisher);
+    if (shared == null) {
+      shared = new SharedSubscriber(subscribe(zmq.endpoint(), topic, envelopes));
+      subscribed.put(publisher, shared);
+    }
+    shared.channels++;
+    channels.put(channel.key(), publisher);
+  }
+
+  /** The channel is gone; its publisher is unsubscribed once no channel names it. */
+  synchronized void channelDown(String channelKey) {
+    String publisher = channels.remove(channelKey);
+    if (publisher == null) {
+      return;
+    }
+    SharedSubscriber shared = subscribed.get(publisher);
+    if (--shared.channels == 0) {
+      subscribed.remove(publisher);
+      shared.subscriber.close();
+    }
+  }
+
   private DynamoZmqSubscriber subscribe(
       String endpoint, String topic, Consumer<EventEnvelope> envelopes) {
     return new DynamoZmqSubscriber(
@@ -156,6 +243,9 @@ final class ZmqDynamoEvents implements WorkerEventSources {
     try {
       byWorker.values().forEach(subscribers -> subscribers.forEach(DynamoZmqSubscriber::close));
       byWorker.clear();
+      subscribed.values().forEach(shared -> shared.subscriber.close());
+      subscribed.clear();
+      channels.clear();
     } finally {
       follower.close();
     }

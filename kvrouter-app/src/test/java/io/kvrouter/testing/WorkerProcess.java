@@ -73,6 +73,13 @@ public final class WorkerProcess implements AutoCloseable {
   /** A worker with {@code options} added to its command line ({@code --port} among them). */
   public static WorkerProcess start(String model, int ttftMs, int itlMs, List<String> options)
       throws Exception {
+    return start(model, ttftMs, itlMs, options, java.util.Map.of());
+  }
+
+  /** A worker with {@code options}, and {@code env} added to its environment. */
+  public static WorkerProcess start(
+      String model, int ttftMs, int itlMs, List<String> options, java.util.Map<String, String> env)
+      throws Exception {
     List<String> command =
         new ArrayList<>(
             List.of(
@@ -92,7 +99,9 @@ public final class WorkerProcess implements AutoCloseable {
                 "--itl-ms",
                 String.valueOf(itlMs)));
     command.addAll(options);
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().putAll(env);
+    Process process = builder.start();
     List<String> output = new ArrayList<>();
     CompletableFuture<int[]> ports = new CompletableFuture<>();
     Thread reader =

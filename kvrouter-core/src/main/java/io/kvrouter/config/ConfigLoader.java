@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -71,7 +72,8 @@ public final class ConfigLoader {
     MockWorkerConfig mock =
         new MockWorkerConfig(
             value(MOCK_WORKERS), EngineKnobs.MOCK.read(sources, value(KV_CACHE_BLOCK_SIZE), 1));
-    if (workers.isEmpty() && mock.count() == 0) {
+    RouterDiscovery discovery = discovery(workers, mock);
+    if (!discovery.dynamic() && workers.isEmpty() && mock.count() == 0) {
       throw new ConfigException(
           "No workers: give --worker id=ID,address=HOST:PORT (once per worker) or"
               + " --mock-workers N");
@@ -128,7 +130,46 @@ public final class ConfigLoader {
         value(MIGRATION_LIMIT),
         workers,
         mock,
-        model);
+        model,
+        discovery);
+  }
+
+  /**
+   * Where workers are found. With a store, workers and models come only from it: a {@code
+   * --worker}, {@code --mock-workers} or model setting given as well would be ignored, so it is an
+   * error instead.
+   */
+  private RouterDiscovery discovery(List<WorkerSpec> workers, MockWorkerConfig mock) {
+    DiscoveryBackend backend = value(DiscoverySettings.ROUTER_DISCOVERY_BACKEND);
+    if (backend == DiscoveryBackend.STATIC) {
+      return RouterDiscovery.STATIC;
+    }
+    String found = DiscoverySettings.ROUTER_DISCOVERY_BACKEND.flag() + " " + backend.configName();
+    if (!workers.isEmpty() || mock.count() > 0) {
+      throw new ConfigException(
+          (workers.isEmpty() ? MOCK_WORKERS : WORKER).flag()
+              + " cannot be given with "
+              + found
+              + ": the workers are then the ones registered there");
+    }
+    for (Setting<?> perModel : List.of(MODEL_PATH, SERVED_MODEL_NAME, KV_CACHE_BLOCK_SIZE)) {
+      if (sources.given(perModel)) {
+        throw new ConfigException(
+            perModel.flag()
+                + " cannot be given with "
+                + found
+                + ": each model's name, files and KV block size come from its model card");
+      }
+    }
+    return new RouterDiscovery(
+        backend,
+        backend == DiscoveryBackend.ETCD
+            ? Optional.of(DiscoverySettings.etcd(sources))
+            : Optional.empty(),
+        backend == DiscoveryBackend.KUBERNETES
+            ? Optional.of(DiscoverySettings.kube(sources))
+            : Optional.empty(),
+        sources.given(NAMESPACE) ? Optional.of(value(NAMESPACE)) : Optional.empty());
   }
 
   /**

@@ -5,12 +5,32 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The discovery settings, with Dynamo's names and variables (docs/notes/dynamo-discovery.md §4):
- * {@code router.jar worker} offers them today ({@link WorkerSettings#ALL}); the router will offer
- * the same rows once it follows discovery.
+ * The discovery settings, with Dynamo's names and variables (docs/notes/dynamo-discovery.md §4),
+ * for the router ({@link #ROUTER}: where it finds workers and models) and for {@code router.jar
+ * worker} ({@link WorkerSettings#ALL}: where it registers itself). The two share every row but the
+ * backend's help.
  */
 public final class DiscoverySettings {
   private DiscoverySettings() {}
+
+  public static final Setting<DiscoveryBackend> ROUTER_DISCOVERY_BACKEND =
+      new Setting<>(
+          "discovery-backend",
+          "DYN_DISCOVERY_BACKEND",
+          "BACKEND",
+          "Where the router finds its workers and models. static: the --worker list (or"
+              + " --mock-workers) and the one model of --model-path. etcd: every model card in"
+              + " etcd's v1/mdc/ becomes a served model, and the workers registered in"
+              + " v1/instances/ on that card's endpoint serve it; they join and leave while the"
+              + " router runs (a crashed worker's keys vanish when its lease expires, 10 s)."
+              + " kubernetes: the same records, read from DynamoWorkerMetadata resources of pods"
+              + " that are ready in an EndpointSlice labelled"
+              + " nvidia.com/dynamo-discovery-backend=kubernetes and"
+              + " nvidia.com/dynamo-discovery-enabled=true (--kube-namespace).",
+          "static",
+          Parsers.oneOf(DiscoveryBackend.class),
+          false,
+          Parsers.named(DiscoveryBackend.class));
 
   public static final Setting<DiscoveryBackend> DISCOVERY_BACKEND =
       new Setting<>(
@@ -23,7 +43,11 @@ public final class DiscoverySettings {
               + " v1/mdc/..., and with --kv-events-format dynamo its KV event publishers in"
               + " v1/event_channels/...; ID is the lease id in hex, which is then also the worker"
               + " id. The keys vanish when the lease is revoked at shutdown or expires after a"
-              + " crash.",
+              + " crash. kubernetes: server-side-apply a DynamoWorkerMetadata named after the pod"
+              + " (--pod-name, --pod-uid, --kube-namespace) and owned by it, holding the same"
+              + " records; routers count it while the pod is ready in an EndpointSlice labelled"
+              + " nvidia.com/dynamo-discovery-backend=kubernetes and"
+              + " nvidia.com/dynamo-discovery-enabled=true.",
           "static",
           Parsers.oneOf(DiscoveryBackend.class),
           false,
@@ -97,16 +121,89 @@ public final class DiscoverySettings {
           false,
           Parsers::nonEmpty);
 
-  /** Every discovery setting, in help order. */
-  public static final List<Setting<?>> ALL =
+  public static final Setting<String> KUBE_NAMESPACE =
+      new Setting<>(
+          "kube-namespace",
+          "POD_NAMESPACE",
+          "NS",
+          "The Kubernetes namespace --discovery-backend kubernetes works in (Dynamo watches and"
+              + " registers in its own pod's namespace). Unset: the client configuration's"
+              + " namespace (in a pod, its service account's), else default. The API server and"
+              + " credentials come from the usual client configuration: in a pod its service"
+              + " account, else KUBECONFIG or ~/.kube/config.",
+          null,
+          "a Kubernetes namespace name",
+          false,
+          Parsers::nonEmpty);
+
+  public static final Setting<String> POD_NAME =
+      new Setting<>(
+          "pod-name",
+          "POD_NAME",
+          "NAME",
+          "With --discovery-backend kubernetes: the worker's pod (set it from the Downward API,"
+              + " metadata.name). Its DynamoWorkerMetadata is named after it and its instance id"
+              + " is the name's hash, as a Dynamo worker's.",
+          null,
+          "a pod name",
+          false,
+          Parsers::nonEmpty);
+
+  public static final Setting<String> POD_UID =
+      new Setting<>(
+          "pod-uid",
+          "POD_UID",
+          "UID",
+          "With --discovery-backend kubernetes: the pod's uid (Downward API, metadata.uid), which"
+              + " owns its DynamoWorkerMetadata so that the resource goes with the pod.",
+          null,
+          "a pod uid",
+          false,
+          Parsers::nonEmpty);
+
+  /** The etcd rows, shared by router and worker. */
+  private static final List<Setting<?>> ETCD =
       List.of(
-          DISCOVERY_BACKEND,
           ETCD_ENDPOINTS,
           ETCD_AUTH_USERNAME,
           ETCD_AUTH_PASSWORD,
           ETCD_AUTH_CA,
           ETCD_AUTH_CLIENT_CERT,
-          ETCD_AUTH_CLIENT_KEY);
+          ETCD_AUTH_CLIENT_KEY,
+          KUBE_NAMESPACE);
+
+  /** The router's discovery settings, in help order. */
+  public static final List<Setting<?>> ROUTER = withBackend(ROUTER_DISCOVERY_BACKEND);
+
+  /** The worker's discovery settings, in help order. */
+  public static final List<Setting<?>> ALL = worker();
+
+  private static List<Setting<?>> worker() {
+    List<Setting<?>> all = new java.util.ArrayList<>(withBackend(DISCOVERY_BACKEND));
+    all.add(POD_NAME);
+    all.add(POD_UID);
+    return List.copyOf(all);
+  }
+
+  private static List<Setting<?>> withBackend(Setting<DiscoveryBackend> backend) {
+    List<Setting<?>> all = new java.util.ArrayList<>();
+    all.add(backend);
+    all.addAll(ETCD);
+    return List.copyOf(all);
+  }
+
+  /**
+   * The Kubernetes namespace the settings name ({@link KubeDiscoveryConfig}); a {@link
+   * ConfigException} names a bad one.
+   */
+  static KubeDiscoveryConfig kube(SettingValues values) {
+    try {
+      return new KubeDiscoveryConfig(Optional.ofNullable(values.value(KUBE_NAMESPACE)));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          "Invalid value for " + KUBE_NAMESPACE.flag() + ": " + e.getMessage());
+    }
+  }
 
   /** The etcd connection the settings describe; a {@link ConfigException} names a bad pairing. */
   static EtcdConfig etcd(SettingValues values) {

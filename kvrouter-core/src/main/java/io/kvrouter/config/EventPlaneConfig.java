@@ -47,6 +47,20 @@ public record EventPlaneConfig(
     }
   }
 
+  /** The same plane, for the workers of endpoint {@code namespace/component/endpoint}. */
+  public EventPlaneConfig withScope(String namespace, String component, String endpoint) {
+    return new EventPlaneConfig(
+        kind,
+        natsServer,
+        namespace,
+        component,
+        endpoint,
+        natsFormat,
+        durable,
+        durableName,
+        maxMessageBytes);
+  }
+
   /** ZMQ, with Dynamo's NATS defaults for the rest. */
   public static final EventPlaneConfig DEFAULTS =
       new EventPlaneConfig(

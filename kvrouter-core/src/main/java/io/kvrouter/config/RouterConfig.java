@@ -11,6 +11,9 @@ import java.util.Objects;
  *     it is given up ({@code --worker-stream-idle-timeout-secs})
  * @param migrationLimit how many times a request whose stream breaks after output may continue on
  *     another worker ({@code --migration-limit}); 0 for never
+ * @param discovery where workers and models are found; with a store, {@code workers} and {@code
+ *     mockWorkers} are none and {@code model} holds only the settings every model shares (parsers,
+ *     {@code --context-length})
  */
 public record RouterConfig(
     HttpConfig http,
@@ -23,7 +26,8 @@ public record RouterConfig(
     int migrationLimit,
     List<WorkerSpec> workers,
     MockWorkerConfig mockWorkers,
-    ModelConfig model) {
+    ModelConfig model,
+    RouterDiscovery discovery) {
 
   public RouterConfig {
     Objects.requireNonNull(http, "http");
@@ -35,6 +39,7 @@ public record RouterConfig(
     Objects.requireNonNull(workerStreamIdleTimeout, "workerStreamIdleTimeout");
     Objects.requireNonNull(mockWorkers, "mockWorkers");
     Objects.requireNonNull(model, "model");
+    Objects.requireNonNull(discovery, "discovery");
     workers = List.copyOf(workers);
   }
 }

@@ -23,8 +23,10 @@ import java.util.Set;
  *     the NATS subjects of {@code events}' namespace, component and worker id
  * @param acceptedResponseStreams the response transports it answers on ({@code
  *     --accept-response-stream})
- * @param etcdDiscovery where it registers itself with {@code --discovery-backend etcd}; empty with
- *     {@code static}
+ * @param etcdDiscovery where it registers itself with {@code --discovery-backend etcd}; empty
+ *     otherwise
+ * @param kubeDiscovery the pod it registers as with {@code --discovery-backend kubernetes}; empty
+ *     otherwise
  */
 public record WorkerConfig(
     String host,
@@ -37,7 +39,8 @@ public record WorkerConfig(
     TcpConfig tcp,
     RequestPlaneKind requestPlane,
     Set<ResponseStreamKind> acceptedResponseStreams,
-    Optional<EtcdConfig> etcdDiscovery) {
+    Optional<EtcdConfig> etcdDiscovery,
+    Optional<KubeWorkerIdentity> kubeDiscovery) {
 
   public WorkerConfig {
     Objects.requireNonNull(host, "host");
@@ -48,6 +51,10 @@ public record WorkerConfig(
     Objects.requireNonNull(tcp, "tcp");
     Objects.requireNonNull(requestPlane, "requestPlane");
     Objects.requireNonNull(etcdDiscovery, "etcdDiscovery");
+    Objects.requireNonNull(kubeDiscovery, "kubeDiscovery");
+    if (etcdDiscovery.isPresent() && kubeDiscovery.isPresent()) {
+      throw new IllegalArgumentException("a worker registers in one place");
+    }
     acceptedResponseStreams = Set.copyOf(acceptedResponseStreams);
     if (acceptedResponseStreams.isEmpty()) {
       throw new IllegalArgumentException("a worker must accept a response transport");
@@ -56,7 +63,7 @@ public record WorkerConfig(
 
   /**
    * This configuration with another Dynamo worker id: with etcd discovery the id is the lease id,
-   * known only once the lease is granted.
+   * known only once the lease is granted; in Kubernetes, the pod name's hash.
    */
   public WorkerConfig withWorkerId(String workerId) {
     return new WorkerConfig(
@@ -70,6 +77,7 @@ public record WorkerConfig(
         tcp,
         requestPlane,
         acceptedResponseStreams,
-        etcdDiscovery);
+        etcdDiscovery,
+        kubeDiscovery);
   }
 }

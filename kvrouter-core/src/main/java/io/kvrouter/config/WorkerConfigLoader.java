@@ -50,25 +50,48 @@ public final class WorkerConfigLoader {
         TcpConfig.defaults("127.0.0.1", values.value(TCP_MAX_MESSAGE_SIZE)),
         values.value(REQUEST_PLANE),
         values.value(ACCEPT_RESPONSE_STREAM),
-        etcdDiscovery());
+        etcdDiscovery(),
+        kubeDiscovery());
   }
 
   /**
    * With {@code --discovery-backend etcd} the worker's Dynamo id is its lease id, granted at start,
-   * so a {@code --worker-id} cannot be honoured.
+   * and with {@code kubernetes} its pod name's hash, so a {@code --worker-id} cannot be honoured.
    */
-  private Optional<EtcdConfig> etcdDiscovery() {
-    if (values.value(DiscoverySettings.DISCOVERY_BACKEND) != DiscoveryBackend.ETCD) {
-      return Optional.empty();
-    }
+  private void refuseWorkerId(DiscoveryBackend backend) {
     if (values.value(WORKER_ID) != null) {
       fail(
           WORKER_ID.flag()
               + " cannot be given with "
               + DiscoverySettings.DISCOVERY_BACKEND.flag()
-              + " etcd: the worker id is then the etcd lease id, as a Dynamo worker's is");
+              + " "
+              + backend.configName()
+              + ": the worker id is then "
+              + (backend == DiscoveryBackend.ETCD
+                  ? "the etcd lease id, as a Dynamo worker's is"
+                  : "derived from the pod's name, as a Dynamo worker's is"));
     }
+  }
+
+  private Optional<EtcdConfig> etcdDiscovery() {
+    if (values.value(DiscoverySettings.DISCOVERY_BACKEND) != DiscoveryBackend.ETCD) {
+      return Optional.empty();
+    }
+    refuseWorkerId(DiscoveryBackend.ETCD);
     return Optional.of(DiscoverySettings.etcd(values));
+  }
+
+  /** The pod the worker registers as, which the Downward API names in Kubernetes. */
+  private Optional<KubeWorkerIdentity> kubeDiscovery() {
+    if (values.value(DiscoverySettings.DISCOVERY_BACKEND) != DiscoveryBackend.KUBERNETES) {
+      return Optional.empty();
+    }
+    refuseWorkerId(DiscoveryBackend.KUBERNETES);
+    return Optional.of(
+        new KubeWorkerIdentity(
+            required(DiscoverySettings.POD_NAME),
+            required(DiscoverySettings.POD_UID),
+            DiscoverySettings.kube(values)));
   }
 
   private <T> T required(Setting<T> setting) {

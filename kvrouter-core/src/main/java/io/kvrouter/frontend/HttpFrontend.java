@@ -15,7 +15,6 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /**
  * The OpenAI-compatible HTTP API: chat completions, completions, models, health, liveness and
@@ -167,16 +166,18 @@ public final class HttpFrontend {
         json(
             ctx,
             503,
-            new JsonObject()
-                .put("status", "unhealthy")
-                .put(
-                    "message",
-                    "No healthy worker serves "
-                        + models.all().stream()
-                            .map(ServedModels.ServedModel::name)
-                            .collect(Collectors.joining(", "))));
+            new JsonObject().put("status", "unhealthy").put("message", unhealthyReason()));
       }
     }
+  }
+
+  /** Why no model is ready: none found yet, or none with a healthy worker. */
+  private String unhealthyReason() {
+    List<String> names = models.all().stream().map(ServedModels.ServedModel::name).toList();
+    if (names.isEmpty()) {
+      return "No model is served yet: no worker has registered one";
+    }
+    return "No healthy worker serves " + String.join(", ", names);
   }
 
   private void metrics(RoutingContext ctx) {

@@ -123,7 +123,13 @@ final class RouterEndpoints {
         workers.add(worker(model.name(), status));
       }
     }
-    json(ctx, new JsonObject().put("workers", workers));
+    JsonArray unavailable = new JsonArray();
+    models
+        .unavailableModels()
+        .forEach(
+            (name, reason) ->
+                unavailable.add(new JsonObject().put("model", name).put("reason", reason)));
+    json(ctx, new JsonObject().put("workers", workers).put("unavailable_models", unavailable));
   }
 
   /** One worker of {@code model} as {@code /router/workers} lists it. */

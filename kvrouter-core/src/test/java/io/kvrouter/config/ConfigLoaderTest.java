@@ -454,6 +454,63 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void discovery_isStaticByDefault_andEtcdNeedsNoWorkerList() {
+    assertThat(ConfigLoader.load(Map.of("mock-workers", List.of("1")), Map.of(), null).discovery())
+        .isEqualTo(RouterDiscovery.STATIC);
+    RouterConfig etcd =
+        ConfigLoader.load(
+            Map.of(),
+            Map.of("DYN_DISCOVERY_BACKEND", "etcd", "ETCD_ENDPOINTS", "http://10.0.0.1:2379"),
+            null);
+    assertThat(etcd.discovery().backend()).isEqualTo(DiscoveryBackend.ETCD);
+    assertThat(etcd.discovery().etcd().orElseThrow().endpoints())
+        .containsExactly(java.net.URI.create("http://10.0.0.1:2379"));
+    assertThat(etcd.discovery().namespace()).as("every namespace's cards").isEmpty();
+    assertThat(etcd.discovery().serves("anything")).isTrue();
+    assertThat(etcd.workers()).isEmpty();
+  }
+
+  @Test
+  void discovery_namespaceGiven_limitsTheCardsServed() {
+    RouterConfig config =
+        ConfigLoader.load(
+            Map.of("discovery-backend", List.of("kubernetes"), "namespace", List.of("prod")),
+            Map.of("POD_NAMESPACE", "dynamo-system"),
+            null);
+    assertThat(config.discovery().kube().orElseThrow().namespace()).contains("dynamo-system");
+    assertThat(config.discovery().serves("prod")).isTrue();
+    assertThat(config.discovery().serves("dynamo")).isFalse();
+  }
+
+  @Test
+  void discovery_withAWorkerListOrAModelSetting_isAnError() {
+    for (String[] flag :
+        new String[][] {
+          {"worker", "id=a,address=h:1"},
+          {"mock-workers", "1"},
+          {"model-path", "/models/qwen"},
+          {"served-model-name", "qwen"},
+          {"kv-cache-block-size", "32"}
+        }) {
+      assertThatThrownBy(
+              () ->
+                  ConfigLoader.load(
+                      Map.of("discovery-backend", List.of("etcd"), flag[0], List.of(flag[1])),
+                      Map.of(),
+                      null))
+          .as(flag[0])
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("--" + flag[0] + " cannot be given with --discovery-backend etcd");
+    }
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of("discovery-backend", List.of("zookeeper")), Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--discovery-backend");
+  }
+
+  @Test
   void noWorkers_isAnError() {
     assertThatThrownBy(() -> ConfigLoader.load(Map.of(), Map.of(), null))
         .isInstanceOf(ConfigException.class)

@@ -322,7 +322,53 @@ class WorkerConfigLoaderTest {
         .hasMessageContaining("--etcd-auth-client-cert/--etcd-auth-client-key");
     assertThatThrownBy(() -> load(minimalAnd("discovery-backend", "kubernetes")))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("discovery-backend");
+        .hasMessageContaining("--pod-name is required (or set POD_NAME)");
+  }
+
+  @Test
+  void kubeDiscovery_takesThePodFromDynamosVariables() {
+    WorkerConfig config =
+        WorkerConfigLoader.load(
+            MINIMAL,
+            Map.of(
+                "DYN_DISCOVERY_BACKEND", "kubernetes",
+                "POD_NAME", "worker-0",
+                "POD_UID", "uid-0",
+                "POD_NAMESPACE", "dynamo-ns"),
+            null);
+    KubeWorkerIdentity pod = config.kubeDiscovery().orElseThrow();
+    assertThat(pod.podName()).isEqualTo("worker-0");
+    assertThat(pod.podUid()).isEqualTo("uid-0");
+    assertThat(pod.discovery().namespace()).contains("dynamo-ns");
+    assertThat(config.etcdDiscovery()).isEmpty();
+    assertThatThrownBy(
+            () ->
+                load(
+                    minimalAnd(
+                        "discovery-backend",
+                        "kubernetes",
+                        "pod-name",
+                        "w",
+                        "pod-uid",
+                        "u",
+                        "worker-id",
+                        "7")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("derived from the pod's name");
+    assertThatThrownBy(
+            () ->
+                load(
+                    minimalAnd(
+                        "discovery-backend",
+                        "kubernetes",
+                        "pod-name",
+                        "w",
+                        "pod-uid",
+                        "u",
+                        "kube-namespace",
+                        "Not_A_Namespace")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--kube-namespace");
   }
 
   /** config/worker.yaml documents every setting, and its example values are all valid. */

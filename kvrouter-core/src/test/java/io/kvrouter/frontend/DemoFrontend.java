@@ -42,6 +42,15 @@ final class DemoFrontend {
    */
   static int start(Vertx vertx, FakeRequestPlane plane, Map<String, String> workerByModel)
       throws Exception {
+    return serve(vertx, plane, workerByModel).port();
+  }
+
+  /** A started frontend: its port, and the models it serves (for tests that change them). */
+  record Served(int port, ServedModels models) {}
+
+  /** As {@link #start(Vertx, FakeRequestPlane, Map)}, with the served models. */
+  static Served serve(Vertx vertx, FakeRequestPlane plane, Map<String, String> workerByModel)
+      throws Exception {
     Metrics metrics = new Metrics();
     ServedModels models = new ServedModels(metrics, Ticker.SYSTEM);
     workerByModel.forEach(
@@ -70,6 +79,7 @@ final class DemoFrontend {
             metrics,
             new HttpConfig(
                 "127.0.0.1", 0, 45L << 20, Duration.ofSeconds(1), 503, ConnectionLimits.DEFAULTS));
-    return Futures.result(frontend.createServer(vertx).listen(0, "127.0.0.1")).actualPort();
+    return new Served(
+        Futures.result(frontend.createServer(vertx).listen(0, "127.0.0.1")).actualPort(), models);
   }
 }

@@ -22,13 +22,16 @@ class ServedModelsHttpTest {
   private final Vertx vertx = Vertx.vertx();
   private final FakeRequestPlane plane = new FakeRequestPlane();
   private String base;
+  private ServedModels models;
 
   @BeforeEach
   void start() throws Exception {
     Map<String, String> workers = new LinkedHashMap<>();
     workers.put("beta", "b1");
     workers.put("alpha", "a1");
-    base = "http://127.0.0.1:" + DemoFrontend.start(vertx, plane, workers);
+    DemoFrontend.Served served = DemoFrontend.serve(vertx, plane, workers);
+    base = "http://127.0.0.1:" + served.port();
+    models = served.models();
   }
 
   @AfterEach
@@ -82,5 +85,27 @@ class ServedModelsHttpTest {
                             + "/"
                             + ((JsonObject) w).getString("worker_id")))
         .containsExactly("alpha/a1", "beta/b1");
+  }
+
+  @Test
+  void aRemovedModel_isNotFound_andAnUnavailableOne_says503WithTheReason() throws Exception {
+    assertThat(models.remove("beta")).isTrue();
+    assertThat(models.remove("beta")).isFalse();
+    assertThat(Http.post(base + "/v1/chat/completions", chat("beta")).status()).isEqualTo(404);
+
+    models.unavailable("gamma", "tokenizer.json has another checksum");
+    Http.Response response = Http.post(base + "/v1/chat/completions", chat("gamma"));
+    assertThat(response.status()).isEqualTo(503);
+    assertThat(response.json().getJsonObject("error").getString("message"))
+        .isEqualTo("The model 'gamma' cannot be served: tokenizer.json has another checksum");
+    JsonObject listing = Http.get(base + "/router/workers").json();
+    assertThat(listing.getJsonArray("unavailable_models").getJsonObject(0).getMap())
+        .containsEntry("model", "gamma")
+        .containsEntry("reason", "tokenizer.json has another checksum");
+    assertThat(Http.get(base + "/v1/models").json().getJsonArray("data")).hasSize(1);
+
+    models.forgetUnavailable("gamma");
+    assertThat(Http.post(base + "/v1/chat/completions", chat("gamma")).status()).isEqualTo(404);
+    assertThat(plane.sends).isEmpty();
   }
 }

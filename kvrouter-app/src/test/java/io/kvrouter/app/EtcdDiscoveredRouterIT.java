@@ -1,0 +1,325 @@
+package io.kvrouter.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kvrouter.config.EtcdConfig;
+import io.kvrouter.discovery.CardFile;
+import io.kvrouter.discovery.DynamoIds;
+import io.kvrouter.discovery.ModelCard;
+import io.kvrouter.discovery.ModelCardRecord;
+import io.kvrouter.discovery.RuntimeConfig;
+import io.kvrouter.discovery.etcd.EtcdRegistrar;
+import io.kvrouter.preprocess.TestModels;
+import io.kvrouter.testing.EtcdProcess;
+import io.kvrouter.testing.Http;
+import io.kvrouter.testing.WorkerProcess;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A router started with {@code --discovery-backend etcd} and no {@code --worker}, in front of
+ * {@code router.jar worker} processes that registered themselves in a real etcd: the models on
+ * their cards are served, each by its own workers, and the set follows the store (a killed worker's
+ * lease runs out, an etcd restart is re-listed).
+ */
+class EtcdDiscoveredRouterIT {
+  private static final Duration PATIENCE = Duration.ofSeconds(90);
+  private static final Pattern REGISTERED =
+      Pattern.compile("registered in etcd as instance ([0-9a-f]+):");
+
+  private EtcdProcess etcd;
+  private final List<AutoCloseable> closers = new ArrayList<>();
+
+  @BeforeEach
+  void startEtcd() throws Exception {
+    etcd = EtcdProcess.start();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    for (AutoCloseable closer : closers) {
+      closer.close();
+    }
+    etcd.close();
+  }
+
+  private WorkerProcess worker(String model, String... options) throws Exception {
+    List<String> all =
+        new ArrayList<>(
+            List.of("--port", "0", "--discovery-backend", "etcd", "--etcd-endpoints", etcd.url()));
+    all.addAll(List.of(options));
+    WorkerProcess worker = WorkerProcess.start(model, 5, 1, all);
+    closers.add(0, worker);
+    return worker;
+  }
+
+  private RouterFixture router(String... extra) throws Exception {
+    Map<String, List<String>> flags = new HashMap<>();
+    flags.put("discovery-backend", List.of("etcd"));
+    flags.put("etcd-endpoints", List.of(etcd.url()));
+    flags.put("router-mode", List.of("kv"));
+    for (int i = 0; i < extra.length; i += 2) {
+      flags.put(extra[i], List.of(extra[i + 1]));
+    }
+    RouterFixture router = RouterFixture.start(flags);
+    closers.add(0, router);
+    return router;
+  }
+
+  private static String instanceHex(WorkerProcess worker) {
+    await().atMost(PATIENCE).until(() -> REGISTERED.matcher(worker.recentOutput(200)).find());
+    Matcher m = REGISTERED.matcher(worker.recentOutput(200));
+    assertThat(m.find()).isTrue();
+    return m.group(1);
+  }
+
+  private static List<String> models(RouterFixture router) throws Exception {
+    JsonArray data = Http.get(router.baseUrl + "/v1/models").json().getJsonArray("data");
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < data.size(); i++) {
+      names.add(data.getJsonObject(i).getString("id"));
+    }
+    return names;
+  }
+
+  private static List<JsonObject> workers(RouterFixture router) throws Exception {
+    JsonArray all = Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers");
+    List<JsonObject> workers = new ArrayList<>();
+    for (int i = 0; i < all.size(); i++) {
+      workers.add(all.getJsonObject(i));
+    }
+    return workers;
+  }
+
+  private static Http.Response chat(RouterFixture router, String model) throws Exception {
+    return Http.post(
+        router.baseUrl + "/v1/chat/completions",
+        "{\"model\":\""
+            + model
+            + "\",\"max_tokens\":3,\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}]}");
+  }
+
+  @Test
+  void twoSelfRegisteredWorkers_serveTwoModels_andAKilledOneIsDroppedWhenItsLeaseRunsOut()
+      throws Exception {
+    WorkerProcess qwen =
+        worker(
+            "qwen",
+            "--model-path",
+            TestModels.dir("qwen3").toString(),
+            "--kv-events-format",
+            "dynamo",
+            "--kv-events-port",
+            "0",
+            "--data-parallel-size",
+            "2",
+            "--num-gpu-blocks",
+            "256",
+            "--kv-cache-block-size",
+            "16");
+    WorkerProcess demo = worker("demo-b", "--kv-events-format", "dynamo", "--kv-events-port", "0");
+    String qwenId = Long.toUnsignedString(Long.parseUnsignedLong(instanceHex(qwen), 16));
+    String demoId = Long.toUnsignedString(Long.parseUnsignedLong(instanceHex(demo), 16));
+
+    RouterFixture router = router();
+    assertThat(models(router)).containsExactly("demo-b", "qwen");
+
+    Http.Response answer = chat(router, "qwen");
+    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+    assertThat(chat(router, "demo-b").status()).isEqualTo(200);
+    assertThat(chat(router, "no-such-model").status()).isEqualTo(404);
+
+    List<JsonObject> workers = workers(router);
+    assertThat(workers)
+        .extracting(w -> w.getString("model") + " " + w.getString("worker_id"))
+        .containsExactlyInAnyOrder("qwen " + qwenId, "demo-b " + demoId);
+    JsonObject qwenRank =
+        workers.stream().filter(w -> w.getString("model").equals("qwen")).findFirst().orElseThrow();
+    assertThat(qwenRank.getLong("total_kv_blocks"))
+        .as("two ranks of the card's 256")
+        .isEqualTo(512);
+    // the worker's ZMQ publisher, found as its event channel, feeds the model's index
+    for (int i = 0; i < 6; i++) {
+      assertThat(
+              Http.post(
+                      router.baseUrl + "/v1/completions",
+                      "{\"model\":\"qwen\",\"max_tokens\":2,\"prompt\":\"request number "
+                          + i
+                          + " with a prompt long enough to fill a few KV blocks of sixteen tokens"
+                          + " each, so that the worker stores blocks and publishes them\"}")
+                  .status())
+          .isEqualTo(200);
+    }
+    await()
+        .atMost(PATIENCE)
+        .alias("the qwen worker's KV events reach the index")
+        .until(
+            () ->
+                workers(router).stream()
+                    .filter(w -> w.getString("model").equals("qwen"))
+                    .allMatch(
+                        w ->
+                            w.getInteger("cached_blocks") > 0
+                                && w.getJsonObject("kv_events")
+                                    .getString("state")
+                                    .equals("following")));
+
+    demo.kill(); // SIGKILL: its keys go when its lease runs out (10 s)
+    long killed = System.nanoTime();
+    await().atMost(PATIENCE).until(() -> !models(router).contains("demo-b"));
+    long droppedMillis = (System.nanoTime() - killed) / 1_000_000;
+    System.out.println(
+        "a killed worker's model was dropped " + droppedMillis + " ms after SIGKILL");
+    assertThat(chat(router, "demo-b").status()).isEqualTo(404);
+    assertThat(workers(router)).extracting(w -> w.getString("model")).containsOnly("qwen");
+    assertThat(chat(router, "qwen").status()).isEqualTo(200);
+
+    // a worker that registers while the router runs joins without a restart
+    WorkerProcess second =
+        worker(
+            "qwen",
+            "--model-path",
+            TestModels.dir("qwen3").toString(),
+            "--kv-events-format",
+            "dynamo",
+            "--kv-events-port",
+            "0",
+            "--data-parallel-size",
+            "2",
+            "--num-gpu-blocks",
+            "256",
+            "--kv-cache-block-size",
+            "16");
+    String secondId = Long.toUnsignedString(Long.parseUnsignedLong(instanceHex(second), 16));
+    await()
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                workers(router).stream().anyMatch(w -> w.getString("worker_id").equals(secondId)));
+  }
+
+  @Test
+  void anEtcdRestartUnderLoad_losesNoRequest_andAStoreThatLostItsDataIsFilledAgain()
+      throws Exception {
+    WorkerProcess a = worker("model-a");
+    WorkerProcess b = worker("model-b");
+    instanceHex(a);
+    instanceHex(b);
+    RouterFixture router = router();
+    assertThat(models(router)).containsExactly("model-a", "model-b");
+
+    AtomicBoolean running = new AtomicBoolean(true);
+    AtomicInteger served = new AtomicInteger();
+    List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+    Thread load =
+        new Thread(
+            () -> {
+              int i = 0;
+              while (running.get()) {
+                String model = (i++ % 2 == 0) ? "model-a" : "model-b";
+                try {
+                  Http.Response r = chat(router, model);
+                  if (r.status() == 200) {
+                    served.incrementAndGet();
+                  } else {
+                    failures.add(model + ": " + r.status() + " " + r.body());
+                  }
+                } catch (Exception e) {
+                  failures.add(model + ": " + e);
+                }
+              }
+            });
+    load.start();
+    try {
+      await().atMost(PATIENCE).until(() -> served.get() >= 20);
+      etcd.restart(); // SIGKILL, then the same data on the same ports
+      int before = served.get();
+      await().atMost(PATIENCE).until(() -> served.get() >= before + 50);
+    } finally {
+      running.set(false);
+      load.join();
+    }
+    assertThat(failures).as("requests while etcd restarted").isEmpty();
+    assertThat(models(router)).containsExactly("model-a", "model-b");
+    assertThat(workers(router)).hasSize(2);
+
+    // an etcd that lost every key and lease: the router sees the store empty and serves nothing,
+    // then the workers register again (same ids, new leases) and it serves them again
+    etcd.restartEmpty();
+    for (WorkerProcess worker : List.of(a, b)) {
+      await()
+          .atMost(PATIENCE)
+          .until(() -> worker.recentOutput(200).contains("again under a new lease"));
+    }
+    await()
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                chat(router, "model-a").status() == 200 && chat(router, "model-b").status() == 200);
+    assertThat(chat(router, "model-a").status()).isEqualTo(200);
+    assertThat(chat(router, "model-b").status()).isEqualTo(200);
+    assertThat(models(router)).containsExactly("model-a", "model-b");
+    assertThat(workers(router)).hasSize(2);
+  }
+
+  @Test
+  void aCardWhoseFilesCannotBeLoaded_isListedUnavailableWithTheReason(@TempDir Path dir)
+      throws Exception {
+    Path tokenizer = dir.resolve("tokenizer.json");
+    Files.copy(TestModels.dir("qwen3").resolve("tokenizer.json"), tokenizer);
+    CardFile file = CardFile.of("hf_tokenizer_json", tokenizer);
+    ModelCard card =
+        ModelCard.forWorker(
+            "broken",
+            Optional.empty(),
+            4096,
+            16,
+            new RuntimeConfig(
+                OptionalInt.empty(),
+                OptionalLong.of(64),
+                OptionalLong.empty(),
+                OptionalLong.empty(),
+                0,
+                1,
+                false),
+            Map.of("tokenizer", file));
+    Files.writeString(tokenizer, "{}"); // the file no longer is the one the card describes
+    try (EtcdRegistrar registrar = EtcdRegistrar.start(EtcdConfig.of(List.of(etcd.uri())))) {
+      registrar.register(
+          new ModelCardRecord(
+              "dynamo", "backend", "generate", registrar.instanceId(), card, Optional.empty()));
+      RouterFixture router = router();
+      JsonObject listing = Http.get(router.baseUrl + "/router/workers").json();
+      JsonArray unavailable = listing.getJsonArray("unavailable_models");
+      assertThat(unavailable).hasSize(1);
+      assertThat(unavailable.getJsonObject(0).getString("model")).isEqualTo("broken");
+      assertThat(unavailable.getJsonObject(0).getString("reason"))
+          .contains(tokenizer.toString())
+          .contains("the model card says");
+      Http.Response answer = chat(router, "broken");
+      assertThat(answer.status()).isEqualTo(503);
+      assertThat(answer.body()).contains("cannot be served").contains("the model card says");
+      assertThat(models(router)).isEmpty();
+      assertThat(DynamoIds.hex(registrar.instanceId())).isNotEmpty();
+    }
+  }
+}
