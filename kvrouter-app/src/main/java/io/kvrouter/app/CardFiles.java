@@ -4,8 +4,14 @@ import io.kvrouter.config.ModelLocation;
 import io.kvrouter.discovery.CardFile;
 import io.kvrouter.discovery.ModelCard;
 import io.kvrouter.preprocess.ModelAssets;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.api.ObjectInfo;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,7 +37,9 @@ import java.util.stream.Stream;
  * <p>Paths: an absolute path or {@code file://} URL is read where it is, and when it is missing
  * here, from the same file name in the card's {@code source_path} (a folder, or a model id in the
  * local Hugging Face cache); {@code hf://ORG/NAME/FILE} is read from the local Hugging Face cache
- * (nothing is downloaded); {@code http(s)://} is downloaded (at most 1 GiB).
+ * (nothing is downloaded); {@code http(s)://} is downloaded (at most 1 GiB); {@code
+ * nats://HOST:PORT/BUCKET/OBJECT} is read from that NATS server's JetStream object store (Dynamo's
+ * workers put their files there before discovery moved to {@code v1/}: bucket = the card's slug).
  */
 final class CardFiles {
   /** The largest file taken, as Dynamo caps it. */
@@ -90,6 +98,8 @@ final class CardFiles {
     String path = file.path();
     if (path.startsWith("http://") || path.startsWith("https://")) {
       download(URI.create(path), target);
+    } else if (path.startsWith("nats://")) {
+      fromObjectStore(URI.create(path), target);
     } else {
       Files.copy(localSource(card, path), target, StandardCopyOption.REPLACE_EXISTING);
     }
@@ -146,6 +156,35 @@ final class CardFiles {
       throw new NoSuchFileException(path, null, "not in " + folder);
     }
     return file;
+  }
+
+  /** Object {@code OBJECT} of bucket {@code BUCKET} in the object store of the server named. */
+  private static void fromObjectStore(URI uri, Path target) throws IOException {
+    String[] parts = uri.getPath() == null ? new String[0] : uri.getPath().split("/");
+    if (uri.getHost() == null || parts.length != 3 || parts[1].isEmpty() || parts[2].isEmpty()) {
+      throw new IOException(uri + " is not nats://HOST:PORT/BUCKET/OBJECT");
+    }
+    String server = "nats://" + uri.getHost() + ":" + (uri.getPort() < 0 ? 4222 : uri.getPort());
+    Options options =
+        new Options.Builder()
+            .server(server)
+            .connectionTimeout(Duration.ofSeconds(10))
+            .maxReconnects(0)
+            .build();
+    try (Connection nats = Nats.connect(options);
+        OutputStream out = Files.newOutputStream(target)) {
+      ObjectInfo info = nats.objectStore(parts[1]).get(parts[2], out);
+      if (info.getSize() > MAX_FILE_BYTES) {
+        throw new IOException(uri + " is larger than " + MAX_FILE_BYTES + " bytes");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(uri + ": interrupted");
+    } catch (JetStreamApiException | IOException | RuntimeException e) {
+      throw new IOException(uri + ": " + e.getMessage(), e);
+    } catch (Exception e) {
+      throw new IOException(uri + ": " + e, e);
+    }
   }
 
   private void download(URI uri, Path target) throws IOException {

@@ -56,7 +56,9 @@ final class DynamoFollowing {
         atLeastOnce,
         PROBE_INTERVAL,
         meters,
-        Ticker.SYSTEM);
+        Ticker.SYSTEM,
+        // a discovered model's subscriptions may carry other models' workers' events
+        publishers == DiscoveredPublishers.NONE ? workerId -> true : endpoints::containsKey);
   }
 
   /** Reports how {@code follower} follows each rank of {@code worker} in the router's status. */

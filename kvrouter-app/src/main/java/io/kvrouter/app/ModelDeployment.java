@@ -5,6 +5,7 @@ import io.kvrouter.config.RouterConfig;
 import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.discovery.EventChannelRecord;
 import io.kvrouter.metrics.Metrics;
+import io.kvrouter.metrics.ModelMeters;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.preprocess.OutputParsers;
 import io.kvrouter.preprocess.Preprocessor;
@@ -14,6 +15,7 @@ import io.kvrouter.routing.Router;
 import io.kvrouter.routing.Routers;
 import io.kvrouter.transport.RequestPlane;
 import io.kvrouter.worker.SimulatedEngine;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import java.util.List;
 import java.util.function.Function;
@@ -51,14 +53,19 @@ final class ModelDeployment implements AutoCloseable {
   private final Preprocessor preprocessor;
   private final DiscoveredPublishers publishers;
 
+  /** The model's own meters (tagged with its name) when it was discovered, else null. */
+  private final ModelMeters modelMeters;
+
   private ModelDeployment(
       Model model,
       Router router,
       EventPlane events,
       WorkerFleet fleet,
       Preprocessor preprocessor,
-      DiscoveredPublishers publishers) {
+      DiscoveredPublishers publishers,
+      ModelMeters modelMeters) {
     this.publishers = publishers;
+    this.modelMeters = modelMeters;
     this.model = model;
     this.router = router;
     this.events = events;
@@ -81,6 +88,9 @@ final class ModelDeployment implements AutoCloseable {
       RequestPlane plane,
       Metrics metrics,
       Function<WorkerSpec, WorkerEndpoint> endpoints) {
+    // several models' meters of one name must be several series: tagged with the model
+    ModelMeters modelMeters = model.discovered() ? metrics.forModel(model.name()) : null;
+    MeterRegistry meters = modelMeters == null ? metrics.registry() : modelMeters.registry();
     Router router =
         Routers.create(
             config.routerMode(),
@@ -91,7 +101,7 @@ final class ModelDeployment implements AutoCloseable {
             config.workerStreamIdleTimeout(),
             new Migration(model.migrationLimit(), model.name()),
             vertx,
-            metrics.registry());
+            meters);
     DiscoveredPublishers publishers =
         model.discovered() ? new DiscoveredPublishers() : DiscoveredPublishers.NONE;
     EventPlane events;
@@ -104,9 +114,12 @@ final class ModelDeployment implements AutoCloseable {
               mockEngines,
               router,
               plane,
-              metrics.registry());
+              meters);
     } catch (RuntimeException e) {
       router.close();
+      if (modelMeters != null) {
+        modelMeters.close();
+      }
       throw e;
     }
     return new ModelDeployment(
@@ -115,7 +128,8 @@ final class ModelDeployment implements AutoCloseable {
         events,
         new WorkerFleet(router, events, endpoints),
         new Preprocessor(vertx, model.assets(), model.name(), router, model.parsers()),
-        publishers);
+        publishers,
+        modelMeters);
   }
 
   /** What discovery says of each of its workers' event publishers. */
@@ -151,13 +165,19 @@ final class ModelDeployment implements AutoCloseable {
     events.channelDown(channelKey);
   }
 
-  /** Closes the event plane, then the router. Blocks until the event plane's threads end. */
+  /**
+   * Closes the event plane, then the router, then removes the model's own meters. Blocks until the
+   * event plane's threads end.
+   */
   @Override
   public void close() {
     try {
       events.close();
     } finally {
       router.close();
+      if (modelMeters != null) {
+        modelMeters.close();
+      }
     }
   }
 }

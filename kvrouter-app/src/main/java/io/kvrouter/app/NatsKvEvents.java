@@ -215,11 +215,11 @@ final class NatsKvEvents implements WorkerEventSources {
 
   @Override
   public void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
+    endpoints.put(worker.id(), endpoint);
+    DynamoFollowing.reportFeeds(router, follower, worker);
     if (!publishers.answersQueries(worker.id())) {
       return; // a discovered worker without a local indexer: its events are applied as they come
     }
-    endpoints.put(worker.id(), endpoint);
-    DynamoFollowing.reportFeeds(router, follower, worker);
     for (WorkerRank rank : DynamoFollowing.ranks(worker)) {
       ranks.add(rank);
       if (up.connected) {

@@ -127,12 +127,15 @@ final class ZmqDynamoEvents implements WorkerEventSources {
   public synchronized void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
     KvEventSource source = worker.kvEvents().orElse(null);
     if (source == null || source.format() != KvEventsFormat.DYNAMO) {
-      if (discovered && publishers.answersQueries(worker.id())) {
-        // its publishers are discovery's channels, subscribed apart from the worker
+      if (discovered) {
+        // its publishers are discovery's channels, subscribed apart from the worker; its events
+        // are taken from now on, and with a local indexer its state is asked for at once
         endpoints.put(worker.id(), endpoint);
         DynamoFollowing.reportFeeds(router, follower, worker);
         byWorker.put(worker.id(), List.of());
-        DynamoFollowing.ranks(worker).forEach(follower::follow);
+        if (publishers.answersQueries(worker.id())) {
+          DynamoFollowing.ranks(worker).forEach(follower::follow);
+        }
       }
       return;
     }

@@ -13,6 +13,7 @@ import io.kvrouter.discovery.etcd.EtcdRegistrar;
 import io.kvrouter.preprocess.TestModels;
 import io.kvrouter.testing.EtcdProcess;
 import io.kvrouter.testing.Http;
+import io.kvrouter.testing.NatsServerProcess;
 import io.kvrouter.testing.WorkerProcess;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -183,6 +184,12 @@ class EtcdDiscoveredRouterIT {
                                     .getString("state")
                                     .equals("following")));
 
+    // each model's router counts its own index's events, as a series of its own
+    String metrics = Http.get(router.baseUrl + "/metrics").body();
+    assertThat(metrics)
+        .containsPattern("kv_cache_events_applied_total\\{[^}]*model=\"qwen\"")
+        .containsPattern("kv_cache_events_applied_total\\{[^}]*model=\"demo-b\"");
+
     demo.kill(); // SIGKILL: its keys go when its lease runs out (10 s)
     long killed = System.nanoTime();
     await().atMost(PATIENCE).until(() -> !models(router).contains("demo-b"));
@@ -191,6 +198,15 @@ class EtcdDiscoveredRouterIT {
         "a killed worker's model was dropped " + droppedMillis + " ms after SIGKILL");
     assertThat(chat(router, "demo-b").status()).isEqualTo(404);
     assertThat(workers(router)).extracting(w -> w.getString("model")).containsOnly("qwen");
+    await() // the model is no longer served, then its parts close
+        .atMost(PATIENCE)
+        .alias("a removed model's router meters go with it")
+        .until(
+            () ->
+                !Http.get(router.baseUrl + "/metrics")
+                    .body()
+                    .contains(
+                        "kv_cache_events_applied_total{event_type=\"cleared\",model=\"demo-b\""));
     assertThat(chat(router, "qwen").status()).isEqualTo(200);
 
     // a worker that registers while the router runs joins without a restart
@@ -320,6 +336,70 @@ class EtcdDiscoveredRouterIT {
       assertThat(answer.body()).contains("cannot be served").contains("the model card says");
       assertThat(models(router)).isEmpty();
       assertThat(DynamoIds.hex(registrar.instanceId())).isNotEmpty();
+    }
+  }
+
+  @Test
+  void aCardWhoseFilesAreInTheNatsObjectStore_isServedWithThem() throws Exception {
+    Path qwen = TestModels.dir("qwen3");
+    try (NatsServerProcess nats = NatsServerProcess.startWithJetStream();
+        io.nats.client.Connection connection = io.nats.client.Nats.connect(nats.url())) {
+      String bucket = "qwen_8ee6210e";
+      connection
+          .objectStoreManagement()
+          .create(
+              io.nats.client.api.ObjectStoreConfiguration.builder(bucket)
+                  .storageType(io.nats.client.api.StorageType.Memory)
+                  .build());
+      Map<String, CardFile> files = new HashMap<>();
+      String[][] kinds = {
+        {"tokenizer", "hf_tokenizer_json", "tokenizer.json"},
+        {"prompt_formatter", "hf_tokenizer_config_json", "tokenizer_config.json"}
+      };
+      for (String[] kind : kinds) {
+        Path local = qwen.resolve(kind[2]);
+        try (var in = Files.newInputStream(local)) {
+          connection.objectStore(bucket).put(kind[2], in);
+        }
+        CardFile checked = CardFile.of(kind[1], local);
+        files.put(
+            kind[0],
+            new CardFile(
+                kind[1],
+                "nats://127.0.0.1:" + nats.port() + "/" + bucket + "/" + kind[2],
+                checked.checksum(),
+                checked.size(),
+                false));
+      }
+      ModelCard card =
+          ModelCard.forWorker(
+              "qwen-from-nats",
+              Optional.empty(),
+              4096,
+              16,
+              new RuntimeConfig(
+                  OptionalInt.empty(),
+                  OptionalLong.of(64),
+                  OptionalLong.empty(),
+                  OptionalLong.empty(),
+                  0,
+                  1,
+                  false),
+              files);
+      try (EtcdRegistrar registrar = EtcdRegistrar.start(EtcdConfig.of(List.of(etcd.uri())))) {
+        registrar.register(
+            new ModelCardRecord(
+                "dynamo", "backend", "generate", registrar.instanceId(), card, Optional.empty()));
+        RouterFixture router = router();
+        assertThat(models(router)).containsExactly("qwen-from-nats");
+        assertThat(
+                Http.get(router.baseUrl + "/router/workers")
+                    .json()
+                    .getJsonArray("unavailable_models"))
+            .isEmpty();
+        // served, with no worker yet: the model's files loaded, its requests wait for a worker
+        assertThat(chat(router, "qwen-from-nats").status()).isEqualTo(503);
+      }
     }
   }
 }

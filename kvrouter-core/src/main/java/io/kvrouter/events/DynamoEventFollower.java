@@ -30,6 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,6 +97,12 @@ public final class DynamoEventFollower implements AutoCloseable {
   /** Events of departed workers, dropped. */
   private final Counter departedEvents;
 
+  /** Whether a worker's events are this follower's (a discovered model's: its own workers'). */
+  private final Predicate<String> member;
+
+  /** Events of workers that are not {@link #member}s, dropped. */
+  private final Counter otherEvents;
+
   /**
    * @param atLeastOnce true when the subscription may deliver an event twice (a JetStream durable
    *     consumer), false when it delivers at most once (core NATS)
@@ -110,6 +117,24 @@ public final class DynamoEventFollower implements AutoCloseable {
       Duration probeInterval,
       MeterRegistry meters,
       Ticker ticker) {
+    this(sink, client, atLeastOnce, probeInterval, meters, ticker, workerId -> true);
+  }
+
+  /**
+   * A follower that takes only the events of workers {@code member} accepts (read on its thread;
+   * safe to read from any thread): where a subscription carries other workers' events too (several
+   * models' workers on one Dynamo endpoint), theirs are dropped and counted, and no rank is kept
+   * for them.
+   */
+  public DynamoEventFollower(
+      KvEventSink sink,
+      RecoveryClient client,
+      boolean atLeastOnce,
+      Duration probeInterval,
+      MeterRegistry meters,
+      Ticker ticker,
+      Predicate<String> member) {
+    this.member = Objects.requireNonNull(member, "member");
     this.sink = Objects.requireNonNull(sink, "sink");
     this.client = Objects.requireNonNull(client, "client");
     this.settings =
@@ -139,6 +164,12 @@ public final class DynamoEventFollower implements AutoCloseable {
             .description("KV cache events dropped before the index, by format and reason")
             .tag(MetricNames.TAG_FORMAT, "dynamo")
             .tag(MetricNames.TAG_REASON, MetricNames.REASON_DEPARTED_WORKER)
+            .register(meters);
+    this.otherEvents =
+        Counter.builder(MetricNames.EVENTS_DROPPED)
+            .description("KV cache events dropped before the index, by format and reason")
+            .tag(MetricNames.TAG_FORMAT, "dynamo")
+            .tag(MetricNames.TAG_REASON, MetricNames.REASON_OTHER_WORKER)
             .register(meters);
   }
 
@@ -182,8 +213,13 @@ public final class DynamoEventFollower implements AutoCloseable {
         () -> {
           long now = ticker.nanos();
           for (DynamoRouterEvent event : events) {
-            if (departed.contains(event.event().worker().workerId())) {
+            String workerId = event.event().worker().workerId();
+            if (departed.contains(workerId)) {
               departedEvents.increment();
+              continue;
+            }
+            if (!member.test(workerId)) {
+              otherEvents.increment();
               continue;
             }
             Rank rank = rank(event.event().worker());

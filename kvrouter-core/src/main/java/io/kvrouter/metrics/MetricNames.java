@@ -97,6 +97,12 @@ public final class MetricNames {
   /** {@link #EVENTS_DROPPED}'s reason for events of a worker that left the router. */
   public static final String REASON_DEPARTED_WORKER = "departed_worker";
 
+  /**
+   * {@link #EVENTS_DROPPED}'s reason for events of a worker of another model that publishes on the
+   * same Dynamo endpoint (discovery).
+   */
+  public static final String REASON_OTHER_WORKER = "other_model_worker";
+
   public static final String TAG_FORMAT = "format";
   public static final String TAG_REASON = "reason";
 

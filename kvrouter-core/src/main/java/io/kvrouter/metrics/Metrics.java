@@ -18,6 +18,16 @@ public final class Metrics {
     return registry;
   }
 
+  /**
+   * A registry for the meters of one served model's parts (its router, index, event plane), when a
+   * router serves several: each meter registered through it lands in this registry with the tag
+   * {@code model=NAME} added, so that two models' meters of one name are two series rather than one
+   * registration ignored. {@link ModelMeters#close()} removes them all (the model is gone).
+   */
+  public ModelMeters forModel(String model) {
+    return new ModelMeters(registry, model);
+  }
+
   /** Every meter in Prometheus text exposition format. */
   public String scrape() {
     return registry.scrape();

@@ -324,4 +324,50 @@ class DynamoEventFollowerTest {
     departing.steps(50);
     awaitConverged(RANK);
   }
+
+  @Test
+  void aFollowerOfSomeWorkers_dropsTheOthersEvents_keepingNoRankForThem() {
+    KvIndexer own = KvIndexer.create(1, null);
+    SimpleMeterRegistry ownMeters = new SimpleMeterRegistry();
+    DynamoEventFollower members =
+        new DynamoEventFollower(
+            own, this::query, false, PROBE, ownMeters, clock, workerId -> workerId.equals("7"));
+    try {
+      WorkerRank other = new WorkerRank("8", 0);
+      SimulatedDynamoWorker mine =
+          new SimulatedDynamoWorker(
+              RANK, 5, 16, event -> members.onMessage(DynamoEventCodec.encode(event)));
+      SimulatedDynamoWorker theirs =
+          new SimulatedDynamoWorker(
+              other, 6, 16, event -> members.onMessage(DynamoEventCodec.encode(event)));
+      workers.put(RANK, mine);
+      workers.put(other, theirs);
+      members.follow(RANK);
+      mine.steps(50);
+      theirs.steps(50);
+      await()
+          .untilAsserted(
+              () -> {
+                members.sync().join();
+                assertThat(members.feed(RANK).state()).isEqualTo(KvEventFeed.FOLLOWING);
+              });
+      members.sync().join();
+      own.flush().toCompletableFuture().join();
+      assertThat(own.dump().toCompletableFuture().join())
+          .extracting(e -> e.worker().workerId())
+          .containsOnly("7");
+      assertThat(members.feed(other).state()).isEqualTo(KvEventFeed.UNSYNCED);
+      assertThat(askedRanks).doesNotContain(other);
+      assertThat(
+              ownMeters
+                  .get(MetricNames.EVENTS_DROPPED)
+                  .tag("reason", MetricNames.REASON_OTHER_WORKER)
+                  .counter()
+                  .count())
+          .isPositive();
+    } finally {
+      members.close();
+      own.close();
+    }
+  }
 }
