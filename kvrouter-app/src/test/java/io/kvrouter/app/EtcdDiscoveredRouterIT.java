@@ -402,4 +402,66 @@ class EtcdDiscoveredRouterIT {
       }
     }
   }
+
+  @Test
+  void aDiscoveredWorkerKilledMidStream_hasItsRequestMigratedToAnotherOfTheModel()
+      throws Exception {
+    List<WorkerProcess> workers = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      WorkerProcess worker =
+          WorkerProcess.start(
+              "model-m",
+              5,
+              40,
+              List.of(
+                  "--port", "0", "--discovery-backend", "etcd", "--etcd-endpoints", etcd.url()));
+      closers.add(0, worker);
+      instanceHex(worker);
+      workers.add(worker);
+    }
+    RouterFixture router = router("migration-limit", "3");
+    await().atMost(PATIENCE).until(() -> workers(router).size() == 2);
+
+    java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+    java.net.http.HttpResponse<java.util.stream.Stream<String>> response =
+        client.send(
+            java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(router.baseUrl + "/v1/chat/completions"))
+                .header("content-type", "application/json")
+                .POST(
+                    java.net.http.HttpRequest.BodyPublishers.ofString(
+                        "{\"model\":\"model-m\",\"stream\":true,\"max_tokens\":80,"
+                            + "\"ignore_eos\":true,"
+                            + "\"messages\":[{\"role\":\"user\",\"content\":\"count\"}]}"))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofLines());
+    assertThat(response.statusCode()).isEqualTo(200);
+    List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
+    Thread reader = new Thread(() -> response.body().forEach(lines::add));
+    reader.start();
+    // tokens are streaming: the worker serving it is killed mid-stream
+    await()
+        .atMost(PATIENCE)
+        .until(() -> lines.stream().filter(l -> l.startsWith("data: {")).count() >= 5);
+    String busy =
+        workers(router).stream()
+            .filter(w -> w.getInteger("active_requests") == 1)
+            .findFirst()
+            .orElseThrow()
+            .getString("worker_id");
+    WorkerProcess serving =
+        workers.stream()
+            .filter(
+                w -> Long.toUnsignedString(Long.parseUnsignedLong(instanceHex(w), 16)).equals(busy))
+            .findFirst()
+            .orElseThrow();
+    serving.kill(); // its keys are still in etcd for up to 10 s
+    reader.join(90_000);
+    assertThat(reader.isAlive()).isFalse();
+    assertThat(lines).contains("data: [DONE]");
+    assertThat(String.join("\n", lines)).doesNotContain("\"error\"");
+    assertThat(Http.get(router.baseUrl + "/metrics").body())
+        .containsPattern(
+            "dynamo_frontend_model_migration_total\\{[^}]*model=\"model-m\"[^}]*\\} 1.0");
+  }
 }
