@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
  *   <li>every model name on a base model card (of {@code --namespace}, when given) is a served
  *       model with its own {@link ModelDeployment}, built from the first card of that name: its
  *       files ({@link CardFiles}), block size, context length and migration limit. A model whose
- *       files cannot be loaded is listed as unavailable with the reason. It goes when its last card
- *       goes;
+ *       files cannot be loaded is listed as unavailable with the reason, and built again when
+ *       another card describes it. It goes when its last card goes;
  *   <li>a model's workers are the instances registered on the endpoints its cards name, each with
  *       the KV capacity and ranks of its own card (or the model's): they join and leave as their
  *       records come and go. An instance whose own card disagrees with the model's (block size or
@@ -195,7 +195,13 @@ final class DiscoveredModels implements DiscoveryListener, AutoCloseable {
     }
     byName.forEach(
         (name, named) -> {
-          Found found = models.computeIfAbsent(name, n -> deploy(n, named.get(0)));
+          Found found = models.get(name);
+          if (found == null
+              || (found.deployment == null && !found.card.equals(named.get(0).card()))) {
+            // new, or unavailable and now described by another card: (try to) build it
+            found = deploy(name, named.get(0));
+            models.put(name, found);
+          }
           if (found.deployment != null) {
             reconcileWorkers(found, named);
             reconcileChannels(found, named);

@@ -63,7 +63,11 @@ final class WorkerApplication {
     try {
       registration = WorkerRegistration.start(config).orElse(null);
     } catch (RuntimeException e) {
-      err.println("error: cannot register: " + e.getMessage());
+      err.println(
+          "error: cannot register in "
+              + (config.etcdDiscovery().isPresent() ? "etcd" : "Kubernetes")
+              + ": "
+              + e.getMessage());
       return OptionalInt.of(1);
     }
     if (registration == null) {

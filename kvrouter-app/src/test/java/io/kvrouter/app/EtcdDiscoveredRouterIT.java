@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.kvrouter.config.EtcdConfig;
 import io.kvrouter.discovery.CardFile;
-import io.kvrouter.discovery.DynamoIds;
 import io.kvrouter.discovery.ModelCard;
 import io.kvrouter.discovery.ModelCardRecord;
 import io.kvrouter.discovery.RuntimeConfig;
@@ -335,7 +334,33 @@ class EtcdDiscoveredRouterIT {
       assertThat(answer.status()).isEqualTo(503);
       assertThat(answer.body()).contains("cannot be served").contains("the model card says");
       assertThat(models(router)).isEmpty();
-      assertThat(DynamoIds.hex(registrar.instanceId())).isNotEmpty();
+
+      // a worker with the right file registers the model too; once the broken card is gone, the
+      // model is built again from the good one
+      Path good = dir.resolve("good");
+      Files.createDirectories(good);
+      Files.copy(TestModels.dir("qwen3").resolve("tokenizer.json"), good.resolve("tokenizer.json"));
+      ModelCard fixed =
+          ModelCard.forWorker(
+              "broken",
+              Optional.empty(),
+              4096,
+              16,
+              card.runtimeConfig(),
+              Map.of(
+                  "tokenizer", CardFile.of("hf_tokenizer_json", good.resolve("tokenizer.json"))));
+      try (EtcdRegistrar second = EtcdRegistrar.start(EtcdConfig.of(List.of(etcd.uri())))) {
+        second.register(
+            new ModelCardRecord(
+                "dynamo", "backend", "generate", second.instanceId(), fixed, Optional.empty()));
+        registrar.close(); // the broken card's lease is revoked
+        await().atMost(PATIENCE).until(() -> models(router).equals(List.of("broken")));
+        assertThat(
+                Http.get(router.baseUrl + "/router/workers")
+                    .json()
+                    .getJsonArray("unavailable_models"))
+            .isEmpty();
+      }
     }
   }
 

@@ -239,6 +239,9 @@ public final class EtcdRegistrar implements AutoCloseable {
    */
   @Override
   public void close() {
+    if (thread.isShutdown()) {
+      return; // closed already
+    }
     try {
       onThread(
           () -> {
