@@ -24,6 +24,8 @@ import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.transport.RequestPlane;
+import io.kvrouter.transport.SplitRequestPlane;
+import io.kvrouter.transport.http.HttpRequestPlane;
 import io.kvrouter.transport.nats.NatsTransport;
 import io.kvrouter.transport.tcp.TcpTransport;
 import io.kvrouter.transport.tcp.WorkerServer;
@@ -361,18 +363,22 @@ public final class RouterApplication {
   }
 
   /**
-   * The request plane {@code --request-plane} names. A worker that called back but sends no
-   * prologue is given up after as long as a silent stream.
+   * The request plane {@code --request-plane} names for Dynamo workers, and HTTP for plain engines.
+   * A worker that called back but sends no prologue is given up after as long as a silent stream.
    */
   private static RequestPlane requestPlane(Vertx vertx, RouterConfig config, StartedParts parts) {
     TcpConfig tcp = config.tcp().withPrologueTimeout(config.workerStreamIdleTimeout());
+    RequestPlane dynamo;
     if (config.requestPlane() == RequestPlaneKind.NATS) {
       NatsConnection nats =
           NatsConnection.start(config.eventPlane().natsServer(), "kvrouter-request-plane");
       parts.add("NATS request-plane connection", nats);
-      return NatsTransport.client(vertx, tcp, nats::current);
+      dynamo = NatsTransport.client(vertx, tcp, nats::current);
+    } else {
+      dynamo = TcpTransport.client(vertx, tcp);
     }
-    return TcpTransport.client(vertx, tcp);
+    // plain engines' HTTP servers (url= workers) beside the Dynamo workers, in one router
+    return new SplitRequestPlane(dynamo, HttpRequestPlane.create(vertx, tcp));
   }
 
   /**

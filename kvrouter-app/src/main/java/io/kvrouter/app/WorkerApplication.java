@@ -6,6 +6,7 @@ import io.kvrouter.config.EventPlaneKind;
 import io.kvrouter.config.KvEventsEncoding;
 import io.kvrouter.config.KvEventsFormat;
 import io.kvrouter.config.RequestPlaneKind;
+import io.kvrouter.config.WorkerApi;
 import io.kvrouter.config.WorkerConfig;
 import io.kvrouter.config.WorkerEventsConfig;
 import io.kvrouter.discovery.DiscoveryRecord;
@@ -14,6 +15,7 @@ import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.vllm.VllmCompletions;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
 import io.kvrouter.transport.JsonEndpoint;
 import io.kvrouter.transport.tcp.TcpTransport;
@@ -25,6 +27,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Tags;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -111,6 +114,9 @@ final class WorkerApplication {
       vertx.close();
       return OptionalInt.of(1);
     }
+    if (config.api() == WorkerApi.OPENAI) {
+      return serveOpenAi(vertx, metrics, engine, ranks, publishers, assets, err);
+    }
     Future<WorkerServer> server =
         TcpTransport.server(
             vertx,
@@ -166,6 +172,59 @@ final class WorkerApplication {
       out.printf(
           "kvrouter worker ready: model %s on tcp://%s:%d/%s%n",
           config.modelName(), config.host(), started.port(), WorkerEndpoint.DEFAULT_PATH);
+      out.flush();
+      return OptionalInt.empty();
+    } catch (Exception e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      err.println("error: the worker could not start: " + cause.getMessage());
+      closers.forEach(WorkerApplication::closeQuietly);
+      vertx.close();
+      return OptionalInt.of(1);
+    }
+  }
+
+  /**
+   * Serves vLLM's HTTP API ({@code --api openai}) instead of Dynamo's request plane, with the
+   * system port if asked for.
+   */
+  private OptionalInt serveOpenAi(
+      Vertx vertx,
+      Metrics metrics,
+      DataParallelEngine engine,
+      List<SimulatedEngine> ranks,
+      List<AutoCloseable> publishers,
+      ModelAssets assets,
+      PrintWriter err) {
+    List<AutoCloseable> closers = new ArrayList<>(publishers);
+    Future<HttpServer> server =
+        WorkerOpenAiApi.serve(
+            vertx, engine, assets, config.modelName(), config.host(), config.port());
+    Future<?> system =
+        config.systemPort().isEmpty()
+            ? Future.succeededFuture()
+            : WorkerSystemPort.serve(
+                    vertx, metrics, ranks, config.host(), config.systemPort().getAsInt())
+                .onSuccess(
+                    port ->
+                        out.printf(
+                            "kvrouter worker system port: http://%s:%d%n", config.host(), port));
+    try {
+      HttpServer started =
+          Future.all(server, system)
+              .map(v -> server.result())
+              .toCompletionStage()
+              .toCompletableFuture()
+              .get(30, TimeUnit.SECONDS);
+      SignalShutdown.install(
+          "worker",
+          () -> {
+            closers.forEach(WorkerApplication::closeQuietly);
+            return started.close().transform(v -> vertx.close());
+          },
+          () -> {});
+      out.printf(
+          "kvrouter worker ready: model %s on http://%s:%d (vLLM's API: POST %s with token ids)%n",
+          config.modelName(), config.host(), started.actualPort(), VllmCompletions.PATH);
       out.flush();
       return OptionalInt.empty();
     } catch (Exception e) {

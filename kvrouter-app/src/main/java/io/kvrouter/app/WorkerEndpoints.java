@@ -21,6 +21,9 @@ final class WorkerEndpoints {
 
   /** The endpoint of {@code worker}'s generate endpoint. */
   static WorkerEndpoint of(WorkerSpec worker, RouterConfig config) {
+    if (worker.isHttp()) {
+      return WorkerEndpoint.http(worker.id(), worker.url());
+    }
     String subject =
         config.requestPlane() == RequestPlaneKind.NATS
             ? NatsRequestSubjects.of(

@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  * loopback, with its system port serving Prometheus metrics. Stopped by {@link #close()}.
  */
 public final class WorkerProcess implements AutoCloseable {
-  private static final Pattern READY = Pattern.compile("ready: .* on tcp://[^:]+:(\\d+)/");
+  private static final Pattern READY = Pattern.compile("ready: .* on (?:tcp|http)://[^:]+:(\\d+)");
   private static final Pattern SYSTEM = Pattern.compile("system port: http://[^:]+:(\\d+)");
   private static final Pattern KV_EVENTS =
       Pattern.compile(
@@ -200,6 +200,21 @@ public final class WorkerProcess implements AutoCloseable {
     }
     if (kvMetricsPort >= 0) {
       spec += ",events-format=dynamo,kv-metrics=tcp://127.0.0.1:" + kvMetricsPort;
+    }
+    return spec;
+  }
+
+  /**
+   * {@code id=ID,url=http://127.0.0.1:PORT}, the router's --worker form for a worker started with
+   * {@code --api openai}, with its vLLM KV event endpoints when it publishes them.
+   */
+  public String httpWorkerSpec(String id) {
+    String spec = "id=" + id + ",url=http://127.0.0.1:" + port;
+    if (kvEventsPort >= 0) {
+      spec += ",kv-events=tcp://127.0.0.1:" + kvEventsPort;
+    }
+    if (kvReplayPort >= 0) {
+      spec += ",kv-replay=tcp://127.0.0.1:" + kvReplayPort;
     }
     return spec;
   }

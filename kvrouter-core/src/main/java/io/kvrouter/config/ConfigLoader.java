@@ -193,6 +193,9 @@ public final class ConfigLoader {
   private static void checkRequestPlane(
       RequestPlaneKind kind, List<WorkerSpec> workers, MockWorkerConfig mock) {
     for (WorkerSpec worker : workers) {
+      if (worker.isHttp()) {
+        continue; // a plain engine is sent its requests over HTTP whatever the plane
+      }
       if (kind == RequestPlaneKind.NATS && worker.instance() == null) {
         throw new ConfigException(
             "Worker '"
@@ -227,6 +230,13 @@ public final class ConfigLoader {
   private static void checkEventSources(
       EventPlaneKind kind, List<WorkerSpec> workers, MockWorkerConfig mock) {
     for (WorkerSpec worker : workers) {
+      if (kind == EventPlaneKind.NATS && worker.isHttp()) {
+        throw new ConfigException(
+            "Worker '"
+                + worker.id()
+                + "' is a plain engine (url=), which publishes vLLM's KV events on ZMQ: use"
+                + " --event-plane zmq with kv-events=tcp://HOST:PORT, or --no-kv-events");
+      }
       if (kind == EventPlaneKind.ZMQ && worker.kvEvents().isEmpty()) {
         throw new ConfigException(
             "Worker '"

@@ -27,6 +27,7 @@ import java.util.Set;
  *     otherwise
  * @param kubeDiscovery the pod it registers as with {@code --discovery-backend kubernetes}; empty
  *     otherwise
+ * @param api what it serves requests on ({@code --api})
  */
 public record WorkerConfig(
     String host,
@@ -40,7 +41,8 @@ public record WorkerConfig(
     RequestPlaneKind requestPlane,
     Set<ResponseStreamKind> acceptedResponseStreams,
     Optional<EtcdConfig> etcdDiscovery,
-    Optional<KubeWorkerIdentity> kubeDiscovery) {
+    Optional<KubeWorkerIdentity> kubeDiscovery,
+    WorkerApi api) {
 
   public WorkerConfig {
     Objects.requireNonNull(host, "host");
@@ -52,6 +54,7 @@ public record WorkerConfig(
     Objects.requireNonNull(requestPlane, "requestPlane");
     Objects.requireNonNull(etcdDiscovery, "etcdDiscovery");
     Objects.requireNonNull(kubeDiscovery, "kubeDiscovery");
+    Objects.requireNonNull(api, "api");
     if (etcdDiscovery.isPresent() && kubeDiscovery.isPresent()) {
       throw new IllegalArgumentException("a worker registers in one place");
     }
@@ -78,6 +81,7 @@ public record WorkerConfig(
         requestPlane,
         acceptedResponseStreams,
         etcdDiscovery,
-        kubeDiscovery);
+        kubeDiscovery,
+        api);
   }
 }

@@ -51,7 +51,8 @@ public final class WorkerConfigLoader {
         values.value(REQUEST_PLANE),
         values.value(ACCEPT_RESPONSE_STREAM),
         etcdDiscovery(),
-        kubeDiscovery());
+        kubeDiscovery(),
+        api());
   }
 
   /**
@@ -79,6 +80,35 @@ public final class WorkerConfigLoader {
     }
     refuseWorkerId(DiscoveryBackend.ETCD);
     return Optional.of(DiscoverySettings.etcd(values));
+  }
+
+  /**
+   * What the worker serves on. A vLLM-style worker is what a {@code vllm serve} is: it registers
+   * nowhere, serves no Dynamo request plane, and publishes vLLM's KV events.
+   */
+  private WorkerApi api() {
+    WorkerApi api = values.value(API);
+    if (api == WorkerApi.OPENAI) {
+      if (values.value(DiscoverySettings.DISCOVERY_BACKEND) != DiscoveryBackend.STATIC) {
+        fail(
+            API.flag()
+                + " openai registers nowhere: drop "
+                + DiscoverySettings.DISCOVERY_BACKEND.flag());
+      }
+      if (values.value(REQUEST_PLANE) != RequestPlaneKind.TCP) {
+        fail(API.flag() + " openai serves HTTP only: drop " + REQUEST_PLANE.flag());
+      }
+      if (values.value(EVENT_PLANE) != EventPlaneKind.ZMQ
+          || values.value(KV_EVENTS_FORMAT) == KvEventsFormat.DYNAMO) {
+        fail(
+            API.flag()
+                + " openai publishes KV events as vLLM does (ZMQ, vLLM's format): drop "
+                + EVENT_PLANE.flag()
+                + " and "
+                + KV_EVENTS_FORMAT.flag());
+      }
+    }
+    return api;
   }
 
   /** The pod the worker registers as, which the Downward API names in Kubernetes. */

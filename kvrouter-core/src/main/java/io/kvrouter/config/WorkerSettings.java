@@ -225,6 +225,21 @@ public final class WorkerSettings {
 
   public static final Setting<Integer> TCP_MAX_MESSAGE_SIZE = Settings.TCP_MAX_MESSAGE_SIZE;
 
+  public static final Setting<WorkerApi> API =
+      new Setting<>(
+          "api",
+          null,
+          "API",
+          "What the worker serves requests on: dynamo (Dynamo's request plane on --port, as a"
+              + " Dynamo worker) or openai (the HTTP API of a vllm serve on --port: token-in"
+              + " POST /v1/completions, streamed or not, GET /health and /v1/models; routers"
+              + " reach it with --worker id=ID,url=http://HOST:PORT). With openai the KV events"
+              + " are vLLM's (--kv-events-port) and the worker registers nowhere.",
+          "dynamo",
+          Parsers.oneOf(WorkerApi.class),
+          false,
+          Parsers.named(WorkerApi.class));
+
   public static final Setting<Set<ResponseStreamKind>> ACCEPT_RESPONSE_STREAM =
       new Setting<>(
           "accept-response-stream",
@@ -250,7 +265,7 @@ public final class WorkerSettings {
   public static final List<Setting<?>> ALL = all();
 
   private static List<Setting<?>> all() {
-    List<Setting<?>> all = new ArrayList<>(List.of(HOST, PORT, MODEL_NAME, MODEL_PATH));
+    List<Setting<?>> all = new ArrayList<>(List.of(HOST, PORT, API, MODEL_NAME, MODEL_PATH));
     all.addAll(EngineKnobs.WORKER.all());
     all.addAll(
         List.of(

@@ -1,5 +1,6 @@
 package io.kvrouter.config;
 
+import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,10 @@ import java.util.Set;
  * id=w1,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo][,kv-metrics=tcp://HOST:PORT]][,codec=json|msgpack][,instance=HEX][,response-stream=call-home|mux]}.
  * The path is the opaque routing path of Dynamo's TCP address; it defaults to {@code generate}.
  * With {@code instance=} the address may be left out: the worker is then reached on the NATS
- * request plane only, its endpoint named {@code endpoint=} (default {@code generate}).
+ * request plane only, its endpoint named {@code endpoint=} (default {@code generate}). With {@code
+ * url=http://HOST:PORT[/PATH]} instead of an address the worker is a plain engine's HTTP server (a
+ * {@code vllm serve}), sent token ids on {@code /v1/completions}; its KV events, if any, are vLLM's
+ * ({@code kv-events=}, {@code kv-replay=}).
  *
  * @param kvBlocks the KV capacity each data-parallel rank declares, 0 when not given
  * @param kvEvents where the worker publishes its KV cache events over ZMQ, if it does: in vLLM's
@@ -24,6 +28,7 @@ import java.util.Set;
  *     {@code null}
  * @param responseStream how the worker streams responses back, when its entry says; empty means the
  *     router-wide {@code --tcp-response-mux}
+ * @param url a plain engine's base URL ({@code url=}), or {@code null} for a Dynamo worker
  */
 public record WorkerSpec(
     String id,
@@ -35,18 +40,22 @@ public record WorkerSpec(
     int dpSize,
     RequestPlaneCodec codec,
     String instance,
-    Optional<ResponseStreamKind> responseStream) {
+    Optional<ResponseStreamKind> responseStream,
+    URI url) {
 
   static final String EXPECTED =
       "id=ID,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT"
           + "[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo][,kv-metrics=tcp://HOST:PORT]]"
           + "[,codec=json|msgpack][,instance=HEX[,endpoint=NAME]][,response-stream=call-home|mux]"
-          + " (keys: id, address, kv-blocks, dp-size, kv-events, kv-replay, events-format,"
+          + ", or id=ID,url=http://HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N]"
+          + "[,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT]] for a vllm serve"
+          + " (keys: id, address, url, kv-blocks, dp-size, kv-events, kv-replay, events-format,"
           + " kv-metrics, codec, instance, endpoint, response-stream)";
   private static final Set<String> KEYS =
       Set.of(
           "id",
           "address",
+          "url",
           "kv-blocks",
           "dp-size",
           "kv-events",
@@ -131,6 +140,21 @@ public record WorkerSpec(
     }
   }
 
+  /** A Dynamo worker. */
+  public WorkerSpec(
+      String id,
+      String host,
+      int port,
+      String path,
+      long kvBlocks,
+      Optional<KvEventSource> kvEvents,
+      int dpSize,
+      RequestPlaneCodec codec,
+      String instance,
+      Optional<ResponseStreamKind> responseStream) {
+    this(id, host, port, path, kvBlocks, kvEvents, dpSize, codec, instance, responseStream, null);
+  }
+
   /** A worker reached over TCP, taking JSON. */
   public WorkerSpec(
       String id,
@@ -160,6 +184,11 @@ public record WorkerSpec(
   /** A worker without a declared KV capacity, KV events or data parallelism. */
   public WorkerSpec(String id, String host, int port, String path) {
     this(id, host, port, path, 0, Optional.empty(), 1);
+  }
+
+  /** Whether it is a plain engine's HTTP server ({@code url=}). */
+  public boolean isHttp() {
+    return url != null;
   }
 
   /** Whether it has a TCP address: a worker given only by {@code instance=} has none. */
@@ -195,8 +224,11 @@ public record WorkerSpec(
     if (address != null && address.isEmpty()) {
       address = null;
     }
+    if (fields.containsKey("url")) {
+      return parseHttp(id, fields);
+    }
     if (id == null || id.isEmpty() || (address == null && instance == null)) {
-      throw new IllegalArgumentException("id and address (or instance=) are required");
+      throw new IllegalArgumentException("id and address (or instance=, or url=) are required");
     }
     RequestPlaneCodec codec = RequestPlaneCodec.JSON;
     String codecName = fields.get("codec");
@@ -302,6 +334,64 @@ public record WorkerSpec(
     }
     return new WorkerSpec(
         id, host, port, path, blocks, source, dpSize, codec, instance, responseStream);
+  }
+
+  /** Keys a plain engine's HTTP server takes. */
+  private static final Set<String> HTTP_KEYS =
+      Set.of("id", "url", "kv-blocks", "dp-size", "kv-events", "kv-replay");
+
+  /** A {@code url=} worker: a plain engine's HTTP server, its KV events in vLLM's format. */
+  private static WorkerSpec parseHttp(String id, Map<String, String> fields) {
+    for (String key : fields.keySet()) {
+      if (!HTTP_KEYS.contains(key)) {
+        throw new IllegalArgumentException(
+            key
+                + "= is for Dynamo workers: a url= worker (a plain engine's HTTP server) takes"
+                + " id, url, kv-blocks, dp-size, kv-events and kv-replay");
+      }
+    }
+    if (id == null || id.isEmpty()) {
+      throw new IllegalArgumentException("id is required");
+    }
+    String raw = fields.get("url");
+    URI url;
+    try {
+      url = new URI(raw);
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalArgumentException("url '" + raw + "' is not a URL");
+    }
+    if (!"http".equals(url.getScheme()) || url.getHost() == null || url.getPort() < 1) {
+      throw new IllegalArgumentException(
+          "url '" + raw + "' is not http://HOST:PORT[/PATH] (the engine's HTTP server)");
+    }
+    if (url.getQuery() != null || url.getFragment() != null) {
+      throw new IllegalArgumentException("url '" + raw + "' must not have a query or fragment");
+    }
+    WorkerSpec dynamoShaped =
+        parse(
+            "id="
+                + id
+                + ",address="
+                + url.getHost()
+                + ":"
+                + url.getPort()
+                + fields.entrySet().stream()
+                    .filter(e -> !e.getKey().equals("id") && !e.getKey().equals("url"))
+                    .map(e -> "," + e.getKey() + "=" + e.getValue())
+                    .reduce("", String::concat));
+    String path = url.getPath() == null ? "" : url.getPath();
+    return new WorkerSpec(
+        id,
+        url.getHost(),
+        url.getPort(),
+        path,
+        dynamoShaped.kvBlocks(),
+        dynamoShaped.kvEvents(),
+        dynamoShaped.dpSize(),
+        RequestPlaneCodec.JSON,
+        null,
+        Optional.empty(),
+        url);
   }
 
   /** The last rank's port, base + dp-size - 1, must still be a port. */

@@ -1,5 +1,6 @@
 package io.kvrouter.protocol;
 
+import java.net.URI;
 import java.util.Objects;
 
 /**
@@ -14,9 +15,17 @@ import java.util.Objects;
  *     for a worker that advertises none, as Dynamo's frontend does
  * @param natsSubject the worker endpoint's NATS subject, or {@code null} when it is reached over
  *     TCP
+ * @param url for a plain engine's HTTP server (a {@code vllm serve}), its base URL; host and port
+ *     are then the URL's, the path its path. {@code null} for a Dynamo worker
  */
 public record WorkerEndpoint(
-    String workerId, String host, int port, String path, PayloadCodec codec, String natsSubject) {
+    String workerId,
+    String host,
+    int port,
+    String path,
+    PayloadCodec codec,
+    String natsSubject,
+    URI url) {
 
   /** The path Dynamo's classic workers register their generate endpoint under. */
   public static final String DEFAULT_PATH = "generate";
@@ -32,6 +41,27 @@ public record WorkerEndpoint(
     }
   }
 
+  /** A Dynamo worker, on TCP or (with {@code natsSubject}) NATS. */
+  public WorkerEndpoint(
+      String workerId, String host, int port, String path, PayloadCodec codec, String natsSubject) {
+    this(workerId, host, port, path, codec, natsSubject, null);
+  }
+
+  /** A plain engine's HTTP server at {@code url} ({@code http://HOST:PORT[/PATH]}). */
+  public static WorkerEndpoint http(String workerId, URI url) {
+    String path = url.getPath() == null ? "" : url.getPath();
+    while (path.endsWith("/")) {
+      path = path.substring(0, path.length() - 1);
+    }
+    int port = url.getPort() > 0 ? url.getPort() : 80;
+    return new WorkerEndpoint(workerId, url.getHost(), port, path, PayloadCodec.JSON, null, url);
+  }
+
+  /** Whether it is a plain engine reached over HTTP. */
+  public boolean isHttp() {
+    return url != null;
+  }
+
   /** A worker reached over TCP at {@code host:port/path}, taking JSON. */
   public WorkerEndpoint(String workerId, String host, int port, String path) {
     this(workerId, host, port, path, PayloadCodec.JSON, null);
@@ -39,12 +69,12 @@ public record WorkerEndpoint(
 
   /** The same worker, taking {@code payloads}. */
   public WorkerEndpoint withCodec(PayloadCodec payloads) {
-    return new WorkerEndpoint(workerId, host, port, path, payloads, natsSubject);
+    return new WorkerEndpoint(workerId, host, port, path, payloads, natsSubject, url);
   }
 
   /** The same worker, reached over NATS on {@code subject}. */
   public WorkerEndpoint withNatsSubject(String subject) {
-    return new WorkerEndpoint(workerId, host, port, path, codec, subject);
+    return new WorkerEndpoint(workerId, host, port, path, codec, subject, url);
   }
 
   /**
@@ -62,11 +92,17 @@ public record WorkerEndpoint(
       subject = natsSubject.substring(0, dot + 1) + name + natsSubject.substring(dash);
     }
     return new WorkerEndpoint(
-        workerId, host, port, path.substring(0, slash + 1) + name, codec, subject);
+        workerId, host, port, path.substring(0, slash + 1) + name, codec, subject, url);
   }
 
-  /** {@code host:port/path}, the form Dynamo publishes in discovery; on NATS, the subject. */
+  /**
+   * {@code host:port/path}, the form Dynamo publishes in discovery; on NATS, the subject; over
+   * HTTP, the URL.
+   */
   public String address() {
+    if (url != null) {
+      return url.toString();
+    }
     return natsSubject != null ? natsSubject : host + ":" + port + "/" + path;
   }
 }

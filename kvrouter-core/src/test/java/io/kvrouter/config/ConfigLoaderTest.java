@@ -762,7 +762,7 @@ class ConfigLoaderTest {
             "id=a,address=h:1,codec=cbor", "codec 'cbor' is not one of: json, msgpack",
             "id=a,instance=7G", "instance '7G' is not a Dynamo instance id in lowercase hex",
             "id=a,instance=12345678901234567", "(1 to 16 digits)",
-            "id=a", "id and address (or instance=) are required",
+            "id=a", "id and address (or instance=, or url=) are required",
             "id=a,address=h:1,endpoint=x", "with address=, give it as /PATH",
             "id=a,instance=1,endpoint=a/b", "endpoint 'a/b' must be one name without '/'");
     bad.forEach(

@@ -1,0 +1,205 @@
+package io.kvrouter.app;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvrouter.preprocess.ModelAssets;
+import io.kvrouter.protocol.EngineOutput;
+import io.kvrouter.protocol.InferenceEngine;
+import io.kvrouter.protocol.PreprocessedRequest;
+import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.vllm.VllmCompletions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The simulated worker as a {@code vllm serve} looks to a router ({@code router.jar worker --api
+ * openai}): token-in {@code POST /v1/completions} ({@link VllmCompletions}: the prompt as token
+ * ids, streamed as server-sent events or answered whole), {@code GET /health}, {@code GET
+ * /v1/models}. A client that goes away cancels its request, as vLLM aborts on disconnect. The
+ * request's {@code X-data-parallel-rank} header picks the rank, as vLLM's does.
+ */
+final class WorkerOpenAiApi {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final InferenceEngine engine;
+  private final ModelAssets assets;
+  private final String model;
+
+  private WorkerOpenAiApi(InferenceEngine engine, ModelAssets assets, String model) {
+    this.engine = engine;
+    this.assets = assets;
+    this.model = model;
+  }
+
+  /** Serves on {@code host}:{@code port} (0: any); the future gives the server. */
+  static Future<HttpServer> serve(
+      Vertx vertx,
+      InferenceEngine engine,
+      ModelAssets assets,
+      String model,
+      String host,
+      int port) {
+    WorkerOpenAiApi api = new WorkerOpenAiApi(engine, assets, model);
+    return vertx.createHttpServer().requestHandler(api::handle).listen(port, host);
+  }
+
+  private void handle(HttpServerRequest request) {
+    String path = request.path();
+    if (path.equals(VllmCompletions.PATH) && request.method().name().equals("POST")) {
+      request.body().onSuccess(body -> complete(request, body));
+    } else if (path.equals("/health")) {
+      request.response().end();
+    } else if (path.equals("/v1/models")) {
+      ObjectNode list = JSON.createObjectNode().put("object", "list");
+      list.putArray("data").addObject().put("id", model).put("object", "model");
+      json(request.response(), 200, list);
+    } else {
+      error(request.response(), 404, "NotFoundError", "no route " + path);
+    }
+  }
+
+  private void complete(HttpServerRequest request, Buffer raw) {
+    PreprocessedRequest generation;
+    JsonNode body;
+    try {
+      body = JSON.readTree(raw.getBytes());
+      Optional<Integer> dpRank =
+          Optional.ofNullable(request.getHeader("X-data-parallel-rank")).map(Integer::valueOf);
+      generation = VllmCompletions.readRequest(body, assets.eosTokenIds(), dpRank);
+    } catch (Exception e) {
+      error(request.response(), 400, "BadRequestError", String.valueOf(e.getMessage()));
+      return;
+    }
+    if (!generation.model().isEmpty() && !generation.model().equals(model)) {
+      error(
+          request.response(),
+          404,
+          "NotFoundError",
+          "The model `" + generation.model() + "` does not exist.");
+      return;
+    }
+    String id =
+        "cmpl-"
+            + Optional.ofNullable(request.getHeader("X-Request-Id"))
+                .orElse(UUID.randomUUID().toString());
+    boolean stream = body.path("stream").asBoolean(false);
+    boolean usage = body.path("stream_options").path("include_usage").asBoolean(false);
+    ResponseStream outputs = engine.generate(id, generation);
+    new Answer(request.response(), outputs, id, generation.tokenIds().length, stream, usage)
+        .start();
+  }
+
+  /** One request's answer, written as the engine's outputs arrive. */
+  private final class Answer implements ResponseStream.Subscriber {
+    private final HttpServerResponse response;
+    private final ResponseStream outputs;
+    private final String id;
+    private final int promptTokens;
+    private final boolean stream;
+    private final boolean usage;
+    private final long created = System.currentTimeMillis() / 1000;
+    private final StringBuilder text = new StringBuilder();
+    private final java.util.List<Integer> tokens = new java.util.ArrayList<>();
+    private String finish;
+
+    Answer(
+        HttpServerResponse response,
+        ResponseStream outputs,
+        String id,
+        int promptTokens,
+        boolean stream,
+        boolean usage) {
+      this.response = response;
+      this.outputs = outputs;
+      this.id = id;
+      this.promptTokens = promptTokens;
+      this.stream = stream;
+      this.usage = usage;
+    }
+
+    void start() {
+      response.closeHandler(v -> outputs.cancel()); // the client went away: abort
+      if (stream) {
+        response.setChunked(true).putHeader("content-type", "text/event-stream");
+      }
+      outputs.subscribe(this);
+    }
+
+    @Override
+    public void onOutput(EngineOutput output) {
+      String delta = assets.tokenizer().decode(output.tokenIds());
+      for (int token : output.tokenIds()) {
+        tokens.add(token);
+      }
+      text.append(delta);
+      finish = VllmCompletions.finishName(output.finishReason());
+      if (stream && !response.closed()) {
+        event(VllmCompletions.chunk(id, created, model, delta, output.tokenIds(), finish));
+      }
+    }
+
+    @Override
+    public void onComplete() {
+      if (response.closed()) {
+        return;
+      }
+      if (!stream) {
+        int[] ids = tokens.stream().mapToInt(Integer::intValue).toArray();
+        ObjectNode whole = VllmCompletions.chunk(id, created, model, text.toString(), ids, finish);
+        whole.set(
+            "usage",
+            VllmCompletions.usageChunk(id, created, model, promptTokens, ids.length).get("usage"));
+        json(response, 200, whole);
+        return;
+      }
+      if (usage) {
+        event(VllmCompletions.usageChunk(id, created, model, promptTokens, tokens.size()));
+      }
+      response.end("data: " + VllmCompletions.DONE + "\n\n");
+    }
+
+    @Override
+    public void onError(Throwable error) {
+      if (response.closed()) {
+        return;
+      }
+      if (!stream || !response.headWritten()) {
+        error(response, 500, "InternalServerError", String.valueOf(error.getMessage()));
+        return;
+      }
+      ObjectNode event = JSON.createObjectNode();
+      event.putObject("error").put("message", String.valueOf(error.getMessage())).put("code", 500);
+      event(event);
+      response.end("data: " + VllmCompletions.DONE + "\n\n");
+    }
+
+    private void event(ObjectNode data) {
+      response.write("data: " + data + "\n\n");
+    }
+  }
+
+  private static void json(HttpServerResponse response, int status, ObjectNode body) {
+    response
+        .setStatusCode(status)
+        .putHeader("content-type", "application/json")
+        .end(body.toString());
+  }
+
+  /** vLLM's {@code ErrorResponse}: {@code {"error": {"message", "type", "param", "code"}}}. */
+  private static void error(HttpServerResponse response, int status, String type, String message) {
+    ObjectNode body = JSON.createObjectNode();
+    body.putObject("error")
+        .put("message", message)
+        .put("type", type)
+        .putNull("param")
+        .put("code", status);
+    json(response, status, body);
+  }
+}

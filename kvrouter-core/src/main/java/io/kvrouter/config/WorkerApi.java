@@ -1,0 +1,21 @@
+package io.kvrouter.config;
+
+/**
+ * What a {@code router.jar worker} serves requests on ({@code --api}): Dynamo's request plane, or
+ * the token-in HTTP API of a {@code vllm serve}.
+ */
+public enum WorkerApi implements Named {
+  DYNAMO("dynamo"),
+  OPENAI("openai");
+
+  private final String configName;
+
+  WorkerApi(String configName) {
+    this.configName = configName;
+  }
+
+  @Override
+  public String configName() {
+    return configName;
+  }
+}

@@ -1,0 +1,199 @@
+package io.kvrouter.transport.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvrouter.config.TcpConfig;
+import io.kvrouter.protocol.PreprocessedRequest;
+import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerUnavailableException;
+import io.kvrouter.protocol.vllm.VllmCompletions;
+import io.kvrouter.transport.RequestPlane;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The request plane to plain engines' HTTP servers ({@code vllm serve}): each request is a streamed
+ * token-in {@code POST /v1/completions} ({@link VllmCompletions}) on a pooled keep-alive
+ * connection, with the router's request id in {@code X-Request-Id} and, for a data-parallel rank,
+ * {@code X-data-parallel-rank}; the answer's server-sent events are the response stream ({@link
+ * SseResponseStream}).
+ *
+ * <p>The same promises as the TCP plane: the send future fails with {@link
+ * WorkerUnavailableException} when the server cannot be reached (connect timeout), answers no
+ * headers within the request timeout, or answers anything but 200 (refused, with its message), and
+ * succeeds once the 200 and its headers arrived. A probe is {@code GET /health}. Engines answer no
+ * Dynamo recovery queries, so {@link #ask} refuses.
+ */
+public final class HttpRequestPlane implements RequestPlane {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Headers vLLM reads (docs/notes/plain-engines.md §1.4). */
+  static final String REQUEST_ID = "X-Request-Id";
+
+  static final String DP_RANK = "X-data-parallel-rank";
+
+  private final Vertx vertx;
+  private final HttpClient client;
+  private final TcpConfig timeouts;
+
+  private HttpRequestPlane(Vertx vertx, HttpClient client, TcpConfig timeouts) {
+    this.vertx = vertx;
+    this.client = client;
+    this.timeouts = timeouts;
+  }
+
+  /**
+   * A plane with up to {@code config.poolSize()} connections per server, {@code connectTimeout} to
+   * connect and {@code requestTimeout} for the answer's headers.
+   */
+  public static HttpRequestPlane create(Vertx vertx, TcpConfig config) {
+    HttpClient client =
+        vertx
+            .httpClientBuilder()
+            .with(
+                new HttpClientOptions()
+                    .setKeepAlive(true)
+                    .setConnectTimeout((int) config.connectTimeout().toMillis()))
+            .with(new PoolOptions().setHttp1MaxSize(config.poolSize()))
+            .build();
+    return new HttpRequestPlane(vertx, client, config);
+  }
+
+  @Override
+  public Future<Void> start() {
+    return Future.succeededFuture();
+  }
+
+  @Override
+  public Future<ResponseStream> send(
+      WorkerEndpoint worker, String requestId, PreprocessedRequest request) {
+    Buffer body;
+    try {
+      body = Buffer.buffer(JSON.writeValueAsBytes(VllmCompletions.requestBody(request)));
+    } catch (Exception e) {
+      return Future.failedFuture(e);
+    }
+    RequestOptions options =
+        options(worker, HttpMethod.POST, VllmCompletions.PATH)
+            .putHeader("content-type", "application/json")
+            .putHeader("accept", "text/event-stream")
+            .putHeader(REQUEST_ID, requestId);
+    request.dpRank().ifPresent(rank -> options.putHeader(DP_RANK, String.valueOf(rank)));
+    return client
+        .request(options)
+        .recover(failure -> Future.failedFuture(unreachable(worker, failure)))
+        .compose(
+            outgoing ->
+                outgoing
+                    .send(body)
+                    .recover(failure -> Future.failedFuture(unreachable(worker, failure))))
+        .compose(
+            response -> {
+              if (response.statusCode() != 200) {
+                return refusal(worker, response);
+              }
+              return Future.succeededFuture(
+                  (ResponseStream)
+                      new SseResponseStream(
+                          vertx.getOrCreateContext(), response, worker, requestId));
+            });
+  }
+
+  /** A non-200 answer: the worker refused the request, saying why in its error body. */
+  private static Future<ResponseStream> refusal(
+      WorkerEndpoint worker, HttpClientResponse response) {
+    Promise<ResponseStream> refused = Promise.promise();
+    response
+        .body()
+        .onComplete(
+            ar -> {
+              String message = "HTTP " + response.statusCode();
+              if (ar.succeeded()) {
+                message += ": " + errorMessage(ar.result());
+              }
+              refused.fail(WorkerUnavailableException.refused(worker.workerId(), message));
+            });
+    return refused.future();
+  }
+
+  /** The {@code error.message} of an OpenAI error body, else the body (truncated). */
+  private static String errorMessage(Buffer body) {
+    try {
+      JsonNode json = JSON.readTree(body.getBytes());
+      JsonNode message = json.path("error").path("message");
+      if (message.isTextual()) {
+        return message.asText();
+      }
+    } catch (Exception e) {
+      // not JSON: the text itself
+    }
+    String text = body.toString();
+    return text.length() > 200 ? text.substring(0, 200) + "…" : text;
+  }
+
+  private static WorkerUnavailableException unreachable(WorkerEndpoint worker, Throwable failure) {
+    return WorkerUnavailableException.unreachable(
+        worker.workerId(),
+        "cannot reach " + worker.address() + ": " + failure.getMessage(),
+        failure);
+  }
+
+  private RequestOptions options(WorkerEndpoint worker, HttpMethod method, String route) {
+    return new RequestOptions()
+        .setMethod(method)
+        .setHost(worker.host())
+        .setPort(worker.port())
+        .setURI(worker.path() + route)
+        .setConnectTimeout(timeouts.connectTimeout().toMillis())
+        // no byte for this long before the headers (or between them) fails the request
+        .setIdleTimeout(timeouts.requestTimeout().toMillis());
+  }
+
+  @Override
+  public Future<List<JsonNode>> ask(
+      WorkerEndpoint endpoint, String requestId, byte[] body, Duration timeout) {
+    return Future.failedFuture(
+        WorkerUnavailableException.refused(
+            endpoint.workerId(), "a plain engine's HTTP server answers no Dynamo queries"));
+  }
+
+  @Override
+  public Future<Void> probe(WorkerEndpoint worker) {
+    return client
+        .request(options(worker, HttpMethod.GET, "/health"))
+        .compose(request -> request.send())
+        .compose(
+            response ->
+                response
+                    .body()
+                    .compose(
+                        body ->
+                            response.statusCode() == 200
+                                ? Future.<Void>succeededFuture()
+                                : Future.failedFuture(
+                                    WorkerUnavailableException.refused(
+                                        worker.workerId(),
+                                        "GET /health answered HTTP " + response.statusCode()))))
+        .recover(
+            failure ->
+                failure instanceof WorkerUnavailableException
+                    ? Future.failedFuture(failure)
+                    : Future.failedFuture(unreachable(worker, failure)));
+  }
+
+  @Override
+  public Future<Void> close() {
+    return client.close();
+  }
+}

@@ -1,0 +1,216 @@
+package io.kvrouter.transport.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvrouter.protocol.EngineOutput;
+import io.kvrouter.protocol.RequestCancelledException;
+import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerStreamException;
+import io.kvrouter.protocol.vllm.VllmCompletions;
+import io.kvrouter.protocol.vllm.VllmStreamException;
+import io.vertx.core.Context;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.parsetools.RecordParser;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A plain engine's streamed completion (server-sent events, one {@code data:} line per chunk,
+ * {@code data: [DONE]} at the end) as a {@link ResponseStream}: each chunk read by {@link
+ * VllmCompletions#readChunk}, queued until the subscriber takes it. The response is paused while
+ * nobody is subscribed or the subscriber paused, so HTTP flow control reaches the engine. Every
+ * callback runs on the response's event loop; the public methods hop onto it.
+ *
+ * <p>Endings: {@code [DONE]} after a finish reason completes; an error event fails with the
+ * engine's message; a connection that ends or breaks first fails as a broken stream (failover or
+ * migration then apply); {@link #cancel()} closes the connection, which is how vLLM learns to abort
+ * the request (it has no abort route), and fails with {@link RequestCancelledException}.
+ */
+final class SseResponseStream implements ResponseStream {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String DATA = "data:";
+  private static final Object COMPLETE = new Object();
+
+  private final Context context;
+  private final HttpClientResponse response;
+  private final WorkerEndpoint worker;
+  private final String requestId;
+  private final AtomicReference<Subscriber> subscriber = new AtomicReference<>();
+
+  /** Outputs, then at most one ending: {@link #COMPLETE} or a {@link Throwable}. */
+  private final ArrayDeque<Object> events = new ArrayDeque<>();
+
+  private boolean ended;
+  private boolean finished;
+  private boolean paused;
+  private boolean delivering;
+
+  SseResponseStream(
+      Context context, HttpClientResponse response, WorkerEndpoint worker, String requestId) {
+    this.context = context;
+    this.response = response;
+    this.worker = worker;
+    this.requestId = requestId;
+    RecordParser lines = RecordParser.newDelimited("\n", response);
+    lines.handler(this::onLine);
+    lines.endHandler(v -> onEnd());
+    lines.exceptionHandler(this::onFailure);
+    updateFlow();
+  }
+
+  @Override
+  public void subscribe(Subscriber s) {
+    Objects.requireNonNull(s, "subscriber");
+    if (!subscriber.compareAndSet(null, s)) {
+      throw new IllegalStateException(
+          "response stream of request " + requestId + " already subscribed");
+    }
+    context.runOnContext(v -> drain());
+  }
+
+  @Override
+  public void pause() {
+    context.runOnContext(
+        v -> {
+          paused = true;
+          updateFlow();
+        });
+  }
+
+  @Override
+  public void resume() {
+    context.runOnContext(
+        v -> {
+          paused = false;
+          drain();
+        });
+  }
+
+  @Override
+  public void cancel() {
+    context.runOnContext(
+        v -> {
+          if (!ended) {
+            events.clear();
+            end(new RequestCancelledException("request " + requestId + " cancelled"));
+            // closing the connection is vLLM's abort; a pooled connection must not be reused
+            response.request().connection().close();
+          }
+          drain();
+        });
+  }
+
+  private void onLine(Buffer raw) {
+    if (ended) {
+      return; // the ending is queued; what follows is read and dropped
+    }
+    String line = raw.toString().strip();
+    if (!line.startsWith(DATA)) {
+      return; // blank separators, comments, other fields
+    }
+    String data = line.substring(DATA.length()).strip();
+    if (data.equals(VllmCompletions.DONE)) {
+      end(
+          finished
+              ? COMPLETE
+              : WorkerStreamException.disconnected(
+                  "worker " + worker.workerId() + " ended its stream without a finish reason",
+                  null));
+    } else {
+      onChunk(data);
+    }
+    drain();
+  }
+
+  private void onChunk(String data) {
+    Optional<EngineOutput> output;
+    try {
+      output = VllmCompletions.readChunk(JSON.readTree(data));
+    } catch (VllmStreamException e) {
+      end(
+          WorkerStreamException.reported(
+              "worker " + worker.workerId() + " failed: " + e.getMessage()));
+      return;
+    } catch (IOException | RuntimeException e) {
+      end(
+          WorkerStreamException.disconnected(
+              "worker " + worker.workerId() + " sent a malformed stream chunk: " + e.getMessage(),
+              null));
+      response.request().connection().close();
+      return;
+    }
+    if (output.isPresent()) {
+      if (output.get().finishReason() != null && output.get().finishReason().isError()) {
+        end(
+            WorkerStreamException.reported(
+                "worker "
+                    + worker.workerId()
+                    + " failed: "
+                    + output.get().finishReason().errorMessage()));
+        return;
+      }
+      if (output.get().finishReason() != null) {
+        finished = true;
+      }
+      events.add(output.get());
+    }
+  }
+
+  private void onEnd() {
+    end(brokenOff(null));
+    drain();
+  }
+
+  private void onFailure(Throwable failure) {
+    end(brokenOff(failure));
+    drain();
+  }
+
+  private WorkerStreamException brokenOff(Throwable cause) {
+    return WorkerStreamException.disconnected(
+        "stream from worker " + worker.workerId() + " ended before generation completed", cause);
+  }
+
+  private void end(Object ending) {
+    if (!ended) {
+      ended = true;
+      events.add(ending);
+    }
+  }
+
+  private void drain() {
+    if (delivering) {
+      return;
+    }
+    delivering = true;
+    try {
+      Subscriber s = subscriber.get();
+      while (s != null && !paused && !events.isEmpty()) {
+        Object event = events.poll();
+        if (event == COMPLETE) {
+          s.onComplete();
+        } else if (event instanceof Throwable failure) {
+          s.onError(failure);
+        } else {
+          s.onOutput((EngineOutput) event);
+        }
+      }
+    } finally {
+      delivering = false;
+    }
+    updateFlow();
+  }
+
+  /** Reads on while someone takes the outputs, or once the ending is known (to drain the body). */
+  private void updateFlow() {
+    if (ended || (subscriber.get() != null && !paused)) {
+      response.resume();
+    } else {
+      response.pause();
+    }
+  }
+}
