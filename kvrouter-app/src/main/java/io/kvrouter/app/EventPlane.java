@@ -77,18 +77,22 @@ final class EventPlane implements WorkerEventSources {
       Router router,
       RequestPlane plane,
       MeterRegistry meters) {
+    // plain engines report their load on /metrics, in every mode
+    EngineMetrics engines = new EngineMetrics(router, scope.blockSize());
     if (config.routerMode() != RouterMode.KV || !config.kv().kvEvents()) {
-      return new EventPlane(List.of(), List.of(), null);
+      return new EventPlane(List.of(), List.of(engines), null);
     }
     if (scope.events().kind() == EventPlaneKind.NATS) {
       // config validation keeps --mock-workers out of nats mode
       return new EventPlane(
           List.of(),
-          List.of(NatsKvEvents.start(scope.events(), router, plane, scope.publishers(), meters)),
+          List.of(
+              NatsKvEvents.start(scope.events(), router, plane, scope.publishers(), meters),
+              engines),
           null);
     }
     List<ZmqEventPublisher> publishers = new ArrayList<>();
-    List<WorkerEventSources> sources = new ArrayList<>();
+    List<WorkerEventSources> sources = new ArrayList<>(List.of(engines));
     ZmqDynamoEvents dynamo = null;
     try {
       dynamo =

@@ -198,7 +198,7 @@ final class WorkerApplication {
     List<AutoCloseable> closers = new ArrayList<>(publishers);
     Future<HttpServer> server =
         WorkerOpenAiApi.serve(
-            vertx, engine, assets, config.modelName(), config.host(), config.port());
+            vertx, engine, ranks, assets, config.modelName(), config.host(), config.port());
     Future<?> system =
         config.systemPort().isEmpty()
             ? Future.succeededFuture()

@@ -9,12 +9,17 @@ import io.kvrouter.protocol.InferenceEngine;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.vllm.VllmCompletions;
+import io.kvrouter.protocol.vllm.VllmMetrics;
+import io.kvrouter.worker.SimulatedEngine;
+import io.kvrouter.worker.kv.BlockPool;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -22,18 +27,22 @@ import java.util.UUID;
  * The simulated worker as a {@code vllm serve} looks to a router ({@code router.jar worker --api
  * openai}): token-in {@code POST /v1/completions} ({@link VllmCompletions}: the prompt as token
  * ids, streamed as server-sent events or answered whole), {@code GET /health}, {@code GET
- * /v1/models}. A client that goes away cancels its request, as vLLM aborts on disconnect. The
- * request's {@code X-data-parallel-rank} header picks the rank, as vLLM's does.
+ * /v1/models}, and {@code GET /metrics} with vLLM's load and cache families ({@link VllmMetrics}),
+ * one series per data-parallel rank. A client that goes away cancels its request, as vLLM aborts on
+ * disconnect. The request's {@code X-data-parallel-rank} header picks the rank, as vLLM's does.
  */
 final class WorkerOpenAiApi {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final InferenceEngine engine;
+  private final List<SimulatedEngine> ranks;
   private final ModelAssets assets;
   private final String model;
 
-  private WorkerOpenAiApi(InferenceEngine engine, ModelAssets assets, String model) {
+  private WorkerOpenAiApi(
+      InferenceEngine engine, List<SimulatedEngine> ranks, ModelAssets assets, String model) {
     this.engine = engine;
+    this.ranks = ranks;
     this.assets = assets;
     this.model = model;
   }
@@ -42,11 +51,12 @@ final class WorkerOpenAiApi {
   static Future<HttpServer> serve(
       Vertx vertx,
       InferenceEngine engine,
+      List<SimulatedEngine> ranks,
       ModelAssets assets,
       String model,
       String host,
       int port) {
-    WorkerOpenAiApi api = new WorkerOpenAiApi(engine, assets, model);
+    WorkerOpenAiApi api = new WorkerOpenAiApi(engine, ranks, assets, model);
     return vertx.createHttpServer().requestHandler(api::handle).listen(port, host);
   }
 
@@ -54,6 +64,11 @@ final class WorkerOpenAiApi {
     String path = request.path();
     if (path.equals(VllmCompletions.PATH) && request.method().name().equals("POST")) {
       request.body().onSuccess(body -> complete(request, body));
+    } else if (path.equals("/metrics")) {
+      request
+          .response()
+          .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
+          .end(metrics());
     } else if (path.equals("/health")) {
       request.response().end();
     } else if (path.equals("/v1/models")) {
@@ -63,6 +78,22 @@ final class WorkerOpenAiApi {
     } else {
       error(request.response(), 404, "NotFoundError", "no route " + path);
     }
+  }
+
+  /** Each rank's requests and KV cache, as vLLM reports them. */
+  private String metrics() {
+    List<VllmMetrics.Figures> figures = new ArrayList<>();
+    for (int rank = 0; rank < ranks.size(); rank++) {
+      BlockPool kv = ranks.get(rank).kvCache();
+      figures.add(
+          new VllmMetrics.Figures(
+              rank,
+              ranks.get(rank).activeRequests(),
+              0,
+              kv.capacity() == 0 ? 0 : (double) kv.activeBlocks() / kv.capacity(),
+              kv.capacity()));
+    }
+    return VllmMetrics.write(model, ranks.get(0).kvCache().blockSize(), figures);
   }
 
   private void complete(HttpServerRequest request, Buffer raw) {

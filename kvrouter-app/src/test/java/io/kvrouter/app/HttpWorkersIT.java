@@ -1,6 +1,7 @@
 package io.kvrouter.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.kvrouter.testing.Http;
@@ -115,6 +116,18 @@ class HttpWorkersIT {
     assertThat(completion.json().getJsonObject("usage").getInteger("completion_tokens"))
         .isEqualTo(3);
 
+    // the engines' load and capacity, scraped from their /metrics
+    await()
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                workers(router).stream()
+                    .allMatch(
+                        w ->
+                            w.containsKey("reported_load")
+                                && w.getJsonObject("reported_load").getLong("kv_total_blocks")
+                                    == 16384));
+
     // the engines' vLLM events reach the router's index
     await()
         .atMost(PATIENCE)
@@ -222,5 +235,20 @@ class HttpWorkersIT {
             "dynamo 127.0.0.1:" + dynamo.port() + "/generate");
     assertThat(engine.metric("dynamo_component_requests_total")).isEqualTo(2);
     assertThat(dynamo.metric("dynamo_component_requests_total")).isEqualTo(2);
+  }
+
+  @Test
+  void anEngineWithAnotherBlockSize_isAClearErrorAtStart() throws Exception {
+    WorkerProcess other =
+        WorkerProcess.start(
+            "m", 5, 1, List.of("--port", "0", "--api", "openai", "--kv-cache-block-size", "32"));
+    closers.add(0, other);
+    assertThatThrownBy(
+            () ->
+                router(
+                    List.of(other.httpWorkerSpec("v1")), "router-mode", "kv", "kv-events", "false"))
+        .hasStackTraceContaining(
+            "worker v1 caches KV blocks of 32 tokens (vllm:cache_config_info block_size), but the"
+                + " router hashes blocks of 16");
   }
 }
