@@ -404,8 +404,10 @@ public final class Settings {
               + " worker that advertises none). instance=HEX is its Dynamo instance id in hex, its"
               + " NATS request subject's last part, for --request-plane nats (address= may then be"
               + " left out, and endpoint=NAME names its endpoint, default generate). response-stream=call-home|mux says how it"
-              + " streams responses back over TCP (default: --tcp-response-mux). Repeat for each"
-              + " worker.",
+              + " streams responses back over TCP (default: --tcp-response-mux). A plain vllm"
+              + " serve is url=http://HOST:PORT instead of address= (token ids sent to its"
+              + " /v1/completions, load read from its /metrics; kv-blocks, dp-size, kv-events and"
+              + " kv-replay as above). Repeat for each worker.",
           null,
           WorkerSpec.EXPECTED,
           true,
