@@ -27,7 +27,12 @@ import org.HdrHistogram.Recorder;
  * <pre>
  * java -cp ... io.kvrouter.bench.SseLoadGenerator --url http://127.0.0.1:8000 \
  *     --concurrency 32 --duration 20 --warmup 5 [--rate 1000] [--prompt-chars 80] [--max-tokens 32]
+ *     [--api completions]
  * </pre>
+ *
+ * With {@code --api completions} it speaks a plain engine's API instead: {@code POST
+ * /v1/completions} with the prompt as {@code --prompt-chars} token ids and {@code ignore_eos}, what
+ * a proxy in front of a {@code vllm serve} relays.
  */
 public final class SseLoadGenerator {
   private final Vertx vertx;
@@ -40,7 +45,8 @@ public final class SseLoadGenerator {
   private volatile boolean measuring;
   private volatile boolean stopped;
 
-  private SseLoadGenerator(String url, int concurrency, int promptChars, int maxTokens) {
+  private SseLoadGenerator(
+      String url, int concurrency, int promptChars, int maxTokens, boolean completions) {
     this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
     this.client =
         vertx.createHttpClient(
@@ -49,9 +55,24 @@ public final class SseLoadGenerator {
     this.target =
         new RequestOptions()
             .setMethod(HttpMethod.POST)
-            .setAbsoluteURI(url + "/v1/chat/completions")
+            .setAbsoluteURI(url + (completions ? "/v1/completions" : "/v1/chat/completions"))
             .putHeader("content-type", "application/json");
     String prompt = "benchmark prompt ".repeat(promptChars / 17 + 1).substring(0, promptChars);
+    if (completions) {
+      JsonArray ids = new JsonArray();
+      for (int i = 0; i < promptChars; i++) {
+        ids.add(32 + i % 90);
+      }
+      this.body =
+          new JsonObject()
+              .put("model", "mock-model")
+              .put("stream", true)
+              .put("max_tokens", maxTokens)
+              .put("ignore_eos", true)
+              .put("prompt", ids)
+              .toBuffer();
+      return;
+    }
     this.body =
         new JsonObject()
             .put("model", "mock-model")
@@ -70,7 +91,8 @@ public final class SseLoadGenerator {
             a.string("--url"),
             a.integer("--concurrency", 32),
             a.integer("--prompt-chars", 80),
-            a.integer("--max-tokens", 32));
+            a.integer("--max-tokens", 32),
+            "completions".equals(a.string("--api", "chat")));
     int rate = a.integer("--rate", 0);
     load.run(
         a.integer("--concurrency", 32),
@@ -177,6 +199,15 @@ public final class SseLoadGenerator {
 
     Args(String[] args) {
       this.args = args;
+    }
+
+    String string(String name, String otherwise) {
+      for (int i = 0; i < args.length - 1; i++) {
+        if (args[i].equals(name)) {
+          return args[i + 1];
+        }
+      }
+      return otherwise;
     }
 
     String string(String name) {
