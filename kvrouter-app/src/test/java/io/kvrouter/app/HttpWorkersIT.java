@@ -251,4 +251,23 @@ class HttpWorkersIT {
             "worker v1 caches KV blocks of 32 tokens (vllm:cache_config_info block_size), but the"
                 + " router hashes blocks of 16");
   }
+
+  @Test
+  void anEngineWhoseFirstTokenTakesLongerThanTheRequestTimeout_isStillAnswered() throws Exception {
+    // the simulated engine sends its headers with its first token, as a server may; only the
+    // router's stream idle timeout (120 s) bounds that wait, not --tcp-request-timeout
+    WorkerProcess slowStart =
+        WorkerProcess.start("m", 2500, 1, List.of("--port", "0", "--api", "openai"));
+    closers.add(0, slowStart);
+    RouterFixture router =
+        router(
+            List.of(slowStart.httpWorkerSpec("v1")),
+            "router-mode",
+            "round-robin",
+            "tcp-request-timeout",
+            "1");
+    Http.Response answer = Http.post(router.baseUrl + "/v1/chat/completions", chat(true, 3));
+    assertThat(answer.status()).isEqualTo(200);
+    assertThat(answer.body()).endsWith("data: [DONE]\n\n").doesNotContain("\"error\"");
+  }
 }

@@ -31,9 +31,11 @@ import java.util.List;
  *
  * <p>The same promises as the TCP plane: the send future fails with {@link
  * WorkerUnavailableException} when the server cannot be reached (connect timeout), answers no
- * headers within the request timeout, or answers anything but 200 (refused, with its message), and
- * succeeds once the 200 and its headers arrived. A probe is {@code GET /health}. Engines answer no
- * Dynamo recovery queries, so {@link #ask} refuses.
+ * headers within the prologue timeout (as long as a silent stream may be, since an engine may hold
+ * its headers back until its first token), or answers anything but 200 (refused, with its message),
+ * and succeeds once the 200 and its headers arrived. A probe is {@code GET /health}, which must
+ * answer within the request timeout. Engines answer no Dynamo recovery queries, so {@link #ask}
+ * refuses.
  */
 public final class HttpRequestPlane implements RequestPlane {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -94,10 +96,23 @@ public final class HttpRequestPlane implements RequestPlane {
         .request(options)
         .recover(failure -> Future.failedFuture(unreachable(worker, failure)))
         .compose(
-            outgoing ->
-                outgoing
-                    .send(body)
-                    .recover(failure -> Future.failedFuture(unreachable(worker, failure))))
+            outgoing -> {
+              // the answer's headers must come within the prologue timeout (an engine may send
+              // them only with its first token, after a long prefill); the body is then watched
+              // by the router's stream idle timeout, never by this one
+              long timer =
+                  vertx.setTimer(
+                      timeouts.prologueTimeout().toMillis(),
+                      id ->
+                          outgoing.reset(
+                              0,
+                              new java.util.concurrent.TimeoutException(
+                                  "no answer within " + timeouts.prologueTimeout())));
+              return outgoing
+                  .send(body)
+                  .andThen(ar -> vertx.cancelTimer(timer))
+                  .recover(failure -> Future.failedFuture(unreachable(worker, failure)));
+            })
         .compose(
             response -> {
               if (response.statusCode() != 200) {
@@ -155,9 +170,7 @@ public final class HttpRequestPlane implements RequestPlane {
         .setHost(worker.host())
         .setPort(worker.port())
         .setURI(worker.path() + route)
-        .setConnectTimeout(timeouts.connectTimeout().toMillis())
-        // no byte for this long before the headers (or between them) fails the request
-        .setIdleTimeout(timeouts.requestTimeout().toMillis());
+        .setConnectTimeout(timeouts.connectTimeout().toMillis());
   }
 
   @Override
@@ -171,7 +184,9 @@ public final class HttpRequestPlane implements RequestPlane {
   @Override
   public Future<Void> probe(WorkerEndpoint worker) {
     return client
-        .request(options(worker, HttpMethod.GET, "/health"))
+        .request(
+            options(worker, HttpMethod.GET, "/health")
+                .setIdleTimeout(timeouts.requestTimeout().toMillis()))
         .compose(request -> request.send())
         .compose(
             response ->
