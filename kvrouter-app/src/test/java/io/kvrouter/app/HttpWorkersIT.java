@@ -270,4 +270,43 @@ class HttpWorkersIT {
     assertThat(answer.status()).isEqualTo(200);
     assertThat(answer.body()).endsWith("data: [DONE]\n\n").doesNotContain("\"error\"");
   }
+
+  @Test
+  void aDataParallelEngine_hasEachRankRoutedToByHeader() throws Exception {
+    WorkerProcess dp =
+        WorkerProcess.start(
+            "m", 2000, 1, List.of("--port", "0", "--api", "openai", "--data-parallel-size", "2"));
+    closers.add(0, dp);
+    RouterFixture router =
+        router(
+            List.of(dp.httpWorkerSpec("v1") + ",dp-size=2"),
+            "router-mode",
+            "kv",
+            "kv-events",
+            "false");
+    // requests at once (each takes 2 s to its first token, so all are running together): the KV
+    // router spreads them over the ranks by the load it booked, naming the rank in
+    // X-data-parallel-rank
+    HttpClient client = HttpClient.newHttpClient();
+    List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      answers.add(
+          client.sendAsync(
+              HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/completions"))
+                  .header("content-type", "application/json")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"model\":\"m\",\"max_tokens\":2,\"prompt\":\"distinct prompt "
+                              + i
+                              + " with enough words to fill a block or two of the cache\"}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString()));
+    }
+    for (var answer : answers) {
+      assertThat(answer.get(60, java.util.concurrent.TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    }
+    // each rank's own cache holds blocks: the rank the router chose is the one that ran
+    assertThat(dp.kvState(0).getJsonArray("blocks")).isNotEmpty();
+    assertThat(dp.kvState(1).getJsonArray("blocks")).isNotEmpty();
+  }
 }
