@@ -193,6 +193,14 @@ public final class RouterApplication {
                         models.add(deployment.preprocessor(), blockSize);
                         staticWorkers(config, mockServers, deployment.events())
                             .forEach(deployment.fleet()::join);
+                        if (config.discovery().pods().isPresent()) {
+                          parts.add(
+                              "pod workers",
+                              PodFleet.start(
+                                  config.discovery().kube().orElseThrow(),
+                                  config.discovery().pods().get(),
+                                  deployment.fleet()));
+                        }
                         return deployment;
                       },
                       false)

@@ -88,8 +88,6 @@ public final class WorkerProcess implements AutoCloseable {
                 "-jar",
                 routerJar().toString(),
                 "worker",
-                "--host",
-                "127.0.0.1",
                 "--system-port",
                 "0",
                 "--model-name",
@@ -98,6 +96,9 @@ public final class WorkerProcess implements AutoCloseable {
                 String.valueOf(ttftMs),
                 "--itl-ms",
                 String.valueOf(itlMs)));
+    if (!options.contains("--host")) {
+      command.addAll(List.of("--host", "127.0.0.1"));
+    }
     command.addAll(options);
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().putAll(env);

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -73,7 +74,7 @@ public final class ConfigLoader {
         new MockWorkerConfig(
             value(MOCK_WORKERS), EngineKnobs.MOCK.read(sources, value(KV_CACHE_BLOCK_SIZE), 1));
     RouterDiscovery discovery = discovery(workers, mock);
-    if (!discovery.dynamic() && workers.isEmpty() && mock.count() == 0) {
+    if (discovery.backend() == DiscoveryBackend.STATIC && workers.isEmpty() && mock.count() == 0) {
       throw new ConfigException(
           "No workers: give --worker id=ID,address=HOST:PORT (once per worker) or"
               + " --mock-workers N");
@@ -141,6 +142,24 @@ public final class ConfigLoader {
    */
   private RouterDiscovery discovery(List<WorkerSpec> workers, MockWorkerConfig mock) {
     DiscoveryBackend backend = value(DiscoverySettings.ROUTER_DISCOVERY_BACKEND);
+    String selector = value(DiscoverySettings.WORKER_SELECTOR);
+    if (backend != DiscoveryBackend.KUBERNETES || selector == null) {
+      for (Setting<?> podSetting :
+          List.of(
+              DiscoverySettings.WORKER_SELECTOR,
+              DiscoverySettings.WORKER_PORT,
+              DiscoverySettings.POD_KV_EVENTS_PORT,
+              DiscoverySettings.POD_KV_REPLAY_PORT)) {
+        if (sources.given(podSetting)) {
+          throw new ConfigException(
+              podSetting.flag()
+                  + " is for plain engines found as Kubernetes pods: it needs "
+                  + DiscoverySettings.ROUTER_DISCOVERY_BACKEND.flag()
+                  + " kubernetes and "
+                  + DiscoverySettings.WORKER_SELECTOR.flag());
+        }
+      }
+    }
     if (backend == DiscoveryBackend.STATIC) {
       return RouterDiscovery.STATIC;
     }
@@ -150,7 +169,10 @@ public final class ConfigLoader {
           (workers.isEmpty() ? MOCK_WORKERS : WORKER).flag()
               + " cannot be given with "
               + found
-              + ": the workers are then the ones registered there");
+              + ": the workers are then the ones found there");
+    }
+    if (selector != null) {
+      return podDiscovery(selector);
     }
     for (Setting<?> perModel : List.of(MODEL_PATH, SERVED_MODEL_NAME, KV_CACHE_BLOCK_SIZE)) {
       if (sources.given(perModel)) {
@@ -169,7 +191,40 @@ public final class ConfigLoader {
         backend == DiscoveryBackend.KUBERNETES
             ? Optional.of(DiscoverySettings.kube(sources))
             : Optional.empty(),
-        sources.given(NAMESPACE) ? Optional.of(value(NAMESPACE)) : Optional.empty());
+        sources.given(NAMESPACE) ? Optional.of(value(NAMESPACE)) : Optional.empty(),
+        Optional.empty());
+  }
+
+  /**
+   * Plain engines as pods: the router serves its own model; in kv mode with events every pod must
+   * publish them, so the events port is required.
+   */
+  private RouterDiscovery podDiscovery(String selector) {
+    Integer events = value(DiscoverySettings.POD_KV_EVENTS_PORT);
+    Integer replay = value(DiscoverySettings.POD_KV_REPLAY_PORT);
+    if (value(ROUTER_MODE) == RouterMode.KV && value(KV_EVENTS) && events == null) {
+      throw new ConfigException(
+          "--router-mode kv follows each pod's KV events: give "
+              + DiscoverySettings.POD_KV_EVENTS_PORT.flag()
+              + " (the engines' --kv-events-config port), or run with --no-kv-events");
+    }
+    if (replay != null && events == null) {
+      throw new ConfigException(
+          DiscoverySettings.POD_KV_REPLAY_PORT.flag()
+              + " needs "
+              + DiscoverySettings.POD_KV_EVENTS_PORT.flag());
+    }
+    return new RouterDiscovery(
+        DiscoveryBackend.KUBERNETES,
+        Optional.empty(),
+        Optional.of(DiscoverySettings.kube(sources)),
+        Optional.empty(),
+        Optional.of(
+            new PodWorkers(
+                selector,
+                value(DiscoverySettings.WORKER_PORT),
+                events == null ? OptionalInt.empty() : OptionalInt.of(events),
+                replay == null ? OptionalInt.empty() : OptionalInt.of(replay))));
   }
 
   /**

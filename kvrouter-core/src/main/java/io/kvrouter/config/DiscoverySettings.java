@@ -161,6 +161,57 @@ public final class DiscoverySettings {
           false,
           Parsers::nonEmpty);
 
+  public static final Setting<String> WORKER_SELECTOR =
+      new Setting<>(
+          "worker-selector",
+          null,
+          "SELECTOR",
+          "With --discovery-backend kubernetes: find plain engines (vllm serve) as pods instead"
+              + " of Dynamo workers. Every ready pod this label selector matches (e.g. app=vllm)"
+              + " in --kube-namespace is a worker at http://POD_IP:--worker-port, joining and"
+              + " leaving as pods turn ready and not; the model is the router's own"
+              + " (--model-path).",
+          null,
+          "a Kubernetes label selector, e.g. app=vllm or app=vllm,tier in (gpu)",
+          false,
+          Parsers::nonEmpty);
+
+  public static final Setting<Integer> WORKER_PORT =
+      new Setting<>(
+          "worker-port",
+          null,
+          "PORT",
+          "With --worker-selector: the port of each pod's engine HTTP server.",
+          "8000",
+          "a port from 1 to 65535",
+          false,
+          raw -> Parsers.intInRange(raw, 1, 65535));
+
+  public static final Setting<Integer> POD_KV_EVENTS_PORT =
+      new Setting<>(
+          "kv-events-port",
+          null,
+          "PORT",
+          "With --worker-selector: the port each pod's engine publishes vLLM's KV events on"
+              + " (its --kv-events-config endpoint); a rank r of a data-parallel engine uses"
+              + " the port + r.",
+          null,
+          "a port from 1 to 65535",
+          false,
+          raw -> Parsers.intInRange(raw, 1, 65535));
+
+  public static final Setting<Integer> POD_KV_REPLAY_PORT =
+      new Setting<>(
+          "kv-replay-port",
+          null,
+          "PORT",
+          "With --worker-selector: the port of each pod's KV event replay socket (its"
+              + " --kv-events-config replay_endpoint).",
+          null,
+          "a port from 1 to 65535",
+          false,
+          raw -> Parsers.intInRange(raw, 1, 65535));
+
   /** The etcd rows, shared by router and worker. */
   private static final List<Setting<?>> ETCD =
       List.of(
@@ -173,7 +224,13 @@ public final class DiscoverySettings {
           KUBE_NAMESPACE);
 
   /** The router's discovery settings, in help order. */
-  public static final List<Setting<?>> ROUTER = withBackend(ROUTER_DISCOVERY_BACKEND);
+  public static final List<Setting<?>> ROUTER = router();
+
+  private static List<Setting<?>> router() {
+    List<Setting<?>> all = new java.util.ArrayList<>(withBackend(ROUTER_DISCOVERY_BACKEND));
+    all.addAll(List.of(WORKER_SELECTOR, WORKER_PORT, POD_KV_EVENTS_PORT, POD_KV_REPLAY_PORT));
+    return List.copyOf(all);
+  }
 
   /** The worker's discovery settings, in help order. */
   public static final List<Setting<?>> ALL = worker();

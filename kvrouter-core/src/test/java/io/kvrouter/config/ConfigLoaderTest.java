@@ -483,6 +483,43 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void podWorkers_areFoundBySelector_withTheRoutersOwnModel() {
+    RouterConfig config =
+        ConfigLoader.load(
+            Map.of(
+                "discovery-backend", List.of("kubernetes"),
+                "worker-selector", List.of("app=vllm"),
+                "kv-events-port", List.of("5557"),
+                "kv-replay-port", List.of("5558"),
+                "served-model-name", List.of("qwen")),
+            Map.of(),
+            null);
+    PodWorkers pods = config.discovery().pods().orElseThrow();
+    assertThat(pods.workerPort()).isEqualTo(8000);
+    assertThat(config.discovery().dynamic()).as("the model is the router's own").isFalse();
+    assertThat(config.model().servedName()).isEqualTo("qwen");
+    WorkerSpec worker = pods.worker("vllm-0", "10.1.2.3");
+    assertThat(worker.id()).isEqualTo("vllm-0");
+    assertThat(worker.url()).hasToString("http://10.1.2.3:8000");
+    assertThat(worker.kvEvents().orElseThrow())
+        .isEqualTo(new WorkerSpec.KvEventSource("tcp://10.1.2.3:5557", "tcp://10.1.2.3:5558"));
+
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of(
+                        "discovery-backend", List.of("kubernetes"),
+                        "worker-selector", List.of("app=vllm"),
+                        "router-mode", List.of("kv")),
+                    Map.of(),
+                    null))
+        .hasMessageContaining("give --kv-events-port");
+    assertThatThrownBy(
+            () -> ConfigLoader.load(Map.of("worker-selector", List.of("app=vllm")), Map.of(), null))
+        .hasMessageContaining("--worker-selector is for plain engines found as Kubernetes pods");
+  }
+
+  @Test
   void discovery_withAWorkerListOrAModelSetting_isAnError() {
     for (String[] flag :
         new String[][] {
@@ -579,8 +616,26 @@ class ConfigLoaderTest {
             .map(l -> l.startsWith("model-path:") ? "model-path: " + model : l)
             // the busy thresholds need kv mode
             .map(l -> l.startsWith("router-mode:") ? "router-mode: kv" : l)
+            // plain engines as pods go without a worker list: checked on their own below
+            .filter(l -> !POD_SETTINGS.contains(l.substring(0, Math.max(0, l.indexOf(':')))))
             .collect(Collectors.joining("\n"));
     RouterConfig config = ConfigLoader.load(Map.of(), Map.of(), write(uncommented));
+    String podLines =
+        lines.stream()
+            .filter(l -> l.matches("^# [a-z-]+:.*$"))
+            .map(l -> l.substring(2))
+            .filter(l -> POD_SETTINGS.contains(l.substring(0, l.indexOf(':'))))
+            .collect(Collectors.joining("\n"));
+    PodWorkers pods =
+        ConfigLoader.load(
+                Map.of(),
+                Map.of(),
+                write(podLines + "\ndiscovery-backend: kubernetes\nrouter-mode: kv\n"))
+            .discovery()
+            .pods()
+            .orElseThrow();
+    assertThat(pods.selector()).isEqualTo("app=vllm");
+    assertThat(pods.kvReplayPort()).hasValue(5558);
     assertThat(config.workers()).hasSize(3);
     assertThat(config.workers().get(1).kvBlocks()).isEqualTo(16384);
     assertThat(config.workers().get(1).codec()).isEqualTo(RequestPlaneCodec.MSGPACK);
@@ -593,6 +648,9 @@ class ConfigLoaderTest {
     assertThat(config.tcp().responseStreams().forWorker("w1")).isEqualTo(ResponseStreamKind.MUX);
     assertThat(config.model().contextLength()).isEqualTo(32768);
   }
+
+  private static final java.util.Set<String> POD_SETTINGS =
+      java.util.Set.of("worker-selector", "worker-port", "kv-events-port", "kv-replay-port");
 
   private Path write(String yaml) throws IOException {
     return Files.writeString(Files.createTempFile(dir, "router", ".yaml"), yaml);
