@@ -56,14 +56,20 @@ final class CardFiles {
           "hf_generation_config_json", ModelAssets.GENERATION_CONFIG_FILE);
 
   private final Map<String, String> env;
-  private final HttpClient http;
+  private HttpClient http; // made on the first download
 
   /**
    * @param env the variables that name the Hugging Face cache ({@code HF_HUB_CACHE}, ...)
    */
   CardFiles(Map<String, String> env) {
     this.env = env;
-    this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+  }
+
+  private synchronized HttpClient http() {
+    if (http == null) {
+      http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    }
+    return http;
   }
 
   /**
@@ -191,9 +197,10 @@ final class CardFiles {
     HttpResponse<InputStream> response;
     try {
       response =
-          http.send(
-              HttpRequest.newBuilder(uri).timeout(Duration.ofMinutes(5)).GET().build(),
-              HttpResponse.BodyHandlers.ofInputStream());
+          http()
+              .send(
+                  HttpRequest.newBuilder(uri).timeout(Duration.ofMinutes(5)).GET().build(),
+                  HttpResponse.BodyHandlers.ofInputStream());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException(uri + ": interrupted");

@@ -1,32 +1,34 @@
 package io.kvrouter.app;
 
 import io.kvrouter.common.FaultLog;
+import io.kvrouter.common.PlainEngine;
 import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.protocol.sglang.SglangMetrics;
 import io.kvrouter.protocol.vllm.VllmMetrics;
 import io.kvrouter.routing.Router;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The load and KV capacity of plain engines ({@code url=} workers), read from their Prometheus
- * {@code /metrics} ({@link VllmMetrics}) every {@link #INTERVAL} and handed to the router as each
- * rank's load report (requests running and waiting, KV blocks in use and in all), as Dynamo's
- * workers publish theirs.
+ * {@code /metrics} ({@link VllmMetrics}, {@link SglangMetrics}) every {@link #INTERVAL} and handed
+ * to the router as each rank's load report (requests running and waiting, KV blocks in use and in
+ * all), as Dynamo's workers publish theirs.
  *
  * <p>The first scrape happens as the worker joins: a KV block size other than the model's is then
  * an error that keeps the worker out, since every prefix overlap would be zero (the complaint users
@@ -42,87 +44,108 @@ final class EngineMetrics implements WorkerEventSources {
   /** How long one scrape may take. */
   static final Duration TIMEOUT = Duration.ofSeconds(2);
 
+  private final Vertx vertx;
   private final Router router;
   private final int blockSize;
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(TIMEOUT).version(HttpClient.Version.HTTP_1_1).build();
-  private final ScheduledExecutorService threads =
-      Executors.newScheduledThreadPool(
-          2,
-          r -> {
-            Thread t = new Thread(r, "engine-metrics");
-            t.setDaemon(true);
-            return t;
-          });
-  private final Map<String, ScheduledFuture<?>> scraping = new ConcurrentHashMap<>();
+  private final Map<String, Long> scraping = new ConcurrentHashMap<>();
   private final FaultLog mismatches = FaultLog.of(log, "engines with another KV block size");
+  private HttpClient http; // made on the first plain engine; closed with this
 
   /**
    * @param blockSize the model's KV block size, which the engines' must equal
    */
-  EngineMetrics(Router router, int blockSize) {
+  EngineMetrics(Vertx vertx, Router router, int blockSize) {
+    this.vertx = vertx;
     this.router = router;
     this.blockSize = blockSize;
   }
 
+  private synchronized HttpClient http() {
+    if (http == null) {
+      http =
+          vertx
+              .httpClientBuilder()
+              .with(new HttpClientOptions().setConnectTimeout((int) TIMEOUT.toMillis()))
+              .build();
+    }
+    return http;
+  }
+
+  /**
+   * Scrapes the worker once now (blocking: the caller is a worker-set thread), then every {@link
+   * #INTERVAL}.
+   *
+   * @throws IllegalArgumentException when the engine's KV block size is not the model's
+   */
   @Override
   public void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
     if (!worker.isHttp()) {
       return;
     }
-    URI metrics = URI.create(endpoint.url().toString().replaceAll("/+$", "") + "/metrics");
+    String metrics = endpoint.url().toString().replaceAll("/+$", "") + "/metrics";
     try {
-      Map<Integer, VllmMetrics.Engine> engines = scrape(metrics);
+      Map<Integer, VllmMetrics.Engine> engines =
+          scrape(worker, metrics)
+              .toCompletionStage()
+              .toCompletableFuture()
+              .get(TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS);
       String wrong = blockSizeMismatch(worker, engines);
       if (wrong != null) {
         throw new IllegalArgumentException(wrong);
       }
       report(worker, engines);
-    } catch (IOException e) {
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    } catch (ExecutionException | TimeoutException e) {
       log.info(
           "worker {}: {} does not answer yet ({}); scraping on",
           worker.id(),
           metrics,
           e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return;
     }
     scraping.put(
         worker.id(),
-        threads.scheduleWithFixedDelay(
-            () -> scrapeAndReport(worker, metrics),
-            INTERVAL.toMillis(),
-            INTERVAL.toMillis(),
-            TimeUnit.MILLISECONDS));
+        vertx.setPeriodic(INTERVAL.toMillis(), id -> scrapeAndReport(worker, metrics)));
   }
 
-  private void scrapeAndReport(WorkerSpec worker, URI metrics) {
-    try {
-      Map<Integer, VllmMetrics.Engine> engines = scrape(metrics);
-      String wrong = blockSizeMismatch(worker, engines);
-      if (wrong != null) {
-        mismatches.fault(wrong);
-        return;
-      }
-      report(worker, engines);
-    } catch (IOException | RuntimeException e) {
-      log.debug("worker {}: scraping {} failed", worker.id(), metrics, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+  private void scrapeAndReport(WorkerSpec worker, String metrics) {
+    scrape(worker, metrics)
+        .onSuccess(
+            engines -> {
+              String wrong = blockSizeMismatch(worker, engines);
+              if (wrong != null) {
+                mismatches.fault(wrong);
+              } else if (scraping.containsKey(worker.id())) {
+                report(worker, engines);
+              }
+            })
+        .onFailure(e -> log.debug("worker {}: scraping {} failed", worker.id(), metrics, e));
   }
 
-  private Map<Integer, VllmMetrics.Engine> scrape(URI metrics)
-      throws IOException, InterruptedException {
-    HttpResponse<String> response =
-        http.send(
-            HttpRequest.newBuilder(metrics).timeout(TIMEOUT).GET().build(),
-            HttpResponse.BodyHandlers.ofString());
-    if (response.statusCode() != 200) {
-      throw new IOException(metrics + " answered HTTP " + response.statusCode());
-    }
-    return VllmMetrics.parse(response.body());
+  private Future<Map<Integer, VllmMetrics.Engine>> scrape(WorkerSpec worker, String metrics) {
+    return http()
+        .request(
+            new RequestOptions()
+                .setMethod(HttpMethod.GET)
+                .setAbsoluteURI(metrics)
+                .setIdleTimeout(TIMEOUT.toMillis()))
+        .compose(request -> request.send())
+        .compose(
+            response ->
+                response
+                    .body()
+                    .map(
+                        body -> {
+                          if (response.statusCode() != 200) {
+                            throw new IllegalStateException(
+                                metrics + " answered HTTP " + response.statusCode());
+                          }
+                          String text = body.toString();
+                          return worker.engine() == PlainEngine.SGLANG
+                              ? SglangMetrics.parse(text)
+                              : VllmMetrics.parse(text);
+                        }));
   }
 
   /** Why the engine's cache cannot be indexed with the model's block size, or null. */
@@ -133,12 +156,13 @@ final class EngineMetrics implements WorkerEventSources {
             + worker.id()
             + " caches KV blocks of "
             + engine.blockSize().getAsInt()
-            + " tokens (vllm:cache_config_info block_size), but the router hashes blocks of "
+            + " tokens (its /metrics), but the router hashes blocks of "
             + blockSize
             + " (--kv-cache-block-size): no prefix would ever match; start the router with"
             + " --kv-cache-block-size "
             + engine.blockSize().getAsInt()
-            + " or the engine with --block-size "
+            + " or the engine with "
+            + (worker.engine() == PlainEngine.SGLANG ? "--page-size " : "--block-size ")
             + blockSize;
       }
     }
@@ -167,14 +191,18 @@ final class EngineMetrics implements WorkerEventSources {
 
   @Override
   public void unfollow(String workerId) {
-    ScheduledFuture<?> task = scraping.remove(workerId);
-    if (task != null) {
-      task.cancel(false);
+    Long timer = scraping.remove(workerId);
+    if (timer != null) {
+      vertx.cancelTimer(timer);
     }
   }
 
   @Override
-  public void close() {
-    threads.shutdownNow();
+  public synchronized void close() {
+    scraping.values().forEach(vertx::cancelTimer);
+    scraping.clear();
+    if (http != null) {
+      http.close();
+    }
   }
 }

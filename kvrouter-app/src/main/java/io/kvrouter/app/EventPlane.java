@@ -13,6 +13,7 @@ import io.kvrouter.routing.Router;
 import io.kvrouter.transport.RequestPlane;
 import io.kvrouter.worker.SimulatedEngine;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -71,6 +72,7 @@ final class EventPlane implements WorkerEventSources {
    * publishers, and the subscriptions ready for the workers that join.
    */
   static EventPlane start(
+      Vertx vertx,
       RouterConfig config,
       Scope scope,
       List<SimulatedEngine> mockEngines,
@@ -78,7 +80,7 @@ final class EventPlane implements WorkerEventSources {
       RequestPlane plane,
       MeterRegistry meters) {
     // plain engines report their load on /metrics, in every mode
-    EngineMetrics engines = new EngineMetrics(router, scope.blockSize());
+    EngineMetrics engines = new EngineMetrics(vertx, router, scope.blockSize());
     if (config.routerMode() != RouterMode.KV || !config.kv().kvEvents()) {
       return new EventPlane(List.of(), List.of(engines), null);
     }

@@ -108,6 +108,7 @@ final class ModelDeployment implements AutoCloseable {
     try {
       events =
           EventPlane.start(
+              vertx,
               config,
               new EventPlane.Scope(
                   model.events(), model.blockSize(), model.discovered(), publishers),

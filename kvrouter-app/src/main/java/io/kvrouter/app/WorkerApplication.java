@@ -15,6 +15,7 @@ import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.sglang.SglangGenerate;
 import io.kvrouter.protocol.vllm.VllmCompletions;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
 import io.kvrouter.transport.JsonEndpoint;
@@ -114,7 +115,7 @@ final class WorkerApplication {
       vertx.close();
       return OptionalInt.of(1);
     }
-    if (config.api() == WorkerApi.OPENAI) {
+    if (config.api() != WorkerApi.DYNAMO) {
       return serveOpenAi(vertx, metrics, engine, ranks, publishers, assets, err);
     }
     Future<WorkerServer> server =
@@ -197,8 +198,15 @@ final class WorkerApplication {
       PrintWriter err) {
     List<AutoCloseable> closers = new ArrayList<>(publishers);
     Future<HttpServer> server =
-        WorkerOpenAiApi.serve(
-            vertx, engine, ranks, assets, config.modelName(), config.host(), config.port());
+        WorkerEngineApi.serve(
+            vertx,
+            engine,
+            ranks,
+            assets,
+            config.modelName(),
+            config.api(),
+            config.host(),
+            config.port());
     Future<?> system =
         config.systemPort().isEmpty()
             ? Future.succeededFuture()
@@ -223,8 +231,12 @@ final class WorkerApplication {
           },
           () -> {});
       out.printf(
-          "kvrouter worker ready: model %s on http://%s:%d (vLLM's API: POST %s with token ids)%n",
-          config.modelName(), config.host(), started.actualPort(), VllmCompletions.PATH);
+          "kvrouter worker ready: model %s on http://%s:%d (%s: POST %s with token ids)%n",
+          config.modelName(),
+          config.host(),
+          started.actualPort(),
+          config.api() == WorkerApi.SGLANG ? "SGLang's API" : "vLLM's API",
+          config.api() == WorkerApi.SGLANG ? SglangGenerate.PATH : VllmCompletions.PATH);
       out.flush();
       return OptionalInt.empty();
     } catch (Exception e) {

@@ -22,7 +22,7 @@ final class WorkerEndpoints {
   /** The endpoint of {@code worker}'s generate endpoint. */
   static WorkerEndpoint of(WorkerSpec worker, RouterConfig config) {
     if (worker.isHttp()) {
-      return WorkerEndpoint.http(worker.id(), worker.url());
+      return WorkerEndpoint.http(worker.id(), worker.url(), worker.engine());
     }
     String subject =
         config.requestPlane() == RequestPlaneKind.NATS

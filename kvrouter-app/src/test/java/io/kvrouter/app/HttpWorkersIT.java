@@ -248,8 +248,8 @@ class HttpWorkersIT {
                 router(
                     List.of(other.httpWorkerSpec("v1")), "router-mode", "kv", "kv-events", "false"))
         .hasStackTraceContaining(
-            "worker v1 caches KV blocks of 32 tokens (vllm:cache_config_info block_size), but the"
-                + " router hashes blocks of 16");
+            "worker v1 caches KV blocks of 32 tokens (its /metrics), but the router hashes blocks"
+                + " of 16");
   }
 
   @Test
@@ -308,5 +308,98 @@ class HttpWorkersIT {
     // each rank's own cache holds blocks: the rank the router chose is the one that ran
     assertThat(dp.kvState(0).getJsonArray("blocks")).isNotEmpty();
     assertThat(dp.kvState(1).getJsonArray("blocks")).isNotEmpty();
+  }
+
+  private WorkerProcess sglang(int itlMs) throws Exception {
+    WorkerProcess worker =
+        WorkerProcess.start(
+            "m",
+            5,
+            itlMs,
+            List.of(
+                "--port",
+                "0",
+                "--api",
+                "sglang",
+                "--kv-events-port",
+                "0",
+                "--kv-replay-port",
+                "0"));
+    closers.add(0, worker);
+    return worker;
+  }
+
+  @Test
+  void sglangEngines_serveTheOpenAiSurface_reportTheirLoad_andFeedTheIndex() throws Exception {
+    WorkerProcess a = sglang(1);
+    WorkerProcess b = sglang(1);
+    RouterFixture router =
+        router(
+            List.of(
+                a.httpWorkerSpec("s1") + ",engine=sglang",
+                b.httpWorkerSpec("s2") + ",engine=sglang"),
+            "router-mode",
+            "kv");
+    Http.Response whole = Http.post(router.baseUrl + "/v1/chat/completions", chat(false, 5));
+    assertThat(whole.status()).as(whole.body()).isEqualTo(200);
+    assertThat(whole.json().getJsonObject("usage").getInteger("completion_tokens")).isEqualTo(5);
+    Http.Response streamed = Http.post(router.baseUrl + "/v1/chat/completions", chat(true, 7));
+    assertThat(streamed.status()).isEqualTo(200);
+    long chunks =
+        streamed
+            .body()
+            .lines()
+            .filter(l -> l.startsWith("data: {") && l.contains("\"content\""))
+            .count();
+    assertThat(chunks).as("every token once, from SGLang's cumulative outputs").isEqualTo(7);
+    await()
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                workers(router).stream()
+                    .allMatch(
+                        w ->
+                            w.containsKey("reported_load")
+                                && w.getJsonObject("reported_load").getLong("kv_total_blocks")
+                                    == 16384));
+    await()
+        .atMost(PATIENCE)
+        .until(() -> workers(router).stream().mapToLong(w -> w.getLong("cached_blocks")).sum() > 0);
+  }
+
+  @Test
+  void aClientThatGoesAway_hasItsSglangRequestAborted() throws Exception {
+    WorkerProcess slow = sglang(200);
+    RouterFixture router =
+        router(List.of(slow.httpWorkerSpec("s1") + ",engine=sglang"), "router-mode", "round-robin");
+    HttpClient client = HttpClient.newHttpClient();
+    HttpResponse<Stream<String>> response =
+        client.send(
+            HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/chat/completions"))
+                .header("content-type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(chat(true, 200)))
+                .build(),
+            HttpResponse.BodyHandlers.ofLines());
+    response.body().iterator().next();
+    await().atMost(PATIENCE).until(() -> activeOnEngine(slow) == 1);
+    response.body().close();
+    await().atMost(PATIENCE).until(() -> activeOnEngine(slow) == 0);
+  }
+
+  @Test
+  void vllmAndSglangEngines_serveOneModelTogether() throws Exception {
+    WorkerProcess v = vllm(1);
+    WorkerProcess s = sglang(1);
+    RouterFixture router =
+        router(
+            List.of(v.httpWorkerSpec("v"), s.httpWorkerSpec("s") + ",engine=sglang"),
+            "router-mode",
+            "round-robin");
+    for (int i = 0; i < 4; i++) {
+      Http.Response r = Http.post(router.baseUrl + "/v1/chat/completions", chat(i % 2 == 0, 3));
+      assertThat(r.status()).as(r.body()).isEqualTo(200);
+    }
+    assertThat(v.metric("dynamo_component_requests_total")).isEqualTo(2);
+    assertThat(s.metric("dynamo_component_requests_total")).isEqualTo(2);
   }
 }

@@ -1,12 +1,13 @@
 package io.kvrouter.config;
 
 /**
- * What a {@code router.jar worker} serves requests on ({@code --api}): Dynamo's request plane, or
- * the token-in HTTP API of a {@code vllm serve}.
+ * What a {@code router.jar worker} serves requests on ({@code --api}): Dynamo's request plane, the
+ * token-in HTTP API of a {@code vllm serve}, or an SGLang server's.
  */
 public enum WorkerApi implements Named {
   DYNAMO("dynamo"),
-  OPENAI("openai");
+  OPENAI("openai"),
+  SGLANG("sglang");
 
   private final String configName;
 

@@ -88,21 +88,30 @@ public final class WorkerConfigLoader {
    */
   private WorkerApi api() {
     WorkerApi api = values.value(API);
-    if (api == WorkerApi.OPENAI) {
+    if (api != WorkerApi.DYNAMO) {
       if (values.value(DiscoverySettings.DISCOVERY_BACKEND) != DiscoveryBackend.STATIC) {
         fail(
             API.flag()
-                + " openai registers nowhere: drop "
+                + " "
+                + api.configName()
+                + " registers nowhere: drop "
                 + DiscoverySettings.DISCOVERY_BACKEND.flag());
       }
       if (values.value(REQUEST_PLANE) != RequestPlaneKind.TCP) {
-        fail(API.flag() + " openai serves HTTP only: drop " + REQUEST_PLANE.flag());
+        fail(
+            API.flag()
+                + " "
+                + api.configName()
+                + " serves HTTP only: drop "
+                + REQUEST_PLANE.flag());
       }
       if (values.value(EVENT_PLANE) != EventPlaneKind.ZMQ
           || values.value(KV_EVENTS_FORMAT) == KvEventsFormat.DYNAMO) {
         fail(
             API.flag()
-                + " openai publishes KV events as vLLM does (ZMQ, vLLM's format): drop "
+                + " "
+                + api.configName()
+                + " publishes KV events as vLLM does (ZMQ, vLLM's format): drop "
                 + EVENT_PLANE.flag()
                 + " and "
                 + KV_EVENTS_FORMAT.flag());

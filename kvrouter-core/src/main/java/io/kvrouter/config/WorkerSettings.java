@@ -233,8 +233,12 @@ public final class WorkerSettings {
           "What the worker serves requests on: dynamo (Dynamo's request plane on --port, as a"
               + " Dynamo worker) or openai (the HTTP API of a vllm serve on --port: token-in"
               + " POST /v1/completions, streamed or not, GET /health and /v1/models; routers"
-              + " reach it with --worker id=ID,url=http://HOST:PORT). With openai the KV events"
-              + " are vLLM's (--kv-events-port) and the worker registers nowhere.",
+              + " reach it with --worker id=ID,url=http://HOST:PORT) or sglang (an SGLang"
+              + " server's: POST /generate with input_ids, streamed cumulatively as SGLang does,"
+              + " POST /abort_request, GET /health, /v1/models and SGLang's /metrics; routers"
+              + " reach it with --worker id=ID,url=http://HOST:PORT,engine=sglang). With openai or"
+              + " sglang the KV events are vLLM's format (which SGLang's publisher copies;"
+              + " --kv-events-port) and the worker registers nowhere.",
           "dynamo",
           Parsers.oneOf(WorkerApi.class),
           false,

@@ -1,5 +1,6 @@
 package io.kvrouter.config;
 
+import io.kvrouter.common.PlainEngine;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,6 +30,8 @@ import java.util.Set;
  * @param responseStream how the worker streams responses back, when its entry says; empty means the
  *     router-wide {@code --tcp-response-mux}
  * @param url a plain engine's base URL ({@code url=}), or {@code null} for a Dynamo worker
+ * @param engine a plain engine's API ({@code engine=}, default vLLM's), or {@code null} for a
+ *     Dynamo worker
  */
 public record WorkerSpec(
     String id,
@@ -41,21 +44,23 @@ public record WorkerSpec(
     RequestPlaneCodec codec,
     String instance,
     Optional<ResponseStreamKind> responseStream,
-    URI url) {
+    URI url,
+    PlainEngine engine) {
 
   static final String EXPECTED =
       "id=ID,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT"
           + "[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo][,kv-metrics=tcp://HOST:PORT]]"
           + "[,codec=json|msgpack][,instance=HEX[,endpoint=NAME]][,response-stream=call-home|mux]"
-          + ", or id=ID,url=http://HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N]"
-          + "[,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT]] for a vllm serve"
-          + " (keys: id, address, url, kv-blocks, dp-size, kv-events, kv-replay, events-format,"
+          + ", or id=ID,url=http://HOST:PORT[/PATH][,engine=vllm|sglang][,kv-blocks=N][,dp-size=N]"
+          + "[,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT]] for a plain engine"
+          + " (keys: id, address, url, engine, kv-blocks, dp-size, kv-events, kv-replay, events-format,"
           + " kv-metrics, codec, instance, endpoint, response-stream)";
   private static final Set<String> KEYS =
       Set.of(
           "id",
           "address",
           "url",
+          "engine",
           "kv-blocks",
           "dp-size",
           "kv-events",
@@ -152,7 +157,19 @@ public record WorkerSpec(
       RequestPlaneCodec codec,
       String instance,
       Optional<ResponseStreamKind> responseStream) {
-    this(id, host, port, path, kvBlocks, kvEvents, dpSize, codec, instance, responseStream, null);
+    this(
+        id,
+        host,
+        port,
+        path,
+        kvBlocks,
+        kvEvents,
+        dpSize,
+        codec,
+        instance,
+        responseStream,
+        null,
+        null);
   }
 
   /** A worker reached over TCP, taking JSON. */
@@ -338,7 +355,7 @@ public record WorkerSpec(
 
   /** Keys a plain engine's HTTP server takes. */
   private static final Set<String> HTTP_KEYS =
-      Set.of("id", "url", "kv-blocks", "dp-size", "kv-events", "kv-replay");
+      Set.of("id", "url", "engine", "kv-blocks", "dp-size", "kv-events", "kv-replay");
 
   /** A {@code url=} worker: a plain engine's HTTP server, its KV events in vLLM's format. */
   private static WorkerSpec parseHttp(String id, Map<String, String> fields) {
@@ -347,7 +364,7 @@ public record WorkerSpec(
         throw new IllegalArgumentException(
             key
                 + "= is for Dynamo workers: a url= worker (a plain engine's HTTP server) takes"
-                + " id, url, kv-blocks, dp-size, kv-events and kv-replay");
+                + " id, url, engine, kv-blocks, dp-size, kv-events and kv-replay");
       }
     }
     if (id == null || id.isEmpty()) {
@@ -376,7 +393,7 @@ public record WorkerSpec(
                 + ":"
                 + url.getPort()
                 + fields.entrySet().stream()
-                    .filter(e -> !e.getKey().equals("id") && !e.getKey().equals("url"))
+                    .filter(e -> !Set.of("id", "url", "engine").contains(e.getKey()))
                     .map(e -> "," + e.getKey() + "=" + e.getValue())
                     .reduce("", String::concat));
     String path = url.getPath() == null ? "" : url.getPath();
@@ -391,7 +408,8 @@ public record WorkerSpec(
         RequestPlaneCodec.JSON,
         null,
         Optional.empty(),
-        url);
+        url,
+        PlainEngine.of(fields.getOrDefault("engine", PlainEngine.VLLM.configName())));
   }
 
   /** The last rank's port, base + dp-size - 1, must still be a port. */

@@ -1,5 +1,6 @@
 package io.kvrouter.protocol;
 
+import io.kvrouter.common.PlainEngine;
 import java.net.URI;
 import java.util.Objects;
 
@@ -17,6 +18,7 @@ import java.util.Objects;
  *     TCP
  * @param url for a plain engine's HTTP server (a {@code vllm serve}), its base URL; host and port
  *     are then the URL's, the path its path. {@code null} for a Dynamo worker
+ * @param engine the plain engine's API; {@code null} for a Dynamo worker
  */
 public record WorkerEndpoint(
     String workerId,
@@ -25,7 +27,8 @@ public record WorkerEndpoint(
     String path,
     PayloadCodec codec,
     String natsSubject,
-    URI url) {
+    URI url,
+    PlainEngine engine) {
 
   /** The path Dynamo's classic workers register their generate endpoint under. */
   public static final String DEFAULT_PATH = "generate";
@@ -35,6 +38,10 @@ public record WorkerEndpoint(
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(codec, "codec");
+    if ((url == null) != (engine == null)) {
+      throw new IllegalArgumentException(
+          "a plain engine has a URL and an API, a Dynamo worker none");
+    }
     boolean noAddress = host.isEmpty() && port == 0;
     if (!(noAddress && natsSubject != null) && (port < 1 || port > 65535)) {
       throw new IllegalArgumentException("port out of range: " + port);
@@ -44,17 +51,18 @@ public record WorkerEndpoint(
   /** A Dynamo worker, on TCP or (with {@code natsSubject}) NATS. */
   public WorkerEndpoint(
       String workerId, String host, int port, String path, PayloadCodec codec, String natsSubject) {
-    this(workerId, host, port, path, codec, natsSubject, null);
+    this(workerId, host, port, path, codec, natsSubject, null, null);
   }
 
   /** A plain engine's HTTP server at {@code url} ({@code http://HOST:PORT[/PATH]}). */
-  public static WorkerEndpoint http(String workerId, URI url) {
+  public static WorkerEndpoint http(String workerId, URI url, PlainEngine engine) {
     String path = url.getPath() == null ? "" : url.getPath();
     while (path.endsWith("/")) {
       path = path.substring(0, path.length() - 1);
     }
     int port = url.getPort() > 0 ? url.getPort() : 80;
-    return new WorkerEndpoint(workerId, url.getHost(), port, path, PayloadCodec.JSON, null, url);
+    return new WorkerEndpoint(
+        workerId, url.getHost(), port, path, PayloadCodec.JSON, null, url, engine);
   }
 
   /** Whether it is a plain engine reached over HTTP. */
@@ -69,12 +77,12 @@ public record WorkerEndpoint(
 
   /** The same worker, taking {@code payloads}. */
   public WorkerEndpoint withCodec(PayloadCodec payloads) {
-    return new WorkerEndpoint(workerId, host, port, path, payloads, natsSubject, url);
+    return new WorkerEndpoint(workerId, host, port, path, payloads, natsSubject, url, engine);
   }
 
   /** The same worker, reached over NATS on {@code subject}. */
   public WorkerEndpoint withNatsSubject(String subject) {
-    return new WorkerEndpoint(workerId, host, port, path, codec, subject, url);
+    return new WorkerEndpoint(workerId, host, port, path, codec, subject, url, engine);
   }
 
   /**
@@ -92,7 +100,7 @@ public record WorkerEndpoint(
       subject = natsSubject.substring(0, dot + 1) + name + natsSubject.substring(dash);
     }
     return new WorkerEndpoint(
-        workerId, host, port, path.substring(0, slash + 1) + name, codec, subject, url);
+        workerId, host, port, path.substring(0, slash + 1) + name, codec, subject, url, engine);
   }
 
   /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvrouter.protocol.EngineErrorEvent;
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.FinishReason;
 import io.kvrouter.protocol.PreprocessedRequest;
@@ -178,13 +179,13 @@ public final class VllmCompletions {
   /**
    * One streamed chunk's output, or empty for a chunk without a choice (the usage chunk).
    *
-   * @throws VllmStreamException for an error event, with the engine's message
+   * @throws EngineErrorEvent for an error event, with the engine's message
    * @throws IllegalArgumentException for a chunk that is not a completion chunk
    */
   public static Optional<EngineOutput> readChunk(JsonNode chunk) {
     JsonNode error = chunk.get("error");
     if (error != null && !error.isNull()) {
-      throw new VllmStreamException(
+      throw new EngineErrorEvent(
           error.hasNonNull("message") ? error.get("message").asText() : error.toString());
     }
     JsonNode choices = chunk.get("choices");

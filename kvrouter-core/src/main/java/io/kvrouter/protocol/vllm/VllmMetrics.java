@@ -1,5 +1,6 @@
 package io.kvrouter.protocol.vllm;
 
+import io.kvrouter.protocol.PrometheusSamples;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -32,13 +33,37 @@ public final class VllmMetrics {
       OptionalInt blockSize,
       OptionalLong numGpuBlocks) {
 
-    static final Engine EMPTY =
+    /** Nothing known. */
+    public static final Engine EMPTY =
         new Engine(
             OptionalLong.empty(),
             OptionalLong.empty(),
             java.util.OptionalDouble.empty(),
             OptionalInt.empty(),
             OptionalLong.empty());
+
+    public Engine withRunning(long value) {
+      return new Engine(OptionalLong.of(value), waiting, kvUsage, blockSize, numGpuBlocks);
+    }
+
+    public Engine withWaiting(long value) {
+      return new Engine(running, OptionalLong.of(value), kvUsage, blockSize, numGpuBlocks);
+    }
+
+    public Engine withKvUsage(double value) {
+      return new Engine(
+          running, waiting, java.util.OptionalDouble.of(value), blockSize, numGpuBlocks);
+    }
+
+    /** The cache's block size and block count, each where known. */
+    public Engine withShape(OptionalInt size, OptionalLong blocks) {
+      return new Engine(
+          running,
+          waiting,
+          kvUsage,
+          size.isPresent() ? size : blockSize,
+          blocks.isPresent() ? blocks : numGpuBlocks);
+    }
 
     /** The blocks in use, from the usage fraction and the capacity, when both are known. */
     public OptionalLong usedBlocks() {
@@ -55,60 +80,19 @@ public final class VllmMetrics {
    */
   public static Map<Integer, Engine> parse(String exposition) {
     Map<Integer, Engine> engines = new LinkedHashMap<>();
-    for (String raw : exposition.split("\n")) {
-      String line = raw.strip();
-      if (!line.startsWith(PREFIX)) {
-        continue; // comments, other families
-      }
-      int brace = line.indexOf('{');
-      int space = line.lastIndexOf(' ');
-      if (space < 0) {
-        continue;
-      }
-      String name =
-          brace >= 0 && brace < space ? line.substring(0, brace) : line.substring(0, space);
-      Map<String, String> labels =
-          brace >= 0 && brace < space
-              ? labels(line.substring(brace + 1, line.lastIndexOf('}', space)))
-              : Map.of();
-      double value;
-      try {
-        value = Double.parseDouble(line.substring(space + 1));
-      } catch (NumberFormatException e) {
-        continue;
-      }
+    for (PrometheusSamples.Sample sample : PrometheusSamples.parse(exposition, PREFIX)) {
+      Map<String, String> labels = sample.labels();
+      double value = sample.value();
       int engine = intLabel(labels.get("engine")).orElse(0);
       Engine was = engines.getOrDefault(engine, Engine.EMPTY);
       Engine now =
-          switch (name) {
-            case "vllm:num_requests_running" ->
-                new Engine(
-                    OptionalLong.of((long) value),
-                    was.waiting(),
-                    was.kvUsage(),
-                    was.blockSize(),
-                    was.numGpuBlocks());
-            case "vllm:num_requests_waiting" ->
-                new Engine(
-                    was.running(),
-                    OptionalLong.of((long) value),
-                    was.kvUsage(),
-                    was.blockSize(),
-                    was.numGpuBlocks());
-            case "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc" ->
-                new Engine(
-                    was.running(),
-                    was.waiting(),
-                    java.util.OptionalDouble.of(value),
-                    was.blockSize(),
-                    was.numGpuBlocks());
+          switch (sample.name()) {
+            case "vllm:num_requests_running" -> was.withRunning((long) value);
+            case "vllm:num_requests_waiting" -> was.withWaiting((long) value);
+            case "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc" -> was.withKvUsage(value);
             case "vllm:cache_config_info" ->
-                new Engine(
-                    was.running(),
-                    was.waiting(),
-                    was.kvUsage(),
-                    intLabel(labels.get("block_size")),
-                    longLabel(labels.get("num_gpu_blocks")));
+                was.withShape(
+                    intLabel(labels.get("block_size")), longLabel(labels.get("num_gpu_blocks")));
             default -> null;
           };
       if (now != null) {
@@ -118,45 +102,22 @@ public final class VllmMetrics {
     return engines;
   }
 
-  /** {@code a="x",b="y"}, with Prometheus' escapes ({@code \\}, {@code \"}, {@code \n}). */
+  /** {@code a="x",b="y"}, with Prometheus' escapes. */
   static Map<String, String> labels(String text) {
-    Map<String, String> labels = new LinkedHashMap<>();
-    int i = 0;
-    while (i < text.length()) {
-      int eq = text.indexOf('=', i);
-      if (eq < 0 || eq + 1 >= text.length() || text.charAt(eq + 1) != '"') {
-        break;
-      }
-      String key = text.substring(i, eq).strip();
-      StringBuilder value = new StringBuilder();
-      int j = eq + 2;
-      for (; j < text.length() && text.charAt(j) != '"'; j++) {
-        char c = text.charAt(j);
-        if (c == '\\' && j + 1 < text.length()) {
-          char next = text.charAt(++j);
-          value.append(next == 'n' ? '\n' : next);
-        } else {
-          value.append(c);
-        }
-      }
-      labels.put(key, value.toString());
-      i = j + 1;
-      while (i < text.length() && (text.charAt(i) == ',' || text.charAt(i) == ' ')) {
-        i++;
-      }
-    }
-    return labels;
+    return PrometheusSamples.labels(text);
   }
 
-  private static OptionalInt intLabel(String value) {
+  /** A label's integer value; empty for none or {@code "None"} (before profiling). */
+  public static OptionalInt intLabel(String value) {
     try {
       return value == null ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(value));
     } catch (NumberFormatException e) {
-      return OptionalInt.empty(); // "None" before profiling
+      return OptionalInt.empty();
     }
   }
 
-  private static OptionalLong longLabel(String value) {
+  /** A label's long value; empty for none or {@code "None"}. */
+  public static OptionalLong longLabel(String value) {
     try {
       return value == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(value));
     } catch (NumberFormatException e) {

@@ -7,7 +7,6 @@ import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerUnavailableException;
-import io.kvrouter.protocol.vllm.VllmCompletions;
 import io.kvrouter.transport.RequestPlane;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -80,18 +79,18 @@ public final class HttpRequestPlane implements RequestPlane {
   @Override
   public Future<ResponseStream> send(
       WorkerEndpoint worker, String requestId, PreprocessedRequest request) {
+    EngineApi api = EngineApi.of(worker.engine());
     Buffer body;
     try {
-      body = Buffer.buffer(JSON.writeValueAsBytes(VllmCompletions.requestBody(request)));
+      body = Buffer.buffer(JSON.writeValueAsBytes(api.body(request, requestId)));
     } catch (Exception e) {
       return Future.failedFuture(e);
     }
     RequestOptions options =
-        options(worker, HttpMethod.POST, VllmCompletions.PATH)
+        options(worker, HttpMethod.POST, api.path())
             .putHeader("content-type", "application/json")
-            .putHeader("accept", "text/event-stream")
-            .putHeader(REQUEST_ID, requestId);
-    request.dpRank().ifPresent(rank -> options.putHeader(DP_RANK, String.valueOf(rank)));
+            .putHeader("accept", "text/event-stream");
+    api.headers(options, request, requestId);
     return client
         .request(options)
         .recover(failure -> Future.failedFuture(unreachable(worker, failure)))
@@ -121,8 +120,29 @@ public final class HttpRequestPlane implements RequestPlane {
               return Future.succeededFuture(
                   (ResponseStream)
                       new SseResponseStream(
-                          vertx.getOrCreateContext(), response, worker, requestId));
+                          vertx.getOrCreateContext(),
+                          response,
+                          worker,
+                          requestId,
+                          api.reader(),
+                          () -> api.abort(requestId).ifPresent(abort -> post(worker, abort))));
             });
+  }
+
+  /** Posts {@code abort}; its answer does not matter (the request may have ended meanwhile). */
+  private void post(WorkerEndpoint worker, EngineApi.Abort abort) {
+    try {
+      Buffer body = Buffer.buffer(JSON.writeValueAsBytes(abort.body()));
+      client
+          .request(
+              options(worker, HttpMethod.POST, abort.path())
+                  .putHeader("content-type", "application/json")
+                  .setIdleTimeout(timeouts.requestTimeout().toMillis()))
+          .compose(request -> request.send(body))
+          .compose(HttpClientResponse::body);
+    } catch (Exception e) {
+      // an abort that cannot be sent leaves the engine to notice the closed connection
+    }
   }
 
   /** A non-200 answer: the worker refused the request, saying why in its error body. */

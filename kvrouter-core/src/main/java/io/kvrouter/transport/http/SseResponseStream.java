@@ -1,13 +1,13 @@
 package io.kvrouter.transport.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvrouter.protocol.EngineErrorEvent;
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.RequestCancelledException;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerStreamException;
 import io.kvrouter.protocol.vllm.VllmCompletions;
-import io.kvrouter.protocol.vllm.VllmStreamException;
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
@@ -19,16 +19,18 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A plain engine's streamed completion (server-sent events, one {@code data:} line per chunk,
- * {@code data: [DONE]} at the end) as a {@link ResponseStream}: each chunk read by {@link
- * VllmCompletions#readChunk}, queued until the subscriber takes it. The response is paused while
- * nobody is subscribed or the subscriber paused, so HTTP flow control reaches the engine. Every
- * callback runs on the response's event loop; the public methods hop onto it.
+ * A plain engine's streamed answer (server-sent events, one {@code data:} line per chunk, {@code
+ * data: [DONE]} at the end, as vLLM and SGLang write them) as a {@link ResponseStream}: each chunk
+ * read by the engine's {@link EngineApi.ChunkReader}, queued until the subscriber takes it. The
+ * response is paused while nobody is subscribed or the subscriber paused, so HTTP flow control
+ * reaches the engine. Every callback runs on the response's event loop; the public methods hop onto
+ * it.
  *
  * <p>Endings: {@code [DONE]} after a finish reason completes; an error event fails with the
  * engine's message; a connection that ends or breaks first fails as a broken stream (failover or
  * migration then apply); {@link #cancel()} closes the connection, which is how vLLM learns to abort
- * the request (it has no abort route), and fails with {@link RequestCancelledException}.
+ * the request (it has no abort route; SGLang's is posted too), and fails with {@link
+ * RequestCancelledException}.
  */
 final class SseResponseStream implements ResponseStream {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -39,6 +41,8 @@ final class SseResponseStream implements ResponseStream {
   private final HttpClientResponse response;
   private final WorkerEndpoint worker;
   private final String requestId;
+  private final EngineApi.ChunkReader reader;
+  private final Runnable onCancel;
   private final AtomicReference<Subscriber> subscriber = new AtomicReference<>();
 
   /** Outputs, then at most one ending: {@link #COMPLETE} or a {@link Throwable}. */
@@ -49,12 +53,23 @@ final class SseResponseStream implements ResponseStream {
   private boolean paused;
   private boolean delivering;
 
+  /**
+   * @param reader reads the engine's chunks
+   * @param onCancel what else stops the request on the engine once its connection is closed
+   */
   SseResponseStream(
-      Context context, HttpClientResponse response, WorkerEndpoint worker, String requestId) {
+      Context context,
+      HttpClientResponse response,
+      WorkerEndpoint worker,
+      String requestId,
+      EngineApi.ChunkReader reader,
+      Runnable onCancel) {
     this.context = context;
     this.response = response;
     this.worker = worker;
     this.requestId = requestId;
+    this.reader = reader;
+    this.onCancel = onCancel;
     RecordParser lines = RecordParser.newDelimited("\n", response);
     lines.handler(this::onLine);
     lines.endHandler(v -> onEnd());
@@ -99,6 +114,7 @@ final class SseResponseStream implements ResponseStream {
             end(new RequestCancelledException("request " + requestId + " cancelled"));
             // closing the connection is vLLM's abort; a pooled connection must not be reused
             response.request().connection().close();
+            onCancel.run();
           }
           drain();
         });
@@ -129,8 +145,8 @@ final class SseResponseStream implements ResponseStream {
   private void onChunk(String data) {
     Optional<EngineOutput> output;
     try {
-      output = VllmCompletions.readChunk(JSON.readTree(data));
-    } catch (VllmStreamException e) {
+      output = reader.read(JSON.readTree(data));
+    } catch (EngineErrorEvent e) {
       end(
           WorkerStreamException.reported(
               "worker " + worker.workerId() + " failed: " + e.getMessage()));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvrouter.protocol.EngineErrorEvent;
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.FinishReason;
 import io.kvrouter.protocol.PreprocessedRequest;
@@ -96,7 +97,7 @@ class VllmCompletionsTest {
             () ->
                 VllmCompletions.readChunk(
                     JSON.readTree("{\"error\":{\"message\":\"out of memory\",\"code\":500}}")))
-        .isInstanceOf(VllmStreamException.class)
+        .isInstanceOf(EngineErrorEvent.class)
         .hasMessage("out of memory");
   }
 

@@ -3,11 +3,15 @@ package io.kvrouter.app;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvrouter.config.WorkerApi;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.protocol.EngineOutput;
+import io.kvrouter.protocol.FinishReason;
 import io.kvrouter.protocol.InferenceEngine;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.sglang.SglangGenerate;
+import io.kvrouter.protocol.sglang.SglangMetrics;
 import io.kvrouter.protocol.vllm.VllmCompletions;
 import io.kvrouter.protocol.vllm.VllmMetrics;
 import io.kvrouter.worker.SimulatedEngine;
@@ -20,8 +24,10 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The simulated worker as a {@code vllm serve} looks to a router ({@code router.jar worker --api
@@ -31,7 +37,7 @@ import java.util.UUID;
  * one series per data-parallel rank. A client that goes away cancels its request, as vLLM aborts on
  * disconnect. The request's {@code X-data-parallel-rank} header picks the rank, as vLLM's does.
  */
-final class WorkerOpenAiApi {
+final class WorkerEngineApi {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final InferenceEngine engine;
@@ -39,31 +45,53 @@ final class WorkerOpenAiApi {
   private final ModelAssets assets;
   private final String model;
 
-  private WorkerOpenAiApi(
-      InferenceEngine engine, List<SimulatedEngine> ranks, ModelAssets assets, String model) {
+  /** Whether it serves SGLang's API rather than vLLM's. */
+  private final boolean sglang;
+
+  /** SGLang's running requests by {@code rid}, for {@code /abort_request}; on the event loop. */
+  private final Map<String, ResponseStream> running = new ConcurrentHashMap<>();
+
+  private WorkerEngineApi(
+      InferenceEngine engine,
+      List<SimulatedEngine> ranks,
+      ModelAssets assets,
+      String model,
+      boolean sglang) {
     this.engine = engine;
     this.ranks = ranks;
     this.assets = assets;
     this.model = model;
+    this.sglang = sglang;
   }
 
   /** Serves on {@code host}:{@code port} (0: any); the future gives the server. */
+  /**
+   * Serves on {@code host}:{@code port} (0: any) the API of {@code api} ({@code openai}: vLLM's;
+   * {@code sglang}: SGLang's); the future gives the server.
+   */
   static Future<HttpServer> serve(
       Vertx vertx,
       InferenceEngine engine,
       List<SimulatedEngine> ranks,
       ModelAssets assets,
       String model,
+      WorkerApi api,
       String host,
       int port) {
-    WorkerOpenAiApi api = new WorkerOpenAiApi(engine, ranks, assets, model);
-    return vertx.createHttpServer().requestHandler(api::handle).listen(port, host);
+    WorkerEngineApi server =
+        new WorkerEngineApi(engine, ranks, assets, model, api == WorkerApi.SGLANG);
+    return vertx.createHttpServer().requestHandler(server::handle).listen(port, host);
   }
 
   private void handle(HttpServerRequest request) {
     String path = request.path();
-    if (path.equals(VllmCompletions.PATH) && request.method().name().equals("POST")) {
+    boolean post = request.method().name().equals("POST");
+    if (!sglang && path.equals(VllmCompletions.PATH) && post) {
       request.body().onSuccess(body -> complete(request, body));
+    } else if (sglang && path.equals(SglangGenerate.PATH) && post) {
+      request.body().onSuccess(body -> generate(request, body));
+    } else if (sglang && path.equals(SglangGenerate.ABORT_PATH) && post) {
+      request.body().onSuccess(body -> abort(request, body));
     } else if (path.equals("/metrics")) {
       request
           .response()
@@ -93,7 +121,10 @@ final class WorkerOpenAiApi {
               kv.capacity() == 0 ? 0 : (double) kv.activeBlocks() / kv.capacity(),
               kv.capacity()));
     }
-    return VllmMetrics.write(model, ranks.get(0).kvCache().blockSize(), figures);
+    int blockSize = ranks.get(0).kvCache().blockSize();
+    return sglang
+        ? SglangMetrics.write(model, blockSize, figures)
+        : VllmMetrics.write(model, blockSize, figures);
   }
 
   private void complete(HttpServerRequest request, Buffer raw) {
@@ -127,6 +158,43 @@ final class WorkerOpenAiApi {
         .start();
   }
 
+  /** SGLang's {@code POST /generate}: the request under its {@code rid}. */
+  private void generate(HttpServerRequest request, Buffer raw) {
+    PreprocessedRequest generation;
+    JsonNode body;
+    try {
+      body = JSON.readTree(raw.getBytes());
+      generation = SglangGenerate.readRequest(body, assets.eosTokenIds());
+    } catch (Exception e) {
+      error(request.response(), 400, "BadRequestError", String.valueOf(e.getMessage()));
+      return;
+    }
+    String rid = body.path("rid").asText(UUID.randomUUID().toString());
+    ResponseStream outputs = engine.generate(rid, generation);
+    running.put(rid, outputs);
+    new Answer(
+            request.response(),
+            outputs,
+            rid,
+            generation.tokenIds().length,
+            body.path("stream").asBoolean(false),
+            false)
+        .start();
+  }
+
+  /** SGLang's {@code POST /abort_request}: stops the request {@code rid}. */
+  private void abort(HttpServerRequest request, Buffer raw) {
+    try {
+      ResponseStream outputs = running.remove(JSON.readTree(raw.getBytes()).path("rid").asText());
+      if (outputs != null) {
+        outputs.cancel();
+      }
+      request.response().end();
+    } catch (Exception e) {
+      error(request.response(), 400, "BadRequestError", String.valueOf(e.getMessage()));
+    }
+  }
+
   /** One request's answer, written as the engine's outputs arrive. */
   private final class Answer implements ResponseStream.Subscriber {
     private final HttpServerResponse response;
@@ -139,6 +207,12 @@ final class WorkerOpenAiApi {
     private final StringBuilder text = new StringBuilder();
     private final java.util.List<Integer> tokens = new java.util.ArrayList<>();
     private String finish;
+    private FinishReason reason;
+
+    /** Every id generated so far. */
+    private int[] ids() {
+      return tokens.stream().mapToInt(Integer::intValue).toArray();
+    }
 
     Answer(
         HttpServerResponse response,
@@ -171,8 +245,12 @@ final class WorkerOpenAiApi {
       }
       text.append(delta);
       finish = VllmCompletions.finishName(output.finishReason());
+      reason = output.finishReason();
       if (stream && !response.closed()) {
-        event(VllmCompletions.chunk(id, created, model, delta, output.tokenIds(), finish));
+        event(
+            sglang
+                ? SglangGenerate.chunk(id, text.toString(), ids(), reason, promptTokens)
+                : VllmCompletions.chunk(id, created, model, delta, output.tokenIds(), finish));
       }
     }
 
@@ -181,8 +259,13 @@ final class WorkerOpenAiApi {
       if (response.closed()) {
         return;
       }
+      running.remove(id);
+      if (!stream && sglang) {
+        json(response, 200, SglangGenerate.chunk(id, text.toString(), ids(), reason, promptTokens));
+        return;
+      }
       if (!stream) {
-        int[] ids = tokens.stream().mapToInt(Integer::intValue).toArray();
+        int[] ids = ids();
         ObjectNode whole = VllmCompletions.chunk(id, created, model, text.toString(), ids, finish);
         whole.set(
             "usage",
@@ -198,6 +281,7 @@ final class WorkerOpenAiApi {
 
     @Override
     public void onError(Throwable error) {
+      running.remove(id);
       if (response.closed()) {
         return;
       }
