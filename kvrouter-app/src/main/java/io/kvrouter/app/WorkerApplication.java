@@ -205,6 +205,7 @@ final class WorkerApplication {
             assets,
             config.modelName(),
             config.api(),
+            metrics.registry(),
             config.host(),
             config.port());
     Future<?> system =

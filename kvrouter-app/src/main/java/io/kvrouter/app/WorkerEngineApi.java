@@ -16,6 +16,8 @@ import io.kvrouter.protocol.vllm.VllmCompletions;
 import io.kvrouter.protocol.vllm.VllmMetrics;
 import io.kvrouter.worker.SimulatedEngine;
 import io.kvrouter.worker.kv.BlockPool;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -48,6 +50,12 @@ final class WorkerEngineApi {
   /** Whether it serves SGLang's API rather than vLLM's. */
   private final boolean sglang;
 
+  /** How long SGLang lets a request run on after its client went away. */
+  static final java.time.Duration SGLANG_DISCONNECT_ABORT = java.time.Duration.ofSeconds(2);
+
+  private final Vertx vertx;
+  private final Counter aborts;
+
   /** SGLang's running requests by {@code rid}, for {@code /abort_request}; on the event loop. */
   private final Map<String, ResponseStream> running = new ConcurrentHashMap<>();
 
@@ -56,7 +64,14 @@ final class WorkerEngineApi {
       List<SimulatedEngine> ranks,
       ModelAssets assets,
       String model,
-      boolean sglang) {
+      boolean sglang,
+      Vertx vertx,
+      MeterRegistry meters) {
+    this.vertx = vertx;
+    this.aborts =
+        Counter.builder("kvrouter_worker_abort_requests")
+            .description("POST /abort_request calls (SGLang's API)")
+            .register(meters);
     this.engine = engine;
     this.ranks = ranks;
     this.assets = assets;
@@ -64,7 +79,6 @@ final class WorkerEngineApi {
     this.sglang = sglang;
   }
 
-  /** Serves on {@code host}:{@code port} (0: any); the future gives the server. */
   /**
    * Serves on {@code host}:{@code port} (0: any) the API of {@code api} ({@code openai}: vLLM's;
    * {@code sglang}: SGLang's); the future gives the server.
@@ -76,10 +90,11 @@ final class WorkerEngineApi {
       ModelAssets assets,
       String model,
       WorkerApi api,
+      MeterRegistry meters,
       String host,
       int port) {
     WorkerEngineApi server =
-        new WorkerEngineApi(engine, ranks, assets, model, api == WorkerApi.SGLANG);
+        new WorkerEngineApi(engine, ranks, assets, model, api == WorkerApi.SGLANG, vertx, meters);
     return vertx.createHttpServer().requestHandler(server::handle).listen(port, host);
   }
 
@@ -186,6 +201,7 @@ final class WorkerEngineApi {
   private void abort(HttpServerRequest request, Buffer raw) {
     try {
       ResponseStream outputs = running.remove(JSON.readTree(raw.getBytes()).path("rid").asText());
+      aborts.increment();
       if (outputs != null) {
         outputs.cancel();
       }
@@ -230,7 +246,15 @@ final class WorkerEngineApi {
     }
 
     void start() {
-      response.closeHandler(v -> outputs.cancel()); // the client went away: abort
+      // the client went away: vLLM aborts at once, SGLang about 2 s later (its abort task)
+      response.closeHandler(
+          v -> {
+            if (sglang) {
+              vertx.setTimer(SGLANG_DISCONNECT_ABORT.toMillis(), id -> outputs.cancel());
+            } else {
+              outputs.cancel();
+            }
+          });
       if (stream) {
         response.setChunked(true).putHeader("content-type", "text/event-stream");
       }

@@ -384,6 +384,8 @@ class HttpWorkersIT {
     await().atMost(PATIENCE).until(() -> activeOnEngine(slow) == 1);
     response.body().close();
     await().atMost(PATIENCE).until(() -> activeOnEngine(slow) == 0);
+    // SGLang itself waits about 2 s after a disconnect; the router asks it to abort at once
+    assertThat(slow.metric("kvrouter_worker_abort_requests_total")).isEqualTo(1);
   }
 
   @Test

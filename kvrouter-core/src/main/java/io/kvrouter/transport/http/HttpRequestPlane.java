@@ -20,6 +20,8 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import java.time.Duration;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The request plane to plain engines' HTTP servers ({@code vllm serve}): each request is a streamed
@@ -37,6 +39,7 @@ import java.util.List;
  * refuses.
  */
 public final class HttpRequestPlane implements RequestPlane {
+  private static final Logger log = LoggerFactory.getLogger(HttpRequestPlane.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Headers vLLM reads (docs/notes/plain-engines.md §1.4). */
@@ -139,7 +142,11 @@ public final class HttpRequestPlane implements RequestPlane {
                   .putHeader("content-type", "application/json")
                   .setIdleTimeout(timeouts.requestTimeout().toMillis()))
           .compose(request -> request.send(body))
-          .compose(HttpClientResponse::body);
+          .compose(HttpClientResponse::body)
+          .onFailure(
+              e ->
+                  log.debug(
+                      "asking worker {} to abort failed: {}", worker.workerId(), e.toString()));
     } catch (Exception e) {
       // an abort that cannot be sent leaves the engine to notice the closed connection
     }
