@@ -407,7 +407,8 @@ public final class Settings {
               + " streams responses back over TCP (default: --tcp-response-mux). A plain vllm"
               + " serve is url=http://HOST:PORT instead of address= (token ids sent to its"
               + " /v1/completions, load read from its /metrics; kv-blocks, dp-size, kv-events and"
-              + " kv-replay as above). Repeat for each worker.",
+              + " kv-replay as above), an SGLang server the same with engine=sglang (token ids"
+              + " to its /generate). Repeat for each worker.",
           null,
           WorkerSpec.EXPECTED,
           true,
