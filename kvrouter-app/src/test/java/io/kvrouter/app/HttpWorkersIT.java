@@ -404,4 +404,28 @@ class HttpWorkersIT {
     assertThat(v.metric("dynamo_component_requests_total")).isEqualTo(2);
     assertThat(s.metric("dynamo_component_requests_total")).isEqualTo(2);
   }
+
+  @Test
+  void anEngineThatCannotBeReached_isFailedOverBeforeTheFirstToken() throws Exception {
+    WorkerProcess gone = vllm(1);
+    WorkerProcess up = vllm(1);
+    RouterFixture router =
+        router(
+            List.of(gone.httpWorkerSpec("gone"), up.httpWorkerSpec("up")),
+            "router-mode",
+            "round-robin");
+    gone.kill();
+    for (int i = 0; i < 4; i++) {
+      Http.Response r = Http.post(router.baseUrl + "/v1/chat/completions", chat(i % 2 == 0, 3));
+      assertThat(r.status()).as(r.body()).isEqualTo(200);
+    }
+    assertThat(up.metric("dynamo_component_requests_total")).isEqualTo(4);
+    await()
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                workers(router).stream()
+                    .anyMatch(
+                        w -> w.getString("worker_id").equals("gone") && !w.getBoolean("healthy")));
+  }
 }
