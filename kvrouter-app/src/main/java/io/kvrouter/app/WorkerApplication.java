@@ -128,22 +128,9 @@ final class WorkerApplication {
             config.tcp(),
             config.acceptedResponseStreams());
     List<AutoCloseable> closers = new ArrayList<>(publishers);
-    Future<?> system =
-        config.systemPort().isEmpty()
-            ? Future.succeededFuture()
-            : WorkerSystemPort.serve(
-                    vertx, metrics, ranks, config.host(), config.systemPort().getAsInt())
-                .onSuccess(
-                    port ->
-                        out.printf(
-                            "kvrouter worker system port: http://%s:%d%n", config.host(), port));
+    Future<?> system = systemPort(vertx, metrics, ranks);
     try {
-      WorkerServer started =
-          Future.all(server, system)
-              .map(v -> server.result())
-              .toCompletionStage()
-              .toCompletableFuture()
-              .get(30, TimeUnit.SECONDS);
+      WorkerServer started = startedWith(server, system);
       countResponseConnections(metrics, started);
       Map<String, String> natsSubjects = Map.of();
       if (config.requestPlane() == RequestPlaneKind.NATS) {
@@ -208,22 +195,9 @@ final class WorkerApplication {
             metrics.registry(),
             config.host(),
             config.port());
-    Future<?> system =
-        config.systemPort().isEmpty()
-            ? Future.succeededFuture()
-            : WorkerSystemPort.serve(
-                    vertx, metrics, ranks, config.host(), config.systemPort().getAsInt())
-                .onSuccess(
-                    port ->
-                        out.printf(
-                            "kvrouter worker system port: http://%s:%d%n", config.host(), port));
+    Future<?> system = systemPort(vertx, metrics, ranks);
     try {
-      HttpServer started =
-          Future.all(server, system)
-              .map(v -> server.result())
-              .toCompletionStage()
-              .toCompletableFuture()
-              .get(30, TimeUnit.SECONDS);
+      HttpServer started = startedWith(server, system);
       SignalShutdown.install(
           "worker",
           () -> {
@@ -247,6 +221,26 @@ final class WorkerApplication {
       vertx.close();
       return OptionalInt.of(1);
     }
+  }
+
+  /** The system port, if asked for ({@code --system-port}), said once it listens. */
+  private Future<?> systemPort(Vertx vertx, Metrics metrics, List<SimulatedEngine> ranks) {
+    if (config.systemPort().isEmpty()) {
+      return Future.succeededFuture();
+    }
+    return WorkerSystemPort.serve(
+            vertx, metrics, ranks, config.host(), config.systemPort().getAsInt())
+        .onSuccess(
+            port -> out.printf("kvrouter worker system port: http://%s:%d%n", config.host(), port));
+  }
+
+  /** {@code server} once it and the system port listen; blocks up to 30 s (start-up thread). */
+  private static <S> S startedWith(Future<S> server, Future<?> system) throws Exception {
+    return Future.all(server, system)
+        .map(v -> server.result())
+        .toCompletionStage()
+        .toCompletableFuture()
+        .get(30, TimeUnit.SECONDS);
   }
 
   /** Registers the worker's records (in etcd under its lease, or in Kubernetes) and says so. */

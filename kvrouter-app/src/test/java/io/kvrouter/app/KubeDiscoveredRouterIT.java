@@ -9,17 +9,11 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.kvrouter.discovery.kube.KubeDiscoveryWatcher;
 import io.kvrouter.discovery.kube.PodIds;
 import io.kvrouter.testing.Http;
 import io.kvrouter.testing.WorkerProcess;
 import io.vertx.core.json.JsonArray;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,35 +34,14 @@ class KubeDiscoveredRouterIT {
   private static final Duration PATIENCE = Duration.ofSeconds(90);
   private static final String NS = "dynamo-ns";
 
-  private KubernetesMockServer server;
+  private MockKubeApi api;
   private KubernetesClient client;
   private final List<AutoCloseable> closers = new ArrayList<>();
-  private final Map<String, String> savedProperties = new HashMap<>();
 
   @BeforeEach
   void startServer() {
-    server =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false);
-    server.init(InetAddress.getLoopbackAddress(), 0);
-    server.expectCustomResource(
-        new CustomResourceDefinitionContext.Builder()
-            .withGroup("nvidia.com")
-            .withVersion("v1alpha1")
-            .withKind("DynamoWorkerMetadata")
-            .withPlural("dynamoworkermetadatas")
-            .withScope("Namespaced")
-            .build());
-    client = server.createClient();
-    // the router in this JVM finds the API server through the client's usual configuration
-    for (Map.Entry<String, String> property : clientProperties().entrySet()) {
-      savedProperties.put(property.getKey(), System.getProperty(property.getKey()));
-      System.setProperty(property.getKey(), property.getValue());
-    }
+    api = new MockKubeApi(NS);
+    client = api.client;
   }
 
   @AfterEach
@@ -76,36 +49,7 @@ class KubeDiscoveredRouterIT {
     for (AutoCloseable closer : closers) {
       closer.close();
     }
-    savedProperties.forEach(
-        (key, value) -> {
-          if (value == null) {
-            System.clearProperty(key);
-          } else {
-            System.setProperty(key, value);
-          }
-        });
-    client.close();
-    try {
-      server.destroy();
-    } catch (IllegalStateException e) {
-      System.err.println("mock API server still stopping after its shutdown wait: " + e);
-    }
-  }
-
-  private Map<String, String> clientProperties() {
-    Map<String, String> properties = new LinkedHashMap<>();
-    properties.put("kubernetes.master", client.getConfiguration().getMasterUrl());
-    properties.put("kubernetes.auth.tryKubeConfig", "false");
-    properties.put("kubernetes.auth.tryServiceAccount", "false");
-    properties.put("kubernetes.namespace", NS);
-    return properties;
-  }
-
-  /** The same configuration as environment variables, for worker processes. */
-  private Map<String, String> clientEnvironment() {
-    Map<String, String> env = new LinkedHashMap<>();
-    clientProperties().forEach((key, value) -> env.put(key.toUpperCase().replace('.', '_'), value));
-    return env;
+    api.close();
   }
 
   private WorkerProcess worker(String model, String pod) throws Exception {
@@ -129,7 +73,7 @@ class KubeDiscoveredRouterIT {
                 "dynamo",
                 "--kv-events-port",
                 "0"),
-            clientEnvironment());
+            api.environment());
     closers.add(0, worker);
     return worker;
   }

@@ -6,10 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.kvrouter.testing.Http;
 import io.kvrouter.testing.WorkerProcess;
 import io.vertx.core.json.JsonArray;
@@ -18,7 +14,6 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -35,32 +30,14 @@ class KubePodWorkersIT {
   private static final Duration PATIENCE = Duration.ofSeconds(60);
   private static final String NS = "engines";
 
-  private KubernetesMockServer server;
+  private MockKubeApi api;
   private KubernetesClient client;
   private final List<AutoCloseable> closers = new ArrayList<>();
-  private final Map<String, String> savedProperties = new HashMap<>();
 
   @BeforeEach
   void startServer() {
-    server =
-        new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false);
-    server.init(InetAddress.getLoopbackAddress(), 0);
-    client = server.createClient();
-    Map<String, String> properties = new LinkedHashMap<>();
-    properties.put("kubernetes.master", client.getConfiguration().getMasterUrl());
-    properties.put("kubernetes.auth.tryKubeConfig", "false");
-    properties.put("kubernetes.auth.tryServiceAccount", "false");
-    properties.put("kubernetes.namespace", NS);
-    properties.forEach(
-        (key, value) -> {
-          savedProperties.put(key, System.getProperty(key));
-          System.setProperty(key, value);
-        });
+    api = new MockKubeApi(NS);
+    client = api.client;
   }
 
   @AfterEach
@@ -68,20 +45,7 @@ class KubePodWorkersIT {
     for (AutoCloseable closer : closers) {
       closer.close();
     }
-    savedProperties.forEach(
-        (key, value) -> {
-          if (value == null) {
-            System.clearProperty(key);
-          } else {
-            System.setProperty(key, value);
-          }
-        });
-    client.close();
-    try {
-      server.destroy();
-    } catch (IllegalStateException e) {
-      System.err.println("mock API server still stopping after its shutdown wait: " + e);
-    }
+    api.close();
   }
 
   private WorkerProcess engine(String ip, int port) throws Exception {
