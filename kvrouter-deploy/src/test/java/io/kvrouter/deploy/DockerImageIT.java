@@ -10,10 +10,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -31,28 +29,11 @@ import org.testcontainers.utility.DockerImageName;
  */
 @EnabledIfSystemProperty(named = "kvrouter.docker.base", matches = ".+")
 class DockerImageIT {
-  private static final String IMAGE = "kvrouter:it";
+  private static final String IMAGE = KvrouterImage.NAME;
 
   @BeforeAll
   static void buildImage() throws Exception {
-    Process build =
-        new ProcessBuilder(
-                "docker",
-                "build",
-                "-q",
-                "-f",
-                "docker/Dockerfile",
-                "--build-arg",
-                "BASE_IMAGE=" + System.getProperty("kvrouter.docker.base"),
-                "-t",
-                IMAGE,
-                ".")
-            .directory(Path.of("..").toFile())
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(build.getInputStream().readAllBytes());
-    assertThat(build.waitFor(5, TimeUnit.MINUTES)).isTrue();
-    assertThat(build.exitValue()).as(output).isZero();
+    KvrouterImage.build();
   }
 
   private static int freePort() throws IOException {
