@@ -142,6 +142,26 @@ class HelmChartTest {
     assertThat(listed).noneMatch(o -> o instanceof Role);
   }
 
+  @Test
+  void theDemoInstall_runsSimulatedEnginesTheRouterLists() throws Exception {
+    List<HasMetadata> objects =
+        render(null, Map.of("demoWorkers.enabled", true, "demoWorkers.replicas", 3));
+    io.fabric8.kubernetes.api.model.apps.StatefulSet workers =
+        one(objects, io.fabric8.kubernetes.api.model.apps.StatefulSet.class);
+    assertThat(workers.getSpec().getReplicas()).isEqualTo(3);
+    assertThat(workers.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+        .contains("worker", "--api=openai");
+    RouterConfig config = load(one(objects, ConfigMap.class));
+    assertThat(config.mockWorkers().count()).as("engines instead of in-process ones").isZero();
+    assertThat(config.workers())
+        .extracting(w -> w.id() + " " + w.url())
+        .containsExactly(
+            "kvr-kvrouter-demo-worker-0 http://kvr-kvrouter-demo-worker-0.kvr-kvrouter-demo-worker:8000",
+            "kvr-kvrouter-demo-worker-1 http://kvr-kvrouter-demo-worker-1.kvr-kvrouter-demo-worker:8000",
+            "kvr-kvrouter-demo-worker-2 http://kvr-kvrouter-demo-worker-2.kvr-kvrouter-demo-worker:8000");
+    assertThat(config.workers().get(0).kvEvents()).isPresent();
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"replicaCount=0", "service.port=70000", "router.router-mode=fastest"})
   void theSchema_refusesBadValues(String assignment) {
