@@ -162,6 +162,25 @@ class HelmChartTest {
     assertThat(config.workers().get(0).kvEvents()).isPresent();
   }
 
+  @Test
+  void autoscalingAndMonitoring_areThereWhenAskedFor() {
+    List<HasMetadata> objects =
+        render(null, Map.of("autoscaling.enabled", true, "serviceMonitor.enabled", true));
+    io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler hpa =
+        one(objects, io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler.class);
+    assertThat(hpa.getSpec().getScaleTargetRef().getName())
+        .isEqualTo(one(objects, Deployment.class).getMetadata().getName());
+    assertThat(one(objects, Deployment.class).getSpec().getReplicas())
+        .as("the HPA owns the replica count")
+        .isNull();
+    HasMetadata monitor =
+        objects.stream()
+            .filter(o -> o.getKind().equals("ServiceMonitor"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(monitor.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"replicaCount=0", "service.port=70000", "router.router-mode=fastest"})
   void theSchema_refusesBadValues(String assignment) {
@@ -211,8 +230,9 @@ class HelmChartTest {
       items.forEach(item -> assertNoUnknownFields(item, where));
       return;
     }
-    if (!(node instanceof KubernetesResource)) {
-      return;
+    if (!(node instanceof KubernetesResource)
+        || node instanceof io.fabric8.kubernetes.api.model.GenericKubernetesResource) {
+      return; // a custom resource (ServiceMonitor) has no model of its fields here
     }
     for (Method getter : node.getClass().getMethods()) {
       if (getter.getParameterCount() != 0 || !getter.getName().startsWith("get")) {
