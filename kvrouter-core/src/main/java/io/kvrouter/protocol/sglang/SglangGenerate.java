@@ -1,5 +1,11 @@
 package io.kvrouter.protocol.sglang;
 
+import static io.kvrouter.protocol.JsonValues.bool;
+import static io.kvrouter.protocol.JsonValues.decimal;
+import static io.kvrouter.protocol.JsonValues.integer;
+import static io.kvrouter.protocol.JsonValues.longValue;
+import static io.kvrouter.protocol.JsonValues.putIfSet;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -89,12 +95,6 @@ public final class SglangGenerate {
     }
     request.dpRank().ifPresent(rank -> body.put("routed_dp_rank", rank));
     return body;
-  }
-
-  private static void putIfSet(ObjectNode body, String key, Object value) {
-    if (value != null) {
-      body.putPOJO(key, value);
-    }
   }
 
   /** The body of {@code POST /abort_request} for the request {@code requestId}. */
@@ -225,25 +225,23 @@ public final class SglangGenerate {
                 p.hasNonNull("max_new_tokens") ? p.get("max_new_tokens").asInt() : 128,
                 stops.isEmpty() ? null : stops,
                 stopIds.isEmpty() ? null : stopIds,
-                p.hasNonNull("min_new_tokens") ? p.get("min_new_tokens").asInt() : null,
-                p.hasNonNull("ignore_eos") ? p.get("ignore_eos").asBoolean() : null),
+                integer(p, "min_new_tokens"),
+                bool(p, "ignore_eos")),
             new SamplingOptions(
-                p.hasNonNull("n") ? p.get("n").asInt() : null,
-                p.hasNonNull("sampling_seed") ? p.get("sampling_seed").asLong() : null,
-                p.hasNonNull("temperature") ? p.get("temperature").asDouble() : null,
-                p.hasNonNull("top_p") ? p.get("top_p").asDouble() : null,
-                p.hasNonNull("top_k") ? p.get("top_k").asInt() : null,
-                p.hasNonNull("min_p") ? p.get("min_p").asDouble() : null,
-                p.hasNonNull("presence_penalty") ? p.get("presence_penalty").asDouble() : null,
-                p.hasNonNull("frequency_penalty") ? p.get("frequency_penalty").asDouble() : null,
-                p.hasNonNull("repetition_penalty") ? p.get("repetition_penalty").asDouble() : null),
+                integer(p, "n"),
+                longValue(p, "sampling_seed"),
+                decimal(p, "temperature"),
+                decimal(p, "top_p"),
+                integer(p, "top_k"),
+                decimal(p, "min_p"),
+                decimal(p, "presence_penalty"),
+                decimal(p, "frequency_penalty"),
+                decimal(p, "repetition_penalty")),
             new OutputOptions(
                 body.path("return_logprob").asBoolean(false)
                     ? body.path("top_logprobs_num").asInt(0)
                     : null,
-                p.hasNonNull("skip_special_tokens")
-                    ? p.get("skip_special_tokens").asBoolean()
-                    : null),
+                bool(p, "skip_special_tokens")),
             eosTokenIds,
             List.of());
     return body.hasNonNull("routed_dp_rank")

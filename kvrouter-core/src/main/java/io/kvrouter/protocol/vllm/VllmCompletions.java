@@ -1,5 +1,11 @@
 package io.kvrouter.protocol.vllm;
 
+import static io.kvrouter.protocol.JsonValues.bool;
+import static io.kvrouter.protocol.JsonValues.decimal;
+import static io.kvrouter.protocol.JsonValues.integer;
+import static io.kvrouter.protocol.JsonValues.longValue;
+import static io.kvrouter.protocol.JsonValues.putIfSet;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -97,12 +103,6 @@ public final class VllmCompletions {
     return body;
   }
 
-  private static void putIfSet(ObjectNode body, String key, Object value) {
-    if (value != null) {
-      body.putPOJO(key, value);
-    }
-  }
-
   /**
    * The request a {@code /v1/completions} body asks for, as a simulated vLLM reads it: the prompt
    * must be token ids; {@code max_tokens} defaults to vLLM's 16.
@@ -147,10 +147,10 @@ public final class VllmCompletions {
                 stops.isEmpty() ? null : stops,
                 stopIds.isEmpty() ? null : stopIds,
                 integer(body, "min_tokens"),
-                body.hasNonNull("ignore_eos") ? body.get("ignore_eos").asBoolean() : null),
+                bool(body, "ignore_eos")),
             new SamplingOptions(
                 integer(body, "n"),
-                body.hasNonNull("seed") ? body.get("seed").asLong() : null,
+                longValue(body, "seed"),
                 decimal(body, "temperature"),
                 decimal(body, "top_p"),
                 integer(body, "top_k"),
@@ -158,22 +158,10 @@ public final class VllmCompletions {
                 decimal(body, "presence_penalty"),
                 decimal(body, "frequency_penalty"),
                 decimal(body, "repetition_penalty")),
-            new OutputOptions(
-                integer(body, "logprobs"),
-                body.hasNonNull("skip_special_tokens")
-                    ? body.get("skip_special_tokens").asBoolean()
-                    : null),
+            new OutputOptions(integer(body, "logprobs"), bool(body, "skip_special_tokens")),
             eosTokenIds,
             List.of());
     return dpRank.map(request::withDpRank).orElse(request);
-  }
-
-  private static Integer integer(JsonNode body, String key) {
-    return body.hasNonNull(key) ? body.get(key).asInt() : null;
-  }
-
-  private static Double decimal(JsonNode body, String key) {
-    return body.hasNonNull(key) ? body.get(key).asDouble() : null;
   }
 
   /**

@@ -102,11 +102,6 @@ public final class VllmMetrics {
     return engines;
   }
 
-  /** {@code a="x",b="y"}, with Prometheus' escapes. */
-  static Map<String, String> labels(String text) {
-    return PrometheusSamples.labels(text);
-  }
-
   /** A label's integer value; empty for none or {@code "None"} (before profiling). */
   public static OptionalInt intLabel(String value) {
     try {

@@ -58,7 +58,7 @@ class VllmMetricsTest {
                 .get(0)
                 .blockSize())
         .isEqualTo(OptionalInt.of(32));
-    assertThat(VllmMetrics.labels("a=\"x\\\"y\",b=\"1\\\\2\", c=\"z\""))
+    assertThat(io.kvrouter.protocol.PrometheusSamples.labels("a=\"x\\\"y\",b=\"1\\\\2\", c=\"z\""))
         .containsExactly(Map.entry("a", "x\"y"), Map.entry("b", "1\\2"), Map.entry("c", "z"));
   }
 
