@@ -386,7 +386,8 @@ public final class RouterApplication {
       dynamo = TcpTransport.client(vertx, tcp);
     }
     // plain engines' HTTP servers (url= workers) beside the Dynamo workers, in one router
-    return new SplitRequestPlane(dynamo, HttpRequestPlane.create(vertx, tcp));
+    return new SplitRequestPlane(
+        dynamo, HttpRequestPlane.create(vertx, tcp, config.http().connections().maxConnections()));
   }
 
   /**

@@ -225,6 +225,9 @@ final class WorkerEngineApi {
     private String finish;
     private FinishReason reason;
 
+    /** Events written in the current event-loop task, sent as one write when it ends. */
+    private Buffer pending;
+
     /** Every id generated so far. */
     private int[] ids() {
       return tokens.stream().mapToInt(Integer::intValue).toArray();
@@ -300,7 +303,7 @@ final class WorkerEngineApi {
       if (usage) {
         event(VllmCompletions.usageChunk(id, created, model, promptTokens, tokens.size()));
       }
-      response.end("data: " + VllmCompletions.DONE + "\n\n");
+      response.end(takePending().appendString("data: " + VllmCompletions.DONE + "\n\n"));
     }
 
     @Override
@@ -316,11 +319,37 @@ final class WorkerEngineApi {
       ObjectNode event = JSON.createObjectNode();
       event.putObject("error").put("message", String.valueOf(error.getMessage())).put("code", 500);
       event(event);
-      response.end("data: " + VllmCompletions.DONE + "\n\n");
+      response.end(takePending().appendString("data: " + VllmCompletions.DONE + "\n\n"));
     }
 
+    /**
+     * Queues one event. Events of one event-loop task (an engine without delay emits a whole answer
+     * in one) go out as one write, as the Dynamo-plane worker's frames do.
+     */
     private void event(ObjectNode data) {
-      response.write("data: " + data + "\n\n");
+      io.vertx.core.Context context = Vertx.currentContext();
+      if (pending == null) {
+        pending = Buffer.buffer(512);
+        if (context != null) {
+          context.runOnContext(v -> flush());
+        }
+      }
+      pending.appendString("data: " + data + "\n\n");
+      if (context == null) {
+        flush();
+      }
+    }
+
+    private void flush() {
+      if (pending != null && !response.ended() && !response.closed()) {
+        response.write(takePending());
+      }
+    }
+
+    private Buffer takePending() {
+      Buffer events = pending == null ? Buffer.buffer() : pending;
+      pending = null;
+      return events;
     }
   }
 

@@ -167,6 +167,33 @@ class HttpWorkersIT {
     await().atMost(PATIENCE).until(() -> workers(router).get(0).getInteger("active_requests") == 0);
   }
 
+  @Test
+  void moreStreamsThanTheTcpPoolSize_runOnTheEngineAtOnce() throws Exception {
+    // an HTTP/1.1 answer holds its connection while it streams, so a pool of 2 connections would
+    // let the engine run 2 requests and queue the rest in the router
+    WorkerProcess slow = vllm(200);
+    RouterFixture router =
+        router(
+            List.of(slow.httpWorkerSpec("v1")), "router-mode", "round-robin", "tcp-pool-size", "2");
+    HttpClient client = HttpClient.newHttpClient();
+    List<java.util.concurrent.CompletableFuture<HttpResponse<Stream<String>>>> streams =
+        new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      streams.add(
+          client.sendAsync(
+              HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/chat/completions"))
+                  .header("content-type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(chat(true, 200)))
+                  .build(),
+              HttpResponse.BodyHandlers.ofLines()));
+    }
+    await().atMost(PATIENCE).until(() -> activeOnEngine(slow) == 5);
+    for (var stream : streams) {
+      stream.get().body().close();
+    }
+    await().atMost(PATIENCE).until(() -> activeOnEngine(slow) == 0);
+  }
+
   private static int activeOnEngine(WorkerProcess worker) throws Exception {
     return (int) worker.metric("dynamo_component_inflight_requests");
   }

@@ -10,6 +10,9 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,6 +36,12 @@ import org.HdrHistogram.Recorder;
  * With {@code --api completions} it speaks a plain engine's API instead: {@code POST
  * /v1/completions} with the prompt as {@code --prompt-chars} token ids and {@code ignore_eos}, what
  * a proxy in front of a {@code vllm serve} relays.
+ *
+ * <p>Warm-up: {@code --warmup S} seconds at least; with {@code --warmup-flat}, then on in 5 s
+ * windows until two windows in a row differ by under 3% in completed requests (the JIT is done),
+ * for at most {@code --warmup-max} seconds (default 120). {@code --cpu-pids P1,P2} reads each
+ * process's user + system CPU time from {@code /proc/PID/stat} at the start and end of the measured
+ * span and reports it in milliseconds, and per completed request in microseconds.
  */
 public final class SseLoadGenerator {
   private final Vertx vertx;
@@ -94,14 +103,25 @@ public final class SseLoadGenerator {
             a.integer("--max-tokens", 32),
             "completions".equals(a.string("--api", "chat")));
     int rate = a.integer("--rate", 0);
+    String pids = a.string("--cpu-pids", "");
     load.run(
         a.integer("--concurrency", 32),
         rate,
         a.integer("--warmup", 5),
-        a.integer("--duration", 20));
+        a.has("--warmup-flat") ? a.integer("--warmup-max", 120) : 0,
+        a.integer("--duration", 20),
+        pids.isEmpty()
+            ? new long[0]
+            : Arrays.stream(pids.split(",")).mapToLong(Long::parseLong).toArray());
   }
 
-  private void run(int concurrency, int rate, int warmupSeconds, int durationSeconds)
+  private void run(
+      int concurrency,
+      int rate,
+      int warmupSeconds,
+      int warmupMaxSeconds,
+      int durationSeconds,
+      long[] cpuPids)
       throws Exception {
     if (rate > 0) {
       openLoop(rate);
@@ -110,33 +130,84 @@ public final class SseLoadGenerator {
         vertx.runOnContext(v -> closedLoop());
       }
     }
+    measuring = true;
     Thread.sleep(warmupSeconds * 1000L);
+    long warmedNanos = warmUntilFlat(warmupSeconds, warmupMaxSeconds);
     latency.reset();
     completed.set(0);
     errors.set(0);
-    measuring = true;
+    long[] cpuBefore = cpuMillis(cpuPids);
     long start = System.nanoTime();
     Thread.sleep(durationSeconds * 1000L);
     var histogram = latency.getIntervalHistogram();
     double seconds = (System.nanoTime() - start) / 1e9;
     long done = completed.get();
+    long[] cpuAfter = cpuMillis(cpuPids);
     stopped = true;
     JsonObject result =
         new JsonObject()
             .put("mode", rate > 0 ? "open" : "closed")
             .put("concurrency", concurrency)
             .put("target_rate", rate)
+            .put("warmup_s", Math.round(warmedNanos / 1e9))
             .put("requests", done)
             .put("errors", errors.get())
             .put("rps", Math.round(done / seconds))
             .put("p50_ms", histogram.getValueAtPercentile(50) / 1000.0)
             .put("p99_ms", histogram.getValueAtPercentile(99) / 1000.0)
             .put("max_ms", histogram.getMaxValue() / 1000.0);
+    JsonArray cpu = new JsonArray();
+    for (int i = 0; i < cpuPids.length; i++) {
+      long millis = cpuAfter[i] - cpuBefore[i];
+      cpu.add(
+          new JsonObject()
+              .put("pid", cpuPids[i])
+              .put("cpu_ms", millis)
+              .put("cpu_us_per_request", done == 0 ? 0 : millis * 1000.0 / done));
+    }
+    if (cpuPids.length > 0) {
+      result.put("cpu", cpu);
+    }
     System.out.println(result.encode());
     CountDownLatch closed = new CountDownLatch(1);
     vertx.close().onComplete(v -> closed.countDown());
     closed.await(10, TimeUnit.SECONDS);
   }
+
+  /**
+   * Goes on warming in 5 s windows until two windows in a row complete within 3% of each other, or
+   * {@code maxSeconds} have passed since the start; returns the whole warm-up's length.
+   */
+  private long warmUntilFlat(int minSeconds, int maxSeconds) throws InterruptedException {
+    long begun = System.nanoTime() - minSeconds * 1_000_000_000L;
+    long previous = -1;
+    while (maxSeconds > 0 && System.nanoTime() - begun < maxSeconds * 1_000_000_000L) {
+      long before = completed.get();
+      Thread.sleep(5_000);
+      long window = completed.get() - before;
+      if (previous > 0 && Math.abs(window - previous) < 0.03 * previous) {
+        break;
+      }
+      previous = window;
+    }
+    return System.nanoTime() - begun;
+  }
+
+  /** User + system CPU milliseconds of each process, from fields 14 and 15 of /proc/PID/stat. */
+  private static long[] cpuMillis(long[] pids) throws java.io.IOException {
+    long[] millis = new long[pids.length];
+    for (int i = 0; i < pids.length; i++) {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pids[i]), "stat"));
+      // the command name (field 2) may hold spaces; fields after it start past its ')'
+      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+      millis[i] = ticks * 1000 / CLOCK_TICKS_PER_SECOND;
+    }
+    return millis;
+  }
+
+  /** Linux's USER_HZ, 100 on every mainstream architecture. */
+  private static final long CLOCK_TICKS_PER_SECOND = 100;
 
   private void closedLoop() {
     if (stopped) {
@@ -217,6 +288,10 @@ public final class SseLoadGenerator {
         }
       }
       throw new IllegalArgumentException(name + " is required");
+    }
+
+    boolean has(String name) {
+      return Arrays.asList(args).contains(name);
     }
 
     int integer(String name, int fallback) {

@@ -539,7 +539,9 @@ public final class Settings {
           "tcp-pool-size",
           "DYN_TCP_POOL_SIZE",
           "N",
-          "Most request-plane connections kept open to one worker.",
+          "Most request-plane connections kept open to one Dynamo worker. A plain engine"
+              + " (url= worker) holds one HTTP connection per streamed answer, so its pool admits"
+              + " up to --http-max-connections instead.",
           "100",
           "an integer from 1 to 10000",
           false,

@@ -1,5 +1,6 @@
 package io.kvrouter.frontend;
 
+import io.kvrouter.frontend.openai.JsonBytes;
 import io.kvrouter.frontend.openai.OpenAiRequest;
 import io.kvrouter.frontend.openai.ResponseFormat;
 import io.kvrouter.preprocess.Delta;
@@ -9,7 +10,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,6 +25,8 @@ import java.util.List;
  */
 final class SseResponder extends Responder {
   private static final Buffer DONE = Buffer.buffer("data: [DONE]\n\n");
+  private static final byte[] DATA = "data: ".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] END_OF_EVENT = {'\n', '\n'};
 
   /** The status of a request the client cancelled: nobody reads the rest of its stream. */
   private static final int CLIENT_CLOSED = 499;
@@ -91,11 +94,16 @@ final class SseResponder extends Responder {
     }
     stream.calledTools |= !delta.toolCalls().isEmpty();
     Delta withEcho =
-        new Delta(
-            stream.echo + delta.content(), delta.reasoning(), delta.toolCalls(), delta.logprobs());
-    write(
-        format.chunk(
-            header, index, withEcho, stream.first, null, stream.textOffset + stream.echo.length()));
+        stream.echo.isEmpty()
+            ? delta
+            : new Delta(
+                stream.echo + delta.content(),
+                delta.reasoning(),
+                delta.toolCalls(),
+                delta.logprobs());
+    boolean first = stream.first;
+    int textOffset = stream.textOffset + stream.echo.length();
+    write(json -> format.chunk(json, header, index, withEcho, first, null, textOffset));
     stream.textOffset += withEcho.content().length();
     stream.first = false;
     stream.echo = "";
@@ -108,20 +116,15 @@ final class SseResponder extends Responder {
   void onChoiceFinish(int index, FinishReason reason, int tokens) {
     Stream stream = streams.get(index);
     completionTokens += tokens;
-    write(
-        format.chunk(
-            header,
-            index,
-            Delta.content(stream.echo),
-            stream.first,
-            ResponseFormat.finishReason(reason, stream.calledTools),
-            stream.textOffset));
+    Delta echo = Delta.content(stream.echo);
+    String finish = ResponseFormat.finishReason(reason, stream.calledTools);
+    write(json -> format.chunk(json, header, index, echo, stream.first, finish, stream.textOffset));
   }
 
   @Override
   void onAllFinished() {
     if (includeUsage) {
-      write(format.usageChunk(header, ResponseFormat.usage(promptTokens(), completionTokens)));
+      write(json -> format.usageChunk(json, header, promptTokens(), completionTokens));
     }
     response.end(takePending().appendBuffer(DONE));
     tracker.finish(true);
@@ -136,7 +139,7 @@ final class SseResponder extends Responder {
     // Mid-stream: OpenAI SDKs raise an API error for a data event that carries "error". As in
     // Dynamo's frontend, the stream then still ends with [DONE], unless the request itself was
     // stopped (the client went away, or shutdown cut it), which ends Dynamo's stream at once.
-    write(error.body());
+    write(json -> json.writeRawValue(error.body().encode()));
     Buffer last = takePending();
     response.end(stopped(error) ? last : last.appendBuffer(DONE));
   }
@@ -150,7 +153,7 @@ final class SseResponder extends Responder {
    * Queues one event. Outputs that arrive together (one read of the worker's stream) become one
    * write to the client instead of one write per token.
    */
-  private void write(JsonObject chunk) {
+  private void write(JsonBytes.Document chunk) {
     Context context = Vertx.currentContext();
     if (pending == null) {
       pending = Buffer.buffer(512);
@@ -158,7 +161,7 @@ final class SseResponder extends Responder {
         context.runOnContext(v -> flush());
       }
     }
-    pending.appendString("data: ").appendBuffer(chunk.toBuffer()).appendString("\n\n");
+    JsonBytes.append(pending.appendBytes(DATA), chunk).appendBytes(END_OF_EVENT);
     if (context == null) {
       flush();
     }

@@ -1,5 +1,6 @@
 package io.kvrouter.frontend;
 
+import io.kvrouter.frontend.openai.JsonBytes;
 import io.kvrouter.frontend.openai.ResponseFormat;
 import io.kvrouter.preprocess.Delta;
 import io.kvrouter.preprocess.Generation;
@@ -73,9 +74,8 @@ final class UnaryResponder extends Responder {
     response
         .putHeader("content-type", "application/json")
         .end(
-            format
-                .full(header, choices, ResponseFormat.usage(promptTokens(), completionTokens))
-                .toBuffer());
+            JsonBytes.of(
+                json -> format.full(json, header, choices, promptTokens(), completionTokens)));
     tracker.finish(true);
   }
 

@@ -97,7 +97,7 @@ class HttpPlaneParsersIT {
                         URI.create("http://127.0.0.1:" + engine.actualPort()),
                         PlainEngine.VLLM),
                     1000)),
-            HttpRequestPlane.create(vertx, TcpConfig.defaults("127.0.0.1", 1 << 20)),
+            HttpRequestPlane.create(vertx, TcpConfig.defaults("127.0.0.1", 1 << 20), 64),
             Duration.ofSeconds(120),
             Migration.OFF,
             vertx,

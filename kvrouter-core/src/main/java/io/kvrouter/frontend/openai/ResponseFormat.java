@@ -1,15 +1,16 @@
 package io.kvrouter.frontend.openai;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.kvrouter.preprocess.Delta;
 import io.kvrouter.protocol.FinishReason;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
  * The JSON shapes of one OpenAI API: streamed chunks and the whole (non-streamed) response. Chat
- * chunks carry a {@code delta}; completion chunks carry {@code text}.
+ * chunks carry a {@code delta}; completion chunks carry {@code text}. Each shape is written field
+ * by field to a streaming generator ({@link JsonBytes}), since a chunk goes out per token.
  */
 public enum ResponseFormat {
   CHAT("chatcmpl-", "chat.completion", "chat.completion.chunk"),
@@ -38,25 +39,37 @@ public enum ResponseFormat {
    * and {@code tool_calls} (each call whole, with its index) when it has them; a completion chunk
    * carries the content as {@code text}.
    */
-  public JsonObject chunk(
-      Header header, int index, Delta delta, boolean first, String finishReason, int textOffset) {
-    JsonObject choice = new JsonObject().put("index", index);
+  public void chunk(
+      JsonGenerator json,
+      Header header,
+      int index,
+      Delta delta,
+      boolean first,
+      String finishReason,
+      int textOffset)
+      throws IOException {
+    base(json, header, chunkObject);
+    json.writeArrayFieldStart("choices");
+    json.writeStartObject();
+    json.writeNumberField("index", index);
     if (this == CHAT) {
-      JsonObject message = new JsonObject();
+      json.writeObjectFieldStart("delta");
       if (first) {
-        message.put("role", "assistant");
+        json.writeStringField("role", "assistant");
       }
       if (!delta.content().isEmpty() || (first && delta.isEmpty())) {
-        message.put("content", delta.content());
+        json.writeStringField("content", delta.content());
       }
-      putOutput(message, delta.reasoning(), delta.toolCalls(), true);
-      choice.put("delta", message);
+      writeOutput(json, delta.reasoning(), delta.toolCalls(), true);
+      json.writeEndObject();
     } else {
-      choice.put("text", delta.content());
+      json.writeStringField("text", delta.content());
     }
-    choice.put("logprobs", logprobs(delta.logprobs(), textOffset));
-    choice.put("finish_reason", finishReason);
-    return base(header, chunkObject).put("choices", new JsonArray().add(choice));
+    writeLogprobs(json, delta.logprobs(), textOffset);
+    json.writeStringField("finish_reason", finishReason);
+    json.writeEndObject();
+    json.writeEndArray();
+    json.writeEndObject();
   }
 
   /**
@@ -69,8 +82,13 @@ public enum ResponseFormat {
   }
 
   /** The last streamed chunk when usage was asked for: no choices, only usage. */
-  public JsonObject usageChunk(Header header, JsonObject usage) {
-    return base(header, chunkObject).put("choices", new JsonArray()).put("usage", usage);
+  public void usageChunk(JsonGenerator json, Header header, int promptTokens, int completionTokens)
+      throws IOException {
+    base(json, header, chunkObject);
+    json.writeArrayFieldStart("choices");
+    json.writeEndArray();
+    writeUsage(json, promptTokens, completionTokens);
+    json.writeEndObject();
   }
 
   /** One whole choice of a non-streamed response. */
@@ -86,112 +104,150 @@ public enum ResponseFormat {
    * whose answer is only tool calls (and the whitespace the model wrote around them) has {@code
    * content} null, as OpenAI sends it.
    */
-  public JsonObject full(Header header, List<Choice> choices, JsonObject usage) {
-    JsonArray array = new JsonArray();
+  public void full(
+      JsonGenerator json,
+      Header header,
+      List<Choice> choices,
+      int promptTokens,
+      int completionTokens)
+      throws IOException {
+    base(json, header, object);
+    json.writeArrayFieldStart("choices");
     for (int i = 0; i < choices.size(); i++) {
       Choice c = choices.get(i);
-      JsonObject choice = new JsonObject().put("index", i);
+      json.writeStartObject();
+      json.writeNumberField("index", i);
       if (this == CHAT) {
-        JsonObject message = new JsonObject().put("role", "assistant");
-        message.put(
+        json.writeObjectFieldStart("message");
+        json.writeStringField("role", "assistant");
+        json.writeStringField(
             "content", c.content().isBlank() && !c.toolCalls().isEmpty() ? null : c.content());
-        putOutput(message, c.reasoning(), c.toolCalls(), false);
-        choice.put("message", message);
+        writeOutput(json, c.reasoning(), c.toolCalls(), false);
+        json.writeEndObject();
       } else {
-        choice.put("text", c.content());
+        json.writeStringField("text", c.content());
       }
-      choice.put("logprobs", logprobs(c.logprobs(), 0));
-      choice.put("finish_reason", c.finishReason());
-      array.add(choice);
+      writeLogprobs(json, c.logprobs(), 0);
+      json.writeStringField("finish_reason", c.finishReason());
+      json.writeEndObject();
     }
-    return base(header, object).put("choices", array).put("usage", usage);
+    json.writeEndArray();
+    writeUsage(json, promptTokens, completionTokens);
+    json.writeEndObject();
   }
 
   /**
-   * The {@code logprobs} of a choice, or null when the worker sent none. Chat: {@code {"content":
+   * The {@code logprobs} of a choice, null when the worker sent none. Chat: {@code {"content":
    * [{token, logprob, bytes, top_logprobs: [{token, logprob, bytes}]}]}}. Completions: {@code
    * {tokens, token_logprobs, top_logprobs: [{token: logprob}], text_offset}}, the offsets counted
    * from {@code textOffset}, where these tokens' text starts in the choice's text.
    */
-  private JsonObject logprobs(List<Delta.TokenLogprob> tokens, int textOffset) {
+  private void writeLogprobs(JsonGenerator json, List<Delta.TokenLogprob> tokens, int textOffset)
+      throws IOException {
     if (tokens.isEmpty()) {
-      return null;
+      json.writeNullField("logprobs");
+      return;
     }
+    json.writeObjectFieldStart("logprobs");
     if (this == CHAT) {
-      JsonArray content = new JsonArray();
+      json.writeArrayFieldStart("content");
       for (Delta.TokenLogprob token : tokens) {
-        JsonArray top = new JsonArray();
+        json.writeStartObject();
+        writeTokenEntry(json, token.token(), token.logprob());
+        json.writeArrayFieldStart("top_logprobs");
         for (Delta.Alternative alt : token.top()) {
-          top.add(tokenEntry(alt.token(), alt.logprob()));
+          json.writeStartObject();
+          writeTokenEntry(json, alt.token(), alt.logprob());
+          json.writeEndObject();
         }
-        content.add(tokenEntry(token.token(), token.logprob()).put("top_logprobs", top));
+        json.writeEndArray();
+        json.writeEndObject();
       }
-      return new JsonObject().put("content", content);
+      json.writeEndArray();
+    } else {
+      json.writeArrayFieldStart("tokens");
+      for (Delta.TokenLogprob token : tokens) {
+        json.writeString(token.token());
+      }
+      json.writeEndArray();
+      json.writeArrayFieldStart("token_logprobs");
+      for (Delta.TokenLogprob token : tokens) {
+        json.writeNumber(token.logprob());
+      }
+      json.writeEndArray();
+      json.writeArrayFieldStart("top_logprobs");
+      for (Delta.TokenLogprob token : tokens) {
+        json.writeStartObject();
+        for (Delta.Alternative alt : token.top()) {
+          json.writeNumberField(alt.token(), alt.logprob());
+        }
+        json.writeEndObject();
+      }
+      json.writeEndArray();
+      json.writeArrayFieldStart("text_offset");
+      int offset = textOffset;
+      for (Delta.TokenLogprob token : tokens) {
+        json.writeNumber(offset);
+        offset += token.token().length();
+      }
+      json.writeEndArray();
     }
-    JsonArray texts = new JsonArray();
-    JsonArray values = new JsonArray();
-    JsonArray tops = new JsonArray();
-    JsonArray offsets = new JsonArray();
-    int offset = textOffset;
-    for (Delta.TokenLogprob token : tokens) {
-      texts.add(token.token());
-      values.add(token.logprob());
-      JsonObject top = new JsonObject();
-      token.top().forEach(alt -> top.put(alt.token(), alt.logprob()));
-      tops.add(top);
-      offsets.add(offset);
-      offset += token.token().length();
-    }
-    return new JsonObject()
-        .put("tokens", texts)
-        .put("token_logprobs", values)
-        .put("top_logprobs", tops)
-        .put("text_offset", offsets);
+    json.writeEndObject();
   }
 
-  private static JsonObject tokenEntry(String token, double logprob) {
-    JsonArray bytes = new JsonArray();
+  private static void writeTokenEntry(JsonGenerator json, String token, double logprob)
+      throws IOException {
+    json.writeStringField("token", token);
+    json.writeNumberField("logprob", logprob);
+    json.writeArrayFieldStart("bytes");
     for (byte b : token.getBytes(StandardCharsets.UTF_8)) {
-      bytes.add(b & 0xff);
+      json.writeNumber(b & 0xff);
     }
-    return new JsonObject().put("token", token).put("logprob", logprob).put("bytes", bytes);
+    json.writeEndArray();
   }
 
   /** Reasoning and tool calls; streamed calls carry their {@code index}, whole ones do not. */
-  private static void putOutput(
-      JsonObject message, String reasoning, List<Delta.ToolCall> calls, boolean streamed) {
+  private static void writeOutput(
+      JsonGenerator json, String reasoning, List<Delta.ToolCall> calls, boolean streamed)
+      throws IOException {
     if (!reasoning.isEmpty()) {
-      message.put("reasoning_content", reasoning);
+      json.writeStringField("reasoning_content", reasoning);
     }
-    if (!calls.isEmpty()) {
-      JsonArray array = new JsonArray();
-      for (Delta.ToolCall call : calls) {
-        JsonObject entry =
-            streamed ? new JsonObject().put("index", call.index()) : new JsonObject();
-        array.add(
-            entry
-                .put("id", call.id())
-                .put("type", "function")
-                .put(
-                    "function",
-                    new JsonObject().put("name", call.name()).put("arguments", call.arguments())));
+    if (calls.isEmpty()) {
+      return;
+    }
+    json.writeArrayFieldStart("tool_calls");
+    for (Delta.ToolCall call : calls) {
+      json.writeStartObject();
+      if (streamed) {
+        json.writeNumberField("index", call.index());
       }
-      message.put("tool_calls", array);
+      json.writeStringField("id", call.id());
+      json.writeStringField("type", "function");
+      json.writeObjectFieldStart("function");
+      json.writeStringField("name", call.name());
+      json.writeStringField("arguments", call.arguments());
+      json.writeEndObject();
+      json.writeEndObject();
     }
+    json.writeEndArray();
   }
 
-  public static JsonObject usage(int promptTokens, int completionTokens) {
-    return new JsonObject()
-        .put("prompt_tokens", promptTokens)
-        .put("completion_tokens", completionTokens)
-        .put("total_tokens", promptTokens + completionTokens);
+  private static void writeUsage(JsonGenerator json, int promptTokens, int completionTokens)
+      throws IOException {
+    json.writeObjectFieldStart("usage");
+    json.writeNumberField("prompt_tokens", promptTokens);
+    json.writeNumberField("completion_tokens", completionTokens);
+    json.writeNumberField("total_tokens", promptTokens + completionTokens);
+    json.writeEndObject();
   }
 
-  private static JsonObject base(Header header, String object) {
-    return new JsonObject()
-        .put("id", header.id())
-        .put("object", object)
-        .put("created", header.created())
-        .put("model", header.model());
+  /** Opens the document with the fields every response and chunk starts with. */
+  private static void base(JsonGenerator json, Header header, String object) throws IOException {
+    json.writeStartObject();
+    json.writeStringField("id", header.id());
+    json.writeStringField("object", object);
+    json.writeNumberField("created", header.created());
+    json.writeStringField("model", header.model());
   }
 }

@@ -1,13 +1,15 @@
 package io.kvrouter.transport.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvrouter.common.PlainEngine;
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.sglang.SglangGenerate;
+import io.kvrouter.protocol.vllm.VllmChunkJson;
 import io.kvrouter.protocol.vllm.VllmCompletions;
 import io.vertx.core.http.RequestOptions;
+import java.io.IOException;
 import java.util.Optional;
 
 /**
@@ -19,8 +21,11 @@ sealed interface EngineApi {
 
   /** Reads one request's streamed chunks, in order. */
   interface ChunkReader {
-    /** The chunk's new output, or empty for one without (a usage chunk, a repeat). */
-    Optional<EngineOutput> read(JsonNode chunk);
+    /**
+     * The new output of the chunk whose JSON lies in {@code json} at {@code offset}, or empty for
+     * one without (a usage chunk, a repeat).
+     */
+    Optional<EngineOutput> read(byte[] json, int offset, int length) throws IOException;
   }
 
   /** A request that tells the engine to stop one request at once. */
@@ -72,7 +77,7 @@ sealed interface EngineApi {
 
     @Override
     public ChunkReader reader() {
-      return VllmCompletions::readChunk;
+      return VllmChunkJson::read;
     }
 
     @Override
@@ -88,6 +93,8 @@ sealed interface EngineApi {
    */
   enum Sglang implements EngineApi {
     INSTANCE;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Override
     public String path() {
@@ -106,7 +113,8 @@ sealed interface EngineApi {
 
     @Override
     public ChunkReader reader() {
-      return new SglangGenerate.Reader()::read;
+      SglangGenerate.Reader reader = new SglangGenerate.Reader();
+      return (json, offset, length) -> reader.read(JSON.readTree(json, offset, length));
     }
 
     @Override

@@ -58,10 +58,13 @@ public final class HttpRequestPlane implements RequestPlane {
   }
 
   /**
-   * A plane with up to {@code config.poolSize()} connections per server, {@code connectTimeout} to
-   * connect and {@code requestTimeout} for the answer's headers.
+   * A plane with {@code connectTimeout} to connect and {@code requestTimeout} for the answer's
+   * headers. A streamed answer holds its HTTP/1.1 connection to the end, so a cap on connections
+   * per engine is a cap on its concurrent requests: the pool admits {@code maxStreams} (the
+   * router's client connection cap, which no count of requests in flight can pass), and idle
+   * connections close after the keep-alive timeout.
    */
-  public static HttpRequestPlane create(Vertx vertx, TcpConfig config) {
+  public static HttpRequestPlane create(Vertx vertx, TcpConfig config, int maxStreams) {
     HttpClient client =
         vertx
             .httpClientBuilder()
@@ -69,7 +72,7 @@ public final class HttpRequestPlane implements RequestPlane {
                 new HttpClientOptions()
                     .setKeepAlive(true)
                     .setConnectTimeout((int) config.connectTimeout().toMillis()))
-            .with(new PoolOptions().setHttp1MaxSize(config.poolSize()))
+            .with(new PoolOptions().setHttp1MaxSize(maxStreams))
             .build();
     return new HttpRequestPlane(vertx, client, config);
   }

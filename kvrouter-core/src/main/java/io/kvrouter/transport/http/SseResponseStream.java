@@ -1,6 +1,5 @@
 package io.kvrouter.transport.http;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvrouter.protocol.EngineErrorEvent;
 import io.kvrouter.protocol.EngineOutput;
 import io.kvrouter.protocol.RequestCancelledException;
@@ -13,6 +12,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.parsetools.RecordParser;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.Optional;
@@ -33,8 +33,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * RequestCancelledException}.
  */
 final class SseResponseStream implements ResponseStream {
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String DATA = "data:";
+  private static final byte[] DATA = "data:".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] DONE = VllmCompletions.DONE.getBytes(StandardCharsets.US_ASCII);
   private static final Object COMPLETE = new Object();
 
   private final Context context;
@@ -120,16 +120,31 @@ final class SseResponseStream implements ResponseStream {
         });
   }
 
+  /**
+   * One line of the event stream, read as bytes: a chunk's JSON goes to the parser where it lies,
+   * since this runs per token. Lines are trimmed of ASCII white space ({@code \r} included).
+   */
   private void onLine(Buffer raw) {
     if (ended) {
       return; // the ending is queued; what follows is read and dropped
     }
-    String line = raw.toString().strip();
-    if (!line.startsWith(DATA)) {
+    byte[] line = raw.getBytes();
+    int end = line.length;
+    while (end > 0 && isSpace(line[end - 1])) {
+      end--;
+    }
+    int start = 0;
+    while (start < end && isSpace(line[start])) {
+      start++;
+    }
+    if (!startsWith(line, start, end, DATA)) {
       return; // blank separators, comments, other fields
     }
-    String data = line.substring(DATA.length()).strip();
-    if (data.equals(VllmCompletions.DONE)) {
+    start += DATA.length;
+    while (start < end && isSpace(line[start])) {
+      start++;
+    }
+    if (end - start == DONE.length && startsWith(line, start, end, DONE)) {
       end(
           finished
               ? COMPLETE
@@ -137,15 +152,31 @@ final class SseResponseStream implements ResponseStream {
                   "worker " + worker.workerId() + " ended its stream without a finish reason",
                   null));
     } else {
-      onChunk(data);
+      onChunk(line, start, end - start);
     }
     drain();
   }
 
-  private void onChunk(String data) {
+  private static boolean isSpace(byte b) {
+    return b == ' ' || b == '\t' || b == '\r' || b == '\n' || b == 0x0b || b == '\f';
+  }
+
+  private static boolean startsWith(byte[] line, int start, int end, byte[] prefix) {
+    if (end - start < prefix.length) {
+      return false;
+    }
+    for (int i = 0; i < prefix.length; i++) {
+      if (line[start + i] != prefix[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void onChunk(byte[] line, int offset, int length) {
     Optional<EngineOutput> output;
     try {
-      output = reader.read(JSON.readTree(data));
+      output = reader.read(line, offset, length);
     } catch (EngineErrorEvent e) {
       end(
           WorkerStreamException.reported(

@@ -98,7 +98,7 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
 
   @Override
   public void onItem(Buffer body) {
-    onEnvelope(Payloads.read(body, ResponseEnvelope.OF_OUTPUT, worker.codec(), "response item"));
+    onEnvelope(Payloads.output(body, worker.codec(), "response item"));
     drain();
   }
 

@@ -50,6 +50,14 @@ final class Payloads {
     return Buffer.buffer(msgpack(WireJson.MAPPER.valueToTree(envelope), Floats.F64));
   }
 
+  /** Reads one item of a generate stream (per token, so JSON takes {@link OutputItemJson}). */
+  static ResponseEnvelope<StreamItem> output(Buffer body, PayloadCodec codec, String what) {
+    if (codec == PayloadCodec.JSON) {
+      return OutputItemJson.read(body, what);
+    }
+    return read(body, ResponseEnvelope.OF_OUTPUT, codec, what);
+  }
+
   /** Reads one {@code type} from {@code body}; {@code what} names it in the error message. */
   static <T> T read(Buffer body, Class<T> type, PayloadCodec codec, String what) {
     return read(body, WireJson.MAPPER.constructType(type), codec, what);
