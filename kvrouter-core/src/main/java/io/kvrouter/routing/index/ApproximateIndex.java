@@ -160,7 +160,7 @@ public final class ApproximateIndex {
   private final ReentrantLock lock = new ReentrantLock();
 
   // guarded by lock
-  private final Map<WorkerRank, LongMap<Entry>> ranks = new HashMap<>();
+  private final Map<WorkerRank, LongKeyTable<Entry>> ranks = new HashMap<>();
   private PriorityQueue<Entry> heap = new PriorityQueue<>();
   private int live;
   private long lastNow;
@@ -208,7 +208,8 @@ public final class ApproximateIndex {
     lock.lock();
     try {
       long expiry = now() + ttlNanos;
-      LongMap<Entry> entries = ranks.computeIfAbsent(worker, k -> new LongMap<>());
+      LongKeyTable<Entry> entries =
+          ranks.computeIfAbsent(worker, k -> new LongKeyTable<>(e -> e.sequenceHash));
       for (int i = 0; i < n; i++) {
         long hash = sequenceHashes[i];
         Entry previous = entries.get(hash);
@@ -216,7 +217,7 @@ public final class ApproximateIndex {
           continue; // routed again at the same instant: its heap entry is still current
         }
         Entry entry = new Entry(worker, hash, expiry, i);
-        entries.put(hash, entry);
+        entries.put(entry);
         heap.add(entry);
         if (previous == null) {
           live++;
@@ -265,9 +266,9 @@ public final class ApproximateIndex {
     Objects.requireNonNull(workerId, "workerId");
     lock.lock();
     try {
-      Iterator<Map.Entry<WorkerRank, LongMap<Entry>>> it = ranks.entrySet().iterator();
+      Iterator<Map.Entry<WorkerRank, LongKeyTable<Entry>>> it = ranks.entrySet().iterator();
       while (it.hasNext()) {
-        Map.Entry<WorkerRank, LongMap<Entry>> e = it.next();
+        Map.Entry<WorkerRank, LongKeyTable<Entry>> e = it.next();
         if (e.getKey().workerId().equals(workerId)) {
           live -= e.getValue().size(); // its heap entries are stale from now on
           it.remove();
@@ -313,7 +314,7 @@ public final class ApproximateIndex {
 
   /** If {@code entry} is current, forgets it and adds it to {@code removed}; false if stale. */
   private boolean removeLive(Entry entry, Map<WorkerRank, List<Long>> removed) {
-    LongMap<Entry> entries = ranks.get(entry.rank);
+    LongKeyTable<Entry> entries = ranks.get(entry.rank);
     if (entries == null || entries.get(entry.sequenceHash) != entry) {
       return false;
     }
@@ -337,8 +338,8 @@ public final class ApproximateIndex {
       return;
     }
     List<Entry> current = new ArrayList<>(live);
-    for (LongMap<Entry> entries : ranks.values()) {
-      entries.forEachValue(current::add);
+    for (LongKeyTable<Entry> entries : ranks.values()) {
+      entries.forEach(current::add);
     }
     heap = new PriorityQueue<>(current); // heapify, O(live)
   }

@@ -15,7 +15,10 @@ final class Block {
   final long hash;
   long tokensHash;
 
-  /** The parent block, the worker's root sentinel for a first block, or null for a ghost. */
+  /**
+   * The parent block, the worker's root sentinel for a first block, or null for a ghost: a block is
+   * held exactly while it has a parent (the sentinel is its own), which saves a flag per block.
+   */
   Block parent;
 
   Block firstChild;
@@ -25,18 +28,21 @@ final class Block {
   /** Where this block sits in the tree while live; null while dormant or a ghost. */
   Node node;
 
-  boolean held;
-
   Block(long hash, long tokensHash) {
     this.hash = hash;
     this.tokensHash = tokensHash;
+  }
+
+  /** Whether the engine holds this block (stored and not removed since). */
+  boolean held() {
+    return parent != null;
   }
 
   @Override
   public String toString() {
     return "Block["
         + Long.toUnsignedString(hash)
-        + (held ? "" : " ghost")
+        + (held() ? "" : " ghost")
         + (node == null ? "" : " live")
         + "]";
   }

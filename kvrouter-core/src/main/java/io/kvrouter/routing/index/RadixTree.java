@@ -233,9 +233,9 @@ final class RadixTree {
     }
     storeBreadthFirst(w, queue, out);
     List<Block> ghosts = new ArrayList<>();
-    w.blocks.forEachValue(
+    w.blocks.forEach(
         b -> {
-          if (!b.held) {
+          if (!b.held()) {
             ghosts.add(b);
           }
         });
@@ -274,9 +274,9 @@ final class RadixTree {
     Map<WorkerRank, Map<Long, HeldBlock>> all = new HashMap<>();
     for (WorkerBlocks w : workers.values()) {
       Map<Long, HeldBlock> held = new HashMap<>();
-      w.blocks.forEachValue(
+      w.blocks.forEach(
           b -> {
-            if (b.held) {
+            if (b.held()) {
               held.put(
                   b.hash, new HeldBlock(b.parent == w.root ? null : b.parent.hash, b.tokensHash));
             }
@@ -322,7 +322,7 @@ final class RadixTree {
       start = w.root;
     } else {
       start = w.blocks.get(event.parentBlockHash());
-      if (start == null || !start.held) {
+      if (start == null || !start.held()) {
         return Outcome.PARENT_BLOCK_NOT_FOUND;
       }
     }
@@ -388,32 +388,29 @@ final class RadixTree {
     Block b = w.blocks.get(hash);
     if (b == null) {
       b = new Block(hash, tokensHash);
-      b.held = true;
       w.link(parent, b);
-      w.blocks.put(hash, b);
+      w.blocks.put(b);
       w.held++;
       if (parent.node != null) {
         b.node = attach(parent.node, tokensHash, w);
       }
       return b;
     }
-    if (b.held && b.parent == parent && b.tokensHash == tokensHash) {
+    if (b.held() && b.parent == parent && b.tokensHash == tokensHash) {
       return b;
     }
     // a ghost stored again, or a held block at a new position: it moves here with its subtree
     if (b.node != null) {
       takeOut(w, b);
     }
-    Block oldParent = b.parent;
+    Block oldParent = b.parent; // null for a ghost
     if (oldParent != null) {
       w.unlink(b);
+    } else {
+      w.held++;
     }
     b.tokensHash = tokensHash;
     w.link(parent, b);
-    if (!b.held) {
-      b.held = true;
-      w.held++;
-    }
     if (oldParent != null) {
       w.pruneIfGhost(oldParent);
     }
@@ -427,17 +424,16 @@ final class RadixTree {
     Outcome outcome = Outcome.APPLIED;
     for (long hash : hashes) {
       Block b = w.blocks.get(hash);
-      if (b == null || !b.held) {
+      if (b == null || !b.held()) {
         outcome = Outcome.BLOCK_NOT_FOUND;
         continue;
       }
       if (b.node != null) {
         takeOut(w, b);
       }
-      b.held = false;
       w.held--;
       Block parent = b.parent;
-      w.unlink(b);
+      w.unlink(b); // no parent: a ghost, if it stays for its children
       if (b.firstChild == null) {
         w.blocks.remove(hash);
       }
@@ -461,7 +457,7 @@ final class RadixTree {
       Block b = stack.pop();
       b.node = attach(b.parent.node, b.tokensHash, w);
       for (Block c = b.firstChild; c != null; c = c.nextSibling) {
-        if (c.held) {
+        if (c.held()) {
           stack.push(c);
         }
       }

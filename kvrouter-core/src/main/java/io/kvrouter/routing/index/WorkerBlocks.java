@@ -32,7 +32,7 @@ final class WorkerBlocks {
   /** Parent of the worker's first blocks; its node is the tree's root. */
   final Block root;
 
-  final LongMap<Block> blocks = new LongMap<>();
+  final LongKeyTable<Block> blocks = new LongKeyTable<>(b -> b.hash);
 
   /** Held blocks; published to readers through {@link #cached} after each change. */
   int held;
@@ -51,7 +51,7 @@ final class WorkerBlocks {
     this.slot = slot;
     this.alone = WorkerSet.of(slot);
     this.root = new Block(0, 0);
-    this.root.held = true;
+    this.root.parent = root; // its own parent: held, and never a ghost
     this.root.node = treeRoot;
   }
 
@@ -91,7 +91,7 @@ final class WorkerBlocks {
 
   /** Forgets {@code block} if it is a ghost that no longer has children to keep. */
   void pruneIfGhost(Block block) {
-    if (block != root && !block.held && block.firstChild == null) {
+    if (block != root && !block.held() && block.firstChild == null) {
       blocks.remove(block.hash);
     }
   }

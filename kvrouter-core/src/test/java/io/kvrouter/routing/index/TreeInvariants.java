@@ -46,14 +46,14 @@ final class TreeInvariants {
       require(w.rank.equals(rank), "worker keyed by its rank", rank);
       Map<Block, Boolean> live = new IdentityHashMap<>();
       List<Block> all = new ArrayList<>();
-      w.blocks.forEachValue(all::add);
+      w.blocks.forEach(all::add);
       require(all.size() == w.blocks.size(), "map size", rank);
       Set<Long> hashes = new HashSet<>();
       int held = 0;
       for (Block b : all) {
         require(hashes.add(b.hash), "one block per hash", b);
         require(w.blocks.get(b.hash) == b, "block keyed by its hash", b);
-        if (b.held) {
+        if (b.held()) {
           held++;
           require(b.parent != null, "a held block has a parent", b);
           require(
@@ -67,15 +67,16 @@ final class TreeInvariants {
         }
         for (Block c = b.firstChild; c != null; c = c.nextSibling) {
           require(c.parent == b, "child points back to its parent", c);
-          require(c.held, "only held blocks are children", c);
+          require(c.held(), "only held blocks are children", c);
           require(c.nextSibling == null || c.nextSibling.prevSibling == c, "sibling links", c);
           require(w.blocks.get(c.hash) == c, "child is in the map", c);
         }
       }
       for (Block c = w.root.firstChild; c != null; c = c.nextSibling) {
-        require(c.parent == w.root && c.held, "first blocks hang from the root sentinel", c);
+        require(c.parent == w.root && c.held(), "first blocks hang from the root sentinel", c);
         require(w.blocks.get(c.hash) == c, "first block is in the map", c);
       }
+      require(w.root.parent == w.root, "the root sentinel is its own parent", rank);
       require(w.held == held, "held count", rank);
       require(w.cachedBlocks() == held, "published count", rank);
       for (Block b : all) {
@@ -117,7 +118,7 @@ final class TreeInvariants {
     if (known != null) {
       return known;
     }
-    boolean live = b.held && b.parent != null && isLive(w, b.parent, memo);
+    boolean live = b.held() && isLive(w, b.parent, memo);
     memo.put(b, live);
     return live;
   }

@@ -1,22 +1,28 @@
 package io.kvrouter.routing.index;
 
 import java.util.function.Consumer;
+import java.util.function.ToLongFunction;
 
 /**
- * A map from {@code long} to non-null values: open addressing with linear probing and
- * backward-shift deletion, so lookups of block hashes neither box nor chase entry objects. Not
- * thread-safe.
+ * A table of non-null values that each carry their own {@code long} key (a block's hash): open
+ * addressing with linear probing and backward-shift deletion over one array of the values
+ * themselves. No key is stored beside a value and nothing is boxed, so a slot costs one reference
+ * (4 bytes with compressed oops), where a map of keys to values costs a key, a value and usually an
+ * entry object. Not thread-safe.
  */
-final class LongMap<V> {
+final class LongKeyTable<V> {
   private static final int MIN_CAPACITY = 8;
 
-  private long[] keys;
+  private final ToLongFunction<? super V> keyOf;
   private Object[] values;
   private int size;
   private int mask;
 
-  LongMap() {
-    keys = new long[MIN_CAPACITY];
+  /**
+   * @param keyOf each value's key, which must not change while the value is in the table
+   */
+  LongKeyTable(ToLongFunction<? super V> keyOf) {
+    this.keyOf = keyOf;
     values = new Object[MIN_CAPACITY];
     mask = MIN_CAPACITY - 1;
   }
@@ -25,36 +31,34 @@ final class LongMap<V> {
     return size;
   }
 
+  /** The value whose key is {@code key}, or null. */
   @SuppressWarnings("unchecked")
   V get(long key) {
     int i = slot(key);
     while (true) {
       Object v = values[i];
-      if (v == null || keys[i] == key) {
+      if (v == null || keyOf((V) v) == key) {
         return (V) v;
       }
       i = (i + 1) & mask;
     }
   }
 
-  /** Maps {@code key} to {@code value}; returns the previous value or null. */
+  /** Puts {@code value} in place of any value with its key; returns that one or null. */
   @SuppressWarnings("unchecked")
-  V put(long key, V value) {
-    if (value == null) {
-      throw new NullPointerException("value");
-    }
+  V put(V value) {
+    long key = keyOf(value);
     int i = slot(key);
     while (true) {
       Object v = values[i];
       if (v == null) {
-        keys[i] = key;
         values[i] = value;
         if (++size > (mask + 1) * 3 / 4) {
           resize((mask + 1) * 2);
         }
         return null;
       }
-      if (keys[i] == key) {
+      if (keyOf((V) v) == key) {
         values[i] = value;
         return (V) v;
       }
@@ -62,7 +66,7 @@ final class LongMap<V> {
     }
   }
 
-  /** Removes {@code key}; returns its value or null. */
+  /** Removes the value whose key is {@code key}; returns it or null. */
   @SuppressWarnings("unchecked")
   V remove(long key) {
     int i = slot(key);
@@ -71,7 +75,7 @@ final class LongMap<V> {
       if (v == null) {
         return null;
       }
-      if (keys[i] == key) {
+      if (keyOf((V) v) == key) {
         shiftBack(i);
         size--;
         return (V) v;
@@ -81,7 +85,7 @@ final class LongMap<V> {
   }
 
   @SuppressWarnings("unchecked")
-  void forEachValue(Consumer<? super V> action) {
+  void forEach(Consumer<? super V> action) {
     Object[] vs = values;
     for (Object v : vs) {
       if (v != null) {
@@ -91,13 +95,13 @@ final class LongMap<V> {
   }
 
   void clear() {
-    keys = new long[MIN_CAPACITY];
     values = new Object[MIN_CAPACITY];
     mask = MIN_CAPACITY - 1;
     size = 0;
   }
 
   /** Empties slot {@code hole}, moving later members of its probe run back so none is cut off. */
+  @SuppressWarnings("unchecked")
   private void shiftBack(int hole) {
     int i = hole;
     while (true) {
@@ -106,36 +110,35 @@ final class LongMap<V> {
       if (v == null) {
         break;
       }
-      int home = slot(keys[i]);
-      // move the entry at i into the hole unless its home lies cyclically in (hole, i]
+      int home = slot(keyOf((V) v));
+      // move the value at i into the hole unless its home lies cyclically in (hole, i]
       boolean stays = hole <= i ? (hole < home && home <= i) : (hole < home || home <= i);
       if (!stays) {
-        keys[hole] = keys[i];
         values[hole] = v;
         hole = i;
       }
     }
     values[hole] = null;
-    keys[hole] = 0;
   }
 
+  @SuppressWarnings("unchecked")
   private void resize(int capacity) {
-    long[] oldKeys = keys;
-    Object[] oldValues = values;
-    keys = new long[capacity];
+    Object[] old = values;
     values = new Object[capacity];
     mask = capacity - 1;
-    for (int j = 0; j < oldValues.length; j++) {
-      Object v = oldValues[j];
+    for (Object v : old) {
       if (v != null) {
-        int i = slot(oldKeys[j]);
+        int i = slot(keyOf((V) v));
         while (values[i] != null) {
           i = (i + 1) & mask;
         }
-        keys[i] = oldKeys[j];
         values[i] = v;
       }
     }
+  }
+
+  private long keyOf(V value) {
+    return keyOf.applyAsLong(value);
   }
 
   private int slot(long key) {

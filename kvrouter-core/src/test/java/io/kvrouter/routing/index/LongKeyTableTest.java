@@ -9,7 +9,11 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-class LongMapTest {
+/** The table against a HashMap of the same keys, under puts and removes whose keys collide. */
+class LongKeyTableTest {
+
+  /** A value carrying its key, as a block carries its hash. */
+  private record Keyed(long key, String name) {}
 
   private static final Gen.Ints OPS = new Gen.Ints(-64, 64);
 
@@ -26,18 +30,18 @@ class LongMapTest {
   /** Positive keys put, negative keys remove their negation; few distinct keys, so runs collide. */
   @Test
   void putsAndRemoves_matchHashMap() {
-    Tries.forAll(300, LongMapTest::ops, LongMapTest::putsAndRemovesMatchHashMap);
+    Tries.forAll(300, LongKeyTableTest::ops, LongKeyTableTest::putsAndRemovesMatchHashMap);
   }
 
   private static void putsAndRemovesMatchHashMap(List<Long> ops) {
-    LongMap<String> map = new LongMap<>();
-    Map<Long, String> model = new HashMap<>();
+    LongKeyTable<Keyed> map = new LongKeyTable<>(Keyed::key);
+    Map<Long, Keyed> model = new HashMap<>();
     int i = 0;
     for (long op : ops) {
       long key = Math.abs(op) * 0x10000; // many keys share low bits
       if (op >= 0) {
-        String v = "v" + i++;
-        assertThat(map.put(key, v)).isEqualTo(model.put(key, v));
+        Keyed v = new Keyed(key, "v" + i++);
+        assertThat(map.put(v)).isEqualTo(model.put(key, v));
       } else {
         assertThat(map.remove(key)).isEqualTo(model.remove(key));
       }
@@ -46,23 +50,24 @@ class LongMapTest {
     for (long k = 0; k <= 64; k++) {
       assertThat(map.get(k * 0x10000)).isEqualTo(model.get(k * 0x10000));
     }
-    List<String> values = new ArrayList<>();
-    map.forEachValue(values::add);
+    List<Keyed> values = new ArrayList<>();
+    map.forEach(values::add);
     assertThat(values).containsExactlyInAnyOrderElementsOf(model.values());
   }
 
   @Test
   void growsAndShrinksThroughManyKeys() {
-    LongMap<Long> map = new LongMap<>();
+    LongKeyTable<Keyed> map = new LongKeyTable<>(Keyed::key);
     for (long k = 0; k < 10_000; k++) {
-      map.put(k * 7919, k);
+      map.put(new Keyed(k * 7919, "k" + k));
     }
     for (long k = 0; k < 10_000; k += 2) {
-      assertThat(map.remove(k * 7919)).isEqualTo(k);
+      assertThat(map.remove(k * 7919).name()).isEqualTo("k" + k);
     }
     assertThat(map.size()).isEqualTo(5_000);
     for (long k = 0; k < 10_000; k++) {
-      assertThat(map.get(k * 7919)).isEqualTo(k % 2 == 0 ? null : k);
+      Keyed found = map.get(k * 7919);
+      assertThat(found == null ? null : found.name()).isEqualTo(k % 2 == 0 ? null : "k" + k);
     }
     map.clear();
     assertThat(map.size()).isZero();
