@@ -312,7 +312,8 @@ final class WorkerEngineApi {
       if (response.closed()) {
         return;
       }
-      if (!stream || !response.headWritten()) {
+      // events still gathered for this task count as sent: the answer is a stream by now
+      if (!stream || (!response.headWritten() && pending == null)) {
         error(response, 500, "InternalServerError", String.valueOf(error.getMessage()));
         return;
       }

@@ -139,8 +139,8 @@ final class SseResponder extends Responder {
     // Mid-stream: OpenAI SDKs raise an API error for a data event that carries "error". As in
     // Dynamo's frontend, the stream then still ends with [DONE], unless the request itself was
     // stopped (the client went away, or shutdown cut it), which ends Dynamo's stream at once.
-    write(json -> json.writeRawValue(error.body().encode()));
-    Buffer last = takePending();
+    Buffer last = takePending().appendBytes(DATA);
+    last.appendBuffer(error.body().toBuffer()).appendBytes(END_OF_EVENT);
     response.end(stopped(error) ? last : last.appendBuffer(DONE));
   }
 
@@ -161,7 +161,9 @@ final class SseResponder extends Responder {
         context.runOnContext(v -> flush());
       }
     }
-    JsonBytes.append(pending.appendBytes(DATA), chunk).appendBytes(END_OF_EVENT);
+    // the event is written whole or not at all: a document that fails leaves nothing half-queued
+    Buffer event = JsonBytes.append(Buffer.buffer(256).appendBytes(DATA), chunk);
+    pending.appendBuffer(event).appendBytes(END_OF_EVENT);
     if (context == null) {
       flush();
     }

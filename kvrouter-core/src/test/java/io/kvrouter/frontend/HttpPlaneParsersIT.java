@@ -26,8 +26,10 @@ import io.kvrouter.testing.Futures;
 import io.kvrouter.testing.Http;
 import io.kvrouter.transport.http.HttpRequestPlane;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.time.Duration;
@@ -58,6 +60,79 @@ class HttpPlaneParsersIT {
   void toolCallsAndReasoning_comeBackParsed_fromAPlainEngine() throws Exception {
     ModelAssets assets = ModelAssets.load(TestModels.dir("qwen3"));
     int[] ids = assets.tokenizer().encode(ANSWER, false);
+    int port =
+        serve(
+            assets,
+            response -> {
+              for (int i = 0; i < ids.length; i++) {
+                String finish = i == ids.length - 1 ? "stop" : null;
+                response.write(
+                    "data: "
+                        + VllmCompletions.chunk(
+                            "cmpl-1", 1, "qwen3", "", new int[] {ids[i]}, finish)
+                        + "\n\n");
+              }
+              response.end("data: [DONE]\n\n");
+            });
+
+    Http.Response response =
+        Http.post(
+            "http://127.0.0.1:" + port + "/v1/chat/completions",
+            "{\"model\":\"qwen3\",\"max_tokens\":200,\"messages\":[{\"role\":\"user\","
+                + "\"content\":\"weather in Paris?\"}],\"tools\":[{\"type\":\"function\","
+                + "\"function\":{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\","
+                + "\"properties\":{\"city\":{\"type\":\"string\"}}}}}]}");
+    assertThat(response.status()).as(response.body()).isEqualTo(200);
+    JsonObject choice = response.json().getJsonArray("choices").getJsonObject(0);
+    assertThat(choice.getString("finish_reason")).isEqualTo("tool_calls");
+    JsonObject message = choice.getJsonObject("message");
+    assertThat(message.getString("reasoning_content")).isEqualTo("\nThe user wants the weather.\n");
+    JsonObject call = message.getJsonArray("tool_calls").getJsonObject(0);
+    assertThat(call.getJsonObject("function").getString("name")).isEqualTo("get_weather");
+    assertThat(new JsonObject(call.getJsonObject("function").getString("arguments")))
+        .isEqualTo(new JsonObject().put("city", "Paris"));
+  }
+
+  @Test
+  void oddLines_readAsTextAsTheyAlwaysWere() throws Exception {
+    // Unicode space after "data:", a byte that is not UTF-8 inside the chunk's text, and a
+    // control character after [DONE]: the engine's bytes path gives way to the text path
+    ModelAssets assets = ModelAssets.load(TestModels.dir("qwen3"));
+    int[] ids = assets.tokenizer().encode("Hello there", false);
+    int port =
+        serve(
+            assets,
+            response -> {
+              response.write(
+                  "data:\u3000"
+                      + VllmCompletions.chunk("c", 1, "qwen3", "", new int[] {ids[0]}, null)
+                      + "\n\n");
+              String next =
+                  VllmCompletions.chunk("c", 1, "qwen3", "BAD", new int[] {ids[1]}, "length")
+                      .toString();
+              byte[] bytes =
+                  ("data: " + next + "\n\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+              int bad = new String(bytes, java.nio.charset.StandardCharsets.UTF_8).indexOf("BAD");
+              bytes[bad] = (byte) 0xff;
+              response.write(io.vertx.core.buffer.Buffer.buffer(bytes));
+              response.end("data: [DONE]\u001f\n\n");
+            });
+
+    Http.Response response =
+        Http.post(
+            "http://127.0.0.1:" + port + "/v1/completions",
+            "{\"model\":\"qwen3\",\"max_tokens\":2,\"prompt\":\"hi\"}");
+    assertThat(response.status()).as(response.body()).isEqualTo(200);
+    JsonObject choice = response.json().getJsonArray("choices").getJsonObject(0);
+    assertThat(choice.getString("text")).isEqualTo("Hello there");
+    assertThat(choice.getString("finish_reason")).isEqualTo("length");
+  }
+
+  /**
+   * A scripted engine whose streamed answers {@code answer} writes, behind a round-robin router and
+   * the frontend serving {@code assets} as qwen3; returns the frontend's port.
+   */
+  private int serve(ModelAssets assets, Handler<HttpServerResponse> answer) throws Exception {
     HttpServer engine =
         Futures.result(
             vertx
@@ -72,17 +147,7 @@ class HttpPlaneParsersIT {
                           .response()
                           .setChunked(true)
                           .putHeader("content-type", "text/event-stream");
-                      for (int i = 0; i < ids.length; i++) {
-                        String finish = i == ids.length - 1 ? "stop" : null;
-                        request
-                            .response()
-                            .write(
-                                "data: "
-                                    + VllmCompletions.chunk(
-                                        "cmpl-1", 1, "qwen3", "", new int[] {ids[i]}, finish)
-                                    + "\n\n");
-                      }
-                      request.response().end("data: [DONE]\n\n");
+                      answer.handle(request.response());
                     })
                 .listen(0, "127.0.0.1"));
     Router router =
@@ -127,22 +192,6 @@ class HttpPlaneParsersIT {
                         ConnectionLimits.DEFAULTS))
                 .createServer(vertx)
                 .listen(0, "127.0.0.1"));
-
-    Http.Response response =
-        Http.post(
-            "http://127.0.0.1:" + frontend.actualPort() + "/v1/chat/completions",
-            "{\"model\":\"qwen3\",\"max_tokens\":200,\"messages\":[{\"role\":\"user\","
-                + "\"content\":\"weather in Paris?\"}],\"tools\":[{\"type\":\"function\","
-                + "\"function\":{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\","
-                + "\"properties\":{\"city\":{\"type\":\"string\"}}}}}]}");
-    assertThat(response.status()).as(response.body()).isEqualTo(200);
-    JsonObject choice = response.json().getJsonArray("choices").getJsonObject(0);
-    assertThat(choice.getString("finish_reason")).isEqualTo("tool_calls");
-    JsonObject message = choice.getJsonObject("message");
-    assertThat(message.getString("reasoning_content")).isEqualTo("\nThe user wants the weather.\n");
-    JsonObject call = message.getJsonArray("tool_calls").getJsonObject(0);
-    assertThat(call.getJsonObject("function").getString("name")).isEqualTo("get_weather");
-    assertThat(new JsonObject(call.getJsonObject("function").getString("arguments")))
-        .isEqualTo(new JsonObject().put("city", "Paris"));
+    return frontend.actualPort();
   }
 }

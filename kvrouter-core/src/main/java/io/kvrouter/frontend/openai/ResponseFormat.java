@@ -5,7 +5,9 @@ import io.kvrouter.preprocess.Delta;
 import io.kvrouter.protocol.FinishReason;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The JSON shapes of one OpenAI API: streamed chunks and the whole (non-streamed) response. Chat
@@ -177,9 +179,13 @@ public enum ResponseFormat {
       json.writeEndArray();
       json.writeArrayFieldStart("top_logprobs");
       for (Delta.TokenLogprob token : tokens) {
+        // a JSON object per position: alternatives that decode to the same text (byte-fallback
+        // tokens all read as U+FFFD) share one key, the last one's value at the first one's place
+        Map<String, Double> top = new LinkedHashMap<>();
+        token.top().forEach(alt -> top.put(alt.token(), alt.logprob()));
         json.writeStartObject();
-        for (Delta.Alternative alt : token.top()) {
-          json.writeNumberField(alt.token(), alt.logprob());
+        for (Map.Entry<String, Double> alt : top.entrySet()) {
+          json.writeNumberField(alt.getKey(), alt.getValue());
         }
         json.writeEndObject();
       }

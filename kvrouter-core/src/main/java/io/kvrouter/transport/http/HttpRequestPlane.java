@@ -61,8 +61,9 @@ public final class HttpRequestPlane implements RequestPlane {
    * A plane with {@code connectTimeout} to connect and {@code requestTimeout} for the answer's
    * headers. A streamed answer holds its HTTP/1.1 connection to the end, so a cap on connections
    * per engine is a cap on its concurrent requests: the pool admits {@code maxStreams} (the
-   * router's client connection cap, which no count of requests in flight can pass), and idle
-   * connections close after the keep-alive timeout.
+   * router's client connection cap; a completions request with several prompts sends one request
+   * per prompt, and those past the cap wait in the pool's queue), and idle connections close after
+   * the keep-alive timeout.
    */
   public static HttpRequestPlane create(Vertx vertx, TcpConfig config, int maxStreams) {
     HttpClient client =

@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * RequestCancelledException}.
  */
 final class SseResponseStream implements ResponseStream {
-  private static final byte[] DATA = "data:".getBytes(StandardCharsets.US_ASCII);
+  private static final String DATA_TEXT = "data:";
+  private static final byte[] DATA = DATA_TEXT.getBytes(StandardCharsets.US_ASCII);
   private static final byte[] DONE = VllmCompletions.DONE.getBytes(StandardCharsets.US_ASCII);
   private static final Object COMPLETE = new Object();
 
@@ -121,8 +122,10 @@ final class SseResponseStream implements ResponseStream {
   }
 
   /**
-   * One line of the event stream, read as bytes: a chunk's JSON goes to the parser where it lies,
-   * since this runs per token. Lines are trimmed of ASCII white space ({@code \r} included).
+   * One line of the event stream. The usual {@code data:} line is read as bytes, its JSON handed to
+   * the parser where it lies, since this runs per token. Any other non-blank line, and a chunk the
+   * bytes do not parse as, is read again as text the way every line once was (decoded with U+FFFD
+   * for bad UTF-8, trimmed of all Unicode white space), so odd input reads as before.
    */
   private void onLine(Buffer raw) {
     if (ended) {
@@ -137,24 +140,76 @@ final class SseResponseStream implements ResponseStream {
     while (start < end && isSpace(line[start])) {
       start++;
     }
-    if (!startsWith(line, start, end, DATA)) {
-      return; // blank separators, comments, other fields
+    if (start == end) {
+      return; // the blank line after each event
     }
-    start += DATA.length;
-    while (start < end && isSpace(line[start])) {
-      start++;
+    if (startsWith(line, start, end, DATA)) {
+      start += DATA.length;
+      while (start < end && isSpace(line[start])) {
+        start++;
+      }
+      if (end - start == DONE.length && startsWith(line, start, end, DONE)) {
+        onDone();
+        drain();
+        return;
+      }
+      Optional<EngineOutput> output;
+      try {
+        output = reader.read(line, start, end - start);
+      } catch (EngineErrorEvent e) {
+        onEngineError(e);
+        drain();
+        return;
+      } catch (IOException | RuntimeException e) {
+        output = null; // read it as text below
+      }
+      if (output != null) {
+        onOutput(output);
+        drain();
+        return;
+      }
     }
-    if (end - start == DONE.length && startsWith(line, start, end, DONE)) {
-      end(
-          finished
-              ? COMPLETE
-              : WorkerStreamException.disconnected(
-                  "worker " + worker.workerId() + " ended its stream without a finish reason",
-                  null));
-    } else {
-      onChunk(line, start, end - start);
-    }
+    onTextLine(raw.toString());
     drain();
+  }
+
+  /** A line read as text: comments and other fields are skipped, a chunk read from its text. */
+  private void onTextLine(String text) {
+    String line = text.strip();
+    if (!line.startsWith(DATA_TEXT)) {
+      return; // comments, other fields
+    }
+    String data = line.substring(DATA_TEXT.length()).strip();
+    if (data.equals(VllmCompletions.DONE)) {
+      onDone();
+      return;
+    }
+    byte[] json = data.getBytes(StandardCharsets.UTF_8);
+    try {
+      onOutput(reader.read(json, 0, json.length));
+    } catch (EngineErrorEvent e) {
+      onEngineError(e);
+    } catch (IOException | RuntimeException e) {
+      end(
+          WorkerStreamException.disconnected(
+              "worker " + worker.workerId() + " sent a malformed stream chunk: " + e.getMessage(),
+              null));
+      response.request().connection().close();
+    }
+  }
+
+  private void onDone() {
+    end(
+        finished
+            ? COMPLETE
+            : WorkerStreamException.disconnected(
+                "worker " + worker.workerId() + " ended its stream without a finish reason", null));
+  }
+
+  private void onEngineError(EngineErrorEvent e) {
+    end(
+        WorkerStreamException.reported(
+            "worker " + worker.workerId() + " failed: " + e.getMessage()));
   }
 
   private static boolean isSpace(byte b) {
@@ -173,23 +228,7 @@ final class SseResponseStream implements ResponseStream {
     return true;
   }
 
-  private void onChunk(byte[] line, int offset, int length) {
-    Optional<EngineOutput> output;
-    try {
-      output = reader.read(line, offset, length);
-    } catch (EngineErrorEvent e) {
-      end(
-          WorkerStreamException.reported(
-              "worker " + worker.workerId() + " failed: " + e.getMessage()));
-      return;
-    } catch (IOException | RuntimeException e) {
-      end(
-          WorkerStreamException.disconnected(
-              "worker " + worker.workerId() + " sent a malformed stream chunk: " + e.getMessage(),
-              null));
-      response.request().connection().close();
-      return;
-    }
+  private void onOutput(Optional<EngineOutput> output) {
     if (output.isPresent()) {
       if (output.get().finishReason() != null && output.get().finishReason().isError()) {
         end(

@@ -43,6 +43,8 @@ final class OutputItemJson {
   static ResponseEnvelope<StreamItem> read(Buffer body, String what) {
     byte[] bytes = body.getBytes();
     try (JsonParser parser = WireJson.MAPPER.getFactory().createParser(bytes)) {
+      // a repeated key is the mapper's to judge (it refuses some a record was built before)
+      parser.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
       return envelope(parser);
     } catch (OffShape | IOException | RuntimeException e) {
       return WireJson.read(body, ResponseEnvelope.OF_OUTPUT, what);

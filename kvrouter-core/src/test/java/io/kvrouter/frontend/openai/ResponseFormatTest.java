@@ -79,6 +79,34 @@ class ResponseFormatTest {
   }
 
   @Test
+  void completionAlternativesWithTheSameTextShareOneKey() {
+    Delta delta =
+        Delta.content("\ufffd")
+            .withLogprobs(
+                List.of(
+                    new Delta.TokenLogprob(
+                        "\ufffd",
+                        -1.0,
+                        List.of(
+                            new Delta.Alternative("\ufffd", -1.5),
+                            new Delta.Alternative("a", -2.0),
+                            new Delta.Alternative("\ufffd", -2.5)))));
+
+    assertThat(write(g -> ResponseFormat.COMPLETION.chunk(g, COMPLETION, 0, delta, false, null, 0)))
+        .contains("\"top_logprobs\":[{\"\ufffd\":-2.5,\"a\":-2.0}]");
+  }
+
+  @Test
+  void aLoneSurrogateInTextIsEscaped() {
+    assertThat(
+            write(
+                g ->
+                    ResponseFormat.CHAT.chunk(
+                        g, CHAT, 0, Delta.content("x\udc80 y"), false, null, 0)))
+        .contains("\"content\":\"x\\uDC80 y\"");
+  }
+
+  @Test
   void theUsageChunkHasNoChoices() {
     assertThat(write(g -> ResponseFormat.CHAT.usageChunk(g, CHAT, 3, 4)))
         .endsWith(

@@ -38,6 +38,11 @@ class OutputItemJsonTest {
         "{\"complete_final\":false,\"data\":{\"extra\":[1,{\"a\":[]}],\"data\":{\"token_ids\":[3],"
             + "\"disaggregated_params\":{\"x\":[1,2]},\"completion_usage\":null}},\"meta\":{}}",
         // off the usual shape: the mapper decides
+        "{\"complete_final\":false,\"data\":{\"data\":{\"token_ids\":[1]}},"
+            + "\"data\":{\"data\":{\"token_ids\":[2]}}}",
+        "{\"data\":{\"data\":{\"token_ids\":[1]}},\"complete_final\":true,\"complete_final\":false}",
+        "{\"data\":{\"data\":{\"token_ids\":[1],\"text\":\"a\",\"token_ids\":[2]}}}",
+        "{\"data\":{\"event\":\"error\",\"error\":{\"message\":\"a\",\"message\":\"b\"}}}",
         "{\"data\":{\"data\":{\"token_ids\":[1.0,2]}}}",
         "{\"data\":{\"data\":{\"token_ids\":[\"3\"]}}}",
         "{\"data\":{\"data\":{\"token_ids\":[3000000000]}}}",
