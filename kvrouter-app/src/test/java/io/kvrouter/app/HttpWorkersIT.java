@@ -18,6 +18,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -81,6 +82,32 @@ class HttpWorkersIT {
         + " router in front of plain engines\"}]}";
   }
 
+  /** A streamed chat of {@code maxTokens}, answered once its headers arrive. */
+  private static CompletableFuture<HttpResponse<Stream<String>>> streamedChat(
+      RouterFixture router, int maxTokens) {
+    return HttpClient.newHttpClient()
+        .sendAsync(
+            HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/chat/completions"))
+                .header("content-type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(chat(true, maxTokens)))
+                .build(),
+            HttpResponse.BodyHandlers.ofLines());
+  }
+
+  /** Waits until every engine's scraped load reports its 16,384 KV blocks. */
+  private static void awaitReportedCapacity(RouterFixture router) {
+    await()
+        .atMost(PATIENCE)
+        .until(
+            () ->
+                workers(router).stream()
+                    .allMatch(
+                        w ->
+                            w.containsKey("reported_load")
+                                && w.getJsonObject("reported_load").getLong("kv_total_blocks")
+                                    == 16384));
+  }
+
   private static List<JsonObject> workers(RouterFixture router) throws Exception {
     JsonArray all = Http.get(router.baseUrl + "/router/workers").json().getJsonArray("workers");
     List<JsonObject> workers = new ArrayList<>();
@@ -117,16 +144,7 @@ class HttpWorkersIT {
         .isEqualTo(3);
 
     // the engines' load and capacity, scraped from their /metrics
-    await()
-        .atMost(PATIENCE)
-        .until(
-            () ->
-                workers(router).stream()
-                    .allMatch(
-                        w ->
-                            w.containsKey("reported_load")
-                                && w.getJsonObject("reported_load").getLong("kv_total_blocks")
-                                    == 16384));
+    awaitReportedCapacity(router);
 
     // the engines' vLLM events reach the router's index
     await()
@@ -150,14 +168,7 @@ class HttpWorkersIT {
   void aClientThatGoesAway_cancelsTheRequestOnTheEngine() throws Exception {
     WorkerProcess slow = vllm(200);
     RouterFixture router = router(List.of(slow.httpWorkerSpec("v1")), "router-mode", "round-robin");
-    HttpClient client = HttpClient.newHttpClient();
-    HttpResponse<Stream<String>> response =
-        client.send(
-            HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/chat/completions"))
-                .header("content-type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(chat(true, 200)))
-                .build(),
-            HttpResponse.BodyHandlers.ofLines());
+    HttpResponse<Stream<String>> response = streamedChat(router, 200).get();
     assertThat(response.statusCode()).isEqualTo(200);
     var lines = response.body().iterator();
     lines.next(); // the stream is running
@@ -175,17 +186,9 @@ class HttpWorkersIT {
     RouterFixture router =
         router(
             List.of(slow.httpWorkerSpec("v1")), "router-mode", "round-robin", "tcp-pool-size", "2");
-    HttpClient client = HttpClient.newHttpClient();
-    List<java.util.concurrent.CompletableFuture<HttpResponse<Stream<String>>>> streams =
-        new ArrayList<>();
+    List<CompletableFuture<HttpResponse<Stream<String>>>> streams = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      streams.add(
-          client.sendAsync(
-              HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/chat/completions"))
-                  .header("content-type", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofString(chat(true, 200)))
-                  .build(),
-              HttpResponse.BodyHandlers.ofLines()));
+      streams.add(streamedChat(router, 200));
     }
     await().atMost(PATIENCE).until(() -> activeOnEngine(slow) == 5);
     for (var stream : streams) {
@@ -209,14 +212,7 @@ class HttpWorkersIT {
             "round-robin",
             "migration-limit",
             "3");
-    HttpClient client = HttpClient.newHttpClient();
-    HttpResponse<Stream<String>> response =
-        client.send(
-            HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/chat/completions"))
-                .header("content-type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(chat(true, 60)))
-                .build(),
-            HttpResponse.BodyHandlers.ofLines());
+    HttpResponse<Stream<String>> response = streamedChat(router, 60).get();
     List<String> lines = Collections.synchronizedList(new ArrayList<>());
     Thread reader = new Thread(() -> response.body().forEach(lines::add));
     reader.start();
@@ -379,16 +375,7 @@ class HttpWorkersIT {
             .filter(l -> l.startsWith("data: {") && l.contains("\"content\""))
             .count();
     assertThat(chunks).as("every token once, from SGLang's cumulative outputs").isEqualTo(7);
-    await()
-        .atMost(PATIENCE)
-        .until(
-            () ->
-                workers(router).stream()
-                    .allMatch(
-                        w ->
-                            w.containsKey("reported_load")
-                                && w.getJsonObject("reported_load").getLong("kv_total_blocks")
-                                    == 16384));
+    awaitReportedCapacity(router);
     await()
         .atMost(PATIENCE)
         .until(() -> workers(router).stream().mapToLong(w -> w.getLong("cached_blocks")).sum() > 0);
@@ -399,14 +386,7 @@ class HttpWorkersIT {
     WorkerProcess slow = sglang(200);
     RouterFixture router =
         router(List.of(slow.httpWorkerSpec("s1") + ",engine=sglang"), "router-mode", "round-robin");
-    HttpClient client = HttpClient.newHttpClient();
-    HttpResponse<Stream<String>> response =
-        client.send(
-            HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/chat/completions"))
-                .header("content-type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(chat(true, 200)))
-                .build(),
-            HttpResponse.BodyHandlers.ofLines());
+    HttpResponse<Stream<String>> response = streamedChat(router, 200).get();
     response.body().iterator().next();
     await().atMost(PATIENCE).until(() -> activeOnEngine(slow) == 1);
     response.body().close();
