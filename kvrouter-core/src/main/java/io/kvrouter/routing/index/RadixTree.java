@@ -5,13 +5,12 @@ import io.kvrouter.protocol.KvCacheEvent.StoredBlock;
 import io.kvrouter.protocol.OverlapScores;
 import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerRank;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -58,14 +57,15 @@ import java.util.function.Predicate;
  *
  * <h2>Implementation notes</h2>
  *
- * Each rank's blocks form its own forest ({@link Block}), linked by the rank's hashes as the engine
- * reported them; the tree holds only the blocks reachable from the sequence start. Dynamo keeps a
- * block in the tree after its parent is removed, which breaks the subset property its matching
- * relies on; here such a block turns <em>dormant</em> (kept in the lookup table, out of the tree)
- * and comes back when the engine stores the parent again, which is what the engine's own prefix
- * cache does. Engines evict children before parents, so this costs nothing in the common case.
- * Nodes keep no block hash (Dynamo keeps the first writer's and warns on a mismatch): hashes belong
- * to the rank's blocks, so a dump names each rank's own hashes and rebuilds its table exactly.
+ * Each rank's blocks form its own forest ({@link WorkerBlocks}, {@link BlockArena}), linked by the
+ * rank's hashes as the engine reported them; the tree holds only the blocks reachable from the
+ * sequence start. Dynamo keeps a block in the tree after its parent is removed, which breaks the
+ * subset property its matching relies on; here such a block turns <em>dormant</em> (kept in the
+ * lookup table, out of the tree) and comes back when the engine stores the parent again, which is
+ * what the engine's own prefix cache does. Engines evict children before parents, so this costs
+ * nothing in the common case. Nodes keep no block hash (Dynamo keeps the first writer's and warns
+ * on a mismatch): hashes belong to the rank's blocks, so a dump names each rank's own hashes and
+ * rebuilds its table exactly.
  *
  * <p>Threads: all writes for one worker id (every rank of it) must come from one thread at a time;
  * writes for different worker ids may run on different threads at the same time, since they meet
@@ -227,43 +227,51 @@ final class RadixTree {
 
   private static void dumpWorker(WorkerBlocks w, List<RouterEvent> out) {
     out.add(new RouterEvent(w.rank, KvCacheEvent.cleared()));
-    ArrayDeque<Block> queue = new ArrayDeque<>();
-    for (Block c = w.root.firstChild; c != null; c = c.nextSibling) {
-      queue.add(c);
+    BlockArena a = w.blocks;
+    IntStack queue = new IntStack();
+    for (int c = a.firstChild(BlockArena.ROOT); c != BlockArena.NONE; c = a.nextSibling(c)) {
+      queue.push(c);
     }
     storeBreadthFirst(w, queue, out);
-    List<Block> ghosts = new ArrayList<>();
-    w.blocks.forEach(
+    IntStack ghosts = new IntStack();
+    a.forEach(
         b -> {
-          if (!b.held()) {
-            ghosts.add(b);
+          if (!w.held(b)) {
+            ghosts.push(b);
           }
         });
-    if (ghosts.isEmpty()) {
+    if (ghosts.size() == 0) {
       return;
     }
-    ghosts.sort(Comparator.comparingLong(b -> b.hash));
-    queue.addAll(ghosts);
-    storeBreadthFirst(w, queue, out);
     long[] hashes = new long[ghosts.size()];
     for (int i = 0; i < hashes.length; i++) {
-      hashes[i] = ghosts.get(i).hash;
+      hashes[i] = a.hash(ghosts.get(i));
     }
+    Arrays.sort(hashes);
+    for (long hash : hashes) {
+      queue.push(a.find(hash));
+    }
+    storeBreadthFirst(w, queue, out);
     out.add(new RouterEvent(w.rank, KvCacheEvent.removed(hashes)));
   }
 
-  private static void storeBreadthFirst(
-      WorkerBlocks w, ArrayDeque<Block> queue, List<RouterEvent> out) {
-    while (!queue.isEmpty()) {
-      Block b = queue.poll();
-      Long parent = b.parent == null || b.parent == w.root ? null : b.parent.hash;
+  /** One single-block {@code Stored} per block of {@code queue} and below, breadth-first. */
+  private static void storeBreadthFirst(WorkerBlocks w, IntStack queue, List<RouterEvent> out) {
+    BlockArena a = w.blocks;
+    for (int i = 0; i < queue.size(); i++) {
+      int b = queue.get(i);
+      int parent = a.parent(b);
+      Long parentHash =
+          parent == BlockArena.NONE || parent == BlockArena.ROOT ? null : a.hash(parent);
       out.add(
           new RouterEvent(
-              w.rank, KvCacheEvent.stored(parent, new StoredBlock(b.hash, b.tokensHash))));
-      for (Block c = b.firstChild; c != null; c = c.nextSibling) {
-        queue.add(c);
+              w.rank,
+              KvCacheEvent.stored(parentHash, new StoredBlock(a.hash(b), a.tokensHash(b)))));
+      for (int c = a.firstChild(b); c != BlockArena.NONE; c = a.nextSibling(c)) {
+        queue.push(c);
       }
     }
+    queue.clear();
   }
 
   /** A held block as the engine reported it: parent hash ({@code null} at the start) and tokens. */
@@ -273,12 +281,16 @@ final class RadixTree {
   Map<WorkerRank, Map<Long, HeldBlock>> heldBlocks() {
     Map<WorkerRank, Map<Long, HeldBlock>> all = new HashMap<>();
     for (WorkerBlocks w : workers.values()) {
+      BlockArena a = w.blocks;
       Map<Long, HeldBlock> held = new HashMap<>();
-      w.blocks.forEach(
+      a.forEach(
           b -> {
-            if (b.held()) {
+            int parent = a.parent(b);
+            if (parent != BlockArena.NONE) {
               held.put(
-                  b.hash, new HeldBlock(b.parent == w.root ? null : b.parent.hash, b.tokensHash));
+                  a.hash(b),
+                  new HeldBlock(
+                      parent == BlockArena.ROOT ? null : a.hash(parent), a.tokensHash(b)));
             }
           });
       all.put(w.rank, held);
@@ -317,12 +329,12 @@ final class RadixTree {
   }
 
   private Outcome store(WorkerBlocks w, KvCacheEvent.Stored event) {
-    Block start;
+    int start;
     if (event.parentBlockHash() == null) {
-      start = w.root;
+      start = BlockArena.ROOT;
     } else {
-      start = w.blocks.get(event.parentBlockHash());
-      if (start == null || !start.held()) {
+      start = w.blocks.find(event.parentBlockHash());
+      if (start == BlockArena.NONE || !w.held(start)) {
         return Outcome.PARENT_BLOCK_NOT_FOUND;
       }
     }
@@ -330,7 +342,7 @@ final class RadixTree {
     if (!acyclic(w, start, blocks)) {
       return Outcome.INVALID_BLOCK_SEQUENCE;
     }
-    Block cur = start;
+    int cur = start;
     for (StoredBlock b : blocks) {
       cur = storeBlock(w, cur, b.blockHash(), b.tokensHash());
     }
@@ -341,20 +353,22 @@ final class RadixTree {
    * Whether storing {@code blocks} below {@code start} keeps the rank's blocks a forest: no hash
    * repeats within the event, and no hash the rank already has is {@code start} or above it.
    */
-  private static boolean acyclic(WorkerBlocks w, Block start, List<StoredBlock> blocks) {
+  private static boolean acyclic(WorkerBlocks w, int start, List<StoredBlock> blocks) {
     if (hasRepeatedHash(blocks)) {
       return false;
     }
-    Set<Block> above = null;
-    Block previous = start;
+    BlockArena a = w.blocks;
+    Set<Integer> above = null;
+    int previous = start;
     for (StoredBlock b : blocks) {
-      Block existing = w.blocks.get(b.blockHash());
+      int existing = a.find(b.blockHash());
       // a block already below the previous one cannot be above start
-      if (existing != null && (previous == null || existing.parent != previous)) {
+      if (existing != BlockArena.NONE
+          && (previous == BlockArena.NONE || a.parent(existing) != previous)) {
         if (above == null) {
-          above = Collections.newSetFromMap(new IdentityHashMap<>());
-          for (Block a = start; a != null && a != w.root; a = a.parent) {
-            above.add(a);
+          above = new HashSet<>();
+          for (int up = start; up != BlockArena.NONE && up != BlockArena.ROOT; up = a.parent(up)) {
+            above.add(up);
           }
         }
         if (above.contains(existing)) {
@@ -384,109 +398,106 @@ final class RadixTree {
     return false;
   }
 
-  private Block storeBlock(WorkerBlocks w, Block parent, long hash, long tokensHash) {
-    Block b = w.blocks.get(hash);
-    if (b == null) {
-      b = new Block(hash, tokensHash);
+  private int storeBlock(WorkerBlocks w, int parent, long hash, long tokensHash) {
+    BlockArena a = w.blocks;
+    int b = a.find(hash);
+    if (b == BlockArena.NONE) {
+      Node parentNode = a.node(parent);
+      b = a.add(hash, tokensHash, parentNode == null ? null : attach(parentNode, tokensHash, w));
       w.link(parent, b);
-      w.blocks.put(b);
       w.held++;
-      if (parent.node != null) {
-        b.node = attach(parent.node, tokensHash, w);
-      }
       return b;
     }
-    if (b.held() && b.parent == parent && b.tokensHash == tokensHash) {
+    int oldParent = a.parent(b); // NONE for a ghost
+    if (oldParent == parent && a.tokensHash(b) == tokensHash) {
       return b;
     }
     // a ghost stored again, or a held block at a new position: it moves here with its subtree
-    if (b.node != null) {
+    if (a.node(b) != null) {
       takeOut(w, b);
     }
-    Block oldParent = b.parent; // null for a ghost
-    if (oldParent != null) {
+    if (oldParent != BlockArena.NONE) {
       w.unlink(b);
     } else {
       w.held++;
     }
-    b.tokensHash = tokensHash;
+    a.setTokensHash(b, tokensHash);
     w.link(parent, b);
-    if (oldParent != null) {
+    if (oldParent != BlockArena.NONE) {
       w.pruneIfGhost(oldParent);
     }
-    if (parent.node != null) {
+    if (a.node(parent) != null) {
       putIn(w, b);
     }
     return b;
   }
 
   private Outcome remove(WorkerBlocks w, List<Long> hashes) {
+    BlockArena a = w.blocks;
     Outcome outcome = Outcome.APPLIED;
     for (long hash : hashes) {
-      Block b = w.blocks.get(hash);
-      if (b == null || !b.held()) {
+      int b = a.find(hash);
+      if (b == BlockArena.NONE || !w.held(b)) {
         outcome = Outcome.BLOCK_NOT_FOUND;
         continue;
       }
-      if (b.node != null) {
+      if (a.node(b) != null) {
         takeOut(w, b);
       }
       w.held--;
-      Block parent = b.parent;
+      int parent = a.parent(b);
       w.unlink(b); // no parent: a ghost, if it stays for its children
-      if (b.firstChild == null) {
-        w.blocks.remove(hash);
+      if (a.firstChild(b) == BlockArena.NONE) {
+        a.remove(b);
       }
-      w.pruneIfGhost(parent);
+      w.pruneIfGhost(parent); // never the sentinel: it is its own parent, so held
     }
     return outcome;
   }
 
   private void clear(WorkerBlocks w) {
-    for (Block c = w.root.firstChild; c != null; c = c.nextSibling) {
+    BlockArena a = w.blocks;
+    for (int c = a.firstChild(BlockArena.ROOT); c != BlockArena.NONE; c = a.nextSibling(c)) {
       takeOut(w, c);
     }
     w.reset();
   }
 
   /** Puts {@code top} (whose parent is live) and every held block below it into the tree. */
-  private void putIn(WorkerBlocks w, Block top) {
-    ArrayDeque<Block> stack = new ArrayDeque<>();
+  private void putIn(WorkerBlocks w, int top) {
+    BlockArena a = w.blocks;
+    IntStack stack = new IntStack();
     stack.push(top);
-    while (!stack.isEmpty()) {
-      Block b = stack.pop();
-      b.node = attach(b.parent.node, b.tokensHash, w);
-      for (Block c = b.firstChild; c != null; c = c.nextSibling) {
-        if (c.held()) {
-          stack.push(c);
-        }
+    while (stack.size() > 0) {
+      int b = stack.pop();
+      a.setNode(b, attach(a.node(a.parent(b)), a.tokensHash(b), w));
+      for (int c = a.firstChild(b); c != BlockArena.NONE; c = a.nextSibling(c)) {
+        stack.push(c); // children are held
       }
     }
   }
 
   /** Takes the live {@code top} and every live block below it out of the tree, deepest first. */
-  private void takeOut(WorkerBlocks w, Block top) {
-    if (top.firstChild == null) {
-      detach(top.node, w);
-      top.node = null;
+  private void takeOut(WorkerBlocks w, int top) {
+    BlockArena a = w.blocks;
+    if (a.firstChild(top) == BlockArena.NONE) {
+      detach(a.node(top), w);
+      a.setNode(top, null);
       return;
     }
-    List<Block> preorder = new ArrayList<>();
-    ArrayDeque<Block> stack = new ArrayDeque<>();
-    stack.push(top);
-    while (!stack.isEmpty()) {
-      Block b = stack.pop();
-      preorder.add(b);
-      for (Block c = b.firstChild; c != null; c = c.nextSibling) {
-        if (c.node != null) {
-          stack.push(c);
+    IntStack preorder = new IntStack();
+    preorder.push(top);
+    for (int i = 0; i < preorder.size(); i++) {
+      for (int c = a.firstChild(preorder.get(i)); c != BlockArena.NONE; c = a.nextSibling(c)) {
+        if (a.node(c) != null) {
+          preorder.push(c);
         }
       }
     }
     for (int i = preorder.size() - 1; i >= 0; i--) {
-      Block b = preorder.get(i);
-      detach(b.node, w);
-      b.node = null;
+      int b = preorder.get(i);
+      detach(a.node(b), w);
+      a.setNode(b, null);
     }
   }
 
@@ -510,7 +521,7 @@ final class RadixTree {
         w.addExtra(child);
         return child;
       }
-      if (child.casWorkers(set, set.with(w.slot))) {
+      if (child.casWorkers(set, w.with(set))) {
         return child;
       }
     }
@@ -523,7 +534,7 @@ final class RadixTree {
     }
     while (true) {
       WorkerSet set = node.workers();
-      WorkerSet next = set.without(w.slot);
+      WorkerSet next = w.without(set);
       if (next.size() == 0) {
         if (node.casWorkers(set, WorkerSet.DEAD)) {
           node.parent.removeChild(node);
@@ -532,6 +543,35 @@ final class RadixTree {
       } else if (node.casWorkers(set, next)) {
         return;
       }
+    }
+  }
+
+  /** A growable stack (and queue, read by index) of block slots. */
+  private static final class IntStack {
+    private int[] items = new int[16];
+    private int size;
+
+    void push(int item) {
+      if (size == items.length) {
+        items = Arrays.copyOf(items, size * 2);
+      }
+      items[size++] = item;
+    }
+
+    int pop() {
+      return items[--size];
+    }
+
+    int get(int i) {
+      return items[i];
+    }
+
+    int size() {
+      return size;
+    }
+
+    void clear() {
+      size = 0;
     }
   }
 }

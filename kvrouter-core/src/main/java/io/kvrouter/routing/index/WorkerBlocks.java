@@ -7,10 +7,18 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Everything the tree knows about one worker rank: its lookup table from block hash to {@link
- * Block} (Dynamo's per-worker {@code lookup}), its root sentinel, and its slot in the tree's worker
- * sets. Confined to the rank's writer thread, except {@link #rank}, {@link #slot} and {@link
+ * Everything the tree knows about one worker rank: its blocks ({@link BlockArena}, with the table
+ * from block hash to block that is Dynamo's per-worker {@code lookup}) and its slot in the tree's
+ * worker sets. Confined to the rank's writer thread, except {@link #rank}, {@link #slot} and {@link
  * #cachedBlocks()}, which readers use.
+ *
+ * <p>Each block is the rank's own view, linked to its parent block by the rank's own hashes. A
+ * block is <em>held</em> while the engine has reported it stored and not removed: exactly while it
+ * has a parent (the root sentinel is its own). A removed block that still has held children stays
+ * behind as a <em>ghost</em> (not held, no parent) so that the children keep their link by hash:
+ * the engine may store that block again, and then its children are reachable again. A held block is
+ * <em>live</em> (sits in the tree, with a node) when every block up to the sequence start is held;
+ * otherwise it is <em>dormant</em>.
  */
 final class WorkerBlocks {
   private static final VarHandle CACHED;
@@ -29,13 +37,17 @@ final class WorkerBlocks {
   /** The set holding only this worker, shared by every node it alone caches. */
   final WorkerSet alone;
 
-  /** Parent of the worker's first blocks; its node is the tree's root. */
-  final Block root;
-
-  final LongKeyTable<Block> blocks = new LongKeyTable<>(b -> b.hash);
+  /** The rank's blocks; {@link BlockArena#ROOT}'s node is the tree's root. */
+  final BlockArena blocks;
 
   /** Held blocks; published to readers through {@link #cached} after each change. */
   int held;
+
+  /**
+   * The set this writer last put into a node. Nodes along one path usually hold the same ranks, so
+   * the next node it changes most often needs that same set, and shares it rather than a copy.
+   */
+  private WorkerSet lastSet;
 
   /**
    * For nodes where more than one live block of this worker sits (two block hashes with the same
@@ -50,9 +62,7 @@ final class WorkerBlocks {
     this.rank = rank;
     this.slot = slot;
     this.alone = WorkerSet.of(slot);
-    this.root = new Block(0, 0);
-    this.root.parent = root; // its own parent: held, and never a ghost
-    this.root.node = treeRoot;
+    this.blocks = new BlockArena(treeRoot);
   }
 
   /** Blocks held, as last published by the writer; safe from any thread. */
@@ -64,36 +74,66 @@ final class WorkerBlocks {
     CACHED.setRelease(this, (long) held);
   }
 
-  void link(Block parent, Block child) {
-    child.parent = parent;
-    child.prevSibling = null;
-    child.nextSibling = parent.firstChild;
-    if (parent.firstChild != null) {
-      parent.firstChild.prevSibling = child;
-    }
-    parent.firstChild = child;
+  /** Whether the engine holds {@code block} (stored and not removed since): it has a parent. */
+  boolean held(int block) {
+    return blocks.parent(block) != BlockArena.NONE;
   }
 
-  void unlink(Block child) {
-    Block parent = child.parent;
-    if (child.prevSibling != null) {
-      child.prevSibling.nextSibling = child.nextSibling;
+  void link(int parent, int child) {
+    BlockArena a = blocks;
+    int first = a.firstChild(parent);
+    a.setParent(child, parent);
+    a.setPrevSibling(child, BlockArena.NONE);
+    a.setNextSibling(child, first);
+    if (first != BlockArena.NONE) {
+      a.setPrevSibling(first, child);
+    }
+    a.setFirstChild(parent, child);
+  }
+
+  /** Takes {@code child} from its parent's children; it is left without a parent (a ghost). */
+  void unlink(int child) {
+    BlockArena a = blocks;
+    int prev = a.prevSibling(child);
+    int next = a.nextSibling(child);
+    if (prev != BlockArena.NONE) {
+      a.setNextSibling(prev, next);
     } else {
-      parent.firstChild = child.nextSibling;
+      a.setFirstChild(a.parent(child), next);
     }
-    if (child.nextSibling != null) {
-      child.nextSibling.prevSibling = child.prevSibling;
+    if (next != BlockArena.NONE) {
+      a.setPrevSibling(next, prev);
     }
-    child.parent = null;
-    child.prevSibling = null;
-    child.nextSibling = null;
+    a.setParent(child, BlockArena.NONE);
+    a.setPrevSibling(child, BlockArena.NONE);
+    a.setNextSibling(child, BlockArena.NONE);
   }
 
   /** Forgets {@code block} if it is a ghost that no longer has children to keep. */
-  void pruneIfGhost(Block block) {
-    if (block != root && !block.held() && block.firstChild == null) {
-      blocks.remove(block.hash);
+  void pruneIfGhost(int block) {
+    if (!held(block) && blocks.firstChild(block) == BlockArena.NONE) {
+      blocks.remove(block);
     }
+  }
+
+  /** {@code set} with this worker added, shared with the last set this writer made if equal. */
+  WorkerSet with(WorkerSet set) {
+    WorkerSet last = lastSet;
+    if (last != null && last.isWith(set, slot)) {
+      return last;
+    }
+    lastSet = set.with(slot);
+    return lastSet;
+  }
+
+  /** {@code set} without this worker, shared with the last set this writer made if equal. */
+  WorkerSet without(WorkerSet set) {
+    WorkerSet last = lastSet;
+    if (last != null && set.isWith(last, slot)) {
+      return last;
+    }
+    lastSet = set.without(slot);
+    return lastSet;
   }
 
   void addExtra(Node node) {
@@ -128,8 +168,8 @@ final class WorkerBlocks {
   /** Drops every block; the caller has already taken them out of the tree. */
   void reset() {
     blocks.clear();
-    root.firstChild = null;
     extraAtNode = null;
+    lastSet = null;
     held = 0;
   }
 }

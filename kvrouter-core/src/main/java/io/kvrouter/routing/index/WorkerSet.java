@@ -75,6 +75,30 @@ final class WorkerSet {
     return new WorkerSet(next, fingerprint - mix(id));
   }
 
+  /**
+   * Whether this set is exactly {@code base} plus {@code id}, {@code id} not being in {@code base}:
+   * lets a writer reuse a set it made rather than build an equal one.
+   */
+  boolean isWith(WorkerSet base, int id) {
+    int[] a = ids;
+    int[] b = base.ids;
+    if (a.length != b.length + 1 || fingerprint != base.fingerprint + mix(id)) {
+      return false;
+    }
+    int j = 0;
+    boolean added = false;
+    for (int member : a) {
+      if (member == id && !added) {
+        added = true;
+      } else if (j < b.length && b[j] == member) {
+        j++;
+      } else {
+        return false;
+      }
+    }
+    return added;
+  }
+
   private int indexOf(int id) {
     int[] a = ids;
     if (a.length <= 8) {

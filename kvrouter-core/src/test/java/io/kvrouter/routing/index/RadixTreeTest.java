@@ -72,6 +72,24 @@ class RadixTreeTest {
     assertThat(tree.findMatches(prompt(1)).cachedBlocks()).containsExactly(entry(A, 3L));
   }
 
+  /** Nodes along a path that the same ranks hold share one set object rather than a copy each. */
+  @Test
+  void nodesOnAPathOfTheSameRanks_shareOneWorkerSet() {
+    WorkerRank c = WorkerRank.of("c");
+    apply(A, stored(null, 1, 2, 3, 4));
+    apply(B, stored(null, 1, 2, 3, 4));
+    apply(c, stored(null, 1, 2, 3, 4));
+    apply(c, removedBlocks(4, 3, 2));
+
+    Node n1 = tree.root().child(1);
+    Node n2 = n1.child(2);
+    Node n3 = n2.child(3);
+    Node n4 = n3.child(4);
+    assertThat(n3.workers()).isSameAs(n2.workers()).isSameAs(n4.workers());
+    assertThat(n2.workers().size()).isEqualTo(2);
+    assertThat(n1.workers().size()).isEqualTo(3);
+  }
+
   @Test
   void stored_withParent_extendsTheWorkersChain() {
     apply(A, stored(null, 1, 2));

@@ -43,56 +43,52 @@ final class TreeInvariants {
     Map<Node, Map<Integer, Integer>> livePerNode = new IdentityHashMap<>();
     for (var rank : tree.workers()) {
       WorkerBlocks w = tree.worker(rank);
+      BlockArena a = w.blocks;
       require(w.rank.equals(rank), "worker keyed by its rank", rank);
-      Map<Block, Boolean> live = new IdentityHashMap<>();
-      List<Block> all = new ArrayList<>();
-      w.blocks.forEach(all::add);
-      require(all.size() == w.blocks.size(), "map size", rank);
+      List<Integer> all = new ArrayList<>();
+      a.forEach(all::add);
+      require(all.size() == a.size(), "table size", rank);
       Set<Long> hashes = new HashSet<>();
       int held = 0;
-      for (Block b : all) {
-        require(hashes.add(b.hash), "one block per hash", b);
-        require(w.blocks.get(b.hash) == b, "block keyed by its hash", b);
-        if (b.held()) {
+      for (int b : all) {
+        String at = rank + " block " + Long.toUnsignedString(a.hash(b));
+        require(b != BlockArena.ROOT, "the sentinel is not in the table", at);
+        require(hashes.add(a.hash(b)), "one block per hash", at);
+        require(a.find(a.hash(b)) == b, "block found by its hash", at);
+        if (w.held(b)) {
           held++;
-          require(b.parent != null, "a held block has a parent", b);
+          int parent = a.parent(b);
           require(
-              b.parent == w.root || w.blocks.get(b.parent.hash) == b.parent,
-              "parent is in the map",
-              b);
-          require(containsChild(b.parent, b), "block is among its parent's children", b);
+              parent == BlockArena.ROOT || a.find(a.hash(parent)) == parent,
+              "parent is in the table",
+              at);
+          require(containsChild(a, parent, b), "block is among its parent's children", at);
         } else {
-          require(b.parent == null, "a ghost has no parent", b);
-          require(b.firstChild != null, "a ghost keeps children", b);
+          require(a.firstChild(b) != BlockArena.NONE, "a ghost keeps children", at);
         }
-        for (Block c = b.firstChild; c != null; c = c.nextSibling) {
-          require(c.parent == b, "child points back to its parent", c);
-          require(c.held(), "only held blocks are children", c);
-          require(c.nextSibling == null || c.nextSibling.prevSibling == c, "sibling links", c);
-          require(w.blocks.get(c.hash) == c, "child is in the map", c);
-        }
+        checkChildren(w, b, at);
       }
-      for (Block c = w.root.firstChild; c != null; c = c.nextSibling) {
-        require(c.parent == w.root && c.held(), "first blocks hang from the root sentinel", c);
-        require(w.blocks.get(c.hash) == c, "first block is in the map", c);
-      }
-      require(w.root.parent == w.root, "the root sentinel is its own parent", rank);
+      checkChildren(w, BlockArena.ROOT, rank + " sentinel");
+      require(a.parent(BlockArena.ROOT) == BlockArena.ROOT, "the sentinel is its own parent", rank);
+      require(a.node(BlockArena.ROOT) == root, "the sentinel's node is the root", rank);
       require(w.held == held, "held count", rank);
       require(w.cachedBlocks() == held, "published count", rank);
-      for (Block b : all) {
-        boolean expected = isLive(w, b, live);
-        require(
-            (b.node != null) == expected,
-            "live exactly when every block up to the start is held",
-            b);
-        if (b.node != null) {
-          Node parentNode = b.parent == w.root ? root : b.parent.node;
-          require(b.node.parent == parentNode, "block's node sits under its parent's node", b);
-          require(b.node.tokensHash == b.tokensHash, "block's node is keyed by its tokens hash", b);
-          require(reachable.contains(b.node), "a live block's node is in the tree", b);
-          livePerNode.computeIfAbsent(b.node, k -> new HashMap<>()).merge(w.slot, 1, Integer::sum);
+      Map<Integer, Boolean> live = new HashMap<>();
+      int outOfTree = 0;
+      for (int b : all) {
+        outOfTree += a.node(b) == null ? 1 : 0;
+        String at = rank + " block " + Long.toUnsignedString(a.hash(b));
+        Node node = a.node(b);
+        require((node != null) == isLive(w, b, live), "live exactly when held up to the start", at);
+        if (node != null) {
+          require(node.parent == a.node(a.parent(b)), "node sits under its parent's node", at);
+          require(node.tokensHash == a.tokensHash(b), "node keyed by the tokens hash", at);
+          require(reachable.contains(node), "a live block's node is in the tree", at);
+          livePerNode.computeIfAbsent(node, k -> new HashMap<>()).merge(w.slot, 1, Integer::sum);
         }
       }
+      require(
+          a.outOfTree() == outOfTree, "a tokens hash kept aside per block out of the tree", rank);
       for (Node n : reachable) {
         int count = livePerNode.getOrDefault(n, Map.of()).getOrDefault(w.slot, 0);
         require(w.extraAt(n) == Math.max(0, count - 1), "extra count per node", n);
@@ -110,21 +106,32 @@ final class TreeInvariants {
     }
   }
 
-  private static boolean isLive(WorkerBlocks w, Block b, Map<Block, Boolean> memo) {
-    if (b == w.root) {
+  private static void checkChildren(WorkerBlocks w, int b, String at) {
+    BlockArena a = w.blocks;
+    for (int c = a.firstChild(b); c != BlockArena.NONE; c = a.nextSibling(c)) {
+      require(a.parent(c) == b, "child points back to its parent", at);
+      require(w.held(c), "only held blocks are children", at);
+      int next = a.nextSibling(c);
+      require(next == BlockArena.NONE || a.prevSibling(next) == c, "sibling links", at);
+      require(a.find(a.hash(c)) == c, "child is in the table", at);
+    }
+  }
+
+  private static boolean isLive(WorkerBlocks w, int b, Map<Integer, Boolean> memo) {
+    if (b == BlockArena.ROOT) {
       return true;
     }
     Boolean known = memo.get(b);
     if (known != null) {
       return known;
     }
-    boolean live = b.held() && isLive(w, b.parent, memo);
+    boolean live = w.held(b) && isLive(w, w.blocks.parent(b), memo);
     memo.put(b, live);
     return live;
   }
 
-  private static boolean containsChild(Block parent, Block child) {
-    for (Block c = parent.firstChild; c != null; c = c.nextSibling) {
+  private static boolean containsChild(BlockArena a, int parent, int child) {
+    for (int c = a.firstChild(parent); c != BlockArena.NONE; c = a.nextSibling(c)) {
       if (c == child) {
         return true;
       }

@@ -70,4 +70,28 @@ class WorkerSetTest {
         .isNotEqualTo(WorkerSet.of(0).with(3).fingerprint());
     assertThat(WorkerSet.of(1).fingerprint()).isNotEqualTo(WorkerSet.of(2).fingerprint());
   }
+
+  /** isWith against building the set: exact membership, not only size and fingerprint. */
+  @Test
+  void isWith_matchesBuildingTheSet() {
+    Tries.forAll(300, WorkerSetTest::ops, WorkerSetTest::isWithMatchesBuilding);
+  }
+
+  private static void isWithMatchesBuilding(Ops ops) {
+    WorkerSet base = WorkerSet.of(31);
+    for (int a : ops.adds()) {
+      base = base.with(a);
+    }
+    WorkerSet other = WorkerSet.of(31);
+    for (int r : ops.removes()) {
+      other = other.with(r);
+    }
+    for (int id = 0; id <= 32; id++) {
+      WorkerSet built = base.with(id);
+      boolean expected = !base.contains(id);
+      assertThat(built.isWith(base, id)).as("%s + %d", base, id).isEqualTo(expected);
+      boolean otherIs = Arrays.equals(other.ids(), built.ids()) && !base.contains(id);
+      assertThat(other.isWith(base, id)).as("%s vs %s + %d", other, base, id).isEqualTo(otherIs);
+    }
+  }
 }
