@@ -49,7 +49,9 @@ import java.util.concurrent.locks.LockSupport;
  * </ul>
  *
  * Publishers, nats-server and the router share the machine, as on a laptop; each publisher is a
- * thread. Every batch stores one sequence of {@code blocks} blocks from the root.
+ * thread. Every batch stores one sequence of {@code blocks} blocks from the root. Each throughput
+ * is warmed up and then measured as the median of several rounds ({@link WarmedRate}); each lag
+ * twice, the second reported.
  *
  * <p>Usage: {@code EventPlaneBench [PUBLISHERS=4] [BATCHES=5000] [BLOCKS=32] [RATE=100000]
  * [LAG_SECONDS=5]}
@@ -79,11 +81,13 @@ public final class EventPlaneBench {
       double[] zmq = new double[1];
       double[] dynamoZmq = new double[1];
       double[] natsRate = new double[1];
-      for (int round = 0; round < 2; round++) { // the second round is reported
-        zmq[0] = bench.throughput(new ZmqPlane(bench));
-        dynamoZmq[0] = bench.throughput(new DynamoZmqPlane(bench));
-        natsRate[0] = bench.throughput(new NatsPlane(bench, nats.url()));
-      }
+      zmq[0] = WarmedRate.median("zmq block events", () -> bench.throughput(new ZmqPlane(bench)));
+      dynamoZmq[0] =
+          WarmedRate.median(
+              "dynamo zmq block events", () -> bench.throughput(new DynamoZmqPlane(bench)));
+      natsRate[0] =
+          WarmedRate.median(
+              "nats block events", () -> bench.throughput(new NatsPlane(bench, nats.url())));
       long[] zmqLag = null;
       long[] dynamoZmqLag = null;
       long[] natsLag = null;

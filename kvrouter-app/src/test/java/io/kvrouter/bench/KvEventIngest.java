@@ -30,9 +30,12 @@ import java.util.SplittableRandom;
  * </ol>
  *
  * Each batch stores one sequence of {@code blocks} blocks of 16 tokens from the root, as a vLLM
- * engine does after a prefill. Each way runs twice; the second run is reported.
+ * engine does after a prefill. Each way is warmed up and then measured as the median of several
+ * rounds ({@link WarmedRate}).
  *
- * <p>Usage: {@code java -cp ... io.kvrouter.bench.KvEventIngest [BATCHES=20000] [BLOCKS=32]}
+ * <p>Usage: {@code java -cp ... io.kvrouter.bench.KvEventIngest [BATCHES=20000] [BLOCKS=32]
+ * [PATHS=translate,decode+translate,zmq]}; naming fewer paths (to profile one) leaves the ratio
+ * column out.
  */
 public final class KvEventIngest {
   private static final int BLOCK_SIZE = 16;
@@ -46,27 +49,42 @@ public final class KvEventIngest {
     for (VllmEventBatch batch : workload) {
       payloads.add(VllmEventCodec.encode(batch, VllmEventCodec.Encoding.MAP));
     }
-    String[] names = {"translate", "decode+translate", "zmq"};
-    double[] seconds = new double[3];
-    for (int round = 0; round < 2; round++) {
-      seconds[0] = translate(workload, batches);
-      seconds[1] = decodeAndTranslate(payloads, batches);
-      seconds[2] = overZmq(workload, batches);
+    List<String> all = List.of("translate", "decode+translate", "zmq");
+    List<String> names = args.length > 2 ? List.of(args[2].split(",")) : all;
+    if (!all.containsAll(names)) {
+      throw new IllegalArgumentException("paths are " + all + ": " + names);
     }
+    double[] seconds = new double[names.size()];
+    for (int i = 0; i < names.size(); i++) {
+      String name = names.get(i);
+      double rate =
+          WarmedRate.median(
+              name + " batches",
+              () ->
+                  batches
+                      / switch (name) {
+                        case "translate" -> translate(workload, batches);
+                        case "decode+translate" -> decodeAndTranslate(payloads, batches);
+                        default -> overZmq(workload, batches);
+                      });
+      seconds[i] = batches / rate;
+    }
+    boolean ratios = names.equals(all);
     System.out.println(
-        "| path | batches | blocks per batch | seconds | batches/s | blocks/s | ratio to translate |");
-    System.out.println("|---|---|---|---|---|---|---|");
-    for (int i = 0; i < 3; i++) {
+        "| path | batches | blocks per batch | seconds | batches/s | blocks/s |"
+            + (ratios ? " ratio to translate |" : ""));
+    System.out.println("|---|---|---|---|---|---|" + (ratios ? "---|" : ""));
+    for (int i = 0; i < names.size(); i++) {
       System.out.printf(
           Locale.ROOT,
-          "| %s | %d | %d | %.3f | %,.0f | %,.0f | %.2f× |%n",
-          names[i],
+          "| %s | %d | %d | %.3f | %,.0f | %,.0f |%s%n",
+          names.get(i),
           batches,
           blocks,
           seconds[i],
           batches / seconds[i],
           (double) batches * blocks / seconds[i],
-          seconds[0] / seconds[i]);
+          ratios ? String.format(Locale.ROOT, " %.2f× |", seconds[0] / seconds[i]) : "");
     }
   }
 

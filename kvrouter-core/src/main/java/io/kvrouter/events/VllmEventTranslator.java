@@ -149,9 +149,8 @@ public final class VllmEventTranslator {
     if (stored.blockSize() != bs) {
       return drop(DropReason.BLOCK_SIZE_MISMATCH);
     }
-    int[] tokens = stored.tokenIds();
     List<Long> hashes = stored.blockHashes();
-    if (tokens.length != (long) hashes.size() * bs) {
+    if (stored.tokenCount() != (long) hashes.size() * bs) {
       return drop(DropReason.TOKEN_COUNT_MISMATCH);
     }
     String lora = stored.loraName();
@@ -170,7 +169,7 @@ public final class VllmEventTranslator {
       }
     }
     BlockHasher blockHasher = lora == null ? hasher : BlockHasher.of(bs, lora);
-    long[] local = blockHasher.localHashes(tokens, 0, usable * bs);
+    long[] local = stored.localHashes(blockHasher, usable);
     List<StoredBlock> blocks = new ArrayList<>(usable);
     for (int i = 0; i < usable; i++) {
       blocks.add(new StoredBlock(hashes.get(i), local[i]));

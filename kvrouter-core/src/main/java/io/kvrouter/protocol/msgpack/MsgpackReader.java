@@ -37,6 +37,9 @@ public final class MsgpackReader {
   private static final VarHandle LONG =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
+  /** What {@link #intOrNot} returns when the next value is not an integer in {@code int} range. */
+  public static final long NOT_AN_INT = Long.MIN_VALUE;
+
   private final byte[] input;
   private final int start;
   private final int end;
@@ -115,6 +118,46 @@ public final class MsgpackReader {
    */
   public long integer() {
     return integerOf(expect(ValueType.INTEGER, "an integer"));
+  }
+
+  /**
+   * The next value if it is an integer within {@code int} range in a form of at most 32 bits, read
+   * as {@link #integer} reads it; otherwise (a 64-bit form too) {@link #NOT_AN_INT} with nothing
+   * read, so the caller reads the value the general way (and fails as that fails). Token ids are
+   * mostly fixints and uint16/uint32, which this reads in one switch on the first byte.
+   */
+  public long intOrNot() {
+    if (next >= end) {
+      return NOT_AN_INT;
+    }
+    byte b = input[next];
+    if (b >= -32) { // positive fixint 00-7f, negative fixint e0-ff
+      next++;
+      return b;
+    }
+    switch (b) {
+      case (byte) 0xcc:
+        return input[take(1)] & 0xFF;
+      case (byte) 0xcd:
+        return Short.toUnsignedInt((short) SHORT.get(input, take(2)));
+      case (byte) 0xce:
+        if (end - next > 4) {
+          int v = (int) INT.get(input, next + 1);
+          if (v >= 0) {
+            next += 5;
+            return v;
+          }
+        }
+        return NOT_AN_INT;
+      case (byte) 0xd0:
+        return input[take(1)];
+      case (byte) 0xd1:
+        return (short) SHORT.get(input, take(2));
+      case (byte) 0xd2:
+        return (int) INT.get(input, take(4));
+      default:
+        return NOT_AN_INT;
+    }
   }
 
   /**

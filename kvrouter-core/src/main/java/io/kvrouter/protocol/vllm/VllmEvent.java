@@ -1,5 +1,6 @@
 package io.kvrouter.protocol.vllm;
 
+import io.kvrouter.protocol.hash.BlockHasher;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -93,6 +94,24 @@ public sealed interface VllmEvent
     @Override
     public int[] tokenIds() {
       return tokenIds.clone();
+    }
+
+    /** The token ids themselves, not a copy, for this package's encoder: must not be changed. */
+    int[] tokens() {
+      return tokenIds;
+    }
+
+    /** How many token ids the event carries. */
+    public int tokenCount() {
+      return tokenIds.length;
+    }
+
+    /**
+     * The local hashes of the first {@code blocks} blocks of the token ids by {@code hasher},
+     * without copying the ids.
+     */
+    public long[] localHashes(BlockHasher hasher, int blocks) {
+      return hasher.localHashes(tokenIds, 0, blocks * hasher.blockSize());
     }
 
     @Override

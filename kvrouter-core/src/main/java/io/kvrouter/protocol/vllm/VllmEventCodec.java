@@ -2,8 +2,11 @@ package io.kvrouter.protocol.vllm;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
@@ -103,6 +106,11 @@ public final class VllmEventCodec {
     MAP
   }
 
+  private static final VarHandle SHORT =
+      MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+  private static final VarHandle INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+
   private VllmEventCodec() {}
 
   /**
@@ -143,7 +151,7 @@ public final class VllmEventCodec {
       packString(out, "BlockStored");
       packHashes(out, e.blockHashes());
       packOptHash(out, e.parentBlockHash());
-      packTokens(out, e.tokenIds());
+      packTokens(out, e.tokens());
       out.packInt(e.blockSize());
       packOptInt(out, e.loraId());
       packOptString(out, e.medium());
@@ -177,7 +185,7 @@ public final class VllmEventCodec {
       packString(out, "parent_block_hash");
       packOptHash(out, e.parentBlockHash());
       packString(out, "token_ids");
-      packTokens(out, e.tokenIds());
+      packTokens(out, e.tokens());
       packString(out, "block_size");
       out.packInt(e.blockSize());
       packString(out, "lora_id");
@@ -246,11 +254,45 @@ public final class VllmEventCodec {
     }
   }
 
+  /**
+   * Each token in its smallest int form, as Python's msgpack and {@link MessagePacker#packInt}
+   * write it, gathered into one payload: packing them one by one costs a bounds check and a call
+   * each.
+   */
   private static void packTokens(MessagePacker out, int[] tokens) throws IOException {
     out.packArrayHeader(tokens.length);
-    for (int token : tokens) {
-      out.packInt(token);
+    byte[] bytes = new byte[tokens.length * 5];
+    int at = 0;
+    for (int v : tokens) {
+      if (v >= -32 && v < 128) {
+        bytes[at++] = (byte) v; // positive or negative fixint
+      } else if (v >= 0) {
+        if (v < 1 << 8) {
+          bytes[at++] = (byte) 0xcc;
+          bytes[at++] = (byte) v;
+        } else if (v < 1 << 16) {
+          bytes[at] = (byte) 0xcd;
+          SHORT.set(bytes, at + 1, (short) v);
+          at += 3;
+        } else {
+          bytes[at] = (byte) 0xce;
+          INT.set(bytes, at + 1, v);
+          at += 5;
+        }
+      } else if (v >= -(1 << 7)) {
+        bytes[at++] = (byte) 0xd0;
+        bytes[at++] = (byte) v;
+      } else if (v >= -(1 << 15)) {
+        bytes[at] = (byte) 0xd1;
+        SHORT.set(bytes, at + 1, (short) v);
+        at += 3;
+      } else {
+        bytes[at] = (byte) 0xd2;
+        INT.set(bytes, at + 1, v);
+        at += 5;
+      }
     }
+    out.writePayload(bytes, 0, at);
   }
 
   /** One value of {@link VllmEvent.BlockStored#extraKeys}, or a list of them. */

@@ -465,7 +465,8 @@ final class VllmEventDecoder {
     int[] tokens = new int[n];
     for (int i = 0; i < n; i++) {
       index = i;
-      tokens[i] = integer();
+      long token = in.intOrNot();
+      tokens[i] = token != MsgpackReader.NOT_AN_INT ? (int) token : integer();
     }
     index = -1;
     return tokens;

@@ -66,6 +66,61 @@ class MsgpackReaderTest {
     assertThat(in.remaining()).isZero();
   }
 
+  /** intOrNot reads what integer() reads whenever that fits in an int, and nothing otherwise. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("integers")
+  void intOrNot_agreesWithInteger(String hex, MessageFormat format, long value) {
+    MsgpackReader in = reader(hex);
+    long got = in.intOrNot();
+
+    if (value == (int) value && format != MessageFormat.UINT64 && format != MessageFormat.INT64) {
+      assertThat(got).isEqualTo(value);
+      assertThat(in.remaining()).isZero();
+    } else {
+      assertThat(got).isEqualTo(MsgpackReader.NOT_AN_INT);
+      assertThat(in.position()).isZero();
+      assertThat(in.integer()).isEqualTo(value);
+    }
+  }
+
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(
+      strings = {
+        "ce7fffffff", // uint32 of 2^31 - 1: an int
+        "ce80000000", // uint32 of 2^31: not an int
+        "ce7fffff", // truncated uint32: left to integer() to report
+        "d3000000000000002a", // int64 of 42: left to the general path, as integer() reads it
+        "a161", // a string
+        "c0", // nil
+        "c1", // never used
+        ""
+      })
+  void intOrNot_readsNothingButAnIntInRange(String hex) {
+    MsgpackReader in = reader(hex);
+    long got = in.intOrNot();
+
+    if (hex.equals("ce7fffffff")) {
+      assertThat(got).isEqualTo(Integer.MAX_VALUE);
+      assertThat(in.remaining()).isZero();
+    } else {
+      assertThat(got).isEqualTo(MsgpackReader.NOT_AN_INT);
+      assertThat(in.position()).isZero();
+    }
+  }
+
+  @Test
+  void intOrNot_truncatedSmallForms_failAsIntegerFails() {
+    for (String hex : List.of("cc", "cd00", "d0", "d100", "d2000000")) {
+      MsgpackFormatException expected =
+          (MsgpackFormatException) catchThrowable(() -> reader(hex).integer());
+      MsgpackFormatException got =
+          (MsgpackFormatException) catchThrowable(() -> reader(hex).intOrNot());
+      assertThat(got).as(hex).isNotNull();
+      assertThat(got.getMessage()).as(hex).isEqualTo(expected.getMessage());
+      assertThat(got.offset()).as(hex).isEqualTo(expected.offset());
+    }
+  }
+
   @Test
   void uint64AboveLongMax_keepsItsBits() {
     for (String unsigned : List.of("9223372036854775808", "18446744073709551615")) {

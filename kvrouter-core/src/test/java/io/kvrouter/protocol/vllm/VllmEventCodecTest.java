@@ -40,6 +40,48 @@ import org.msgpack.core.MessagePack;
  */
 class VllmEventCodecTest {
 
+  /**
+   * Token ids at every int form's edges are written exactly as msgpack-core's packInt writes them.
+   */
+  @ParameterizedTest
+  @EnumSource(Encoding.class)
+  void tokenIds_takeTheSmallestIntForm_asPackIntWritesIt(Encoding encoding) throws IOException {
+    int[] tokens = {
+      0,
+      1,
+      127,
+      128,
+      255,
+      256,
+      65535,
+      65536,
+      Integer.MAX_VALUE,
+      -1,
+      -32,
+      -33,
+      -128,
+      -129,
+      -32768,
+      -32769,
+      Integer.MIN_VALUE
+    };
+    BlockStored stored = BlockStored.of(List.of(7L), null, tokens, tokens.length);
+    byte[] payload =
+        VllmEventCodec.encode(new VllmEventBatch(1.0, List.of(stored), null), encoding);
+    byte[] expected;
+    try (MessageBufferPacker reference = MessagePack.newDefaultBufferPacker()) {
+      reference.packArrayHeader(tokens.length);
+      for (int t : tokens) {
+        reference.packInt(t);
+      }
+      expected = reference.toByteArray();
+    }
+
+    assertThat(HexFormat.of().formatHex(payload)).contains(HexFormat.of().formatHex(expected));
+    BlockStored decoded = (BlockStored) VllmEventCodec.decode(payload).events().get(0);
+    assertThat(decoded.tokenIds()).containsExactly(tokens);
+  }
+
   // The values the fixture script uses (kept in step with scripts/golden/vllm_events.py).
   private static final long H_OBSERVED = Long.parseUnsignedLong("15760518052499183552");
   private static final long H_BIG = 0xF0E1D2C3B4A59687L;
