@@ -40,31 +40,34 @@ import org.msgpack.core.MessagePack;
  */
 class VllmEventCodecTest {
 
+  /** The ints at the edges of msgpack's int forms (fixints, 8, 16 and 32 bits, both signs). */
+  private static final int[] INT_FORM_EDGES = {
+    0,
+    1,
+    127,
+    128,
+    255,
+    256,
+    65535,
+    65536,
+    Integer.MAX_VALUE,
+    -1,
+    -32,
+    -33,
+    -128,
+    -129,
+    -32768,
+    -32769,
+    Integer.MIN_VALUE
+  };
+
   /**
    * Token ids at every int form's edges are written exactly as msgpack-core's packInt writes them.
    */
   @ParameterizedTest
   @EnumSource(Encoding.class)
   void tokenIds_takeTheSmallestIntForm_asPackIntWritesIt(Encoding encoding) throws IOException {
-    int[] tokens = {
-      0,
-      1,
-      127,
-      128,
-      255,
-      256,
-      65535,
-      65536,
-      Integer.MAX_VALUE,
-      -1,
-      -32,
-      -33,
-      -128,
-      -129,
-      -32768,
-      -32769,
-      Integer.MIN_VALUE
-    };
+    int[] tokens = INT_FORM_EDGES;
     BlockStored stored = BlockStored.of(List.of(7L), null, tokens, tokens.length);
     byte[] payload =
         VllmEventCodec.encode(new VllmEventBatch(1.0, List.of(stored), null), encoding);
@@ -1462,26 +1465,7 @@ class VllmEventCodecTest {
             case 0 -> random.nextInt(128);
             case 1 -> random.nextInt(200_000);
             case 2 -> random.nextInt();
-            default ->
-                new int[] {
-                      0,
-                      127,
-                      128,
-                      255,
-                      256,
-                      65535,
-                      65536,
-                      -1,
-                      -32,
-                      -33,
-                      -128,
-                      -129,
-                      -32768,
-                      -32769,
-                      Integer.MIN_VALUE,
-                      Integer.MAX_VALUE
-                    }
-                    [random.nextInt(16)];
+            default -> INT_FORM_EDGES[random.nextInt(INT_FORM_EDGES.length)];
           };
     }
     return new BlockStored(

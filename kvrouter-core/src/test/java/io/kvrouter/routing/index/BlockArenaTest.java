@@ -24,12 +24,7 @@ class BlockArenaTest {
   private static final Gen.Ints OPS = new Gen.Ints(-64, 64);
 
   static List<Long> ops(SplittableRandom random, int genSize) {
-    int size = new Gen.Sizes(0, 300, genSize).next(random);
-    List<Long> ops = new ArrayList<>(size);
-    for (int i = 0; i < size; i++) {
-      ops.add(OPS.nextLong(random));
-    }
-    return ops;
+    return Gen.longs(random, new Gen.Sizes(0, 300, genSize), OPS);
   }
 
   /**

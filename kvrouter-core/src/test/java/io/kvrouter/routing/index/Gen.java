@@ -178,6 +178,16 @@ final class Gen {
     }
   }
 
+  /** A list of {@code sizes.next(random)} values drawn from {@code values}. */
+  static List<Long> longs(SplittableRandom random, Sizes sizes, Ints values) {
+    int size = sizes.next(random);
+    List<Long> out = new ArrayList<>(size);
+    for (int i = 0; i < size; i++) {
+      out.add(values.nextLong(random));
+    }
+    return out;
+  }
+
   /** A choice among values by integer weights. */
   static final class Weighted<T> {
     private final List<T> values = new ArrayList<>();

@@ -19,12 +19,7 @@ class LongKeyTableTest {
 
   /** 0 to 300 ops in [-64, 64], biased toward 0 ({@link Gen}). */
   static List<Long> ops(SplittableRandom random, int genSize) {
-    int size = new Gen.Sizes(0, 300, genSize).next(random);
-    List<Long> ops = new ArrayList<>(size);
-    for (int i = 0; i < size; i++) {
-      ops.add(OPS.nextLong(random));
-    }
-    return ops;
+    return Gen.longs(random, new Gen.Sizes(0, 300, genSize), OPS);
   }
 
   /** Positive keys put, negative keys remove their negation; few distinct keys, so runs collide. */
