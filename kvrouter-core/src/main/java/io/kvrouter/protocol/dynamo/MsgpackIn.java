@@ -68,6 +68,11 @@ final class MsgpackIn {
     return reading(path).key();
   }
 
+  /** A boolean. */
+  boolean bool(String path) {
+    return reading(path).bool();
+  }
+
   /** A UTF-8 string (fixstr, str8, str16 or str32). */
   String string(String path) {
     return reading(path).string();
