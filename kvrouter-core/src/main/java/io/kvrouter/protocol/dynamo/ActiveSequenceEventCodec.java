@@ -11,10 +11,8 @@ import io.kvrouter.protocol.dynamo.ActiveSequenceEvent.PrefillLoadHint;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import org.msgpack.core.MessagePacker;
 import org.msgpack.value.ValueType;
 
@@ -191,15 +189,12 @@ public final class ActiveSequenceEventCodec {
 
   private static List<ActiveSequenceEvent> batch(MsgpackIn in) {
     int n = in.mapHeader("");
+    MapKeys keys = new MapKeys(in, "", "events");
     List<ActiveSequenceEvent> events = null;
     for (int i = 0; i < n; i++) {
-      String key = in.key("");
-      if (!"events".equals(key)) {
+      if (!"events".equals(keys.next())) {
         in.skip("");
         continue;
-      }
-      if (events != null) {
-        throw in.fail("events", "duplicate field");
       }
       int count = in.arrayHeader("events");
       if (count > MAX_BATCH_EVENTS) {
@@ -210,16 +205,15 @@ public final class ActiveSequenceEventCodec {
         events.add(event(in, "events[" + e + "]"));
       }
     }
-    if (events == null) {
-      throw in.fail("events", "required field is missing");
-    }
+    keys.require(events, "events");
     in.end("");
     return events;
   }
 
   private static ActiveSequenceEvent event(MsgpackIn in, String path) {
     int n = in.mapHeader(path);
-    Set<String> seen = new HashSet<>();
+    MapKeys keys =
+        new MapKeys(in, path, "request_id", "worker", "data", "router_id", "stride", "lora_name");
     String requestId = null;
     WorkerRank worker = null;
     Data data = null;
@@ -227,56 +221,40 @@ public final class ActiveSequenceEventCodec {
     Integer stride = null;
     String loraName = null;
     for (int i = 0; i < n; i++) {
-      String key = in.key(path);
-      if (key == null
-          || !List.of("request_id", "worker", "data", "router_id", "stride", "lora_name")
-              .contains(key)) {
-        in.skip(path);
-        continue;
-      }
-      String where = at(path, key);
-      if (!seen.add(key)) {
-        throw in.fail(where, "duplicate field");
-      }
-      switch (key) {
+      String key = keys.next();
+      String where = key == null ? path : at(path, key);
+      switch (key == null ? "" : key) {
         case "request_id" -> requestId = in.string(where);
         case "worker" -> worker = worker(in, where);
         case "data" -> data = data(in, where);
         case "router_id" -> routerId = in.u64(where);
         case "stride" -> stride = in.nil(where) ? null : positiveInt(in, where);
-        default -> loraName = in.nil(where) ? null : in.string(where);
+        case "lora_name" -> loraName = in.nil(where) ? null : in.string(where);
+        default -> in.skip(path);
       }
     }
-    require(in, path, "request_id", requestId);
-    require(in, path, "worker", worker);
-    require(in, path, "data", data);
-    require(in, path, "router_id", routerId);
+    keys.require(requestId, "request_id");
+    keys.require(worker, "worker");
+    keys.require(data, "data");
+    keys.require(routerId, "router_id");
     return new ActiveSequenceEvent(requestId, worker, data, routerId, stride, loraName);
   }
 
   private static WorkerRank worker(MsgpackIn in, String path) {
     int n = in.mapHeader(path);
+    MapKeys keys = new MapKeys(in, path, "worker_id", "dp_rank");
     Long workerId = null;
     Integer dpRank = null;
     for (int i = 0; i < n; i++) {
-      String key = in.key(path);
-      String where = key == null ? path : at(path, key);
-      if ("worker_id".equals(key)) {
-        if (workerId != null) {
-          throw in.fail(where, "duplicate field");
-        }
-        workerId = in.u64(where);
-      } else if ("dp_rank".equals(key)) {
-        if (dpRank != null) {
-          throw in.fail(where, "duplicate field");
-        }
-        dpRank = in.u31(where);
-      } else {
-        in.skip(path);
+      String key = keys.next();
+      switch (key == null ? "" : key) {
+        case "worker_id" -> workerId = in.u64(at(path, key));
+        case "dp_rank" -> dpRank = in.u31(at(path, key));
+        default -> in.skip(path);
       }
     }
-    require(in, path, "worker_id", workerId);
-    require(in, path, "dp_rank", dpRank);
+    keys.require(workerId, "worker_id");
+    keys.require(dpRank, "dp_rank");
     return new WorkerRank(DynamoEventCodec.workerIdFromU64(workerId), dpRank);
   }
 
@@ -301,32 +279,27 @@ public final class ActiveSequenceEventCodec {
 
   private static AddRequest addRequest(MsgpackIn in, String path) {
     int n = in.mapHeader(path);
-    Set<String> seen = new HashSet<>();
+    MapKeys keys =
+        new MapKeys(
+            in,
+            path,
+            "token_sequence",
+            "track_prefill_tokens",
+            "expected_output_tokens",
+            "prefill_load_hint");
     long[] tokenSequence = null;
     boolean track = true; // serde default
     Long expectedOutput = null;
     PrefillLoadHint hint = null;
     for (int i = 0; i < n; i++) {
-      String key = in.key(path);
-      if (key == null
-          || !List.of(
-                  "token_sequence",
-                  "track_prefill_tokens",
-                  "expected_output_tokens",
-                  "prefill_load_hint")
-              .contains(key)) {
-        in.skip(path);
-        continue;
-      }
-      String where = at(path, key);
-      if (!seen.add(key)) {
-        throw in.fail(where, "duplicate field");
-      }
-      switch (key) {
+      String key = keys.next();
+      String where = key == null ? path : at(path, key);
+      switch (key == null ? "" : key) {
         case "token_sequence" -> tokenSequence = in.nil(where) ? null : hashes(in, where);
         case "track_prefill_tokens" -> track = in.bool(where);
         case "expected_output_tokens" -> expectedOutput = in.nil(where) ? null : u32(in, where);
-        default -> hint = in.nil(where) ? null : hint(in, where);
+        case "prefill_load_hint" -> hint = in.nil(where) ? null : hint(in, where);
+        default -> in.skip(path);
       }
     }
     return new AddRequest(tokenSequence, track, expectedOutput, hint);
@@ -343,28 +316,20 @@ public final class ActiveSequenceEventCodec {
 
   private static PrefillLoadHint hint(MsgpackIn in, String path) {
     int n = in.mapHeader(path);
+    MapKeys keys =
+        new MapKeys(in, path, "initial_effective_prefill_tokens", "expected_prefill_duration");
     Long tokens = null;
     Duration duration = null;
-    boolean durationSeen = false;
     for (int i = 0; i < n; i++) {
-      String key = in.key(path);
+      String key = keys.next();
       String where = key == null ? path : at(path, key);
-      if ("initial_effective_prefill_tokens".equals(key)) {
-        if (tokens != null) {
-          throw in.fail(where, "duplicate field");
-        }
-        tokens = in.u64(where);
-      } else if ("expected_prefill_duration".equals(key)) {
-        if (durationSeen) {
-          throw in.fail(where, "duplicate field");
-        }
-        durationSeen = true;
-        duration = in.nil(where) ? null : duration(in, where);
-      } else {
-        in.skip(path);
+      switch (key == null ? "" : key) {
+        case "initial_effective_prefill_tokens" -> tokens = in.u64(where);
+        case "expected_prefill_duration" -> duration = in.nil(where) ? null : duration(in, where);
+        default -> in.skip(path);
       }
     }
-    require(in, path, "initial_effective_prefill_tokens", tokens);
+    keys.require(tokens, "initial_effective_prefill_tokens");
     if (tokens < 0) {
       throw in.fail(
           at(path, "initial_effective_prefill_tokens"),
@@ -375,33 +340,30 @@ public final class ActiveSequenceEventCodec {
 
   private static Duration duration(MsgpackIn in, String path) {
     int n = in.mapHeader(path);
+    MapKeys keys = new MapKeys(in, path, "secs", "nanos");
     Long secs = null;
     Long nanos = null;
     for (int i = 0; i < n; i++) {
-      String key = in.key(path);
+      String key = keys.next();
       String where = key == null ? path : at(path, key);
-      if ("secs".equals(key)) {
-        if (secs != null) {
-          throw in.fail(where, "duplicate field");
+      switch (key == null ? "" : key) {
+        case "secs" -> {
+          secs = in.u64(where);
+          if (secs < 0) {
+            throw in.fail(where, Long.toUnsignedString(secs) + " seconds is too large");
+          }
         }
-        secs = in.u64(where);
-        if (secs < 0) {
-          throw in.fail(where, Long.toUnsignedString(secs) + " seconds is too large");
+        case "nanos" -> {
+          nanos = u32(in, where);
+          if (nanos >= 1_000_000_000L) {
+            throw in.fail(where, nanos + " nanoseconds is a second or more");
+          }
         }
-      } else if ("nanos".equals(key)) {
-        if (nanos != null) {
-          throw in.fail(where, "duplicate field");
-        }
-        nanos = u32(in, where);
-        if (nanos >= 1_000_000_000L) {
-          throw in.fail(where, nanos + " nanoseconds is a second or more");
-        }
-      } else {
-        in.skip(path);
+        default -> in.skip(path);
       }
     }
-    require(in, path, "secs", secs);
-    require(in, path, "nanos", nanos);
+    keys.require(secs, "secs");
+    keys.require(nanos, "nanos");
     return Duration.ofSeconds(secs, nanos);
   }
 
@@ -419,11 +381,5 @@ public final class ActiveSequenceEventCodec {
       throw in.fail(path, Long.toUnsignedString(value) + " is outside 1.." + Integer.MAX_VALUE);
     }
     return (int) value;
-  }
-
-  private static void require(MsgpackIn in, String path, String field, Object value) {
-    if (value == null) {
-      throw in.fail(at(path, field), "required field is missing");
-    }
   }
 }

@@ -42,7 +42,7 @@ final class RouterEventReader {
 
   private static DynamoMsgpackCodec.TieredEvent routerEvent(MsgpackIn in, String path) {
     int n = in.mapHeader(path);
-    Keys keys = new Keys(in, path, "worker_id", "storage_tier", "residency_domain", "event");
+    MapKeys keys = new MapKeys(in, path, "worker_id", "storage_tier", "residency_domain", "event");
     Long workerId = null;
     String tier = DynamoMsgpackCodec.DEVICE;
     String domain = null;
@@ -70,7 +70,7 @@ final class RouterEventReader {
 
   private static Event kvCacheEvent(MsgpackIn in, String path) {
     int n = in.mapHeader(path);
-    Keys keys = new Keys(in, path, "event_id", "data", "dp_rank");
+    MapKeys keys = new MapKeys(in, path, "event_id", "data", "dp_rank");
     Long eventId = null;
     KvCacheEvent data = null;
     int dpRank = 0;
@@ -133,7 +133,7 @@ final class RouterEventReader {
 
   private static KvCacheEvent.Stored stored(MsgpackIn in, String path) {
     int n = in.mapHeader(path);
-    Keys keys = new Keys(in, path, "parent_hash", "start_position", "blocks");
+    MapKeys keys = new MapKeys(in, path, "parent_hash", "start_position", "blocks");
     Long parent = null;
     List<KvCacheEvent.StoredBlock> blocks = null;
     for (int i = 0; i < n; i++) {
@@ -160,7 +160,7 @@ final class RouterEventReader {
     for (int b = 0; b < n; b++) {
       String where = path + "[" + b + "]";
       int fields = in.mapHeader(where);
-      Keys keys = new Keys(in, where, "block_hash", "tokens_hash", "mm_extra_info");
+      MapKeys keys = new MapKeys(in, where, "block_hash", "tokens_hash", "mm_extra_info");
       Long blockHash = null;
       Long tokensHash = null;
       for (int i = 0; i < fields; i++) {
@@ -190,7 +190,7 @@ final class RouterEventReader {
 
   private static KvCacheEvent.Removed removed(MsgpackIn in, String path) {
     int n = in.mapHeader(path);
-    Keys keys = new Keys(in, path, "block_hashes");
+    MapKeys keys = new MapKeys(in, path, "block_hashes");
     List<Long> hashes = null;
     for (int i = 0; i < n; i++) {
       String key = keys.next();
@@ -257,8 +257,8 @@ final class RouterEventReader {
 
   static WorkerLoadReport activeLoad(MsgpackIn in) {
     int n = in.mapHeader("");
-    Keys keys =
-        new Keys(
+    MapKeys keys =
+        new MapKeys(
             in,
             "",
             "worker_id",
@@ -318,49 +318,6 @@ final class RouterEventReader {
   }
 
   // ------------------------------------------------------------------ helpers
-
-  /**
-   * The keys of one map as they are read: a known key twice is an error, as in serde (an unknown
-   * one is skipped each time).
-   */
-  private static final class Keys {
-    private final MsgpackIn in;
-    private final String path;
-
-    /** A handful of field names: a linear search beats hashing, and allocates nothing. */
-    private final String[] known;
-
-    private long seen;
-
-    Keys(MsgpackIn in, String path, String... known) {
-      this.in = in;
-      this.path = path;
-      this.known = known;
-    }
-
-    /** The next key, {@code null} for a key that is not a string (its value is then skipped). */
-    String next() {
-      String key = in.key(path);
-      if (key != null) {
-        for (int i = 0; i < known.length; i++) {
-          if (known[i].equals(key)) {
-            if ((seen & (1L << i)) != 0) {
-              throw in.fail(at(path, key), "duplicate field");
-            }
-            seen |= 1L << i;
-            break;
-          }
-        }
-      }
-      return key;
-    }
-
-    void require(Object value, String field) {
-      if (value == null) {
-        throw in.fail(at(path, field), "required field is missing");
-      }
-    }
-  }
 
   private static String name(ValueType type) {
     return type.name().toLowerCase();
