@@ -53,6 +53,9 @@ final class ModelDeployment implements AutoCloseable {
   private final Preprocessor preprocessor;
   private final DiscoveredPublishers publishers;
 
+  /** The link sharing the router's books with the fleet's other routers; null without. */
+  private final NatsReplicaSync replicaSync;
+
   /** The model's own meters (tagged with its name) when it was discovered, else null. */
   private final ModelMeters modelMeters;
 
@@ -63,8 +66,10 @@ final class ModelDeployment implements AutoCloseable {
       WorkerFleet fleet,
       Preprocessor preprocessor,
       DiscoveredPublishers publishers,
+      NatsReplicaSync replicaSync,
       ModelMeters modelMeters) {
     this.publishers = publishers;
+    this.replicaSync = replicaSync;
     this.modelMeters = modelMeters;
     this.model = model;
     this.router = router;
@@ -91,6 +96,9 @@ final class ModelDeployment implements AutoCloseable {
     // several models' meters of one name must be several series: tagged with the model
     ModelMeters modelMeters = model.discovered() ? metrics.forModel(model.name()) : null;
     MeterRegistry meters = modelMeters == null ? metrics.registry() : modelMeters.registry();
+    // the fleet's routers share the books of the workers of the model's endpoint
+    NatsReplicaSync replicaSync =
+        config.replicaSync() ? NatsReplicaSync.start(model.events(), meters) : null;
     Router router =
         Routers.create(
             config.routerMode(),
@@ -100,6 +108,7 @@ final class ModelDeployment implements AutoCloseable {
             plane,
             config.workerStreamIdleTimeout(),
             new Migration(model.migrationLimit(), model.name()),
+            replicaSync,
             vertx,
             meters);
     DiscoveredPublishers publishers =
@@ -118,6 +127,9 @@ final class ModelDeployment implements AutoCloseable {
               meters);
     } catch (RuntimeException e) {
       router.close();
+      if (replicaSync != null) {
+        replicaSync.close();
+      }
       if (modelMeters != null) {
         modelMeters.close();
       }
@@ -130,6 +142,7 @@ final class ModelDeployment implements AutoCloseable {
         new WorkerFleet(router, events, endpoints),
         new Preprocessor(vertx, model.assets(), model.name(), router, model.parsers()),
         publishers,
+        replicaSync,
         modelMeters);
   }
 
@@ -167,8 +180,8 @@ final class ModelDeployment implements AutoCloseable {
   }
 
   /**
-   * Closes the event plane, then the router, then removes the model's own meters. Blocks until the
-   * event plane's threads end.
+   * Closes the event plane, then the router and its replica sync, then removes the model's own
+   * meters. Blocks until the event plane's threads end.
    */
   @Override
   public void close() {
@@ -176,6 +189,9 @@ final class ModelDeployment implements AutoCloseable {
       events.close();
     } finally {
       router.close();
+      if (replicaSync != null) {
+        replicaSync.close();
+      }
       if (modelMeters != null) {
         modelMeters.close();
       }

@@ -129,6 +129,7 @@ public final class ConfigLoader {
         tcp,
         value(WORKER_STREAM_IDLE_TIMEOUT),
         value(MIGRATION_LIMIT),
+        replicaSync(mode, workers, mock),
         workers,
         mock,
         model,
@@ -325,6 +326,43 @@ public final class ConfigLoader {
           "--mock-workers publish their KV events on ZMQ: use --event-plane zmq with them, or run"
               + " worker processes (router.jar worker --event-plane nats) for nats");
     }
+  }
+
+  /**
+   * {@code --router-replica-sync} shares the books only the KV router keeps, of workers other
+   * routers reach too, named on the wire by Dynamo's numeric worker ids.
+   */
+  private boolean replicaSync(RouterMode mode, List<WorkerSpec> workers, MockWorkerConfig mock) {
+    boolean sync = value(ROUTER_REPLICA_SYNC);
+    if (!sync) {
+      return false;
+    }
+    String flag = ROUTER_REPLICA_SYNC.flag();
+    if (!mode.usesKvCost()) {
+      throw new ConfigException(
+          flag
+              + " needs --router-mode kv or approx: only the KV router books the requests in"
+              + " flight it would share");
+    }
+    if (mock.count() > 0) {
+      throw new ConfigException(
+          flag
+              + " shares the load of workers several routers send to; --mock-workers run inside"
+              + " this router and no other router reaches them. Start the simulated workers on"
+              + " their own (router.jar worker) and give each router --worker");
+    }
+    for (WorkerSpec worker : workers) {
+      if (!Parsers.isDynamoWorkerId(worker.id())) {
+        throw new ConfigException(
+            "Worker id '"
+                + worker.id()
+                + "' cannot be shared with "
+                + flag
+                + ": the fleet's routers name workers by Dynamo's numeric worker ids (an unsigned"
+                + " decimal, like id=7587889768449523845)");
+      }
+    }
+    return true;
   }
 
   private KvRouterConfig kvRouter(RouterMode mode) {

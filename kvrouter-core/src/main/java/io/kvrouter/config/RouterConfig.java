@@ -11,6 +11,8 @@ import java.util.Objects;
  *     it is given up ({@code --worker-stream-idle-timeout-secs})
  * @param migrationLimit how many times a request whose stream breaks after output may continue on
  *     another worker ({@code --migration-limit}); 0 for never
+ * @param replicaSync {@code --router-replica-sync}: share the requests in flight with the other
+ *     routers of the fleet over NATS
  * @param discovery where workers and models are found; with a store, {@code workers} and {@code
  *     mockWorkers} are none and {@code model} holds only the settings every model shares (parsers,
  *     {@code --context-length})
@@ -24,6 +26,7 @@ public record RouterConfig(
     TcpConfig tcp,
     Duration workerStreamIdleTimeout,
     int migrationLimit,
+    boolean replicaSync,
     List<WorkerSpec> workers,
     MockWorkerConfig mockWorkers,
     ModelConfig model,

@@ -271,6 +271,22 @@ public final class Settings {
           false,
           Parsers::subjectToken);
 
+  public static final Setting<Boolean> ROUTER_REPLICA_SYNC =
+      new Setting<>(
+          "router-replica-sync",
+          "DYN_ROUTER_REPLICA_SYNC",
+          null,
+          "kv and approx modes, for several routers in front of the same workers: share each"
+              + " router's requests in flight with the others, as Dynamo's routers do, so every"
+              + " router weighs the load the whole fleet put on each worker. Travels on NATS"
+              + " (NATS_SERVER, whatever --event-plane) as Dynamo's ActiveSequenceEvents on"
+              + " namespace.NS.component.NAME.endpoint.ENDPOINT.active_sequences_events. Best"
+              + " effort: a booking whose end was lost is dropped when it is 10 minutes old.",
+          "false",
+          "true or false",
+          false,
+          Parsers::bool);
+
   public static final Setting<Integer> KV_EVENTS_MAX_MESSAGE_BYTES =
       new Setting<>(
           "kv-events-max-message-bytes",
@@ -663,6 +679,7 @@ public final class Settings {
               DURABLE_KV_EVENTS,
               DURABLE_CONSUMER,
               KV_EVENTS_MAX_MESSAGE_BYTES,
+              ROUTER_REPLICA_SYNC,
               ROUTER_KV_COST,
               ROUTER_TEMPERATURE,
               ACTIVE_DECODE_BLOCKS_THRESHOLD,

@@ -65,6 +65,15 @@ public final class MetricNames {
   public static final String KV_EVENT_MALFORMED = "kvrouter_kv_event_malformed";
 
   /**
+   * Ours, with {@code --router-replica-sync}: the fleet's booking changes, by {@code direction}:
+   * {@code sent} (this router's, handed to NATS), {@code dropped} (this router's, lost because the
+   * outbox was full or NATS was unreachable), {@code received} (other routers' applied).
+   */
+  public static final String REPLICA_SYNC_EVENTS = "kvrouter_replica_sync_events";
+
+  public static final String TAG_DIRECTION = "direction";
+
+  /**
    * Events delivered twice and dropped: by an at-least-once subscription (JetStream), or over ZMQ
    * the live copy of a batch a replay had already brought.
    */

@@ -86,7 +86,7 @@ final class KvPolicy implements RoutingPolicy {
    * @param approximate learn from decisions instead of following KV events
    */
   static KvPolicy inline(RouterMode mode, PolicySettings settings, boolean approximate) {
-    KvScheduling scheduling = KvScheduling.of(settings, KvIndexer.inline(), approximate);
+    KvScheduling scheduling = KvScheduling.of(settings, KvIndexer.inline(), approximate, null);
     return new KvPolicy(
         mode,
         scheduling,
@@ -100,15 +100,18 @@ final class KvPolicy implements RoutingPolicy {
    * timers, and its meters (with gauges for every rank of the workers that join) in {@code meters}.
    *
    * @param approximate learn from decisions instead of following KV events
+   * @param sync shares the books with the other routers of a fleet; null keeps them local
    */
   static KvPolicy start(
       RouterMode mode,
       PolicySettings settings,
       boolean approximate,
+      ReplicaSync sync,
       Vertx vertx,
       MeterRegistry meters) {
     KvScheduling scheduling =
-        KvScheduling.of(settings, KvIndexer.create(KvIndexer.DEFAULT_SHARDS, meters), approximate);
+        KvScheduling.of(
+            settings, KvIndexer.create(KvIndexer.DEFAULT_SHARDS, meters), approximate, sync);
     return new KvPolicy(
         mode,
         scheduling,

@@ -11,6 +11,7 @@ import io.kvrouter.routing.index.KvIndexer;
 import io.kvrouter.routing.schedule.ActiveSequences;
 import io.kvrouter.routing.schedule.Candidate;
 import io.kvrouter.routing.schedule.KvSelector;
+import io.kvrouter.routing.schedule.ReplicatedActiveSequences;
 import io.kvrouter.routing.schedule.ScheduleRequest;
 import io.kvrouter.routing.schedule.ScheduleSettings;
 import io.kvrouter.routing.schedule.Selection;
@@ -37,13 +38,26 @@ final class KvScheduling {
    * @param approximate learn from decisions (with {@code ttl}) instead of following KV events; null
    *     follows events
    * @param ticker the clock of the TTL and of the books' request ages
+   * @param sync shares the books with the other routers of a fleet; null keeps them local
    */
   private KvScheduling(
-      KvIndexer indexer, ApproximateIndex.Settings approximate, KvSelector costs, Ticker ticker) {
+      KvIndexer indexer,
+      ApproximateIndex.Settings approximate,
+      KvSelector costs,
+      Ticker ticker,
+      ReplicaSync sync) {
     this.indexer = indexer;
     this.learned = approximate == null ? null : new ApproximateIndex(indexer, approximate, ticker);
     this.costs = costs;
-    this.active = ActiveSequences.create(ticker);
+    ActiveSequences local = ActiveSequences.create(ticker);
+    if (sync == null) {
+      this.active = local;
+    } else {
+      ReplicatedActiveSequences shared =
+          new ReplicatedActiveSequences(local, sync.routerId(), sync::publish, ticker);
+      sync.start(shared::apply);
+      this.active = shared;
+    }
   }
 
   /**
@@ -51,8 +65,10 @@ final class KvScheduling {
    *
    * @param approximate learn from decisions (with the TTL and sizes of {@code settings.kv()})
    *     instead of following KV events
+   * @param sync shares the books with the other routers of a fleet; null keeps them local
    */
-  static KvScheduling of(PolicySettings settings, KvIndexer indexer, boolean approximate) {
+  static KvScheduling of(
+      PolicySettings settings, KvIndexer indexer, boolean approximate, ReplicaSync sync) {
     KvRouterConfig kv = settings.kv();
     ScheduleSettings schedule =
         new ScheduleSettings(
@@ -73,7 +89,8 @@ final class KvScheduling {
             ? new ApproximateIndex.Settings(kv.ttl(), kv.maxTreeSize(), kv.pruneTargetRatio())
             : null,
         costs,
-        settings.ticker());
+        settings.ticker(),
+        sync);
   }
 
   /** Costs every candidate rank for {@code prompt}. */

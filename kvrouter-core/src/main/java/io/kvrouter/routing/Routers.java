@@ -37,12 +37,34 @@ public final class Routers {
       Migration migration,
       Vertx vertx,
       MeterRegistry meters) {
+    return create(
+        mode, kv, blockSize, workers, plane, streamIdleTimeout, migration, null, vertx, meters);
+  }
+
+  /**
+   * A router as {@link #create(RouterMode, KvRouterConfig, int, List, RequestPlane, Duration,
+   * Migration, Vertx, MeterRegistry)} makes it, whose KV policy shares its books of requests in
+   * flight over {@code sync} ({@code --router-replica-sync}).
+   *
+   * @param sync the link to the other routers of the fleet; null keeps the books local
+   */
+  public static Router create(
+      RouterMode mode,
+      KvRouterConfig kv,
+      int blockSize,
+      List<RouteTarget> workers,
+      RequestPlane plane,
+      Duration streamIdleTimeout,
+      Migration migration,
+      ReplicaSync sync,
+      Vertx vertx,
+      MeterRegistry meters) {
     List<WorkerState> states =
         workers.stream().map(target -> new WorkerState(target, Ticker.SYSTEM)).toList();
     return new PushRouter(
         states,
         plane,
-        policy(mode, kv, blockSize, vertx, meters),
+        policy(mode, kv, blockSize, sync, vertx, meters),
         BlockHasher.of(blockSize),
         new HealthProber(vertx, plane, meters),
         StalledStreams.start(vertx, streamIdleTimeout, Ticker.SYSTEM),
@@ -57,12 +79,24 @@ public final class Routers {
    */
   static RoutingPolicy policy(
       RouterMode mode, KvRouterConfig kv, int blockSize, Vertx vertx, MeterRegistry meters) {
+    return policy(mode, kv, blockSize, null, vertx, meters);
+  }
+
+  /** As {@link #policy(RouterMode, KvRouterConfig, int, Vertx, MeterRegistry)}, shared by sync. */
+  private static RoutingPolicy policy(
+      RouterMode mode,
+      KvRouterConfig kv,
+      int blockSize,
+      ReplicaSync sync,
+      Vertx vertx,
+      MeterRegistry meters) {
     PolicySettings settings =
         new PolicySettings(
             blockSize, kv, TtftModel.MOCKER.chunkTokens(), new Random(), Ticker.SYSTEM);
     return RoutingPolicies.create(
         mode,
         settings,
-        (kvMode, approximate) -> KvPolicy.start(kvMode, settings, approximate, vertx, meters));
+        (kvMode, approximate) ->
+            KvPolicy.start(kvMode, settings, approximate, sync, vertx, meters));
   }
 }

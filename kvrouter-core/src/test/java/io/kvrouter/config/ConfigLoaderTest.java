@@ -217,6 +217,45 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void replicaSync_isOffByDefault_onByFlagOrDynamosVariable_forSharedNumberedWorkers() {
+    Map<String, List<String>> approx =
+        Map.of("router-mode", List.of("approx"), "worker", List.of("id=11,address=h:1"));
+    assertThat(ConfigLoader.load(approx, Map.of(), null).replicaSync()).isFalse();
+    assertThat(
+            ConfigLoader.load(approx, Map.of("DYN_ROUTER_REPLICA_SYNC", "true"), null)
+                .replicaSync())
+        .isTrue();
+    Map<String, List<String>> flagged = new java.util.HashMap<>(approx);
+    flagged.put("router-replica-sync", List.of("true"));
+    assertThat(ConfigLoader.load(flagged, Map.of(), null).replicaSync()).isTrue();
+
+    Map<String, List<String>> roundRobin = new java.util.HashMap<>(flagged);
+    roundRobin.put("router-mode", List.of("round-robin"));
+    assertThatThrownBy(() -> ConfigLoader.load(roundRobin, Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--router-replica-sync needs --router-mode kv or approx");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of(
+                        "mock-workers",
+                        List.of("2"),
+                        "router-mode",
+                        List.of("approx"),
+                        "router-replica-sync",
+                        List.of("true")),
+                    Map.of(),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--mock-workers run inside this router");
+    Map<String, List<String>> named = new java.util.HashMap<>(flagged);
+    named.put("worker", List.of("id=w1,address=h:1"));
+    assertThatThrownBy(() -> ConfigLoader.load(named, Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("Worker id 'w1' cannot be shared with --router-replica-sync");
+  }
+
+  @Test
   void approxMode_needsNoKvEventSources() {
     RouterConfig config =
         ConfigLoader.load(

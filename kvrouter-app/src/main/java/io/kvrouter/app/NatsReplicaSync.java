@@ -1,0 +1,198 @@
+package io.kvrouter.app;
+
+import io.kvrouter.common.FaultLog;
+import io.kvrouter.common.Ticker;
+import io.kvrouter.config.EventPlaneConfig;
+import io.kvrouter.events.nats.NatsEventPublisher;
+import io.kvrouter.events.nats.NatsEventSubscriber;
+import io.kvrouter.events.nats.NatsSubjects;
+import io.kvrouter.metrics.MetricNames;
+import io.kvrouter.protocol.dynamo.ActiveSequenceEvent;
+import io.kvrouter.protocol.dynamo.ActiveSequenceEventCodec;
+import io.kvrouter.protocol.dynamo.EventEnvelope;
+import io.kvrouter.protocol.dynamo.EventEnvelopeCodec;
+import io.kvrouter.routing.ReplicaSync;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.security.SecureRandom;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code --router-replica-sync} over NATS, as Dynamo's routers share their books ({@code
+ * docs/notes/dynamo-replica-sync.md}): each booking change is one msgpack {@code
+ * ActiveSequenceEvent} in an {@code EventEnvelope} (topic {@code active_sequences_events}), one per
+ * message, on the workers' endpoint subject {@code
+ * namespace.NS.component.C.endpoint.E.active_sequences_events}. Every router of the fleet publishes
+ * there and subscribes there; a router's own events come back to it and are ignored by their router
+ * id.
+ *
+ * <p>Booking happens on the event loops, so {@link #publish} only queues: a sender thread encodes
+ * and hands the envelopes to NATS in order. When the queue (Dynamo's 100,000 events) is full or
+ * NATS is unreachable, events are dropped and counted; the receivers' expiry of old bookings is
+ * what corrects a lost {@code Free}.
+ */
+final class NatsReplicaSync implements ReplicaSync, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(NatsReplicaSync.class);
+
+  /** Events waiting for the sender, as many as Dynamo's publisher queue holds. */
+  static final int OUTBOX_CAPACITY = 100_000;
+
+  private final long routerId;
+  private final long publisherId;
+  private final String subject;
+  private final EventPlaneConfig scope;
+  private final NatsEventPublisher publisher;
+  private final BlockingQueue<ActiveSequenceEvent> outbox =
+      new ArrayBlockingQueue<>(OUTBOX_CAPACITY);
+  private final Thread sender;
+  private final Counter sent;
+  private final Counter dropped;
+  private final Counter received;
+  private final MeterRegistry meters;
+  private final FaultLog overflow = FaultLog.of(log, "replica sync events not sent");
+  private volatile NatsEventSubscriber subscriber;
+  private volatile boolean closed;
+
+  private NatsReplicaSync(EventPlaneConfig scope, MeterRegistry meters) {
+    SecureRandom random = new SecureRandom();
+    // Dynamo's router id is its discovery instance id; a random one is as unique in a fleet
+    this.routerId = random.nextLong() & Long.MAX_VALUE;
+    this.publisherId = EventEnvelope.randomPublisherId(random);
+    this.scope = scope;
+    this.meters = meters;
+    this.subject =
+        NatsSubjects.endpointTopic(
+            scope.namespace(), scope.component(), scope.endpoint(), ActiveSequenceEventCodec.TOPIC);
+    this.publisher =
+        NatsEventPublisher.start(
+            scope.natsServer(),
+            "kvrouter-replica-sync",
+            NatsEventPublisher.DEFAULT_RECONNECT_BUFFER_BYTES);
+    this.sent = counter(meters, "sent");
+    this.dropped = counter(meters, "dropped");
+    this.received = counter(meters, "received");
+    this.sender = new Thread(this::send, "kvrouter-replica-sync");
+    sender.setDaemon(true);
+  }
+
+  /**
+   * Connects (in the background, retried until NATS answers) to share the books of the workers of
+   * {@code scope}'s endpoint. Other routers' events flow once {@link #start} is called.
+   */
+  static NatsReplicaSync start(EventPlaneConfig scope, MeterRegistry meters) {
+    NatsReplicaSync sync = new NatsReplicaSync(scope, meters);
+    sync.sender.start();
+    log.info(
+        "Replica sync: router id {} on {} at {}",
+        Long.toUnsignedString(sync.routerId),
+        sync.subject,
+        scope.natsServer());
+    return sync;
+  }
+
+  private static Counter counter(MeterRegistry meters, String direction) {
+    return Counter.builder(MetricNames.REPLICA_SYNC_EVENTS)
+        .tag(MetricNames.TAG_DIRECTION, direction)
+        .register(meters);
+  }
+
+  @Override
+  public long routerId() {
+    return routerId;
+  }
+
+  @Override
+  public void publish(ActiveSequenceEvent event) {
+    if (closed || !outbox.offer(event)) {
+      dropped.increment();
+      overflow.fault("the outbox of " + OUTBOX_CAPACITY + " events is full");
+    }
+  }
+
+  @Override
+  public void start(Consumer<ActiveSequenceEvent> inbox) {
+    Consumer<byte[]> payloads =
+        DynamoFollowing.decoded(
+            meters,
+            "replica-sync",
+            "replica sync events",
+            NatsReplicaSync::decode,
+            event -> {
+              received.increment();
+              inbox.accept(event);
+            });
+    subscriber =
+        NatsEventSubscriber.start(
+            NatsEventSubscriber.Options.core(scope.natsServer(), subject)
+                .withMaxMessageBytes(scope.maxMessageBytes()),
+            payloads::accept,
+            Ticker.SYSTEM);
+  }
+
+  /** One event out of its envelope, which must be on the replica-sync topic. */
+  static ActiveSequenceEvent decode(byte[] message) {
+    EventEnvelope envelope = EventEnvelopeCodec.decodeEnvelope(message);
+    if (!ActiveSequenceEventCodec.TOPIC.equals(envelope.topic())) {
+      throw new IllegalArgumentException(
+          "envelope topic '" + envelope.topic() + "' is not " + ActiveSequenceEventCodec.TOPIC);
+    }
+    return ActiveSequenceEventCodec.decode(envelope.payload());
+  }
+
+  /** The sender thread: encodes each event in order, with the envelope's next sequence number. */
+  private void send() {
+    long sequence = 0;
+    while (!closed) {
+      ActiveSequenceEvent event;
+      try {
+        event = outbox.take();
+      } catch (InterruptedException e) {
+        return; // closing
+      }
+      byte[] payload;
+      try {
+        payload = ActiveSequenceEventCodec.encode(event);
+      } catch (IllegalArgumentException notNumeric) {
+        // a worker found by a discovery that names it otherwise than by a Dynamo worker id
+        dropped.increment();
+        overflow.fault(notNumeric.getMessage());
+        continue;
+      }
+      byte[] message =
+          EventEnvelopeCodec.encodeEnvelope(
+              new EventEnvelope(
+                  publisherId,
+                  sequence++,
+                  System.currentTimeMillis(),
+                  ActiveSequenceEventCodec.TOPIC,
+                  payload));
+      if (publisher.publish(subject, message)) {
+        sent.increment();
+      } else {
+        dropped.increment();
+        overflow.fault("NATS at " + scope.natsServer() + " is not reachable");
+      }
+    }
+  }
+
+  /** Blocks until the sender thread ends (it sends nothing more) and NATS is flushed. */
+  @Override
+  public void close() {
+    closed = true;
+    sender.interrupt();
+    try {
+      sender.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    NatsEventSubscriber current = subscriber;
+    if (current != null) {
+      current.close();
+    }
+    publisher.close();
+  }
+}
