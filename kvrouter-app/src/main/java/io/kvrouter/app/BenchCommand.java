@@ -14,6 +14,8 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import picocli.CommandLine.Command;
@@ -48,8 +50,11 @@ final class BenchCommand implements Subcommand {
       names = "--url",
       required = true,
       paramLabel = "URL",
-      description = "The router's base URL, like http://127.0.0.1:8000. Required.")
-  String url;
+      description =
+          "The router's base URL, like http://127.0.0.1:8000. Required. Repeat it for a fleet"
+              + " of routers in front of the same workers: requests go to them in turn, and"
+              + " their hit rates and per-worker loads are added up.")
+  List<String> urls;
 
   @Option(
       names = "--trace",
@@ -186,14 +191,16 @@ final class BenchCommand implements Subcommand {
   }
 
   private BenchSettings settings() {
-    URI base;
-    try {
-      base = new URI(url);
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("--url '" + url + "' is not a URL: " + e.getReason());
+    List<URI> bases = new ArrayList<>();
+    for (String url : urls) {
+      try {
+        bases.add(new URI(url));
+      } catch (URISyntaxException e) {
+        throw new IllegalArgumentException("--url '" + url + "' is not a URL: " + e.getReason());
+      }
     }
     return new BenchSettings(
-        base,
+        bases,
         trace,
         rateScale,
         duration,

@@ -116,7 +116,7 @@ class TraceBenchIT {
   void traceBench_measuresEveryRequestFromTheClientSide() {
     BenchSettings settings =
         new BenchSettings(
-            URI.create(router.baseUrl),
+            List.of(URI.create(router.baseUrl)),
             trace,
             1.5,
             null,
@@ -170,5 +170,67 @@ class TraceBenchIT {
     allowed.add("--allow-failures");
     assertThat(bench(new StringWriter(), new StringWriter(), allowed.toArray(String[]::new)))
         .hasValue(0);
+  }
+
+  @Test
+  void aFleetOfRouters_takesTheRequestsInTurn_andReadsAsOne() throws Exception {
+    try (RouterFixture second =
+        RouterFixture.start(
+            Map.of(
+                "router-mode", List.of("kv"),
+                "mock-workers", List.of("2"),
+                "mock-ttft-ms", List.of("5"),
+                "mock-itl-ms", List.of("2")))) {
+      double firstBefore = requestsServed(router);
+      double[] hitsBefore = {hitSum(router) + hitSum(second), hitCount(router) + hitCount(second)};
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      Path results = dir.resolve("fleet");
+
+      assertThat(
+              bench(
+                  out,
+                  err,
+                  "--url",
+                  second.baseUrl,
+                  "--out",
+                  results.toString(),
+                  "--interval",
+                  "0.2"))
+          .as(err.toString())
+          .hasValue(0);
+
+      assertThat(requestsServed(router) - firstBefore).isEqualTo(REQUESTS / 2);
+      assertThat(requestsServed(second)).isEqualTo(REQUESTS / 2);
+      assertThat(err.toString()).contains("to " + router.baseUrl + ", " + second.baseUrl);
+      JsonNode json = new ObjectMapper().readTree(results.resolve("results.json").toFile());
+      assertThat(json.findValues("requests"))
+          .first()
+          .extracting(JsonNode::asInt)
+          .isEqualTo(REQUESTS);
+      // the hit rate is both routers' summaries added
+      double hits = hitSum(router) + hitSum(second) - hitsBefore[0];
+      double routed = hitCount(router) + hitCount(second) - hitsBefore[1];
+      assertThat(routed).isEqualTo(REQUESTS);
+      assertThat(json.findValues("hit_rate").get(0).asDouble())
+          .isCloseTo(hits / routed, org.assertj.core.data.Offset.offset(1e-4));
+    }
+  }
+
+  private static double requestsServed(RouterFixture router) throws Exception {
+    return metric(router, "dynamo_frontend_requests_total");
+  }
+
+  private static double hitSum(RouterFixture router) throws Exception {
+    return metric(router, "kvrouter_router_kv_hit_rate_sum");
+  }
+
+  private static double hitCount(RouterFixture router) throws Exception {
+    return metric(router, "kvrouter_router_kv_hit_rate_count");
+  }
+
+  private static double metric(RouterFixture router, String name) throws Exception {
+    return io.kvrouter.testing.Prometheus.sum(
+        io.kvrouter.testing.Http.get(router.baseUrl + "/metrics").body(), name);
   }
 }

@@ -3,13 +3,15 @@ package io.kvrouter.tools.bench;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * What to replay against which router, and how. Invalid values throw {@link
  * IllegalArgumentException} with a message naming the {@code router.jar bench} option.
  *
- * @param url the router's base URL, {@code http://HOST:PORT} (a path prefix is kept)
+ * @param urls the routers' base URLs, {@code http://HOST:PORT} (a path prefix is kept): one, or
+ *     several routers of a fleet, sent the requests in turn
  * @param trace the Mooncake trace to replay
  * @param rateScale requests arrive this many times as often as in the trace
  * @param durationSeconds only requests arriving (after scaling) before this are sent; null: all
@@ -22,7 +24,7 @@ import java.util.Objects;
  * @param tokenRange the prompt token ids to draw from; null: chosen for the router's vocabulary
  */
 public record BenchSettings(
-    URI url,
+    List<URI> urls,
     Path trace,
     double rateScale,
     Double durationSeconds,
@@ -34,16 +36,21 @@ public record BenchSettings(
     TokenRange tokenRange) {
 
   public BenchSettings {
-    Objects.requireNonNull(url, "url");
+    urls = List.copyOf(urls);
+    if (urls.isEmpty()) {
+      throw new IllegalArgumentException("--url is required");
+    }
     Objects.requireNonNull(trace, "trace");
     Objects.requireNonNull(timeout, "timeout");
     Objects.requireNonNull(interval, "interval");
-    if (!("http".equals(url.getScheme()) || "https".equals(url.getScheme()))
-        || url.getHost() == null
-        || url.getRawQuery() != null
-        || url.getRawFragment() != null) {
-      throw new IllegalArgumentException(
-          "--url must be the router's base URL, like http://127.0.0.1:8000, not '" + url + "'");
+    for (URI url : urls) {
+      if (!("http".equals(url.getScheme()) || "https".equals(url.getScheme()))
+          || url.getHost() == null
+          || url.getRawQuery() != null
+          || url.getRawFragment() != null) {
+        throw new IllegalArgumentException(
+            "--url must be a router's base URL, like http://127.0.0.1:8000, not '" + url + "'");
+      }
     }
     if (!(rateScale > 0) || Double.isInfinite(rateScale)) {
       throw new IllegalArgumentException("--rate-scale must be a number above 0, not " + rateScale);
@@ -63,10 +70,12 @@ public record BenchSettings(
     }
   }
 
-  /** {@link #url} without a trailing slash, for appending paths. */
-  public String baseUrl() {
-    String text = url.toString();
-    return text.endsWith("/") ? text.substring(0, text.length() - 1) : text;
+  /** Each of {@link #urls} without a trailing slash, for appending paths. */
+  public List<String> baseUrls() {
+    return urls.stream()
+        .map(URI::toString)
+        .map(text -> text.endsWith("/") ? text.substring(0, text.length() - 1) : text)
+        .toList();
   }
 
   /**

@@ -9,6 +9,11 @@ record HitCounts(double sum, double count) {
   /** A router that does not record hit rates (round-robin, random) reads as this. */
   static final HitCounts ZERO = new HitCounts(0, 0);
 
+  /** Both summaries together: a fleet of routers as one. */
+  HitCounts plus(HitCounts other) {
+    return new HitCounts(sum + other.sum, count + other.count);
+  }
+
   /**
    * The mean hit rate of the requests recorded since {@code earlier}; null when there were none.
    */

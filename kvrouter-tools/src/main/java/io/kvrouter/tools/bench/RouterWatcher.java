@@ -4,16 +4,20 @@ import io.kvrouter.tools.report.Timeline;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * Polls the router once per interval during a run, for the timeline: its workers' requests in
- * flight and its predicted hit-rate summary. A poll still unanswered when the next is due makes
- * that one skip, so a slow router is not piled on; its interval shows {@code NaN}.
+ * flight and its predicted hit-rate summary. A fleet of routers reads as one: each worker's
+ * requests in flight and the hit-rate summaries are summed over the routers. A poll still
+ * unanswered when the next is due makes that one skip, so a slow router is not piled on; its
+ * interval shows {@code NaN}.
  */
 final class RouterWatcher {
   private final Vertx vertx;
-  private final RouterApi api;
+  private final List<RouterApi> routers;
   private final long intervalNanos;
   private TimelineRecorder recorder;
   private long startNanos;
@@ -21,15 +25,30 @@ final class RouterWatcher {
   private int ticks;
   private boolean polling;
 
-  RouterWatcher(Vertx vertx, RouterApi api, Duration interval) {
+  RouterWatcher(Vertx vertx, List<RouterApi> routers, Duration interval) {
     this.vertx = vertx;
-    this.api = api;
+    this.routers = List.copyOf(routers);
     this.intervalNanos = interval.toNanos();
   }
 
-  /** The router's hit-rate summary now; failed when {@code /metrics} cannot be read. */
+  /** The routers' hit-rate summary now; failed when a {@code /metrics} cannot be read. */
   Future<HitCounts> hitCounts() {
-    return api.metrics().map(RouterMetrics::hitCounts);
+    List<Future<HitCounts>> each =
+        routers.stream().map(api -> api.metrics().map(RouterMetrics::hitCounts)).toList();
+    return Future.all(each)
+        .map(all -> each.stream().map(Future::result).reduce(HitCounts.ZERO, HitCounts::plus));
+  }
+
+  /** Each worker's requests in flight, summed over the routers; failed when one cannot tell. */
+  private Future<Map<String, Double>> workerLoads() {
+    List<Future<Map<String, Double>>> each = routers.stream().map(RouterApi::workerLoads).toList();
+    return Future.all(each)
+        .map(
+            all -> {
+              Map<String, Double> sum = new LinkedHashMap<>();
+              each.forEach(loads -> loads.result().forEach((w, n) -> sum.merge(w, n, Double::sum)));
+              return sum;
+            });
   }
 
   /**
@@ -82,7 +101,7 @@ final class RouterWatcher {
 
   /** Both readings; a failed one is null in the sample. Never fails. */
   private Future<TimelineRecorder.Sample> poll() {
-    Future<Map<String, Double>> loads = api.workerLoads().otherwiseEmpty();
+    Future<Map<String, Double>> loads = workerLoads().otherwiseEmpty();
     Future<HitCounts> hits = hitCounts().otherwiseEmpty();
     return Future.all(loads, hits)
         .map(v -> new TimelineRecorder.Sample(loads.result(), hits.result()));

@@ -13,6 +13,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -46,7 +47,9 @@ public final class TraceBench {
   private final PrintWriter notes;
   private final Vertx vertx;
   private final Ticker ticker;
-  private final RouterApi api;
+
+  /** One per router; the first is asked what it serves. */
+  private final List<RouterApi> routers;
 
   private TraceBench(
       BenchSettings settings,
@@ -59,7 +62,7 @@ public final class TraceBench {
     this.notes = notes;
     this.vertx = vertx;
     this.ticker = ticker;
-    this.api = new RouterApi(vertx, settings.baseUrl());
+    this.routers = settings.baseUrls().stream().map(url -> new RouterApi(vertx, url)).toList();
   }
 
   /**
@@ -95,10 +98,11 @@ public final class TraceBench {
   }
 
   private BenchResult replay(int loops) {
+    RouterApi api = routers.get(0);
     String model =
         settings.model() != null
             ? settings.model()
-            : await(api.firstModel(), "cannot list the models at " + settings.baseUrl());
+            : await(api.firstModel(), "cannot list the models at " + settings.baseUrls().get(0));
     TokenRange ids;
     String idsReason;
     if (settings.tokenRange() != null) {
@@ -111,6 +115,8 @@ public final class TraceBench {
       idsReason = choice.reason();
     }
     String metrics = await(api.metrics().otherwiseEmpty(), "cannot read /metrics");
+    RouterWatcher watcher = new RouterWatcher(vertx, routers, settings.interval());
+    HitCounts baseline = await(watcher.hitCounts().otherwiseEmpty(), "cannot read /metrics");
     String label =
         settings.label() != null
             ? settings.label()
@@ -120,7 +126,7 @@ public final class TraceBench {
         requests.size(),
         settings.trace().getFileName(),
         settings.rateScale(),
-        settings.baseUrl(),
+        String.join(", ", settings.baseUrls()),
         model,
         label,
         ids,
@@ -135,20 +141,16 @@ public final class TraceBench {
               bar.update(done);
               finished.countDown();
             });
-    List<StreamClient> clients =
-        await(
-            StreamClient.deploy(
-                vertx,
-                loops,
-                settings.baseUrl(),
-                settings.connections(),
-                settings.timeout(),
-                collector,
-                ticker),
-            "cannot start the HTTP client");
-    RouterWatcher watcher = new RouterWatcher(vertx, api, settings.interval());
+    List<List<StreamClient>> clients = new ArrayList<>();
+    for (String url : settings.baseUrls()) {
+      clients.add(
+          await(
+              StreamClient.deploy(
+                  vertx, loops, url, settings.connections(), settings.timeout(), collector, ticker),
+              "cannot start the HTTP client"));
+    }
     long start = ticker.nanos();
-    watcher.start(start, metrics == null ? null : RouterMetrics.hitCounts(metrics));
+    watcher.start(start, baseline);
     send(clients, model, new SyntheticTokens(ids.first(), ids.count()), start);
     awaitAll(finished);
     bar.finish();
@@ -171,8 +173,12 @@ public final class TraceBench {
         report, collector.results(), collector.failedCount(), collector.errors());
   }
 
-  /** Each request at its time, its body built just before: bodies are not all held at once. */
-  private void send(List<StreamClient> clients, String model, SyntheticTokens tokens, long start) {
+  /**
+   * Each request at its time, its body built just before: bodies are not all held at once. The
+   * routers take the requests in turn, and each router's clients (one per event loop) in turn.
+   */
+  private void send(
+      List<List<StreamClient>> clients, String model, SyntheticTokens tokens, long start) {
     for (int i = 0; i < requests.size(); i++) {
       TraceRequest request = requests.get(i);
       Buffer body =
@@ -181,13 +187,14 @@ public final class TraceBench {
       for (long wait = due - ticker.nanos(); wait > 0; wait = due - ticker.nanos()) {
         LockSupport.parkNanos(wait);
       }
-      clients.get(i % clients.size()).send(request, body, due);
+      List<StreamClient> router = clients.get(i % clients.size());
+      router.get((i / clients.size()) % router.size()).send(request, body, due);
     }
   }
 
   private Map<String, String> reportSettings(String model, TokenRange ids, BenchCollector c) {
     Map<String, String> shown = new LinkedHashMap<>();
-    shown.put("url", settings.baseUrl());
+    shown.put("url", String.join(", ", settings.baseUrls()));
     shown.put("trace", settings.trace().toString());
     shown.put("model", model);
     shown.put("rate scale", String.valueOf(settings.rateScale()));

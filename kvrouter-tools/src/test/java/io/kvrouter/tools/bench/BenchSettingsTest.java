@@ -19,7 +19,7 @@ class BenchSettingsTest {
 
   private static BenchSettings settings(String url, Path trace, double rateScale, Double duration) {
     return new BenchSettings(
-        URI.create(url),
+        List.of(URI.create(url)),
         trace,
         rateScale,
         duration,
@@ -32,11 +32,43 @@ class BenchSettingsTest {
   }
 
   @Test
-  void baseUrl_dropsATrailingSlashAndKeepsAPrefix() {
-    assertThat(settings("http://h:8000/", Path.of("t"), 1, null).baseUrl())
-        .isEqualTo("http://h:8000");
-    assertThat(settings("https://h/router", Path.of("t"), 1, null).baseUrl())
-        .isEqualTo("https://h/router");
+  void baseUrls_dropATrailingSlashAndKeepAPrefix() {
+    assertThat(settings("http://h:8000/", Path.of("t"), 1, null).baseUrls())
+        .containsExactly("http://h:8000");
+    assertThat(settings("https://h/router", Path.of("t"), 1, null).baseUrls())
+        .containsExactly("https://h/router");
+  }
+
+  @Test
+  void aFleetOfRouters_isEveryUrlInOrder_eachOfThemChecked() {
+    BenchSettings fleet =
+        new BenchSettings(
+            List.of(URI.create("http://a:1/"), URI.create("http://b:2")),
+            Path.of("t"),
+            1,
+            null,
+            Duration.ofSeconds(600),
+            Duration.ofSeconds(1),
+            16,
+            null,
+            null,
+            null);
+    assertThat(fleet.baseUrls()).containsExactly("http://a:1", "http://b:2");
+    assertThatThrownBy(
+            () ->
+                new BenchSettings(
+                    List.of(URI.create("http://a:1"), URI.create("b:2")),
+                    Path.of("t"),
+                    1,
+                    null,
+                    Duration.ofSeconds(600),
+                    Duration.ofSeconds(1),
+                    16,
+                    null,
+                    null,
+                    null))
+        .hasMessageContaining("--url must be a router's base URL")
+        .hasMessageContaining("'b:2'");
   }
 
   @Test
