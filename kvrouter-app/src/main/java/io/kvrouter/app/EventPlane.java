@@ -84,12 +84,20 @@ final class EventPlane implements WorkerEventSources {
     if (config.routerMode() != RouterMode.KV || !config.kv().kvEvents()) {
       return new EventPlane(List.of(), List.of(engines), null);
     }
+    // config validation keeps --mock-workers out of the nats and kafka planes
     if (scope.events().kind() == EventPlaneKind.NATS) {
-      // config validation keeps --mock-workers out of nats mode
       return new EventPlane(
           List.of(),
           List.of(
               NatsKvEvents.start(scope.events(), router, plane, scope.publishers(), meters),
+              engines),
+          null);
+    }
+    if (scope.events().kind() == EventPlaneKind.KAFKA) {
+      return new EventPlane(
+          List.of(),
+          List.of(
+              KafkaKvEvents.start(scope.events(), router, plane, scope.publishers(), meters),
               engines),
           null);
     }

@@ -9,7 +9,6 @@ import io.kvrouter.events.nats.NatsEventSubscriber;
 import io.kvrouter.events.nats.NatsSubjects;
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.WorkerEndpoint;
-import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
 import io.kvrouter.protocol.dynamo.EventEnvelopeCodec;
 import io.kvrouter.protocol.dynamo.WorkerLoadCodec;
@@ -18,9 +17,6 @@ import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,10 +40,7 @@ import org.slf4j.LoggerFactory;
  * After a core subscription reconnects, every worker is asked for a tree dump: whatever was
  * published meanwhile is lost. A durable consumer gets it delivered instead.
  *
- * <p>The subjects are shared by every worker, so a worker joining or leaving changes no
- * subscription: a joining worker's ranks are asked for their state (once the subscription is up, so
- * that nothing published after the answer is missed), and a leaving worker is forgotten by the
- * follower, which drops its events from then on.
+ * <p>The subjects are shared by every worker ({@link SharedFeed}).
  */
 final class NatsKvEvents implements WorkerEventSources {
   private static final Logger log = LoggerFactory.getLogger(NatsKvEvents.class);
@@ -55,41 +48,14 @@ final class NatsKvEvents implements WorkerEventSources {
   /** The longest the router's start waits for its NATS subscriptions. */
   static final Duration SUBSCRIBE_WAIT = Duration.ofSeconds(10);
 
-  private final DynamoEventFollower follower;
-  private final Router router;
-  private final Map<String, WorkerEndpoint> endpoints;
-
-  /** The ranks of the workers followed, asked for their state once the subscription is up. */
-  private final Set<WorkerRank> ranks;
-
-  private final SubscriptionUp up;
+  private final SharedFeed feed;
   private final NatsEventSubscriber events;
   private final NatsEventSubscriber loads;
 
-  private final DiscoveredPublishers publishers;
-
-  private NatsKvEvents(
-      DynamoEventFollower follower,
-      Router router,
-      Map<String, WorkerEndpoint> endpoints,
-      Set<WorkerRank> ranks,
-      SubscriptionUp up,
-      NatsEventSubscriber events,
-      NatsEventSubscriber loads,
-      DiscoveredPublishers publishers) {
-    this.publishers = publishers;
-    this.follower = follower;
-    this.router = router;
-    this.endpoints = endpoints;
-    this.ranks = ranks;
-    this.up = up;
+  private NatsKvEvents(SharedFeed feed, NatsEventSubscriber events, NatsEventSubscriber loads) {
+    this.feed = feed;
     this.events = events;
     this.loads = loads;
-  }
-
-  /** Whether the KV event subscription has connected once. */
-  private static final class SubscriptionUp {
-    volatile boolean connected;
   }
 
   /** Subscribes; the workers are followed as they join. */
@@ -100,14 +66,11 @@ final class NatsKvEvents implements WorkerEventSources {
       DiscoveredPublishers publishers,
       MeterRegistry meters) {
     boolean enveloped = config.natsFormat() == NatsEventFormat.ENVELOPE;
-    Map<String, WorkerEndpoint> endpoints = new ConcurrentHashMap<>();
-    DynamoEventFollower follower =
-        DynamoFollowing.follower(endpoints, router, plane, config.durable(), publishers, meters);
+    SharedFeed feed = SharedFeed.create(router, plane, config.durable(), publishers, meters);
+    DynamoEventFollower follower = feed.follower;
     StartedParts started = new StartedParts();
     started.add("KV event follower", follower);
     try {
-      Set<WorkerRank> ranks = ConcurrentHashMap.newKeySet();
-      SubscriptionUp up = new SubscriptionUp();
       String subject =
           NatsSubjects.kvEvents(
               config.natsFormat(), config.namespace(), config.component(), config.endpoint());
@@ -139,8 +102,7 @@ final class NatsKvEvents implements WorkerEventSources {
                 public void connected(boolean reconnect) {
                   if (!reconnect) {
                     // ask for every rank's state now that nothing published after is missed
-                    up.connected = true;
-                    ranks.forEach(follower::follow);
+                    feed.up();
                   } else if (!config.durable()) {
                     follower.resyncAll();
                   }
@@ -152,7 +114,7 @@ final class NatsKvEvents implements WorkerEventSources {
       NatsEventSubscriber loads = followLoads(config, router, meters);
       countOversized(meters, "dynamo-load", loads);
       awaitSubscribed(config, events, loads);
-      return new NatsKvEvents(follower, router, endpoints, ranks, up, events, loads, publishers);
+      return new NatsKvEvents(feed, events, loads);
     } catch (RuntimeException e) {
       started.closeParts();
       throw e;
@@ -215,31 +177,18 @@ final class NatsKvEvents implements WorkerEventSources {
 
   @Override
   public void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
-    endpoints.put(worker.id(), endpoint);
-    DynamoFollowing.reportFeeds(router, follower, worker);
-    if (!publishers.answersQueries(worker.id())) {
-      return; // a discovered worker without a local indexer: its events are applied as they come
-    }
-    for (WorkerRank rank : DynamoFollowing.ranks(worker)) {
-      ranks.add(rank);
-      if (up.connected) {
-        // a rank added while the subscription comes up may be asked twice, which is harmless
-        follower.follow(rank);
-      }
-    }
+    feed.follow(worker, endpoint);
   }
 
   @Override
   public void unfollow(String workerId) {
-    ranks.removeIf(rank -> rank.workerId().equals(workerId));
-    follower.forget(workerId);
-    endpoints.remove(workerId);
+    feed.unfollow(workerId);
   }
 
   @Override
   public void close() {
     loads.close();
     events.close();
-    follower.close();
+    feed.close();
   }
 }

@@ -2,7 +2,6 @@ package io.kvrouter.app;
 
 import io.kvrouter.common.MachineAddress;
 import io.kvrouter.common.Ticker;
-import io.kvrouter.config.EventPlaneKind;
 import io.kvrouter.config.KvEventsEncoding;
 import io.kvrouter.config.KvEventsFormat;
 import io.kvrouter.config.RequestPlaneKind;
@@ -296,13 +295,16 @@ final class WorkerApplication {
   }
 
   private DynamoEventSink dynamoSink(WorkerEventsConfig events, int ranks) {
-    return events.plane() == EventPlaneKind.NATS
-        ? NatsDynamoSink.start(events, ranks)
-        : ZmqDynamoSink.start(
-            zmqBindHost(),
-            events.kvEventsPort().getAsInt(),
-            events.kvMetricsPort().orElse(0),
-            advertisedHost());
+    return switch (events.plane()) {
+      case NATS -> NatsDynamoSink.start(events, ranks);
+      case KAFKA -> KafkaDynamoSink.start(events);
+      case ZMQ ->
+          ZmqDynamoSink.start(
+              zmqBindHost(),
+              events.kvEventsPort().getAsInt(),
+              events.kvMetricsPort().orElse(0),
+              advertisedHost());
+    };
   }
 
   /** One vLLM publisher per rank, rank r on the base ports + r (vLLM's data-parallel offsets). */

@@ -114,7 +114,8 @@ public final class ConfigLoader {
             value(NATS_EVENT_FORMAT),
             value(DURABLE_KV_EVENTS),
             value(DURABLE_CONSUMER),
-            value(KV_EVENTS_MAX_MESSAGE_BYTES));
+            value(KV_EVENTS_MAX_MESSAGE_BYTES),
+            kafka(sources));
     checkDurable(eventPlane);
     if (mode == RouterMode.KV && kv.kvEvents()) {
       checkEventSources(eventPlane.kind(), workers, mock);
@@ -285,46 +286,52 @@ public final class ConfigLoader {
   /** Every worker can be followed on the event plane {@code kind}. */
   private static void checkEventSources(
       EventPlaneKind kind, List<WorkerSpec> workers, MockWorkerConfig mock) {
+    // NATS and Kafka carry Dynamo's events, which name workers by number, for every worker at once
+    boolean shared = kind != EventPlaneKind.ZMQ;
+    String plane = "--event-plane " + kind.configName();
     for (WorkerSpec worker : workers) {
-      if (kind == EventPlaneKind.NATS && worker.isHttp()) {
+      if (shared && worker.isHttp()) {
         throw new ConfigException(
             "Worker '"
                 + worker.id()
                 + "' is a plain engine (url=), which publishes vLLM's KV events on ZMQ: use"
                 + " --event-plane zmq with kv-events=tcp://HOST:PORT, or --no-kv-events");
       }
-      if (kind == EventPlaneKind.ZMQ && worker.kvEvents().isEmpty()) {
+      if (!shared && worker.kvEvents().isEmpty()) {
         throw new ConfigException(
             "Worker '"
                 + worker.id()
                 + "' publishes no KV events: give it"
-                + " kv-events=tcp://HOST:PORT in --worker, use --event-plane nats, or run with"
-                + " --no-kv-events (approximate mode)");
+                + " kv-events=tcp://HOST:PORT in --worker, use --event-plane nats or kafka, or run"
+                + " with --no-kv-events (approximate mode)");
       }
-      if (kind == EventPlaneKind.NATS && worker.kvEvents().isPresent()) {
+      if (shared && worker.kvEvents().isPresent()) {
         throw new ConfigException(
             "Worker '"
                 + worker.id()
-                + "' has kv-events=, a ZMQ endpoint, but --event-plane is"
-                + " nats: drop kv-events/kv-replay or use --event-plane zmq");
+                + "' has kv-events=, a ZMQ endpoint, but the plane is "
+                + plane
+                + ": drop kv-events/kv-replay or use --event-plane zmq");
       }
       boolean dynamoOverZmq =
           worker.kvEvents().map(e -> e.format() == KvEventsFormat.DYNAMO).orElse(false);
-      if ((kind == EventPlaneKind.NATS || dynamoOverZmq)
-          && !Parsers.isDynamoWorkerId(worker.id())) {
+      if ((shared || dynamoOverZmq) && !Parsers.isDynamoWorkerId(worker.id())) {
         throw new ConfigException(
             "Worker id '"
                 + worker.id()
                 + "' cannot name a worker "
-                + (dynamoOverZmq ? "with events-format=dynamo" : "on --event-plane nats")
+                + (dynamoOverZmq ? "with events-format=dynamo" : "on " + plane)
                 + ": Dynamo's KV events carry a numeric worker_id, so give the worker's id as a"
                 + " decimal integer (its --worker-id)");
       }
     }
-    if (kind == EventPlaneKind.NATS && mock.count() > 0) {
+    if (shared && mock.count() > 0) {
       throw new ConfigException(
           "--mock-workers publish their KV events on ZMQ: use --event-plane zmq with them, or run"
-              + " worker processes (router.jar worker --event-plane nats) for nats");
+              + " worker processes (router.jar worker "
+              + plane
+              + ") for "
+              + kind.configName());
     }
   }
 
@@ -385,6 +392,21 @@ public final class ConfigLoader {
         value(ROUTER_MAX_TREE_SIZE),
         value(ROUTER_PRUNE_TARGET_RATIO),
         value(ROUTER_KV_COST));
+  }
+
+  /** The Kafka plane's settings, for routers and workers. */
+  static KafkaConfig kafka(SettingValues values) {
+    java.nio.file.Path clientConfig = values.value(KAFKA_CLIENT_CONFIG);
+    if (clientConfig != null
+        && !(java.nio.file.Files.isRegularFile(clientConfig)
+            && java.nio.file.Files.isReadable(clientConfig))) {
+      throw new ConfigException(
+          KAFKA_CLIENT_CONFIG.flag() + ": no readable file at " + clientConfig.toAbsolutePath());
+    }
+    return new KafkaConfig(
+        values.value(KAFKA_BOOTSTRAP_SERVERS),
+        values.value(KAFKA_TOPIC_PREFIX),
+        values.value(KAFKA_CLIENT_CONFIG));
   }
 
   private <T> T value(Setting<T> setting) {

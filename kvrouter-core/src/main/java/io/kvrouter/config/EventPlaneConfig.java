@@ -15,6 +15,7 @@ import java.util.Objects;
  *     consumer named {@code durableName} instead of a core subscription
  * @param maxMessageBytes {@code --kv-events-max-message-bytes}: the largest event message (ZMQ
  *     frame, NATS payload) taken from a publisher
+ * @param kafka where the Kafka plane is, used with {@link EventPlaneKind#KAFKA}
  */
 public record EventPlaneConfig(
     EventPlaneKind kind,
@@ -25,7 +26,8 @@ public record EventPlaneConfig(
     NatsEventFormat natsFormat,
     boolean durable,
     String durableName,
-    int maxMessageBytes) {
+    int maxMessageBytes,
+    KafkaConfig kafka) {
 
   /**
    * 16 MiB: vLLM publishes one batch per engine step, and a step that stores or evicts as many
@@ -42,6 +44,7 @@ public record EventPlaneConfig(
     Objects.requireNonNull(endpoint, "endpoint");
     Objects.requireNonNull(natsFormat, "natsFormat");
     Objects.requireNonNull(durableName, "durableName");
+    Objects.requireNonNull(kafka, "kafka");
     if (maxMessageBytes < 1) {
       throw new IllegalArgumentException("maxMessageBytes must be positive: " + maxMessageBytes);
     }
@@ -58,7 +61,8 @@ public record EventPlaneConfig(
         natsFormat,
         durable,
         durableName,
-        maxMessageBytes);
+        maxMessageBytes,
+        kafka);
   }
 
   /** ZMQ, with Dynamo's NATS defaults for the rest. */
@@ -72,5 +76,6 @@ public record EventPlaneConfig(
           NatsEventFormat.ENVELOPE,
           false,
           "kvrouter",
-          DEFAULT_MAX_MESSAGE_BYTES);
+          DEFAULT_MAX_MESSAGE_BYTES,
+          KafkaConfig.DEFAULTS);
 }

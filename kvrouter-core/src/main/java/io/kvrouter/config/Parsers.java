@@ -93,6 +93,35 @@ final class Parsers {
     return raw;
   }
 
+  /** A file's path (whether it can be read is checked where it is used). */
+  static java.nio.file.Path path(String raw) {
+    try {
+      return java.nio.file.Path.of(nonEmpty(raw));
+    } catch (java.nio.file.InvalidPathException e) {
+      throw new IllegalArgumentException(e.getMessage());
+    }
+  }
+
+  /** {@code HOST:PORT[,HOST:PORT...]}, as Kafka's bootstrap.servers. */
+  static String hostPorts(String raw) {
+    for (String one : nonEmpty(raw).split(",", -1)) {
+      int colon = one.trim().lastIndexOf(':');
+      if (colon < 1 || !one.trim().substring(colon + 1).matches("[0-9]{1,5}")) {
+        throw new IllegalArgumentException("'" + one.trim() + "' is not HOST:PORT");
+      }
+    }
+    return raw.trim();
+  }
+
+  /** A prefix of Kafka topic names: letters, digits, {@code .}, {@code _} and {@code -}. */
+  static String topicPrefix(String raw) {
+    if (!nonEmpty(raw).matches("[A-Za-z0-9._-]{1,100}")) {
+      throw new IllegalArgumentException(
+          "'" + raw + "' holds a character Kafka does not allow in topic names");
+    }
+    return raw;
+  }
+
   /** One NATS subject token: not empty, no {@code .}, {@code *}, {@code >} or whitespace. */
   static String subjectToken(String raw) {
     if (raw.isEmpty()

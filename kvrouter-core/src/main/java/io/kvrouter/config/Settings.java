@@ -170,7 +170,9 @@ public final class Settings {
           "PLANE",
           "kv mode: where KV events come from. zmq: each --worker's publisher (kv-events=):"
               + " vLLM's, with kv-replay=, or Dynamo's ZMQ event plane with events-format=dynamo."
-              + " nats: Dynamo's NATS event plane, in --nats-event-format. Dynamo's events are"
+              + " nats: Dynamo's NATS event plane, in --nats-event-format. kafka: Dynamo's msgpack"
+              + " events on Kafka (--kafka-bootstrap-servers), one topic per endpoint,"
+              + " PREFIX.NS.COMPONENT.ENDPOINT.kv-events and ….kv-metrics. Dynamo's events are"
               + " recovered by asking the worker over the request plane after a gap or restart,"
               + " and worker ids must be the workers' Dynamo ids; their load reports (kv_metrics,"
               + " or kv-metrics=) feed the busy thresholds.",
@@ -189,6 +191,44 @@ public final class Settings {
           "a NATS URL such as nats://HOST:4222",
           false,
           Parsers::nonEmpty);
+
+  public static final Setting<String> KAFKA_BOOTSTRAP_SERVERS =
+      new Setting<>(
+          "kafka-bootstrap-servers",
+          "KAFKA_BOOTSTRAP_SERVERS",
+          "HOST:PORT[,HOST:PORT]",
+          "Kafka brokers of --event-plane kafka, to start from.",
+          "localhost:9092",
+          "HOST:PORT pairs separated by commas",
+          false,
+          Parsers::hostPorts);
+
+  public static final Setting<String> KAFKA_TOPIC_PREFIX =
+      new Setting<>(
+          "kafka-topic-prefix",
+          null,
+          "PREFIX",
+          "--event-plane kafka: the first part of the topics, PREFIX.NS.COMPONENT.ENDPOINT.kv-events"
+              + " (KV events) and ….kv-metrics (load reports).",
+          "kvrouter",
+          "letters, digits, '.', '_' and '-'",
+          false,
+          Parsers::topicPrefix);
+
+  public static final Setting<java.nio.file.Path> KAFKA_CLIENT_CONFIG =
+      new Setting<>(
+          "kafka-client-config",
+          null,
+          "FILE",
+          "--event-plane kafka: a Java properties file of Kafka client settings given to every"
+              + " producer and consumer, as Kafka's own tools take it (--command-config): TLS"
+              + " (security.protocol=SSL, ssl.truststore.location, ssl.keystore.location, …) and"
+              + " SASL (security.protocol=SASL_SSL, sasl.mechanism, sasl.jaas.config). Off when"
+              + " not set.",
+          null,
+          "a readable file",
+          false,
+          Parsers::path);
 
   public static final Setting<String> NAMESPACE =
       new Setting<>(
@@ -672,6 +712,9 @@ public final class Settings {
               KV_EVENTS,
               EVENT_PLANE,
               NATS_SERVER,
+              KAFKA_BOOTSTRAP_SERVERS,
+              KAFKA_TOPIC_PREFIX,
+              KAFKA_CLIENT_CONFIG,
               NAMESPACE,
               COMPONENT,
               ENDPOINT,

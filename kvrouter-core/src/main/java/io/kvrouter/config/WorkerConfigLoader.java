@@ -148,7 +148,7 @@ public final class WorkerConfigLoader {
     EventPlaneKind plane = values.value(EVENT_PLANE);
     KvEventsFormat format = values.value(KV_EVENTS_FORMAT);
     if (format == null) {
-      format = plane == EventPlaneKind.NATS ? KvEventsFormat.DYNAMO : KvEventsFormat.VLLM;
+      format = plane == EventPlaneKind.ZMQ ? KvEventsFormat.VLLM : KvEventsFormat.DYNAMO;
     }
     String workerId = values.value(WORKER_ID);
     WorkerEventsConfig events =
@@ -166,7 +166,8 @@ public final class WorkerConfigLoader {
             values.value(ENDPOINT),
             values.value(NATS_EVENT_FORMAT),
             values.value(DURABLE_KV_EVENTS),
-            workerId == null ? randomWorkerId() : workerId);
+            workerId == null ? randomWorkerId() : workerId,
+            ConfigLoader.kafka(values));
     checkPlane(events);
     checkPorts(events, dataParallelSize);
     return events;
@@ -174,9 +175,16 @@ public final class WorkerConfigLoader {
 
   /** The plane carries the format, and each port and switch is for the plane and format given. */
   private static void checkPlane(WorkerEventsConfig events) {
-    if (events.plane() == EventPlaneKind.NATS) {
+    if (events.plane() != EventPlaneKind.ZMQ) {
+      String plane = events.plane().configName();
       if (events.format() == KvEventsFormat.VLLM) {
-        fail(EVENT_PLANE.flag() + " nats carries " + KV_EVENTS_FORMAT.flag() + " dynamo, not vllm");
+        fail(
+            EVENT_PLANE.flag()
+                + " "
+                + plane
+                + " carries "
+                + KV_EVENTS_FORMAT.flag()
+                + " dynamo, not vllm");
       }
       if (events.kvEventsPort().isPresent() || events.kvReplayPort().isPresent()) {
         fail(
@@ -187,6 +195,8 @@ public final class WorkerConfigLoader {
                 + EVENT_PLANE.flag()
                 + " zmq");
       }
+    }
+    if (events.plane() == EventPlaneKind.NATS) {
       if (events.durable() && events.natsFormat() == NatsEventFormat.ENVELOPE) {
         fail(
             DURABLE_KV_EVENTS.flag()

@@ -6,7 +6,7 @@ import java.util.OptionalInt;
 /**
  * Where and how a {@code router.jar worker} publishes its KV cache's events.
  *
- * @param plane zmq or nats ({@code --event-plane})
+ * @param plane zmq, nats or kafka ({@code --event-plane})
  * @param format vLLM's batches or Dynamo's RouterEvents ({@code --kv-events-format})
  * @param kvEventsPort the ZMQ publisher's port, 0 for a free one; empty publishes nothing on ZMQ
  * @param kvReplayPort vLLM's replay socket's port, 0 for a free one; empty for none
@@ -20,6 +20,7 @@ import java.util.OptionalInt;
  * @param natsFormat Dynamo v1.5's envelopes or v1.4's JSON on NATS
  * @param durable whether the events are kept in the subject's JetStream stream
  * @param workerId the Dynamo worker id stamped on Dynamo's events
+ * @param kafka where the kafka plane is
  */
 public record WorkerEventsConfig(
     EventPlaneKind plane,
@@ -35,7 +36,8 @@ public record WorkerEventsConfig(
     String endpoint,
     NatsEventFormat natsFormat,
     boolean durable,
-    String workerId) {
+    String workerId,
+    KafkaConfig kafka) {
 
   public WorkerEventsConfig {
     Objects.requireNonNull(plane, "plane");
@@ -46,6 +48,7 @@ public record WorkerEventsConfig(
     Objects.requireNonNull(encoding, "encoding");
     Objects.requireNonNull(natsFormat, "natsFormat");
     Objects.requireNonNull(workerId, "workerId");
+    Objects.requireNonNull(kafka, "kafka");
   }
 
   /** Whether the events are Dynamo's, on Dynamo's ZMQ event plane. */
@@ -69,6 +72,7 @@ public record WorkerEventsConfig(
         endpoint,
         natsFormat,
         durable,
-        newWorkerId);
+        newWorkerId,
+        kafka);
   }
 }

@@ -142,8 +142,10 @@ public final class WorkerSettings {
 
   public static final Setting<EventPlaneKind> EVENT_PLANE =
       Settings.EVENT_PLANE.describedAs(
-          "Where KV events go: zmq (PUB sockets on --kv-events-port, in --kv-events-format) or"
-              + " nats (Dynamo's NATS event plane, in --nats-event-format). In Dynamo's format"
+          "Where KV events go: zmq (PUB sockets on --kv-events-port, in --kv-events-format),"
+              + " nats (Dynamo's NATS event plane, in --nats-event-format) or kafka (Dynamo's"
+              + " msgpack events keyed by worker on PREFIX.NS.COMPONENT.ENDPOINT.kv-events, load on"
+              + " ….kv-metrics, at --kafka-bootstrap-servers). In Dynamo's format"
               + " recovery queries are answered on the request plane, at"
               + " worker_kv_query_source_PUBLISHER (Dynamo v1.5, the publisher id in hex) and at"
               + " worker_kv_indexer_query_dpR (earlier releases).");
@@ -162,6 +164,13 @@ public final class WorkerSettings {
           Parsers.named(KvEventsFormat.class));
 
   public static final Setting<String> NATS_SERVER = Settings.NATS_SERVER;
+
+  public static final Setting<String> KAFKA_BOOTSTRAP_SERVERS = Settings.KAFKA_BOOTSTRAP_SERVERS;
+
+  public static final Setting<String> KAFKA_TOPIC_PREFIX = Settings.KAFKA_TOPIC_PREFIX;
+
+  public static final Setting<java.nio.file.Path> KAFKA_CLIENT_CONFIG =
+      Settings.KAFKA_CLIENT_CONFIG;
 
   public static final Setting<String> NAMESPACE =
       Settings.NAMESPACE.describedAs("Dynamo namespace of this worker's NATS subjects.");
@@ -283,6 +292,9 @@ public final class WorkerSettings {
             EVENT_PLANE,
             KV_EVENTS_FORMAT,
             NATS_SERVER,
+            KAFKA_BOOTSTRAP_SERVERS,
+            KAFKA_TOPIC_PREFIX,
+            KAFKA_CLIENT_CONFIG,
             NAMESPACE,
             COMPONENT,
             ENDPOINT,

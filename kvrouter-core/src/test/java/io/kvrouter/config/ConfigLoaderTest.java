@@ -648,11 +648,17 @@ class ConfigLoaderTest {
       assertThat(lines).as(setting.name()).anyMatch(l -> l.startsWith("# " + setting.name() + ":"));
     }
     Path model = Files.createDirectory(dir.resolve("model"));
+    Path kafkaClient = Files.writeString(dir.resolve("kafka-client.properties"), "");
     String uncommented =
         lines.stream()
             .filter(l -> l.matches("^# ([a-z-]+:.*|  .*)$"))
             .map(l -> l.substring(2))
             .map(l -> l.startsWith("model-path:") ? "model-path: " + model : l)
+            .map(
+                l ->
+                    l.startsWith("kafka-client-config:")
+                        ? "kafka-client-config: " + kafkaClient
+                        : l)
             // the busy thresholds need kv mode
             .map(l -> l.startsWith("router-mode:") ? "router-mode: kv" : l)
             // plain engines as pods go without a worker list: checked on their own below
@@ -733,9 +739,63 @@ class ConfigLoaderTest {
                 NatsEventFormat.JSON,
                 true,
                 "kvrouter",
-                EventPlaneConfig.DEFAULT_MAX_MESSAGE_BYTES));
+                EventPlaneConfig.DEFAULT_MAX_MESSAGE_BYTES,
+                KafkaConfig.DEFAULTS));
     assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).eventPlane())
         .isEqualTo(EventPlaneConfig.DEFAULTS);
+  }
+
+  @Test
+  void kafkaEventPlane_takesItsBrokersPrefixAndClientFile_andNumberedWorkersOnly(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws IOException {
+    java.nio.file.Path client = dir.resolve("client.properties");
+    Files.writeString(client, "security.protocol=SSL\n");
+    Map<String, List<String>> flags = new java.util.HashMap<>();
+    flags.put("router-mode", List.of("kv"));
+    flags.put("event-plane", List.of("kafka"));
+    flags.put("kafka-bootstrap-servers", List.of("k1:9092,k2:9093"));
+    flags.put("kafka-topic-prefix", List.of("prod.kv"));
+    flags.put("kafka-client-config", List.of(client.toString()));
+    flags.put("worker", List.of("id=7,address=127.0.0.1:9001"));
+    EventPlaneConfig plane = ConfigLoader.load(flags, Map.of(), null).eventPlane();
+    assertThat(plane.kind()).isEqualTo(EventPlaneKind.KAFKA);
+    assertThat(plane.kafka()).isEqualTo(new KafkaConfig("k1:9092,k2:9093", "prod.kv", client));
+    assertThat(
+            ConfigLoader.load(
+                    Map.of(
+                        "router-mode", List.of("kv"),
+                        "event-plane", List.of("kafka"),
+                        "worker", List.of("id=7,address=127.0.0.1:9001")),
+                    Map.of("KAFKA_BOOTSTRAP_SERVERS", "broker:19092"),
+                    null)
+                .eventPlane()
+                .kafka())
+        .isEqualTo(new KafkaConfig("broker:19092", "kvrouter", null));
+
+    Map<String, List<String>> named = new java.util.HashMap<>(flags);
+    named.put("worker", List.of("id=w1,address=127.0.0.1:9001"));
+    assertThatThrownBy(() -> ConfigLoader.load(named, Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("Worker id 'w1' cannot name a worker on --event-plane kafka");
+    Map<String, List<String>> mocks = new java.util.HashMap<>(flags);
+    mocks.remove("worker");
+    mocks.put("mock-workers", List.of("2"));
+    assertThatThrownBy(() -> ConfigLoader.load(mocks, Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--mock-workers publish their KV events on ZMQ");
+    for (String[] bad :
+        new String[][] {
+          {"kafka-bootstrap-servers", "k1"},
+          {"kafka-topic-prefix", "a/b"},
+          {"kafka-client-config", dir.resolve("missing").toString()}
+        }) {
+      Map<String, List<String>> wrong = new java.util.HashMap<>(flags);
+      wrong.put(bad[0], List.of(bad[1]));
+      assertThatThrownBy(() -> ConfigLoader.load(wrong, Map.of(), null))
+          .as(bad[0])
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("--" + bad[0]);
+    }
   }
 
   @Test

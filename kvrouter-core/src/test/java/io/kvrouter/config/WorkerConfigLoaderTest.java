@@ -155,6 +155,19 @@ class WorkerConfigLoaderTest {
   }
 
   @Test
+  void kafkaPlane_carriesDynamosFormat_toItsBrokers_withoutZmqPorts() {
+    WorkerEventsConfig events =
+        load(minimalAnd("event-plane", "kafka", "kafka-bootstrap-servers", "k1:9092")).events();
+    assertThat(events.plane()).isEqualTo(EventPlaneKind.KAFKA);
+    assertThat(events.format()).isEqualTo(KvEventsFormat.DYNAMO);
+    assertThat(events.kafka()).isEqualTo(new KafkaConfig("k1:9092", "kvrouter", null));
+    assertThatThrownBy(() -> load(minimalAnd("event-plane", "kafka", "kv-events-format", "vllm")))
+        .hasMessageContaining("--event-plane kafka carries --kv-events-format dynamo, not vllm");
+    assertThatThrownBy(() -> load(minimalAnd("event-plane", "kafka", "kv-events-port", "5557")))
+        .hasMessageContaining("are for --event-plane zmq");
+  }
+
+  @Test
   void natsPlane_carriesDynamosFormat_withDynamosVariables() {
     WorkerEventsConfig events =
         WorkerConfigLoader.load(
@@ -183,7 +196,8 @@ class WorkerConfigLoaderTest {
                 "generate",
                 NatsEventFormat.JSON,
                 true,
-                "18446744073709551615"));
+                "18446744073709551615",
+                KafkaConfig.DEFAULTS));
     WorkerEventsConfig current =
         load(minimalAnd("event-plane", "nats", "endpoint", "serve")).events();
     assertThat(current.natsFormat())
@@ -390,9 +404,15 @@ class WorkerConfigLoaderTest {
       setting.parse(example.substring(name.length() + 1));
     }
     Path model = Files.createDirectory(dir.resolve("model"));
+    Path kafkaClient = Files.writeString(dir.resolve("kafka-client.properties"), "");
     String file =
         examples.stream()
             .map(l -> l.startsWith("model-path:") ? "model-path: " + model : l)
+            .map(
+                l ->
+                    l.startsWith("kafka-client-config:")
+                        ? "kafka-client-config: " + kafkaClient
+                        : l)
             // Dynamo's load publisher is for Dynamo's format, whose recovery needs no replay socket
             .filter(l -> !l.startsWith("kv-metrics-port:"))
             .collect(Collectors.joining("\n"));

@@ -1,0 +1,97 @@
+package io.kvrouter.app;
+
+import io.kvrouter.config.WorkerSpec;
+import io.kvrouter.events.DynamoEventFollower;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.routing.Router;
+import io.kvrouter.transport.RequestPlane;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The workers followed on an event plane where every worker's Dynamo events come through one feed
+ * (a NATS subject, a Kafka topic): the {@link DynamoEventFollower} that applies them, and which
+ * ranks it asks for their state.
+ *
+ * <p>The feed is shared by every worker, so a worker joining or leaving changes no subscription: a
+ * joining worker's ranks are asked for their state once the feed is up (so that nothing published
+ * after the answer is missed), and a leaving worker is forgotten by the follower, which drops its
+ * events from then on.
+ */
+final class SharedFeed {
+  final DynamoEventFollower follower;
+  private final Router router;
+  private final Map<String, WorkerEndpoint> endpoints;
+  private final DiscoveredPublishers publishers;
+
+  /** The ranks of the workers followed, asked for their state once the feed is up. */
+  private final Set<WorkerRank> ranks = ConcurrentHashMap.newKeySet();
+
+  private volatile boolean up;
+
+  private SharedFeed(
+      DynamoEventFollower follower,
+      Router router,
+      Map<String, WorkerEndpoint> endpoints,
+      DiscoveredPublishers publishers) {
+    this.follower = follower;
+    this.router = router;
+    this.endpoints = endpoints;
+    this.publishers = publishers;
+  }
+
+  /**
+   * A follower into {@code router}'s index, asking workers over {@code plane}; the caller closes it
+   * (through {@link #close}).
+   *
+   * @param atLeastOnce whether the feed may deliver an event twice
+   */
+  static SharedFeed create(
+      Router router,
+      RequestPlane plane,
+      boolean atLeastOnce,
+      DiscoveredPublishers publishers,
+      MeterRegistry meters) {
+    Map<String, WorkerEndpoint> endpoints = new ConcurrentHashMap<>();
+    return new SharedFeed(
+        DynamoFollowing.follower(endpoints, router, plane, atLeastOnce, publishers, meters),
+        router,
+        endpoints,
+        publishers);
+  }
+
+  /** The feed is up for the first time: every rank followed so far is asked for its state. */
+  void up() {
+    up = true;
+    ranks.forEach(follower::follow);
+  }
+
+  /** Follows {@code worker}'s ranks; they are asked for their state now if the feed is up. */
+  void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
+    endpoints.put(worker.id(), endpoint);
+    DynamoFollowing.reportFeeds(router, follower, worker);
+    if (!publishers.answersQueries(worker.id())) {
+      return; // a discovered worker without a local indexer: its events are applied as they come
+    }
+    for (WorkerRank rank : DynamoFollowing.ranks(worker)) {
+      ranks.add(rank);
+      if (up) {
+        // a rank added while the feed comes up may be asked twice, which is harmless
+        follower.follow(rank);
+      }
+    }
+  }
+
+  void unfollow(String workerId) {
+    ranks.removeIf(rank -> rank.workerId().equals(workerId));
+    follower.forget(workerId);
+    endpoints.remove(workerId);
+  }
+
+  void close() {
+    follower.close();
+  }
+}
