@@ -1,8 +1,11 @@
 package io.kvrouter.bench;
 
 import io.kvrouter.common.Ticker;
+import io.kvrouter.config.KafkaConfig;
 import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.events.VllmEventTranslator;
+import io.kvrouter.events.kafka.KafkaEventPublisher;
+import io.kvrouter.events.kafka.KafkaEventSubscriber;
 import io.kvrouter.events.nats.NatsEventPublisher;
 import io.kvrouter.events.nats.NatsEventSubscriber;
 import io.kvrouter.events.zmq.DynamoZmqPublisher;
@@ -19,6 +22,7 @@ import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
 import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.routing.index.KvEventSink;
 import io.kvrouter.routing.index.KvIndexer;
+import io.kvrouter.testing.KafkaBroker;
 import io.kvrouter.testing.NatsServerProcess;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -30,15 +34,16 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * KV events from several publishers into one router's index, over ZMQ (vLLM's msgpack batches, one
  * SUB socket per publisher, the router hashing every block's tokens), over Dynamo's ZMQ event plane
- * (enveloped msgpack RouterEvents, one SUB socket for every publisher) and over NATS (Dynamo's
- * RouterEvent JSON on one subject), the Dynamo ones through {@link DynamoEventFollower}, side by
- * side in one run:
+ * (enveloped msgpack RouterEvents, one SUB socket for every publisher), over NATS (Dynamo's
+ * RouterEvent JSON on one subject) and over Kafka (msgpack RouterEvents keyed by worker, an
+ * in-process broker), the Dynamo ones through {@link DynamoEventFollower}, side by side in one run:
  *
  * <ul>
  *   <li><b>throughput</b>: every publisher sends its batches as fast as it can; block events per
@@ -48,10 +53,10 @@ import java.util.concurrent.locks.LockSupport;
  *       index flush after the router handed it over), p50 and p99.
  * </ul>
  *
- * Publishers, nats-server and the router share the machine, as on a laptop; each publisher is a
- * thread. Every batch stores one sequence of {@code blocks} blocks from the root. Each throughput
- * is warmed up and then measured as the median of several rounds ({@link WarmedRate}); each lag
- * twice, the second reported.
+ * Publishers, nats-server, the Kafka broker and the router share the machine, as on a laptop; each
+ * publisher is a thread. Every batch stores one sequence of {@code blocks} blocks from the root.
+ * Each throughput is warmed up and then measured as the median of several rounds ({@link
+ * WarmedRate}); each lag twice, the second reported.
  *
  * <p>Usage: {@code EventPlaneBench [PUBLISHERS=4] [BATCHES=5000] [BLOCKS=32] [RATE=100000]
  * [LAG_SECONDS=5]}
@@ -77,10 +82,12 @@ public final class EventPlaneBench {
     int rate = arg(args, 3, 100_000);
     int lagSeconds = arg(args, 4, 5);
     EventPlaneBench bench = new EventPlaneBench(publishers, batches, blocks);
-    try (NatsServerProcess nats = NatsServerProcess.start()) {
+    try (NatsServerProcess nats = NatsServerProcess.start();
+        KafkaBroker kafka = KafkaBroker.start()) {
       double[] zmq = new double[1];
       double[] dynamoZmq = new double[1];
       double[] natsRate = new double[1];
+      double[] kafkaRate = new double[1];
       zmq[0] = WarmedRate.median("zmq block events", () -> bench.throughput(new ZmqPlane(bench)));
       dynamoZmq[0] =
           WarmedRate.median(
@@ -88,13 +95,18 @@ public final class EventPlaneBench {
       natsRate[0] =
           WarmedRate.median(
               "nats block events", () -> bench.throughput(new NatsPlane(bench, nats.url())));
+      kafkaRate[0] =
+          WarmedRate.median(
+              "kafka block events", () -> bench.throughput(new KafkaPlane(bench, kafka)));
       long[] zmqLag = null;
       long[] dynamoZmqLag = null;
       long[] natsLag = null;
+      long[] kafkaLag = null;
       for (int round = 0; round < 2; round++) { // the second round is reported
         zmqLag = bench.lag(new ZmqPlane(bench), rate, lagSeconds);
         dynamoZmqLag = bench.lag(new DynamoZmqPlane(bench), rate, lagSeconds);
         natsLag = bench.lag(new NatsPlane(bench, nats.url()), rate, lagSeconds);
+        kafkaLag = bench.lag(new KafkaPlane(bench, kafka), rate, lagSeconds);
       }
       System.out.printf(
           Locale.ROOT,
@@ -106,6 +118,7 @@ public final class EventPlaneBench {
       row("zmq (vLLM msgpack)", publishers, blocks, zmq[0], zmqLag);
       row("zmq (Dynamo msgpack)", publishers, blocks, dynamoZmq[0], dynamoZmqLag);
       row("nats (Dynamo JSON)", publishers, blocks, natsRate[0], natsLag);
+      row("kafka (Dynamo msgpack)", publishers, blocks, kafkaRate[0], kafkaLag);
     }
   }
 
@@ -461,6 +474,66 @@ public final class EventPlaneBench {
     @Override
     public void close() {
       publishers.forEach(NatsEventPublisher::close);
+      subscriber.close();
+      follower.close();
+    }
+  }
+
+  /**
+   * The Kafka event plane: one idempotent producer per publisher (acks=all), records keyed by
+   * worker on a topic of one partition per publisher, one subscriber reading every partition. Each
+   * run has a topic of its own.
+   */
+  private static final class KafkaPlane implements Plane {
+    private static final AtomicInteger RUNS = new AtomicInteger();
+    private final EventPlaneBench bench;
+    private final KafkaBroker kafka;
+    private final String topic = "bench.run" + RUNS.incrementAndGet() + ".kv-events";
+    private final byte[][][] payloads;
+    private final List<KafkaEventPublisher> publishers = new ArrayList<>();
+    private KafkaEventSubscriber subscriber;
+    private DynamoEventFollower follower;
+
+    KafkaPlane(EventPlaneBench bench, KafkaBroker kafka) {
+      this.bench = bench;
+      this.kafka = kafka;
+      SplittableRandom random = new SplittableRandom(45);
+      payloads = new byte[bench.publishers][bench.batches][];
+      for (int p = 0; p < bench.publishers; p++) {
+        for (int k = 0; k < bench.batches; k++) {
+          payloads[p][k] =
+              DynamoMsgpackCodec.encodeBatch(List.of(dynamoBatch(p, k, bench.blocks, random)));
+        }
+      }
+    }
+
+    @Override
+    public void start(KvEventSink sink) throws Exception {
+      kafka.createTopic(topic, bench.publishers);
+      KafkaConfig config = new KafkaConfig(kafka.bootstrapServers(), "bench", null);
+      follower = followerWithoutRecovery(sink);
+      DynamoEventFollower events = follower;
+      subscriber =
+          KafkaEventSubscriber.start(
+              config, List.of(topic), "bench-router", (t, value) -> events.onMsgpack(value));
+      if (!subscriber.awaitStarted(Duration.ofSeconds(60))) {
+        throw new IllegalStateException("the subscriber did not find " + topic);
+      }
+      for (int p = 0; p < bench.publishers; p++) {
+        publishers.add(KafkaEventPublisher.start(config, "bench-" + p));
+      }
+    }
+
+    @Override
+    public void publish(int p, int k) {
+      if (!publishers.get(p).publish(topic, String.valueOf(p + 1), payloads[p][k])) {
+        throw new IllegalStateException("publish dropped");
+      }
+    }
+
+    @Override
+    public void close() {
+      publishers.forEach(KafkaEventPublisher::close);
       subscriber.close();
       follower.close();
     }

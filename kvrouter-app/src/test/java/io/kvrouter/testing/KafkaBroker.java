@@ -45,6 +45,18 @@ public final class KafkaBroker implements AutoCloseable {
     return cluster.bootstrapServers();
   }
 
+  /** Creates {@code topic} with {@code partitions} partitions, and waits until it exists. */
+  public void createTopic(String topic, int partitions) throws Exception {
+    try (var admin = cluster.admin()) {
+      admin
+          .createTopics(
+              java.util.List.of(
+                  new org.apache.kafka.clients.admin.NewTopic(topic, partitions, (short) 1)))
+          .all()
+          .get();
+    }
+  }
+
   /** Stops the broker, the node's controller staying up: clients lose their connections. */
   public void stopBroker() {
     cluster.brokers().values().forEach(broker -> broker.shutdown());
