@@ -10,6 +10,8 @@ import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
 import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
 import io.kvrouter.testing.KafkaBroker;
 import io.kvrouter.testing.WorkerProcess;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,6 +28,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Worker processes publish Dynamo KV events and load reports on a real Kafka broker (KRaft, in this
@@ -38,13 +41,12 @@ import org.junit.jupiter.api.Test;
 class KafkaKvEventsIT {
   private static final String MODEL = KvConvergence.MODEL;
 
-  private static WorkerProcess worker(KafkaBroker kafka, String id) throws Exception {
-    return WorkerProcess.start(
-        MODEL,
-        0,
-        0,
-        List.of(
-            "--port",
+  private static WorkerProcess worker(KafkaBroker kafka, String id, String... more)
+      throws Exception {
+    List<String> options =
+        new ArrayList<>(
+            List.of(
+                "--port",
             "0",
             "--event-plane",
             "kafka",
@@ -54,8 +56,26 @@ class KafkaKvEventsIT {
             id,
             "--block-size",
             String.valueOf(KvConvergence.BLOCK_SIZE),
-            "--num-gpu-blocks",
-            String.valueOf(KvConvergence.KV_BLOCKS)));
+                "--num-gpu-blocks",
+                String.valueOf(KvConvergence.KV_BLOCKS)));
+    options.addAll(List.of(more));
+    return WorkerProcess.start(MODEL, 0, 0, options);
+  }
+
+  private static Map<String, List<String>> routerFlags(
+      KafkaBroker kafka, List<WorkerProcess> workers, String... more) {
+    Map<String, List<String>> flags = KvConvergence.kvFlags();
+    flags.put("event-plane", List.of("kafka"));
+    flags.put("kafka-bootstrap-servers", List.of(kafka.bootstrapServers()));
+    List<String> specs = new ArrayList<>();
+    for (WorkerProcess worker : workers) {
+      specs.add(worker.workerSpec(String.valueOf(31 + specs.size())));
+    }
+    flags.put("worker", specs);
+    for (int i = 0; i < more.length; i += 2) {
+      flags.put(more[i], List.of(more[i + 1]));
+    }
+    return flags;
   }
 
   @Test
@@ -65,10 +85,7 @@ class KafkaKvEventsIT {
       WorkerProcess w32 = worker(kafka, "32");
       Map<String, WorkerProcess> workers = Map.of("31", w31, "32", w32);
       Random random = new Random(5);
-      Map<String, List<String>> flags = KvConvergence.kvFlags();
-      flags.put("event-plane", List.of("kafka"));
-      flags.put("kafka-bootstrap-servers", List.of(kafka.bootstrapServers()));
-      flags.put("worker", List.of(w31.workerSpec("31"), w32.workerSpec("32")));
+      Map<String, List<String>> flags = routerFlags(kafka, List.of(w31, w32));
       RouterFixture a = null;
       try (RouterFixture b = RouterFixture.start(flags)) {
         a = RouterFixture.start(flags);
@@ -118,6 +135,33 @@ class KafkaKvEventsIT {
         }
         w31.close();
         w32.close();
+      }
+    }
+  }
+
+  @Test
+  void aBrokerThatWantsALogin_isReachedWithTheClientConfigsCredentials(@TempDir Path dir)
+      throws Exception {
+    try (KafkaBroker kafka = KafkaBroker.startWithSasl()) {
+      Path login = dir.resolve("client.properties");
+      Files.writeString(
+          login, KafkaBroker.saslClientConfig(KafkaBroker.SASL_USER, KafkaBroker.SASL_PASSWORD));
+      Path wrong = dir.resolve("wrong.properties");
+      Files.writeString(wrong, KafkaBroker.saslClientConfig(KafkaBroker.SASL_USER, "not-it"));
+      WorkerProcess w31 = worker(kafka, "31", "--kafka-client-config", login.toString());
+      try (RouterFixture router =
+              RouterFixture.start(
+                  routerFlags(kafka, List.of(w31), "kafka-client-config", login.toString()));
+          RouterFixture refused =
+              RouterFixture.start(
+                  routerFlags(kafka, List.of(w31), "kafka-client-config", wrong.toString()))) {
+        send(router, workload(new Random(6), 30));
+        awaitConverged(router, Map.of("31", w31));
+        assertThat(KvConvergence.routerBlocksByRank(refused))
+            .as("a router the broker refused heard no event")
+            .isEmpty();
+      } finally {
+        w31.close();
       }
     }
   }

@@ -1,5 +1,7 @@
 package io.kvrouter.testing;
 
+import org.apache.kafka.common.security.auth.SecurityProtocol;
+import org.apache.kafka.common.test.JaasUtils;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
@@ -14,14 +16,48 @@ public final class KafkaBroker implements AutoCloseable {
     this.cluster = cluster;
   }
 
+  /** A user the broker of {@link #startWithSasl} knows (SASL PLAIN). */
+  public static final String SASL_USER = JaasUtils.KAFKA_PLAIN_USER1;
+
+  /** {@link #SASL_USER}'s password. */
+  public static final String SASL_PASSWORD = JaasUtils.KAFKA_PLAIN_USER1_PASSWORD;
+
   /** Formats the node's log folders and starts it; returns once the broker takes clients. */
   public static KafkaBroker start() throws Exception {
+    return start(SecurityProtocol.PLAINTEXT);
+  }
+
+  /**
+   * A broker whose clients must log in with SASL PLAIN ({@code SASL_PLAINTEXT}), as {@link
+   * #SASL_USER} for one.
+   */
+  public static KafkaBroker startWithSasl() throws Exception {
+    return start(SecurityProtocol.SASL_PLAINTEXT);
+  }
+
+  /**
+   * The client settings that log in to a {@link #startWithSasl} broker as {@code user}, as a
+   * properties file's text.
+   */
+  public static String saslClientConfig(String user, String password) {
+    return "security.protocol=SASL_PLAINTEXT\n"
+        + "sasl.mechanism=PLAIN\n"
+        + "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required"
+        + " username=\""
+        + user
+        + "\" password=\""
+        + password
+        + "\";\n";
+  }
+
+  private static KafkaBroker start(SecurityProtocol protocol) throws Exception {
     KafkaClusterTestKit cluster =
         new KafkaClusterTestKit.Builder(
                 new TestKitNodes.Builder()
                     .setCombined(true)
                     .setNumBrokerNodes(1)
                     .setNumControllerNodes(1)
+                    .setBrokerSecurityProtocol(protocol)
                     .build())
             // one node: the internal topics cannot have the default three replicas
             .setConfigProp("offsets.topic.replication.factor", "1")

@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  *       beginning, since everything in them is new.
  * </ul>
  *
- * <p>The topics' partitions are looked up again every {@link #REFRESH}; a topic that does not exist
- * yet is created by the broker if it creates topics on first use, else waited for.
+ * <p>The topics' partitions are looked up again every {@link #REFRESH} (every 200 ms until the
+ * start); a topic that does not exist yet is created by the broker if it creates topics on first
+ * use, else waited for.
  */
 public final class KafkaEventSubscriber implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KafkaEventSubscriber.class);
@@ -75,6 +76,9 @@ public final class KafkaEventSubscriber implements AutoCloseable {
   private final AtomicLong records = new AtomicLong();
   private final AtomicLong listenerErrors = new AtomicLong();
   private final FaultLog listenerFaults = FaultLog.of(log, "Kafka records the listener failed on");
+
+  /** Brokers unreachable, logins refused, topics not allowed: said at most once a minute. */
+  private final FaultLog lookupFaults = FaultLog.of(log, "failed lookups of the Kafka topics");
   private volatile int partitions;
   private volatile boolean closed;
 
@@ -117,11 +121,14 @@ public final class KafkaEventSubscriber implements AutoCloseable {
     try {
       while (!closed) {
         if (System.nanoTime() - nextLookup >= 0) {
-          nextLookup = System.nanoTime() + REFRESH.toNanos();
-          if (lookUpPartitions() && started.getCount() > 0) {
+          boolean starting = started.getCount() > 0;
+          if (lookUpPartitions() && starting) {
             started.countDown();
             listener.started();
           }
+          // until it starts, look again soon: a topic asked for is often created by that ask
+          nextLookup =
+              System.nanoTime() + (started.getCount() > 0 ? POLL.toNanos() * 2 : REFRESH.toNanos());
         }
         if (assigned.isEmpty()) {
           sleep(POLL);
@@ -169,7 +176,7 @@ public final class KafkaEventSubscriber implements AutoCloseable {
         infos.forEach(info -> found.add(new TopicPartition(info.topic(), info.partition())));
       }
     } catch (KafkaException e) {
-      log.debug("cannot look up the partitions of {} yet: {}", topics, e.toString());
+      lookupFaults.fault("the partitions of " + topics + ": " + e);
       return false;
     }
     List<TopicPartition> fresh = found.stream().filter(p -> !assigned.contains(p)).toList();
@@ -192,7 +199,7 @@ public final class KafkaEventSubscriber implements AutoCloseable {
     } catch (KafkaException e) {
       // the broker did not say where the ends are: try again at the next lookup
       consumer.assign(assigned);
-      log.debug("cannot find the ends of {} yet: {}", fresh, e.toString());
+      lookupFaults.fault("the ends of " + fresh + ": " + e);
       return false;
     }
     assigned.addAll(fresh);
