@@ -47,15 +47,15 @@ class KafkaKvEventsIT {
         new ArrayList<>(
             List.of(
                 "--port",
-            "0",
-            "--event-plane",
-            "kafka",
-            "--kafka-bootstrap-servers",
-            kafka.bootstrapServers(),
-            "--worker-id",
-            id,
-            "--block-size",
-            String.valueOf(KvConvergence.BLOCK_SIZE),
+                "0",
+                "--event-plane",
+                "kafka",
+                "--kafka-bootstrap-servers",
+                kafka.bootstrapServers(),
+                "--worker-id",
+                id,
+                "--block-size",
+                String.valueOf(KvConvergence.BLOCK_SIZE),
                 "--num-gpu-blocks",
                 String.valueOf(KvConvergence.KV_BLOCKS)));
     options.addAll(List.of(more));

@@ -64,6 +64,9 @@ public final class KafkaBroker implements AutoCloseable {
             .setConfigProp("transaction.state.log.replication.factor", "1")
             .setConfigProp("transaction.state.log.min.isr", "1")
             .setConfigProp("group.initial.rebalance.delay.ms", "0")
+            // with SASL the kit turns authorization on, which its own controller connections
+            // (PLAINTEXT, anonymous) fail; logging in is what is tested here, not permissions
+            .setConfigProp("authorizer.class.name", "")
             .build();
     try {
       cluster.format();

@@ -79,6 +79,7 @@ public final class KafkaEventSubscriber implements AutoCloseable {
 
   /** Brokers unreachable, logins refused, topics not allowed: said at most once a minute. */
   private final FaultLog lookupFaults = FaultLog.of(log, "failed lookups of the Kafka topics");
+
   private volatile int partitions;
   private volatile boolean closed;
 
