@@ -360,6 +360,19 @@ public final class EventPlaneBench {
         new RouterEvent(rank(p), new KvCacheEvent.Stored(null, stored)), k);
   }
 
+  /** Every publisher's batches as Dynamo msgpack RouterEvent batches of one, by [p][k]. */
+  private static byte[][][] msgpackBatches(EventPlaneBench bench, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    byte[][][] payloads = new byte[bench.publishers][bench.batches][];
+    for (int p = 0; p < bench.publishers; p++) {
+      for (int k = 0; k < bench.batches; k++) {
+        payloads[p][k] =
+            DynamoMsgpackCodec.encodeBatch(List.of(dynamoBatch(p, k, bench.blocks, random)));
+      }
+    }
+    return payloads;
+  }
+
   /**
    * Dynamo's ZMQ event plane: one PUB socket per publisher (topic kv-events, msgpack RouterEvent
    * batches of one in the envelope), one SUB socket for all of them.
@@ -374,14 +387,7 @@ public final class EventPlaneBench {
 
     DynamoZmqPlane(EventPlaneBench bench) {
       this.bench = bench;
-      SplittableRandom random = new SplittableRandom(44);
-      payloads = new byte[bench.publishers][bench.batches][];
-      for (int p = 0; p < bench.publishers; p++) {
-        for (int k = 0; k < bench.batches; k++) {
-          payloads[p][k] =
-              DynamoMsgpackCodec.encodeBatch(List.of(dynamoBatch(p, k, bench.blocks, random)));
-        }
-      }
+      payloads = msgpackBatches(bench, 44);
     }
 
     @Override
@@ -497,14 +503,7 @@ public final class EventPlaneBench {
     KafkaPlane(EventPlaneBench bench, KafkaBroker kafka) {
       this.bench = bench;
       this.kafka = kafka;
-      SplittableRandom random = new SplittableRandom(45);
-      payloads = new byte[bench.publishers][bench.batches][];
-      for (int p = 0; p < bench.publishers; p++) {
-        for (int k = 0; k < bench.batches; k++) {
-          payloads[p][k] =
-              DynamoMsgpackCodec.encodeBatch(List.of(dynamoBatch(p, k, bench.blocks, random)));
-        }
-      }
+      payloads = msgpackBatches(bench, 45);
     }
 
     @Override

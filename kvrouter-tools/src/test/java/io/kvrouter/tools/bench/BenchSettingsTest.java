@@ -18,8 +18,13 @@ class BenchSettingsTest {
   @TempDir Path dir;
 
   private static BenchSettings settings(String url, Path trace, double rateScale, Double duration) {
+    return settings(List.of(URI.create(url)), trace, rateScale, duration);
+  }
+
+  private static BenchSettings settings(
+      List<URI> urls, Path trace, double rateScale, Double duration) {
     return new BenchSettings(
-        List.of(URI.create(url)),
+        urls,
         trace,
         rateScale,
         duration,
@@ -42,31 +47,13 @@ class BenchSettingsTest {
   @Test
   void aFleetOfRouters_isEveryUrlInOrder_eachOfThemChecked() {
     BenchSettings fleet =
-        new BenchSettings(
-            List.of(URI.create("http://a:1/"), URI.create("http://b:2")),
-            Path.of("t"),
-            1,
-            null,
-            Duration.ofSeconds(600),
-            Duration.ofSeconds(1),
-            16,
-            null,
-            null,
-            null);
+        settings(
+            List.of(URI.create("http://a:1/"), URI.create("http://b:2")), Path.of("t"), 1, null);
     assertThat(fleet.baseUrls()).containsExactly("http://a:1", "http://b:2");
     assertThatThrownBy(
             () ->
-                new BenchSettings(
-                    List.of(URI.create("http://a:1"), URI.create("b:2")),
-                    Path.of("t"),
-                    1,
-                    null,
-                    Duration.ofSeconds(600),
-                    Duration.ofSeconds(1),
-                    16,
-                    null,
-                    null,
-                    null))
+                settings(
+                    List.of(URI.create("http://a:1"), URI.create("b:2")), Path.of("t"), 1, null))
         .hasMessageContaining("--url must be a router's base URL")
         .hasMessageContaining("'b:2'");
   }
