@@ -18,6 +18,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -241,6 +242,40 @@ public final class DynamoEventFollower implements AutoCloseable {
           departed.remove(rank.workerId());
           rank(rank).sequencer.resync();
         });
+  }
+
+  /**
+   * Starts following {@code rank} from {@code lastEventId}, the position of a snapshot whose events
+   * the index holds already: the worker is asked only for what came after (see {@link
+   * DynamoEventSequencer#resume}).
+   */
+  public void resume(WorkerRank rank, long lastEventId) {
+    submit(
+        () -> {
+          departed.remove(rank.workerId());
+          rank(rank).sequencer.resume(lastEventId);
+        });
+  }
+
+  /**
+   * The last event id applied per rank whose position is known, for a snapshot: read on the
+   * follower's thread, after every event handed to it before, so the index holds at least those
+   * events once they reach it.
+   */
+  public CompletableFuture<Map<WorkerRank, Long>> positions() {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          Map<WorkerRank, Long> positions = new HashMap<>();
+          ranks.forEach(
+              (rank, followed) -> {
+                Long position = followed.sequencer.position();
+                if (position != null) {
+                  positions.put(rank, position);
+                }
+              });
+          return positions;
+        },
+        thread);
   }
 
   /**

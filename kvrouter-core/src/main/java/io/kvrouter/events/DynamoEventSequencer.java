@@ -315,6 +315,25 @@ final class DynamoEventSequencer {
     }
   }
 
+  /**
+   * Starts from a position a snapshot recorded: the index already holds the rank's state up to
+   * event {@code lastEventId} ({@link #NOTHING}: before event 0), so the worker is asked only for
+   * what came after. A worker whose buffer no longer reaches back answers with a tree dump, or with
+   * a hole that asks for one.
+   */
+  void resume(long lastEventId) {
+    held.clear();
+    adoptNext = false;
+    answeredUpTo = NOTHING;
+    last = lastEventId;
+    ask(lastEventId + 1, null);
+  }
+
+  /** The last id applied ({@link #NOTHING} before event 0); null while the position is unknown. */
+  Long position() {
+    return last;
+  }
+
   /** Forget the position and ask for a tree dump. */
   void resync() {
     held.clear();

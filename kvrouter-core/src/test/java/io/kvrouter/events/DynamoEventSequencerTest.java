@@ -171,6 +171,41 @@ class DynamoEventSequencerTest {
   }
 
   @Test
+  void resumedFromASnapshot_asksOnlyForWhatCameAfter_andFollowsOn() {
+    DynamoEventSequencer sequencer = sequencer(false);
+    sequencer.resume(6);
+    assertThat(feed(sequencer).state()).isEqualTo(KvEventFeed.RECOVERING);
+    assertThat(sequencer.position()).isEqualTo(6);
+    live(sequencer, 9);
+    answer(sequencer, events(7, 8));
+
+    assertThat(log).containsExactly("ask 7..", "apply 7", "apply 8", "apply 9");
+    assertFollowingAt(sequencer, 9);
+    assertThat(feed(sequencer).resets()).as("no tree dump").isZero();
+  }
+
+  @Test
+  void resumedFromASnapshotTheWorkerNoLongerReaches_isRebuiltFromATreeDump() {
+    DynamoEventSequencer sequencer = sequencer(false);
+    sequencer.resume(6);
+    answer(sequencer, events(20, 21)); // its buffer starts at 20: a hole after 6
+    answer(sequencer, dump(21L, 100));
+
+    assertThat(log).containsExactly("ask 7..", "ask dump", "clear", "apply 100");
+    assertFollowingAt(sequencer, 21);
+  }
+
+  @Test
+  void resumedFromASnapshot_withNothingNewer_followsFromThere() {
+    DynamoEventSequencer sequencer = sequencer(false);
+    sequencer.resume(6);
+    answer(sequencer, new WorkerKvQueryResult.TooNew(7, null, 6));
+
+    assertThat(log).containsExactly("ask 7..");
+    assertFollowingAt(sequencer, 6);
+  }
+
+  @Test
   void aGap_holdsWhatFollows_andAsksForTheMissingEvents() {
     DynamoEventSequencer sequencer = following(1);
     live(sequencer, 4, 5);

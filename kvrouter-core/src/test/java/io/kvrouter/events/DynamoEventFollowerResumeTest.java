@@ -1,0 +1,75 @@
+package io.kvrouter.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kvrouter.common.Ticker;
+import io.kvrouter.protocol.KvCacheEvent;
+import io.kvrouter.protocol.RouterEvent;
+import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
+import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
+import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The follower's side of snapshots: the positions it reports are those of the events it was handed
+ * before, and a rank resumed from a position asks its worker only for what came after.
+ */
+class DynamoEventFollowerResumeTest {
+  private static final WorkerRank RANK = new WorkerRank("7", 0);
+
+  private final List<String> asked = new CopyOnWriteArrayList<>();
+  private final List<KvCacheEvent> applied = new CopyOnWriteArrayList<>();
+
+  private DynamoEventFollower follower(WorkerKvQueryResult answer) {
+    return new DynamoEventFollower(
+        (rank, event) -> applied.add(event),
+        (rank, publisher, start, end) -> {
+          asked.add(rank + " " + start + ".." + end);
+          return CompletableFuture.completedFuture(answer);
+        },
+        false,
+        Duration.ofHours(1),
+        new SimpleMeterRegistry(),
+        Ticker.SYSTEM);
+  }
+
+  private static byte[] event(long id) {
+    return DynamoMsgpackCodec.encodeBatch(
+        List.of(new DynamoRouterEvent(new RouterEvent(RANK, KvCacheEvent.removed(id)), id)));
+  }
+
+  @Test
+  void positions_areThoseOfTheEventsHandedOverBefore() throws Exception {
+    try (DynamoEventFollower follower = follower(null)) {
+      assertThat(follower.positions().get(10, TimeUnit.SECONDS)).isEmpty();
+      follower.onMsgpack(event(0));
+      follower.onMsgpack(event(1));
+      follower.onMsgpack(event(2));
+
+      assertThat(follower.positions().get(10, TimeUnit.SECONDS)).isEqualTo(Map.of(RANK, 2L));
+      assertThat(applied).hasSize(4); // a clear at event 0, then the three
+    }
+  }
+
+  @Test
+  void aResumedRank_asksOnlyForWhatCameAfter() throws Exception {
+    try (DynamoEventFollower follower =
+        follower(new WorkerKvQueryResult.TooNew(6, null, 5))) { // nothing newer than 5
+      follower.resume(RANK, 5);
+      follower.sync().get(10, TimeUnit.SECONDS);
+      follower.onMsgpack(event(6));
+
+      assertThat(follower.positions().get(10, TimeUnit.SECONDS)).isEqualTo(Map.of(RANK, 6L));
+      assertThat(asked).containsExactly(RANK + " 6..null");
+      assertThat(applied).as("no clear: the snapshot's state stays").hasSize(1);
+    }
+  }
+}
