@@ -137,8 +137,8 @@ final class BenchCommand implements Subcommand {
       paramLabel = "N",
       defaultValue = "1024",
       description =
-          "Most HTTP connections to the router at once (one per streaming request); a request"
-              + " beyond them waits for one, and the wait counts in its latency. Default:"
+          "Most HTTP connections to each router at once (one per streaming request); a"
+              + " request beyond them waits for one, and the wait counts in its latency. Default:"
               + " ${DEFAULT-VALUE}.")
   int connections;
 

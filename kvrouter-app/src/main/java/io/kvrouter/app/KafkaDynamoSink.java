@@ -39,12 +39,17 @@ final class KafkaDynamoSink implements DynamoEventSink {
   }
 
   static KafkaDynamoSink start(WorkerEventsConfig events) {
+    // the names first: nothing is started for a name Kafka would refuse
+    String eventTopic =
+        KafkaTopics.kvEvents(
+            events.kafka(), events.namespace(), events.component(), events.endpoint());
+    String loadTopic =
+        KafkaTopics.kvMetrics(
+            events.kafka(), events.namespace(), events.component(), events.endpoint());
     return new KafkaDynamoSink(
         KafkaEventPublisher.start(events.kafka(), "worker-" + events.workerId()),
-        KafkaTopics.kvEvents(
-            events.kafka(), events.namespace(), events.component(), events.endpoint()),
-        KafkaTopics.kvMetrics(
-            events.kafka(), events.namespace(), events.component(), events.endpoint()),
+        eventTopic,
+        loadTopic,
         events.workerId(),
         events.kafka().bootstrapServers());
   }

@@ -63,7 +63,8 @@ final class KafkaKvEvents implements WorkerEventSources {
           KafkaEventSubscriber.start(
               config.kafka(),
               List.of(events, loads),
-              "kvrouter-router",
+              // one client id per subscriber in a process: Kafka registers each by its id
+              "kvrouter-router-" + events,
               new KafkaEventSubscriber.Listener() {
                 @Override
                 public void record(String topic, byte[] value) {
@@ -79,7 +80,7 @@ final class KafkaKvEvents implements WorkerEventSources {
                   feed.up();
                 }
               });
-      awaitStarted(config, subscriber);
+      awaitStarted(config, subscriber, events, loads);
       return new KafkaKvEvents(feed, subscriber);
     } catch (RuntimeException e) {
       feed.close();
@@ -92,13 +93,17 @@ final class KafkaKvEvents implements WorkerEventSources {
    * event published after; past the wait it starts anyway and follows once Kafka answers. Called
    * off the event loops.
    */
-  private static void awaitStarted(EventPlaneConfig config, KafkaEventSubscriber subscriber) {
+  private static void awaitStarted(
+      EventPlaneConfig config, KafkaEventSubscriber subscriber, String events, String loads) {
     try {
       if (!subscriber.awaitStarted(START_WAIT)) {
         log.warn(
-            "Kafka at {} does not answer yet: the router starts, and follows the KV events once"
-                + " it does",
-            config.kafka().bootstrapServers());
+            "Kafka at {} has not shown the topics {} and {} yet (it may be unreachable, refuse"
+                + " the login, or not create topics on first use): the router starts, and follows"
+                + " the KV events once they are there",
+            config.kafka().bootstrapServers(),
+            events,
+            loads);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -99,18 +99,24 @@ final class ModelDeployment implements AutoCloseable {
     // the fleet's routers share the books of the workers of the model's endpoint
     NatsReplicaSync replicaSync =
         config.replicaSync() ? NatsReplicaSync.start(model.events(), meters) : null;
-    Router router =
-        Routers.create(
-            config.routerMode(),
-            config.kv(),
-            model.blockSize(),
-            List.of(),
-            plane,
-            config.workerStreamIdleTimeout(),
-            new Migration(model.migrationLimit(), model.name()),
-            replicaSync,
-            vertx,
-            meters);
+    Router router;
+    try {
+      router =
+          Routers.create(
+              config.routerMode(),
+              config.kv(),
+              model.blockSize(),
+              List.of(),
+              plane,
+              config.workerStreamIdleTimeout(),
+              new Migration(model.migrationLimit(), model.name()),
+              replicaSync,
+              vertx,
+              meters);
+    } catch (RuntimeException e) {
+      closeStarted(replicaSync, modelMeters);
+      throw e;
+    }
     DiscoveredPublishers publishers =
         model.discovered() ? new DiscoveredPublishers() : DiscoveredPublishers.NONE;
     EventPlane events;
@@ -127,12 +133,7 @@ final class ModelDeployment implements AutoCloseable {
               meters);
     } catch (RuntimeException e) {
       router.close();
-      if (replicaSync != null) {
-        replicaSync.close();
-      }
-      if (modelMeters != null) {
-        modelMeters.close();
-      }
+      closeStarted(replicaSync, modelMeters);
       throw e;
     }
     return new ModelDeployment(
@@ -144,6 +145,16 @@ final class ModelDeployment implements AutoCloseable {
         publishers,
         replicaSync,
         modelMeters);
+  }
+
+  /** Closes what a failed start had started (either may be null). */
+  private static void closeStarted(NatsReplicaSync replicaSync, ModelMeters modelMeters) {
+    if (replicaSync != null) {
+      replicaSync.close();
+    }
+    if (modelMeters != null) {
+      modelMeters.close();
+    }
   }
 
   /** What discovery says of each of its workers' event publishers. */

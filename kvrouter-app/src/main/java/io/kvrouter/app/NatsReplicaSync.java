@@ -15,8 +15,10 @@ import io.kvrouter.routing.ReplicaSync;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +42,9 @@ final class NatsReplicaSync implements ReplicaSync, AutoCloseable {
 
   /** Events waiting for the sender, as many as Dynamo's publisher queue holds. */
   static final int OUTBOX_CAPACITY = 100_000;
+
+  /** How long a closing link takes to send what its outbox holds. */
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
 
   private final long routerId;
   private final long publisherId;
@@ -107,14 +112,21 @@ final class NatsReplicaSync implements ReplicaSync, AutoCloseable {
 
   @Override
   public void publish(ActiveSequenceEvent event) {
-    if (closed || !outbox.offer(event)) {
+    if (closed) {
+      dropped.increment();
+      overflow.fault("the router is stopping");
+    } else if (!outbox.offer(event)) {
       dropped.increment();
       overflow.fault("the outbox of " + OUTBOX_CAPACITY + " events is full");
     }
   }
 
+  /** Starts the subscription; once only. */
   @Override
-  public void start(Consumer<ActiveSequenceEvent> inbox) {
+  public synchronized void start(Consumer<ActiveSequenceEvent> inbox) {
+    if (subscriber != null) {
+      throw new IllegalStateException("replica sync has an inbox already");
+    }
     Consumer<byte[]> payloads =
         DynamoFollowing.decoded(
             meters,
@@ -143,51 +155,63 @@ final class NatsReplicaSync implements ReplicaSync, AutoCloseable {
     return ActiveSequenceEventCodec.decode(envelope.payload());
   }
 
-  /** The sender thread: encodes each event in order, with the envelope's next sequence number. */
+  /**
+   * The sender thread: encodes each event in order, with the envelope's next sequence number, until
+   * closed and the outbox is empty.
+   */
   private void send() {
     long sequence = 0;
-    while (!closed) {
+    while (!closed || !outbox.isEmpty()) {
       ActiveSequenceEvent event;
       try {
-        event = outbox.take();
+        event = outbox.poll(100, TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
-        return; // closing
+        return; // closing and out of time
       }
-      byte[] payload;
-      try {
-        payload = ActiveSequenceEventCodec.encode(event);
-      } catch (IllegalArgumentException notNumeric) {
-        // a worker found by a discovery that names it otherwise than by a Dynamo worker id
-        dropped.increment();
-        overflow.fault(notNumeric.getMessage());
+      if (event == null) {
         continue;
       }
-      byte[] message =
-          EventEnvelopeCodec.encodeEnvelope(
-              new EventEnvelope(
-                  publisherId,
-                  sequence++,
-                  System.currentTimeMillis(),
-                  ActiveSequenceEventCodec.TOPIC,
-                  payload));
-      if (publisher.publish(subject, message)) {
-        sent.increment();
-      } else {
+      try {
+        byte[] message =
+            EventEnvelopeCodec.encodeEnvelope(
+                new EventEnvelope(
+                    publisherId,
+                    sequence++,
+                    System.currentTimeMillis(),
+                    ActiveSequenceEventCodec.TOPIC,
+                    ActiveSequenceEventCodec.encode(event)));
+        if (publisher.publish(subject, message)) {
+          sent.increment();
+        } else {
+          dropped.increment();
+          overflow.fault("NATS at " + scope.natsServer() + " took no message (see its log)");
+        }
+      } catch (RuntimeException e) {
+        // a worker named otherwise than by a Dynamo worker id, a message above NATS's limit
         dropped.increment();
-        overflow.fault("NATS at " + scope.natsServer() + " is not reachable");
+        overflow.fault(e.toString());
       }
     }
   }
 
-  /** Blocks until the sender thread ends (it sends nothing more) and NATS is flushed. */
+  /**
+   * Takes no more events, gives the sender {@link #CLOSE_WAIT} to send what the outbox holds (the
+   * last {@code Free}s among them), then stops it and closes the connections (NATS is flushed).
+   */
   @Override
   public void close() {
     closed = true;
-    sender.interrupt();
     try {
+      sender.join(CLOSE_WAIT.toMillis());
+      sender.interrupt();
       sender.join();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    int unsent = outbox.size();
+    if (unsent > 0) {
+      dropped.increment(unsent);
+      log.warn("Replica sync stopped with {} events unsent", unsent);
     }
     NatsEventSubscriber current = subscriber;
     if (current != null) {

@@ -487,8 +487,8 @@ public final class EventPlaneBench {
 
   /**
    * The Kafka event plane: one idempotent producer per publisher (acks=all), records keyed by
-   * worker on a topic of one partition per publisher, one subscriber reading every partition. Each
-   * run has a topic of its own.
+   * worker on a topic of as many partitions as publishers (Kafka's key hash picks each worker's),
+   * one subscriber reading every partition. Each run has a topic of its own.
    */
   private static final class KafkaPlane implements Plane {
     private static final AtomicInteger RUNS = new AtomicInteger();

@@ -117,6 +117,8 @@ public final class ConfigLoader {
             value(KV_EVENTS_MAX_MESSAGE_BYTES),
             kafka(sources));
     checkDurable(eventPlane);
+    checkKafkaTopics(
+        eventPlane.kind(), eventPlane.namespace(), eventPlane.component(), eventPlane.endpoint());
     if (mode == RouterMode.KV && kv.kvEvents()) {
       checkEventSources(eventPlane.kind(), workers, mock);
     }
@@ -235,6 +237,11 @@ public final class ConfigLoader {
    * nothing.
    */
   static void checkDurable(EventPlaneConfig eventPlane) {
+    if (eventPlane.durable() && eventPlane.kind() != EventPlaneKind.NATS) {
+      throw new ConfigException(
+          DURABLE_KV_EVENTS.flag()
+              + " follows a NATS JetStream stream: it needs --event-plane nats");
+    }
     if (eventPlane.durable() && eventPlane.natsFormat() == NatsEventFormat.ENVELOPE) {
       throw new ConfigException(
           DURABLE_KV_EVENTS.flag()
@@ -392,6 +399,32 @@ public final class ConfigLoader {
         value(ROUTER_MAX_TREE_SIZE),
         value(ROUTER_PRUNE_TARGET_RATIO),
         value(ROUTER_KV_COST));
+  }
+
+  /**
+   * On the Kafka plane the namespace, component and endpoint name topics, which allow fewer
+   * characters than NATS subjects: refused here rather than when the first event goes out.
+   */
+  static void checkKafkaTopics(
+      EventPlaneKind kind, String namespace, String component, String endpoint) {
+    if (kind != EventPlaneKind.KAFKA) {
+      return;
+    }
+    Map<String, String> parts = new java.util.LinkedHashMap<>();
+    parts.put(NAMESPACE.flag(), namespace);
+    parts.put(COMPONENT.flag(), component);
+    parts.put(ENDPOINT.flag(), endpoint);
+    parts.forEach(
+        (flag, value) -> {
+          if (!value.matches("[A-Za-z0-9._-]+")) {
+            throw new ConfigException(
+                flag
+                    + " '"
+                    + value
+                    + "' cannot be part of a Kafka topic name (--event-plane kafka): use letters,"
+                    + " digits, '.', '_' and '-'");
+          }
+        });
   }
 
   /** The Kafka plane's settings, for routers and workers. */

@@ -106,7 +106,8 @@ final class Parsers {
   static String hostPorts(String raw) {
     for (String one : nonEmpty(raw).split(",", -1)) {
       int colon = one.trim().lastIndexOf(':');
-      if (colon < 1 || !one.trim().substring(colon + 1).matches("[0-9]{1,5}")) {
+      String port = colon < 1 ? "" : one.trim().substring(colon + 1);
+      if (!port.matches("[0-9]{1,5}") || Integer.parseInt(port) > 65535) {
         throw new IllegalArgumentException("'" + one.trim() + "' is not HOST:PORT");
       }
     }

@@ -321,7 +321,7 @@ public final class Settings {
               + " router weighs the load the whole fleet put on each worker. Travels on NATS"
               + " (NATS_SERVER, whatever --event-plane) as Dynamo's ActiveSequenceEvents on"
               + " namespace.NS.component.NAME.endpoint.ENDPOINT.active_sequences_events. Best"
-              + " effort: a booking whose end was lost is dropped when it is 10 minutes old.",
+              + " effort: a booking whose end was lost is dropped when 10 to 11 minutes old.",
           "false",
           "true or false",
           false,

@@ -169,6 +169,8 @@ public final class WorkerConfigLoader {
             workerId == null ? randomWorkerId() : workerId,
             ConfigLoader.kafka(values));
     checkPlane(events);
+    ConfigLoader.checkKafkaTopics(
+        events.plane(), events.namespace(), events.component(), events.endpoint());
     checkPorts(events, dataParallelSize);
     return events;
   }

@@ -786,6 +786,9 @@ class ConfigLoaderTest {
     for (String[] bad :
         new String[][] {
           {"kafka-bootstrap-servers", "k1"},
+          {"kafka-bootstrap-servers", "k1:99999"},
+          {"namespace", "team:a"},
+          {"durable-kv-events", "true"},
           {"kafka-topic-prefix", "a/b"},
           {"kafka-client-config", dir.resolve("missing").toString()}
         }) {

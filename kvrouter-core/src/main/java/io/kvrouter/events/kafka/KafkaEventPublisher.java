@@ -7,7 +7,7 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -21,9 +21,12 @@ import org.slf4j.LoggerFactory;
  * acks=all}), which keeps each key's records in order in their partition through retries and broker
  * restarts.
  *
- * <p>What is lost, and counted: a record that finds the queue ({@link #QUEUE_CAPACITY}) full, and
- * one the producer gives up on (no broker for {@code delivery.timeout.ms}, two minutes by default).
- * The events carry their own ids, so the router sees the gap and asks the worker.
+ * <p>What is lost, and logged (at most one WARN a minute): a record that finds the queue ({@link
+ * #QUEUE_CAPACITY}) full or the publisher closed, one whose partition has no leader for a minute
+ * ({@code max.block.ms}: no broker), and one the producer gives up on (no broker for {@code
+ * delivery.timeout.ms}, two minutes by default: a broker restart within that loses nothing). While
+ * no broker answers, the sender waits and the queue fills. The events carry their own ids, so the
+ * router sees a gap and asks the worker.
  */
 public final class KafkaEventPublisher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KafkaEventPublisher.class);
@@ -31,21 +34,14 @@ public final class KafkaEventPublisher implements AutoCloseable {
   /** Records waiting for the sender. */
   public static final int QUEUE_CAPACITY = 100_000;
 
+  /** How long a closing publisher takes to send what it holds. */
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
-
-  /**
-   * @param published records the producer acknowledged
-   * @param dropped records lost: the queue was full, or the producer gave up on them
-   */
-  public record Stats(long published, long dropped) {}
 
   private record Outgoing(String topic, String key, byte[] value) {}
 
   private final KafkaProducer<String, byte[]> producer;
   private final BlockingQueue<Outgoing> queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
   private final Thread sender;
-  private final AtomicLong published = new AtomicLong();
-  private final AtomicLong dropped = new AtomicLong();
   private final FaultLog losses = FaultLog.of(log, "Kafka records lost");
   private volatile boolean closed;
 
@@ -65,6 +61,8 @@ public final class KafkaEventPublisher implements AutoCloseable {
     properties.put("acks", "all");
     properties.put("enable.idempotence", "true");
     properties.put("linger.ms", "1");
+    // max.block.ms stays Kafka's 60 s: while a restarted broker's partitions get their leader
+    // again, the sender waits (records wait in the queue) rather than drop what it holds
     KafkaEventPublisher publisher =
         new KafkaEventPublisher(
             new KafkaProducer<>(properties, new StringSerializer(), new ByteArraySerializer()),
@@ -80,51 +78,54 @@ public final class KafkaEventPublisher implements AutoCloseable {
             Objects.requireNonNull(topic, "topic"),
             Objects.requireNonNull(key, "key"),
             Objects.requireNonNull(value, "value"));
-    if (closed || !queue.offer(record)) {
-      dropped.incrementAndGet();
+    if (closed) {
+      losses.fault("the publisher is closed");
+      return false;
+    }
+    if (!queue.offer(record)) {
       losses.fault("the queue of " + QUEUE_CAPACITY + " records is full");
       return false;
     }
     return true;
   }
 
-  public Stats stats() {
-    return new Stats(published.get(), dropped.get());
-  }
-
+  /** The sender thread: until closed and the queue is empty. */
   private void send() {
-    while (!closed) {
+    while (!closed || !queue.isEmpty()) {
       Outgoing record;
       try {
-        record = queue.take();
+        record = queue.poll(100, TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
-        return; // closing
+        return; // closing and out of time
+      }
+      if (record == null) {
+        continue;
       }
       try {
         producer.send(
             new ProducerRecord<>(record.topic(), record.key(), record.value()),
             (metadata, failure) -> {
-              if (failure == null) {
-                published.incrementAndGet();
-              } else {
-                dropped.incrementAndGet();
+              if (failure != null) {
                 losses.fault(failure.toString());
               }
             });
       } catch (RuntimeException e) {
-        // a record too large, or the producer closing
-        dropped.incrementAndGet();
+        // a record too large, no metadata within max.block.ms, or the producer closing
         losses.fault(e.toString());
       }
     }
   }
 
-  /** Stops the sender, then gives the producer a few seconds to deliver what it holds. */
+  /**
+   * Takes no more records, gives the sender and the producer {@link #CLOSE_WAIT} to deliver what
+   * they hold, then stops them.
+   */
   @Override
   public void close() {
     closed = true;
-    sender.interrupt();
     try {
+      sender.join(CLOSE_WAIT.toMillis());
+      sender.interrupt();
       sender.join();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

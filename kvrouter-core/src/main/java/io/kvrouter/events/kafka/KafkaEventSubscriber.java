@@ -13,7 +13,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
@@ -52,6 +51,9 @@ public final class KafkaEventSubscriber implements AutoCloseable {
   private static final Duration POLL = Duration.ofMillis(100);
   private static final Duration LOOKUP = Duration.ofSeconds(5);
 
+  /** The pause after a failed read before the next. */
+  private static final Duration RETRY = Duration.ofSeconds(1);
+
   /** Told of each record, on the subscriber's thread. */
   public interface Listener {
     /** One record's value, in its partition's order. */
@@ -61,26 +63,17 @@ public final class KafkaEventSubscriber implements AutoCloseable {
     default void started() {}
   }
 
-  /**
-   * @param records records handed to the listener
-   * @param listenerErrors records the listener threw on (skipped)
-   */
-  public record Stats(boolean started, int partitions, long records, long listenerErrors) {}
-
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final List<String> topics;
   private final Listener listener;
   private final Thread thread;
   private final CountDownLatch started = new CountDownLatch(1);
   private final Set<TopicPartition> assigned = new HashSet<>();
-  private final AtomicLong records = new AtomicLong();
-  private final AtomicLong listenerErrors = new AtomicLong();
   private final FaultLog listenerFaults = FaultLog.of(log, "Kafka records the listener failed on");
 
   /** Brokers unreachable, logins refused, topics not allowed: said at most once a minute. */
-  private final FaultLog lookupFaults = FaultLog.of(log, "failed lookups of the Kafka topics");
+  private final FaultLog lookupFaults = FaultLog.of(log, "failed reads of the Kafka topics");
 
-  private volatile int partitions;
   private volatile boolean closed;
 
   private KafkaEventSubscriber(
@@ -113,30 +106,35 @@ public final class KafkaEventSubscriber implements AutoCloseable {
     return started.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
   }
 
-  public Stats stats() {
-    return new Stats(started.getCount() == 0, partitions, records.get(), listenerErrors.get());
-  }
-
   private void run() {
     long nextLookup = 0;
     try {
       while (!closed) {
-        if (System.nanoTime() - nextLookup >= 0) {
-          boolean starting = started.getCount() > 0;
-          if (lookUpPartitions() && starting) {
-            started.countDown();
-            listener.started();
+        try {
+          if (System.nanoTime() - nextLookup >= 0) {
+            boolean starting = started.getCount() > 0;
+            if (lookUpPartitions() && starting) {
+              started.countDown();
+              listener.started();
+            }
+            // until it starts, look again soon: a topic asked for is often created by that ask
+            nextLookup =
+                System.nanoTime()
+                    + (started.getCount() > 0 ? POLL.toNanos() * 2 : REFRESH.toNanos());
           }
-          // until it starts, look again soon: a topic asked for is often created by that ask
-          nextLookup =
-              System.nanoTime() + (started.getCount() > 0 ? POLL.toNanos() * 2 : REFRESH.toNanos());
-        }
-        if (assigned.isEmpty()) {
-          sleep(POLL);
-          continue;
-        }
-        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
-          deliver(record);
+          if (assigned.isEmpty()) {
+            sleep(POLL);
+            continue;
+          }
+          for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
+            deliver(record);
+          }
+        } catch (WakeupException closing) {
+          throw closing;
+        } catch (KafkaException e) {
+          // a refused login, a lost permission, a broker gone: said once a minute, tried again
+          lookupFaults.fault("reading " + topics + ": " + e);
+          sleep(RETRY);
         }
       }
     } catch (WakeupException closing) {
@@ -149,14 +147,12 @@ public final class KafkaEventSubscriber implements AutoCloseable {
   }
 
   private void deliver(ConsumerRecord<byte[], byte[]> record) {
-    records.incrementAndGet();
     if (record.value() == null) {
       return; // a tombstone: nothing to apply
     }
     try {
       listener.record(record.topic(), record.value());
     } catch (RuntimeException e) {
-      listenerErrors.incrementAndGet();
       listenerFaults.fault(e.toString());
     }
   }
@@ -172,10 +168,18 @@ public final class KafkaEventSubscriber implements AutoCloseable {
       for (String topic : topics) {
         List<PartitionInfo> infos = consumer.partitionsFor(topic, LOOKUP);
         if (infos == null || infos.isEmpty()) {
-          return false; // not there yet: every topic's start is taken together
+          // not there yet (every topic's start is taken together)
+          lookupFaults.fault(
+              "topic "
+                  + topic
+                  + " does not exist yet (a broker that creates topics on first use makes it"
+                  + " now; else create it)");
+          return false;
         }
         infos.forEach(info -> found.add(new TopicPartition(info.topic(), info.partition())));
       }
+    } catch (WakeupException closing) {
+      throw closing;
     } catch (KafkaException e) {
       lookupFaults.fault("the partitions of " + topics + ": " + e);
       return false;
@@ -197,6 +201,8 @@ public final class KafkaEventSubscriber implements AutoCloseable {
         consumer.seekToBeginning(fresh);
         log.info("Following new Kafka partitions {} from their beginnings", fresh);
       }
+    } catch (WakeupException closing) {
+      throw closing;
     } catch (KafkaException e) {
       // the broker did not say where the ends are: try again at the next lookup
       consumer.assign(assigned);
@@ -204,7 +210,6 @@ public final class KafkaEventSubscriber implements AutoCloseable {
       return false;
     }
     assigned.addAll(fresh);
-    partitions = assigned.size();
     return true;
   }
 
