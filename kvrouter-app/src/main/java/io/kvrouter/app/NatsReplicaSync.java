@@ -1,6 +1,7 @@
 package io.kvrouter.app;
 
 import io.kvrouter.common.FaultLog;
+import io.kvrouter.common.Outbox;
 import io.kvrouter.common.Ticker;
 import io.kvrouter.config.EventPlaneConfig;
 import io.kvrouter.events.nats.NatsEventPublisher;
@@ -16,9 +17,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,16 +49,16 @@ final class NatsReplicaSync implements ReplicaSync, AutoCloseable {
   private final String subject;
   private final EventPlaneConfig scope;
   private final NatsEventPublisher publisher;
-  private final BlockingQueue<ActiveSequenceEvent> outbox =
-      new ArrayBlockingQueue<>(OUTBOX_CAPACITY);
-  private final Thread sender;
+  private final Outbox<ActiveSequenceEvent> outbox;
   private final Counter sent;
   private final Counter dropped;
   private final Counter received;
   private final MeterRegistry meters;
   private final FaultLog overflow = FaultLog.of(log, "replica sync events not sent");
   private volatile NatsEventSubscriber subscriber;
-  private volatile boolean closed;
+
+  /** The envelopes' sequence numbers; the outbox's thread only. */
+  private long sequence;
 
   private NatsReplicaSync(EventPlaneConfig scope, MeterRegistry meters) {
     SecureRandom random = new SecureRandom();
@@ -80,8 +78,16 @@ final class NatsReplicaSync implements ReplicaSync, AutoCloseable {
     this.sent = counter(meters, "sent");
     this.dropped = counter(meters, "dropped");
     this.received = counter(meters, "received");
-    this.sender = new Thread(this::send, "kvrouter-replica-sync");
-    sender.setDaemon(true);
+    // a worker named otherwise than by a Dynamo worker id, a message above NATS's limit
+    this.outbox =
+        new Outbox<>(
+            "kvrouter-replica-sync",
+            OUTBOX_CAPACITY,
+            this::send,
+            e -> {
+              dropped.increment();
+              overflow.fault(e.toString());
+            });
   }
 
   /**
@@ -90,7 +96,7 @@ final class NatsReplicaSync implements ReplicaSync, AutoCloseable {
    */
   static NatsReplicaSync start(EventPlaneConfig scope, MeterRegistry meters) {
     NatsReplicaSync sync = new NatsReplicaSync(scope, meters);
-    sync.sender.start();
+    sync.outbox.start();
     log.info(
         "Replica sync: router id {} on {} at {}",
         Long.toUnsignedString(sync.routerId),
@@ -112,12 +118,16 @@ final class NatsReplicaSync implements ReplicaSync, AutoCloseable {
 
   @Override
   public void publish(ActiveSequenceEvent event) {
-    if (closed) {
-      dropped.increment();
-      overflow.fault("the router is stopping");
-    } else if (!outbox.offer(event)) {
-      dropped.increment();
-      overflow.fault("the outbox of " + OUTBOX_CAPACITY + " events is full");
+    switch (outbox.offer(event)) {
+      case FULL -> {
+        dropped.increment();
+        overflow.fault("the outbox of " + OUTBOX_CAPACITY + " events is full");
+      }
+      case CLOSED -> {
+        dropped.increment();
+        overflow.fault("the router is stopping");
+      }
+      case QUEUED -> {}
     }
   }
 
@@ -155,42 +165,21 @@ final class NatsReplicaSync implements ReplicaSync, AutoCloseable {
     return ActiveSequenceEventCodec.decode(envelope.payload());
   }
 
-  /**
-   * The sender thread: encodes each event in order, with the envelope's next sequence number, until
-   * closed and the outbox is empty.
-   */
-  private void send() {
-    long sequence = 0;
-    while (!closed || !outbox.isEmpty()) {
-      ActiveSequenceEvent event;
-      try {
-        event = outbox.poll(100, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        return; // closing and out of time
-      }
-      if (event == null) {
-        continue;
-      }
-      try {
-        byte[] message =
-            EventEnvelopeCodec.encodeEnvelope(
-                new EventEnvelope(
-                    publisherId,
-                    sequence++,
-                    System.currentTimeMillis(),
-                    ActiveSequenceEventCodec.TOPIC,
-                    ActiveSequenceEventCodec.encode(event)));
-        if (publisher.publish(subject, message)) {
-          sent.increment();
-        } else {
-          dropped.increment();
-          overflow.fault("NATS at " + scope.natsServer() + " took no message (see its log)");
-        }
-      } catch (RuntimeException e) {
-        // a worker named otherwise than by a Dynamo worker id, a message above NATS's limit
-        dropped.increment();
-        overflow.fault(e.toString());
-      }
+  /** On the outbox's thread: one event in its envelope, with the next sequence number. */
+  private void send(ActiveSequenceEvent event) {
+    byte[] message =
+        EventEnvelopeCodec.encodeEnvelope(
+            new EventEnvelope(
+                publisherId,
+                sequence++,
+                System.currentTimeMillis(),
+                ActiveSequenceEventCodec.TOPIC,
+                ActiveSequenceEventCodec.encode(event)));
+    if (publisher.publish(subject, message)) {
+      sent.increment();
+    } else {
+      dropped.increment();
+      overflow.fault("NATS at " + scope.natsServer() + " took no message (see its log)");
     }
   }
 
@@ -200,15 +189,7 @@ final class NatsReplicaSync implements ReplicaSync, AutoCloseable {
    */
   @Override
   public void close() {
-    closed = true;
-    try {
-      sender.join(CLOSE_WAIT.toMillis());
-      sender.interrupt();
-      sender.join();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    int unsent = outbox.size();
+    int unsent = outbox.close(CLOSE_WAIT);
     if (unsent > 0) {
       dropped.increment(unsent);
       log.warn("Replica sync stopped with {} events unsent", unsent);

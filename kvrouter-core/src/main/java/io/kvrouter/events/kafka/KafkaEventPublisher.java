@@ -1,13 +1,11 @@
 package io.kvrouter.events.kafka;
 
 import io.kvrouter.common.FaultLog;
+import io.kvrouter.common.Outbox;
 import io.kvrouter.config.KafkaConfig;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Properties;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -40,15 +38,12 @@ public final class KafkaEventPublisher implements AutoCloseable {
   private record Outgoing(String topic, String key, byte[] value) {}
 
   private final KafkaProducer<String, byte[]> producer;
-  private final BlockingQueue<Outgoing> queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
-  private final Thread sender;
   private final FaultLog losses = FaultLog.of(log, "Kafka records lost");
-  private volatile boolean closed;
+  private final Outbox<Outgoing> outbox;
 
   private KafkaEventPublisher(KafkaProducer<String, byte[]> producer, String name) {
     this.producer = producer;
-    this.sender = new Thread(this::send, name);
-    sender.setDaemon(true);
+    this.outbox = new Outbox<>(name, QUEUE_CAPACITY, this::send, e -> losses.fault(e.toString()));
   }
 
   /**
@@ -67,53 +62,35 @@ public final class KafkaEventPublisher implements AutoCloseable {
         new KafkaEventPublisher(
             new KafkaProducer<>(properties, new StringSerializer(), new ByteArraySerializer()),
             "kafka-publisher-" + clientId);
-    publisher.sender.start();
+    publisher.outbox.start();
     return publisher;
   }
 
-  /** Queues one record; false (and counted) when the queue is full or the publisher closed. */
+  /** Queues one record; false (and logged) when the queue is full or the publisher closed. */
   public boolean publish(String topic, String key, byte[] value) {
-    Outgoing record =
-        new Outgoing(
-            Objects.requireNonNull(topic, "topic"),
-            Objects.requireNonNull(key, "key"),
-            Objects.requireNonNull(value, "value"));
-    if (closed) {
-      losses.fault("the publisher is closed");
-      return false;
+    Outbox.Offered offered =
+        outbox.offer(
+            new Outgoing(
+                Objects.requireNonNull(topic, "topic"),
+                Objects.requireNonNull(key, "key"),
+                Objects.requireNonNull(value, "value")));
+    switch (offered) {
+      case FULL -> losses.fault("the queue of " + QUEUE_CAPACITY + " records is full");
+      case CLOSED -> losses.fault("the publisher is closed");
+      case QUEUED -> {}
     }
-    if (!queue.offer(record)) {
-      losses.fault("the queue of " + QUEUE_CAPACITY + " records is full");
-      return false;
-    }
-    return true;
+    return offered == Outbox.Offered.QUEUED;
   }
 
-  /** The sender thread: until closed and the queue is empty. */
-  private void send() {
-    while (!closed || !queue.isEmpty()) {
-      Outgoing record;
-      try {
-        record = queue.poll(100, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        return; // closing and out of time
-      }
-      if (record == null) {
-        continue;
-      }
-      try {
-        producer.send(
-            new ProducerRecord<>(record.topic(), record.key(), record.value()),
-            (metadata, failure) -> {
-              if (failure != null) {
-                losses.fault(failure.toString());
-              }
-            });
-      } catch (RuntimeException e) {
-        // a record too large, no metadata within max.block.ms, or the producer closing
-        losses.fault(e.toString());
-      }
-    }
+  /** On the outbox's thread; a record too large or the producer closing throws. */
+  private void send(Outgoing record) {
+    producer.send(
+        new ProducerRecord<>(record.topic(), record.key(), record.value()),
+        (metadata, failure) -> {
+          if (failure != null) {
+            losses.fault(failure.toString());
+          }
+        });
   }
 
   /**
@@ -122,13 +99,9 @@ public final class KafkaEventPublisher implements AutoCloseable {
    */
   @Override
   public void close() {
-    closed = true;
-    try {
-      sender.join(CLOSE_WAIT.toMillis());
-      sender.interrupt();
-      sender.join();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    int unsent = outbox.close(CLOSE_WAIT);
+    if (unsent > 0) {
+      losses.fault(unsent + " records unsent at close");
     }
     producer.close(CLOSE_WAIT);
   }
