@@ -18,9 +18,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -197,46 +194,5 @@ class KafkaKvEventsIT {
               });
     }
     return ids;
-  }
-
-  /** Completions sent one after another through a router, on a thread of their own. */
-  private static final class Traffic {
-    private final AtomicBoolean sending = new AtomicBoolean(true);
-    private final AtomicInteger answered = new AtomicInteger();
-    private final CompletableFuture<Void> done;
-
-    private Traffic(RouterFixture router, List<String> prompts) {
-      done =
-          CompletableFuture.runAsync(
-              () -> {
-                for (int i = 0; sending.get(); i++) {
-                  try {
-                    send(router, List.of(prompts.get(i % prompts.size())));
-                  } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                  }
-                  answered.incrementAndGet();
-                }
-              });
-    }
-
-    static Traffic start(RouterFixture router, List<String> prompts) {
-      return new Traffic(router, prompts);
-    }
-
-    /** Waits until {@code count} more requests were answered. */
-    void awaitMore(int count) {
-      int target = answered.get() + count;
-      Awaitility.await()
-          .atMost(Duration.ofSeconds(60))
-          .until(() -> answered.get() >= target || done.isDone());
-      assertThat(done).as("the traffic failed").isNotCompletedExceptionally();
-    }
-
-    /** Stops sending; every request was answered with 200, or this throws. */
-    void stop() throws Exception {
-      sending.set(false);
-      done.get();
-    }
   }
 }

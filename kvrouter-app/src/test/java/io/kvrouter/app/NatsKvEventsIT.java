@@ -24,10 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -133,33 +130,13 @@ class NatsKvEventsIT {
               .isEqualTo(2);
 
           // (e) NATS dies and comes back while requests keep coming
-          AtomicBoolean sending = new AtomicBoolean(true);
-          AtomicInteger answered = new AtomicInteger();
-          List<String> prompts = workload(random, 1000);
-          CompletableFuture<Void> traffic =
-              CompletableFuture.runAsync(
-                  () -> {
-                    for (int i = 0; sending.get(); i++) {
-                      try {
-                        send(router, List.of(prompts.get(i % prompts.size())));
-                      } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                      }
-                      answered.incrementAndGet();
-                    }
-                  });
-          Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> answered.get() >= 10);
+          Traffic traffic = Traffic.start(router, workload(random, 1000));
+          traffic.awaitMore(10);
           nats.stop();
-          int before = answered.get();
-          Awaitility.await()
-              .atMost(Duration.ofSeconds(10))
-              .until(() -> answered.get() >= before + 20);
+          traffic.awaitMore(20);
           nats.restart();
-          Awaitility.await()
-              .atMost(Duration.ofSeconds(10))
-              .until(() -> answered.get() >= before + 40);
-          sending.set(false);
-          traffic.get(); // every request was answered with 200, or this throws
+          traffic.awaitMore(20);
+          traffic.stop(); // every request was answered with 200, or this throws
           awaitConverged(router, workers);
           // after the reconnect every worker is asked for its state again; the first questions
           // may find a worker not yet reconnected, and are asked again (up to 5 s apart)
