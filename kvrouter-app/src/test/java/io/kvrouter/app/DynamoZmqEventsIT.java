@@ -77,7 +77,7 @@ class DynamoZmqEventsIT {
       // that the worker's first envelope names: a v1.5 worker serves recovery nowhere else
       // (discovery would name it before any event)
       try (RouterFixture router = RouterFixture.start(flags)) {
-        send(router, workload(random, 30));
+        KvConvergence.sendUntilEveryWorkerServed(router, workers, random);
         awaitConverged(router, workers);
         String metrics = Http.get(router.baseUrl + "/metrics").body();
         assertThat(KvConvergence.perWorker(metrics, "kvrouter_kv_event_resets_total", "51"))

@@ -130,6 +130,30 @@ final class KvConvergence {
     }
   }
 
+  /**
+   * Sends workloads of 30 prompts until every worker has served one more request than before: a
+   * Dynamo v1.5 worker is asked for its state only once a router has heard it publish, and the KV
+   * router may send a short workload to one worker only.
+   */
+  static void sendUntilEveryWorkerServed(
+      RouterFixture router, Map<String, WorkerProcess> workers, Random random) throws Exception {
+    Map<String, Double> before = new HashMap<>();
+    for (Map.Entry<String, WorkerProcess> w : workers.entrySet()) {
+      before.put(w.getKey(), w.getValue().metric("dynamo_component_requests_total"));
+    }
+    for (int round = 0; round < 20; round++) {
+      send(router, workload(random, 30));
+      boolean all = true;
+      for (Map.Entry<String, WorkerProcess> w : workers.entrySet()) {
+        all &= w.getValue().metric("dynamo_component_requests_total") > before.get(w.getKey());
+      }
+      if (all) {
+        return;
+      }
+    }
+    throw new AssertionError("600 requests and a worker served none of them: " + workers.keySet());
+  }
+
   /** Where a rank's true cache is read from, for {@link #awaitIndexEquals}. */
   interface Cache {
     Set<Block> blocks() throws Exception;
