@@ -85,21 +85,12 @@ final class EventPlane implements WorkerEventSources {
       return new EventPlane(List.of(), List.of(engines), null);
     }
     // config validation keeps --mock-workers out of the nats and kafka planes
-    if (scope.events().kind() == EventPlaneKind.NATS) {
-      return new EventPlane(
-          List.of(),
-          List.of(
-              NatsKvEvents.start(scope.events(), router, plane, scope.publishers(), meters),
-              engines),
-          null);
-    }
-    if (scope.events().kind() == EventPlaneKind.KAFKA) {
-      return new EventPlane(
-          List.of(),
-          List.of(
-              KafkaKvEvents.start(scope.events(), router, plane, scope.publishers(), meters),
-              engines),
-          null);
+    if (scope.events().kind() != EventPlaneKind.ZMQ) {
+      SharedFeed feed =
+          scope.events().kind() == EventPlaneKind.NATS
+              ? NatsKvEvents.start(scope.events(), router, plane, scope.publishers(), meters)
+              : KafkaKvEvents.start(scope.events(), router, plane, scope.publishers(), meters);
+      return new EventPlane(List.of(), List.of(feed, engines), null);
     }
     List<ZmqEventPublisher> publishers = new ArrayList<>();
     List<WorkerEventSources> sources = new ArrayList<>(List.of(engines));

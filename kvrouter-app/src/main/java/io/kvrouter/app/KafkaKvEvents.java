@@ -1,10 +1,8 @@
 package io.kvrouter.app;
 
 import io.kvrouter.config.EventPlaneConfig;
-import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.events.kafka.KafkaEventSubscriber;
 import io.kvrouter.events.kafka.KafkaTopics;
-import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
 import io.kvrouter.routing.Router;
 import io.kvrouter.transport.RequestPlane;
@@ -26,22 +24,16 @@ import org.slf4j.LoggerFactory;
  * as on the other planes). At its start the router reads from the topics' ends and asks each worker
  * for its state ({@link SharedFeed}).
  */
-final class KafkaKvEvents implements WorkerEventSources {
+final class KafkaKvEvents {
   private static final Logger log = LoggerFactory.getLogger(KafkaKvEvents.class);
 
   /** The longest the router's start waits for the topics' ends. */
   static final Duration START_WAIT = Duration.ofSeconds(10);
 
-  private final SharedFeed feed;
-  private final KafkaEventSubscriber subscriber;
-
-  private KafkaKvEvents(SharedFeed feed, KafkaEventSubscriber subscriber) {
-    this.feed = feed;
-    this.subscriber = subscriber;
-  }
+  private KafkaKvEvents() {}
 
   /** Subscribes; the workers are followed as they join. Blocks up to {@link #START_WAIT}. */
-  static KafkaKvEvents start(
+  static SharedFeed start(
       EventPlaneConfig config,
       Router router,
       RequestPlane plane,
@@ -80,8 +72,9 @@ final class KafkaKvEvents implements WorkerEventSources {
                   feed.up();
                 }
               });
+      feed.attach(subscriber);
       awaitStarted(config, subscriber, events, loads);
-      return new KafkaKvEvents(feed, subscriber);
+      return feed;
     } catch (RuntimeException e) {
       feed.close();
       throw e;
@@ -108,21 +101,5 @@ final class KafkaKvEvents implements WorkerEventSources {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  @Override
-  public void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
-    feed.follow(worker, endpoint);
-  }
-
-  @Override
-  public void unfollow(String workerId) {
-    feed.unfollow(workerId);
-  }
-
-  @Override
-  public void close() {
-    subscriber.close();
-    feed.close();
   }
 }

@@ -3,12 +3,10 @@ package io.kvrouter.app;
 import io.kvrouter.common.Ticker;
 import io.kvrouter.config.EventPlaneConfig;
 import io.kvrouter.config.NatsEventFormat;
-import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.events.nats.NatsEventSubscriber;
 import io.kvrouter.events.nats.NatsSubjects;
 import io.kvrouter.metrics.MetricNames;
-import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
 import io.kvrouter.protocol.dynamo.EventEnvelopeCodec;
 import io.kvrouter.protocol.dynamo.WorkerLoadCodec;
@@ -42,24 +40,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The subjects are shared by every worker ({@link SharedFeed}).
  */
-final class NatsKvEvents implements WorkerEventSources {
+final class NatsKvEvents {
   private static final Logger log = LoggerFactory.getLogger(NatsKvEvents.class);
 
   /** The longest the router's start waits for its NATS subscriptions. */
   static final Duration SUBSCRIBE_WAIT = Duration.ofSeconds(10);
 
-  private final SharedFeed feed;
-  private final NatsEventSubscriber events;
-  private final NatsEventSubscriber loads;
-
-  private NatsKvEvents(SharedFeed feed, NatsEventSubscriber events, NatsEventSubscriber loads) {
-    this.feed = feed;
-    this.events = events;
-    this.loads = loads;
-  }
+  private NatsKvEvents() {}
 
   /** Subscribes; the workers are followed as they join. */
-  static NatsKvEvents start(
+  static SharedFeed start(
       EventPlaneConfig config,
       Router router,
       RequestPlane plane,
@@ -68,8 +58,6 @@ final class NatsKvEvents implements WorkerEventSources {
     boolean enveloped = config.natsFormat() == NatsEventFormat.ENVELOPE;
     SharedFeed feed = SharedFeed.create(router, plane, config.durable(), publishers, meters);
     DynamoEventFollower follower = feed.follower;
-    StartedParts started = new StartedParts();
-    started.add("KV event follower", follower);
     try {
       String subject =
           NatsSubjects.kvEvents(
@@ -109,14 +97,15 @@ final class NatsKvEvents implements WorkerEventSources {
                 }
               },
               Ticker.SYSTEM);
-      started.add("KV event subscription", events);
+      feed.attach(events);
       countOversized(meters, "dynamo", events);
       NatsEventSubscriber loads = followLoads(config, router, meters);
+      feed.attach(loads);
       countOversized(meters, "dynamo-load", loads);
       awaitSubscribed(config, events, loads);
-      return new NatsKvEvents(feed, events, loads);
+      return feed;
     } catch (RuntimeException e) {
-      started.closeParts();
+      feed.close();
       throw e;
     }
   }
@@ -173,22 +162,5 @@ final class NatsKvEvents implements WorkerEventSources {
                     : WorkerLoadCodec::decode)
             ::accept,
         Ticker.SYSTEM);
-  }
-
-  @Override
-  public void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
-    feed.follow(worker, endpoint);
-  }
-
-  @Override
-  public void unfollow(String workerId) {
-    feed.unfollow(workerId);
-  }
-
-  @Override
-  public void close() {
-    loads.close();
-    events.close();
-    feed.close();
   }
 }

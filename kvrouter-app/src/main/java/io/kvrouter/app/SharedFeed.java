@@ -7,21 +7,28 @@ import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.routing.Router;
 import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The workers followed on an event plane where every worker's Dynamo events come through one feed
- * (a NATS subject, a Kafka topic): the {@link DynamoEventFollower} that applies them, and which
- * ranks it asks for their state.
+ * (a NATS subject, a Kafka topic): the {@link DynamoEventFollower} that applies them, which ranks
+ * it asks for their state, and the subscriptions that feed it ({@link #attach}), closed with it.
+ * {@link NatsKvEvents} and {@link KafkaKvEvents} build one for their transport.
  *
  * <p>The feed is shared by every worker, so a worker joining or leaving changes no subscription: a
  * joining worker's ranks are asked for their state once the feed is up (so that nothing published
  * after the answer is missed), and a leaving worker is forgotten by the follower, which drops its
  * events from then on.
  */
-final class SharedFeed {
+final class SharedFeed implements WorkerEventSources {
+  private static final Logger log = LoggerFactory.getLogger(SharedFeed.class);
+
   final DynamoEventFollower follower;
   private final Router router;
   private final Map<String, WorkerEndpoint> endpoints;
@@ -31,6 +38,9 @@ final class SharedFeed {
   private final Set<WorkerRank> ranks = ConcurrentHashMap.newKeySet();
 
   private volatile boolean up;
+
+  /** The subscriptions feeding the follower, in the order they were attached. */
+  private final List<AutoCloseable> subscriptions = new CopyOnWriteArrayList<>();
 
   private SharedFeed(
       DynamoEventFollower follower,
@@ -63,6 +73,11 @@ final class SharedFeed {
         publishers);
   }
 
+  /** Closes {@code subscription} with the feed, before the follower. */
+  void attach(AutoCloseable subscription) {
+    subscriptions.add(subscription);
+  }
+
   /** The feed is up for the first time: every rank followed so far is asked for its state. */
   void up() {
     up = true;
@@ -70,7 +85,8 @@ final class SharedFeed {
   }
 
   /** Follows {@code worker}'s ranks; they are asked for their state now if the feed is up. */
-  void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
+  @Override
+  public void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
     endpoints.put(worker.id(), endpoint);
     DynamoFollowing.reportFeeds(router, follower, worker);
     if (!publishers.answersQueries(worker.id())) {
@@ -85,13 +101,23 @@ final class SharedFeed {
     }
   }
 
-  void unfollow(String workerId) {
+  @Override
+  public void unfollow(String workerId) {
     ranks.removeIf(rank -> rank.workerId().equals(workerId));
     follower.forget(workerId);
     endpoints.remove(workerId);
   }
 
-  void close() {
+  /** Closes the subscriptions, the last attached first, then the follower. */
+  @Override
+  public void close() {
+    for (int i = subscriptions.size() - 1; i >= 0; i--) {
+      try {
+        subscriptions.get(i).close();
+      } catch (Exception e) {
+        log.warn("closing a KV event subscription failed", e);
+      }
+    }
     follower.close();
   }
 }

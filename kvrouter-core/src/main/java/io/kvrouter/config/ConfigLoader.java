@@ -410,21 +410,20 @@ public final class ConfigLoader {
     if (kind != EventPlaneKind.KAFKA) {
       return;
     }
-    Map<String, String> parts = new java.util.LinkedHashMap<>();
-    parts.put(NAMESPACE.flag(), namespace);
-    parts.put(COMPONENT.flag(), component);
-    parts.put(ENDPOINT.flag(), endpoint);
-    parts.forEach(
-        (flag, value) -> {
-          if (!value.matches("[A-Za-z0-9._-]+")) {
-            throw new ConfigException(
-                flag
-                    + " '"
-                    + value
-                    + "' cannot be part of a Kafka topic name (--event-plane kafka): use letters,"
-                    + " digits, '.', '_' and '-'");
-          }
-        });
+    checkTopicPart(NAMESPACE.flag(), namespace);
+    checkTopicPart(COMPONENT.flag(), component);
+    checkTopicPart(ENDPOINT.flag(), endpoint);
+  }
+
+  private static void checkTopicPart(String flag, String value) {
+    if (!KafkaConfig.isTopicText(value)) {
+      throw new ConfigException(
+          flag
+              + " '"
+              + value
+              + "' cannot be part of a Kafka topic name (--event-plane kafka): use letters,"
+              + " digits, '.', '_' and '-'");
+    }
   }
 
   /** The Kafka plane's settings, for routers and workers. */

@@ -2,6 +2,7 @@ package io.kvrouter.config;
 
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * Where the Kafka event plane is ({@code --event-plane kafka}), for routers and workers alike.
@@ -14,6 +15,14 @@ import java.util.Objects;
 public record KafkaConfig(String bootstrapServers, String topicPrefix, Path clientConfig) {
   /** Kafka's usual local address, and our topic prefix. */
   public static final KafkaConfig DEFAULTS = new KafkaConfig("localhost:9092", "kvrouter", null);
+
+  /** What Kafka allows in a topic name: letters, digits, {@code .}, {@code _} and {@code -}. */
+  private static final Pattern TOPIC_CHARACTERS = Pattern.compile("[A-Za-z0-9._-]+");
+
+  /** Whether {@code text} holds only characters Kafka allows in topic names (and one at least). */
+  public static boolean isTopicText(String text) {
+    return TOPIC_CHARACTERS.matcher(text).matches();
+  }
 
   public KafkaConfig {
     Objects.requireNonNull(bootstrapServers, "bootstrapServers");

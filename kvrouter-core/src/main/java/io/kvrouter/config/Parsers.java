@@ -116,7 +116,7 @@ final class Parsers {
 
   /** A prefix of Kafka topic names: letters, digits, {@code .}, {@code _} and {@code -}. */
   static String topicPrefix(String raw) {
-    if (!nonEmpty(raw).matches("[A-Za-z0-9._-]{1,100}")) {
+    if (!KafkaConfig.isTopicText(raw) || raw.length() > 100) {
       throw new IllegalArgumentException(
           "'" + raw + "' holds a character Kafka does not allow in topic names");
     }

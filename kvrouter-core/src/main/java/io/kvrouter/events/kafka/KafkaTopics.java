@@ -2,7 +2,6 @@ package io.kvrouter.events.kafka;
 
 import io.kvrouter.config.KafkaConfig;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * The topics of the Kafka event plane. An endpoint's workers publish on two topics of their own,
@@ -19,9 +18,6 @@ import java.util.regex.Pattern;
  * its data-parallel ranks included, lands in one partition, in order.
  */
 public final class KafkaTopics {
-  /** What Kafka allows in a topic name. */
-  private static final Pattern LEGAL = Pattern.compile("[A-Za-z0-9._-]+");
-
   /** Kafka's longest topic name. */
   private static final int MAX_LENGTH = 249;
 
@@ -47,7 +43,7 @@ public final class KafkaTopics {
             Objects.requireNonNull(component, "component"),
             Objects.requireNonNull(endpoint, "endpoint"),
             suffix);
-    if (!LEGAL.matcher(name).matches() || name.length() > MAX_LENGTH) {
+    if (!KafkaConfig.isTopicText(name) || name.length() > MAX_LENGTH) {
       throw new IllegalArgumentException(
           "Kafka topic '"
               + name
