@@ -9,6 +9,7 @@ import io.kvrouter.config.WorkerSpec.KvEventSource;
 import io.kvrouter.discovery.EventChannelRecord;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.snapshot.IndexSnapshot;
 import io.kvrouter.routing.Router;
 import io.kvrouter.transport.RequestPlane;
 import io.kvrouter.worker.SimulatedEngine;
@@ -36,13 +37,18 @@ final class EventPlane implements WorkerEventSources {
   /** The Dynamo ZMQ subscriptions, or null on NATS or without KV events. */
   private final ZmqDynamoEvents dynamoZmq;
 
+  /** The keeper of the index snapshots ({@code --router-index-snapshots}), or null. */
+  private final IndexSnapshotKeeper snapshots;
+
   private EventPlane(
       List<ZmqEventPublisher> publishers,
       List<WorkerEventSources> sources,
-      ZmqDynamoEvents dynamoZmq) {
+      ZmqDynamoEvents dynamoZmq,
+      IndexSnapshotKeeper snapshots) {
     this.publishers = publishers;
     this.sources = sources;
     this.dynamoZmq = dynamoZmq;
+    this.snapshots = snapshots;
   }
 
   /** The worker id of the {@code index}th (from 0) simulated worker. */
@@ -53,6 +59,7 @@ final class EventPlane implements WorkerEventSources {
   /**
    * What one model's event plane follows.
    *
+   * @param model the model's name (an index snapshot is the endpoint's and the model's)
    * @param events the plane, and on NATS the endpoint whose subjects carry the model's events
    * @param blockSize the model's KV block size (vLLM's events name no block size)
    * @param discovered whether the workers come from discovery: their Dynamo ZMQ publishers are then
@@ -62,6 +69,7 @@ final class EventPlane implements WorkerEventSources {
    *     DiscoveredPublishers#NONE} without discovery)
    */
   record Scope(
+      String model,
       EventPlaneConfig events,
       int blockSize,
       boolean discovered,
@@ -82,15 +90,11 @@ final class EventPlane implements WorkerEventSources {
     // plain engines report their load on /metrics, in every mode
     EngineMetrics engines = new EngineMetrics(vertx, router, scope.blockSize());
     if (config.routerMode() != RouterMode.KV || !config.kv().kvEvents()) {
-      return new EventPlane(List.of(), List.of(engines), null);
+      return new EventPlane(List.of(), List.of(engines), null, null);
     }
     // config validation keeps --mock-workers out of the nats and kafka planes
     if (scope.events().kind() != EventPlaneKind.ZMQ) {
-      SharedFeed feed =
-          scope.events().kind() == EventPlaneKind.NATS
-              ? NatsKvEvents.start(scope.events(), router, plane, scope.publishers(), meters)
-              : KafkaKvEvents.start(scope.events(), router, plane, scope.publishers(), meters);
-      return new EventPlane(List.of(), List.of(feed, engines), null);
+      return startSharedFeed(config, scope, router, plane, meters, engines);
     }
     List<ZmqEventPublisher> publishers = new ArrayList<>();
     List<WorkerEventSources> sources = new ArrayList<>(List.of(engines));
@@ -112,10 +116,45 @@ final class EventPlane implements WorkerEventSources {
         publishers.add(
             SimulatedWorkerEvents.publish(engine, ZmqEventPublisher.Options.defaults("127.0.0.1")));
       }
-      return new EventPlane(publishers, sources, dynamo);
+      return new EventPlane(publishers, sources, dynamo, null);
     } catch (RuntimeException e) {
       // nothing of a half-started event plane may outlive the failed start
-      new EventPlane(publishers, sources, dynamo).close();
+      new EventPlane(publishers, sources, dynamo, null).close();
+      throw e;
+    }
+  }
+
+  /**
+   * The nats or kafka plane: one feed for every worker, started from the fleet's index snapshot
+   * when there is one and {@code --router-index-snapshots} asks for it.
+   */
+  private static EventPlane startSharedFeed(
+      RouterConfig config,
+      Scope scope,
+      Router router,
+      RequestPlane plane,
+      MeterRegistry meters,
+      EngineMetrics engines) {
+    IndexSnapshotKeeper keeper =
+        config.indexSnapshots().enabled()
+            ? IndexSnapshotKeeper.of(config.indexSnapshots(), scope.events(), scope.model(), meters)
+            : null;
+    try {
+      Optional<IndexSnapshot> snapshot = keeper == null ? Optional.empty() : keeper.load();
+      SharedFeed feed =
+          scope.events().kind() == EventPlaneKind.NATS
+              ? NatsKvEvents.start(
+                  scope.events(), router, plane, scope.publishers(), snapshot, meters)
+              : KafkaKvEvents.start(
+                  scope.events(), router, plane, scope.publishers(), snapshot, meters);
+      if (keeper != null) {
+        keeper.startWriting(feed.follower, () -> router.dumpKvIndex().orElseThrow());
+      }
+      return new EventPlane(List.of(), List.of(feed, engines), null, keeper);
+    } catch (RuntimeException e) {
+      if (keeper != null) {
+        keeper.close();
+      }
       throw e;
     }
   }
@@ -181,6 +220,9 @@ final class EventPlane implements WorkerEventSources {
   /** Stops subscribers, then publishers; blocks until their threads end (not for an event loop). */
   @Override
   public void close() {
+    if (snapshots != null) {
+      snapshots.close(); // no snapshot is taken of a closing feed
+    }
     try {
       for (WorkerEventSources source : sources) {
         try {

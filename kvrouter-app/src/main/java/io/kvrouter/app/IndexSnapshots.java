@@ -2,11 +2,9 @@ package io.kvrouter.app;
 
 import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.protocol.RouterEvent;
-import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.snapshot.IndexSnapshot;
 import io.kvrouter.routing.index.KvEventSink;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -29,12 +27,9 @@ final class IndexSnapshots {
    * A snapshot of what the router holds now.
    *
    * @param dump the router's index dump ({@code Router.dumpKvIndex})
-   * @param offsets the event log's positions, read together with the follower's; empty off a log
    */
   static CompletionStage<IndexSnapshot> take(
-      DynamoEventFollower follower,
-      Supplier<CompletionStage<List<RouterEvent>>> dump,
-      Map<String, Long> offsets) {
+      DynamoEventFollower follower, Supplier<CompletionStage<List<RouterEvent>>> dump) {
     return follower
         .positions()
         .thenCompose(
@@ -43,20 +38,23 @@ final class IndexSnapshots {
                     .thenApply(
                         events ->
                             new IndexSnapshot(
-                                System.currentTimeMillis(), events, positions, offsets)));
+                                System.currentTimeMillis(),
+                                events,
+                                positions.lastEventIds(),
+                                positions.logOffsets())));
   }
 
   /**
    * Starts from {@code snapshot}: its events go into the index, and each rank whose position it
-   * holds asks its worker only for what came after. Called before the follower hears any live event
-   * of those ranks; ranks the snapshot has no position for are left to the usual start.
+   * holds goes on from there ({@link DynamoEventFollower#restore}; {@link
+   * DynamoEventFollower#catchUp} then asks for what came after). Called before the follower hears
+   * any live event of those ranks; ranks the snapshot has no position for are left to the usual
+   * start.
    */
   static void restore(IndexSnapshot snapshot, KvEventSink index, DynamoEventFollower follower) {
     for (RouterEvent event : snapshot.events()) {
       index.apply(event.worker(), event.event());
     }
-    for (Map.Entry<WorkerRank, Long> position : snapshot.lastEventIds().entrySet()) {
-      follower.resume(position.getKey(), position.getValue());
-    }
+    snapshot.lastEventIds().forEach(follower::restore);
   }
 }

@@ -4,11 +4,14 @@ import io.kvrouter.config.EventPlaneConfig;
 import io.kvrouter.events.kafka.KafkaEventSubscriber;
 import io.kvrouter.events.kafka.KafkaTopics;
 import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
+import io.kvrouter.protocol.snapshot.IndexSnapshot;
 import io.kvrouter.routing.Router;
 import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,16 +35,22 @@ final class KafkaKvEvents {
 
   private KafkaKvEvents() {}
 
-  /** Subscribes; the workers are followed as they join. Blocks up to {@link #START_WAIT}. */
+  /**
+   * Subscribes; the workers are followed as they join. With a {@code snapshot}, the index starts
+   * from it and each partition it holds an offset for is read from there, so the events published
+   * since are applied from the log. Blocks up to {@link #START_WAIT}.
+   */
   static SharedFeed start(
       EventPlaneConfig config,
       Router router,
       RequestPlane plane,
       DiscoveredPublishers publishers,
+      Optional<IndexSnapshot> snapshot,
       MeterRegistry meters) {
     // a record is delivered once, but a worker's answer to a query may repeat what follows it
     SharedFeed feed = SharedFeed.create(router, plane, true, publishers, meters);
     try {
+      snapshot.ifPresent(s -> feed.restore(s, IndexSnapshotKeeper.RESTORE_GRACE));
       String events =
           KafkaTopics.kvEvents(
               config.kafka(), config.namespace(), config.component(), config.endpoint());
@@ -57,11 +66,12 @@ final class KafkaKvEvents {
               List.of(events, loads),
               // one client id per subscriber in a process: Kafka registers each by its id
               "kvrouter-router-" + events,
+              snapshot.map(IndexSnapshot::offsets).orElse(Map.of()),
               new KafkaEventSubscriber.Listener() {
                 @Override
-                public void record(String topic, byte[] value) {
+                public void record(String topic, String position, long offset, byte[] value) {
                   if (topic.equals(events)) {
-                    feed.follower.onMsgpack(value);
+                    feed.follower.onMsgpack(value, position, offset + 1);
                   } else {
                     loadReports.accept(value);
                   }

@@ -126,7 +126,7 @@ final class ModelDeployment implements AutoCloseable {
               vertx,
               config,
               new EventPlane.Scope(
-                  model.events(), model.blockSize(), model.discovered(), publishers),
+                  model.name(), model.events(), model.blockSize(), model.discovered(), publishers),
               mockEngines,
               router,
               plane,

@@ -10,11 +10,13 @@ import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
 import io.kvrouter.protocol.dynamo.EventEnvelopeCodec;
 import io.kvrouter.protocol.dynamo.WorkerLoadCodec;
+import io.kvrouter.protocol.snapshot.IndexSnapshot;
 import io.kvrouter.routing.Router;
 import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,17 +50,22 @@ final class NatsKvEvents {
 
   private NatsKvEvents() {}
 
-  /** Subscribes; the workers are followed as they join. */
+  /**
+   * Subscribes; the workers are followed as they join. With a {@code snapshot}, the index starts
+   * from it, and each worker is asked only for the events after it.
+   */
   static SharedFeed start(
       EventPlaneConfig config,
       Router router,
       RequestPlane plane,
       DiscoveredPublishers publishers,
+      Optional<IndexSnapshot> snapshot,
       MeterRegistry meters) {
     boolean enveloped = config.natsFormat() == NatsEventFormat.ENVELOPE;
     SharedFeed feed = SharedFeed.create(router, plane, config.durable(), publishers, meters);
     DynamoEventFollower follower = feed.follower;
     try {
+      snapshot.ifPresent(s -> feed.restore(s, IndexSnapshotKeeper.RESTORE_GRACE));
       String subject =
           NatsSubjects.kvEvents(
               config.natsFormat(), config.namespace(), config.component(), config.endpoint());

@@ -2,16 +2,23 @@ package io.kvrouter.app;
 
 import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.events.DynamoEventFollower;
+import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerRank;
+import io.kvrouter.protocol.snapshot.IndexSnapshot;
 import io.kvrouter.routing.Router;
 import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +45,11 @@ final class SharedFeed implements WorkerEventSources {
   private final Set<WorkerRank> ranks = ConcurrentHashMap.newKeySet();
 
   private volatile boolean up;
+
+  /** Ranks a snapshot restored whose worker has not caught up yet ({@link #restore}). */
+  private final Set<WorkerRank> restored = ConcurrentHashMap.newKeySet();
+
+  private volatile boolean closed;
 
   /** The subscriptions feeding the follower, in the order they were attached. */
   private final List<AutoCloseable> subscriptions = new CopyOnWriteArrayList<>();
@@ -78,15 +90,61 @@ final class SharedFeed implements WorkerEventSources {
     subscriptions.add(subscription);
   }
 
+  /**
+   * Starts the index from {@code snapshot}, before any subscription: each rank it holds a position
+   * for goes on from there, and once its worker is followed and the feed is up it asks for what
+   * came after instead of for its whole state. The blocks of workers that are not followed within
+   * {@code grace} (they left the fleet while no router was there to see it) are dropped then.
+   */
+  void restore(IndexSnapshot snapshot, Duration grace) {
+    IndexSnapshots.restore(snapshot, router.kvEventSink().orElseThrow(), follower);
+    restored.addAll(snapshot.lastEventIds().keySet());
+    Set<WorkerRank> all = new HashSet<>(snapshot.lastEventIds().keySet());
+    snapshot.events().forEach(event -> all.add(event.worker()));
+    CompletableFuture.runAsync(
+        () -> dropUnfollowed(all),
+        CompletableFuture.delayedExecutor(grace.toMillis(), TimeUnit.MILLISECONDS));
+  }
+
+  /** Clears the ranks among {@code ranks} whose worker is not followed, and forgets the worker. */
+  private synchronized void dropUnfollowed(Set<WorkerRank> ranks) {
+    if (closed) {
+      return;
+    }
+    Set<String> gone = new TreeSet<>();
+    for (WorkerRank rank : ranks) {
+      if (!endpoints.containsKey(rank.workerId())) {
+        gone.add(rank.workerId());
+        restored.remove(rank);
+        router.kvEventSink().orElseThrow().apply(rank, KvCacheEvent.cleared());
+      }
+    }
+    gone.forEach(follower::forget);
+    if (!gone.isEmpty()) {
+      log.info(
+          "Workers {} of the index snapshot have not joined: their cached blocks are dropped",
+          gone);
+    }
+  }
+
   /** The feed is up for the first time: every rank followed so far is asked for its state. */
   void up() {
     up = true;
-    ranks.forEach(follower::follow);
+    ranks.forEach(this::askState);
+  }
+
+  /** A rank a snapshot restored asks for what came after it; any other for its whole state. */
+  private void askState(WorkerRank rank) {
+    if (restored.remove(rank)) {
+      follower.catchUp(rank);
+    } else {
+      follower.follow(rank);
+    }
   }
 
   /** Follows {@code worker}'s ranks; they are asked for their state now if the feed is up. */
   @Override
-  public void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
+  public synchronized void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
     endpoints.put(worker.id(), endpoint);
     DynamoFollowing.reportFeeds(router, follower, worker);
     if (!publishers.answersQueries(worker.id())) {
@@ -96,14 +154,15 @@ final class SharedFeed implements WorkerEventSources {
       ranks.add(rank);
       if (up) {
         // a rank added while the feed comes up may be asked twice, which is harmless
-        follower.follow(rank);
+        askState(rank);
       }
     }
   }
 
   @Override
-  public void unfollow(String workerId) {
+  public synchronized void unfollow(String workerId) {
     ranks.removeIf(rank -> rank.workerId().equals(workerId));
+    restored.removeIf(rank -> rank.workerId().equals(workerId));
     follower.forget(workerId);
     endpoints.remove(workerId);
   }
@@ -111,6 +170,7 @@ final class SharedFeed implements WorkerEventSources {
   /** Closes the subscriptions, the last attached first, then the follower. */
   @Override
   public void close() {
+    closed = true;
     for (int i = subscriptions.size() - 1; i >= 0; i--) {
       try {
         subscriptions.get(i).close();

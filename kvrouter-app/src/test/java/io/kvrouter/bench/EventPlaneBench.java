@@ -514,7 +514,10 @@ public final class EventPlaneBench {
       DynamoEventFollower events = follower;
       subscriber =
           KafkaEventSubscriber.start(
-              config, List.of(topic), "bench-router", (t, value) -> events.onMsgpack(value));
+              config,
+              List.of(topic),
+              "bench-router",
+              (t, position, offset, value) -> events.onMsgpack(value, position, offset + 1));
       if (!subscriber.awaitStarted(Duration.ofSeconds(60))) {
         throw new IllegalStateException("the subscriber did not find " + topic);
       }

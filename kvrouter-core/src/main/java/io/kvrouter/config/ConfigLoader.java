@@ -133,6 +133,7 @@ public final class ConfigLoader {
         value(WORKER_STREAM_IDLE_TIMEOUT),
         value(MIGRATION_LIMIT),
         replicaSync(mode, workers, mock),
+        indexSnapshots(mode, kv, eventPlane),
         workers,
         mock,
         model,
@@ -340,6 +341,38 @@ public final class ConfigLoader {
               + ") for "
               + kind.configName());
     }
+  }
+
+  /**
+   * {@code --router-index-snapshots} snapshots the index a KV event follower keeps, where the nats
+   * or kafka plane keeps things; the threshold and the reset mean nothing without it.
+   */
+  private IndexSnapshotConfig indexSnapshots(
+      RouterMode mode, KvRouterConfig kv, EventPlaneConfig events) {
+    boolean enabled = value(ROUTER_INDEX_SNAPSHOTS);
+    String flag = ROUTER_INDEX_SNAPSHOTS.flag();
+    if (!enabled) {
+      for (Setting<?> needsIt : List.of(ROUTER_SNAPSHOT_THRESHOLD, ROUTER_RESET_STATES)) {
+        if (sources.given(needsIt)) {
+          throw new ConfigException(needsIt.flag() + " is for index snapshots: it needs " + flag);
+        }
+      }
+      return IndexSnapshotConfig.OFF;
+    }
+    if (mode != RouterMode.KV || !kv.kvEvents()) {
+      throw new ConfigException(
+          flag
+              + " needs --router-mode kv with KV events: only the index the workers' events"
+              + " build is worth keeping");
+    }
+    if (events.kind() == EventPlaneKind.ZMQ) {
+      throw new ConfigException(
+          flag
+              + " keeps the snapshot where the event plane keeps things: it needs --event-plane"
+              + " nats (with JetStream) or kafka");
+    }
+    return new IndexSnapshotConfig(
+        true, value(ROUTER_SNAPSHOT_THRESHOLD), value(ROUTER_RESET_STATES));
   }
 
   /**

@@ -13,6 +13,8 @@ import java.util.Objects;
  *     another worker ({@code --migration-limit}); 0 for never
  * @param replicaSync {@code --router-replica-sync}: share the requests in flight with the other
  *     routers of the fleet over NATS
+ * @param indexSnapshots {@code --router-index-snapshots}: share snapshots of the KV index with the
+ *     fleet
  * @param discovery where workers and models are found; with a store, {@code workers} and {@code
  *     mockWorkers} are none and {@code model} holds only the settings every model shares (parsers,
  *     {@code --context-length})
@@ -27,6 +29,7 @@ public record RouterConfig(
     Duration workerStreamIdleTimeout,
     int migrationLimit,
     boolean replicaSync,
+    IndexSnapshotConfig indexSnapshots,
     List<WorkerSpec> workers,
     MockWorkerConfig mockWorkers,
     ModelConfig model,
@@ -40,6 +43,7 @@ public record RouterConfig(
     Objects.requireNonNull(requestPlane, "requestPlane");
     Objects.requireNonNull(tcp, "tcp");
     Objects.requireNonNull(workerStreamIdleTimeout, "workerStreamIdleTimeout");
+    Objects.requireNonNull(indexSnapshots, "indexSnapshots");
     Objects.requireNonNull(mockWorkers, "mockWorkers");
     Objects.requireNonNull(model, "model");
     Objects.requireNonNull(discovery, "discovery");

@@ -327,6 +327,48 @@ public final class Settings {
           false,
           Parsers::bool);
 
+  public static final Setting<Boolean> ROUTER_INDEX_SNAPSHOTS =
+      new Setting<>(
+          "router-index-snapshots",
+          null,
+          null,
+          "kv mode with KV events on the nats or kafka plane, for a fleet of routers: keep a"
+              + " snapshot of the KV index (with each worker's last event id and, on Kafka, the"
+              + " partitions' offsets) where the plane is: NATS JetStream's object store (NATS"
+              + " started with JetStream) or the compacted Kafka topic PREFIX.index-snapshots."
+              + " One router of the fleet writes it (a lock decides which); a router that starts"
+              + " loads it, then asks each worker only for the events after it, instead of for"
+              + " its whole state.",
+          "false",
+          "true or false",
+          false,
+          Parsers::bool);
+
+  public static final Setting<Integer> ROUTER_SNAPSHOT_THRESHOLD =
+      new Setting<>(
+          "router-snapshot-threshold",
+          "DYN_ROUTER_SNAPSHOT_THRESHOLD",
+          "EVENTS",
+          "With --router-index-snapshots: the router holding the lock writes a new snapshot once"
+              + " its index has taken this many KV events since the last one.",
+          "1000000",
+          "an integer from 1 to 1073741824",
+          false,
+          Parsers.ints(1, 1 << 30));
+
+  public static final Setting<Boolean> ROUTER_RESET_STATES =
+      new Setting<>(
+          "router-reset-states",
+          "DYN_ROUTER_RESET_STATES",
+          null,
+          "With --router-index-snapshots: delete the fleet's snapshot at start and start from"
+              + " the workers' own state (a fresh deployment, or a snapshot that cannot be"
+              + " trusted).",
+          "false",
+          "true or false",
+          false,
+          Parsers::bool);
+
   public static final Setting<Integer> KV_EVENTS_MAX_MESSAGE_BYTES =
       new Setting<>(
           "kv-events-max-message-bytes",
@@ -723,6 +765,9 @@ public final class Settings {
               DURABLE_CONSUMER,
               KV_EVENTS_MAX_MESSAGE_BYTES,
               ROUTER_REPLICA_SYNC,
+              ROUTER_INDEX_SNAPSHOTS,
+              ROUTER_SNAPSHOT_THRESHOLD,
+              ROUTER_RESET_STATES,
               ROUTER_KV_COST,
               ROUTER_TEMPERATURE,
               ACTIVE_DECODE_BLOCKS_THRESHOLD,

@@ -30,6 +30,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
@@ -104,6 +105,17 @@ public final class DynamoEventFollower implements AutoCloseable {
   /** Events of workers that are not {@link #member}s, dropped. */
   private final Counter otherEvents;
 
+  /** Per event-log partition, the offset after the last record handed over; on the thread. */
+  private final Map<String, Long> logOffsets = new HashMap<>();
+
+  /** Events handed to the index. */
+  private final LongAdder appliedEvents = new LongAdder();
+
+  /** The questions asked of workers: for a tree dump, and for events after a position. */
+  private final Counter dumpQuestions;
+
+  private final Counter eventQuestions;
+
   /**
    * @param atLeastOnce true when the subscription may deliver an event twice (a JetStream durable
    *     consumer), false when it delivers at most once (core NATS)
@@ -172,6 +184,15 @@ public final class DynamoEventFollower implements AutoCloseable {
             .tag(MetricNames.TAG_FORMAT, "dynamo")
             .tag(MetricNames.TAG_REASON, MetricNames.REASON_OTHER_WORKER)
             .register(meters);
+    this.dumpQuestions = question(meters, "tree_dump");
+    this.eventQuestions = question(meters, "events");
+  }
+
+  private static Counter question(MeterRegistry meters, String kind) {
+    return Counter.builder(MetricNames.KV_EVENT_RECOVERY_QUERIES)
+        .description("Questions asked of workers about their KV events, by what was asked")
+        .tag(MetricNames.TAG_KIND, kind)
+        .register(meters);
   }
 
   /** One payload from the NATS event plane: a JSON {@code RouterEvent}. */
@@ -184,7 +205,21 @@ public final class DynamoEventFollower implements AutoCloseable {
    * order.
    */
   public void onMsgpack(byte[] payload) {
-    accept(payload, DynamoMsgpackCodec::decodePayload);
+    accept(payload, DynamoMsgpackCodec::decodePayload, null, null, 0);
+  }
+
+  /**
+   * One record of an event log (a Kafka partition), as {@link #onMsgpack(byte[])}: once its events
+   * are handed to the index, {@code nextOffset} is where {@code partition} goes on, which {@link
+   * #positions} reports.
+   */
+  public void onMsgpack(byte[] payload, String partition, long nextOffset) {
+    accept(
+        payload,
+        DynamoMsgpackCodec::decodePayload,
+        null,
+        Objects.requireNonNull(partition, "partition"),
+        nextOffset);
   }
 
   /**
@@ -193,23 +228,32 @@ public final class DynamoEventFollower implements AutoCloseable {
    * events it carries.
    */
   public void onEnvelope(EventEnvelope envelope) {
-    accept(envelope.payload(), DynamoMsgpackCodec::decodePayload, envelope.publisherId());
+    accept(envelope.payload(), DynamoMsgpackCodec::decodePayload, envelope.publisherId(), null, 0);
   }
 
   private void accept(byte[] payload, Function<byte[], List<DynamoRouterEvent>> decoder) {
-    accept(payload, decoder, null);
+    accept(payload, decoder, null, null, 0);
   }
 
+  /**
+   * Decodes on the caller's thread and applies on the follower's; a malformed payload is counted
+   * and its events dropped, but its log position still moves on (reading it again would not help).
+   */
   private void accept(
-      byte[] payload, Function<byte[], List<DynamoRouterEvent>> decoder, Long publisherId) {
-    List<DynamoRouterEvent> events;
+      byte[] payload,
+      Function<byte[], List<DynamoRouterEvent>> decoder,
+      Long publisherId,
+      String partition,
+      long nextOffset) {
+    List<DynamoRouterEvent> decoded;
     try {
-      events = decoder.apply(payload);
+      decoded = decoder.apply(payload);
     } catch (IllegalArgumentException e) {
       malformed.increment();
       faults.fault(e.getMessage());
-      return;
+      decoded = List.of();
     }
+    List<DynamoRouterEvent> events = decoded;
     submit(
         () -> {
           long now = ticker.nanos();
@@ -229,6 +273,9 @@ public final class DynamoEventFollower implements AutoCloseable {
             }
             rank.sequencer.event(event, now);
           }
+          if (partition != null) {
+            logOffsets.put(partition, nextOffset);
+          }
         });
   }
 
@@ -246,23 +293,48 @@ public final class DynamoEventFollower implements AutoCloseable {
 
   /**
    * Starts following {@code rank} from {@code lastEventId}, the position of a snapshot whose events
-   * the index holds already: the worker is asked only for what came after (see {@link
-   * DynamoEventSequencer#resume}).
+   * the index holds already. Nothing is asked yet ({@link #catchUp} asks for what came after); a
+   * live event that follows on is applied as it comes.
    */
-  public void resume(WorkerRank rank, long lastEventId) {
+  public void restore(WorkerRank rank, long lastEventId) {
     submit(
         () -> {
           departed.remove(rank.workerId());
-          rank(rank).sequencer.resume(lastEventId);
+          rank(rank).sequencer.restore(lastEventId);
         });
   }
 
   /**
-   * The last event id applied per rank whose position is known, for a snapshot: read on the
-   * follower's thread, after every event handed to it before, so the index holds at least those
-   * events once they reach it.
+   * Brings {@code rank} up to date: a rank with a known position asks its worker for what came
+   * after (unless a question is out already), one without asks for a tree dump.
    */
-  public CompletableFuture<Map<WorkerRank, Long>> positions() {
+  public void catchUp(WorkerRank rank) {
+    submit(
+        () -> {
+          departed.remove(rank.workerId());
+          rank(rank).sequencer.catchUp();
+        });
+  }
+
+  /**
+   * Where the follower is, for a snapshot.
+   *
+   * @param lastEventIds the last event id applied per rank whose position is known
+   * @param logOffsets per event-log partition ({@code topic/partition}), the offset after the last
+   *     record handed to the index; empty off a log
+   */
+  public record Positions(Map<WorkerRank, Long> lastEventIds, Map<String, Long> logOffsets) {
+    public Positions {
+      lastEventIds = Map.copyOf(lastEventIds);
+      logOffsets = Map.copyOf(logOffsets);
+    }
+  }
+
+  /**
+   * The follower's positions, read on its thread after every event handed to it before: the index
+   * holds at least those events once they reach it.
+   */
+  public CompletableFuture<Positions> positions() {
     return CompletableFuture.supplyAsync(
         () -> {
           Map<WorkerRank, Long> positions = new HashMap<>();
@@ -273,9 +345,17 @@ public final class DynamoEventFollower implements AutoCloseable {
                   positions.put(rank, position);
                 }
               });
-          return positions;
+          return new Positions(positions, logOffsets);
         },
         thread);
+  }
+
+  /**
+   * How many events this follower has handed to the index, from live events and answers alike: what
+   * a snapshot writer counts to know when the index has changed enough.
+   */
+  public long appliedEvents() {
+    return appliedEvents.sum();
   }
 
   /**
@@ -401,6 +481,7 @@ public final class DynamoEventFollower implements AutoCloseable {
     @Override
     public void apply(KvCacheEvent event) {
       if (!dropped) {
+        appliedEvents.increment();
         sink.apply(rank, event);
       }
     }
@@ -410,6 +491,7 @@ public final class DynamoEventFollower implements AutoCloseable {
       if (dropped) {
         return;
       }
+      (start == null ? dumpQuestions : eventQuestions).increment();
       CompletableFuture<WorkerKvQueryResult> answer;
       try {
         answer = client.query(rank, publisherId, start, end);

@@ -317,16 +317,31 @@ final class DynamoEventSequencer {
 
   /**
    * Starts from a position a snapshot recorded: the index already holds the rank's state up to
-   * event {@code lastEventId} ({@link #NOTHING}: before event 0), so the worker is asked only for
-   * what came after. A worker whose buffer no longer reaches back answers with a tree dump, or with
-   * a hole that asks for one.
+   * event {@code lastEventId} ({@link #NOTHING}: before event 0). Nothing is asked: a live event
+   * that follows on is applied, one after a gap asks for the gap, and {@link #catchUp} asks for
+   * whatever the snapshot missed.
    */
-  void resume(long lastEventId) {
+  void restore(long lastEventId) {
     held.clear();
     adoptNext = false;
     answeredUpTo = NOTHING;
     last = lastEventId;
-    ask(lastEventId + 1, null);
+  }
+
+  /**
+   * Asks for what came after the position, when it is known and no question is out; a rank whose
+   * position is unknown asks for a tree dump. A worker whose buffer no longer reaches back answers
+   * with a tree dump, or with a hole that asks for one.
+   */
+  void catchUp() {
+    if (recovering) {
+      return; // the question out brings the rank up to date
+    }
+    if (last == null) {
+      resync();
+    } else {
+      ask(last + 1, null);
+    }
   }
 
   /** The last id applied ({@link #NOTHING} before event 0); null while the position is unknown. */

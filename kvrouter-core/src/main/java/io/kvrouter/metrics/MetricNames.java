@@ -65,6 +65,21 @@ public final class MetricNames {
   public static final String KV_EVENT_MALFORMED = "kvrouter_kv_event_malformed";
 
   /**
+   * Ours, for workers followed by their Dynamo event ids: the questions asked of them, by {@code
+   * kind}: {@code tree_dump} (the whole state) or {@code events} (those after a position).
+   */
+  public static final String KV_EVENT_RECOVERY_QUERIES = "kvrouter_kv_event_recovery_queries";
+
+  public static final String TAG_KIND = "kind";
+
+  /**
+   * Ours, with {@code --router-index-snapshots}: snapshots of the KV index by {@code outcome}:
+   * {@code restored} at start, {@code written} by the router holding the lock, {@code failed} (a
+   * load or write that did not succeed).
+   */
+  public static final String INDEX_SNAPSHOTS = "kvrouter_index_snapshots";
+
+  /**
    * Ours, with {@code --router-replica-sync}: the fleet's booking changes, by {@code direction}:
    * {@code sent} (this router's, handed to NATS), {@code dropped} (this router's, lost because the
    * outbox was full or NATS was unreachable), {@code received} (other routers' applied).

@@ -49,12 +49,13 @@ class DynamoEventFollowerResumeTest {
   @Test
   void positions_areThoseOfTheEventsHandedOverBefore() throws Exception {
     try (DynamoEventFollower follower = follower(null)) {
-      assertThat(follower.positions().get(10, TimeUnit.SECONDS)).isEmpty();
+      assertThat(follower.positions().get(10, TimeUnit.SECONDS).lastEventIds()).isEmpty();
       follower.onMsgpack(event(0));
       follower.onMsgpack(event(1));
       follower.onMsgpack(event(2));
 
-      assertThat(follower.positions().get(10, TimeUnit.SECONDS)).isEqualTo(Map.of(RANK, 2L));
+      assertThat(follower.positions().get(10, TimeUnit.SECONDS).lastEventIds())
+          .isEqualTo(Map.of(RANK, 2L));
       assertThat(applied).hasSize(4); // a clear at event 0, then the three
     }
   }
@@ -63,13 +64,29 @@ class DynamoEventFollowerResumeTest {
   void aResumedRank_asksOnlyForWhatCameAfter() throws Exception {
     try (DynamoEventFollower follower =
         follower(new WorkerKvQueryResult.TooNew(6, null, 5))) { // nothing newer than 5
-      follower.resume(RANK, 5);
+      follower.restore(RANK, 5);
+      follower.catchUp(RANK);
       follower.sync().get(10, TimeUnit.SECONDS);
       follower.onMsgpack(event(6));
 
-      assertThat(follower.positions().get(10, TimeUnit.SECONDS)).isEqualTo(Map.of(RANK, 6L));
+      assertThat(follower.positions().get(10, TimeUnit.SECONDS).lastEventIds())
+          .isEqualTo(Map.of(RANK, 6L));
       assertThat(asked).containsExactly(RANK + " 6..null");
       assertThat(applied).as("no clear: the snapshot's state stays").hasSize(1);
+    }
+  }
+
+  @Test
+  void logOffsets_areThoseOfTheRecordsHandedOver_malformedOnesIncluded() throws Exception {
+    try (DynamoEventFollower follower = follower(null)) {
+      follower.onMsgpack(event(0), "events/0", 11);
+      follower.onMsgpack(event(1), "events/1", 4);
+      follower.onMsgpack(new byte[] {(byte) 0xc1}, "events/0", 12); // not msgpack
+
+      DynamoEventFollower.Positions positions = follower.positions().get(10, TimeUnit.SECONDS);
+      assertThat(positions.logOffsets()).isEqualTo(Map.of("events/0", 12L, "events/1", 4L));
+      assertThat(positions.lastEventIds()).isEqualTo(Map.of(RANK, 1L));
+      assertThat(follower.appliedEvents()).isEqualTo(3); // a clear at event 0, then the two
     }
   }
 }

@@ -173,7 +173,8 @@ class DynamoEventSequencerTest {
   @Test
   void resumedFromASnapshot_asksOnlyForWhatCameAfter_andFollowsOn() {
     DynamoEventSequencer sequencer = sequencer(false);
-    sequencer.resume(6);
+    sequencer.restore(6);
+    sequencer.catchUp();
     assertThat(feed(sequencer).state()).isEqualTo(KvEventFeed.RECOVERING);
     assertThat(sequencer.position()).isEqualTo(6);
     live(sequencer, 9);
@@ -185,9 +186,36 @@ class DynamoEventSequencerTest {
   }
 
   @Test
+  void restoredFromASnapshot_appliesTheEventThatFollowsOn_withoutAsking() {
+    DynamoEventSequencer sequencer = sequencer(false);
+    sequencer.restore(6);
+    assertThat(sequencer.position()).isEqualTo(6);
+    live(sequencer, 7);
+    live(sequencer, 9);
+
+    assertThat(log).containsExactly("apply 7", "ask 8..8");
+    assertThat(feed(sequencer).resets()).as("no tree dump").isZero();
+  }
+
+  @Test
+  void catchingUp_asksNothingWhileAQuestionIsOut_andADumpWithoutAPosition() {
+    DynamoEventSequencer restored = sequencer(false);
+    restored.restore(6);
+    live(restored, 9); // a gap: 7..8 is asked
+    restored.catchUp();
+    assertThat(log).containsExactly("ask 7..8");
+
+    log.clear();
+    DynamoEventSequencer unknown = sequencer(false);
+    unknown.catchUp();
+    assertThat(log).containsExactly("ask dump");
+  }
+
+  @Test
   void resumedFromASnapshotTheWorkerNoLongerReaches_isRebuiltFromATreeDump() {
     DynamoEventSequencer sequencer = sequencer(false);
-    sequencer.resume(6);
+    sequencer.restore(6);
+    sequencer.catchUp();
     answer(sequencer, events(20, 21)); // its buffer starts at 20: a hole after 6
     answer(sequencer, dump(21L, 100));
 
@@ -198,7 +226,8 @@ class DynamoEventSequencerTest {
   @Test
   void resumedFromASnapshot_withNothingNewer_followsFromThere() {
     DynamoEventSequencer sequencer = sequencer(false);
-    sequencer.resume(6);
+    sequencer.restore(6);
+    sequencer.catchUp();
     answer(sequencer, new WorkerKvQueryResult.TooNew(7, null, 6));
 
     assertThat(log).containsExactly("ask 7..");

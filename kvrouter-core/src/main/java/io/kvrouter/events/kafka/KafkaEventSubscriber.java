@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * client reconnects and goes on from its positions). Where it starts:
  *
  * <ul>
- *   <li>the partitions there are when it starts: at their end ({@link Listener#started} then says
- *       that everything after is delivered; what came before is the workers' to tell when asked);
+ *   <li>the partitions there are when it starts: at the offsets given (an index snapshot's), else
+ *       at their end ({@link Listener#started} then says that everything after is delivered; what
+ *       came before is the workers' to tell when asked);
  *   <li>partitions that appear later (a topic created after the start, partitions added): at their
  *       beginning, since everything in them is new.
  * </ul>
@@ -56,8 +57,14 @@ public final class KafkaEventSubscriber implements AutoCloseable {
 
   /** Told of each record, on the subscriber's thread. */
   public interface Listener {
-    /** One record's value, in its partition's order. */
-    void record(String topic, byte[] value);
+    /**
+     * One record's value, in its partition's order.
+     *
+     * @param position the record's partition ({@code topic/partition}, as {@link #partitionName}
+     *     writes it)
+     * @param offset the record's offset in its partition
+     */
+    void record(String topic, String position, long offset, byte[] value);
 
     /** Every partition there was at the start is read from its end: nothing after is missed. */
     default void started() {}
@@ -66,6 +73,10 @@ public final class KafkaEventSubscriber implements AutoCloseable {
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final List<String> topics;
   private final Listener listener;
+
+  /** Where the partitions found at the start begin, when not at their end. */
+  private final Map<String, Long> startOffsets;
+
   private final Thread thread;
   private final CountDownLatch started = new CountDownLatch(1);
   private final Set<TopicPartition> assigned = new HashSet<>();
@@ -77,9 +88,13 @@ public final class KafkaEventSubscriber implements AutoCloseable {
   private volatile boolean closed;
 
   private KafkaEventSubscriber(
-      KafkaConsumer<byte[], byte[]> consumer, List<String> topics, Listener listener) {
+      KafkaConsumer<byte[], byte[]> consumer,
+      List<String> topics,
+      Map<String, Long> startOffsets,
+      Listener listener) {
     this.consumer = consumer;
     this.topics = List.copyOf(topics);
+    this.startOffsets = startOffsets;
     this.listener = listener;
     this.thread = new Thread(this::run, "kafka-subscriber-" + String.join(",", topics));
     thread.setDaemon(true);
@@ -88,6 +103,20 @@ public final class KafkaEventSubscriber implements AutoCloseable {
   /** Starts reading {@code topics} at {@code kafka}; returns at once. */
   public static KafkaEventSubscriber start(
       KafkaConfig kafka, List<String> topics, String clientId, Listener listener) {
+    return start(kafka, topics, clientId, Map.of(), listener);
+  }
+
+  /**
+   * Starts reading {@code topics} at {@code kafka}, the partitions {@code startOffsets} names
+   * ({@code topic/partition}) from those offsets (an index snapshot's), the others as usual;
+   * returns at once.
+   */
+  public static KafkaEventSubscriber start(
+      KafkaConfig kafka,
+      List<String> topics,
+      String clientId,
+      Map<String, Long> startOffsets,
+      Listener listener) {
     Properties properties = KafkaClients.properties(kafka, clientId);
     properties.put("enable.auto.commit", "false");
     properties.put("auto.offset.reset", "earliest");
@@ -96,6 +125,7 @@ public final class KafkaEventSubscriber implements AutoCloseable {
             new KafkaConsumer<>(
                 properties, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
             topics,
+            Map.copyOf(startOffsets),
             Objects.requireNonNull(listener, "listener"));
     subscriber.thread.start();
     return subscriber;
@@ -151,7 +181,11 @@ public final class KafkaEventSubscriber implements AutoCloseable {
       return; // a tombstone: nothing to apply
     }
     try {
-      listener.record(record.topic(), record.value());
+      listener.record(
+          record.topic(),
+          partitionName(record.topic(), record.partition()),
+          record.offset(),
+          record.value());
     } catch (RuntimeException e) {
       listenerFaults.fault(e.toString());
     }
@@ -193,9 +227,23 @@ public final class KafkaEventSubscriber implements AutoCloseable {
     consumer.assign(all);
     try {
       if (first) {
-        consumer.seekToEnd(fresh);
+        List<TopicPartition> atEnd = new ArrayList<>();
+        Map<TopicPartition, Long> from = new HashMap<>();
+        for (TopicPartition p : fresh) {
+          Long offset = startOffsets.get(partitionName(p.topic(), p.partition()));
+          if (offset == null) {
+            atEnd.add(p);
+          } else {
+            consumer.seek(p, offset);
+            from.put(p, offset);
+          }
+        }
+        consumer.seekToEnd(atEnd);
         Map<TopicPartition, Long> ends = new HashMap<>();
-        fresh.forEach(p -> ends.put(p, consumer.position(p, LOOKUP))); // the end, fixed now
+        atEnd.forEach(p -> ends.put(p, consumer.position(p, LOOKUP))); // the end, fixed now
+        if (!from.isEmpty()) {
+          log.info("Following Kafka partitions {} from an index snapshot's offsets", from);
+        }
         log.info("Following Kafka topics {} from their ends {}", topics, ends);
       } else {
         consumer.seekToBeginning(fresh);
@@ -211,6 +259,11 @@ public final class KafkaEventSubscriber implements AutoCloseable {
     }
     assigned.addAll(fresh);
     return true;
+  }
+
+  /** How a partition is named in positions and snapshots: {@code topic/partition}. */
+  public static String partitionName(String topic, int partition) {
+    return topic + "/" + partition;
   }
 
   private static void sleep(Duration duration) {

@@ -14,6 +14,8 @@ import java.util.Objects;
  *       reports.
  * </ul>
  *
+ * <p>The index snapshots of every endpoint share one compacted topic ({@link #indexSnapshots}).
+ *
  * <p>Each record's key is the worker's id (its decimal Dynamo id), so every event of a worker, all
  * its data-parallel ranks included, lands in one partition, in order.
  */
@@ -31,6 +33,14 @@ public final class KafkaTopics {
   /** The load report topic of an endpoint's workers. */
   public static String kvMetrics(KafkaConfig kafka, String namespace, String component, String ep) {
     return topic(kafka, namespace, component, ep, "kv-metrics");
+  }
+
+  /**
+   * The compacted topic of the fleet's index snapshots ({@code {prefix}.index-snapshots}), shared
+   * by every endpoint: each snapshot's records are keyed by its name.
+   */
+  public static String indexSnapshots(KafkaConfig kafka) {
+    return kafka.topicPrefix() + ".index-snapshots";
   }
 
   private static String topic(

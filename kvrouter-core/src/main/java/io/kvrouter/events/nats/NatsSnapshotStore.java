@@ -1,5 +1,6 @@
 package io.kvrouter.events.nats;
 
+import io.kvrouter.events.IndexSnapshotStore;
 import io.kvrouter.protocol.snapshot.IndexSnapshot;
 import io.kvrouter.protocol.snapshot.IndexSnapshotCodec;
 import io.nats.client.Connection;
@@ -32,7 +33,7 @@ import java.util.Optional;
  *
  * <p>Every call blocks on the network: not for an event loop.
  */
-public final class NatsSnapshotStore implements AutoCloseable {
+public final class NatsSnapshotStore implements IndexSnapshotStore {
   /** The object store bucket of the snapshots. */
   public static final String BUCKET = "kvrouter-index-snapshots";
 
@@ -95,7 +96,7 @@ public final class NatsSnapshotStore implements AutoCloseable {
     }
   }
 
-  /** The newest snapshot named {@code name}; empty when there is none. */
+  @Override
   public Optional<IndexSnapshot> load(String name) throws IOException, InterruptedException {
     try {
       ObjectInfo info = objects.getInfo(name);
@@ -111,7 +112,7 @@ public final class NatsSnapshotStore implements AutoCloseable {
     }
   }
 
-  /** Replaces the snapshot named {@code name}; returns its size in bytes. */
+  @Override
   public long save(String name, IndexSnapshot snapshot) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     IndexSnapshotCodec.write(snapshot, bytes);
@@ -122,7 +123,7 @@ public final class NatsSnapshotStore implements AutoCloseable {
     }
   }
 
-  /** Deletes the snapshot named {@code name} ({@code --router-reset-states}), if there is one. */
+  @Override
   public void delete(String name) throws IOException {
     try {
       ObjectInfo info = objects.getInfo(name);
@@ -138,6 +139,7 @@ public final class NatsSnapshotStore implements AutoCloseable {
    * Takes or refreshes the lock on writing {@code name} for {@code owner}: true when {@code owner}
    * holds it now (it was free, expired, or already {@code owner}'s), false when another holds it.
    */
+  @Override
   public boolean lock(String name, String owner) throws IOException {
     byte[] me = Objects.requireNonNull(owner, "owner").getBytes(StandardCharsets.UTF_8);
     try {
