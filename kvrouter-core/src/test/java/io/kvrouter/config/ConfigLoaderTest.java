@@ -256,6 +256,48 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void indexSnapshots_needTheKvIndexOnTheNatsOrKafkaPlane_andTheirKnobsNeedThem() {
+    Map<String, List<String>> nats =
+        Map.of(
+            "router-mode", List.of("kv"),
+            "event-plane", List.of("nats"),
+            "worker", List.of("id=11,address=h:1"));
+    assertThat(ConfigLoader.load(nats, Map.of(), null).indexSnapshots())
+        .isEqualTo(IndexSnapshotConfig.OFF);
+    Map<String, List<String>> on = new java.util.HashMap<>(nats);
+    on.put("router-index-snapshots", List.of("true"));
+    assertThat(
+            ConfigLoader.load(
+                    on,
+                    Map.of(
+                        "DYN_ROUTER_SNAPSHOT_THRESHOLD", "500", "DYN_ROUTER_RESET_STATES", "true"),
+                    null)
+                .indexSnapshots())
+        .isEqualTo(new IndexSnapshotConfig(true, 500, true));
+
+    Map<String, List<String>> zmq = new java.util.HashMap<>(on);
+    zmq.put("event-plane", List.of("zmq"));
+    zmq.put("worker", List.of("id=11,address=h:1,kv-events=tcp://h:5557"));
+    assertThatThrownBy(() -> ConfigLoader.load(zmq, Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--router-index-snapshots keeps the snapshot where the event plane");
+    Map<String, List<String>> approx = new java.util.HashMap<>(on);
+    approx.put("router-mode", List.of("approx"));
+    assertThatThrownBy(() -> ConfigLoader.load(approx, Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--router-index-snapshots needs --router-mode kv with KV events");
+    assertThatThrownBy(
+            () -> ConfigLoader.load(nats, Map.of("DYN_ROUTER_RESET_STATES", "true"), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--router-reset-states is for index snapshots");
+    Map<String, List<String>> zeroThreshold = new java.util.HashMap<>(on);
+    zeroThreshold.put("router-snapshot-threshold", List.of("0"));
+    assertThatThrownBy(() -> ConfigLoader.load(zeroThreshold, Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("router-snapshot-threshold");
+  }
+
+  @Test
   void approxMode_needsNoKvEventSources() {
     RouterConfig config =
         ConfigLoader.load(
@@ -663,6 +705,8 @@ class ConfigLoaderTest {
             .map(l -> l.startsWith("router-mode:") ? "router-mode: kv" : l)
             // plain engines as pods go without a worker list: checked on their own below
             .filter(l -> !POD_SETTINGS.contains(l.substring(0, Math.max(0, l.indexOf(':')))))
+            // index snapshots need the nats or kafka plane: checked on their own below
+            .filter(l -> !SNAPSHOT_SETTINGS.contains(l.substring(0, Math.max(0, l.indexOf(':')))))
             .collect(Collectors.joining("\n"));
     RouterConfig config = ConfigLoader.load(Map.of(), Map.of(), write(uncommented));
     String podLines =
@@ -680,6 +724,22 @@ class ConfigLoaderTest {
             .pods()
             .orElseThrow();
     assertThat(pods.selector()).isEqualTo("app=vllm");
+    String snapshotLines =
+        lines.stream()
+            .filter(l -> l.matches("^# [a-z-]+:.*$"))
+            .map(l -> l.substring(2))
+            .filter(l -> SNAPSHOT_SETTINGS.contains(l.substring(0, l.indexOf(':'))))
+            .map(l -> l.startsWith("router-index-snapshots:") ? "router-index-snapshots: true" : l)
+            .collect(Collectors.joining("\n"));
+    IndexSnapshotConfig snapshots =
+        ConfigLoader.load(
+                Map.of(),
+                Map.of(),
+                write(
+                    snapshotLines
+                        + "\nevent-plane: nats\nrouter-mode: kv\nworker:\n  - id=1,address=h:1\n"))
+            .indexSnapshots();
+    assertThat(snapshots).isEqualTo(new IndexSnapshotConfig(true, 1_000_000, false));
     assertThat(pods.kvReplayPort()).hasValue(5558);
     assertThat(config.workers()).hasSize(3);
     assertThat(config.workers().get(1).kvBlocks()).isEqualTo(16384);
@@ -693,6 +753,10 @@ class ConfigLoaderTest {
     assertThat(config.tcp().responseStreams().forWorker("w1")).isEqualTo(ResponseStreamKind.MUX);
     assertThat(config.model().contextLength()).isEqualTo(32768);
   }
+
+  private static final java.util.Set<String> SNAPSHOT_SETTINGS =
+      java.util.Set.of(
+          "router-index-snapshots", "router-snapshot-threshold", "router-reset-states");
 
   private static final java.util.Set<String> POD_SETTINGS =
       java.util.Set.of("worker-selector", "worker-port", "kv-events-port", "kv-replay-port");

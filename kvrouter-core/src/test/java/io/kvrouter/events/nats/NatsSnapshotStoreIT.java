@@ -2,17 +2,10 @@ package io.kvrouter.events.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kvrouter.protocol.KvCacheEvent;
-import io.kvrouter.protocol.KvCacheEvent.StoredBlock;
-import io.kvrouter.protocol.RouterEvent;
-import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.snapshot.IndexSnapshot;
 import io.kvrouter.testing.NatsServerProcess;
+import io.kvrouter.testing.SyntheticSnapshots;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.SplittableRandom;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -22,25 +15,6 @@ import org.junit.jupiter.api.Test;
  * lock expires.
  */
 class NatsSnapshotStoreIT {
-  private static final WorkerRank RANK = new WorkerRank("7", 0);
-
-  /** A snapshot of {@code blocks} blocks in chains of 64, larger than one NATS chunk. */
-  private static IndexSnapshot snapshot(int blocks, long lastEventId) {
-    SplittableRandom random = new SplittableRandom(blocks);
-    List<RouterEvent> events =
-        new ArrayList<>(List.of(new RouterEvent(RANK, KvCacheEvent.cleared())));
-    Long parent = null;
-    for (int i = 0; i < blocks; i++) {
-      long hash = random.nextLong();
-      events.add(
-          new RouterEvent(
-              RANK, KvCacheEvent.stored(parent, new StoredBlock(hash, random.nextLong()))));
-      parent = i % 64 == 63 ? null : hash;
-    }
-    return new IndexSnapshot(
-        System.currentTimeMillis(), events, Map.of(RANK, lastEventId), Map.of("t/0", 12L));
-  }
-
   @Test
   void aSnapshotIsWrittenReadByAnotherReplacedAndDeleted() throws Exception {
     try (NatsServerProcess nats = NatsServerProcess.startWithJetStream();
@@ -48,12 +22,12 @@ class NatsSnapshotStoreIT {
         NatsSnapshotStore reader = NatsSnapshotStore.connect(nats.url(), Duration.ofSeconds(30))) {
       assertThat(reader.load("dynamo.backend.generate")).isEmpty();
 
-      IndexSnapshot first = snapshot(20_000, 99);
+      IndexSnapshot first = SyntheticSnapshots.of(20_000, 99);
       assertThat(writer.save("dynamo.backend.generate", first)).isGreaterThan(128 * 1024);
       assertThat(reader.load("dynamo.backend.generate")).contains(first);
       assertThat(reader.load("other.endpoint.name")).isEmpty();
 
-      IndexSnapshot second = snapshot(10, 120);
+      IndexSnapshot second = SyntheticSnapshots.of(10, 120);
       writer.save("dynamo.backend.generate", second);
       assertThat(reader.load("dynamo.backend.generate")).contains(second);
 
