@@ -1,10 +1,14 @@
 package io.kvrouter.app;
 
 import io.kvrouter.events.DynamoEventFollower;
+import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.RouterEvent;
+import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.snapshot.IndexSnapshot;
-import io.kvrouter.routing.index.KvEventSink;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -41,20 +45,30 @@ final class IndexSnapshots {
                                 System.currentTimeMillis(),
                                 events,
                                 positions.lastEventIds(),
+                                positions.publisherIds(),
                                 positions.logOffsets())));
   }
 
   /**
-   * Starts from {@code snapshot}: its events go into the index, and each rank whose position it
-   * holds goes on from there ({@link DynamoEventFollower#restore}; {@link
-   * DynamoEventFollower#catchUp} then asks for what came after). Called before the follower hears
-   * any live event of those ranks; ranks the snapshot has no position for are left to the usual
-   * start.
+   * Starts {@code follower} from {@code snapshot}: each rank it holds a position for waits for its
+   * worker with the snapshot's state ({@link DynamoEventFollower#restore}), which {@link
+   * DynamoEventFollower#catchUp} puts into the index before asking for what came after. Called
+   * before the follower hears any live event; ranks the snapshot has no position for are left to
+   * the usual start.
    */
-  static void restore(IndexSnapshot snapshot, KvEventSink index, DynamoEventFollower follower) {
+  static void restore(IndexSnapshot snapshot, DynamoEventFollower follower) {
+    Map<WorkerRank, List<KvCacheEvent>> states = new HashMap<>();
     for (RouterEvent event : snapshot.events()) {
-      index.apply(event.worker(), event.event());
+      states.computeIfAbsent(event.worker(), rank -> new ArrayList<>()).add(event.event());
     }
-    snapshot.lastEventIds().forEach(follower::restore);
+    snapshot
+        .lastEventIds()
+        .forEach(
+            (rank, last) ->
+                follower.restore(
+                    rank,
+                    last,
+                    snapshot.publisherIds().get(rank),
+                    states.getOrDefault(rank, List.of())));
   }
 }

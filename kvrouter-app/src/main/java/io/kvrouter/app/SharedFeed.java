@@ -2,7 +2,6 @@ package io.kvrouter.app;
 
 import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.events.DynamoEventFollower;
-import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.snapshot.IndexSnapshot;
@@ -10,7 +9,6 @@ import io.kvrouter.routing.Router;
 import io.kvrouter.transport.RequestPlane;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -91,39 +89,35 @@ final class SharedFeed implements WorkerEventSources {
   }
 
   /**
-   * Starts the index from {@code snapshot}, before any subscription: each rank it holds a position
-   * for goes on from there, and once its worker is followed and the feed is up it asks for what
-   * came after instead of for its whole state. The blocks of workers that are not followed within
-   * {@code grace} (they left the fleet while no router was there to see it) are dropped then.
+   * Starts from {@code snapshot}, before any subscription: each rank it holds a position for waits
+   * for its worker, and once the worker is followed and the feed is up, its snapshot state goes
+   * into the index and it asks for what came after, instead of for its whole state. Workers that
+   * are not followed within {@code grace} (they left the fleet while no router saw it) are
+   * forgotten then, and their snapshot state with them.
    */
   void restore(IndexSnapshot snapshot, Duration grace) {
-    IndexSnapshots.restore(snapshot, router.kvEventSink().orElseThrow(), follower);
+    IndexSnapshots.restore(snapshot, follower);
     restored.addAll(snapshot.lastEventIds().keySet());
-    Set<WorkerRank> all = new HashSet<>(snapshot.lastEventIds().keySet());
-    snapshot.events().forEach(event -> all.add(event.worker()));
+    Set<String> workers = new TreeSet<>();
+    snapshot.lastEventIds().keySet().forEach(rank -> workers.add(rank.workerId()));
     CompletableFuture.runAsync(
-        () -> dropUnfollowed(all),
+        () -> forgetUnfollowed(workers),
         CompletableFuture.delayedExecutor(grace.toMillis(), TimeUnit.MILLISECONDS));
   }
 
-  /** Clears the ranks among {@code ranks} whose worker is not followed, and forgets the worker. */
-  private synchronized void dropUnfollowed(Set<WorkerRank> ranks) {
+  /** Forgets those of {@code workers} that are not followed. */
+  private synchronized void forgetUnfollowed(Set<String> workers) {
     if (closed) {
       return;
     }
-    Set<String> gone = new TreeSet<>();
-    for (WorkerRank rank : ranks) {
-      if (!endpoints.containsKey(rank.workerId())) {
-        gone.add(rank.workerId());
-        restored.remove(rank);
-        router.kvEventSink().orElseThrow().apply(rank, KvCacheEvent.cleared());
-      }
+    Set<String> gone = new TreeSet<>(workers);
+    gone.removeAll(endpoints.keySet());
+    for (String workerId : gone) {
+      restored.removeIf(rank -> rank.workerId().equals(workerId));
+      follower.forget(workerId);
     }
-    gone.forEach(follower::forget);
     if (!gone.isEmpty()) {
-      log.info(
-          "Workers {} of the index snapshot have not joined: their cached blocks are dropped",
-          gone);
+      log.info("Workers {} of the index snapshot have not joined: their state is dropped", gone);
     }
   }
 

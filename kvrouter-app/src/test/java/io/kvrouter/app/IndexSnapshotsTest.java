@@ -91,7 +91,7 @@ class IndexSnapshotsTest {
 
     try (KvIndexer index = KvIndexer.inline();
         DynamoEventFollower follower = follower(index)) {
-      IndexSnapshots.restore(read, index, follower);
+      IndexSnapshots.restore(read, follower);
       follower.catchUp(W7);
       follower.catchUp(W8);
       follower.onMsgpack(stored(W7, 6)); // the next live event follows on, no tree dump

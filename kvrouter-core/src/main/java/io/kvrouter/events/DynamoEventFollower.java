@@ -292,27 +292,42 @@ public final class DynamoEventFollower implements AutoCloseable {
   }
 
   /**
-   * Starts following {@code rank} from {@code lastEventId}, the position of a snapshot whose events
-   * the index holds already. Nothing is asked yet ({@link #catchUp} asks for what came after); a
-   * live event that follows on is applied as it comes.
+   * Starts following {@code rank} from a snapshot: its state there is {@code events}, up to event
+   * {@code lastEventId}, published by {@code publisherId} (null when unknown). The events go to the
+   * index at {@link #catchUp}, once the rank's worker is followed (the router takes no events of a
+   * worker it does not route to); until then the rank's live events wait, and nothing is asked.
    */
-  public void restore(WorkerRank rank, long lastEventId) {
+  public void restore(
+      WorkerRank rank, long lastEventId, Long publisherId, List<KvCacheEvent> events) {
+    List<KvCacheEvent> state = List.copyOf(events);
     submit(
         () -> {
           departed.remove(rank.workerId());
-          rank(rank).sequencer.restore(lastEventId);
+          Rank restored = rank(rank);
+          restored.sequencer.restore(lastEventId);
+          restored.snapshot = state;
+          if (publisherId != null) {
+            restored.publisherId = publisherId;
+          }
         });
   }
 
   /**
-   * Brings {@code rank} up to date: a rank with a known position asks its worker for what came
-   * after (unless a question is out already), one without asks for a tree dump.
+   * Brings {@code rank}, whose worker is followed now, up to date: a rank still {@link #restore}d
+   * puts its snapshot state into the index, applies the live events that follow on, and asks its
+   * worker for what came after; any other rank asks for a tree dump, as {@link #follow} does.
    */
   public void catchUp(WorkerRank rank) {
     submit(
         () -> {
           departed.remove(rank.workerId());
-          rank(rank).sequencer.catchUp();
+          Rank followed = rank(rank);
+          List<KvCacheEvent> snapshot = followed.snapshot;
+          followed.snapshot = null;
+          if (snapshot != null && followed.sequencer.isRestored()) {
+            snapshot.forEach(followed::apply);
+          }
+          followed.sequencer.catchUp();
         });
   }
 
@@ -320,12 +335,18 @@ public final class DynamoEventFollower implements AutoCloseable {
    * Where the follower is, for a snapshot.
    *
    * @param lastEventIds the last event id applied per rank whose position is known
+   * @param publisherIds per rank, the publisher whose envelope last carried its events, where one
+   *     did
    * @param logOffsets per event-log partition ({@code topic/partition}), the offset after the last
    *     record handed to the index; empty off a log
    */
-  public record Positions(Map<WorkerRank, Long> lastEventIds, Map<String, Long> logOffsets) {
+  public record Positions(
+      Map<WorkerRank, Long> lastEventIds,
+      Map<WorkerRank, Long> publisherIds,
+      Map<String, Long> logOffsets) {
     public Positions {
       lastEventIds = Map.copyOf(lastEventIds);
+      publisherIds = Map.copyOf(publisherIds);
       logOffsets = Map.copyOf(logOffsets);
     }
   }
@@ -338,14 +359,18 @@ public final class DynamoEventFollower implements AutoCloseable {
     return CompletableFuture.supplyAsync(
         () -> {
           Map<WorkerRank, Long> positions = new HashMap<>();
+          Map<WorkerRank, Long> publishers = new HashMap<>();
           ranks.forEach(
               (rank, followed) -> {
                 Long position = followed.sequencer.position();
                 if (position != null) {
                   positions.put(rank, position);
                 }
+                if (followed.publisherId != null) {
+                  publishers.put(rank, followed.publisherId);
+                }
               });
-          return new Positions(positions, logOffsets);
+          return new Positions(positions, publishers, logOffsets);
         },
         thread);
   }
@@ -442,6 +467,11 @@ public final class DynamoEventFollower implements AutoCloseable {
 
     /** The publisher of the rank's latest envelope; read and written on the follower's thread. */
     private Long publisherId;
+
+    /**
+     * The rank's state in the snapshot it was restored from, until it catches up; on the thread.
+     */
+    private List<KvCacheEvent> snapshot;
 
     Rank(WorkerRank rank) {
       this.rank = rank;

@@ -167,6 +167,10 @@ final class DynamoEventSequencer {
   private Long askedEnd;
   private Retry retry;
   private volatile boolean recovering;
+
+  /** Restored from a snapshot, waiting for {@link #catchUp}: live events are held. */
+  private boolean restored;
+
   private volatile int failures;
   private volatile long applied;
   private volatile long duplicates;
@@ -203,6 +207,14 @@ final class DynamoEventSequencer {
     }
     if (answeredUpTo != NOTHING) {
       answeredUpTo = NOTHING; // this event is newer than the answer: no straggler follows it
+    }
+    if (restored && id == 0) {
+      // the worker restarted since the snapshot: its state is the new process's
+      log.info(
+          "{} published event 0 after the snapshot it was restored from; asking its state", rank);
+      resync();
+      hold(event);
+      return;
     }
     if (bestEffort) {
       applyAnyway(event);
@@ -316,32 +328,43 @@ final class DynamoEventSequencer {
   }
 
   /**
-   * Starts from a position a snapshot recorded: the index already holds the rank's state up to
-   * event {@code lastEventId} ({@link #NOTHING}: before event 0). Nothing is asked: a live event
-   * that follows on is applied, one after a gap asks for the gap, and {@link #catchUp} asks for
-   * whatever the snapshot missed.
+   * Starts from a position a snapshot recorded: once its worker is followed, the index will hold
+   * the rank's state up to event {@code lastEventId} ({@link #NOTHING}: before event 0). Until
+   * {@link #catchUp}, live events are held (the snapshot's state is not in the index yet) and
+   * nothing is asked.
    */
   void restore(long lastEventId) {
     held.clear();
     adoptNext = false;
     answeredUpTo = NOTHING;
     last = lastEventId;
+    recovering = true; // holds live events, asks nothing, probes nothing
+    restored = true;
   }
 
   /**
-   * Asks for what came after the position, when it is known and no question is out; a rank whose
-   * position is unknown asks for a tree dump. A worker whose buffer no longer reaches back answers
-   * with a tree dump, or with a hole that asks for one.
+   * Brings the rank up to date once its worker is followed. A rank still {@link #restore}d applies
+   * the events held since that follow on, then asks for what came after (a gap among them asks for
+   * the gap); a worker whose buffer no longer reaches back answers with a tree dump, or with a hole
+   * that asks for one. Any other rank asks for a tree dump: what it applied before its worker was
+   * followed may not have reached the index.
    */
   void catchUp() {
-    if (recovering) {
-      return; // the question out brings the rank up to date
-    }
-    if (last == null) {
+    if (!restored) {
       resync();
-    } else {
+      return;
+    }
+    restored = false;
+    recovering = false;
+    drainHeld();
+    if (!recovering) {
       ask(last + 1, null);
     }
+  }
+
+  /** Whether the rank was {@link #restore}d and has not caught up or started over since. */
+  boolean isRestored() {
+    return restored;
   }
 
   /** The last id applied ({@link #NOTHING} before event 0); null while the position is unknown. */
@@ -351,6 +374,7 @@ final class DynamoEventSequencer {
 
   /** Forget the position and ask for a tree dump. */
   void resync() {
+    restored = false;
     held.clear();
     last = null;
     adoptNext = false;

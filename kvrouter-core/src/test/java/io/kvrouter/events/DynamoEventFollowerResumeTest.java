@@ -61,18 +61,23 @@ class DynamoEventFollowerResumeTest {
   }
 
   @Test
-  void aResumedRank_asksOnlyForWhatCameAfter() throws Exception {
+  void aRestoredRank_waitsForItsWorker_thenPutsItsStateBeforeTheLiveEvents() throws Exception {
     try (DynamoEventFollower follower =
-        follower(new WorkerKvQueryResult.TooNew(6, null, 5))) { // nothing newer than 5
-      follower.restore(RANK, 5);
-      follower.catchUp(RANK);
-      follower.sync().get(10, TimeUnit.SECONDS);
+        follower(new WorkerKvQueryResult.TooNew(7, null, 6))) { // nothing newer than 6
+      follower.restore(RANK, 5, null, List.of(KvCacheEvent.cleared(), KvCacheEvent.removed(1)));
       follower.onMsgpack(event(6));
+      follower.sync().get(10, TimeUnit.SECONDS);
+      assertThat(applied).as("the worker is not followed yet").isEmpty();
+      assertThat(asked).isEmpty();
+
+      follower.catchUp(RANK);
 
       assertThat(follower.positions().get(10, TimeUnit.SECONDS).lastEventIds())
           .isEqualTo(Map.of(RANK, 6L));
-      assertThat(asked).containsExactly(RANK + " 6..null");
-      assertThat(applied).as("no clear: the snapshot's state stays").hasSize(1);
+      assertThat(applied)
+          .containsExactly(
+              KvCacheEvent.cleared(), KvCacheEvent.removed(1), KvCacheEvent.removed(6));
+      assertThat(asked).containsExactly(RANK + " 7..null");
     }
   }
 

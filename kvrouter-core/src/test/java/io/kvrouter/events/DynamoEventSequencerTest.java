@@ -186,29 +186,34 @@ class DynamoEventSequencerTest {
   }
 
   @Test
-  void restoredFromASnapshot_appliesTheEventThatFollowsOn_withoutAsking() {
+  void restoredFromASnapshot_holdsLiveEventsUntilCaughtUp_thenAppliesThoseThatFollowOn() {
     DynamoEventSequencer sequencer = sequencer(false);
     sequencer.restore(6);
-    assertThat(sequencer.position()).isEqualTo(6);
     live(sequencer, 7);
     live(sequencer, 9);
+    assertThat(log).as("its worker is not followed yet").isEmpty();
+    assertThat(sequencer.isRestored()).isTrue();
 
+    sequencer.catchUp();
     assertThat(log).containsExactly("apply 7", "ask 8..8");
+    answer(sequencer, events(8));
+    assertThat(log).containsExactly("apply 7", "ask 8..8", "apply 8", "apply 9");
+    assertFollowingAt(sequencer, 9);
     assertThat(feed(sequencer).resets()).as("no tree dump").isZero();
   }
 
   @Test
-  void catchingUp_asksNothingWhileAQuestionIsOut_andADumpWithoutAPosition() {
-    DynamoEventSequencer restored = sequencer(false);
-    restored.restore(6);
-    live(restored, 9); // a gap: 7..8 is asked
-    restored.catchUp();
-    assertThat(log).containsExactly("ask 7..8");
+  void restoredFromASnapshot_thenTheWorkerRestarted_asksForItsState() {
+    DynamoEventSequencer sequencer = sequencer(false);
+    sequencer.restore(6);
+    live(sequencer, 0);
+    assertThat(log).containsExactly("ask dump");
+    assertThat(sequencer.isRestored()).isFalse();
 
     log.clear();
     DynamoEventSequencer unknown = sequencer(false);
     unknown.catchUp();
-    assertThat(log).containsExactly("ask dump");
+    assertThat(log).as("a rank that was not restored starts over").containsExactly("ask dump");
   }
 
   @Test

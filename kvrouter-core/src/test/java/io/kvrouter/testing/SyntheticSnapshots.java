@@ -31,6 +31,10 @@ public final class SyntheticSnapshots {
       parent = i % 64 == 63 ? null : hash;
     }
     return new IndexSnapshot(
-        System.currentTimeMillis(), events, Map.of(RANK, lastEventId), Map.of("t/0", 12L));
+        System.currentTimeMillis(),
+        events,
+        Map.of(RANK, lastEventId),
+        Map.of(RANK, 0x5eedL),
+        Map.of("t/0", 12L));
   }
 }

@@ -17,6 +17,8 @@ import java.util.Objects;
  * @param events the events that rebuild the index, in order
  * @param lastEventIds per rank, the id of the last Dynamo event applied (ranks whose position is
  *     unknown are absent)
+ * @param publisherIds per rank, the id of the event publisher whose envelope last carried its
+ *     events (Dynamo v1.5 names the rank's recovery endpoint after it); absent where none was seen
  * @param offsets per partition of the event log ({@code topic/partition}), the offset of the next
  *     record to read; empty when the events do not come from a log
  */
@@ -24,11 +26,13 @@ public record IndexSnapshot(
     long createdAtMillis,
     List<RouterEvent> events,
     Map<WorkerRank, Long> lastEventIds,
+    Map<WorkerRank, Long> publisherIds,
     Map<String, Long> offsets) {
 
   public IndexSnapshot {
     events = List.copyOf(events);
     lastEventIds = Map.copyOf(lastEventIds);
+    publisherIds = Map.copyOf(publisherIds);
     offsets = Map.copyOf(offsets);
   }
 

@@ -24,7 +24,8 @@ import java.util.Map;
  *
  * <pre>
  *   "KVRS"  u8 version (1)  i64 created_at_ms
- *   u32 ranks    { str worker_id, u32 dp_rank, u8 has_last, [i64 last_event_id] }
+ *   u32 ranks    { str worker_id, u32 dp_rank, u8 has_last, [i64 last_event_id],
+ *                  u8 has_publisher, [i64 publisher_id] }
  *   u32 events   { u32 rank (index into ranks), u8 kind,
  *                  kind 0 Cleared:
  *                  kind 1 Stored:  u8 has_parent, [i64 parent], u32 n, n × { i64 hash, i64 tokens }
@@ -48,6 +49,14 @@ public final class IndexSnapshotCodec {
 
   private IndexSnapshotCodec() {}
 
+  /** A u8 flag, then the value when there is one. */
+  private static void optionalLong(DataOutputStream data, Long value) throws IOException {
+    data.writeByte(value == null ? 0 : 1);
+    if (value != null) {
+      data.writeLong(value);
+    }
+  }
+
   /** Writes {@code snapshot} to {@code out} (not closed). */
   public static void write(IndexSnapshot snapshot, OutputStream out) throws IOException {
     DataOutputStream data = new DataOutputStream(out);
@@ -57,15 +66,13 @@ public final class IndexSnapshotCodec {
     Map<WorkerRank, Integer> ranks = new LinkedHashMap<>();
     snapshot.events().forEach(e -> ranks.putIfAbsent(e.worker(), ranks.size()));
     snapshot.lastEventIds().keySet().forEach(r -> ranks.putIfAbsent(r, ranks.size()));
+    snapshot.publisherIds().keySet().forEach(r -> ranks.putIfAbsent(r, ranks.size()));
     data.writeInt(ranks.size());
     for (WorkerRank rank : ranks.keySet()) {
       string(data, rank.workerId());
       data.writeInt(rank.dpRank());
-      Long last = snapshot.lastEventIds().get(rank);
-      data.writeByte(last == null ? 0 : 1);
-      if (last != null) {
-        data.writeLong(last);
-      }
+      optionalLong(data, snapshot.lastEventIds().get(rank));
+      optionalLong(data, snapshot.publisherIds().get(rank));
     }
     data.writeInt(snapshot.events().size());
     for (RouterEvent event : snapshot.events()) {
@@ -120,6 +127,7 @@ public final class IndexSnapshotCodec {
       long createdAt = data.readLong();
       List<WorkerRank> ranks = new ArrayList<>();
       Map<WorkerRank, Long> lastEventIds = new HashMap<>();
+      Map<WorkerRank, Long> publisherIds = new HashMap<>();
       int rankCount = count(data, "ranks");
       for (int i = 0; i < rankCount; i++) {
         String workerId = string(data);
@@ -131,6 +139,9 @@ public final class IndexSnapshotCodec {
         ranks.add(rank);
         if (data.readUnsignedByte() != 0) {
           lastEventIds.put(rank, data.readLong());
+        }
+        if (data.readUnsignedByte() != 0) {
+          publisherIds.put(rank, data.readLong());
         }
       }
       int eventCount = count(data, "events");
@@ -147,7 +158,7 @@ public final class IndexSnapshotCodec {
       for (int i = 0; i < offsetCount; i++) {
         offsets.put(string(data), data.readLong());
       }
-      return new IndexSnapshot(createdAt, events, lastEventIds, offsets);
+      return new IndexSnapshot(createdAt, events, lastEventIds, publisherIds, offsets);
     } catch (EOFException e) {
       throw new IllegalArgumentException("index snapshot cut short", e);
     }

@@ -42,6 +42,7 @@ class IndexSnapshotCodecTest {
                 new RouterEvent(W7, KvCacheEvent.stored(5L, new StoredBlock(8, 9))),
                 new RouterEvent(W7, KvCacheEvent.removed(5))),
             Map.of(W7, 42L),
+            Map.of(W7, 0x0abcL),
             Map.of("t/0", 17L));
 
     String hex = HexFormat.of().formatHex(bytes(snapshot));
@@ -57,6 +58,8 @@ class IndexSnapshotCodecTest {
                 + "00000000" // dp_rank 0
                 + "01"
                 + "000000000000002a" // last event id 42
+                + "01"
+                + "0000000000000abc" // publisher 0xabc
                 + "00000004" // four events
                 + "00000000"
                 + "00" // rank 0, Cleared
@@ -104,6 +107,7 @@ class IndexSnapshotCodecTest {
             System.currentTimeMillis(),
             events,
             Map.of(W7, -1L, new WorkerRank("9", 0), 3L), // a u64 above 2^63, a rank without blocks
+            Map.of(W7_DP1, 77L, new WorkerRank("10", 0), 1L), // a publisher only
             Map.of("kvrouter.a.kv-events/0", 5L, "kvrouter.a.kv-events/1", 0L));
 
     IndexSnapshot back = read(bytes(snapshot));
@@ -120,6 +124,7 @@ class IndexSnapshotCodecTest {
                 1,
                 List.of(new RouterEvent(W7, KvCacheEvent.stored(null, new StoredBlock(1, 2)))),
                 Map.of(),
+                Map.of(),
                 Map.of()));
     for (int cut = 0; cut < whole.length; cut++) {
       byte[] part = java.util.Arrays.copyOf(whole, cut);
@@ -133,7 +138,7 @@ class IndexSnapshotCodecTest {
     future[4] = 2;
     assertThatThrownBy(() -> read(future)).hasMessageContaining("version 2");
     byte[] badRank = whole.clone();
-    int firstEventRank = 4 + 1 + 8 + 4 + 2 + 1 + 4 + 1 + 4; // after the one rank and the count
+    int firstEventRank = 4 + 1 + 8 + 4 + 2 + 1 + 4 + 1 + 1 + 4; // after the one rank and the count
     badRank[firstEventRank + 3] = 9;
     assertThatThrownBy(() -> read(badRank)).hasMessageContaining("rank 9 is not listed");
   }
