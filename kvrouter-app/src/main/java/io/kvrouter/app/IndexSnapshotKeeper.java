@@ -173,8 +173,8 @@ final class IndexSnapshotKeeper implements AutoCloseable {
         () -> check(follower, dump), CHECK.toMillis(), CHECK.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  private void check(
-      DynamoEventFollower follower, Supplier<CompletionStage<List<RouterEvent>>> dump) {
+  /** One round of the writer: renew the lock, and write while holding it past the threshold. */
+  void check(DynamoEventFollower follower, Supplier<CompletionStage<List<RouterEvent>>> dump) {
     try {
       if (store == null) {
         store = connector.connect();
