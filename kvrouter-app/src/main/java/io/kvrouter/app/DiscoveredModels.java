@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.DaemonThreads;
 import io.kvrouter.common.FaultLog;
 import io.kvrouter.config.RequestPlaneKind;
 import io.kvrouter.config.RouterDiscovery;
@@ -93,13 +94,7 @@ final class DiscoveredModels implements DiscoveryListener, AutoCloseable {
     this.plane = plane;
     this.served = served;
     this.deployer = deployer;
-    this.thread =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "discovery-apply");
-              t.setDaemon(true);
-              return t;
-            });
+    this.thread = Executors.newSingleThreadExecutor(DaemonThreads.named("discovery-apply"));
   }
 
   /** Completes once the first listing of the store has been applied. */

@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.DaemonThreads;
 import io.kvrouter.protocol.WorkerLoadReport;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.DynamoEventCodec;
@@ -20,7 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -55,7 +55,8 @@ final class DynamoWorkerEvents implements AutoCloseable {
     this.sink = sink;
     this.logs = logs;
     this.loadTimer = loadTimer;
-    this.queries = Executors.newSingleThreadExecutor(daemon("worker-kv-query-" + workerId));
+    this.queries =
+        Executors.newSingleThreadExecutor(DaemonThreads.named("worker-kv-query-" + workerId));
     this.lastLoad = new WorkerLoadReport[logs.size()];
     this.lastLoadMillis = new long[logs.size()];
   }
@@ -90,7 +91,7 @@ final class DynamoWorkerEvents implements AutoCloseable {
       logs.add(log);
     }
     ScheduledExecutorService timer =
-        Executors.newSingleThreadScheduledExecutor(daemon("worker-load-" + workerId));
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("worker-load-" + workerId));
     DynamoWorkerEvents events = new DynamoWorkerEvents(sink, List.copyOf(logs), timer, workerId);
     long period = loadInterval.toMillis();
     timer.scheduleWithFixedDelay(
@@ -181,14 +182,6 @@ final class DynamoWorkerEvents implements AutoCloseable {
       result = new WorkerKvQueryResult.Error("cannot answer: " + e);
     }
     return WorkerKvQueryCodec.encodeResult(result);
-  }
-
-  private static ThreadFactory daemon(String name) {
-    return r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    };
   }
 
   private void publishLoad(SimulatedEngine engine, int dp, WorkerRank rank) {

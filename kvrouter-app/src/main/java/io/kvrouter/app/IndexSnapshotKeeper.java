@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.DaemonThreads;
 import io.kvrouter.common.FaultLog;
 import io.kvrouter.config.EventPlaneConfig;
 import io.kvrouter.config.EventPlaneKind;
@@ -83,12 +84,7 @@ final class IndexSnapshotKeeper implements AutoCloseable {
     new SecureRandom().nextBytes(id);
     this.owner = "router-" + HexFormat.of().formatHex(id);
     this.thread =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "index-snapshots");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("index-snapshots"));
     this.restored = outcome(meters, "restored");
     this.written = outcome(meters, "written");
     this.failed = outcome(meters, "failed");

@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.DaemonThreads;
 import io.kvrouter.config.KubeDiscoveryConfig;
 import io.kvrouter.config.PodWorkers;
 import io.kvrouter.discovery.kube.ReadyPodWatcher;
@@ -22,12 +23,7 @@ final class PodFleet implements ReadyPodWatcher.Listener, AutoCloseable {
   private final WorkerFleet fleet;
   private final PodWorkers pods;
   private final ExecutorService thread =
-      Executors.newSingleThreadExecutor(
-          r -> {
-            Thread t = new Thread(r, "pod-workers");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newSingleThreadExecutor(DaemonThreads.named("pod-workers"));
   private ReadyPodWatcher watcher;
 
   private PodFleet(WorkerFleet fleet, PodWorkers pods) {

@@ -1,6 +1,7 @@
 package io.kvrouter.app;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvrouter.common.DaemonThreads;
 import io.kvrouter.events.DynamoEventFollower;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerRank;
@@ -38,12 +39,7 @@ final class RequestPlaneRecovery implements DynamoEventFollower.RecoveryClient {
 
   /** Decodes answers: one daemon thread, shared, idle when nothing is asked. */
   private static final Executor DECODER =
-      Executors.newSingleThreadExecutor(
-          r -> {
-            Thread t = new Thread(r, "kv-recovery-decode");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newSingleThreadExecutor(DaemonThreads.named("kv-recovery-decode"));
 
   private final RequestPlane plane;
   private final Map<String, WorkerEndpoint> workers;

@@ -1,5 +1,6 @@
 package io.kvrouter.events;
 
+import io.kvrouter.common.DaemonThreads;
 import io.kvrouter.common.FaultLog;
 import io.kvrouter.common.Ticker;
 import io.kvrouter.metrics.MetricNames;
@@ -156,13 +157,7 @@ public final class DynamoEventFollower implements AutoCloseable {
     this.registry = Objects.requireNonNull(meters, "meters");
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     ScheduledThreadPoolExecutor executor =
-        new ScheduledThreadPoolExecutor(
-            1,
-            r -> {
-              Thread t = new Thread(r, "kv-events-dynamo");
-              t.setDaemon(true);
-              return t;
-            });
+        new ScheduledThreadPoolExecutor(1, DaemonThreads.named("kv-events-dynamo"));
     this.thread = executor;
     executor.scheduleWithFixedDelay(
         this::tick, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);

@@ -8,6 +8,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
+import io.kvrouter.common.DaemonThreads;
 import io.kvrouter.common.FaultLog;
 import io.kvrouter.config.EtcdConfig;
 import io.kvrouter.discovery.DiscoveryBucket;
@@ -70,12 +71,7 @@ public final class EtcdDiscoveryWatcher implements AutoCloseable {
     this.ownsClient = ownsClient;
     this.view = new DiscoveryView(listener);
     this.thread =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "etcd-discovery-watcher");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("etcd-discovery-watcher"));
   }
 
   /** Starts watching the etcd {@code config} names, with a client of its own. */

@@ -9,6 +9,7 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.support.CloseableClient;
 import io.grpc.stub.StreamObserver;
+import io.kvrouter.common.DaemonThreads;
 import io.kvrouter.config.EtcdConfig;
 import io.kvrouter.discovery.DiscoveryCodec;
 import io.kvrouter.discovery.DiscoveryRecord;
@@ -74,11 +75,7 @@ public final class EtcdRegistrar implements AutoCloseable {
     this.leasesGranted = 1;
     this.thread =
         Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "etcd-registrar-" + DynamoIds.hex(leaseId));
-              t.setDaemon(true);
-              return t;
-            });
+            DaemonThreads.named("etcd-registrar-" + DynamoIds.hex(leaseId)));
   }
 
   /**

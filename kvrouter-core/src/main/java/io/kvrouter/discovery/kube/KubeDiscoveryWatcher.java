@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.kvrouter.common.DaemonThreads;
 import io.kvrouter.common.FaultLog;
 import io.kvrouter.config.KubeDiscoveryConfig;
 import io.kvrouter.discovery.DiscoveryListener;
@@ -104,12 +105,7 @@ public final class KubeDiscoveryWatcher implements AutoCloseable {
     this.namespace = namespace;
     this.view = new DiscoveryView(listener);
     this.thread =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "kube-discovery-watcher");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("kube-discovery-watcher"));
   }
 
   /**
