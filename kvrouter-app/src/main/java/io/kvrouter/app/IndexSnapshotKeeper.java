@@ -200,6 +200,9 @@ final class IndexSnapshotKeeper implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
+      if (Thread.currentThread().isInterrupted()) {
+        return; // closing: a client that saw the interrupt (Kafka's) says so in its own way
+      }
       failed.increment();
       faults.fault(name + ": " + e);
     }

@@ -43,10 +43,26 @@ final class IndexSnapshots {
                         events ->
                             new IndexSnapshot(
                                 System.currentTimeMillis(),
-                                events,
+                                withWaitingStates(events, positions.waitingStates()),
                                 positions.lastEventIds(),
                                 positions.publisherIds(),
                                 positions.logOffsets())));
+  }
+
+  /**
+   * The index's dump with the states of the ranks a snapshot restored whose workers have not been
+   * followed yet: those are in no index, and a snapshot that left them out would still hold their
+   * positions.
+   */
+  private static List<RouterEvent> withWaitingStates(
+      List<RouterEvent> dump, Map<WorkerRank, List<KvCacheEvent>> waiting) {
+    if (waiting.isEmpty()) {
+      return dump;
+    }
+    List<RouterEvent> events = new ArrayList<>(dump);
+    waiting.forEach(
+        (rank, state) -> state.forEach(event -> events.add(new RouterEvent(rank, event))));
+    return events;
   }
 
   /**

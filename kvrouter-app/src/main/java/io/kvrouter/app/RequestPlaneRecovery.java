@@ -24,11 +24,13 @@ import java.util.concurrent.Executors;
  * Asks workers' local KV indexers for their events where Dynamo's router asks them: over the
  * request plane, at the worker's request-plane address ({@link WorkerEndpoint#sibling}), to the
  * endpoint {@code worker_kv_query_source_{publisher_id:x}} of the publisher whose envelopes carry
- * the rank's events (Dynamo v1.5 and later), or, when no envelope named one (Dynamo before v1.5, or
- * nothing published yet), to rank {@code r}'s {@code worker_kv_indexer_query_dp{r}}. A worker that
- * refuses the publisher's endpoint (releases before v1.5, whose envelopes carried the instance id)
- * is asked again at the rank's. The answer is the one item of the response stream; it is decoded on
- * a thread of its own, since a tree dump of a full cache is megabytes of JSON.
+ * the rank's events (Dynamo v1.5 and later; the one discovery names for the worker, when it names
+ * one, comes first: an id from an index snapshot may be a former process's), or, when no envelope
+ * named one (Dynamo before v1.5, or nothing published yet), to rank {@code r}'s {@code
+ * worker_kv_indexer_query_dp{r}}. A worker that refuses the publisher's endpoint (releases before
+ * v1.5, whose envelopes carried the instance id) is asked again at the rank's. The answer is the
+ * one item of the response stream; it is decoded on a thread of its own, since a tree dump of a
+ * full cache is megabytes of JSON.
  */
 final class RequestPlaneRecovery implements DynamoEventFollower.RecoveryClient {
   /** How long a worker has to answer a question for events (Dynamo waits 1 s). */
@@ -77,8 +79,10 @@ final class RequestPlaneRecovery implements DynamoEventFollower.RecoveryClient {
             new WorkerKvQueryCodec.Query(
                 DynamoEventCodec.workerIdToU64(rank.workerId()), rank.dpRank(), start, end));
     Duration timeout = start == null ? DUMP_TIMEOUT : QUERY_TIMEOUT;
-    if (publisherId == null) {
-      publisherId = publishers.soleSourcePublisher(rank.workerId());
+    // discovery's word is the current one; the follower's may come from an old snapshot
+    Long discovered = publishers.soleSourcePublisher(rank.workerId());
+    if (discovered != null) {
+      publisherId = discovered;
     }
     String rankEndpoint = WorkerKvQueryCodec.endpoint(rank.dpRank());
     CompletableFuture<List<JsonNode>> items =

@@ -91,27 +91,32 @@ final class SharedFeed implements WorkerEventSources {
   /**
    * Starts from {@code snapshot}, before any subscription: each rank it holds a position for waits
    * for its worker, and once the worker is followed and the feed is up, its snapshot state goes
-   * into the index and it asks for what came after, instead of for its whole state. Workers that
-   * are not followed within {@code grace} (they left the fleet while no router saw it) are
-   * forgotten then, and their snapshot state with them.
+   * into the index and it asks for what came after, instead of for its whole state. Ranks whose
+   * worker is not followed within {@code grace} (it left the fleet while no router saw it), or no
+   * longer has them, are forgotten then, and their snapshot state with them.
    */
   void restore(IndexSnapshot snapshot, Duration grace) {
     IndexSnapshots.restore(snapshot, follower);
     restored.addAll(snapshot.lastEventIds().keySet());
-    Set<String> workers = new TreeSet<>();
-    snapshot.lastEventIds().keySet().forEach(rank -> workers.add(rank.workerId()));
     CompletableFuture.runAsync(
-        () -> forgetUnfollowed(workers),
+        this::forgetUnfollowed,
         CompletableFuture.delayedExecutor(grace.toMillis(), TimeUnit.MILLISECONDS));
   }
 
-  /** Forgets those of {@code workers} that are not followed. */
-  private synchronized void forgetUnfollowed(Set<String> workers) {
+  /** Forgets the restored ranks that no followed worker has. */
+  private synchronized void forgetUnfollowed() {
     if (closed) {
       return;
     }
-    Set<String> gone = new TreeSet<>(workers);
-    gone.removeAll(endpoints.keySet());
+    Set<String> gone = new TreeSet<>();
+    for (WorkerRank rank : List.copyOf(restored)) {
+      if (!endpoints.containsKey(rank.workerId())) {
+        gone.add(rank.workerId());
+      } else if (!ranks.contains(rank)) {
+        restored.remove(rank);
+        follower.forget(rank); // its worker runs fewer ranks now
+      }
+    }
     for (String workerId : gone) {
       restored.removeIf(rank -> rank.workerId().equals(workerId));
       follower.forget(workerId);
@@ -122,7 +127,7 @@ final class SharedFeed implements WorkerEventSources {
   }
 
   /** The feed is up for the first time: every rank followed so far is asked for its state. */
-  void up() {
+  synchronized void up() {
     up = true;
     ranks.forEach(this::askState);
   }
@@ -136,18 +141,22 @@ final class SharedFeed implements WorkerEventSources {
     }
   }
 
-  /** Follows {@code worker}'s ranks; they are asked for their state now if the feed is up. */
+  /**
+   * Follows {@code worker}'s ranks; they are asked for their state now if the feed is up. A
+   * discovered worker without a local indexer is asked nothing, its events are applied as they
+   * come; only the ranks a snapshot restored catch up (their held events go to the index).
+   */
   @Override
   public synchronized void follow(WorkerSpec worker, WorkerEndpoint endpoint) {
     endpoints.put(worker.id(), endpoint);
     DynamoFollowing.reportFeeds(router, follower, worker);
-    if (!publishers.answersQueries(worker.id())) {
-      return; // a discovered worker without a local indexer: its events are applied as they come
-    }
+    boolean answers = publishers.answersQueries(worker.id());
     for (WorkerRank rank : DynamoFollowing.ranks(worker)) {
+      if (!answers && !restored.contains(rank)) {
+        continue;
+      }
       ranks.add(rank);
       if (up) {
-        // a rank added while the feed comes up may be asked twice, which is harmless
         askState(rank);
       }
     }

@@ -5,6 +5,10 @@ import static io.kvrouter.app.KvConvergence.send;
 import static io.kvrouter.app.KvConvergence.workload;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kvrouter.config.KafkaConfig;
+import io.kvrouter.events.IndexSnapshotStore;
+import io.kvrouter.events.kafka.KafkaSnapshotStore;
+import io.kvrouter.events.nats.NatsSnapshotStore;
 import io.kvrouter.metrics.MetricNames;
 import io.kvrouter.testing.Http;
 import io.kvrouter.testing.KafkaBroker;
@@ -29,6 +33,7 @@ import org.junit.jupiter.api.Test;
  */
 class IndexSnapshotsIT {
   private static final String MODEL = KvConvergence.MODEL;
+  private static final String SNAPSHOT = "dynamo.backend.generate/" + MODEL;
 
   @Test
   void onNats_aRouterStartsFromTheFleetsSnapshot() throws Exception {
@@ -37,7 +42,7 @@ class IndexSnapshotsIT {
       Map<String, List<String>> flags = KvConvergence.kvFlags();
       flags.put("event-plane", List.of("nats"));
       flags.put("nats-server", List.of(nats.url()));
-      story(plane, flags);
+      story(plane, flags, () -> NatsSnapshotStore.connect(nats.url(), Duration.ofSeconds(30)));
     }
   }
 
@@ -49,11 +54,17 @@ class IndexSnapshotsIT {
       Map<String, List<String>> flags = KvConvergence.kvFlags();
       flags.put("event-plane", List.of("kafka"));
       flags.put("kafka-bootstrap-servers", List.of(kafka.bootstrapServers()));
-      story(plane, flags);
+      KafkaConfig config = new KafkaConfig(kafka.bootstrapServers(), "kvrouter", null);
+      story(plane, flags, () -> KafkaSnapshotStore.connect(config, Duration.ofSeconds(30)));
     }
   }
 
-  private static void story(List<String> plane, Map<String, List<String>> planeFlags)
+  /** Opens the plane's snapshot store, to look at it from outside the routers. */
+  private interface Store {
+    IndexSnapshotStore open() throws Exception;
+  }
+
+  private static void story(List<String> plane, Map<String, List<String>> planeFlags, Store store)
       throws Exception {
     Map<String, WorkerProcess> workers = new HashMap<>();
     try {
@@ -78,7 +89,8 @@ class IndexSnapshotsIT {
       flags.put("router-snapshot-threshold", List.of("10"));
       Random random = new Random(11);
 
-      try (RouterFixture a = RouterFixture.start(flags)) {
+      RouterFixture a = RouterFixture.start(flags);
+      try {
         KvConvergence.sendUntilEveryWorkerServed(a, workers, random);
         awaitConverged(a, workers);
         // a snapshot taken once every rank's position is known
@@ -99,11 +111,18 @@ class IndexSnapshotsIT {
               .as("each rank asked for what came after the snapshot")
               .isGreaterThanOrEqualTo(2);
         }
+      } finally {
+        a.close(); // no router writes snapshots from here on
+      }
 
-        Map<String, List<String>> reset = new HashMap<>(flags);
-        reset.put("router-reset-states", List.of("true"));
+      Map<String, List<String>> reset = new HashMap<>(flags);
+      reset.put("router-reset-states", List.of("true"));
+      reset.put("router-snapshot-threshold", List.of(String.valueOf(1 << 30)));
+      try (IndexSnapshotStore outside = store.open()) {
+        assertThat(outside.load(SNAPSHOT)).isPresent();
         try (RouterFixture c = RouterFixture.start(reset)) {
           assertThat(snapshots(c, "restored")).isZero();
+          assertThat(outside.load(SNAPSHOT)).as("deleted").isEmpty();
           // a Dynamo v1.5 worker is asked for its state once a router has heard it publish
           KvConvergence.sendUntilEveryWorkerServed(c, workers, random);
           awaitConverged(c, workers);

@@ -109,4 +109,31 @@ class IndexSnapshotsTest {
       assertThat(after).hasSize(before.size() + 1);
     }
   }
+
+  @Test
+  void aSnapshotTakenBeforeTheRestoredRanksCaughtUp_stillHoldsTheirState() throws Exception {
+    IndexSnapshot first;
+    try (KvIndexer index = KvIndexer.inline();
+        DynamoEventFollower follower = follower(index)) {
+      for (long id = 0; id <= 3; id++) {
+        follower.onMsgpack(stored(W7, id));
+      }
+      first =
+          IndexSnapshots.take(follower, index::dump)
+              .toCompletableFuture()
+              .get(10, TimeUnit.SECONDS);
+    }
+    try (KvIndexer index = KvIndexer.inline();
+        DynamoEventFollower follower = follower(index)) {
+      IndexSnapshots.restore(first, follower); // its worker has not joined: nothing in the index
+      IndexSnapshot second =
+          IndexSnapshots.take(follower, index::dump)
+              .toCompletableFuture()
+              .get(10, TimeUnit.SECONDS);
+
+      assertThat(index.dump().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEmpty();
+      assertThat(second.lastEventIds()).isEqualTo(first.lastEventIds());
+      assertThat(second.events()).containsExactlyElementsOf(first.events());
+    }
+  }
 }

@@ -72,25 +72,29 @@ class KafkaSnapshotStoreIT {
   }
 
   @Test
-  void oneWriterAtATime_andAnotherOnceTheHolderLeaves() throws Exception {
+  void oneWriterAtATime_keptWhenAnotherJoins_andPassedOnWhenTheHolderLeaves() throws Exception {
     try (KafkaBroker kafka = KafkaBroker.start()) {
       KafkaConfig config = new KafkaConfig(kafka.bootstrapServers(), "kvrouter", null);
-      try (KafkaSnapshotStore b = KafkaSnapshotStore.connect(config, Duration.ofSeconds(10))) {
-        KafkaSnapshotStore a = KafkaSnapshotStore.connect(config, Duration.ofSeconds(10));
+      try (KafkaSnapshotStore joiner = KafkaSnapshotStore.connect(config, Duration.ofSeconds(10))) {
+        KafkaSnapshotStore holder = KafkaSnapshotStore.connect(config, Duration.ofSeconds(10));
         try {
-          // joining the group takes a few polls; a joined first, so a holds it
-          Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> a.lock(NAME, "router-a"));
-          // b joins: the group settles with exactly one holder, polled as routers poll
+          // joining the group takes a few polls
           Awaitility.await()
               .atMost(Duration.ofSeconds(60))
-              .until(() -> a.lock(NAME, "router-a") ^ b.lock(NAME, "router-b"));
-          // the group's range assignor gives the partition to the first member id in order
-          assertThat(a.lock(NAME, "router-a")).as("a holds it").isTrue();
-          assertThat(b.lock(NAME, "router-b")).as("b does not").isFalse();
+              .until(() -> holder.lock(NAME, "router-z"));
+          // another joins, with a member id before the holder's: the group settles with one
+          // holder, polled as routers poll, and the sticky assignor leaves it where it was
+          Awaitility.await()
+              .atMost(Duration.ofSeconds(60))
+              .until(() -> holder.lock(NAME, "router-z") ^ joiner.lock(NAME, "router-a"));
+          assertThat(holder.lock(NAME, "router-z")).as("the holder keeps it").isTrue();
+          assertThat(joiner.lock(NAME, "router-a")).as("the joiner waits").isFalse();
         } finally {
-          a.close(); // leaves the group
+          holder.close(); // leaves the group
         }
-        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> b.lock(NAME, "router-b"));
+        Awaitility.await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> joiner.lock(NAME, "router-a"));
       }
     }
   }

@@ -63,6 +63,25 @@ class RequestPlaneRecoveryTest {
   }
 
   @Test
+  void thePublisherDiscoveryNames_comesBeforeOneFromTheFollower() {
+    // a restarted worker's new publisher, while the follower still has the snapshot's old one
+    DiscoveredPublishers publishers = new DiscoveredPublishers();
+    publishers.set("7", true, java.util.OptionalLong.of(0xbeefL));
+    RequestPlaneRecovery discovered =
+        new RequestPlaneRecovery(
+            plane,
+            Map.of("7", new WorkerEndpoint("7", "10.0.0.5", 9999, "abc123/generate")),
+            publishers);
+    plane.answer(
+        "abc123/worker_kv_query_source_beef", question -> List.of(json("{\"Error\":\"new\"}")));
+
+    assertThat(discovered.query(new WorkerRank("7", 0), 0xabcL, 3L, null))
+        .succeedsWithin(WAIT)
+        .isEqualTo(new WorkerKvQueryResult.Error("new"));
+    assertThat(plane.asks).containsExactly("7/abc123/worker_kv_query_source_beef");
+  }
+
+  @Test
   void aWorkerThatRefusesThePublishersEndpoint_isAskedAtTheRanks() {
     // releases before v1.5 put their instance id in the envelopes and serve the rank's endpoint
     plane.answer(

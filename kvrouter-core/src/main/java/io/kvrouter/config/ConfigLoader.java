@@ -352,10 +352,11 @@ public final class ConfigLoader {
     boolean enabled = value(ROUTER_INDEX_SNAPSHOTS);
     String flag = ROUTER_INDEX_SNAPSHOTS.flag();
     if (!enabled) {
-      for (Setting<?> needsIt : List.of(ROUTER_SNAPSHOT_THRESHOLD, ROUTER_RESET_STATES)) {
-        if (sources.given(needsIt)) {
-          throw new ConfigException(needsIt.flag() + " is for index snapshots: it needs " + flag);
-        }
+      // Dynamo's deployments may set the threshold (its JetStream mode's): without snapshots it
+      // means nothing, but asking for a reset of snapshots that are off is a mistake
+      if (value(ROUTER_RESET_STATES)) {
+        throw new ConfigException(
+            ROUTER_RESET_STATES.flag() + " resets index snapshots: it needs " + flag);
       }
       return IndexSnapshotConfig.OFF;
     }

@@ -350,7 +350,9 @@ public final class Settings {
           "DYN_ROUTER_SNAPSHOT_THRESHOLD",
           "EVENTS",
           "With --router-index-snapshots: the router holding the lock writes a new snapshot once"
-              + " its index has taken this many KV events since the last one.",
+              + " its index has taken this many KV events since the last one (a worker's event"
+              + " stores or removes one or more blocks; an answer to a tree dump is one event a"
+              + " block). Ignored without snapshots.",
           "1000000",
           "an integer from 1 to 1073741824",
           false,

@@ -320,7 +320,8 @@ public final class DynamoEventFollower implements AutoCloseable {
           List<KvCacheEvent> snapshot = followed.snapshot;
           followed.snapshot = null;
           if (snapshot != null && followed.sequencer.isRestored()) {
-            snapshot.forEach(followed::apply);
+            // not counted as applied: the snapshot holds it already
+            snapshot.forEach(event -> sink.apply(rank, event));
           }
           followed.sequencer.catchUp();
         });
@@ -332,16 +333,20 @@ public final class DynamoEventFollower implements AutoCloseable {
    * @param lastEventIds the last event id applied per rank whose position is known
    * @param publisherIds per rank, the publisher whose envelope last carried its events, where one
    *     did
+   * @param waitingStates the snapshot state of each rank restored and not caught up yet: not in the
+   *     index, so a snapshot taken now must add it to the index's dump
    * @param logOffsets per event-log partition ({@code topic/partition}), the offset after the last
    *     record handed to the index; empty off a log
    */
   public record Positions(
       Map<WorkerRank, Long> lastEventIds,
       Map<WorkerRank, Long> publisherIds,
+      Map<WorkerRank, List<KvCacheEvent>> waitingStates,
       Map<String, Long> logOffsets) {
     public Positions {
       lastEventIds = Map.copyOf(lastEventIds);
       publisherIds = Map.copyOf(publisherIds);
+      waitingStates = Map.copyOf(waitingStates);
       logOffsets = Map.copyOf(logOffsets);
     }
   }
@@ -355,6 +360,7 @@ public final class DynamoEventFollower implements AutoCloseable {
         () -> {
           Map<WorkerRank, Long> positions = new HashMap<>();
           Map<WorkerRank, Long> publishers = new HashMap<>();
+          Map<WorkerRank, List<KvCacheEvent>> waiting = new HashMap<>();
           ranks.forEach(
               (rank, followed) -> {
                 Long position = followed.sequencer.position();
@@ -364,8 +370,11 @@ public final class DynamoEventFollower implements AutoCloseable {
                 if (followed.publisherId != null) {
                   publishers.put(rank, followed.publisherId);
                 }
+                if (followed.snapshot != null && followed.sequencer.isRestored()) {
+                  waiting.put(rank, followed.snapshot);
+                }
               });
-          return new Positions(positions, publishers, logOffsets);
+          return new Positions(positions, publishers, waiting, logOffsets);
         },
         thread);
   }
@@ -390,6 +399,22 @@ public final class DynamoEventFollower implements AutoCloseable {
         () -> {
           departed.add(workerId);
           ranks.values().removeIf(r -> r.rank.workerId().equals(workerId) && r.drop());
+        });
+  }
+
+  /**
+   * Stops following {@code rank} alone (a rank a snapshot named that its worker no longer has): its
+   * sequencer, snapshot state and meters go. A later event or {@link #follow} of it starts it
+   * afresh.
+   */
+  public void forget(WorkerRank rank) {
+    Objects.requireNonNull(rank, "rank");
+    submit(
+        () -> {
+          Rank followed = ranks.remove(rank);
+          if (followed != null) {
+            followed.drop();
+          }
         });
   }
 

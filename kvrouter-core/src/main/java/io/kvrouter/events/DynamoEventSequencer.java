@@ -208,12 +208,15 @@ final class DynamoEventSequencer {
     if (answeredUpTo != NOTHING) {
       answeredUpTo = NOTHING; // this event is newer than the answer: no straggler follows it
     }
-    if (restored && id == 0) {
-      // the worker restarted since the snapshot: its state is the new process's
-      log.info(
-          "{} published event 0 after the snapshot it was restored from; asking its state", rank);
-      resync();
-      hold(event);
+    if (restored) {
+      if (id == 0 && last != NOTHING) {
+        // the worker restarted since the snapshot: the snapshot's state is the old process's,
+        // and catchUp asks for the new one's
+        log.info("{} published event 0 after the snapshot it was restored from", rank);
+        restored = false;
+        last = null;
+      }
+      hold(event); // nothing reaches the index before its worker is followed
       return;
     }
     if (bestEffort) {
@@ -502,7 +505,9 @@ final class DynamoEventSequencer {
       heldLimitReached++;
     }
     if (held.size() >= maxHeld && recovering && askedStart == null) {
-      held.clear(); // the dump out covers the older ones; drainHeld asks for the rest
+      // the dump out (or a restored rank's catch-up) covers the older ones; drainHeld asks for
+      // the rest
+      held.clear();
     } else if (held.size() >= maxHeld) {
       log.warn(
           "{}: {} events held while waiting for an answer; asking for its state",

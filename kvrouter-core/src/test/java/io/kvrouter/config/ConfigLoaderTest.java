@@ -289,7 +289,19 @@ class ConfigLoaderTest {
     assertThatThrownBy(
             () -> ConfigLoader.load(nats, Map.of("DYN_ROUTER_RESET_STATES", "true"), null))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("--router-reset-states is for index snapshots");
+        .hasMessageContaining("--router-reset-states resets index snapshots");
+    // a Dynamo deployment's threshold, or a reset turned off, without snapshots: nothing to do
+    assertThat(
+            ConfigLoader.load(
+                    nats,
+                    Map.of(
+                        "DYN_ROUTER_SNAPSHOT_THRESHOLD",
+                        "10000",
+                        "DYN_ROUTER_RESET_STATES",
+                        "false"),
+                    null)
+                .indexSnapshots())
+        .isEqualTo(IndexSnapshotConfig.OFF);
     Map<String, List<String>> zeroThreshold = new java.util.HashMap<>(on);
     zeroThreshold.put("router-snapshot-threshold", List.of("0"));
     assertThatThrownBy(() -> ConfigLoader.load(zeroThreshold, Map.of(), null))

@@ -203,12 +203,21 @@ class DynamoEventSequencerTest {
   }
 
   @Test
-  void restoredFromASnapshot_thenTheWorkerRestarted_asksForItsState() {
+  void restoredFromASnapshot_thenTheWorkerRestarted_asksForItsStateOnceFollowed() {
     DynamoEventSequencer sequencer = sequencer(false);
     sequencer.restore(6);
     live(sequencer, 0);
-    assertThat(log).containsExactly("ask dump");
+    assertThat(log).as("its worker is not followed yet").isEmpty();
     assertThat(sequencer.isRestored()).isFalse();
+    sequencer.catchUp();
+    assertThat(log).containsExactly("ask dump");
+
+    log.clear();
+    DynamoEventSequencer beforeEventZero = sequencer(false);
+    beforeEventZero.restore(DynamoEventSequencer.NOTHING);
+    live(beforeEventZero, 0); // the next event, not a restart
+    beforeEventZero.catchUp();
+    assertThat(log).containsExactly("apply 0", "ask 1..");
 
     log.clear();
     DynamoEventSequencer unknown = sequencer(false);

@@ -25,10 +25,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -73,6 +75,22 @@ public final class KafkaSnapshotStore implements IndexSnapshotStore {
 
   private static final int HEAD_BYTES = 8 + 4 + 8 + 32;
   private static final Duration WAIT = Duration.ofSeconds(30);
+
+  /** The longest a reading of the whole topic may take (it holds a snapshot or two). */
+  private static final Duration READ_WAIT = Duration.ofMinutes(2);
+
+  /** Segments of 64 MiB or 10 minutes, whichever comes first: compaction skips the open one. */
+  private static final Map<String, String> TOPIC_CONFIG =
+      Map.of(
+          "cleanup.policy",
+          "compact",
+          "segment.bytes",
+          String.valueOf(64 << 20),
+          "segment.ms",
+          String.valueOf(Duration.ofMinutes(10).toMillis()),
+          "min.cleanable.dirty.ratio",
+          "0.1");
+
   private static final Duration POLL = Duration.ofMillis(200);
 
   private final KafkaConfig kafka;
@@ -81,6 +99,9 @@ public final class KafkaSnapshotStore implements IndexSnapshotStore {
   private final KafkaProducer<byte[], byte[]> producer;
   private final SecureRandom random = new SecureRandom();
 
+  /** Tells this store's clients from another store's in the same process (Kafka's client ids). */
+  private final String clientId;
+
   /** The lock's group member per snapshot name; used from the locking thread only. */
   private final Map<String, KafkaConsumer<byte[], byte[]>> lockMembers = new HashMap<>();
 
@@ -88,7 +109,8 @@ public final class KafkaSnapshotStore implements IndexSnapshotStore {
     this.kafka = kafka;
     this.topic = KafkaTopics.indexSnapshots(kafka);
     this.lockTtl = lockTtl;
-    Properties properties = KafkaClients.properties(kafka, "kvrouter-index-snapshots");
+    this.clientId = "kvrouter-index-snapshots-" + Long.toHexString(random.nextLong());
+    Properties properties = KafkaClients.properties(kafka, clientId);
     properties.put("acks", "all");
     properties.put("enable.idempotence", "true");
     properties.put("max.request.size", String.valueOf(CHUNK + 64 * 1024));
@@ -105,17 +127,32 @@ public final class KafkaSnapshotStore implements IndexSnapshotStore {
   public static KafkaSnapshotStore connect(KafkaConfig kafka, Duration lockTtl)
       throws IOException, InterruptedException {
     String topic = KafkaTopics.indexSnapshots(kafka);
-    try (Admin admin = Admin.create(KafkaClients.properties(kafka, "kvrouter-index-snapshots"))) {
-      admin
-          .createTopics(
-              List.of(
-                  new NewTopic(topic, Optional.of(1), Optional.empty())
-                      .configs(Map.of("cleanup.policy", "compact"))))
-          .all()
-          .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      if (!(e.getCause() instanceof TopicExistsException)) {
-        throw new IOException("Kafka refused the topic " + topic + ": " + e.getCause(), e);
+    try (Admin admin = Admin.create(KafkaClients.properties(kafka, "kvrouter-snapshot-admin"))) {
+      try {
+        admin
+            .createTopics(
+                List.of(
+                    new NewTopic(topic, Optional.of(1), Optional.empty()).configs(TOPIC_CONFIG)))
+            .all()
+            .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof TopicExistsException)) {
+          // not allowed to create topics: one made beforehand will do
+          try {
+            admin
+                .describeTopics(List.of(topic))
+                .allTopicNames()
+                .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+          } catch (ExecutionException missing) {
+            throw new IOException(
+                "Kafka refused to create the topic "
+                    + topic
+                    + " ("
+                    + e.getCause()
+                    + ") and has none",
+                e);
+          }
+        }
       }
     } catch (TimeoutException | KafkaException e) {
       throw new IOException("Kafka at " + kafka.bootstrapServers() + " does not answer: " + e, e);
@@ -179,7 +216,7 @@ public final class KafkaSnapshotStore implements IndexSnapshotStore {
     awaitAll(List.of(send(name + "/head", head.array())));
     List<Future<RecordMetadata>> tombstones = new ArrayList<>();
     for (String key : older) {
-      if (key.startsWith(name + "/chunk/")) {
+      if (!key.equals(name + "/head")) {
         tombstones.add(send(key, null));
       }
     }
@@ -216,6 +253,8 @@ public final class KafkaSnapshotStore implements IndexSnapshotStore {
   private KafkaConsumer<byte[], byte[]> joinLockGroup(String name, String owner) {
     Properties properties = KafkaClients.properties(kafka, "kvrouter-snapshot-lock-" + owner);
     properties.put("group.id", kafka.topicPrefix() + ".index-snapshot-writers." + name);
+    // the holder keeps the partition when another router joins
+    properties.put("partition.assignment.strategy", CooperativeStickyAssignor.class.getName());
     properties.put("enable.auto.commit", "false");
     properties.put("session.timeout.ms", String.valueOf(lockTtl.toMillis()));
     properties.put(
@@ -236,12 +275,15 @@ public final class KafkaSnapshotStore implements IndexSnapshotStore {
     return member;
   }
 
-  /** The last value of each key of snapshot {@code name}, read from the beginning to the end. */
+  /**
+   * The last value of each of snapshot {@code name}'s keys (its head and chunks, not another
+   * snapshot's whose name starts with it), read from the beginning to the end.
+   */
   private Map<String, byte[]> read(String name) throws IOException {
-    String prefix = name + "/";
+    Pattern own = Pattern.compile(Pattern.quote(name) + "/(head|chunk/[0-9]+/[0-9]+)");
     Map<String, byte[]> values = new HashMap<>();
     TopicPartition partition = new TopicPartition(topic, 0);
-    Properties properties = KafkaClients.properties(kafka, "kvrouter-index-snapshot-reader");
+    Properties properties = KafkaClients.properties(kafka, clientId + "-reader");
     properties.put("enable.auto.commit", "false");
     properties.put("max.partition.fetch.bytes", String.valueOf(4 * CHUNK));
     try (KafkaConsumer<byte[], byte[]> reader =
@@ -249,14 +291,14 @@ public final class KafkaSnapshotStore implements IndexSnapshotStore {
       reader.assign(List.of(partition));
       reader.seekToBeginning(List.of(partition));
       long end = reader.endOffsets(List.of(partition), WAIT).get(partition);
-      long deadline = System.nanoTime() + WAIT.toNanos();
+      long deadline = System.nanoTime() + READ_WAIT.toNanos();
       while (reader.position(partition, WAIT) < end) {
         if (System.nanoTime() - deadline > 0) {
-          throw new IOException("reading " + topic + " took longer than " + WAIT);
+          throw new IOException("reading " + topic + " took longer than " + READ_WAIT);
         }
         for (ConsumerRecord<byte[], byte[]> record : reader.poll(POLL)) {
           String key = record.key() == null ? "" : new String(record.key(), StandardCharsets.UTF_8);
-          if (!key.startsWith(prefix)) {
+          if (!own.matcher(key).matches()) {
             continue;
           }
           if (record.value() == null) {

@@ -23,7 +23,7 @@ import java.util.Map;
  * and that many UTF-8 bytes.
  *
  * <pre>
- *   "KVRS"  u8 version (1)  i64 created_at_ms
+ *   "KVRS"  u8 version (2)  i64 created_at_ms
  *   u32 ranks    { str worker_id, u32 dp_rank, u8 has_last, [i64 last_event_id],
  *                  u8 has_publisher, [i64 publisher_id] }
  *   u32 events   { u32 rank (index into ranks), u8 kind,
@@ -38,7 +38,7 @@ import java.util.Map;
  */
 public final class IndexSnapshotCodec {
   private static final byte[] MAGIC = "KVRS".getBytes(StandardCharsets.US_ASCII);
-  private static final int VERSION = 1;
+  private static final int VERSION = 2;
 
   /** No single event or table holds more: a bound against a corrupt count. */
   private static final int MAX_COUNT = 1 << 28;

@@ -50,7 +50,7 @@ class IndexSnapshotCodecTest {
     assertThat(hex)
         .isEqualTo(
             "4b565253" // KVRS
-                + "01" // version
+                + "02" // version
                 + "0000000000000102" // created_at_ms
                 + "00000001" // one rank
                 + "0001"
@@ -135,8 +135,8 @@ class IndexSnapshotCodecTest {
     assertThatThrownBy(() -> read("JUNKJUNKJUNK".getBytes()))
         .hasMessageContaining("not a kvrouter index snapshot");
     byte[] future = whole.clone();
-    future[4] = 2;
-    assertThatThrownBy(() -> read(future)).hasMessageContaining("version 2");
+    future[4] = 3;
+    assertThatThrownBy(() -> read(future)).hasMessageContaining("version 3");
     byte[] badRank = whole.clone();
     int firstEventRank = 4 + 1 + 8 + 4 + 2 + 1 + 4 + 1 + 1 + 4; // after the one rank and the count
     badRank[firstEventRank + 3] = 9;
