@@ -330,7 +330,9 @@ public final class DynamoEventFollower implements AutoCloseable {
   /**
    * Where the follower is, for a snapshot.
    *
-   * @param lastEventIds the last event id applied per rank whose position is known
+   * @param lastEventIds the last event id applied per rank whose position is known and whose state
+   *     is whole there (not while its events are applied as they come because its worker does not
+   *     answer): a router started from a snapshot asks the others for their state
    * @param publisherIds per rank, the publisher whose envelope last carried its events, where one
    *     did
    * @param waitingStates the snapshot state of each rank restored and not caught up yet: not in the
@@ -364,7 +366,7 @@ public final class DynamoEventFollower implements AutoCloseable {
           ranks.forEach(
               (rank, followed) -> {
                 Long position = followed.sequencer.position();
-                if (position != null) {
+                if (position != null && followed.sequencer.isTrusted()) {
                   positions.put(rank, position);
                 }
                 if (followed.publisherId != null) {

@@ -370,6 +370,14 @@ final class DynamoEventSequencer {
     return restored;
   }
 
+  /**
+   * Whether the rank's state is whole at its position: not while its events are applied as they
+   * come because its worker does not answer (holes and all).
+   */
+  boolean isTrusted() {
+    return !bestEffort;
+  }
+
   /** The last id applied ({@link #NOTHING} before event 0); null while the position is unknown. */
   Long position() {
     return last;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kvrouter.common.Ticker;
 import io.kvrouter.protocol.KvCacheEvent;
+import io.kvrouter.protocol.KvEventFeed;
 import io.kvrouter.protocol.RouterEvent;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.DynamoMsgpackCodec;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -92,6 +94,29 @@ class DynamoEventFollowerResumeTest {
       assertThat(positions.logOffsets()).isEqualTo(Map.of("events/0", 12L, "events/1", 4L));
       assertThat(positions.lastEventIds()).isEqualTo(Map.of(RANK, 1L));
       assertThat(follower.appliedEvents()).isEqualTo(3); // a clear at event 0, then the two
+    }
+  }
+
+  @Test
+  void aRankWhoseWorkerDoesNotAnswer_hasNoPositionToSnapshot() throws Exception {
+    try (DynamoEventFollower follower =
+        new DynamoEventFollower(
+            (rank, event) -> applied.add(event),
+            (rank, publisher, start, end) ->
+                CompletableFuture.failedFuture(new IllegalStateException("no answer")),
+            false,
+            Duration.ofHours(1),
+            new SimpleMeterRegistry(),
+            Ticker.SYSTEM)) {
+      follower.onMsgpack(event(0));
+      follower.onMsgpack(event(1));
+      follower.onMsgpack(event(3)); // a gap, asked about, never answered: applied as they come
+      // after three failed questions the held event is applied anyway
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(applied).contains(KvCacheEvent.removed(3)));
+      assertThat(follower.feed(RANK).state()).isEqualTo(KvEventFeed.STALE);
+      assertThat(follower.positions().get(10, TimeUnit.SECONDS).lastEventIds()).isEmpty();
     }
   }
 }
