@@ -13,6 +13,7 @@ import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.discovery.ModelCard;
 import io.kvrouter.discovery.ModelCardRecord;
 import io.kvrouter.events.nats.NatsConnection;
+import io.kvrouter.frontend.ApiKeyAuth;
 import io.kvrouter.frontend.HttpFrontend;
 import io.kvrouter.frontend.ServedModels;
 import io.kvrouter.metrics.Metrics;
@@ -175,7 +176,7 @@ public final class RouterApplication {
               RequestPlane plane = requestPlane(vertx, config, parts);
               parts.addAsync("request plane", plane::close);
               ServedModels models = new ServedModels(metrics, Ticker.SYSTEM);
-              HttpFrontend frontend = new HttpFrontend(models, metrics, config.http());
+              HttpFrontend frontend = frontend(vertx, config, models, metrics, parts);
               // binding and connecting the event plane's sockets blocks: not on an event loop
               return vertx
                   .executeBlocking(
@@ -245,6 +246,25 @@ public final class RouterApplication {
    * watcher, whose first listing is applied before the HTTP server opens (so a router that says it
    * serves does serve what the store held).
    */
+  /**
+   * The HTTP frontend, behind the API keys of {@code config} (their file watched until the router
+   * closes).
+   */
+  private static HttpFrontend frontend(
+      Vertx vertx, RouterConfig config, ServedModels models, Metrics metrics, StartedParts parts) {
+    ApiKeyAuth auth = new ApiKeyAuth(config.apiKeys(), metrics.registry());
+    long watch = auth.watch(vertx);
+    if (watch >= 0) {
+      parts.add("API keys file watch", () -> vertx.cancelTimer(watch));
+    }
+    if (auth.clientKeysRequired() && !auth.adminKeyRequired()) {
+      log.warn(
+          "API keys protect the OpenAI routes, but /metrics and /router/... are open to anyone"
+              + " who reaches the port: give --admin-api-key to protect them too");
+    }
+    return new HttpFrontend(models, metrics, config.http(), auth);
+  }
+
   private static Future<RouterApplication> startDiscovering(
       Vertx vertx,
       StartedParts parts,
@@ -255,7 +275,7 @@ public final class RouterApplication {
     RequestPlane plane = requestPlane(vertx, config, parts);
     parts.addAsync("request plane", plane::close);
     ServedModels models = new ServedModels(metrics, Ticker.SYSTEM);
-    HttpFrontend frontend = new HttpFrontend(models, metrics, config.http());
+    HttpFrontend frontend = frontend(vertx, config, models, metrics, parts);
     CardFiles files = new CardFiles(System.getenv());
     DiscoveredModels discovered =
         new DiscoveredModels(

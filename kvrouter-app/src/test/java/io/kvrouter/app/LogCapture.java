@@ -9,7 +9,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.slf4j.LoggerFactory;
 
-/** Collects what the whole process logs at WARN and above while attached. Thread-safe. */
+/** Collects what the whole process logs while attached. Thread-safe. */
 final class LogCapture extends AppenderBase<ILoggingEvent> implements AutoCloseable {
   private final Queue<ILoggingEvent> events = new ConcurrentLinkedQueue<>();
   private final Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
@@ -26,9 +26,21 @@ final class LogCapture extends AppenderBase<ILoggingEvent> implements AutoClosea
 
   @Override
   protected void append(ILoggingEvent event) {
-    if (event.getLevel().isGreaterOrEqual(Level.WARN)) {
-      events.add(event);
-    }
+    events.add(event);
+  }
+
+  /** Every event so far, as "logger: message" lines with their exceptions' messages. */
+  List<String> all() {
+    return events.stream()
+        .map(
+            e ->
+                e.getLoggerName()
+                    + ": "
+                    + e.getFormattedMessage()
+                    + (e.getThrowableProxy() == null
+                        ? ""
+                        : " " + e.getThrowableProxy().getMessage()))
+        .toList();
   }
 
   /** The events at {@code level} so far, as "logger: message" lines. */

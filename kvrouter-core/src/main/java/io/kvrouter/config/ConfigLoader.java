@@ -3,6 +3,7 @@ package io.kvrouter.config;
 import static io.kvrouter.config.Settings.*;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -125,6 +126,7 @@ public final class ConfigLoader {
     checkRequestPlane(value(REQUEST_PLANE), workers, mock);
     return new RouterConfig(
         http,
+        apiKeys(),
         mode,
         kv,
         eventPlane,
@@ -341,6 +343,32 @@ public final class ConfigLoader {
               + ") for "
               + kind.configName());
     }
+  }
+
+  /**
+   * The API keys: the file must parse now (a router that would refuse every client should not
+   * start), and the admin key must not also be a client key.
+   */
+  private ApiKeyConfig apiKeys() {
+    List<ApiKey> keys = values(API_KEY).stream().map(ApiKey::unnamed).toList();
+    java.nio.file.Path file = value(API_KEYS_FILE);
+    String admin = value(ADMIN_API_KEY);
+    List<ApiKey> all = new ArrayList<>(keys);
+    if (file != null) {
+      try {
+        all.addAll(ApiKeyFile.read(file));
+      } catch (java.io.IOException e) {
+        throw new ConfigException(
+            API_KEYS_FILE.flag() + " " + file + " cannot be read: " + e.getMessage());
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(API_KEYS_FILE.flag() + ": " + e.getMessage());
+      }
+    }
+    if (admin != null && all.stream().anyMatch(k -> k.key().equals(admin))) {
+      throw new ConfigException(
+          ADMIN_API_KEY.flag() + " is also a client key: the admin key must be one of its own");
+    }
+    return new ApiKeyConfig(keys, file, admin);
   }
 
   /**

@@ -77,14 +77,15 @@ public final class DiscoverySettings {
 
   public static final Setting<String> ETCD_AUTH_PASSWORD =
       new Setting<>(
-          "etcd-auth-password",
-          "ETCD_AUTH_PASSWORD",
-          "PASSWORD",
-          "etcd password (with --etcd-auth-username).",
-          null,
-          "a non-empty string",
-          false,
-          Parsers::nonEmpty);
+              "etcd-auth-password",
+              "ETCD_AUTH_PASSWORD",
+              "PASSWORD",
+              "etcd password (with --etcd-auth-username).",
+              null,
+              "a non-empty string",
+              false,
+              Parsers::nonEmpty)
+          .asSecret();
 
   public static final Setting<String> ETCD_AUTH_CA =
       new Setting<>(

@@ -102,6 +102,11 @@ final class Parsers {
     }
   }
 
+  /** An API key as {@link ApiKey} takes it (the message never repeats the key). */
+  static String apiKey(String raw) {
+    return ApiKey.unnamed(raw).key();
+  }
+
   /** {@code HOST:PORT[,HOST:PORT...]}, as Kafka's bootstrap.servers. */
   static String hostPorts(String raw) {
     for (String one : nonEmpty(raw).split(",", -1)) {

@@ -7,6 +7,8 @@ import java.util.Objects;
 /**
  * The whole, validated configuration of a router process.
  *
+ * @param apiKeys who may use the HTTP API ({@code --api-key}, {@code --api-keys-file}, {@code
+ *     --admin-api-key})
  * @param workerStreamIdleTimeout how long a response stream may get nothing from its worker before
  *     it is given up ({@code --worker-stream-idle-timeout-secs})
  * @param migrationLimit how many times a request whose stream breaks after output may continue on
@@ -21,6 +23,7 @@ import java.util.Objects;
  */
 public record RouterConfig(
     HttpConfig http,
+    ApiKeyConfig apiKeys,
     RouterMode routerMode,
     KvRouterConfig kv,
     EventPlaneConfig eventPlane,
@@ -37,6 +40,7 @@ public record RouterConfig(
 
   public RouterConfig {
     Objects.requireNonNull(http, "http");
+    Objects.requireNonNull(apiKeys, "apiKeys");
     Objects.requireNonNull(routerMode, "routerMode");
     Objects.requireNonNull(kv, "kv");
     Objects.requireNonNull(eventPlane, "eventPlane");

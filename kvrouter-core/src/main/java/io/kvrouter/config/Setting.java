@@ -27,7 +27,8 @@ public record Setting<T>(
     String expected,
     boolean repeatable,
     Function<String, T> parser,
-    List<String> aliases) {
+    List<String> aliases,
+    boolean secret) {
 
   public Setting {
     Objects.requireNonNull(name, "name");
@@ -35,6 +36,30 @@ public record Setting<T>(
     Objects.requireNonNull(expected, "expected");
     Objects.requireNonNull(parser, "parser");
     aliases = List.copyOf(aliases);
+  }
+
+  /** A setting that is no secret. */
+  public Setting(
+      String name,
+      String envVar,
+      String paramLabel,
+      String description,
+      String defaultValue,
+      String expected,
+      boolean repeatable,
+      Function<String, T> parser,
+      List<String> aliases) {
+    this(
+        name,
+        envVar,
+        paramLabel,
+        description,
+        defaultValue,
+        expected,
+        repeatable,
+        parser,
+        aliases,
+        false);
   }
 
   /** A setting without aliases. */
@@ -81,9 +106,33 @@ public record Setting<T>(
         prefix + name, description, aliases.stream().map(alias -> prefix + alias).toList());
   }
 
+  /** This setting, whose values (keys, passwords) no error message repeats. */
+  public Setting<T> asSecret() {
+    return new Setting<>(
+        name,
+        envVar,
+        paramLabel,
+        description,
+        defaultValue,
+        expected,
+        repeatable,
+        parser,
+        aliases,
+        true);
+  }
+
   private Setting<T> renamed(String name, String description, List<String> aliases) {
     return new Setting<>(
-        name, envVar, paramLabel, description, defaultValue, expected, repeatable, parser, aliases);
+        name,
+        envVar,
+        paramLabel,
+        description,
+        defaultValue,
+        expected,
+        repeatable,
+        parser,
+        aliases,
+        secret);
   }
 
   /** Whether this is an on/off switch, given as {@code --name} or {@code --no-name}. */

@@ -104,9 +104,9 @@ final class SettingValues {
         parsed.add(setting.parse(raw));
       } catch (IllegalArgumentException e) {
         throw new ConfigException(
-            "Invalid value '"
-                + raw
-                + "' for "
+            "Invalid value "
+                + (setting.secret() ? "(not shown)" : "'" + raw + "'")
+                + " for "
                 + setting.flag()
                 + " ("
                 + source

@@ -327,6 +327,51 @@ public final class Settings {
           false,
           Parsers::bool);
 
+  public static final Setting<String> API_KEY =
+      new Setting<>(
+              "api-key",
+              null,
+              "KEY",
+              "Repeatable: a key that opens the OpenAI routes (/v1/...), sent by clients as"
+                  + " 'Authorization: Bearer KEY' (the OpenAI clients' api_key). With any key given"
+                  + " (here or in --api-keys-file), a request to those routes without a valid one gets"
+                  + " 401; /health and /live stay open. Keys are compared in constant time and never"
+                  + " logged; a command line is visible to other users of the machine, so prefer"
+                  + " --api-keys-file or the config file.",
+              null,
+              "printable ASCII without spaces, up to 512 characters",
+              true,
+              Parsers::apiKey)
+          .asSecret();
+
+  public static final Setting<java.nio.file.Path> API_KEYS_FILE =
+      new Setting<>(
+          "api-keys-file",
+          null,
+          "FILE",
+          "A file of keys that open the OpenAI routes, one per line as '[NAME] KEY' ('#'"
+              + " comments); a key's NAME (else key-<digest>) labels its metrics. Read again when"
+              + " it changes (checked every 2 s); a changed file that does not parse is logged and"
+              + " the keys before stay.",
+          null,
+          "a readable file",
+          false,
+          Parsers::path);
+
+  public static final Setting<String> ADMIN_API_KEY =
+      new Setting<>(
+              "admin-api-key",
+              null,
+              "KEY",
+              "The key that opens /metrics and /router/... (as 'Authorization: Bearer KEY'); without"
+                  + " it they are open to anyone who reaches the port. Must differ from every client"
+                  + " key.",
+              null,
+              "printable ASCII without spaces, up to 512 characters",
+              false,
+              Parsers::apiKey)
+          .asSecret();
+
   public static final Setting<Boolean> ROUTER_INDEX_SNAPSHOTS =
       new Setting<>(
           "router-index-snapshots",
@@ -751,6 +796,9 @@ public final class Settings {
               HTTP_HEADER_TIMEOUT,
               HTTP_BODY_TIMEOUT,
               HTTP_MAX_CONNECTIONS,
+              API_KEY,
+              API_KEYS_FILE,
+              ADMIN_API_KEY,
               ROUTER_MODE,
               KV_OVERLAP_SCORE_WEIGHT,
               KV_EVENTS,

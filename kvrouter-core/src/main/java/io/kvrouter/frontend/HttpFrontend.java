@@ -1,5 +1,6 @@
 package io.kvrouter.frontend;
 
+import io.kvrouter.config.ApiKeyConfig;
 import io.kvrouter.config.HttpConfig;
 import io.kvrouter.frontend.openai.OpenAiRequests;
 import io.kvrouter.frontend.openai.ResponseFormat;
@@ -24,6 +25,7 @@ import java.util.List;
  */
 public final class HttpFrontend {
   private final ServedModels models;
+  private final ApiKeyAuth auth;
   private final Metrics metrics;
   private final HttpConfig config;
   private final ErrorResponses errors;
@@ -40,6 +42,16 @@ public final class HttpFrontend {
    * @param metrics where the frontend's own meters are registered and {@code /metrics} is read
    */
   public HttpFrontend(ServedModels models, Metrics metrics, HttpConfig config) {
+    this(models, metrics, config, new ApiKeyAuth(ApiKeyConfig.NONE, metrics.registry()));
+  }
+
+  /**
+   * @param models the models served, which may grow while the frontend runs
+   * @param metrics where the frontend's own meters are registered and {@code /metrics} is read
+   * @param auth the API keys each request is checked against before anything else
+   */
+  public HttpFrontend(ServedModels models, Metrics metrics, HttpConfig config, ApiKeyAuth auth) {
+    this.auth = auth;
     this.models = models;
     this.metrics = metrics;
     this.config = config;
@@ -62,6 +74,7 @@ public final class HttpFrontend {
   /** A request router for one HTTP server; call once per server (one per event loop). */
   private Router router(Vertx vertx) {
     Router router = Router.router(vertx);
+    router.route().handler(auth); // before a body is read or a route is told apart
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
     JsonContentType json = new JsonContentType();
     router

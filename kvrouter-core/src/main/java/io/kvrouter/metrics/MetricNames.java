@@ -73,6 +73,17 @@ public final class MetricNames {
   public static final String TAG_KIND = "kind";
 
   /**
+   * Ours, with API keys: requests let through, by the {@code key} name that opened them ({@code
+   * admin} for the admin key), and requests refused with 401, by the {@code scope} of the route
+   * ({@code client}: the OpenAI routes; {@code admin}: {@code /metrics}, {@code /router/...}).
+   */
+  public static final String API_KEY_REQUESTS = "kvrouter_api_key_requests";
+
+  public static final String API_KEY_REJECTIONS = "kvrouter_api_key_rejections";
+  public static final String TAG_KEY = "key";
+  public static final String TAG_SCOPE = "scope";
+
+  /**
    * Ours, with {@code --router-index-snapshots}: snapshots of the KV index by {@code outcome}:
    * {@code restored} at start, {@code written} by the router holding the lock, {@code failed} (a
    * load or write that did not succeed).

@@ -310,6 +310,63 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void apiKeys_fromFlagsAndFile_neverInAnError_andTheAdminKeyIsItsOwn() throws IOException {
+    Path file =
+        Files.writeString(dir.resolve("keys"), "# the teams\nteam-a sk-aaaaaaaa\n\nsk-bbbbbbbb\n");
+    RouterConfig config =
+        ConfigLoader.load(
+            Map.of(
+                "mock-workers", List.of("1"),
+                "api-key", List.of("sk-flag-1", "sk-flag-2"),
+                "api-keys-file", List.of(file.toString()),
+                "admin-api-key", List.of("sk-admin")),
+            Map.of(),
+            null);
+    assertThat(config.apiKeys().keys())
+        .extracting(ApiKey::key)
+        .containsExactly("sk-flag-1", "sk-flag-2");
+    assertThat(config.apiKeys().keysFile()).isEqualTo(file);
+    assertThat(config.apiKeys().toString()).doesNotContain("sk-");
+    assertThat(ApiKeyFile.read(file))
+        .extracting(ApiKey::name)
+        .containsExactly("team-a", ApiKey.unnamed("sk-bbbbbbbb").name());
+    assertThat(ApiKey.unnamed("sk-bbbbbbbb").name()).matches("key-[0-9a-f]{8}");
+    assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).apiKeys()).isEqualTo(ApiKeyConfig.NONE);
+
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of("mock-workers", List.of("1"), "api-key", List.of("sk secret")),
+                    Map.of(),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--api-key")
+        .hasMessageNotContaining("sk secret");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of(
+                        "mock-workers", List.of("1"),
+                        "api-key", List.of("sk-same"),
+                        "admin-api-key", List.of("sk-same")),
+                    Map.of(),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("also a client key")
+        .hasMessageNotContaining("sk-same");
+    Path bad = Files.writeString(dir.resolve("bad-keys"), "team-a sk-x1\nteam-a sk-secret-2\n");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of("mock-workers", List.of("1"), "api-keys-file", List.of(bad.toString())),
+                    Map.of(),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("line 2: the name team-a is taken")
+        .hasMessageNotContaining("sk-secret-2");
+  }
+
+  @Test
   void approxMode_needsNoKvEventSources() {
     RouterConfig config =
         ConfigLoader.load(
@@ -703,6 +760,7 @@ class ConfigLoaderTest {
     }
     Path model = Files.createDirectory(dir.resolve("model"));
     Path kafkaClient = Files.writeString(dir.resolve("kafka-client.properties"), "");
+    Path apiKeys = Files.writeString(dir.resolve("api-keys"), "team-a sk-team-a\n");
     String uncommented =
         lines.stream()
             .filter(l -> l.matches("^# ([a-z-]+:.*|  .*)$"))
@@ -713,6 +771,7 @@ class ConfigLoaderTest {
                     l.startsWith("kafka-client-config:")
                         ? "kafka-client-config: " + kafkaClient
                         : l)
+            .map(l -> l.startsWith("api-keys-file:") ? "api-keys-file: " + apiKeys : l)
             // the busy thresholds need kv mode
             .map(l -> l.startsWith("router-mode:") ? "router-mode: kv" : l)
             // plain engines as pods go without a worker list: checked on their own below
@@ -764,6 +823,10 @@ class ConfigLoaderTest {
     assertThat(config.tcp().responseStreamAdvertiseHost()).isEqualTo("10.0.0.2");
     assertThat(config.tcp().responseStreams().forWorker("w1")).isEqualTo(ResponseStreamKind.MUX);
     assertThat(config.model().contextLength()).isEqualTo(32768);
+    assertThat(config.apiKeys().keys())
+        .extracting(ApiKey::key)
+        .containsExactly("sk-example-client-key");
+    assertThat(config.apiKeys().adminKey()).isEqualTo("sk-example-admin-key");
   }
 
   private static final java.util.Set<String> SNAPSHOT_SETTINGS =

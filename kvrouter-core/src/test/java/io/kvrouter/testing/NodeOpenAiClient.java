@@ -20,8 +20,12 @@ import java.util.concurrent.TimeUnit;
 public final class NodeOpenAiClient {
   private NodeOpenAiClient() {}
 
-  /** Runs {@code script} with {@code baseUrl} and {@code model}; returns what it printed. */
-  public static JsonObject run(String script, String baseUrl, String model) throws Exception {
+  /**
+   * Runs {@code script} with {@code baseUrl}, {@code model} and then {@code more} as its arguments;
+   * returns what it printed.
+   */
+  public static JsonObject run(String script, String baseUrl, String model, String... more)
+      throws Exception {
     String modules = System.getenv().getOrDefault("KVROUTER_TEST_CLIENTS", "");
     Path clients =
         modules.isEmpty()
@@ -30,7 +34,7 @@ public final class NodeOpenAiClient {
     Path nodeModules = clients.resolve("node_modules");
     assertThat(nodeModules.resolve("openai")).as("run scripts/install-test-clients").isDirectory();
     ProcessBuilder node =
-        new ProcessBuilder("node", scriptFile(script).toString(), baseUrl, model)
+        new ProcessBuilder(command(scriptFile(script).toString(), baseUrl, model, more))
             .redirectError(ProcessBuilder.Redirect.INHERIT);
     node.environment().put("NODE_PATH", nodeModules.toString());
     Process process = node.start();
@@ -38,6 +42,14 @@ public final class NodeOpenAiClient {
     assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(process.exitValue()).as(out).isZero();
     return new JsonObject(out.trim());
+  }
+
+  private static java.util.List<String> command(
+      String script, String baseUrl, String model, String... more) {
+    java.util.List<String> command =
+        new java.util.ArrayList<>(java.util.List.of("node", script, baseUrl, model));
+    command.addAll(java.util.List.of(more));
+    return command;
   }
 
   /** The script, copied out of the class path (it may be inside this module's test jar). */

@@ -1,0 +1,40 @@
+package io.kvrouter.config;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Who may use the router's HTTP API.
+ *
+ * @param keys {@code --api-key}: keys that open the OpenAI routes ({@code /v1/...})
+ * @param keysFile {@code --api-keys-file}: more such keys, read again when it changes; null for
+ *     none
+ * @param adminKey {@code --admin-api-key}: the key that opens {@code /metrics} and {@code
+ *     /router/...}; null leaves them open
+ */
+public record ApiKeyConfig(List<ApiKey> keys, Path keysFile, String adminKey) {
+  /** No keys: every route is open. */
+  public static final ApiKeyConfig NONE = new ApiKeyConfig(List.of(), null, null);
+
+  public ApiKeyConfig {
+    keys = List.copyOf(Objects.requireNonNull(keys, "keys"));
+  }
+
+  /** Whether the OpenAI routes need a key. */
+  public boolean clientKeysRequired() {
+    return !keys.isEmpty() || keysFile != null;
+  }
+
+  /** Counts and the file only: keys must not reach a log through the configuration. */
+  @Override
+  public String toString() {
+    return "ApiKeyConfig[keys="
+        + keys
+        + ", keysFile="
+        + keysFile
+        + ", adminKey="
+        + (adminKey == null ? "none" : "set")
+        + "]";
+  }
+}
