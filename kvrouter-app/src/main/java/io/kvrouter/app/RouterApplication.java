@@ -247,8 +247,8 @@ public final class RouterApplication {
    * serves does serve what the store held).
    */
   /**
-   * The HTTP frontend, behind the API keys of {@code config} (their file watched until the router
-   * closes).
+   * The HTTP frontend, behind the API keys of {@code config}, with its TLS certificate (their files
+   * watched until the router closes).
    */
   private static HttpFrontend frontend(
       Vertx vertx, RouterConfig config, ServedModels models, Metrics metrics, StartedParts parts) {
@@ -262,7 +262,12 @@ public final class RouterApplication {
           "API keys protect the OpenAI routes, but /metrics and /router/... are open to anyone"
               + " who reaches the port: give --admin-api-key to protect them too");
     }
-    return new HttpFrontend(models, metrics, config.http(), auth);
+    HttpFrontend frontend = new HttpFrontend(models, metrics, config.http(), auth);
+    long tlsWatch = frontend.watchTls(vertx);
+    if (tlsWatch >= 0) {
+      parts.add("TLS files watch", () -> vertx.cancelTimer(tlsWatch));
+    }
+    return frontend;
   }
 
   private static Future<RouterApplication> startDiscovering(

@@ -50,7 +50,8 @@ public final class ConfigLoader {
                 value(HTTP_IDLE_TIMEOUT),
                 value(HTTP_HEADER_TIMEOUT),
                 value(HTTP_BODY_TIMEOUT),
-                value(HTTP_MAX_CONNECTIONS)));
+                value(HTTP_MAX_CONNECTIONS)),
+            tls());
     String responseStreamHost = value(TCP_RESPONSE_STREAM_HOST);
     TcpConfig tcp =
         new TcpConfig(
@@ -343,6 +344,26 @@ public final class ConfigLoader {
               + ") for "
               + kind.configName());
     }
+  }
+
+  /** {@code --tls-cert-path} and {@code --tls-key-path}, given together, both readable. */
+  private TlsFiles tls() {
+    java.nio.file.Path cert = value(TLS_CERT_PATH);
+    java.nio.file.Path key = value(TLS_KEY_PATH);
+    if (cert == null && key == null) {
+      return null;
+    }
+    if (cert == null || key == null) {
+      throw new ConfigException(
+          TLS_CERT_PATH.flag() + " and " + TLS_KEY_PATH.flag() + " must be given together");
+    }
+    for (java.nio.file.Path file : List.of(cert, key)) {
+      if (!java.nio.file.Files.isReadable(file)) {
+        throw new ConfigException(
+            (file == cert ? TLS_CERT_PATH : TLS_KEY_PATH).flag() + " " + file + " cannot be read");
+      }
+    }
+    return new TlsFiles(cert, key);
   }
 
   /**

@@ -7,6 +7,9 @@ import java.util.Objects;
  * The OpenAI HTTP server: where it listens, the largest body it reads, how long requests in flight
  * may take to finish when the process shuts down, the status it answers when every worker is busy,
  * and how long it waits for clients and how many it serves ({@link ConnectionLimits}).
+ *
+ * @param tls the server's certificate and key: HTTPS only (HTTP/1.1 and HTTP/2 by ALPN); null for
+ *     plain HTTP
  */
 public record HttpConfig(
     String host,
@@ -14,7 +17,8 @@ public record HttpConfig(
     long bodyLimitBytes,
     Duration gracefulShutdownTimeout,
     int busyStatusCode,
-    ConnectionLimits connections) {
+    ConnectionLimits connections,
+    TlsFiles tls) {
 
   /** The status answered when every worker is busy, unless configured. */
   public static final int DEFAULT_BUSY_STATUS_CODE = 503;
@@ -31,9 +35,20 @@ public record HttpConfig(
     }
   }
 
+  /** Plain HTTP. */
+  public HttpConfig(
+      String host,
+      int port,
+      long bodyLimitBytes,
+      Duration gracefulShutdownTimeout,
+      int busyStatusCode,
+      ConnectionLimits connections) {
+    this(host, port, bodyLimitBytes, gracefulShutdownTimeout, busyStatusCode, connections, null);
+  }
+
   /** The same settings on another port. */
   public HttpConfig withPort(int newPort) {
     return new HttpConfig(
-        host, newPort, bodyLimitBytes, gracefulShutdownTimeout, busyStatusCode, connections);
+        host, newPort, bodyLimitBytes, gracefulShutdownTimeout, busyStatusCode, connections, tls);
   }
 }

@@ -92,6 +92,31 @@ public final class Settings {
           false,
           Parsers::seconds);
 
+  public static final Setting<java.nio.file.Path> TLS_CERT_PATH =
+      new Setting<>(
+          "tls-cert-path",
+          "DYN_TLS_CERT_PATH",
+          "PEM",
+          "The HTTP server's certificate (its chain may follow it), with --tls-key-path: the"
+              + " server then speaks HTTPS only, HTTP/2 and HTTP/1.1 by ALPN, and a plain HTTP"
+              + " request gets its connection closed. Both files are read again when they change"
+              + " (checked every 2 s), so a renewed certificate needs no restart.",
+          null,
+          "a readable file",
+          false,
+          Parsers::path);
+
+  public static final Setting<java.nio.file.Path> TLS_KEY_PATH =
+      new Setting<>(
+          "tls-key-path",
+          "DYN_TLS_KEY_PATH",
+          "PEM",
+          "The private key of --tls-cert-path (PKCS#8, or PKCS#1 for RSA), unencrypted.",
+          null,
+          "a readable file",
+          false,
+          Parsers::path);
+
   public static final Setting<Integer> HTTP_MAX_CONNECTIONS =
       new Setting<>(
           "http-max-connections",
@@ -796,6 +821,8 @@ public final class Settings {
               HTTP_HEADER_TIMEOUT,
               HTTP_BODY_TIMEOUT,
               HTTP_MAX_CONNECTIONS,
+              TLS_CERT_PATH,
+              TLS_KEY_PATH,
               API_KEY,
               API_KEYS_FILE,
               ADMIN_API_KEY,

@@ -1,5 +1,6 @@
 package io.kvrouter.frontend;
 
+import io.kvrouter.common.FileStamp;
 import io.kvrouter.config.ApiKey;
 import io.kvrouter.config.ApiKeyConfig;
 import io.kvrouter.config.ApiKeyFile;
@@ -10,9 +11,7 @@ import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.RoutingContext;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,10 +47,8 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
   private final Counter adminRejections;
   private volatile ApiKeys clients;
 
-  /** What the keys file was when last read: its time and size. */
-  private FileTime readTime;
-
-  private long readSize = -1;
+  /** What the keys file looked like when last read. */
+  private FileStamp read;
 
   /**
    * @param config the keys; its file must have been read without fault already ({@code
@@ -156,20 +153,17 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
   /** Reads the keys file again if it changed; true when it took new keys. */
   synchronized boolean reload() {
     Path file = config.keysFile();
-    FileTime time;
-    long size;
+    FileStamp now;
     try {
-      time = Files.getLastModifiedTime(file);
-      size = Files.size(file);
+      now = FileStamp.of(file);
     } catch (IOException e) {
       log.warn("--api-keys-file {} cannot be read ({}): the keys before stay", file, e.toString());
       return false;
     }
-    if (time.equals(readTime) && size == readSize) {
+    if (now.equals(read)) {
       return false;
     }
-    readTime = time;
-    readSize = size;
+    read = now;
     List<ApiKey> keys = new ArrayList<>(config.keys());
     try {
       keys.addAll(ApiKeyFile.read(file));

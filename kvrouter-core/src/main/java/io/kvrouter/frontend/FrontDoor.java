@@ -2,9 +2,11 @@ package io.kvrouter.frontend;
 
 import com.sun.management.UnixOperatingSystemMXBean;
 import io.kvrouter.config.ConnectionLimits;
+import io.kvrouter.config.TlsFiles;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.PrematureChannelClosureException;
+import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
@@ -12,8 +14,12 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.impl.HttpServerConnection;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.ServerSSLOptions;
 import java.lang.management.ManagementFactory;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,8 +33,16 @@ import org.slf4j.LoggerFactory;
  * handler runs when the connection's pipeline is built, before any byte is read, and the connection
  * it is given ({@link HttpServerConnection}, Vert.x's internal type) exposes the pipeline; the
  * decoder is swapped and the guard added there, by the handler names Vert.x uses ({@value
- * #DECODER}, {@value #VERTX_HANDLER}). HTTP/2 over cleartext is off: with it on, Vert.x builds the
- * HTTP/1 pipeline only once a first request has been decoded, too late for either.
+ * #DECODER}, {@value #VERTX_HANDLER}).
+ *
+ * <p>With TLS ({@code --tls-cert-path}) the server speaks HTTPS only, HTTP/2 and HTTP/1.1 by ALPN;
+ * the connection handler then runs after the handshake. An HTTP/1.1 connection gets the same
+ * decoder and guard; an HTTP/2 connection is admitted by the same cap (a connection past it, probes
+ * included, is closed) and held to HTTP/2's own limits (Vert.x's defaults, 100 concurrent streams a
+ * connection), not to the guard's head and body deadlines, which are HTTP/1's. {@link #reloadTls}
+ * gives every server the certificate the files hold now. HTTP/2 over cleartext is off: with it on,
+ * Vert.x builds the HTTP/1 pipeline only once a first request has been decoded, too late for
+ * either.
  */
 final class FrontDoor {
   private static final Logger log = LoggerFactory.getLogger(FrontDoor.class);
@@ -40,8 +54,20 @@ final class FrontDoor {
   private final ConnectionLimit connections;
   private final ClientFaults faults;
   private final HttpServerOptions options;
+  private final TlsFiles tls;
+
+  /** The servers made so far, one per event loop, whose certificate {@link #reloadTls} renews. */
+  private final List<HttpServer> servers = new CopyOnWriteArrayList<>();
 
   FrontDoor(ConnectionLimits limits, MeterRegistry registry, ClientFaults faults) {
+    this(limits, null, registry, faults);
+  }
+
+  /**
+   * @param tls the certificate and key of an HTTPS server; null for plain HTTP
+   */
+  FrontDoor(ConnectionLimits limits, TlsFiles tls, MeterRegistry registry, ClientFaults faults) {
+    this.tls = tls;
     this.limits = limits;
     this.connections = new ConnectionLimit(limits.maxConnections(), registry);
     openFileLimit()
@@ -54,6 +80,30 @@ final class FrontDoor {
             .setHttp2ClearTextEnabled(false)
             .setPerFrameWebSocketCompressionSupported(false)
             .setPerMessageWebSocketCompressionSupported(false);
+    if (tls != null) {
+      options.setSsl(true).setUseAlpn(true).setKeyCertOptions(keyCert(tls));
+    }
+  }
+
+  private static PemKeyCertOptions keyCert(TlsFiles tls) {
+    return new PemKeyCertOptions()
+        .setCertPath(tls.cert().toString())
+        .setKeyPath(tls.key().toString());
+  }
+
+  /**
+   * Gives every server the certificate and key their files hold now; new connections get them, open
+   * ones keep theirs. Fails, leaving the servers as they were, when the files do not make a key and
+   * certificate.
+   */
+  Future<Void> reloadTls() {
+    if (tls == null) {
+      return Future.succeededFuture();
+    }
+    ServerSSLOptions renewed = new ServerSSLOptions().setKeyCertOptions(keyCert(tls));
+    return Future.all(
+            servers.stream().map(server -> server.updateSSLOptions(renewed, true)).toList())
+        .mapEmpty();
   }
 
   /** The process's open-file limit, where the JVM tells it (Unix). */
@@ -65,11 +115,16 @@ final class FrontDoor {
 
   /** An HTTP server for the calling event loop, serving {@code requests}; not listening yet. */
   HttpServer server(Vertx vertx, Handler<HttpServerRequest> requests) {
-    return vertx
-        .createHttpServer(options)
-        .connectionHandler(this::accept)
-        .invalidRequestHandler(this::answerInvalid)
-        .requestHandler(requests);
+    HttpServer server =
+        vertx
+            .createHttpServer(options)
+            .connectionHandler(this::accept)
+            .invalidRequestHandler(this::answerInvalid)
+            .requestHandler(requests);
+    if (tls != null) {
+      servers.add(server);
+    }
+    return server;
   }
 
   private void accept(HttpConnection connection) {
@@ -78,6 +133,16 @@ final class FrontDoor {
     ConnectionLimit.Admission admission = connections.admit();
     if (admission == ConnectionLimit.Admission.REFUSED) {
       pipeline.channel().close();
+      return;
+    }
+    if (pipeline.get(DECODER) == null) {
+      // HTTP/2 (by ALPN): no HTTP/1 decoder to guard; requests go to probes only by HTTP/1
+      if (admission == ConnectionLimit.Admission.PROBES_ONLY) {
+        connections.release();
+        pipeline.channel().close();
+        return;
+      }
+      pipeline.channel().closeFuture().addListener(f -> connections.release());
       return;
     }
     pipeline.channel().closeFuture().addListener(f -> connections.release());

@@ -1,7 +1,9 @@
 package io.kvrouter.frontend;
 
+import io.kvrouter.common.FileStamp;
 import io.kvrouter.config.ApiKeyConfig;
 import io.kvrouter.config.HttpConfig;
+import io.kvrouter.config.TlsFiles;
 import io.kvrouter.frontend.openai.OpenAiRequests;
 import io.kvrouter.frontend.openai.ResponseFormat;
 import io.kvrouter.metrics.Metrics;
@@ -14,8 +16,11 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The OpenAI-compatible HTTP API: chat completions, completions, models, health, liveness and
@@ -24,6 +29,8 @@ import java.util.List;
  * RouteErrors}) and requests that are not valid HTTP ({@link FrontDoor}), is an OpenAI error body.
  */
 public final class HttpFrontend {
+  private static final Logger log = LoggerFactory.getLogger(HttpFrontend.class);
+
   private final ServedModels models;
   private final ApiKeyAuth auth;
   private final Metrics metrics;
@@ -59,7 +66,7 @@ public final class HttpFrontend {
     this.bodies = new JsonBodies(config.bodyLimitBytes());
     this.routerEndpoints = new RouterEndpoints(models, errors, bodies);
     this.faults = ClientFaults.of(metrics.registry());
-    this.frontDoor = new FrontDoor(config.connections(), metrics.registry(), faults);
+    this.frontDoor = new FrontDoor(config.connections(), config.tls(), metrics.registry(), faults);
   }
 
   /**
@@ -124,6 +131,53 @@ public final class HttpFrontend {
               .put("owned_by", "kvrouter"));
     }
     json(ctx, 200, new JsonObject().put("object", "list").put("data", data));
+  }
+
+  /**
+   * With TLS, looks at the certificate and key files every {@link ApiKeyAuth#WATCH_INTERVAL} (off
+   * the event loops) and gives every server what they hold when they changed; a pair that does not
+   * load is logged and the servers keep the one before. Returns the timer's id, for {@code
+   * vertx.cancelTimer}, or -1 without TLS.
+   */
+  public long watchTls(Vertx vertx) {
+    TlsFiles tls = config.tls();
+    if (tls == null) {
+      return -1;
+    }
+    FileStamp[] seen = {stamp(tls)};
+    return vertx.setPeriodic(
+        ApiKeyAuth.WATCH_INTERVAL.toMillis(),
+        id ->
+            vertx
+                .executeBlocking(() -> stamp(tls), false)
+                .onSuccess(
+                    now -> {
+                      if (now == null || now.equals(seen[0])) {
+                        return;
+                      }
+                      seen[0] = now;
+                      frontDoor
+                          .reloadTls()
+                          .onSuccess(
+                              v -> log.info("Took the renewed TLS certificate {}", tls.cert()))
+                          .onFailure(
+                              e ->
+                                  log.warn(
+                                      "The TLS files {} and {} changed but do not load ({}): the"
+                                          + " certificate before stays",
+                                      tls.cert(),
+                                      tls.key(),
+                                      e.toString()));
+                    }));
+  }
+
+  /** The TLS files' stamp, or null while one cannot be read (in the middle of a renewal). */
+  private static FileStamp stamp(TlsFiles tls) {
+    try {
+      return FileStamp.of(tls.cert(), tls.key());
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   /**

@@ -367,6 +367,39 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void tlsFiles_comeTogether_byDynamosNamesOrVariables_andMustBeReadable() throws IOException {
+    Path cert = Files.writeString(dir.resolve("c.pem"), "");
+    Path key = Files.writeString(dir.resolve("k.pem"), "");
+    assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).http().tls()).isNull();
+    assertThat(
+            ConfigLoader.load(
+                    ONE_MOCK,
+                    Map.of(
+                        "DYN_TLS_CERT_PATH", cert.toString(), "DYN_TLS_KEY_PATH", key.toString()),
+                    null)
+                .http()
+                .tls())
+        .isEqualTo(new TlsFiles(cert, key));
+    assertThatThrownBy(
+            () -> ConfigLoader.load(ONE_MOCK, Map.of("DYN_TLS_CERT_PATH", cert.toString()), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--tls-cert-path and --tls-key-path must be given together");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    ONE_MOCK,
+                    Map.of(
+                        "DYN_TLS_CERT_PATH",
+                        cert.toString(),
+                        "DYN_TLS_KEY_PATH",
+                        dir.resolve("missing.pem").toString()),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--tls-key-path")
+        .hasMessageContaining("cannot be read");
+  }
+
+  @Test
   void approxMode_needsNoKvEventSources() {
     RouterConfig config =
         ConfigLoader.load(
@@ -761,6 +794,8 @@ class ConfigLoaderTest {
     Path model = Files.createDirectory(dir.resolve("model"));
     Path kafkaClient = Files.writeString(dir.resolve("kafka-client.properties"), "");
     Path apiKeys = Files.writeString(dir.resolve("api-keys"), "team-a sk-team-a\n");
+    Path tlsCert = Files.writeString(dir.resolve("tls.crt"), "");
+    Path tlsKey = Files.writeString(dir.resolve("tls.key"), "");
     String uncommented =
         lines.stream()
             .filter(l -> l.matches("^# ([a-z-]+:.*|  .*)$"))
@@ -772,6 +807,8 @@ class ConfigLoaderTest {
                         ? "kafka-client-config: " + kafkaClient
                         : l)
             .map(l -> l.startsWith("api-keys-file:") ? "api-keys-file: " + apiKeys : l)
+            .map(l -> l.startsWith("tls-cert-path:") ? "tls-cert-path: " + tlsCert : l)
+            .map(l -> l.startsWith("tls-key-path:") ? "tls-key-path: " + tlsKey : l)
             // the busy thresholds need kv mode
             .map(l -> l.startsWith("router-mode:") ? "router-mode: kv" : l)
             // plain engines as pods go without a worker list: checked on their own below
@@ -827,6 +864,7 @@ class ConfigLoaderTest {
         .extracting(ApiKey::key)
         .containsExactly("sk-example-client-key");
     assertThat(config.apiKeys().adminKey()).isEqualTo("sk-example-admin-key");
+    assertThat(config.http().tls()).isEqualTo(new TlsFiles(tlsCert, tlsKey));
   }
 
   private static final java.util.Set<String> SNAPSHOT_SETTINGS =

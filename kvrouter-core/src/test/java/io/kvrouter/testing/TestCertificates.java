@@ -1,11 +1,20 @@
 package io.kvrouter.testing;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509TrustManager;
 
 /**
  * A throw-away CA, a server certificate for 127.0.0.1 and a client certificate, made by the {@code
@@ -75,6 +84,80 @@ public record TestCertificates(
         dir.resolve("server.key"),
         dir.resolve("client.pem"),
         dir.resolve("client.key"));
+  }
+
+  /**
+   * Another server certificate for 127.0.0.1 from the same CA, with a key and serial of its own, as
+   * {@code name.pem} and {@code name.key} in {@code dir} (the folder of {@link #generate}): a
+   * renewal.
+   */
+  public Issued renewServer(Path dir, String name) throws IOException, InterruptedException {
+    openssl(
+        dir,
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        name + ".key",
+        "-out",
+        name + ".csr",
+        "-subj",
+        "/CN=127.0.0.1");
+    openssl(
+        dir,
+        "x509",
+        "-req",
+        "-in",
+        name + ".csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        name + ".pem",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext");
+    return new Issued(dir.resolve(name + ".pem"), dir.resolve(name + ".key"));
+  }
+
+  /** A certificate and its key (PEM). */
+  public record Issued(Path cert, Path key) {
+    public BigInteger serial() throws Exception {
+      return TestCertificates.serial(cert);
+    }
+  }
+
+  /** The serial number of the certificate in {@code pem}. */
+  public static BigInteger serial(Path pem) throws Exception {
+    try (InputStream in = Files.newInputStream(pem)) {
+      return ((X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in))
+          .getSerialNumber();
+    }
+  }
+
+  /** A trust manager that trusts this CA alone. */
+  public X509TrustManager trustManager() throws Exception {
+    KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+    store.load(null, null);
+    try (InputStream in = Files.newInputStream(ca)) {
+      store.setCertificateEntry(
+          "ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+    }
+    TrustManagerFactory factory =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    factory.init(store);
+    return (X509TrustManager) factory.getTrustManagers()[0];
+  }
+
+  /** A client TLS context that trusts this CA alone. */
+  public SSLContext clientContext() throws Exception {
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(null, new TrustManager[] {trustManager()}, null);
+    return context;
   }
 
   private static void openssl(Path dir, String... args) throws IOException, InterruptedException {
