@@ -105,15 +105,30 @@ class ApiKeysIT {
           .as("routes are not told apart before the key")
           .isEqualTo(401);
       assertThat(get(router, "/v1/models", TEAM_KEY).statusCode()).isEqualTo(200);
+      HttpResponse<String> refusedPost =
+          http.send(
+              HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/chat/completions"))
+                  .header("content-type", "application/json")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"model\":\"" + "x".repeat(200_000) + "\"}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(refusedPost.statusCode()).isEqualTo(401);
+      assertThat(refusedPost.headers().firstValue("connection")).contains("close");
 
       // probes stay open; the admin routes want the admin key, and only it
       assertThat(get(router, "/health", null).statusCode()).isEqualTo(200);
       assertThat(get(router, "/live", null).statusCode()).isEqualTo(200);
-      for (String path : new String[] {"/metrics", "/router/workers"}) {
+      for (String path :
+          new String[] {"/metrics", "/router/workers", "/metrics/", "/router/workers/", "/x"}) {
         assertThat(get(router, path, null).statusCode()).as(path).isEqualTo(401);
         assertThat(get(router, path, TEAM_KEY).statusCode()).as(path).isEqualTo(401);
-        assertThat(get(router, path, ADMIN_KEY).statusCode()).as(path).isEqualTo(200);
+        assertThat(get(router, path, ADMIN_KEY).statusCode())
+            .as(path)
+            .isEqualTo(path.equals("/x") ? 404 : 200);
       }
+      assertThat(get(router, "/health/", null).statusCode()).isEqualTo(200);
 
       // the file changes: the new key opens, the removed one no longer does
       Files.writeString(keys, "# rotated\nteam-b " + NEW_KEY + "\n");
@@ -125,7 +140,7 @@ class ApiKeysIT {
           .as("a flag's key stays")
           .isEqualTo(200);
       // a file that no longer parses leaves the keys as they were
-      Files.writeString(keys, "team-b sk-one sk-two\n");
+      Files.writeString(keys, "team-b sk-one-0123456789abcdef sk-two-0123456789abcdef\n");
       Awaitility.await()
           .atMost(Duration.ofSeconds(30))
           .until(
@@ -133,6 +148,13 @@ class ApiKeysIT {
                   log.at(Level.WARN).stream()
                       .anyMatch(l -> l.contains("line 1: expected [NAME] KEY")));
       assertThat(get(router, "/v1/models", NEW_KEY).statusCode()).isEqualTo(200);
+
+      // the file is deleted: its keys open nothing any more, a flag's key still does
+      Files.delete(keys);
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> get(router, "/v1/models", NEW_KEY).statusCode() == 401);
+      assertThat(get(router, "/v1/models", FLAG_KEY).statusCode()).isEqualTo(200);
 
       String metrics = get(router, "/metrics", ADMIN_KEY).body();
       assertThat(
@@ -144,7 +166,14 @@ class ApiKeysIT {
           .isGreaterThanOrEqualTo(5);
 
       for (String line : log.all()) {
-        for (String key : List.of(FLAG_KEY, TEAM_KEY, NEW_KEY, ADMIN_KEY, "sk-one", "sk-two")) {
+        for (String key :
+            List.of(
+                FLAG_KEY,
+                TEAM_KEY,
+                NEW_KEY,
+                ADMIN_KEY,
+                "sk-one-0123456789abcdef",
+                "sk-two-0123456789abcdef")) {
           assertThat(line).as("the log").doesNotContain(key);
         }
       }

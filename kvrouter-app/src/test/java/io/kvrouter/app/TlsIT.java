@@ -39,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TlsIT {
   private static final String MODEL = "mock-model";
+  private static final String KEY = "sk-tls-0123456789abcdef";
 
   @TempDir Path dir;
 
@@ -52,6 +53,7 @@ class TlsIT {
     flags.put("mock-workers", List.of("1"));
     flags.put("tls-cert-path", List.of(cert.toString()));
     flags.put("tls-key-path", List.of(key.toString()));
+    flags.put("api-key", List.of(KEY));
     try (LogCapture log = LogCapture.attach();
         RouterFixture router = RouterFixture.start(flags)) {
       int port = router.app.httpPort();
@@ -60,7 +62,7 @@ class TlsIT {
       OpenAIClient client =
           OpenAIOkHttpClient.builder()
               .baseUrl(https + "/v1")
-              .apiKey("not-used")
+              .apiKey(KEY)
               .sslSocketFactory(ca.clientContext().getSocketFactory())
               .trustManager(ca.trustManager())
               .maxRetries(0)
@@ -91,7 +93,7 @@ class TlsIT {
           chunk.choices().forEach(c -> c.delta().content().ifPresent(streamed::append));
         }
       }
-      assertThat(chunks).as("streamed over HTTP/2").isGreaterThan(2);
+      assertThat(chunks).as("streamed").isGreaterThan(2);
       assertThat(streamed.toString()).isEqualTo(unary);
 
       assertThat(curl(ca, "--http2", https + "/v1/models")).isEqualTo("2 200");
@@ -104,6 +106,13 @@ class TlsIT {
               HttpResponse.BodyHandlers.ofString());
       assertThat(health.statusCode()).isEqualTo(200);
       assertThat(health.version()).isEqualTo(HttpClient.Version.HTTP_2);
+      // over HTTP/2 too, the OpenAI routes want the key
+      HttpResponse<String> noKey =
+          java.send(
+              HttpRequest.newBuilder(URI.create(https + "/v1/models")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(noKey.version()).isEqualTo(HttpClient.Version.HTTP_2);
+      assertThat(noKey.statusCode()).isEqualTo(401);
 
       // plain HTTP on the TLS port: no answer, the connection is closed
       assertThatThrownBy(
@@ -159,6 +168,8 @@ class TlsIT {
                 ca.ca().toString(),
                 "-o",
                 "/dev/null",
+                "-H",
+                "Authorization: Bearer " + KEY,
                 "-w",
                 "%{http_version} %{http_code}",
                 url)

@@ -13,23 +13,30 @@ import java.util.Objects;
  *
  * @param name what metrics and logs call the key: letters, digits, {@code _ . -}, up to 64
  * @param key what the client sends as {@code Authorization: Bearer KEY}: printable ASCII without
- *     spaces, up to 512 characters
+ *     spaces, 16 to 512 characters
  */
 public record ApiKey(String name, String key) {
+  private static final int MIN_KEY = 16;
   private static final int MAX_KEY = 512;
 
   public ApiKey {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(key, "key");
+    // neither message repeats what it refuses: a key given where a name goes is still a key
     if (!name.matches("[A-Za-z0-9_.-]{1,64}")) {
       throw new IllegalArgumentException(
-          "a key's name is 1 to 64 letters, digits, '_', '.' or '-', not '" + name + "'");
+          "a key's name is 1 to 64 letters, digits, '_', '.' or '-'");
     }
-    if (key.isEmpty()
+    if (key.length() < MIN_KEY
         || key.length() > MAX_KEY
         || !key.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
       throw new IllegalArgumentException(
-          "an API key is 1 to " + MAX_KEY + " printable ASCII characters without spaces");
+          "an API key is "
+              + MIN_KEY
+              + " to "
+              + MAX_KEY
+              + " printable ASCII characters without spaces (a short key is a guessable one;"
+              + " in a keys file, the name comes first: NAME KEY)");
     }
   }
 

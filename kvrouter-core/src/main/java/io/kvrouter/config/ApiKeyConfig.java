@@ -10,15 +10,18 @@ import java.util.Objects;
  * @param keys {@code --api-key}: keys that open the OpenAI routes ({@code /v1/...})
  * @param keysFile {@code --api-keys-file}: more such keys, read again when it changes; null for
  *     none
+ * @param fileKeys the keys the file held when the configuration was read
  * @param adminKey {@code --admin-api-key}: the key that opens {@code /metrics} and {@code
  *     /router/...}; null leaves them open
  */
-public record ApiKeyConfig(List<ApiKey> keys, Path keysFile, String adminKey) {
+public record ApiKeyConfig(
+    List<ApiKey> keys, Path keysFile, List<ApiKey> fileKeys, String adminKey) {
   /** No keys: every route is open. */
-  public static final ApiKeyConfig NONE = new ApiKeyConfig(List.of(), null, null);
+  public static final ApiKeyConfig NONE = new ApiKeyConfig(List.of(), null, List.of(), null);
 
   public ApiKeyConfig {
     keys = List.copyOf(Objects.requireNonNull(keys, "keys"));
+    fileKeys = List.copyOf(Objects.requireNonNull(fileKeys, "fileKeys"));
   }
 
   /** Whether the OpenAI routes need a key. */
@@ -33,6 +36,8 @@ public record ApiKeyConfig(List<ApiKey> keys, Path keysFile, String adminKey) {
         + keys
         + ", keysFile="
         + keysFile
+        + ", fileKeys="
+        + fileKeys
         + ", adminKey="
         + (adminKey == null ? "none" : "set")
         + "]";

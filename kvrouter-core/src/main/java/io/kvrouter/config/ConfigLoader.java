@@ -374,10 +374,10 @@ public final class ConfigLoader {
     List<ApiKey> keys = values(API_KEY).stream().map(ApiKey::unnamed).toList();
     java.nio.file.Path file = value(API_KEYS_FILE);
     String admin = value(ADMIN_API_KEY);
-    List<ApiKey> all = new ArrayList<>(keys);
+    List<ApiKey> fileKeys = List.of();
     if (file != null) {
       try {
-        all.addAll(ApiKeyFile.read(file));
+        fileKeys = ApiKeyFile.read(file);
       } catch (java.io.IOException e) {
         throw new ConfigException(
             API_KEYS_FILE.flag() + " " + file + " cannot be read: " + e.getMessage());
@@ -385,11 +385,13 @@ public final class ConfigLoader {
         throw new ConfigException(API_KEYS_FILE.flag() + ": " + e.getMessage());
       }
     }
+    List<ApiKey> all = new ArrayList<>(keys);
+    all.addAll(fileKeys);
     if (admin != null && all.stream().anyMatch(k -> k.key().equals(admin))) {
       throw new ConfigException(
           ADMIN_API_KEY.flag() + " is also a client key: the admin key must be one of its own");
     }
-    return new ApiKeyConfig(keys, file, admin);
+    return new ApiKeyConfig(keys, file, fileKeys, admin);
   }
 
   /**

@@ -99,8 +99,8 @@ public final class Settings {
           "PEM",
           "The HTTP server's certificate (its chain may follow it), with --tls-key-path: the"
               + " server then speaks HTTPS only, HTTP/2 and HTTP/1.1 by ALPN, and a plain HTTP"
-              + " request gets its connection closed. Both files are read again when they change"
-              + " (checked every 2 s), so a renewed certificate needs no restart.",
+              + " request gets its connection closed. Both files are read again once a change has"
+              + " held for a 2 s look, so a renewed certificate needs no restart.",
           null,
           "a readable file",
           false,
@@ -111,7 +111,8 @@ public final class Settings {
           "tls-key-path",
           "DYN_TLS_KEY_PATH",
           "PEM",
-          "The private key of --tls-cert-path (PKCS#8, or PKCS#1 for RSA), unencrypted.",
+          "The private key of --tls-cert-path (PKCS#8, PKCS#1 for RSA or SEC 1 for EC),"
+              + " unencrypted.",
           null,
           "a readable file",
           false,
@@ -364,7 +365,7 @@ public final class Settings {
                   + " logged; a command line is visible to other users of the machine, so prefer"
                   + " --api-keys-file or the config file.",
               null,
-              "printable ASCII without spaces, up to 512 characters",
+              "16 to 512 printable ASCII characters without spaces",
               true,
               Parsers::apiKey)
           .asSecret();
@@ -375,9 +376,10 @@ public final class Settings {
           null,
           "FILE",
           "A file of keys that open the OpenAI routes, one per line as '[NAME] KEY' ('#'"
-              + " comments); a key's NAME (else key-<digest>) labels its metrics. Read again when"
-              + " it changes (checked every 2 s); a changed file that does not parse is logged and"
-              + " the keys before stay.",
+              + " comments); a key's NAME (else key-<digest>) labels its metrics. Read again once a"
+              + " change has held for a 2 s look (write it by renaming a new file over it); a"
+              + " changed file that does not parse is logged and the keys before stay; a deleted"
+              + " file takes its keys with it.",
           null,
           "a readable file",
           false,
@@ -392,7 +394,7 @@ public final class Settings {
                   + " it they are open to anyone who reaches the port. Must differ from every client"
                   + " key.",
               null,
-              "printable ASCII without spaces, up to 512 characters",
+              "16 to 512 printable ASCII characters without spaces",
               false,
               Parsers::apiKey)
           .asSecret();

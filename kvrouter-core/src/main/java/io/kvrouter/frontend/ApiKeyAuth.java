@@ -9,13 +9,18 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.RoutingContext;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,11 +30,13 @@ import org.slf4j.LoggerFactory;
  * --admin-api-key}): a request to an OpenAI route ({@code /v1/...}) needs a client key, and one to
  * {@code /metrics} or {@code /router/...} the admin key, each as {@code Authorization: Bearer KEY};
  * without one it gets 401 with an OpenAI error body ({@code invalid_api_key}) and {@code
- * WWW-Authenticate: Bearer}. A scope without keys configured is open, and so are {@code /health}
- * and {@code /live}. Keys are never logged: only their names are.
+ * WWW-Authenticate: Bearer}; any other path but {@code /health} and {@code /live} (an unknown one
+ * too) wants the admin key when there is one. A scope without keys configured is open. Keys are
+ * never logged: only their names are.
  *
- * <p>The keys file is read again when its modification time or size changes ({@link #watch}); a
- * file that no longer parses is logged, and the keys before stay.
+ * <p>The keys file is read again when its modification time or size changed and then held for a
+ * look ({@link #watch}); a file that no longer parses is logged, and the keys before stay; a file
+ * that is gone takes its keys with it.
  */
 public final class ApiKeyAuth implements Handler<RoutingContext> {
   private static final Logger log = LoggerFactory.getLogger(ApiKeyAuth.class);
@@ -47,12 +54,14 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
   private final Counter adminRejections;
   private volatile ApiKeys clients;
 
-  /** What the keys file looked like when last read. */
-  private FileStamp read;
+  /** What the keys file looked like at the last look, and when its keys were taken (null: gone). */
+  private FileStamp lastLook;
+
+  private FileStamp taken;
 
   /**
-   * @param config the keys; its file must have been read without fault already ({@code
-   *     ConfigLoader} does)
+   * @param config the keys, those of its file as {@code ConfigLoader} read them (nothing is read
+   *     here: this may run on an event loop)
    */
   public ApiKeyAuth(ApiKeyConfig config, MeterRegistry meters) {
     this.config = config;
@@ -61,12 +70,11 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
         config.adminKey() == null
             ? ApiKeys.NONE
             : ApiKeys.of(List.of(new ApiKey(ADMIN, config.adminKey())));
-    this.clients = ApiKeys.of(config.keys());
+    List<ApiKey> all = new ArrayList<>(config.keys());
+    all.addAll(config.fileKeys());
+    this.clients = ApiKeys.of(all);
     this.clientRejections = rejections(meters, "client");
     this.adminRejections = rejections(meters, "admin");
-    if (config.keysFile() != null) {
-      reload();
-    }
   }
 
   private static Counter rejections(MeterRegistry meters, String scope) {
@@ -86,16 +94,33 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
     return !admin.isEmpty();
   }
 
+  /**
+   * Sorts the request by its path: the OpenAI routes want a client key, the probes nothing, and
+   * every other path (the admin routes, and any path not served, which is not told apart before the
+   * key) the admin key. One trailing slash is ignored, as the routes ignore it.
+   */
   @Override
   public void handle(RoutingContext ctx) {
-    String path = ctx.normalizedPath();
-    if (path.startsWith("/v1/") && config.clientKeysRequired()) {
-      check(ctx, clients, clientRejections);
-    } else if ((path.equals("/metrics") || path.startsWith("/router/")) && adminKeyRequired()) {
-      check(ctx, admin, adminRejections);
-    } else {
-      ctx.next();
+    String path;
+    try {
+      path = ctx.normalizedPath();
+    } catch (IllegalArgumentException undecodable) {
+      ctx.next(); // no route matches it: the router answers its 400
+      return;
     }
+    if (path.length() > 1 && path.endsWith("/")) {
+      path = path.substring(0, path.length() - 1);
+    }
+    if (path.equals("/v1") || path.startsWith("/v1/")) {
+      if (config.clientKeysRequired()) {
+        check(ctx, clients, clientRejections);
+        return;
+      }
+    } else if (!path.equals("/health") && !path.equals("/live") && adminKeyRequired()) {
+      check(ctx, admin, adminRejections);
+      return;
+    }
+    ctx.next();
   }
 
   private void check(RoutingContext ctx, ApiKeys keys, Counter rejected) {
@@ -111,9 +136,17 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
       return;
     }
     rejected.increment();
-    ctx.response().putHeader("www-authenticate", "Bearer");
+    HttpServerRequest request = ctx.request();
+    HttpServerResponse response = ctx.response();
+    response.putHeader("www-authenticate", "Bearer");
+    if (!request.isEnded() && request.version() != HttpVersion.HTTP_2) {
+      // the body of a refused request is not read: the connection closes after the answer (an
+      // HTTP/2 stream's body is bounded by its flow-control window, and the stream ends with it)
+      response.putHeader("connection", "close");
+      response.endHandler(v -> request.connection().close());
+    }
     ErrorResponses.send(
-        ctx.response(),
+        response,
         new ErrorResponses.ApiError(
             401,
             "invalid_request_error",
@@ -134,36 +167,49 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
       return Optional.empty();
     }
     String token = value.substring(7).strip();
-    return token.isEmpty() ? Optional.empty() : Optional.of(token);
+    // only what a key can be: printable ASCII without spaces
+    return token.isEmpty() || !token.chars().allMatch(c -> c > 0x20 && c < 0x7f)
+        ? Optional.empty()
+        : Optional.of(token);
   }
 
   /**
    * Looks at the keys file every {@link #WATCH_INTERVAL} (the reading off the event loops), and
-   * takes its keys when it changed; returns the timer's id, for {@code vertx.cancelTimer}, or -1
-   * without a file.
+   * takes its keys when it changed and then stayed the same for one more look (a file being written
+   * is not read half-way); returns the timer's id, for {@code vertx.cancelTimer}, or -1 without a
+   * file.
    */
   public long watch(Vertx vertx) {
     if (config.keysFile() == null) {
       return -1;
     }
     return vertx.setPeriodic(
-        WATCH_INTERVAL.toMillis(), id -> vertx.executeBlocking(() -> reload(), false));
+        WATCH_INTERVAL.toMillis(), id -> vertx.executeBlocking(this::look, false));
   }
 
-  /** Reads the keys file again if it changed; true when it took new keys. */
-  synchronized boolean reload() {
+  /** One look at the keys file; true when it took new keys. */
+  synchronized boolean look() {
     Path file = config.keysFile();
     FileStamp now;
     try {
-      now = FileStamp.of(file);
+      now = Files.exists(file) ? FileStamp.of(file) : null;
     } catch (IOException e) {
-      log.warn("--api-keys-file {} cannot be read ({}): the keys before stay", file, e.toString());
+      return false; // between a look at it and its reading: the next look tells
+    }
+    boolean stable = Objects.equals(now, lastLook);
+    lastLook = now;
+    if (!stable || Objects.equals(now, taken)) {
       return false;
     }
-    if (now.equals(read)) {
-      return false;
+    taken = now;
+    if (now == null) {
+      clients = ApiKeys.of(config.keys());
+      log.warn(
+          "--api-keys-file {} is gone: its keys no longer open anything ({} from --api-key stay)",
+          file,
+          config.keys().size());
+      return true;
     }
-    read = now;
     List<ApiKey> keys = new ArrayList<>(config.keys());
     try {
       keys.addAll(ApiKeyFile.read(file));
@@ -177,10 +223,8 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
       log.warn("--api-keys-file {} changed but holds the admin key: the keys before stay", file);
       return false;
     }
-    boolean first = clients.isEmpty() && config.keys().isEmpty();
     clients = ApiKeys.of(keys);
-    log.info(
-        "{} API keys from {}: {}", first ? "Took" : "Took again", file, ApiKeys.of(keys).names());
+    log.info("Took the API keys of {}: {}", file, clients.names());
     return true;
   }
 }

@@ -4,8 +4,12 @@ import com.sun.management.UnixOperatingSystemMXBean;
 import io.kvrouter.config.ConnectionLimits;
 import io.kvrouter.config.TlsFiles;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.PrematureChannelClosureException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -20,6 +24,7 @@ import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -143,6 +148,11 @@ final class FrontDoor {
         return;
       }
       pipeline.channel().closeFuture().addListener(f -> connections.release());
+      // a connection with nothing either way for the idle timeout gives its slot back
+      pipeline.addFirst(
+          "kvrouterH2Idle",
+          new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+      pipeline.addAfter("kvrouterH2Idle", "kvrouterH2IdleClose", new CloseWhenIdle());
       return;
     }
     pipeline.channel().closeFuture().addListener(f -> connections.release());
@@ -151,6 +161,18 @@ final class FrontDoor {
         new ConnectionGuard(limits, admission == ConnectionLimit.Admission.PROBES_ONLY, faults);
     pipeline.addBefore(DECODER, "kvrouterHeadBytes", guard.headBytes());
     pipeline.addBefore(VERTX_HANDLER, "kvrouterGuard", guard);
+  }
+
+  /** Closes its connection when an {@link IdleStateHandler} says it has been idle. */
+  private static final class CloseWhenIdle extends ChannelInboundHandlerAdapter {
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+      if (event instanceof IdleStateEvent) {
+        ctx.close();
+      } else {
+        super.userEventTriggered(ctx, event);
+      }
+    }
   }
 
   /**

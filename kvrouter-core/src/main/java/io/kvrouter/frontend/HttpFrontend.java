@@ -135,16 +135,19 @@ public final class HttpFrontend {
 
   /**
    * With TLS, looks at the certificate and key files every {@link ApiKeyAuth#WATCH_INTERVAL} (off
-   * the event loops) and gives every server what they hold when they changed; a pair that does not
-   * load is logged and the servers keep the one before. Returns the timer's id, for {@code
-   * vertx.cancelTimer}, or -1 without TLS.
+   * the event loops) and gives every server what they hold when they changed and then held for one
+   * more look (a renewal writes two files); a pair that does not load is logged and the servers
+   * keep the one before. Returns the timer's id, for {@code vertx.cancelTimer}, or -1 without TLS.
    */
   public long watchTls(Vertx vertx) {
     TlsFiles tls = config.tls();
     if (tls == null) {
       return -1;
     }
-    FileStamp[] seen = {stamp(tls)};
+    // [0]: the stamp at the last look; [1]: the one whose files the servers hold. Two stats, on the
+    // caller's thread, as the servers' first reading of the files is
+    FileStamp start = stamp(tls);
+    FileStamp[] seen = {start, start};
     return vertx.setPeriodic(
         ApiKeyAuth.WATCH_INTERVAL.toMillis(),
         id ->
@@ -152,10 +155,12 @@ public final class HttpFrontend {
                 .executeBlocking(() -> stamp(tls), false)
                 .onSuccess(
                     now -> {
-                      if (now == null || now.equals(seen[0])) {
-                        return;
-                      }
+                      boolean stable = now != null && now.equals(seen[0]);
                       seen[0] = now;
+                      if (!stable || now.equals(seen[1])) {
+                        return; // unchanged, or changing still (a renewal writes two files)
+                      }
+                      seen[1] = now;
                       frontDoor
                           .reloadTls()
                           .onSuccess(

@@ -312,49 +312,66 @@ class ConfigLoaderTest {
   @Test
   void apiKeys_fromFlagsAndFile_neverInAnError_andTheAdminKeyIsItsOwn() throws IOException {
     Path file =
-        Files.writeString(dir.resolve("keys"), "# the teams\nteam-a sk-aaaaaaaa\n\nsk-bbbbbbbb\n");
+        Files.writeString(
+            dir.resolve("keys"),
+            "# the teams\nteam-a sk-aaaaaaaa-0123456789\n\nsk-bbbbbbbb-0123456789\n");
     RouterConfig config =
         ConfigLoader.load(
             Map.of(
                 "mock-workers", List.of("1"),
-                "api-key", List.of("sk-flag-1", "sk-flag-2"),
+                "api-key", List.of("sk-flag-1-0123456789", "sk-flag-2-0123456789"),
                 "api-keys-file", List.of(file.toString()),
-                "admin-api-key", List.of("sk-admin")),
+                "admin-api-key", List.of("sk-admin-0123456789")),
             Map.of(),
             null);
     assertThat(config.apiKeys().keys())
         .extracting(ApiKey::key)
-        .containsExactly("sk-flag-1", "sk-flag-2");
+        .containsExactly("sk-flag-1-0123456789", "sk-flag-2-0123456789");
     assertThat(config.apiKeys().keysFile()).isEqualTo(file);
     assertThat(config.apiKeys().toString()).doesNotContain("sk-");
     assertThat(ApiKeyFile.read(file))
         .extracting(ApiKey::name)
-        .containsExactly("team-a", ApiKey.unnamed("sk-bbbbbbbb").name());
-    assertThat(ApiKey.unnamed("sk-bbbbbbbb").name()).matches("key-[0-9a-f]{8}");
+        .containsExactly("team-a", ApiKey.unnamed("sk-bbbbbbbb-0123456789").name());
+    assertThat(ApiKey.unnamed("sk-bbbbbbbb-0123456789").name()).matches("key-[0-9a-f]{8}");
     assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).apiKeys()).isEqualTo(ApiKeyConfig.NONE);
 
     assertThatThrownBy(
             () ->
                 ConfigLoader.load(
-                    Map.of("mock-workers", List.of("1"), "api-key", List.of("sk secret")),
+                    Map.of("mock-workers", List.of("1"), "api-key", List.of("sk-short")),
                     Map.of(),
                     null))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--api-key")
-        .hasMessageNotContaining("sk secret");
+        .hasMessageContaining("16 to 512")
+        .hasMessageNotContaining("sk-short");
+    Path swapped = Files.writeString(dir.resolve("swapped-keys"), "sk-team-c-0123456789 team-c\n");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of(
+                        "mock-workers", List.of("1"), "api-keys-file", List.of(swapped.toString())),
+                    Map.of(),
+                    null))
+        .as("a key where the name goes is refused without being repeated")
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("line 1")
+        .hasMessageNotContaining("sk-team-c-0123456789");
     assertThatThrownBy(
             () ->
                 ConfigLoader.load(
                     Map.of(
                         "mock-workers", List.of("1"),
-                        "api-key", List.of("sk-same"),
-                        "admin-api-key", List.of("sk-same")),
+                        "api-key", List.of("sk-same-0123456789"),
+                        "admin-api-key", List.of("sk-same-0123456789")),
                     Map.of(),
                     null))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("also a client key")
-        .hasMessageNotContaining("sk-same");
-    Path bad = Files.writeString(dir.resolve("bad-keys"), "team-a sk-x1\nteam-a sk-secret-2\n");
+        .hasMessageNotContaining("sk-same-0123456789");
+    Path bad =
+        Files.writeString(
+            dir.resolve("bad-keys"), "team-a sk-x1-0123456789abc\nteam-a sk-secret-2-0123456789\n");
     assertThatThrownBy(
             () ->
                 ConfigLoader.load(
@@ -363,7 +380,7 @@ class ConfigLoaderTest {
                     null))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("line 2: the name team-a is taken")
-        .hasMessageNotContaining("sk-secret-2");
+        .hasMessageNotContaining("sk-secret-2-0123456789");
   }
 
   @Test
@@ -793,7 +810,7 @@ class ConfigLoaderTest {
     }
     Path model = Files.createDirectory(dir.resolve("model"));
     Path kafkaClient = Files.writeString(dir.resolve("kafka-client.properties"), "");
-    Path apiKeys = Files.writeString(dir.resolve("api-keys"), "team-a sk-team-a\n");
+    Path apiKeys = Files.writeString(dir.resolve("api-keys"), "team-a sk-team-a-0123456789\n");
     Path tlsCert = Files.writeString(dir.resolve("tls.crt"), "");
     Path tlsKey = Files.writeString(dir.resolve("tls.key"), "");
     String uncommented =
