@@ -108,20 +108,14 @@ public record Setting<T>(
 
   /** This setting, whose values (keys, passwords) no error message repeats. */
   public Setting<T> asSecret() {
-    return new Setting<>(
-        name,
-        envVar,
-        paramLabel,
-        description,
-        defaultValue,
-        expected,
-        repeatable,
-        parser,
-        aliases,
-        true);
+    return copy(name, description, aliases, true);
   }
 
   private Setting<T> renamed(String name, String description, List<String> aliases) {
+    return copy(name, description, aliases, secret);
+  }
+
+  private Setting<T> copy(String name, String description, List<String> aliases, boolean secret) {
     return new Setting<>(
         name,
         envVar,

@@ -47,37 +47,8 @@ public record TestCertificates(
         "2",
         "-subj",
         "/CN=kvrouter-test-ca");
-    for (String who : List.of("server", "client")) {
-      openssl(
-          dir,
-          "req",
-          "-newkey",
-          "rsa:2048",
-          "-nodes",
-          "-keyout",
-          who + ".key",
-          "-out",
-          who + ".csr",
-          "-subj",
-          who.equals("server") ? "/CN=127.0.0.1" : "/CN=root");
-      openssl(
-          dir,
-          "x509",
-          "-req",
-          "-in",
-          who + ".csr",
-          "-CA",
-          "ca.pem",
-          "-CAkey",
-          "ca.key",
-          "-CAcreateserial",
-          "-out",
-          who + ".pem",
-          "-days",
-          "2",
-          "-extfile",
-          who + ".ext");
-    }
+    issue(dir, "server", "/CN=127.0.0.1", "server.ext");
+    issue(dir, "client", "/CN=root", "client.ext");
     return new TestCertificates(
         dir.resolve("ca.pem"),
         dir.resolve("server.pem"),
@@ -92,6 +63,13 @@ public record TestCertificates(
    * renewal.
    */
   public Issued renewServer(Path dir, String name) throws IOException, InterruptedException {
+    issue(dir, name, "/CN=127.0.0.1", "server.ext");
+    return new Issued(dir.resolve(name + ".pem"), dir.resolve(name + ".key"));
+  }
+
+  /** A key {@code name.key} and a certificate {@code name.pem} the CA signs, with {@code ext}. */
+  private static void issue(Path dir, String name, String subject, String ext)
+      throws IOException, InterruptedException {
     openssl(
         dir,
         "req",
@@ -103,7 +81,7 @@ public record TestCertificates(
         "-out",
         name + ".csr",
         "-subj",
-        "/CN=127.0.0.1");
+        subject);
     openssl(
         dir,
         "x509",
@@ -120,8 +98,7 @@ public record TestCertificates(
         "-days",
         "2",
         "-extfile",
-        "server.ext");
-    return new Issued(dir.resolve(name + ".pem"), dir.resolve(name + ".key"));
+        ext);
   }
 
   /** A certificate and its key (PEM). */
