@@ -48,9 +48,8 @@ final class KafkaKvEvents {
       Optional<IndexSnapshot> snapshot,
       MeterRegistry meters) {
     // a record is delivered once, but a worker's answer to a query may repeat what follows it
-    SharedFeed feed = SharedFeed.create(router, plane, true, publishers, meters);
+    SharedFeed feed = SharedFeed.create(router, plane, true, publishers, snapshot, meters);
     try {
-      snapshot.ifPresent(s -> feed.restore(s, IndexSnapshotKeeper.RESTORE_GRACE));
       String events =
           KafkaTopics.kvEvents(
               config.kafka(), config.namespace(), config.component(), config.endpoint());

@@ -62,10 +62,10 @@ final class NatsKvEvents {
       Optional<IndexSnapshot> snapshot,
       MeterRegistry meters) {
     boolean enveloped = config.natsFormat() == NatsEventFormat.ENVELOPE;
-    SharedFeed feed = SharedFeed.create(router, plane, config.durable(), publishers, meters);
+    SharedFeed feed =
+        SharedFeed.create(router, plane, config.durable(), publishers, snapshot, meters);
     DynamoEventFollower follower = feed.follower;
     try {
-      snapshot.ifPresent(s -> feed.restore(s, IndexSnapshotKeeper.RESTORE_GRACE));
       String subject =
           NatsSubjects.kvEvents(
               config.natsFormat(), config.namespace(), config.component(), config.endpoint());

@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -68,19 +69,24 @@ final class SharedFeed implements WorkerEventSources {
    * (through {@link #close}).
    *
    * @param atLeastOnce whether the feed may deliver an event twice
+   * @param snapshot the fleet's index snapshot to start from ({@link #restore}), if any
    */
   static SharedFeed create(
       Router router,
       RequestPlane plane,
       boolean atLeastOnce,
       DiscoveredPublishers publishers,
+      Optional<IndexSnapshot> snapshot,
       MeterRegistry meters) {
     Map<String, WorkerEndpoint> endpoints = new ConcurrentHashMap<>();
-    return new SharedFeed(
-        DynamoFollowing.follower(endpoints, router, plane, atLeastOnce, publishers, meters),
-        router,
-        endpoints,
-        publishers);
+    SharedFeed feed =
+        new SharedFeed(
+            DynamoFollowing.follower(endpoints, router, plane, atLeastOnce, publishers, meters),
+            router,
+            endpoints,
+            publishers);
+    snapshot.ifPresent(s -> feed.restore(s, IndexSnapshotKeeper.RESTORE_GRACE));
+    return feed;
   }
 
   /** Closes {@code subscription} with the feed, before the follower. */
@@ -95,7 +101,7 @@ final class SharedFeed implements WorkerEventSources {
    * worker is not followed within {@code grace} (it left the fleet while no router saw it), or no
    * longer has them, are forgotten then, and their snapshot state with them.
    */
-  void restore(IndexSnapshot snapshot, Duration grace) {
+  private void restore(IndexSnapshot snapshot, Duration grace) {
     IndexSnapshots.restore(snapshot, follower);
     restored.addAll(snapshot.lastEventIds().keySet());
     CompletableFuture.runAsync(

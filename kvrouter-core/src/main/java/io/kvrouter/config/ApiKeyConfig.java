@@ -1,6 +1,7 @@
 package io.kvrouter.config;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -22,6 +23,23 @@ public record ApiKeyConfig(
   public ApiKeyConfig {
     keys = List.copyOf(Objects.requireNonNull(keys, "keys"));
     fileKeys = List.copyOf(Objects.requireNonNull(fileKeys, "fileKeys"));
+  }
+
+  /**
+   * The keys that open the OpenAI routes: those of {@code --api-key}, then {@code fromFile} (the
+   * file's, as read at start or again since).
+   *
+   * @throws IllegalArgumentException when one of them is the admin key, which must be one of its
+   *     own (the message names neither)
+   */
+  public List<ApiKey> clientKeys(List<ApiKey> fromFile) {
+    List<ApiKey> all = new ArrayList<>(keys);
+    all.addAll(fromFile);
+    if (adminKey != null && all.stream().anyMatch(k -> k.key().equals(adminKey))) {
+      throw new IllegalArgumentException(
+          "the admin key is also a client key: it must be one of its own");
+    }
+    return List.copyOf(all);
   }
 
   /** Whether the OpenAI routes need a key. */

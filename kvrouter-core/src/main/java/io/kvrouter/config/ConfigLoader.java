@@ -3,7 +3,6 @@ package io.kvrouter.config;
 import static io.kvrouter.config.Settings.*;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -385,18 +384,19 @@ public final class ConfigLoader {
         throw new ConfigException(API_KEYS_FILE.flag() + ": " + e.getMessage());
       }
     }
-    List<ApiKey> all = new ArrayList<>(keys);
-    all.addAll(fileKeys);
-    if (admin != null && all.stream().anyMatch(k -> k.key().equals(admin))) {
-      throw new ConfigException(
-          ADMIN_API_KEY.flag() + " is also a client key: the admin key must be one of its own");
+    ApiKeyConfig config = new ApiKeyConfig(keys, file, fileKeys, admin);
+    try {
+      config.clientKeys(fileKeys);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(ADMIN_API_KEY.flag() + ": " + e.getMessage());
     }
-    return new ApiKeyConfig(keys, file, fileKeys, admin);
+    return config;
   }
 
   /**
    * {@code --router-index-snapshots} snapshots the index a KV event follower keeps, where the nats
-   * or kafka plane keeps things; the threshold and the reset mean nothing without it.
+   * or kafka plane keeps things; the threshold means nothing without it, and a reset asked for
+   * without it is refused.
    */
   private IndexSnapshotConfig indexSnapshots(
       RouterMode mode, KvRouterConfig kv, EventPlaneConfig events) {

@@ -38,31 +38,7 @@ public record Setting<T>(
     aliases = List.copyOf(aliases);
   }
 
-  /** A setting that is no secret. */
-  public Setting(
-      String name,
-      String envVar,
-      String paramLabel,
-      String description,
-      String defaultValue,
-      String expected,
-      boolean repeatable,
-      Function<String, T> parser,
-      List<String> aliases) {
-    this(
-        name,
-        envVar,
-        paramLabel,
-        description,
-        defaultValue,
-        expected,
-        repeatable,
-        parser,
-        aliases,
-        false);
-  }
-
-  /** A setting without aliases. */
+  /** A setting without aliases, and no secret. */
   public Setting(
       String name,
       String envVar,
@@ -81,7 +57,8 @@ public record Setting<T>(
         expected,
         repeatable,
         parser,
-        List.of());
+        List.of(),
+        false);
   }
 
   /** This setting, also accepted under the flag names {@code aliases}. */

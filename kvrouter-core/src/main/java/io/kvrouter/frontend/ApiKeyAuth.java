@@ -1,6 +1,6 @@
 package io.kvrouter.frontend;
 
-import io.kvrouter.common.FileStamp;
+import io.kvrouter.common.SettledFiles;
 import io.kvrouter.config.ApiKey;
 import io.kvrouter.config.ApiKeyConfig;
 import io.kvrouter.config.ApiKeyFile;
@@ -17,11 +17,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,10 +54,11 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
   private final Counter adminRejections;
   private volatile ApiKeys clients;
 
-  /** What the keys file looked like at the last look, and when its keys were taken (null: gone). */
-  private FileStamp lastLook;
+  /** The counters of requests let through, by key name. */
+  private final Map<String, Counter> accepted = new ConcurrentHashMap<>();
 
-  private FileStamp taken;
+  /** The keys file, watched; null without one. */
+  private final SettledFiles keysFile;
 
   /**
    * @param config the keys, those of its file as {@code ConfigLoader} read them (nothing is read
@@ -70,9 +71,9 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
         config.adminKey() == null
             ? ApiKeys.NONE
             : ApiKeys.of(List.of(new ApiKey(ADMIN, config.adminKey())));
-    List<ApiKey> all = new ArrayList<>(config.keys());
-    all.addAll(config.fileKeys());
-    this.clients = ApiKeys.of(all);
+    this.clients = ApiKeys.of(config.clientKeys(config.fileKeys()));
+    // read again once it settles, whatever ConfigLoader read: a change meanwhile is not missed
+    this.keysFile = config.keysFile() == null ? null : SettledFiles.untaken(config.keysFile());
     this.clientRejections = rejections(meters, "client");
     this.adminRejections = rejections(meters, "admin");
   }
@@ -127,11 +128,7 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
     Optional<String> presented = bearer(ctx.request().getHeader("authorization"));
     Optional<String> name = presented.flatMap(keys::nameOf);
     if (name.isPresent()) {
-      Counter.builder(MetricNames.API_KEY_REQUESTS)
-          .description("Requests let through by an API key, by the key's name")
-          .tag(MetricNames.TAG_KEY, name.get())
-          .register(meters)
-          .increment();
+      accepted.computeIfAbsent(name.get(), this::acceptedCounter).increment();
       ctx.next();
       return;
     }
@@ -157,6 +154,13 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
             null));
   }
 
+  private Counter acceptedCounter(String keyName) {
+    return Counter.builder(MetricNames.API_KEY_REQUESTS)
+        .description("Requests let through by an API key, by the key's name")
+        .tag(MetricNames.TAG_KEY, keyName)
+        .register(meters);
+  }
+
   /** The token of an {@code Authorization: Bearer TOKEN} header (the scheme in any case). */
   static Optional<String> bearer(String header) {
     if (header == null) {
@@ -180,7 +184,7 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
    * file.
    */
   public long watch(Vertx vertx) {
-    if (config.keysFile() == null) {
+    if (keysFile == null) {
       return -1;
     }
     return vertx.setPeriodic(
@@ -189,41 +193,24 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
 
   /** One look at the keys file; true when it took new keys. */
   synchronized boolean look() {
-    Path file = config.keysFile();
-    FileStamp now;
-    try {
-      now = Files.exists(file) ? FileStamp.of(file) : null;
-    } catch (IOException e) {
-      return false; // between a look at it and its reading: the next look tells
-    }
-    boolean stable = Objects.equals(now, lastLook);
-    lastLook = now;
-    if (!stable || Objects.equals(now, taken)) {
+    if (!keysFile.look()) {
       return false;
     }
-    taken = now;
-    if (now == null) {
-      clients = ApiKeys.of(config.keys());
+    Path file = config.keysFile();
+    if (!Files.exists(file)) {
+      clients = ApiKeys.of(config.clientKeys(List.of()));
       log.warn(
           "--api-keys-file {} is gone: its keys no longer open anything ({} from --api-key stay)",
           file,
           config.keys().size());
       return true;
     }
-    List<ApiKey> keys = new ArrayList<>(config.keys());
     try {
-      keys.addAll(ApiKeyFile.read(file));
+      clients = ApiKeys.of(config.clientKeys(ApiKeyFile.read(file)));
     } catch (IOException | IllegalArgumentException e) {
-      log.warn(
-          "--api-keys-file changed but does not parse ({}): the keys before stay", e.getMessage());
+      log.warn("--api-keys-file changed but is refused ({}): the keys before stay", e.getMessage());
       return false;
     }
-    if (config.adminKey() != null
-        && keys.stream().anyMatch(k -> k.key().equals(config.adminKey()))) {
-      log.warn("--api-keys-file {} changed but holds the admin key: the keys before stay", file);
-      return false;
-    }
-    clients = ApiKeys.of(keys);
     log.info("Took the API keys of {}: {}", file, clients.names());
     return true;
   }

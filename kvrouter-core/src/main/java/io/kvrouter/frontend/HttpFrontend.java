@@ -1,6 +1,6 @@
 package io.kvrouter.frontend;
 
-import io.kvrouter.common.FileStamp;
+import io.kvrouter.common.SettledFiles;
 import io.kvrouter.config.ApiKeyConfig;
 import io.kvrouter.config.HttpConfig;
 import io.kvrouter.config.TlsFiles;
@@ -16,7 +16,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
@@ -144,45 +143,33 @@ public final class HttpFrontend {
     if (tls == null) {
       return -1;
     }
-    // [0]: the stamp at the last look; [1]: the one whose files the servers hold. Two stats, on the
-    // caller's thread, as the servers' first reading of the files is
-    FileStamp start = stamp(tls);
-    FileStamp[] seen = {start, start};
+    // the servers read the files on this thread too: their version is taken now
+    SettledFiles files = SettledFiles.takenNow(tls.cert(), tls.key());
     return vertx.setPeriodic(
         ApiKeyAuth.WATCH_INTERVAL.toMillis(),
         id ->
             vertx
-                .executeBlocking(() -> stamp(tls), false)
+                .executeBlocking(files::look, false)
                 .onSuccess(
-                    now -> {
-                      boolean stable = now != null && now.equals(seen[0]);
-                      seen[0] = now;
-                      if (!stable || now.equals(seen[1])) {
-                        return; // unchanged, or changing still (a renewal writes two files)
+                    changed -> {
+                      if (changed) {
+                        reloadTls(tls);
                       }
-                      seen[1] = now;
-                      frontDoor
-                          .reloadTls()
-                          .onSuccess(
-                              v -> log.info("Took the renewed TLS certificate {}", tls.cert()))
-                          .onFailure(
-                              e ->
-                                  log.warn(
-                                      "The TLS files {} and {} changed but do not load ({}): the"
-                                          + " certificate before stays",
-                                      tls.cert(),
-                                      tls.key(),
-                                      e.toString()));
                     }));
   }
 
-  /** The TLS files' stamp, or null while one cannot be read (in the middle of a renewal). */
-  private static FileStamp stamp(TlsFiles tls) {
-    try {
-      return FileStamp.of(tls.cert(), tls.key());
-    } catch (IOException e) {
-      return null;
-    }
+  private void reloadTls(TlsFiles tls) {
+    frontDoor
+        .reloadTls()
+        .onSuccess(v -> log.info("Took the renewed TLS certificate {}", tls.cert()))
+        .onFailure(
+            e ->
+                log.warn(
+                    "The TLS files {} and {} changed but do not load ({}): the certificate before"
+                        + " stays",
+                    tls.cert(),
+                    tls.key(),
+                    e.toString()));
   }
 
   /**
