@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
@@ -43,6 +44,11 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
 
   /** How often the keys file is looked at. */
   public static final Duration WATCH_INTERVAL = Duration.ofSeconds(2);
+
+  /**
+   * How long the rest of a refused request's body is read and dropped before its connection closes.
+   */
+  private static final Duration REFUSED_BODY_WAIT = Duration.ofSeconds(2);
 
   /** The key name counted for requests the admin key opened. */
   private static final String ADMIN = "admin";
@@ -137,10 +143,19 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
     HttpServerResponse response = ctx.response();
     response.putHeader("www-authenticate", "Bearer");
     if (!request.isEnded() && request.version() != HttpVersion.HTTP_2) {
-      // the body of a refused request is not read: the connection closes after the answer (an
-      // HTTP/2 stream's body is bounded by its flow-control window, and the stream ends with it)
+      // the connection closes after the answer; closing it while the client still sends would
+      // reset it and lose the answer, so the rest of the body is read and dropped, for a moment at
+      // most (an HTTP/2 stream's body is bounded by its flow-control window, and ends with it)
       response.putHeader("connection", "close");
-      response.endHandler(v -> request.connection().close());
+      HttpConnection connection = request.connection();
+      long deadline = ctx.vertx().setTimer(REFUSED_BODY_WAIT.toMillis(), t -> connection.close());
+      request.handler(dropped -> {});
+      request.endHandler(
+          v -> {
+            ctx.vertx().cancelTimer(deadline);
+            connection.close();
+          });
+      request.resume();
     }
     ErrorResponses.send(
         response,
