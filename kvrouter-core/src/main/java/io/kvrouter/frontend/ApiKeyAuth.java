@@ -53,6 +53,9 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
   /** The key name counted for requests the admin key opened. */
   private static final String ADMIN = "admin";
 
+  /** The routing-context entry holding the name of the key a request came with. */
+  private static final String KEY_NAME = "kvrouter.api-key-name";
+
   private final ApiKeyConfig config;
   private final ApiKeys admin;
   private final MeterRegistry meters;
@@ -89,6 +92,14 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
         .description("Requests refused for want of a valid API key, by the scope of their route")
         .tag(MetricNames.TAG_SCOPE, scope)
         .register(meters);
+  }
+
+  /**
+   * The name of the valid key the request came with; empty when its route needs no key (none are
+   * configured).
+   */
+  public static Optional<String> keyName(RoutingContext ctx) {
+    return Optional.ofNullable(ctx.get(KEY_NAME));
   }
 
   /** Whether the OpenAI routes need a key. */
@@ -135,6 +146,7 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
     Optional<String> name = presented.flatMap(keys::nameOf);
     if (name.isPresent()) {
       accepted.computeIfAbsent(name.get(), this::acceptedCounter).increment();
+      ctx.put(KEY_NAME, name.get());
       ctx.next();
       return;
     }
