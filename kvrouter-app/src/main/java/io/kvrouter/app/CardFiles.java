@@ -1,8 +1,10 @@
 package io.kvrouter.app;
 
 import io.kvrouter.config.ModelLocation;
+import io.kvrouter.config.NatsServer;
 import io.kvrouter.discovery.CardFile;
 import io.kvrouter.discovery.ModelCard;
+import io.kvrouter.events.nats.NatsOptions;
 import io.kvrouter.preprocess.ModelAssets;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
@@ -56,13 +58,17 @@ final class CardFiles {
           "hf_generation_config_json", ModelAssets.GENERATION_CONFIG_FILE);
 
   private final Map<String, String> env;
+  private final NatsServer nats;
   private HttpClient http; // made on the first download
 
   /**
    * @param env the variables that name the Hugging Face cache ({@code HF_HUB_CACHE}, ...)
+   * @param nats the configured NATS server, whose credentials and TLS settings a card's {@code
+   *     nats://} file is fetched with (the card names the host)
    */
-  CardFiles(Map<String, String> env) {
+  CardFiles(Map<String, String> env, NatsServer nats) {
     this.env = env;
+    this.nats = nats;
   }
 
   private synchronized HttpClient http() {
@@ -105,7 +111,7 @@ final class CardFiles {
     if (path.startsWith("http://") || path.startsWith("https://")) {
       download(URI.create(path), target);
     } else if (path.startsWith("nats://")) {
-      fromObjectStore(URI.create(path), target);
+      fromObjectStore(nats, URI.create(path), target);
     } else {
       Files.copy(localSource(card, path), target, StandardCopyOption.REPLACE_EXISTING);
     }
@@ -164,16 +170,20 @@ final class CardFiles {
     return file;
   }
 
-  /** Object {@code OBJECT} of bucket {@code BUCKET} in the object store of the server named. */
-  private static void fromObjectStore(URI uri, Path target) throws IOException {
+  /**
+   * Object {@code OBJECT} of bucket {@code BUCKET} in the object store of the server named, reached
+   * with the credentials and TLS of {@code configured} (over TLS when it is a {@code tls://} URL).
+   */
+  private static void fromObjectStore(NatsServer configured, URI uri, Path target)
+      throws IOException {
     String[] parts = uri.getPath() == null ? new String[0] : uri.getPath().split("/");
     if (uri.getHost() == null || parts.length != 3 || parts[1].isEmpty() || parts[2].isEmpty()) {
       throw new IOException(uri + " is not nats://HOST:PORT/BUCKET/OBJECT");
     }
-    String server = "nats://" + uri.getHost() + ":" + (uri.getPort() < 0 ? 4222 : uri.getPort());
+    String hostAndPort = uri.getHost() + ":" + (uri.getPort() < 0 ? 4222 : uri.getPort());
+    NatsServer server = configured.withUrl((configured.tls() ? "tls://" : "nats://") + hostAndPort);
     Options options =
-        new Options.Builder()
-            .server(server)
+        NatsOptions.builder(server)
             .connectionTimeout(Duration.ofSeconds(10))
             .maxReconnects(0)
             .build();

@@ -95,7 +95,12 @@ final class NatsDynamoSink implements DynamoEventSink {
       publisher.storeInStream(eventSubject);
     }
     return new NatsDynamoSink(
-        publisher, events.natsServer(), events.natsFormat(), eventSubject, loadSubject, ranks);
+        publisher,
+        events.natsServer().toString(),
+        events.natsFormat(),
+        eventSubject,
+        loadSubject,
+        ranks);
   }
 
   @Override

@@ -281,7 +281,7 @@ public final class RouterApplication {
     parts.addAsync("request plane", plane::close);
     ServedModels models = new ServedModels(metrics, Ticker.SYSTEM);
     HttpFrontend frontend = frontend(vertx, config, models, metrics, parts);
-    CardFiles files = new CardFiles(System.getenv());
+    CardFiles files = new CardFiles(System.getenv(), config.eventPlane().natsServer());
     DiscoveredModels discovered =
         new DiscoveredModels(
             config.discovery(),

@@ -45,7 +45,7 @@ final class WorkerNatsRequests implements AutoCloseable {
     WorkerEventsConfig identity = config.events();
     NatsConnection nats = NatsConnection.start(identity.natsServer(), "kvrouter-worker-requests");
     try {
-      Connection connection = awaitConnection(nats, identity.natsServer());
+      Connection connection = awaitConnection(nats, identity.natsServer().toString());
       CallHomeServer callHome = CallHomeServer.create(vertx, engines, endpoints, config.tcp());
       NatsWorkerServer server =
           NatsWorkerServer.start(

@@ -42,7 +42,7 @@ class IndexSnapshotsIT {
       Map<String, List<String>> flags = KvConvergence.kvFlags();
       flags.put("event-plane", List.of("nats"));
       flags.put("nats-server", List.of(nats.url()));
-      story(plane, flags, () -> NatsSnapshotStore.connect(nats.url(), Duration.ofSeconds(30)));
+      story(plane, flags, () -> NatsSnapshotStore.connect(nats.server(), Duration.ofSeconds(30)));
     }
   }
 

@@ -459,9 +459,13 @@ public final class EventPlaneBench {
       follower = followerWithoutRecovery(sink);
       subscriber =
           NatsEventSubscriber.start(
-              NatsEventSubscriber.Options.core(url, SUBJECT), follower::onMessage, Ticker.SYSTEM);
+              NatsEventSubscriber.Options.core(io.kvrouter.config.NatsServer.plain(url), SUBJECT),
+              follower::onMessage,
+              Ticker.SYSTEM);
       for (int p = 0; p < bench.publishers; p++) {
-        publishers.add(NatsEventPublisher.start(url, "bench-" + p, 64L * 1024 * 1024));
+        publishers.add(
+            NatsEventPublisher.start(
+                io.kvrouter.config.NatsServer.plain(url), "bench-" + p, 64L * 1024 * 1024));
       }
       while (!subscriber.isSubscribed()
           || publishers.stream().anyMatch(pub -> !pub.stats().connected())) {

@@ -68,9 +68,10 @@ public final class ConfigLoader {
     }
     tcp =
         tcp.withResponseStreams(
-            new ResponseStreams(
-                value(TCP_RESPONSE_MUX) ? ResponseStreamKind.MUX : ResponseStreamKind.CALL_HOME,
-                responseStreams));
+                new ResponseStreams(
+                    value(TCP_RESPONSE_MUX) ? ResponseStreamKind.MUX : ResponseStreamKind.CALL_HOME,
+                    responseStreams))
+            .withTls(TransportSecuritySettings.tcpTls(sources));
     MockWorkerConfig mock =
         new MockWorkerConfig(
             value(MOCK_WORKERS), EngineKnobs.MOCK.read(sources, value(KV_CACHE_BLOCK_SIZE), 1));
@@ -108,7 +109,7 @@ public final class ConfigLoader {
     EventPlaneConfig eventPlane =
         new EventPlaneConfig(
             value(EVENT_PLANE),
-            value(NATS_SERVER),
+            TransportSecuritySettings.nats(sources, value(NATS_SERVER)),
             value(NAMESPACE),
             value(COMPONENT),
             value(ENDPOINT),

@@ -19,7 +19,7 @@ import java.util.Objects;
  */
 public record EventPlaneConfig(
     EventPlaneKind kind,
-    String natsServer,
+    NatsServer natsServer,
     String namespace,
     String component,
     String endpoint,
@@ -69,7 +69,7 @@ public record EventPlaneConfig(
   public static final EventPlaneConfig DEFAULTS =
       new EventPlaneConfig(
           EventPlaneKind.ZMQ,
-          "nats://localhost:4222",
+          NatsServer.plain("nats://localhost:4222"),
           "dynamo",
           "backend",
           "generate",

@@ -883,7 +883,8 @@ public final class Settings {
               TCP_RESPONSE_STREAM_HOST,
               TCP_RESPONSE_STREAM_PORT,
               TCP_RESPONSE_STREAM_ADVERTISE_HOST,
-              TCP_RESPONSE_MUX));
+              TCP_RESPONSE_MUX),
+          TransportSecuritySettings.ALL);
 
   @SafeVarargs
   private static List<Setting<?>> concat(List<Setting<?>>... parts) {

@@ -28,6 +28,7 @@ import java.util.Objects;
  *     one that hangs mid-stream is
  * @param responseStreams which response transport each worker is asked to use: a call-home
  *     connection per response or the multiplexed {@code tcp_response_mux_v1} streams
+ * @param tls TLS on the listener and on the connections this process opens ({@code DYN_TCP_TLS_*})
  */
 public record TcpConfig(
     int maxMessageSize,
@@ -39,7 +40,8 @@ public record TcpConfig(
     String responseStreamAdvertiseHost,
     Duration callHomeTimeout,
     Duration prologueTimeout,
-    ResponseStreams responseStreams) {
+    ResponseStreams responseStreams,
+    TcpTls tls) {
 
   public static final int DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024;
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
@@ -60,12 +62,39 @@ public record TcpConfig(
     Objects.requireNonNull(callHomeTimeout, "callHomeTimeout");
     Objects.requireNonNull(prologueTimeout, "prologueTimeout");
     Objects.requireNonNull(responseStreams, "responseStreams");
+    Objects.requireNonNull(tls, "tls");
     if (poolSize < 1) {
       throw new IllegalArgumentException("poolSize must be at least 1");
     }
     if (responseStreamPort < 0 || responseStreamPort > 65535) {
       throw new IllegalArgumentException("responseStreamPort out of range");
     }
+  }
+
+  /** Settings in plain text. */
+  public TcpConfig(
+      int maxMessageSize,
+      Duration requestTimeout,
+      int poolSize,
+      Duration connectTimeout,
+      String responseStreamHost,
+      int responseStreamPort,
+      String responseStreamAdvertiseHost,
+      Duration callHomeTimeout,
+      Duration prologueTimeout,
+      ResponseStreams responseStreams) {
+    this(
+        maxMessageSize,
+        requestTimeout,
+        poolSize,
+        connectTimeout,
+        responseStreamHost,
+        responseStreamPort,
+        responseStreamAdvertiseHost,
+        callHomeTimeout,
+        prologueTimeout,
+        responseStreams,
+        TcpTls.NONE);
   }
 
   /** Settings whose workers all answer on call-home connections. */
@@ -125,7 +154,8 @@ public record TcpConfig(
         responseStreamAdvertiseHost,
         timeout,
         prologueTimeout,
-        responseStreams);
+        responseStreams,
+        tls);
   }
 
   /** The same settings with another prologue timeout. */
@@ -140,7 +170,8 @@ public record TcpConfig(
         responseStreamAdvertiseHost,
         callHomeTimeout,
         timeout,
-        responseStreams);
+        responseStreams,
+        tls);
   }
 
   /** The same settings with another choice of response transport per worker. */
@@ -155,7 +186,24 @@ public record TcpConfig(
         responseStreamAdvertiseHost,
         callHomeTimeout,
         prologueTimeout,
-        streams);
+        streams,
+        tls);
+  }
+
+  /** The same settings with TLS. */
+  public TcpConfig withTls(TcpTls newTls) {
+    return new TcpConfig(
+        maxMessageSize,
+        requestTimeout,
+        poolSize,
+        connectTimeout,
+        responseStreamHost,
+        responseStreamPort,
+        responseStreamAdvertiseHost,
+        callHomeTimeout,
+        prologueTimeout,
+        responseStreams,
+        newTls);
   }
 
   /** Dynamo's defaults, with the call-home listener on {@code host} and a free port. */

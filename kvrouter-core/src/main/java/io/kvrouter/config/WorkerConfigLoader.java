@@ -47,7 +47,8 @@ public final class WorkerConfigLoader {
         EngineKnobs.WORKER.read(values, values.value(KV_CACHE_BLOCK_SIZE), dataParallelSize),
         events(dataParallelSize),
         optional(systemPort),
-        TcpConfig.defaults("127.0.0.1", values.value(TCP_MAX_MESSAGE_SIZE)),
+        TcpConfig.defaults("127.0.0.1", values.value(TCP_MAX_MESSAGE_SIZE))
+            .withTls(TransportSecuritySettings.tcpTls(values)),
         values.value(REQUEST_PLANE),
         values.value(ACCEPT_RESPONSE_STREAM),
         etcdDiscovery(),
@@ -160,7 +161,7 @@ public final class WorkerConfigLoader {
             optional(values.value(KV_METRICS_PORT)),
             values.value(VLLM_ENCODING),
             values.value(KV_EVENTS_DROP_RATE),
-            values.value(NATS_SERVER),
+            TransportSecuritySettings.nats(values, values.value(NATS_SERVER)),
             values.value(NAMESPACE),
             values.value(COMPONENT),
             values.value(ENDPOINT),

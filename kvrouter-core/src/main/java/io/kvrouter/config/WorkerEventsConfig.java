@@ -30,7 +30,7 @@ public record WorkerEventsConfig(
     OptionalInt kvMetricsPort,
     KvEventsEncoding encoding,
     double dropRate,
-    String natsServer,
+    NatsServer natsServer,
     String namespace,
     String component,
     String endpoint,

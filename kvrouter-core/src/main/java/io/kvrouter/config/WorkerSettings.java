@@ -305,6 +305,7 @@ public final class WorkerSettings {
             SYSTEM_PORT,
             TCP_MAX_MESSAGE_SIZE,
             ACCEPT_RESPONSE_STREAM));
+    all.addAll(TransportSecuritySettings.ALL);
     all.addAll(DiscoverySettings.ALL);
     return List.copyOf(all);
   }

@@ -416,6 +416,116 @@ class ConfigLoaderTest {
         .hasMessageContaining("cannot be read");
   }
 
+  private static RouterConfig withEnv(Map<String, String> env) {
+    return ConfigLoader.load(ONE_MOCK, env, null);
+  }
+
+  private static void refused(Map<String, String> env, String... said) {
+    assertThatThrownBy(() -> withEnv(env))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContainingAll(said);
+  }
+
+  @Test
+  void tcpTls_byDynamosVariables_eachSideChecked() throws IOException {
+    String pem = Files.writeString(dir.resolve("p.pem"), "").toString();
+    assertThat(withEnv(Map.of()).tcp().tls()).isEqualTo(TcpTls.NONE);
+    TcpTls tls =
+        withEnv(
+                Map.of(
+                    "DYN_TCP_TLS_CERT_PATH", pem,
+                    "DYN_TCP_TLS_KEY_PATH", pem,
+                    "DYN_TCP_TLS_CLIENT_CA_CERT_PATH", pem,
+                    "DYN_TCP_TLS_CA_CERT_PATH", pem,
+                    "DYN_TCP_TLS_SERVER_NAME", "worker.internal",
+                    "DYN_TCP_TLS_HANDSHAKE_TIMEOUT_SECS", "7"))
+            .tcp()
+            .tls();
+    assertThat(tls.server()).isTrue();
+    assertThat(tls.mutual()).isTrue();
+    assertThat(tls.client()).isTrue();
+    assertThat(tls.serverName()).isEqualTo("worker.internal");
+    assertThat(tls.handshakeTimeout()).isEqualTo(Duration.ofSeconds(7));
+    assertThat(withEnv(Map.of("DYN_TCP_TLS_INSECURE", "1")).tcp().tls().client()).isTrue();
+
+    refused(
+        Map.of("DYN_TCP_TLS_CERT_PATH", pem),
+        "--tcp-tls-cert-path and --tcp-tls-key-path must be given together");
+    refused(
+        Map.of("DYN_TCP_TLS_CLIENT_CA_CERT_PATH", pem),
+        "--tcp-tls-client-ca-cert-path needs --tcp-tls-cert-path");
+    refused(
+        Map.of("DYN_TCP_TLS_CLIENT_CERT_PATH", pem, "DYN_TCP_TLS_CLIENT_KEY_PATH", pem),
+        "--tcp-tls-client-cert-path needs --tcp-tls-ca-cert-path");
+    refused(Map.of("DYN_TCP_TLS_SERVER_NAME", "w"), "--tcp-tls-server-name is for TLS connections");
+    refused(
+        Map.of("DYN_TCP_TLS_CA_CERT_PATH", dir.resolve("missing.pem").toString()),
+        "--tcp-tls-ca-cert-path",
+        "cannot be read");
+  }
+
+  @Test
+  void natsSecurity_byDynamosVariables_inDynamosOrder_tlsOnlyWithATlsUrl() throws IOException {
+    String pem = Files.writeString(dir.resolve("n.pem"), "").toString();
+    String seed = "SUAPNZAPLH6DOKWA6KQQISYLTXVGZFTOBEYX6AMICDXSI52DX2P3IRW6YM";
+    assertThat(withEnv(Map.of()).eventPlane().natsServer())
+        .isEqualTo(NatsServer.plain("nats://localhost:4222"));
+    // user and password beat a token, a token beats an NKey, an NKey beats a credentials file
+    assertThat(
+            withEnv(
+                    Map.of(
+                        "NATS_AUTH_USERNAME", "u",
+                        "NATS_AUTH_PASSWORD", "p",
+                        "NATS_AUTH_TOKEN", "t",
+                        "NATS_AUTH_NKEY", seed))
+                .eventPlane()
+                .natsServer()
+                .auth())
+        .isEqualTo(NatsAuth.userPassword("u", "p"));
+    assertThat(
+            withEnv(Map.of("NATS_AUTH_TOKEN", "t", "NATS_AUTH_NKEY", seed))
+                .eventPlane()
+                .natsServer()
+                .auth())
+        .isEqualTo(NatsAuth.token("t"));
+    assertThat(
+            withEnv(Map.of("NATS_AUTH_NKEY", seed, "NATS_AUTH_CREDENTIALS_FILE", pem))
+                .eventPlane()
+                .natsServer()
+                .auth())
+        .isEqualTo(NatsAuth.nkey(seed));
+    assertThat(withEnv(Map.of("NATS_AUTH_CREDENTIALS_FILE", pem)).eventPlane().natsServer().auth())
+        .isEqualTo(NatsAuth.credentialsFile(Path.of(pem)));
+    NatsServer tls =
+        withEnv(
+                Map.of(
+                    "NATS_SERVER", "tls://nats.internal:4222",
+                    "NATS_TLS_CA_CERT_PATH", pem,
+                    "NATS_TLS_CLIENT_CERT_PATH", pem,
+                    "NATS_TLS_CLIENT_KEY_PATH", pem))
+            .eventPlane()
+            .natsServer();
+    assertThat(tls.tls()).isTrue();
+    assertThat(tls.clientCertPath()).isEqualTo(Path.of(pem));
+
+    refused(
+        Map.of("NATS_TLS_CA_CERT_PATH", pem),
+        "--nats-tls-ca-cert-path need a tls:// NATS server URL");
+    refused(Map.of("NATS_TLS_INSECURE", "true"), "--nats-tls-insecure need a tls://");
+    refused(
+        Map.of("NATS_AUTH_USERNAME", "u"),
+        "--nats-auth-username and --nats-auth-password must be given together");
+    refused(Map.of("NATS_AUTH_NKEY", "SUnot-a-seed"), "--nats-auth-nkey");
+    // secrets are never repeated in an error
+    assertThatThrownBy(() -> withEnv(Map.of("NATS_AUTH_PASSWORD", "hunter2-secret")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageNotContaining("hunter2-secret");
+    assertThatThrownBy(() -> withEnv(Map.of("NATS_AUTH_NKEY", "SUnot-a-seed-hunter2")))
+        .hasMessageNotContaining("hunter2");
+    // credentials written in the URL stay out of what is shown
+    assertThat(NatsServer.plain("nats://me:pw@nats:4222").toString()).isEqualTo("nats://nats:4222");
+  }
+
   @Test
   void approxMode_needsNoKvEventSources() {
     RouterConfig config =
@@ -801,6 +911,10 @@ class ConfigLoaderTest {
     assertThat(config.model().servedName()).isEqualTo("mock-model");
   }
 
+  private static boolean isTransportSecurity(String line) {
+    return TransportSecuritySettings.ALL.stream().anyMatch(s -> line.startsWith(s.name() + ":"));
+  }
+
   /** config/router.yaml documents every setting, and its example values are all valid. */
   @Test
   void exampleFile_documentsEverySettingWithValidValues() throws IOException {
@@ -832,6 +946,7 @@ class ConfigLoaderTest {
             .filter(l -> !POD_SETTINGS.contains(l.substring(0, Math.max(0, l.indexOf(':')))))
             // index snapshots need the nats or kafka plane: checked on their own below
             .filter(l -> !SNAPSHOT_SETTINGS.contains(l.substring(0, Math.max(0, l.indexOf(':')))))
+            .filter(l -> !isTransportSecurity(l))
             .collect(Collectors.joining("\n"));
     RouterConfig config = ConfigLoader.load(Map.of(), Map.of(), write(uncommented));
     String podLines =
@@ -865,6 +980,29 @@ class ConfigLoaderTest {
                         + "\nevent-plane: nats\nrouter-mode: kv\nworker:\n  - id=1,address=h:1\n"))
             .indexSnapshots();
     assertThat(snapshots).isEqualTo(new IndexSnapshotConfig(true, 1_000_000, false));
+    // the inward TLS rows, their files made readable, with a tls:// NATS server
+    Path pem = Files.writeString(dir.resolve("any.pem"), "");
+    String securityLines =
+        lines.stream()
+            .filter(l -> l.matches("^# [a-z-]+:.*$"))
+            .map(l -> l.substring(2))
+            .filter(ConfigLoaderTest::isTransportSecurity)
+            .map(l -> l.contains(": /") ? l.substring(0, l.indexOf(':')) + ": " + pem : l)
+            .collect(Collectors.joining("\n"));
+    RouterConfig secured =
+        ConfigLoader.load(
+            Map.of(),
+            Map.of(),
+            write(
+                securityLines
+                    + "\nnats-server: tls://nats.internal:4222\nworker:\n  - id=1,address=h:1\n"));
+    assertThat(secured.tcp().tls().server()).isTrue();
+    assertThat(secured.tcp().tls().mutual()).isTrue();
+    assertThat(secured.tcp().tls().client()).isTrue();
+    assertThat(secured.tcp().tls().serverName()).isEqualTo("worker.internal");
+    assertThat(secured.eventPlane().natsServer().auth())
+        .isEqualTo(NatsAuth.userPassword("kvrouter", "secret"));
+    assertThat(secured.eventPlane().natsServer().caCertPath()).isEqualTo(pem);
     assertThat(pods.kvReplayPort()).hasValue(5558);
     assertThat(config.workers()).hasSize(3);
     assertThat(config.workers().get(1).kvBlocks()).isEqualTo(16384);
@@ -926,7 +1064,7 @@ class ConfigLoaderTest {
         .isEqualTo(
             new EventPlaneConfig(
                 EventPlaneKind.NATS,
-                "nats://10.0.0.9:4222",
+                NatsServer.plain("nats://10.0.0.9:4222"),
                 "prod",
                 "backend",
                 "generate",

@@ -81,6 +81,11 @@ public final class NatsServerProcess implements AutoCloseable {
     return "nats://127.0.0.1:" + port;
   }
 
+  /** The server as the NATS clients take it: {@link #url()}, anonymous. */
+  public io.kvrouter.config.NatsServer server() {
+    return io.kvrouter.config.NatsServer.plain(url());
+  }
+
   public int port() {
     return port;
   }

@@ -67,6 +67,20 @@ public record TestCertificates(
     return new Issued(dir.resolve(name + ".pem"), dir.resolve(name + ".key"));
   }
 
+  /**
+   * A server certificate from this CA whose only name is {@code subjectAltName} (e.g. {@code
+   * DNS:worker.internal}), as {@code name.pem} and {@code name.key} in {@code dir} (the folder of
+   * {@link #generate}).
+   */
+  public Issued issueServer(Path dir, String name, String subjectAltName)
+      throws IOException, InterruptedException {
+    Files.writeString(
+        dir.resolve(name + ".ext"),
+        "subjectAltName=" + subjectAltName + "\nextendedKeyUsage=serverAuth\n");
+    issue(dir, name, "/CN=" + name, name + ".ext");
+    return new Issued(dir.resolve(name + ".pem"), dir.resolve(name + ".key"));
+  }
+
   /** A key {@code name.key} and a certificate {@code name.pem} the CA signs, with {@code ext}. */
   private static void issue(Path dir, String name, String subject, String ext)
       throws IOException, InterruptedException {

@@ -1,5 +1,6 @@
 package io.kvrouter.events.nats;
 
+import io.kvrouter.config.NatsServer;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.ErrorListener;
@@ -37,7 +38,7 @@ final class Connector implements AutoCloseable {
     void disconnected();
   }
 
-  private final String url;
+  private final NatsServer url;
   private final Options options;
   private final Events events;
   private final Thread thread;
@@ -47,19 +48,18 @@ final class Connector implements AutoCloseable {
   private volatile boolean connected;
   private volatile Connection connection;
 
-  Connector(String url, String name, long reconnectBufferBytes, Events events) {
+  Connector(NatsServer url, String name, long reconnectBufferBytes, Events events) {
     this.url = Objects.requireNonNull(url, "url");
     this.events = Objects.requireNonNull(events, "events");
     this.options =
-        new Options.Builder()
-            .server(url)
+        NatsOptions.builder(url)
             .connectionName(name)
             .maxReconnects(-1)
             .reconnectWait(RECONNECT_WAIT)
             .connectionTimeout(CONNECT_TIMEOUT)
             .reconnectBufferSize(reconnectBufferBytes)
             .connectionListener(this::onEvent)
-            .errorListener(new QuietErrors(url))
+            .errorListener(new QuietErrors(url.toString()))
             // requests (the NATS request plane's) fail as what happened: a timeout, or no
             // subscriber on the subject at all, instead of both cancelling the future
             .useTimeoutException()

@@ -1,5 +1,6 @@
 package io.kvrouter.events.nats;
 
+import io.kvrouter.config.NatsServer;
 import io.nats.client.Connection;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -23,7 +24,7 @@ public final class NatsConnection implements AutoCloseable {
   }
 
   /** Starts connecting to {@code url}; {@code name} names the connection on the server. */
-  public static NatsConnection start(String url, String name) {
+  public static NatsConnection start(NatsServer url, String name) {
     CompletableFuture<Connection> first = new CompletableFuture<>();
     Connector connector =
         new Connector(

@@ -1,5 +1,6 @@
 package io.kvrouter.events.nats;
 
+import io.kvrouter.config.NatsServer;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import java.io.IOException;
@@ -66,7 +67,7 @@ public final class NatsEventPublisher implements AutoCloseable {
   private final AtomicLong dropped = new AtomicLong();
   private volatile boolean closed;
 
-  private NatsEventPublisher(String url, String name, long reconnectBufferBytes) {
+  private NatsEventPublisher(NatsServer url, String name, long reconnectBufferBytes) {
     this.connector =
         new Connector(
             url,
@@ -84,7 +85,7 @@ public final class NatsEventPublisher implements AutoCloseable {
   }
 
   /** Starts connecting to {@code url} (retried until it succeeds) and returns at once. */
-  public static NatsEventPublisher start(String url) {
+  public static NatsEventPublisher start(NatsServer url) {
     return start(url, "kv-events-publisher", DEFAULT_RECONNECT_BUFFER_BYTES);
   }
 
@@ -93,7 +94,7 @@ public final class NatsEventPublisher implements AutoCloseable {
    * @param reconnectBufferBytes what may be held while disconnected; 0 drops every publish made
    *     while disconnected
    */
-  public static NatsEventPublisher start(String url, String name, long reconnectBufferBytes) {
+  public static NatsEventPublisher start(NatsServer url, String name, long reconnectBufferBytes) {
     Objects.requireNonNull(url, "url");
     if (reconnectBufferBytes < 0) {
       throw new IllegalArgumentException("reconnectBufferBytes must be >= 0");

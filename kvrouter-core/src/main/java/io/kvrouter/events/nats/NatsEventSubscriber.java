@@ -4,6 +4,7 @@ import io.kvrouter.common.FaultLog;
 import io.kvrouter.common.LastSeen;
 import io.kvrouter.common.Ticker;
 import io.kvrouter.config.EventPlaneConfig;
+import io.kvrouter.config.NatsServer;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
@@ -90,7 +91,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
    * @param maxMessageBytes the largest payload handed to the listener; larger ones are dropped
    */
   public record Options(
-      String url, String subject, String durable, Duration streamMaxAge, long maxMessageBytes) {
+      NatsServer url, String subject, String durable, Duration streamMaxAge, long maxMessageBytes) {
     public static final Duration DEFAULT_STREAM_MAX_AGE = Duration.ofHours(1);
 
     public Options {
@@ -119,13 +120,13 @@ public final class NatsEventSubscriber implements AutoCloseable {
     }
 
     /** A core NATS subscription. */
-    public static Options core(String url, String subject) {
+    public static Options core(NatsServer url, String subject) {
       return new Options(
           url, subject, null, DEFAULT_STREAM_MAX_AGE, EventPlaneConfig.DEFAULT_MAX_MESSAGE_BYTES);
     }
 
     /** A JetStream durable consumer named {@code durable}. */
-    public static Options durable(String url, String subject, String durable) {
+    public static Options durable(NatsServer url, String subject, String durable) {
       return new Options(
           url,
           subject,

@@ -1,5 +1,6 @@
 package io.kvrouter.events.nats;
 
+import io.kvrouter.config.NatsServer;
 import io.kvrouter.events.IndexSnapshotStore;
 import io.kvrouter.protocol.snapshot.IndexSnapshot;
 import io.kvrouter.protocol.snapshot.IndexSnapshotCodec;
@@ -8,7 +9,6 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
 import io.nats.client.Nats;
 import io.nats.client.ObjectStore;
-import io.nats.client.Options;
 import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.ObjectInfo;
@@ -53,17 +53,16 @@ public final class NatsSnapshotStore implements IndexSnapshotStore {
   }
 
   /**
-   * Connects to {@code url} and makes sure both buckets exist.
+   * Connects to {@code server} and makes sure both buckets exist.
    *
    * @param lockTtl how long a writer's lock lasts without a refresh
    * @throws IOException when NATS cannot be reached or has no JetStream
    */
-  public static NatsSnapshotStore connect(String url, Duration lockTtl)
+  public static NatsSnapshotStore connect(NatsServer server, Duration lockTtl)
       throws IOException, InterruptedException {
     Connection connection =
         Nats.connect(
-            new Options.Builder()
-                .server(url)
+            NatsOptions.builder(server)
                 .connectionName("kvrouter-index-snapshots")
                 .connectionTimeout(CONNECT_TIMEOUT)
                 .maxReconnects(-1)

@@ -8,7 +8,6 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
-import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
 import java.util.List;
 import java.util.UUID;
@@ -58,8 +57,7 @@ final class CallHomeListener {
                 new VerticleBase() {
                   @Override
                   public Future<?> start() {
-                    NetServer server =
-                        vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true));
+                    NetServer server = vertx.createNetServer(TcpTlsOptions.server(config));
                     server.connectHandler(
                         socket ->
                             new CallHomeConnection(

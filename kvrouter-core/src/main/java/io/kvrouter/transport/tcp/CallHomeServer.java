@@ -8,7 +8,6 @@ import io.kvrouter.transport.JsonEndpoint;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetClient;
 import java.util.Map;
 import java.util.Set;
 
@@ -20,11 +19,11 @@ import java.util.Set;
  * payload to the same {@code handle_payload} as the TCP server does; docs/interop.md §10.8).
  */
 public final class CallHomeServer {
-  private final NetClient callHomeClient;
+  private final PlaneClient callHomeClient;
   private final MuxClientPool muxPool;
   private final ServedCalls served;
 
-  private CallHomeServer(NetClient callHomeClient, MuxClientPool muxPool, ServedCalls served) {
+  private CallHomeServer(PlaneClient callHomeClient, MuxClientPool muxPool, ServedCalls served) {
     this.callHomeClient = callHomeClient;
     this.muxPool = muxPool;
     this.served = served;
@@ -40,7 +39,7 @@ public final class CallHomeServer {
       Map<String, InferenceEngine> engines,
       Map<String, JsonEndpoint> endpoints,
       TcpConfig config) {
-    NetClient client = TcpWorkerServer.callHomeClient(vertx, config);
+    PlaneClient client = TcpWorkerServer.callHomeClient(vertx, config);
     MuxClientPool muxPool =
         new MuxClientPool(
             vertx, client, config.maxMessageSize(), MuxClientPool.POOL_SIZE, Ticker.SYSTEM);

@@ -2,7 +2,6 @@ package io.kvrouter.transport.tcp;
 
 import io.kvrouter.config.TcpConfig;
 import io.vertx.core.Vertx;
-import io.vertx.core.net.NetClient;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,12 +13,12 @@ import java.util.List;
  */
 final class ConnectionPool {
   private final Vertx vertx;
-  private final NetClient client;
+  private final PlaneClient client;
   private final HostAndPort address;
   private final TcpConfig config;
   private final List<RequestConnection> connections = new ArrayList<>();
 
-  ConnectionPool(Vertx vertx, NetClient client, HostAndPort address, TcpConfig config) {
+  ConnectionPool(Vertx vertx, PlaneClient client, HostAndPort address, TcpConfig config) {
     this.vertx = vertx;
     this.client = client;
     this.address = address;

@@ -7,7 +7,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetSocket;
 import java.util.Map;
 
@@ -51,7 +50,8 @@ final class HealthProbe {
   }
 
   /** Probes {@code worker}: succeeds once it acknowledges the probe frame. */
-  static Future<Void> run(Vertx vertx, NetClient client, TcpConfig config, WorkerEndpoint worker) {
+  static Future<Void> run(
+      Vertx vertx, PlaneClient client, TcpConfig config, WorkerEndpoint worker) {
     HealthProbe probe = new HealthProbe(vertx, config, worker);
     client
         .connect(worker.port(), worker.host())

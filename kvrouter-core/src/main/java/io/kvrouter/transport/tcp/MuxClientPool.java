@@ -5,7 +5,6 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.net.NetClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -34,7 +33,7 @@ final class MuxClientPool {
 
   private final Vertx vertx;
   private final Context context;
-  private final NetClient client;
+  private final PlaneClient client;
   private final int maxMessageSize;
   private final int poolSize;
   private final Ticker ticker;
@@ -43,7 +42,7 @@ final class MuxClientPool {
   private long cleanupTimer = -1;
   private boolean closed;
 
-  MuxClientPool(Vertx vertx, NetClient client, int maxMessageSize, int poolSize, Ticker ticker) {
+  MuxClientPool(Vertx vertx, PlaneClient client, int maxMessageSize, int poolSize, Ticker ticker) {
     if (poolSize < 1) {
       throw new IllegalArgumentException("poolSize must be at least 1");
     }

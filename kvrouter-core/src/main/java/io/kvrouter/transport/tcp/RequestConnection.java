@@ -6,7 +6,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetSocket;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -65,7 +64,7 @@ final class RequestConnection {
   /** Starts connecting; requests submitted meanwhile are written once the connection opens. */
   static RequestConnection open(
       Vertx vertx,
-      NetClient client,
+      PlaneClient client,
       HostAndPort address,
       TcpConfig config,
       Consumer<RequestConnection> onClosed) {

@@ -7,7 +7,6 @@ import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.transport.JsonEndpoint;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetClient;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -47,7 +46,7 @@ final class ServedCalls {
   private final Vertx vertx;
   private final Map<String, InferenceEngine> engines;
   private final Map<String, JsonEndpoint> endpoints;
-  private final NetClient callHomeClient;
+  private final PlaneClient callHomeClient;
   private final MuxClientPool muxPool;
   private final Set<ResponseStreamKind> accepted;
   private final TcpConfig config;
@@ -63,7 +62,7 @@ final class ServedCalls {
       Vertx vertx,
       Map<String, InferenceEngine> engines,
       Map<String, JsonEndpoint> endpoints,
-      NetClient callHomeClient,
+      PlaneClient callHomeClient,
       MuxClientPool muxPool,
       Set<ResponseStreamKind> accepted,
       TcpConfig config) {

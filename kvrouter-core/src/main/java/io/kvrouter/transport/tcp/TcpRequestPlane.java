@@ -14,8 +14,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetClient;
-import io.vertx.core.net.NetClientOptions;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -35,7 +33,7 @@ final class TcpRequestPlane implements RequestPlane {
   private final Vertx vertx;
   private final TcpConfig config;
   private final Context context;
-  private final NetClient client;
+  private final PlaneClient client;
   private final CallHomeListener callHome;
 
   /** Requests with prompts up to this many tokens are encoded on the event loop (under 1 ms). */
@@ -48,12 +46,8 @@ final class TcpRequestPlane implements RequestPlane {
     this.vertx = vertx;
     this.config = config;
     this.context = vertx.getOrCreateContext();
-    this.client =
-        vertx.createNetClient(
-            new NetClientOptions()
-                .setTcpNoDelay(true)
-                .setConnectTimeout(
-                    (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
+    this.client = PlaneClient.create(vertx, config);
+    TcpTlsOptions.warnIfOneSided(config.tls());
     this.callHome = new CallHomeListener(vertx, config, Runtime.getRuntime().availableProcessors());
   }
 

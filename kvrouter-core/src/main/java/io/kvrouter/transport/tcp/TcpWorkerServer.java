@@ -7,10 +7,7 @@ import io.kvrouter.protocol.InferenceEngine;
 import io.kvrouter.transport.JsonEndpoint;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.net.NetClient;
-import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetServer;
-import io.vertx.core.net.NetServerOptions;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,13 +20,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class TcpWorkerServer implements WorkerServer {
   private final NetServer server;
-  private final NetClient callHomeClient;
+  private final PlaneClient callHomeClient;
   private final MuxClientPool muxPool;
   private final ServedCalls served;
   private final AtomicInteger acceptedConnections = new AtomicInteger();
 
   private TcpWorkerServer(
-      NetServer server, NetClient callHomeClient, MuxClientPool muxPool, ServedCalls served) {
+      NetServer server, PlaneClient callHomeClient, MuxClientPool muxPool, ServedCalls served) {
     this.server = server;
     this.callHomeClient = callHomeClient;
     this.muxPool = muxPool;
@@ -57,7 +54,8 @@ final class TcpWorkerServer implements WorkerServer {
       TcpConfig config,
       Set<ResponseStreamKind> accepted,
       int muxPoolSize) {
-    NetClient callHomeClient = callHomeClient(vertx, config);
+    TcpTlsOptions.warnIfOneSided(config.tls());
+    PlaneClient callHomeClient = callHomeClient(vertx, config);
     MuxClientPool muxPool =
         new MuxClientPool(
             vertx, callHomeClient, config.maxMessageSize(), muxPoolSize, Ticker.SYSTEM);
@@ -69,7 +67,7 @@ final class TcpWorkerServer implements WorkerServer {
       callHomeClient.close();
       throw e;
     }
-    NetServer server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true));
+    NetServer server = vertx.createNetServer(TcpTlsOptions.server(config));
     TcpWorkerServer worker = new TcpWorkerServer(server, callHomeClient, muxPool, served);
     server.connectHandler(
         socket -> {
@@ -83,12 +81,8 @@ final class TcpWorkerServer implements WorkerServer {
   }
 
   /** The client a worker calls frontends back with. */
-  static NetClient callHomeClient(Vertx vertx, TcpConfig config) {
-    return vertx.createNetClient(
-        new NetClientOptions()
-            .setTcpNoDelay(true)
-            .setConnectTimeout(
-                (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
+  static PlaneClient callHomeClient(Vertx vertx, TcpConfig config) {
+    return PlaneClient.create(vertx, config);
   }
 
   @Override

@@ -3,7 +3,6 @@ package io.kvrouter.transport.tcp;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +22,7 @@ final class WorkerCallHome implements ResponseSink {
   static final long LINGER_MS = 10_000;
 
   private final Vertx vertx;
-  private final NetClient client;
+  private final PlaneClient client;
   private final InboundRequest request;
   private final CallHomeFrames frames;
   // control frames are a few bytes; anything large is not a control frame
@@ -35,7 +34,7 @@ final class WorkerCallHome implements ResponseSink {
   private boolean finished;
   private long lingerTimer = -1;
 
-  WorkerCallHome(Vertx vertx, NetClient client, InboundRequest request, CallHomeFrames frames) {
+  WorkerCallHome(Vertx vertx, PlaneClient client, InboundRequest request, CallHomeFrames frames) {
     this.vertx = vertx;
     this.client = client;
     this.request = request;

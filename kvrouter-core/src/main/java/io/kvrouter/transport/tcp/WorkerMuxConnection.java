@@ -5,7 +5,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetSocket;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -78,7 +77,7 @@ final class WorkerMuxConnection {
    */
   static Future<WorkerMuxConnection> open(
       Vertx vertx,
-      NetClient client,
+      PlaneClient client,
       HostAndPort address,
       UUID frontendServerId,
       int maxMessageSize,

@@ -73,7 +73,7 @@ class NatsEventPlaneIT {
   }
 
   private NatsEventPublisher publisher(NatsServerProcess server) {
-    NatsEventPublisher publisher = NatsEventPublisher.start(server.url());
+    NatsEventPublisher publisher = NatsEventPublisher.start(server.server());
     closing.add(0, publisher);
     Awaitility.await().atMost(WAIT).until(() -> publisher.stats().connected());
     return publisher;
@@ -106,7 +106,7 @@ class NatsEventPlaneIT {
     NatsServerProcess server = server(false);
     Recorder recorder = new Recorder();
     NatsEventSubscriber subscriber =
-        subscriber(NatsEventSubscriber.Options.core(server.url(), SUBJECT), recorder);
+        subscriber(NatsEventSubscriber.Options.core(server.server(), SUBJECT), recorder);
     NatsEventPublisher publisher = publisher(server);
 
     List<String> sent = range("event-", 0, 500);
@@ -127,7 +127,7 @@ class NatsEventPlaneIT {
     Recorder recorder = new Recorder();
     NatsEventSubscriber subscriber =
         subscriber(
-            NatsEventSubscriber.Options.core(server.url(), SUBJECT).withMaxMessageBytes(1024),
+            NatsEventSubscriber.Options.core(server.server(), SUBJECT).withMaxMessageBytes(1024),
             recorder);
     NatsEventPublisher publisher = publisher(server);
 
@@ -144,7 +144,7 @@ class NatsEventPlaneIT {
     NatsServerProcess server = server(false);
     Recorder recorder = new Recorder();
     NatsEventSubscriber subscriber =
-        subscriber(NatsEventSubscriber.Options.core(server.url(), SUBJECT), recorder);
+        subscriber(NatsEventSubscriber.Options.core(server.server(), SUBJECT), recorder);
     NatsEventPublisher publisher = publisher(server);
     publishAll(publisher, range("before-", 0, 100));
     awaitPayloads(recorder, 100);
@@ -181,7 +181,7 @@ class NatsEventPlaneIT {
     Recorder recorder = new Recorder();
     NatsEventSubscriber subscriber =
         NatsEventSubscriber.start(
-            NatsEventSubscriber.Options.core(server.url(), SUBJECT), recorder, Ticker.SYSTEM);
+            NatsEventSubscriber.Options.core(server.server(), SUBJECT), recorder, Ticker.SYSTEM);
     closing.add(0, subscriber);
     assertThat(subscriber.stats().state()).isEqualTo("connecting");
 
@@ -202,7 +202,7 @@ class NatsEventPlaneIT {
     Recorder recorder = new Recorder();
     NatsEventSubscriber subscriber =
         NatsEventSubscriber.start(
-            NatsEventSubscriber.Options.core(server.url(), SUBJECT), recorder, Ticker.SYSTEM);
+            NatsEventSubscriber.Options.core(server.server(), SUBJECT), recorder, Ticker.SYSTEM);
     closing.add(0, subscriber);
     assertThat(subscriber.awaitSubscribed(Duration.ofMillis(200)))
         .as("no server: the wait runs out")
@@ -221,7 +221,7 @@ class NatsEventPlaneIT {
   void aPublisherWithoutConnection_dropsAndCounts() throws Exception {
     NatsServerProcess server = server(false);
     server.stop();
-    NatsEventPublisher publisher = NatsEventPublisher.start(server.url());
+    NatsEventPublisher publisher = NatsEventPublisher.start(server.server());
     closing.add(0, publisher);
 
     assertThat(publisher.publish(SUBJECT, new byte[] {1})).isFalse();
@@ -233,7 +233,7 @@ class NatsEventPlaneIT {
   void aDurableConsumer_getsWhatWasPublishedWhileItsRouterWasAway() throws Exception {
     NatsServerProcess server = server(true);
     NatsEventSubscriber.Options options =
-        NatsEventSubscriber.Options.durable(server.url(), SUBJECT, "router-a");
+        NatsEventSubscriber.Options.durable(server.server(), SUBJECT, "router-a");
     NatsEventPublisher publisher = publisher(server);
 
     Recorder first = new Recorder();
@@ -265,12 +265,12 @@ class NatsEventPlaneIT {
     NatsServerProcess server = server(true);
     NatsEventPublisher publisher = publisher(server);
     Recorder a = new Recorder();
-    subscriber(NatsEventSubscriber.Options.durable(server.url(), SUBJECT, "router-a"), a);
+    subscriber(NatsEventSubscriber.Options.durable(server.server(), SUBJECT, "router-a"), a);
     publishAll(publisher, range("e", 0, 20));
     awaitPayloads(a, 20);
 
     Recorder b = new Recorder();
-    subscriber(NatsEventSubscriber.Options.durable(server.url(), SUBJECT, "router-b"), b);
+    subscriber(NatsEventSubscriber.Options.durable(server.server(), SUBJECT, "router-b"), b);
     awaitPayloads(b, 20);
 
     assertThat(b.payloads()).containsExactlyElementsOf(range("e", 0, 20));
@@ -283,7 +283,7 @@ class NatsEventPlaneIT {
     Recorder recorder = new Recorder();
     NatsEventSubscriber subscriber =
         subscriber(
-            NatsEventSubscriber.Options.durable(server.url(), SUBJECT, "router-a"), recorder);
+            NatsEventSubscriber.Options.durable(server.server(), SUBJECT, "router-a"), recorder);
     publishAll(publisher, range("before-", 0, 20));
     awaitPayloads(recorder, 20);
 
@@ -307,7 +307,7 @@ class NatsEventPlaneIT {
   void theStream_isNamedTheDynamoWay_withAnHourOfRetention() throws Exception {
     NatsServerProcess server = server(true);
     subscriber(
-        NatsEventSubscriber.Options.durable(server.url(), SUBJECT, "router-a"), new Recorder());
+        NatsEventSubscriber.Options.durable(server.server(), SUBJECT, "router-a"), new Recorder());
 
     try (io.nats.client.Connection c = io.nats.client.Nats.connect(server.url())) {
       var info =
@@ -343,7 +343,7 @@ class NatsEventPlaneIT {
     publishAll(worker, range("early-", 0, 10));
 
     Recorder recorder = new Recorder();
-    subscriber(NatsEventSubscriber.Options.durable(server.url(), SUBJECT, "router-a"), recorder);
+    subscriber(NatsEventSubscriber.Options.durable(server.server(), SUBJECT, "router-a"), recorder);
     awaitPayloads(recorder, 10);
     assertThat(recorder.payloads()).containsExactlyElementsOf(range("early-", 0, 10));
   }

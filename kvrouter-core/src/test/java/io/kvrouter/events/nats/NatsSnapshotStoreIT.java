@@ -18,8 +18,10 @@ class NatsSnapshotStoreIT {
   @Test
   void aSnapshotIsWrittenReadByAnotherReplacedAndDeleted() throws Exception {
     try (NatsServerProcess nats = NatsServerProcess.startWithJetStream();
-        NatsSnapshotStore writer = NatsSnapshotStore.connect(nats.url(), Duration.ofSeconds(30));
-        NatsSnapshotStore reader = NatsSnapshotStore.connect(nats.url(), Duration.ofSeconds(30))) {
+        NatsSnapshotStore writer =
+            NatsSnapshotStore.connect(nats.server(), Duration.ofSeconds(30));
+        NatsSnapshotStore reader =
+            NatsSnapshotStore.connect(nats.server(), Duration.ofSeconds(30))) {
       assertThat(reader.load("dynamo.backend.generate")).isEmpty();
 
       IndexSnapshot first = SyntheticSnapshots.of(20_000, 99);
@@ -40,8 +42,8 @@ class NatsSnapshotStoreIT {
   @Test
   void oneWriterAtATime_andAnotherOnceItsLockExpires() throws Exception {
     try (NatsServerProcess nats = NatsServerProcess.startWithJetStream();
-        NatsSnapshotStore a = NatsSnapshotStore.connect(nats.url(), Duration.ofSeconds(2));
-        NatsSnapshotStore b = NatsSnapshotStore.connect(nats.url(), Duration.ofSeconds(2))) {
+        NatsSnapshotStore a = NatsSnapshotStore.connect(nats.server(), Duration.ofSeconds(2));
+        NatsSnapshotStore b = NatsSnapshotStore.connect(nats.server(), Duration.ofSeconds(2))) {
       assertThat(a.lock("ep", "router-a")).isTrue();
       assertThat(b.lock("ep", "router-b")).as("a holds it").isFalse();
       assertThat(a.lock("ep", "router-a")).as("a refreshes it").isTrue();

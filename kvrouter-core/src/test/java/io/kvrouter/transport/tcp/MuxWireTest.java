@@ -243,7 +243,13 @@ class MuxWireTest {
   void theWorkerClosesAFrontendsConnectionsOnceIdleForTheTtl() throws Exception {
     ManualTicker ticker = new ManualTicker();
     RawMuxFrontend frontend = RawMuxFrontend.listen(vertx);
-    MuxClientPool pool = new MuxClientPool(vertx, vertx.createNetClient(), MAX, 4, ticker);
+    MuxClientPool pool =
+        new MuxClientPool(
+            vertx,
+            PlaneClient.create(vertx, io.kvrouter.config.TcpConfig.defaults("127.0.0.1")),
+            MAX,
+            4,
+            ticker);
     ResponseMuxInfo info =
         new ResponseMuxInfo(frontend.address(), frontend.id, UUID.randomUUID(), "r1", 1);
 

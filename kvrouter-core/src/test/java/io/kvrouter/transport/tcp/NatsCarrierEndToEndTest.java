@@ -61,8 +61,8 @@ class NatsCarrierEndToEndTest {
   void setUp(Vertx vertx) throws Exception {
     this.vertx = vertx;
     nats = NatsServerProcess.start();
-    workerNats = NatsConnection.start(nats.url(), "worker");
-    routerNats = NatsConnection.start(nats.url(), "router");
+    workerNats = NatsConnection.start(nats.server(), "worker");
+    routerNats = NatsConnection.start(nats.server(), "router");
     Connection connection = connected(workerNats);
     connected(routerNats);
     engine = new ScriptedEngine(vertx, 3, 0, ScriptedEngine.Failure.NONE);

@@ -49,7 +49,7 @@ class RequestConnectionTest {
     ConnectionPool pool =
         new ConnectionPool(
             vertx,
-            outOfDescriptors(),
+            new PlaneClient(outOfDescriptors(), TcpConfig.defaults("127.0.0.1")),
             new HostAndPort("127.0.0.1", 9001),
             TcpConfig.defaults("127.0.0.1"));
     PendingCall<CallHomeStream> call =
