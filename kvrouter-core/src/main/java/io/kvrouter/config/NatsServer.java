@@ -40,6 +40,11 @@ public record NatsServer(
     return new NatsServer(otherUrl, auth, caCertPath, insecure, clientCertPath, clientKeyPath);
   }
 
+  /** The same server reached with other credentials. */
+  public NatsServer withAuth(NatsAuth otherAuth) {
+    return new NatsServer(url, otherAuth, caCertPath, insecure, clientCertPath, clientKeyPath);
+  }
+
   /** Whether the connection speaks TLS. */
   public boolean tls() {
     return url.regionMatches(true, 0, "tls://", 0, 6);

@@ -39,14 +39,16 @@ public final class NatsServerProcess implements AutoCloseable {
   private final int port;
   private final Path storeDir;
   private final Path log;
+  private final Path configFile;
   private final Thread shutdownHook;
   private Process process;
 
-  private NatsServerProcess(Path binary, int port, Path storeDir, Path log) {
+  private NatsServerProcess(Path binary, int port, Path storeDir, Path log, Path configFile) {
     this.binary = binary;
     this.port = port;
     this.storeDir = storeDir;
     this.log = log;
+    this.configFile = configFile;
     this.shutdownHook = new Thread(this::kill, "nats-server-" + port + "-shutdown");
   }
 
@@ -60,12 +62,31 @@ public final class NatsServerProcess implements AutoCloseable {
     return start(true);
   }
 
+  /**
+   * A server with {@code config} (nats-server's configuration format: {@code tls {...}}, {@code
+   * authorization {...}}, {@code operator}, ...) on loopback and a free port, with JetStream if
+   * asked.
+   */
+  public static NatsServerProcess startWithConfig(String config, boolean jetStream)
+      throws IOException {
+    return start(jetStream, config);
+  }
+
   private static NatsServerProcess start(boolean jetStream) throws IOException {
+    return start(jetStream, null);
+  }
+
+  private static NatsServerProcess start(boolean jetStream, String config) throws IOException {
     Path binary = binary();
     Path work = Files.createTempDirectory("kvrouter-nats-");
+    Path configFile = config == null ? null : Files.writeString(work.resolve("nats.conf"), config);
     NatsServerProcess server =
         new NatsServerProcess(
-            binary, freePort(), jetStream ? work.resolve("store") : null, work.resolve("nats.log"));
+            binary,
+            freePort(),
+            jetStream ? work.resolve("store") : null,
+            work.resolve("nats.log"),
+            configFile);
     Runtime.getRuntime().addShutdownHook(server.shutdownHook);
     try {
       server.launch();
@@ -120,6 +141,9 @@ public final class NatsServerProcess implements AutoCloseable {
   private synchronized void launch() throws IOException {
     List<String> command =
         new ArrayList<>(List.of(binary.toString(), "-a", "127.0.0.1", "-p", String.valueOf(port)));
+    if (configFile != null) {
+      command.addAll(List.of("-c", configFile.toString()));
+    }
     if (storeDir != null) {
       command.addAll(List.of("-js", "-sd", storeDir.toString()));
     }
