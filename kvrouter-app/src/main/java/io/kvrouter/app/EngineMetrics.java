@@ -2,6 +2,7 @@ package io.kvrouter.app;
 
 import io.kvrouter.common.FaultLog;
 import io.kvrouter.common.PlainEngine;
+import io.kvrouter.config.EngineTls;
 import io.kvrouter.config.WorkerSpec;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerLoadReport;
@@ -9,6 +10,7 @@ import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.sglang.SglangMetrics;
 import io.kvrouter.protocol.vllm.VllmMetrics;
 import io.kvrouter.routing.Router;
+import io.kvrouter.transport.http.EngineTlsOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -47,6 +49,7 @@ final class EngineMetrics implements WorkerEventSources {
   private final Vertx vertx;
   private final Router router;
   private final int blockSize;
+  private final EngineTls tls;
   private final Map<String, Long> scraping = new ConcurrentHashMap<>();
   private final FaultLog mismatches = FaultLog.of(log, "engines with another KV block size");
   private HttpClient http; // made on the first plain engine; closed with this
@@ -54,7 +57,8 @@ final class EngineMetrics implements WorkerEventSources {
   /**
    * @param blockSize the model's KV block size, which the engines' must equal
    */
-  EngineMetrics(Vertx vertx, Router router, int blockSize) {
+  EngineMetrics(Vertx vertx, Router router, int blockSize, EngineTls tls) {
+    this.tls = tls;
     this.vertx = vertx;
     this.router = router;
     this.blockSize = blockSize;
@@ -65,7 +69,9 @@ final class EngineMetrics implements WorkerEventSources {
       http =
           vertx
               .httpClientBuilder()
-              .with(new HttpClientOptions().setConnectTimeout((int) TIMEOUT.toMillis()))
+              .with(
+                  EngineTlsOptions.apply(
+                      new HttpClientOptions().setConnectTimeout((int) TIMEOUT.toMillis()), tls))
               .build();
     }
     return http;

@@ -88,7 +88,7 @@ final class EventPlane implements WorkerEventSources {
       RequestPlane plane,
       MeterRegistry meters) {
     // plain engines report their load on /metrics, in every mode
-    EngineMetrics engines = new EngineMetrics(vertx, router, scope.blockSize());
+    EngineMetrics engines = new EngineMetrics(vertx, router, scope.blockSize(), config.engineTls());
     if (config.routerMode() != RouterMode.KV || !config.kv().kvEvents()) {
       return new EventPlane(List.of(), List.of(engines), null, null);
     }

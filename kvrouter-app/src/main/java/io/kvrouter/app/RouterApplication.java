@@ -412,7 +412,9 @@ public final class RouterApplication {
     }
     // plain engines' HTTP servers (url= workers) beside the Dynamo workers, in one router
     return new SplitRequestPlane(
-        dynamo, HttpRequestPlane.create(vertx, tcp, config.http().connections().maxConnections()));
+        dynamo,
+        HttpRequestPlane.create(
+            vertx, tcp, config.http().connections().maxConnections(), config.engineTls()));
   }
 
   /**

@@ -193,7 +193,8 @@ final class WorkerApplication {
             config.api(),
             metrics.registry(),
             config.host(),
-            config.port());
+            config.port(),
+            config.apiTls());
     Future<?> system = systemPort(vertx, metrics, ranks);
     try {
       HttpServer started = startedWith(server, system);
@@ -205,8 +206,9 @@ final class WorkerApplication {
           },
           () -> {});
       out.printf(
-          "kvrouter worker ready: model %s on http://%s:%d (%s: POST %s with token ids)%n",
+          "kvrouter worker ready: model %s on %s://%s:%d (%s: POST %s with token ids)%n",
           config.modelName(),
+          config.apiTls().isPresent() ? "https" : "http",
           config.host(),
           started.actualPort(),
           config.api() == WorkerApi.SGLANG ? "SGLang's API" : "vLLM's API",

@@ -3,6 +3,7 @@ package io.kvrouter.app;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvrouter.config.EngineServerTls;
 import io.kvrouter.config.WorkerApi;
 import io.kvrouter.preprocess.ModelAssets;
 import io.kvrouter.protocol.EngineOutput;
@@ -21,9 +22,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -81,7 +86,7 @@ final class WorkerEngineApi {
 
   /**
    * Serves on {@code host}:{@code port} (0: any) the API of {@code api} ({@code openai}: vLLM's;
-   * {@code sglang}: SGLang's); the future gives the server.
+   * {@code sglang}: SGLang's), over HTTPS with {@code tls}; the future gives the server.
    */
   static Future<HttpServer> serve(
       Vertx vertx,
@@ -92,10 +97,26 @@ final class WorkerEngineApi {
       WorkerApi api,
       MeterRegistry meters,
       String host,
-      int port) {
+      int port,
+      Optional<EngineServerTls> tls) {
     WorkerEngineApi server =
         new WorkerEngineApi(engine, ranks, assets, model, api == WorkerApi.SGLANG, vertx, meters);
-    return vertx.createHttpServer().requestHandler(server::handle).listen(port, host);
+    HttpServerOptions options = new HttpServerOptions();
+    tls.ifPresent(
+        t -> {
+          options
+              .setSsl(true)
+              .setKeyCertOptions(
+                  new PemKeyCertOptions()
+                      .setCertPath(t.certFile().toString())
+                      .setKeyPath(t.keyFile().toString()));
+          if (t.certReqs() > 0) {
+            options
+                .setClientAuth(t.certReqs() == 2 ? ClientAuth.REQUIRED : ClientAuth.REQUEST)
+                .setTrustOptions(new PemTrustOptions().addCertPath(t.caCerts().toString()));
+          }
+        });
+    return vertx.createHttpServer(options).requestHandler(server::handle).listen(port, host);
   }
 
   private void handle(HttpServerRequest request) {

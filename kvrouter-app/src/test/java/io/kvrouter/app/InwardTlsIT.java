@@ -131,6 +131,69 @@ class InwardTlsIT {
   }
 
   @Test
+  void httpsEngine_checkedAgainstTheCaBundle_withAClientCertificate() throws Exception {
+    try (WorkerProcess vllm =
+        WorkerProcess.start(
+            MODEL,
+            1,
+            1,
+            List.of(
+                "--port",
+                "0",
+                "--api",
+                "openai",
+                "--ssl-certfile",
+                ca.serverCert().toString(),
+                "--ssl-keyfile",
+                ca.serverKey().toString(),
+                "--ssl-ca-certs",
+                ca.ca().toString(),
+                "--ssl-cert-reqs",
+                "2"))) {
+      String spec = "id=v1,url=https://127.0.0.1:" + vllm.port();
+      Map<String, List<String>> flags = RouterFixture.workers(spec);
+      flags.put("router-mode", new ArrayList<>(List.of("round-robin")));
+      flags.put("served-model-name", new ArrayList<>(List.of(MODEL)));
+      putFlags(
+          flags,
+          List.of(
+              "--http-worker-ca-cert-path",
+              ca.ca().toString(),
+              "--http-worker-client-cert-path",
+              ca.clientCert().toString(),
+              "--http-worker-client-key-path",
+              ca.clientKey().toString()));
+      try (RouterFixture router = RouterFixture.start(flags)) {
+        unaryAndStreamed(client(router));
+      }
+
+      // the engine's CA is not one the JVM trusts, and an engine requiring a certificate refuses
+      // a router without one
+      for (List<String> partial :
+          List.of(
+              List.<String>of(),
+              List.of("--http-worker-ca-cert-path", ca.ca().toString()),
+              List.of(
+                  "--http-worker-ca-cert-path",
+                  ca.ca().toString(),
+                  "--http-worker-client-cert-path",
+                  rogue.clientCert().toString(),
+                  "--http-worker-client-key-path",
+                  rogue.clientKey().toString()))) {
+        Map<String, List<String>> refused = RouterFixture.workers(spec);
+        refused.put("router-mode", new ArrayList<>(List.of("round-robin")));
+        refused.put("served-model-name", new ArrayList<>(List.of(MODEL)));
+        putFlags(refused, partial);
+        try (RouterFixture router = RouterFixture.start(refused)) {
+          assertThatThrownBy(() -> client(router).chat().completions().create(chat()))
+              .as("%s", partial)
+              .isInstanceOf(OpenAIServiceException.class);
+        }
+      }
+    }
+  }
+
+  @Test
   void natsPlane_throughATlsNatsServerWithClientCertificatesAndAPassword() throws Exception {
     String config =
         "tls {\n  cert_file: \""

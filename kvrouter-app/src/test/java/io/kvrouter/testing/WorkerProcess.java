@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  * loopback, with its system port serving Prometheus metrics. Stopped by {@link #close()}.
  */
 public final class WorkerProcess implements AutoCloseable {
-  private static final Pattern READY = Pattern.compile("ready: .* on (?:tcp|http)://[^:]+:(\\d+)");
+  private static final Pattern READY =
+      Pattern.compile("ready: .* on (?:tcp|https?)://[^:]+:(\\d+)");
   private static final Pattern SYSTEM = Pattern.compile("system port: http://[^:]+:(\\d+)");
   private static final Pattern KV_EVENTS =
       Pattern.compile(

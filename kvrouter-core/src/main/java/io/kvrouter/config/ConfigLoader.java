@@ -140,7 +140,8 @@ public final class ConfigLoader {
         workers,
         mock,
         model,
-        discovery);
+        discovery,
+        TransportSecuritySettings.engineTls(sources));
   }
 
   /**

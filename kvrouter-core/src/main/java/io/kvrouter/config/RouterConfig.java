@@ -20,6 +20,7 @@ import java.util.Objects;
  * @param discovery where workers and models are found; with a store, {@code workers} and {@code
  *     mockWorkers} are none and {@code model} holds only the settings every model shares (parsers,
  *     {@code --context-length})
+ * @param engineTls how plain engines' HTTPS servers are checked ({@code --http-worker-*})
  */
 public record RouterConfig(
     HttpConfig http,
@@ -36,7 +37,8 @@ public record RouterConfig(
     List<WorkerSpec> workers,
     MockWorkerConfig mockWorkers,
     ModelConfig model,
-    RouterDiscovery discovery) {
+    RouterDiscovery discovery,
+    EngineTls engineTls) {
 
   public RouterConfig {
     Objects.requireNonNull(http, "http");
@@ -51,6 +53,7 @@ public record RouterConfig(
     Objects.requireNonNull(mockWorkers, "mockWorkers");
     Objects.requireNonNull(model, "model");
     Objects.requireNonNull(discovery, "discovery");
+    Objects.requireNonNull(engineTls, "engineTls");
     workers = List.copyOf(workers);
   }
 }

@@ -577,7 +577,8 @@ public final class Settings {
               + " NATS request subject's last part, for --request-plane nats (address= may then be"
               + " left out, and endpoint=NAME names its endpoint, default generate). response-stream=call-home|mux says how it"
               + " streams responses back over TCP (default: --tcp-response-mux). A plain vllm"
-              + " serve is url=http://HOST:PORT instead of address= (token ids sent to its"
+              + " serve is url=http://HOST:PORT (or https://, see --http-worker-ca-cert-path)"
+              + " instead of address= (token ids sent to its"
               + " /v1/completions, load read from its /metrics; kv-blocks, dp-size, kv-events and"
               + " kv-replay as above), an SGLang server the same with engine=sglang (token ids"
               + " to its /generate). Repeat for each worker.",
@@ -884,7 +885,8 @@ public final class Settings {
               TCP_RESPONSE_STREAM_PORT,
               TCP_RESPONSE_STREAM_ADVERTISE_HOST,
               TCP_RESPONSE_MUX),
-          TransportSecuritySettings.ALL);
+          TransportSecuritySettings.ALL,
+          TransportSecuritySettings.HTTP_WORKERS);
 
   @SafeVarargs
   private static List<Setting<?>> concat(List<Setting<?>>... parts) {

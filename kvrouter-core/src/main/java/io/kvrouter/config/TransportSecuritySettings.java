@@ -193,6 +193,31 @@ public final class TransportSecuritySettings {
           false,
           Parsers::path);
 
+  public static final Setting<Path> HTTP_WORKER_CA_CERT_PATH =
+      pem(
+          "http-worker-ca-cert-path",
+          null,
+          "The CA bundle the certificates of url=https:// workers (plain engines' HTTPS servers)"
+              + " must chain to, instead of the JVM's trusted CAs; their host names are checked"
+              + " too.");
+
+  public static final Setting<Path> HTTP_WORKER_CLIENT_CERT_PATH =
+      pem(
+          "http-worker-client-cert-path",
+          null,
+          "The certificate presented to url=https:// workers that require one (vLLM's"
+              + " --ssl-cert-reqs 2), with --http-worker-client-key-path.");
+
+  public static final Setting<Path> HTTP_WORKER_CLIENT_KEY_PATH =
+      pem(
+          "http-worker-client-key-path",
+          null,
+          "The private key of --http-worker-client-cert-path, unencrypted.");
+
+  /** The router's own rows: plain engines over HTTPS. */
+  public static final List<Setting<?>> HTTP_WORKERS =
+      List.of(HTTP_WORKER_CA_CERT_PATH, HTTP_WORKER_CLIENT_CERT_PATH, HTTP_WORKER_CLIENT_KEY_PATH);
+
   /** All of them, in help order. */
   public static final List<Setting<?>> ALL =
       List.of(
@@ -269,6 +294,14 @@ public final class TransportSecuritySettings {
         clientCert,
         clientKey,
         values.value(TCP_TLS_HANDSHAKE_TIMEOUT));
+  }
+
+  /** How plain engines' HTTPS servers are checked, and the certificate shown them. */
+  static EngineTls engineTls(SettingValues values) {
+    Path clientCert = readable(values, HTTP_WORKER_CLIENT_CERT_PATH);
+    Path clientKey = readable(values, HTTP_WORKER_CLIENT_KEY_PATH);
+    pair(HTTP_WORKER_CLIENT_CERT_PATH, clientCert, HTTP_WORKER_CLIENT_KEY_PATH, clientKey);
+    return new EngineTls(readable(values, HTTP_WORKER_CA_CERT_PATH), clientCert, clientKey);
   }
 
   /** The NATS server at {@code url} with its credentials and TLS settings, checked. */

@@ -42,7 +42,8 @@ public record WorkerConfig(
     Set<ResponseStreamKind> acceptedResponseStreams,
     Optional<EtcdConfig> etcdDiscovery,
     Optional<KubeWorkerIdentity> kubeDiscovery,
-    WorkerApi api) {
+    WorkerApi api,
+    Optional<EngineServerTls> apiTls) {
 
   public WorkerConfig {
     Objects.requireNonNull(host, "host");
@@ -82,6 +83,7 @@ public record WorkerConfig(
         acceptedResponseStreams,
         etcdDiscovery,
         kubeDiscovery,
-        api);
+        api,
+        apiTls);
   }
 }

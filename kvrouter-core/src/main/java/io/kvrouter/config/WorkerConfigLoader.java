@@ -53,7 +53,8 @@ public final class WorkerConfigLoader {
         values.value(ACCEPT_RESPONSE_STREAM),
         etcdDiscovery(),
         kubeDiscovery(),
-        api());
+        api(),
+        apiTls());
   }
 
   /**
@@ -81,6 +82,38 @@ public final class WorkerConfigLoader {
     }
     refuseWorkerId(DiscoveryBackend.ETCD);
     return Optional.of(DiscoverySettings.etcd(values));
+  }
+
+  /** HTTPS on a plain engine's API, with vLLM's flags; refused with the Dynamo API. */
+  private Optional<EngineServerTls> apiTls() {
+    Path cert = values.value(SSL_CERTFILE);
+    Path key = values.value(SSL_KEYFILE);
+    Path ca = values.value(SSL_CA_CERTS);
+    int reqs = values.value(SSL_CERT_REQS);
+    if (cert == null && key == null) {
+      if (ca != null || reqs != 0) {
+        fail(SSL_CA_CERTS.flag() + " and " + SSL_CERT_REQS.flag() + " need " + SSL_CERTFILE.flag());
+      }
+      return Optional.empty();
+    }
+    if (cert == null || key == null) {
+      fail(SSL_CERTFILE.flag() + " and " + SSL_KEYFILE.flag() + " must be given together");
+    }
+    if (values.value(API) == WorkerApi.DYNAMO) {
+      fail(
+          SSL_CERTFILE.flag()
+              + " is HTTPS on --api openai or sglang; Dynamo's request plane takes"
+              + " --tcp-tls-cert-path");
+    }
+    if (reqs > 0 && ca == null) {
+      fail(SSL_CERT_REQS.flag() + " " + reqs + " needs " + SSL_CA_CERTS.flag());
+    }
+    for (Path file : java.util.Arrays.asList(cert, key, ca)) {
+      if (file != null && !java.nio.file.Files.isReadable(file)) {
+        fail(file + " cannot be read");
+      }
+    }
+    return Optional.of(new EngineServerTls(cert, key, ca, reqs));
   }
 
   /**

@@ -234,6 +234,52 @@ public final class WorkerSettings {
 
   public static final Setting<Integer> TCP_MAX_MESSAGE_SIZE = Settings.TCP_MAX_MESSAGE_SIZE;
 
+  public static final Setting<java.nio.file.Path> SSL_CERTFILE =
+      new Setting<>(
+          "ssl-certfile",
+          null,
+          "PEM",
+          "With --api openai or sglang: serve HTTPS with this certificate (vLLM's flag), with"
+              + " --ssl-keyfile.",
+          null,
+          "a readable PEM file",
+          false,
+          Parsers::path);
+
+  public static final Setting<java.nio.file.Path> SSL_KEYFILE =
+      new Setting<>(
+          "ssl-keyfile",
+          null,
+          "PEM",
+          "The private key of --ssl-certfile, unencrypted.",
+          null,
+          "a readable PEM file",
+          false,
+          Parsers::path);
+
+  public static final Setting<java.nio.file.Path> SSL_CA_CERTS =
+      new Setting<>(
+          "ssl-ca-certs",
+          null,
+          "PEM",
+          "The CA client certificates are checked against (vLLM's flag), with --ssl-cert-reqs.",
+          null,
+          "a readable PEM file",
+          false,
+          Parsers::path);
+
+  public static final Setting<Integer> SSL_CERT_REQS =
+      new Setting<>(
+          "ssl-cert-reqs",
+          null,
+          "N",
+          "Client certificates on the HTTPS API, as vLLM's flag: 0 none asked, 1 asked, 2"
+              + " required.",
+          "0",
+          "0, 1 or 2",
+          false,
+          Parsers.intsOf(0, 1, 2));
+
   public static final Setting<WorkerApi> API =
       new Setting<>(
           "api",
@@ -278,7 +324,18 @@ public final class WorkerSettings {
   public static final List<Setting<?>> ALL = all();
 
   private static List<Setting<?>> all() {
-    List<Setting<?>> all = new ArrayList<>(List.of(HOST, PORT, API, MODEL_NAME, MODEL_PATH));
+    List<Setting<?>> all =
+        new ArrayList<>(
+            List.of(
+                HOST,
+                PORT,
+                API,
+                SSL_CERTFILE,
+                SSL_KEYFILE,
+                SSL_CA_CERTS,
+                SSL_CERT_REQS,
+                MODEL_NAME,
+                MODEL_PATH));
     all.addAll(EngineKnobs.WORKER.all());
     all.addAll(
         List.of(

@@ -15,9 +15,9 @@ import java.util.Set;
  * The path is the opaque routing path of Dynamo's TCP address; it defaults to {@code generate}.
  * With {@code instance=} the address may be left out: the worker is then reached on the NATS
  * request plane only, its endpoint named {@code endpoint=} (default {@code generate}). With {@code
- * url=http://HOST:PORT[/PATH]} instead of an address the worker is a plain engine's HTTP server (a
- * {@code vllm serve}), sent token ids on {@code /v1/completions}; its KV events, if any, are vLLM's
- * ({@code kv-events=}, {@code kv-replay=}).
+ * url=http(s)://HOST:PORT[/PATH]} instead of an address the worker is a plain engine's HTTP server
+ * (a {@code vllm serve}), sent token ids on {@code /v1/completions}; its KV events, if any, are
+ * vLLM's ({@code kv-events=}, {@code kv-replay=}).
  *
  * @param kvBlocks the KV capacity each data-parallel rank declares, 0 when not given
  * @param kvEvents where the worker publishes its KV cache events over ZMQ, if it does: in vLLM's
@@ -51,7 +51,7 @@ public record WorkerSpec(
       "id=ID,address=HOST:PORT[/PATH][,kv-blocks=N][,dp-size=N][,kv-events=tcp://HOST:PORT"
           + "[,kv-replay=tcp://HOST:PORT][,events-format=vllm|dynamo][,kv-metrics=tcp://HOST:PORT]]"
           + "[,codec=json|msgpack][,instance=HEX[,endpoint=NAME]][,response-stream=call-home|mux]"
-          + ", or id=ID,url=http://HOST:PORT[/PATH][,engine=vllm|sglang][,kv-blocks=N][,dp-size=N]"
+          + ", or id=ID,url=http[s]://HOST:PORT[/PATH][,engine=vllm|sglang][,kv-blocks=N][,dp-size=N]"
           + "[,kv-events=tcp://HOST:PORT[,kv-replay=tcp://HOST:PORT]] for a plain engine"
           + " (keys: id, address, url, engine, kv-blocks, dp-size, kv-events, kv-replay, events-format,"
           + " kv-metrics, codec, instance, endpoint, response-stream)";
@@ -377,9 +377,14 @@ public record WorkerSpec(
     } catch (java.net.URISyntaxException e) {
       throw new IllegalArgumentException("url '" + raw + "' is not a URL");
     }
-    if (!"http".equals(url.getScheme()) || url.getHost() == null || url.getPort() < 1) {
+    if (!("http".equals(url.getScheme()) || "https".equals(url.getScheme()))
+        || url.getHost() == null
+        || url.getPort() < 1) {
       throw new IllegalArgumentException(
-          "url '" + raw + "' is not http://HOST:PORT[/PATH] (the engine's HTTP server)");
+          "url '"
+              + raw
+              + "' is not http://HOST:PORT[/PATH] or https://HOST:PORT[/PATH] (the engine's"
+              + " HTTP server)");
     }
     if (url.getQuery() != null || url.getFragment() != null) {
       throw new IllegalArgumentException("url '" + raw + "' must not have a query or fragment");

@@ -912,7 +912,9 @@ class ConfigLoaderTest {
   }
 
   private static boolean isTransportSecurity(String line) {
-    return TransportSecuritySettings.ALL.stream().anyMatch(s -> line.startsWith(s.name() + ":"));
+    return java.util.stream.Stream.concat(
+            TransportSecuritySettings.ALL.stream(), TransportSecuritySettings.HTTP_WORKERS.stream())
+        .anyMatch(s -> line.startsWith(s.name() + ":"));
   }
 
   /** config/router.yaml documents every setting, and its example values are all valid. */
@@ -1003,6 +1005,7 @@ class ConfigLoaderTest {
     assertThat(secured.eventPlane().natsServer().auth())
         .isEqualTo(NatsAuth.userPassword("kvrouter", "secret"));
     assertThat(secured.eventPlane().natsServer().caCertPath()).isEqualTo(pem);
+    assertThat(secured.engineTls()).isEqualTo(new EngineTls(pem, pem, pem));
     assertThat(pods.kvReplayPort()).hasValue(5558);
     assertThat(config.workers()).hasSize(3);
     assertThat(config.workers().get(1).kvBlocks()).isEqualTo(16384);

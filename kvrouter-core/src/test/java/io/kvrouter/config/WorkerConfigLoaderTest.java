@@ -385,6 +385,37 @@ class WorkerConfigLoaderTest {
         .hasMessageContaining("--kube-namespace");
   }
 
+  @Test
+  void httpsOnAnEngineApi_vllmsFlags_refusedWhereTheyCannotApply() throws IOException {
+    String pem = Files.writeString(dir.resolve("e.pem"), "").toString();
+    Map<String, List<String>> https =
+        Map.of(
+            "port", List.of("9001"),
+            "model-name", List.of("m"),
+            "api", List.of("openai"),
+            "ssl-certfile", List.of(pem),
+            "ssl-keyfile", List.of(pem),
+            "ssl-ca-certs", List.of(pem),
+            "ssl-cert-reqs", List.of("2"));
+    assertThat(WorkerConfigLoader.load(https, Map.of(), null).apiTls())
+        .contains(new EngineServerTls(Path.of(pem), Path.of(pem), Path.of(pem), 2));
+    Map<String, List<String>> dynamo = new java.util.HashMap<>(https);
+    dynamo.put("api", List.of("dynamo"));
+    assertThatThrownBy(() -> WorkerConfigLoader.load(dynamo, Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--tcp-tls-cert-path");
+    Map<String, List<String>> noCa = new java.util.HashMap<>(https);
+    noCa.remove("ssl-ca-certs");
+    assertThatThrownBy(() -> WorkerConfigLoader.load(noCa, Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--ssl-cert-reqs 2 needs --ssl-ca-certs");
+    Map<String, List<String>> noKey = new java.util.HashMap<>(https);
+    noKey.remove("ssl-keyfile");
+    assertThatThrownBy(() -> WorkerConfigLoader.load(noKey, Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--ssl-certfile and --ssl-keyfile must be given together");
+  }
+
   /** config/worker.yaml documents every setting, and its example values are all valid. */
   @Test
   void exampleFile_documentsEverySettingWithValidValues() throws IOException {
@@ -415,6 +446,7 @@ class WorkerConfigLoaderTest {
                         : l)
             // Dynamo's load publisher is for Dynamo's format, whose recovery needs no replay socket
             .filter(l -> !l.startsWith("kv-metrics-port:"))
+            .filter(l -> !l.startsWith("ssl-")) // HTTPS is for --api openai: tested above
             // files and a tls:// NATS URL: ConfigLoaderTest loads the same rows of router.yaml
             .filter(
                 l ->

@@ -162,7 +162,11 @@ class HttpPlaneParsersIT {
                         URI.create("http://127.0.0.1:" + engine.actualPort()),
                         PlainEngine.VLLM),
                     1000)),
-            HttpRequestPlane.create(vertx, TcpConfig.defaults("127.0.0.1", 1 << 20), 64),
+            HttpRequestPlane.create(
+                vertx,
+                TcpConfig.defaults("127.0.0.1", 1 << 20),
+                64,
+                io.kvrouter.config.EngineTls.DEFAULTS),
             Duration.ofSeconds(120),
             Migration.OFF,
             vertx,

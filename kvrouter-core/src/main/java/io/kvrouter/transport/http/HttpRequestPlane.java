@@ -2,6 +2,7 @@ package io.kvrouter.transport.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kvrouter.config.EngineTls;
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
@@ -25,10 +26,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The request plane to plain engines' HTTP servers ({@code vllm serve}): each request is a streamed
- * token-in {@code POST /v1/completions} ({@link VllmCompletions}) on a pooled keep-alive
- * connection, with the router's request id in {@code X-Request-Id} and, for a data-parallel rank,
- * {@code X-data-parallel-rank}; the answer's server-sent events are the response stream ({@link
- * SseResponseStream}).
+ * token-in {@code POST /v1/completions} ({@link VllmCompletions}) on a pooled keep-alive connection
+ * (HTTPS for an {@code https://} URL, checked by {@link EngineTlsOptions}), with the router's
+ * request id in {@code X-Request-Id} and, for a data-parallel rank, {@code X-data-parallel-rank};
+ * the answer's server-sent events are the response stream ({@link SseResponseStream}).
  *
  * <p>The same promises as the TCP plane: the send future fails with {@link
  * WorkerUnavailableException} when the server cannot be reached (connect timeout), answers no
@@ -65,14 +66,17 @@ public final class HttpRequestPlane implements RequestPlane {
    * per prompt, and those past the cap wait in the pool's queue), and idle connections close after
    * the keep-alive timeout.
    */
-  public static HttpRequestPlane create(Vertx vertx, TcpConfig config, int maxStreams) {
+  public static HttpRequestPlane create(
+      Vertx vertx, TcpConfig config, int maxStreams, EngineTls tls) {
     HttpClient client =
         vertx
             .httpClientBuilder()
             .with(
-                new HttpClientOptions()
-                    .setKeepAlive(true)
-                    .setConnectTimeout((int) config.connectTimeout().toMillis()))
+                EngineTlsOptions.apply(
+                    new HttpClientOptions()
+                        .setKeepAlive(true)
+                        .setConnectTimeout((int) config.connectTimeout().toMillis()),
+                    tls))
             .with(new PoolOptions().setHttp1MaxSize(maxStreams))
             .build();
     return new HttpRequestPlane(vertx, client, config);
@@ -200,6 +204,7 @@ public final class HttpRequestPlane implements RequestPlane {
         .setMethod(method)
         .setHost(worker.host())
         .setPort(worker.port())
+        .setSsl("https".equals(worker.url().getScheme()))
         .setURI(worker.path() + route)
         .setConnectTimeout(timeouts.connectTimeout().toMillis());
   }
