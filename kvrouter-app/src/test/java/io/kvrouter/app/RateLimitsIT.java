@@ -210,8 +210,25 @@ class RateLimitsIT {
       assertThat(r.getString("retryAfter")).isEqualTo("12");
     }
 
-    // a key without a line of its own gets the flag's default, 3 a minute
-    for (int i = 0; i < 3; i++) {
+    // a key without a line of its own gets the flag's default, 3 a minute, and OpenAI's headers
+    // say so on an admitted response too
+    HttpResponse<String> admitted =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(router.baseUrl + "/v1/chat/completions"))
+                    .header("Authorization", "Bearer " + FLAG_KEY)
+                    .header("content-type", "application/json")
+                    .POST(
+                        HttpRequest.BodyPublishers.ofString(
+                            "{\"model\":\"mock-model\",\"max_tokens\":4,"
+                                + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(admitted.statusCode()).isEqualTo(200);
+    assertThat(admitted.headers().firstValue("x-ratelimit-limit-requests")).contains("3");
+    assertThat(admitted.headers().firstValue("x-ratelimit-remaining-requests")).contains("2");
+    assertThat(admitted.headers().firstValue("x-ratelimit-reset-requests")).contains("20s");
+    for (int i = 0; i < 2; i++) {
       client(FLAG_KEY).chat().completions().create(chat(4L));
     }
     assertThatThrownBy(() -> client(FLAG_KEY).chat().completions().create(chat(4L)))

@@ -86,10 +86,11 @@ public final class MetricNames {
   /**
    * Ours, with rate limits ({@code --rate-limit-*}, {@code --max-concurrent-requests-per-key}, a
    * keys file's {@code rpm= tpm= concurrency=}), by the {@code key} name ({@code anonymous} without
-   * API keys): generation requests admitted, requests refused by the {@code limit} they were over
-   * ({@code requests}, {@code tokens}, {@code concurrency}; {@code tokens} also counts the 400 of a
-   * request too large for its key's tokens per minute), tokens booked at admission and tokens used,
-   * prompt and completion, as settled when the requests ended.
+   * API keys): generation requests admitted past the request and concurrency limits, requests
+   * refused by the {@code limit} they were over ({@code requests}, {@code tokens}, {@code
+   * concurrency}; {@code tokens} also counts the 400 of a request too large for its key's tokens
+   * per minute), tokens booked at admission and tokens used, prompt and completion, as settled when
+   * the requests ended.
    */
   public static final String RATE_LIMIT_ADMITTED = "kvrouter_rate_limit_admitted_requests";
 
