@@ -15,6 +15,7 @@ import io.kvrouter.discovery.ModelCardRecord;
 import io.kvrouter.events.nats.NatsConnection;
 import io.kvrouter.frontend.ApiKeyAuth;
 import io.kvrouter.frontend.HttpFrontend;
+import io.kvrouter.frontend.RateLimiter;
 import io.kvrouter.frontend.ServedModels;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
@@ -112,13 +113,22 @@ public final class RouterApplication {
    * @throws ConfigException when the model folder cannot be loaded
    */
   public static Future<RouterApplication> start(RouterConfig config, VertxOptions vertxOptions) {
+    return start(config, vertxOptions, Ticker.SYSTEM);
+  }
+
+  /**
+   * Starts a router as {@link #start(RouterConfig, VertxOptions)} does, its rate limits reading the
+   * time from {@code limitsClock} (a test's own clock: buckets refill only when it moves).
+   */
+  static Future<RouterApplication> start(
+      RouterConfig config, VertxOptions vertxOptions, Ticker limitsClock) {
     OutputParsers parsers = outputParsers(config.model());
     ModelAssets assets = config.discovery().dynamic() ? null : loadModel(config);
     Vertx vertx = Vertx.vertx(vertxOptions);
     StartedParts parts = new StartedParts();
     Future<RouterApplication> started;
     try {
-      started = startOn(vertx, parts, config, vertxOptions, assets, parsers);
+      started = startOn(vertx, parts, config, vertxOptions, assets, parsers, limitsClock);
     } catch (RuntimeException e) {
       started = Future.failedFuture(e);
     }
@@ -142,10 +152,11 @@ public final class RouterApplication {
       RouterConfig config,
       VertxOptions vertxOptions,
       ModelAssets assets,
-      OutputParsers parsers) {
+      OutputParsers parsers,
+      Ticker limitsClock) {
     Metrics metrics = new Metrics();
     if (config.discovery().dynamic()) {
-      return startDiscovering(vertx, parts, config, vertxOptions, parsers, metrics);
+      return startDiscovering(vertx, parts, config, vertxOptions, parsers, metrics, limitsClock);
     }
     String model = config.model().servedName();
     List<SimulatedEngine> engines = new ArrayList<>();
@@ -176,7 +187,7 @@ public final class RouterApplication {
               RequestPlane plane = requestPlane(vertx, config, parts);
               parts.addAsync("request plane", plane::close);
               ServedModels models = new ServedModels(metrics, Ticker.SYSTEM);
-              HttpFrontend frontend = frontend(vertx, config, models, metrics, parts);
+              HttpFrontend frontend = frontend(vertx, config, models, metrics, parts, limitsClock);
               // binding and connecting the event plane's sockets blocks: not on an event loop
               return vertx
                   .executeBlocking(
@@ -251,8 +262,15 @@ public final class RouterApplication {
    * watched until the router closes).
    */
   private static HttpFrontend frontend(
-      Vertx vertx, RouterConfig config, ServedModels models, Metrics metrics, StartedParts parts) {
-    ApiKeyAuth auth = new ApiKeyAuth(config.apiKeys(), metrics.registry());
+      Vertx vertx,
+      RouterConfig config,
+      ServedModels models,
+      Metrics metrics,
+      StartedParts parts,
+      Ticker limitsClock) {
+    ApiKeyAuth auth =
+        new ApiKeyAuth(
+            config.apiKeys(), metrics.registry(), new RateLimiter(metrics.registry(), limitsClock));
     long watch = auth.watch(vertx);
     if (watch >= 0) {
       parts.add("API keys file watch", () -> vertx.cancelTimer(watch));
@@ -276,11 +294,12 @@ public final class RouterApplication {
       RouterConfig config,
       VertxOptions vertxOptions,
       OutputParsers parsers,
-      Metrics metrics) {
+      Metrics metrics,
+      Ticker limitsClock) {
     RequestPlane plane = requestPlane(vertx, config, parts);
     parts.addAsync("request plane", plane::close);
     ServedModels models = new ServedModels(metrics, Ticker.SYSTEM);
-    HttpFrontend frontend = frontend(vertx, config, models, metrics, parts);
+    HttpFrontend frontend = frontend(vertx, config, models, metrics, parts, limitsClock);
     CardFiles files = new CardFiles(System.getenv(), config.eventPlane().natsServer());
     DiscoveredModels discovered =
         new DiscoveredModels(

@@ -1,5 +1,6 @@
 package io.kvrouter.app;
 
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.ConfigLoader;
 import io.kvrouter.testing.BlockedEventLoopDetector;
 import java.util.ArrayList;
@@ -22,12 +23,22 @@ final class RouterFixture implements AutoCloseable {
 
   /** Starts a router with these flags (name → values) on 127.0.0.1 and a free port. */
   static RouterFixture start(Map<String, List<String>> flags) throws Exception {
+    return start(flags, Ticker.SYSTEM);
+  }
+
+  /**
+   * Starts a router with these flags whose rate limits read {@code limitsClock} (a test's own
+   * clock: buckets refill only when the test moves it).
+   */
+  static RouterFixture start(Map<String, List<String>> flags, Ticker limitsClock) throws Exception {
     Map<String, List<String>> all = new HashMap<>(flags);
     all.put("http-host", List.of("127.0.0.1"));
     all.put("http-port", List.of("0"));
     RouterApplication app =
         RouterApplication.start(
-                ConfigLoader.load(all, Map.of(), null), BlockedEventLoopDetector.strictOptions())
+                ConfigLoader.load(all, Map.of(), null),
+                BlockedEventLoopDetector.strictOptions(),
+                limitsClock)
             .toCompletionStage()
             .toCompletableFuture()
             .get(60, TimeUnit.SECONDS);

@@ -14,14 +14,16 @@ import java.util.Objects;
  * @param name what metrics and logs call the key: letters, digits, {@code _ . -}, up to 64
  * @param key what the client sends as {@code Authorization: Bearer KEY}: printable ASCII without
  *     spaces, 16 to 512 characters
+ * @param limits the rate limits its line in the keys file sets, over the flags' defaults
  */
-public record ApiKey(String name, String key) {
+public record ApiKey(String name, String key, RateLimitOverrides limits) {
   private static final int MIN_KEY = 16;
   private static final int MAX_KEY = 512;
 
   public ApiKey {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(limits, "limits");
     // neither message repeats what it refuses: a key given where a name goes is still a key
     if (!name.matches("[A-Za-z0-9_.-]{1,64}")) {
       throw new IllegalArgumentException(
@@ -38,6 +40,11 @@ public record ApiKey(String name, String key) {
               + " printable ASCII characters without spaces (a short key is a guessable one;"
               + " in a keys file, the name comes first: NAME KEY)");
     }
+  }
+
+  /** A key under {@code name} with the default limits. */
+  public ApiKey(String name, String key) {
+    this(name, key, RateLimitOverrides.NONE);
   }
 
   /** {@code key} under the name its digest gives it. */

@@ -14,15 +14,19 @@ import java.util.Objects;
  * @param fileKeys the keys the file held when the configuration was read
  * @param adminKey {@code --admin-api-key}: the key that opens {@code /metrics} and {@code
  *     /router/...}; null leaves them open
+ * @param limits the rate limits of every client key whose line in the keys file does not set its
+ *     own; without keys, of all requests together
  */
 public record ApiKeyConfig(
-    List<ApiKey> keys, Path keysFile, List<ApiKey> fileKeys, String adminKey) {
-  /** No keys: every route is open. */
-  public static final ApiKeyConfig NONE = new ApiKeyConfig(List.of(), null, List.of(), null);
+    List<ApiKey> keys, Path keysFile, List<ApiKey> fileKeys, String adminKey, RateLimits limits) {
+  /** No keys, no limits: every route is open. */
+  public static final ApiKeyConfig NONE =
+      new ApiKeyConfig(List.of(), null, List.of(), null, RateLimits.NONE);
 
   public ApiKeyConfig {
     keys = List.copyOf(Objects.requireNonNull(keys, "keys"));
     fileKeys = List.copyOf(Objects.requireNonNull(fileKeys, "fileKeys"));
+    Objects.requireNonNull(limits, "limits");
   }
 
   /**
@@ -58,6 +62,8 @@ public record ApiKeyConfig(
         + fileKeys
         + ", adminKey="
         + (adminKey == null ? "none" : "set")
+        + ", limits="
+        + limits
         + "]";
   }
 }

@@ -4,22 +4,27 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * The format of {@code --api-keys-file}: one key per line, optionally after its name; blank lines
- * and lines starting with {@code #} are skipped.
+ * The format of {@code --api-keys-file}: one key per line, optionally after its name, and after a
+ * name the key's own rate limits ({@link RateLimitOverrides}: {@code rpm=}, {@code tpm=}, {@code
+ * concurrency=}, each a positive integer or {@code none}); blank lines and lines starting with
+ * {@code #} are skipped.
  *
  * <pre>
  *   # team-a's key, then a key without a name (it is called key-&lt;digest&gt;)
  *   team-a sk-team-a-0123456789
  *   sk-anonymous-abcdef
+ *   # team-b's own limits; the flags' defaults for the rest
+ *   team-b sk-team-b-0123456789 rpm=60 tpm=100000 concurrency=4
  * </pre>
  *
- * A line that is not {@code [NAME] KEY}, a name or key given twice, or a bad name or key is an
- * error naming its line (never the key).
+ * A line that is not {@code [NAME] KEY [LIMIT=N]...}, a name or key given twice, or a bad name, key
+ * or limit is an error naming its line (never the key).
  */
 public final class ApiKeyFile {
   private ApiKeyFile() {}
@@ -51,8 +56,20 @@ public final class ApiKeyFile {
         key =
             switch (tokens.length) {
               case 1 -> ApiKey.unnamed(tokens[0]);
-              case 2 -> new ApiKey(tokens[0], tokens[1]);
-              default -> throw new IllegalArgumentException("expected [NAME] KEY");
+              case 2 -> {
+                if (tokens[1].matches("(rpm|tpm|concurrency)=.*")) {
+                  throw new IllegalArgumentException(
+                      "a key's limits come after its name and the key: NAME KEY "
+                          + tokens[1].substring(0, tokens[1].indexOf('=') + 1)
+                          + "N");
+                }
+                yield new ApiKey(tokens[0], tokens[1]);
+              }
+              default ->
+                  new ApiKey(
+                      tokens[0],
+                      tokens[1],
+                      RateLimitOverrides.parse(Arrays.asList(tokens).subList(2, tokens.length)));
             };
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(where + ": " + e.getMessage(), e);

@@ -386,7 +386,12 @@ public final class ConfigLoader {
         throw new ConfigException(API_KEYS_FILE.flag() + ": " + e.getMessage());
       }
     }
-    ApiKeyConfig config = new ApiKeyConfig(keys, file, fileKeys, admin);
+    RateLimits limits =
+        new RateLimits(
+            value(RATE_LIMIT_REQUESTS_PER_MINUTE),
+            value(RATE_LIMIT_TOKENS_PER_MINUTE),
+            value(MAX_CONCURRENT_REQUESTS_PER_KEY));
+    ApiKeyConfig config = new ApiKeyConfig(keys, file, fileKeys, admin, limits);
     try {
       config.clientKeys(fileKeys);
     } catch (IllegalArgumentException e) {

@@ -399,6 +399,50 @@ public final class Settings {
               Parsers::apiKey)
           .asSecret();
 
+  public static final Setting<Long> RATE_LIMIT_REQUESTS_PER_MINUTE =
+      new Setting<>(
+          "rate-limit-requests-per-minute",
+          null,
+          "N",
+          "Generation requests (/v1/chat/completions, /v1/completions) each API key may start per"
+              + " minute, as a token bucket that refills evenly over the minute (bursts of up to N);"
+              + " a keys file line's rpm=N overrides it for its key. Without API keys the limit is"
+              + " shared by all requests together. Past it: 429 with Retry-After and an OpenAI"
+              + " rate_limit_exceeded error. Per router process. 0: no limit.",
+          "0",
+          "an integer from 0 (no limit) to " + RateLimits.MAX,
+          false,
+          Parsers.longs(0, RateLimits.MAX));
+
+  public static final Setting<Long> RATE_LIMIT_TOKENS_PER_MINUTE =
+      new Setting<>(
+          "rate-limit-tokens-per-minute",
+          null,
+          "N",
+          "Prompt and completion tokens each API key may use per minute (token bucket, bursts of up"
+              + " to N). A request books its prompt plus max_tokens (without max_tokens, what the"
+              + " context leaves, at most N) once tokenized, before it is routed; its end gives back"
+              + " what it did not use. A request whose prompt plus max_tokens is over N can never"
+              + " pass and gets 400. A keys file line's tpm=N overrides it; without API keys it is"
+              + " shared by all requests. Per router process. 0: no limit.",
+          "0",
+          "an integer from 0 (no limit) to " + RateLimits.MAX,
+          false,
+          Parsers.longs(0, RateLimits.MAX));
+
+  public static final Setting<Long> MAX_CONCURRENT_REQUESTS_PER_KEY =
+      new Setting<>(
+          "max-concurrent-requests-per-key",
+          null,
+          "N",
+          "Generation requests each API key may have in flight at once; one more gets 429. A keys"
+              + " file line's concurrency=N overrides it; without API keys it is shared by all"
+              + " requests. Per router process. 0: no limit.",
+          "0",
+          "an integer from 0 (no limit) to " + RateLimits.MAX,
+          false,
+          Parsers.longs(0, RateLimits.MAX));
+
   public static final Setting<Boolean> ROUTER_INDEX_SNAPSHOTS =
       new Setting<>(
           "router-index-snapshots",
@@ -829,6 +873,9 @@ public final class Settings {
               API_KEY,
               API_KEYS_FILE,
               ADMIN_API_KEY,
+              RATE_LIMIT_REQUESTS_PER_MINUTE,
+              RATE_LIMIT_TOKENS_PER_MINUTE,
+              MAX_CONCURRENT_REQUESTS_PER_KEY,
               ROUTER_MODE,
               KV_OVERLAP_SCORE_WEIGHT,
               KV_EVENTS,

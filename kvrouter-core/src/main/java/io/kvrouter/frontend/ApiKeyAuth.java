@@ -1,9 +1,11 @@
 package io.kvrouter.frontend;
 
 import io.kvrouter.common.SettledFiles;
+import io.kvrouter.common.Ticker;
 import io.kvrouter.config.ApiKey;
 import io.kvrouter.config.ApiKeyConfig;
 import io.kvrouter.config.ApiKeyFile;
+import io.kvrouter.config.RateLimits;
 import io.kvrouter.metrics.MetricNames;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,6 +20,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -66,6 +69,9 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
   /** The counters of requests let through, by key name. */
   private final Map<String, Counter> accepted = new ConcurrentHashMap<>();
 
+  /** The rate limits of the client keys. */
+  private final RateLimiter limiter;
+
   /** The keys file, watched; null without one. */
   private final SettledFiles keysFile;
 
@@ -74,13 +80,23 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
    *     here: this may run on an event loop)
    */
   public ApiKeyAuth(ApiKeyConfig config, MeterRegistry meters) {
+    this(config, meters, new RateLimiter(meters, Ticker.SYSTEM));
+  }
+
+  /**
+   * @param config the keys, those of its file as {@code ConfigLoader} read them (nothing is read
+   *     here: this may run on an event loop)
+   * @param limiter given the rate limits of the keys now and whenever the keys file changes
+   */
+  public ApiKeyAuth(ApiKeyConfig config, MeterRegistry meters, RateLimiter limiter) {
     this.config = config;
     this.meters = meters;
+    this.limiter = limiter;
     this.admin =
         config.adminKey() == null
             ? ApiKeys.NONE
             : ApiKeys.of(List.of(new ApiKey(ADMIN, config.adminKey())));
-    this.clients = ApiKeys.of(config.clientKeys(config.fileKeys()));
+    this.clients = clientKeys(config.fileKeys());
     // read again once it settles, whatever ConfigLoader read: a change meanwhile is not missed
     this.keysFile = config.keysFile() == null ? null : SettledFiles.untaken(config.keysFile());
     this.clientRejections = rejections(meters, "client");
@@ -100,6 +116,28 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
    */
   public static Optional<String> keyName(RoutingContext ctx) {
     return Optional.ofNullable(ctx.get(KEY_NAME));
+  }
+
+  /**
+   * The client keys {@code --api-key} and {@code fromFile} give, their rate limits handed to the
+   * limiter: each key's own, over the flags' defaults; without keys, the defaults for all requests
+   * together.
+   */
+  private ApiKeys clientKeys(List<ApiKey> fromFile) {
+    List<ApiKey> keys = config.clientKeys(fromFile);
+    Map<String, RateLimits> limits = new HashMap<>();
+    if (config.clientKeysRequired()) {
+      keys.forEach(k -> limits.put(k.name(), k.limits().over(config.limits())));
+    } else {
+      limits.put(RateLimiter.ANONYMOUS, config.limits());
+    }
+    limiter.limits(limits);
+    return ApiKeys.of(keys);
+  }
+
+  /** The rate limits of the client keys. */
+  public RateLimiter rateLimiter() {
+    return limiter;
   }
 
   /** Whether the OpenAI routes need a key. */
@@ -225,7 +263,7 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
     }
     Path file = config.keysFile();
     if (!Files.exists(file)) {
-      clients = ApiKeys.of(config.clientKeys(List.of()));
+      clients = clientKeys(List.of());
       log.warn(
           "--api-keys-file {} is gone: its keys no longer open anything ({} from --api-key stay)",
           file,
@@ -233,7 +271,7 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
       return true;
     }
     try {
-      clients = ApiKeys.of(config.clientKeys(ApiKeyFile.read(file)));
+      clients = clientKeys(ApiKeyFile.read(file));
     } catch (IOException | IllegalArgumentException e) {
       log.warn("--api-keys-file changed but is refused ({}): the keys before stay", e.getMessage());
       return false;

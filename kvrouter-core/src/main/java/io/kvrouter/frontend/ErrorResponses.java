@@ -4,12 +4,15 @@ import io.kvrouter.protocol.AllWorkersBusyException;
 import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.ModelNotFoundException;
 import io.kvrouter.protocol.NoWorkerAvailableException;
+import io.kvrouter.protocol.RateLimitedException;
 import io.kvrouter.protocol.RequestCancelledException;
 import io.kvrouter.protocol.RouterShuttingDownException;
 import io.kvrouter.protocol.WorkerStreamException;
 import io.kvrouter.protocol.WorkerUnavailableException;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,8 +30,25 @@ final class ErrorResponses {
     this.busyStatus = busyStatus;
   }
 
-  /** An HTTP error: status, OpenAI error type and code, message and offending parameter. */
-  record ApiError(int status, String type, String code, String message, String param) {
+  /**
+   * An HTTP error: status, OpenAI error type and code, message and offending parameter, and more
+   * headers for the response.
+   */
+  record ApiError(
+      int status,
+      String type,
+      String code,
+      String message,
+      String param,
+      Map<String, String> headers) {
+    ApiError {
+      headers = Map.copyOf(headers);
+    }
+
+    ApiError(int status, String type, String code, String message, String param) {
+      this(status, type, code, message, param, Map.of());
+    }
+
     JsonObject body() {
       return new JsonObject()
           .put(
@@ -70,6 +90,9 @@ final class ErrorResponses {
     if (failure instanceof RouterShuttingDownException e) {
       return new ApiError(503, "service_unavailable", "router_shutting_down", e.getMessage(), null);
     }
+    if (failure instanceof RateLimitedException e) {
+      return rateLimited(e);
+    }
     if (failure instanceof RequestCancelledException e) {
       return new ApiError(499, "cancelled", null, e.getMessage(), null);
     }
@@ -77,10 +100,23 @@ final class ErrorResponses {
     return new ApiError(500, "server_error", null, "Internal server error", null);
   }
 
+  /**
+   * 429 as OpenAI answers it: code {@code rate_limit_exceeded}, type {@code requests} or {@code
+   * tokens}, {@code Retry-After} in whole seconds (rounded up, at least 1) and {@code
+   * retry-after-ms}, which the OpenAI SDKs read first.
+   */
+  private static ApiError rateLimited(RateLimitedException e) {
+    Map<String, String> headers = new LinkedHashMap<>(e.headers());
+    headers.put("retry-after", Long.toString(Math.max(1, (e.retryAfterMillis() + 999) / 1000)));
+    headers.put("retry-after-ms", Long.toString(e.retryAfterMillis()));
+    return new ApiError(429, e.type(), "rate_limit_exceeded", e.getMessage(), null, headers);
+  }
+
   static void send(HttpServerResponse response, ApiError error) {
     if (response.headWritten() || response.closed()) {
       return;
     }
+    error.headers().forEach(response::putHeader);
     response
         .setStatusCode(error.status())
         .putHeader("content-type", "application/json")

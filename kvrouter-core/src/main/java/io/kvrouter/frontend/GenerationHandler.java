@@ -7,6 +7,7 @@ import io.kvrouter.preprocess.Generation;
 import io.kvrouter.preprocess.GenerationRequest;
 import io.kvrouter.preprocess.Preprocessor;
 import io.kvrouter.protocol.FinishReason;
+import io.kvrouter.protocol.RateLimitedException;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
@@ -31,12 +32,14 @@ final class GenerationHandler implements Handler<RoutingContext> {
   private final ErrorResponses errors;
   private final InFlightResponses inFlight;
   private final JsonBodies bodies;
+  private final RateLimiter limiter;
 
   GenerationHandler(
       ServedModels models,
       ErrorResponses errors,
       InFlightResponses inFlight,
       JsonBodies bodies,
+      RateLimiter limiter,
       String endpoint,
       ResponseFormat format,
       Function<JsonObject, OpenAiRequest> parser) {
@@ -44,6 +47,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
     this.errors = errors;
     this.inFlight = inFlight;
     this.bodies = bodies;
+    this.limiter = limiter;
     this.endpoint = endpoint;
     this.format = format;
     this.parser = parser;
@@ -64,7 +68,20 @@ final class GenerationHandler implements Handler<RoutingContext> {
             });
   }
 
+  /**
+   * Starts the request's generations once its key's rate limits admit it ({@link RateLimiter}): the
+   * request holds its place in flight until its response ends or its connection closes, and each
+   * prompt books its tokens once tokenized, before it is routed.
+   */
   private void serve(RoutingContext ctx, Parsed parsed) {
+    RateLimitTicket ticket;
+    try {
+      ticket = limiter.admit(ApiKeyAuth.keyName(ctx));
+    } catch (RateLimitedException e) {
+      ErrorResponses.send(ctx.response(), errors.of(e));
+      return;
+    }
+    ctx.addEndHandler(v -> ticket.release());
     OpenAiRequest request = parsed.request();
     Preprocessor preprocessor = parsed.model().preprocessor();
     String requestId = UUID.randomUUID().toString();
@@ -75,7 +92,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
     List<Future<Generation>> started = new ArrayList<>();
     for (GenerationRequest generation : request.toGenerations(requestId)) {
       try {
-        started.add(preprocessor.generate(generation));
+        started.add(preprocessor.generate(generation, ticket));
       } catch (RuntimeException e) {
         started.add(Future.failedFuture(e));
       }
@@ -91,6 +108,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
               }
               List<Generation> choices = started.stream().map(Future::result).toList();
               tracker.promptTokens(choices.stream().mapToInt(Generation::promptTokens).sum());
+              ticket.headers().forEach(ctx.response()::putHeader);
               Responder responder =
                   request.stream()
                       ? new SseResponder(

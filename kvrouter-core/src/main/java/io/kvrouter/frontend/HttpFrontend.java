@@ -93,6 +93,7 @@ public final class HttpFrontend {
                 errors,
                 inFlight,
                 bodies,
+                auth.rateLimiter(),
                 "chat_completions",
                 ResponseFormat.CHAT,
                 OpenAiRequests::chat));
@@ -106,6 +107,7 @@ public final class HttpFrontend {
                 errors,
                 inFlight,
                 bodies,
+                auth.rateLimiter(),
                 "completions",
                 ResponseFormat.COMPLETION,
                 OpenAiRequests::completion));

@@ -84,6 +84,22 @@ public final class MetricNames {
   public static final String TAG_SCOPE = "scope";
 
   /**
+   * Ours, with rate limits ({@code --rate-limit-*}, {@code --max-concurrent-requests-per-key}, a
+   * keys file's {@code rpm= tpm= concurrency=}), by the {@code key} name ({@code anonymous} without
+   * API keys): generation requests admitted past the request and concurrency limits, requests
+   * refused by the {@code limit} they were over ({@code requests}, {@code tokens}, {@code
+   * concurrency}; {@code tokens} also counts the 400 of a request too large for its key's tokens
+   * per minute), tokens booked at admission and tokens used, prompt and completion, as settled when
+   * the requests ended.
+   */
+  public static final String RATE_LIMIT_ADMITTED = "kvrouter_rate_limit_admitted_requests";
+
+  public static final String RATE_LIMIT_REFUSED = "kvrouter_rate_limit_refused_requests";
+  public static final String RATE_LIMIT_BOOKED_TOKENS = "kvrouter_rate_limit_booked_tokens";
+  public static final String RATE_LIMIT_USED_TOKENS = "kvrouter_rate_limit_used_tokens";
+  public static final String TAG_LIMIT = "limit";
+
+  /**
    * Ours, with {@code --router-index-snapshots}: snapshots of the KV index by {@code outcome}:
    * {@code restored} at start, {@code written} by the router holding the lock, {@code failed} (a
    * load or write that did not succeed).

@@ -65,6 +65,16 @@ public final class Preprocessor {
    * worker takes it.
    */
   public Future<Generation> generate(GenerationRequest request) {
+    return generate(request, AdmissionGate.OPEN);
+  }
+
+  /**
+   * Starts a generation as {@link #generate(GenerationRequest)} does, passing {@code gate} once the
+   * prompt is tokenized and within the limits and before the router is asked: a gate that throws
+   * fails the generation, which then books nothing and reaches no worker. The booking is settled
+   * with the tokens used when the generation ends, or with none when the router fails it.
+   */
+  public Future<Generation> generate(GenerationRequest request, AdmissionGate gate) {
     OutputOptions output = request.output();
     if (output.parseToolCalls() && parsers.toolCalls() == null) {
       return Future.failedFuture(
@@ -74,12 +84,18 @@ public final class Preprocessor {
                   + modelName,
               "tool_choice"));
     }
-    return admit(request)
-        .compose(
-            admitted ->
-                router
-                    .generate(request.requestId(), preprocessed(request, admitted.prompt().ids()))
-                    .map(stream -> detokenizing(stream, request, admitted)));
+    return admit(request).compose(admitted -> route(request, admitted, gate));
+  }
+
+  private Future<Generation> route(
+      GenerationRequest request, Admitted admitted, AdmissionGate gate) {
+    AdmissionGate.Booking booking =
+        gate.admit(request, admitted.prompt().ids().length, admitted.completionTokens());
+    return router
+        .generate(request.requestId(), preprocessed(request, admitted.prompt().ids()))
+        .<Generation>map(
+            stream -> new SettlingGeneration(detokenizing(stream, request, admitted), booking))
+        .onFailure(e -> booking.settle(0));
   }
 
   /** A prompt made ready, and the most tokens its completion may have. */

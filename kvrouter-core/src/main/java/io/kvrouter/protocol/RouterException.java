@@ -13,6 +13,7 @@ public abstract sealed class RouterException extends RuntimeException
         WorkerUnavailableException,
         WorkerStreamException,
         RequestCancelledException,
+        RateLimitedException,
         RouterShuttingDownException {
 
   protected RouterException(String message, Throwable cause) {

@@ -384,6 +384,75 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void rateLimits_defaultFromFlags_overriddenPerKeyInTheFile_andBadValuesRefused()
+      throws IOException {
+    assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).apiKeys().limits())
+        .isEqualTo(RateLimits.NONE);
+    Path file =
+        Files.writeString(
+            dir.resolve("keys"),
+            "team-a sk-aaaaaaaa-0123456789 rpm=5 tpm=none\n"
+                + "team-b sk-bbbbbbbb-0123456789\n"
+                + "team-c sk-cccccccc-0123456789 concurrency=2\n");
+    RouterConfig config =
+        ConfigLoader.load(
+            Map.of(
+                "mock-workers", List.of("1"),
+                "api-keys-file", List.of(file.toString()),
+                "rate-limit-requests-per-minute", List.of("60"),
+                "rate-limit-tokens-per-minute", List.of("10000"),
+                "max-concurrent-requests-per-key", List.of("8")),
+            Map.of(),
+            null);
+    RateLimits defaults = config.apiKeys().limits();
+    assertThat(defaults).isEqualTo(new RateLimits(60, 10000, 8));
+    assertThat(config.apiKeys().fileKeys())
+        .extracting(k -> k.limits().over(defaults))
+        .containsExactly(
+            new RateLimits(5, 0, 8), new RateLimits(60, 10000, 8), new RateLimits(60, 10000, 2));
+
+    for (String flag :
+        List.of(
+            "rate-limit-requests-per-minute",
+            "rate-limit-tokens-per-minute",
+            "max-concurrent-requests-per-key")) {
+      for (String value : List.of("-1", "many", "1000000000001")) {
+        assertThatThrownBy(
+                () ->
+                    ConfigLoader.load(
+                        Map.of("mock-workers", List.of("1"), flag, List.of(value)), Map.of(), null))
+            .as(flag + " " + value)
+            .isInstanceOf(ConfigException.class)
+            .hasMessageContaining("--" + flag);
+      }
+    }
+    Map<String, String> badLines =
+        Map.of(
+            "team-a sk-aaaaaaaa-0123456789 rpm=0", "rpm= is a whole number from 1",
+            "team-a sk-aaaaaaaa-0123456789 tpm=lots", "tpm= is a whole number from 1",
+            "team-a sk-aaaaaaaa-0123456789 rpm=1 rpm=2", "rpm= is given twice",
+            "team-a sk-aaaaaaaa-0123456789 burst=3", "expected [NAME] KEY, then limits",
+            "sk-aaaaaaaa-0123456789 rpm=3", "a key's limits come after its name and the key");
+    for (Map.Entry<String, String> bad : badLines.entrySet()) {
+      Path badFile = Files.writeString(dir.resolve("bad-limits"), "# x\n" + bad.getKey() + "\n");
+      assertThatThrownBy(
+              () ->
+                  ConfigLoader.load(
+                      Map.of(
+                          "mock-workers",
+                          List.of("1"),
+                          "api-keys-file",
+                          List.of(badFile.toString())),
+                      Map.of(),
+                      null))
+          .as(bad.getKey())
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("line 2: " + bad.getValue())
+          .hasMessageNotContaining("sk-aaaaaaaa-0123456789");
+    }
+  }
+
+  @Test
   void tlsFiles_comeTogether_byDynamosNamesOrVariables_andMustBeReadable() throws IOException {
     Path cert = Files.writeString(dir.resolve("c.pem"), "");
     Path key = Files.writeString(dir.resolve("k.pem"), "");

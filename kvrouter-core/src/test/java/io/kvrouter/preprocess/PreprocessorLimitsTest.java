@@ -156,4 +156,67 @@ class PreprocessorLimitsTest {
     // the worker was told what the client asked, as vLLM would be: its own default applies
     assertThat(plane.requestOf.get("a").stopConditions().maxTokens()).isNull();
   }
+
+  @Test
+  void theGate_seesTheTokenizedRequestBeforeRouting_andItsBookingIsSettledWithWhatWasUsed()
+      throws Exception {
+    plane.set("w1", FakeRequestPlane.Behaviour.HOLD);
+    Preprocessor preprocessor = preprocessor(50, 0);
+    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<Long> settled = new java.util.concurrent.CopyOnWriteArrayList<>();
+    AdmissionGate gate =
+        (request, promptTokens, completionTokens) -> {
+          seen.add(request.requestId() + ":" + promptTokens + "+" + completionTokens);
+          if (request.requestId().equals("refused")) {
+            throw new InvalidRequestException("over the budget", null);
+          }
+          return settled::add;
+        };
+
+    // refused by the gate: the router never sees it, and there is nothing to settle
+    assertThat(refusal(preprocessor.generate(request("refused", 10, 5), gate)))
+        .hasMessage("over the budget");
+    assertThat(plane.sends).isEmpty();
+    // over the context length: refused before the gate is asked
+    refusal(preprocessor.generate(request("long", 45, 6), gate));
+    assertThat(seen).containsExactly("refused:10+5");
+
+    // without max_tokens the gate is told what the context leaves; the end settles prompt and
+    // the completion tokens delivered
+    Generation generation = Futures.result(preprocessor.generate(request("a", 40, null), gate));
+    assertThat(seen).endsWith("a:40+10");
+    assertThat(settled).isEmpty();
+    generation.subscribe(
+        new Generation.Listener() {
+          @Override
+          public void onDelta(Delta delta, int newTokens) {}
+
+          @Override
+          public void onFinish(FinishReason reason, int completionTokens) {}
+
+          @Override
+          public void onError(Throwable error) {}
+        });
+    FakeRequestPlane.Held held = plane.held.get("a");
+    held.send('a', 'b');
+    held.answer('c');
+    assertThat(settled).containsExactly(43L);
+
+    // cancelled after one token: settled with that token
+    Generation cancelled = Futures.result(preprocessor.generate(request("b", 20, 8), gate));
+    cancelled.subscribe(
+        new Generation.Listener() {
+          @Override
+          public void onDelta(Delta delta, int newTokens) {}
+
+          @Override
+          public void onFinish(FinishReason reason, int completionTokens) {}
+
+          @Override
+          public void onError(Throwable error) {}
+        });
+    plane.held.get("b").send('a');
+    cancelled.cancel();
+    assertThat(settled).containsExactly(43L, 21L);
+  }
 }
