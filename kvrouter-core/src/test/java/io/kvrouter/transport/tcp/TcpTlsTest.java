@@ -71,7 +71,7 @@ class TcpTlsTest {
 
   /** Both roles, mutual: server certificate, client CA, CA of servers, client certificate. */
   private static TcpTls mutual(TestCertificates clientIdentity) {
-    return new TcpTls(
+    return tls(
         ca.serverCert(),
         ca.serverKey(),
         ca.ca(),
@@ -79,8 +79,7 @@ class TcpTlsTest {
         false,
         null,
         clientIdentity.clientCert(),
-        clientIdentity.clientKey(),
-        TcpTls.DEFAULT_HANDSHAKE_TIMEOUT);
+        clientIdentity.clientKey());
   }
 
   @Test
@@ -98,16 +97,7 @@ class TcpTlsTest {
   void aRouterWithoutTheRightClientCertificate_isRefusedByTheWorker() throws Exception {
     WorkerEndpoint worker = worker(mutual(ca));
     TcpTls noIdentity =
-        new TcpTls(
-            ca.serverCert(),
-            ca.serverKey(),
-            ca.ca(),
-            ca.ca(),
-            false,
-            null,
-            null,
-            null,
-            TcpTls.DEFAULT_HANDSHAKE_TIMEOUT);
+        tls(ca.serverCert(), ca.serverKey(), ca.ca(), ca.ca(), false, null, null, null);
 
     for (TcpTls tls : List.of(mutual(rogue), noIdentity)) {
       Throwable refused = Await.failure(plane(config(tls)).send(worker, "r1", request(1)));
@@ -121,7 +111,7 @@ class TcpTlsTest {
   void aWorkerCallingHomeWithAForeignCertificate_isRefusedByTheRouter() throws Exception {
     // the worker trusts the router and is trusted for requests; only its client identity is wrong
     TcpTls workerSide =
-        new TcpTls(
+        tls(
             ca.serverCert(),
             ca.serverKey(),
             null,
@@ -129,10 +119,9 @@ class TcpTlsTest {
             false,
             null,
             rogue.clientCert(),
-            rogue.clientKey(),
-            TcpTls.DEFAULT_HANDSHAKE_TIMEOUT);
+            rogue.clientKey());
     TcpTls routerSide =
-        new TcpTls(
+        tls(
             ca.serverCert(),
             ca.serverKey(),
             ca.ca(),
@@ -140,8 +129,7 @@ class TcpTlsTest {
             false,
             null,
             ca.clientCert(),
-            ca.clientKey(),
-            TcpTls.DEFAULT_HANDSHAKE_TIMEOUT);
+            ca.clientKey());
     WorkerEndpoint worker = worker(workerSide);
     RequestPlane router = plane(config(routerSide).withCallHomeTimeout(Duration.ofSeconds(2)));
 
@@ -184,34 +172,14 @@ class TcpTlsTest {
 
   @Test
   void theServerNameOverride_isWhatTheCertificateIsCheckedAgainst() throws Exception {
-    TcpTls workerSide =
-        new TcpTls(
-            named.cert(),
-            named.key(),
-            null,
-            ca.ca(),
-            false,
-            null,
-            null,
-            null,
-            TcpTls.DEFAULT_HANDSHAKE_TIMEOUT);
-    TcpTls dialByIp =
-        new TcpTls(
-            ca.serverCert(),
-            ca.serverKey(),
-            null,
-            ca.ca(),
-            false,
-            null,
-            null,
-            null,
-            TcpTls.DEFAULT_HANDSHAKE_TIMEOUT);
+    TcpTls workerSide = tls(named.cert(), named.key(), null, ca.ca(), false, null, null, null);
+    TcpTls dialByIp = tls(ca.serverCert(), ca.serverKey(), null, ca.ca(), false, null, null, null);
     WorkerEndpoint worker = worker(workerSide);
 
     assertThat(Await.failure(plane(config(dialByIp)).send(worker, "r1", request(1))))
         .isInstanceOf(WorkerUnavailableException.class);
     TcpTls byName =
-        new TcpTls(
+        tls(
             dialByIp.certPath(),
             dialByIp.keyPath(),
             null,
@@ -219,36 +187,15 @@ class TcpTlsTest {
             false,
             "worker.internal",
             null,
-            null,
-            TcpTls.DEFAULT_HANDSHAKE_TIMEOUT);
+            null);
     assertThat(generate(plane(config(byName)), worker, 3)).hasSize(3);
   }
 
   @Test
   void insecure_checksNothingButStillSpeaksTls() throws Exception {
-    TcpTls oneWay =
-        new TcpTls(
-            ca.serverCert(),
-            ca.serverKey(),
-            null,
-            ca.ca(),
-            false,
-            null,
-            null,
-            null,
-            TcpTls.DEFAULT_HANDSHAKE_TIMEOUT);
+    TcpTls oneWay = tls(ca.serverCert(), ca.serverKey(), null, ca.ca(), false, null, null, null);
     WorkerEndpoint worker = worker(oneWay);
-    TcpTls insecure =
-        new TcpTls(
-            ca.serverCert(),
-            ca.serverKey(),
-            null,
-            null,
-            true,
-            null,
-            null,
-            null,
-            TcpTls.DEFAULT_HANDSHAKE_TIMEOUT);
+    TcpTls insecure = tls(ca.serverCert(), ca.serverKey(), null, null, true, null, null, null);
 
     assertThat(generate(plane(config(insecure)), worker, 4)).hasSize(3);
   }
@@ -292,6 +239,28 @@ class TcpTlsTest {
     RequestPlane plane = TcpTransport.client(vertx, config);
     planes.add(plane);
     return plane;
+  }
+
+  /** TLS settings with the default handshake timeout, in {@link TcpTls}'s order. */
+  private static TcpTls tls(
+      Path cert,
+      Path key,
+      Path clientCa,
+      Path ca,
+      boolean insecure,
+      String serverName,
+      Path clientCert,
+      Path clientKey) {
+    return new TcpTls(
+        cert,
+        key,
+        clientCa,
+        ca,
+        insecure,
+        serverName,
+        clientCert,
+        clientKey,
+        TcpTls.DEFAULT_HANDSHAKE_TIMEOUT);
   }
 
   private static TcpConfig config(TcpTls tls) {
