@@ -172,7 +172,8 @@ final class CardFiles {
 
   /**
    * Object {@code OBJECT} of bucket {@code BUCKET} in the object store of the server named, reached
-   * with the credentials and TLS of {@code configured} (over TLS when it is a {@code tls://} URL).
+   * with the credentials and TLS of {@code configured} when it is that server (over TLS when its
+   * URLs are {@code tls://}), anonymously in plain text otherwise.
    */
   private static void fromObjectStore(NatsServer configured, URI uri, Path target)
       throws IOException {
@@ -181,7 +182,12 @@ final class CardFiles {
       throw new IOException(uri + " is not nats://HOST:PORT/BUCKET/OBJECT");
     }
     String hostAndPort = uri.getHost() + ":" + (uri.getPort() < 0 ? 4222 : uri.getPort());
-    NatsServer server = configured.withUrl((configured.tls() ? "tls://" : "nats://") + hostAndPort);
+    // the configured credentials and TLS go only to the configured server: a card naming another
+    // host (whoever wrote it) gets an anonymous plain connection, as before NATS had credentials
+    NatsServer server =
+        configured.urls().stream().map(CardFiles::hostAndPort).anyMatch(hostAndPort::equals)
+            ? configured.withUrl((configured.tls() ? "tls://" : "nats://") + hostAndPort)
+            : NatsServer.plain("nats://" + hostAndPort);
     Options options =
         NatsOptions.builder(server)
             .connectionTimeout(Duration.ofSeconds(10))
@@ -200,6 +206,18 @@ final class CardFiles {
       throw new IOException(uri + ": " + e.getMessage(), e);
     } catch (Exception e) {
       throw new IOException(uri + ": " + e, e);
+    }
+  }
+
+  /** {@code HOST:PORT} of a NATS URL, 4222 when it names no port; empty when it is no URL. */
+  private static String hostAndPort(String url) {
+    try {
+      URI uri = URI.create(url);
+      return uri.getHost() == null
+          ? ""
+          : uri.getHost() + ":" + (uri.getPort() < 0 ? 4222 : uri.getPort());
+    } catch (IllegalArgumentException e) {
+      return "";
     }
   }
 

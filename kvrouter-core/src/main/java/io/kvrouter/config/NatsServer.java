@@ -1,7 +1,10 @@
 package io.kvrouter.config;
 
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * A NATS server and how to reach it ({@code NATS_SERVER}, {@code NATS_AUTH_*}, {@code NATS_TLS_*}).
@@ -9,10 +12,11 @@ import java.util.Objects;
  * <p>TLS follows Dynamo's rule: a {@code tls://} URL speaks TLS, checked against the JVM's trusted
  * CAs unless {@code caCertPath} names the CA; {@code insecure} checks nothing; a client certificate
  * ({@code clientCertPath}, {@code clientKeyPath}) answers a server that asks for one. Any of these
- * needs a {@code tls://} URL (checked by the config loader), so a plain {@code nats://} URL always
- * means plain text.
+ * needs {@code tls://} URLs ({@link #checkTls}, when a connection is made), so a plain {@code
+ * nats://} URL always means plain text.
  *
- * @param url one server's URL, {@code nats://HOST:PORT} or {@code tls://HOST:PORT}
+ * @param url the server's URL, {@code nats://HOST:PORT} or {@code tls://HOST:PORT}, or several
+ *     separated by commas (one cluster), all of one scheme
  */
 public record NatsServer(
     String url,
@@ -40,21 +44,60 @@ public record NatsServer(
     return new NatsServer(otherUrl, auth, caCertPath, insecure, clientCertPath, clientKeyPath);
   }
 
+  /** The same server, its certificate unchecked ({@code --nats-tls-insecure}). */
+  public NatsServer withInsecure() {
+    return new NatsServer(url, auth, caCertPath, true, clientCertPath, clientKeyPath);
+  }
+
   /** The same server reached with other credentials. */
   public NatsServer withAuth(NatsAuth otherAuth) {
     return new NatsServer(url, otherAuth, caCertPath, insecure, clientCertPath, clientKeyPath);
   }
 
-  /** Whether the connection speaks TLS. */
+  /** The URLs of the list, trimmed. */
+  public List<String> urls() {
+    return Arrays.stream(url.split(",")).map(String::trim).filter(u -> !u.isEmpty()).toList();
+  }
+
+  /** Whether the connections speak TLS: every URL is {@code tls://}. */
   public boolean tls() {
+    List<String> urls = urls();
+    return !urls.isEmpty() && urls.stream().allMatch(NatsServer::isTls);
+  }
+
+  private static boolean isTls(String url) {
     return url.regionMatches(true, 0, "tls://", 0, 6);
   }
 
-  /** The URL without any user or password written in it, for logs and errors. */
+  /**
+   * Refuses TLS settings with plain URLs, and a list that mixes {@code tls://} with other schemes.
+   *
+   * @throws IllegalArgumentException naming the settings
+   */
+  public void checkTls() {
+    List<String> urls = urls();
+    if (!tls() && urls.stream().anyMatch(NatsServer::isTls)) {
+      throw new IllegalArgumentException(
+          "the NATS URLs " + this + " mix tls:// with plain ones; give one scheme");
+    }
+    if (!tls() && (caCertPath != null || insecure || clientCertPath != null)) {
+      throw new IllegalArgumentException(
+          "--nats-tls-ca-cert-path, --nats-tls-insecure and --nats-tls-client-cert-path (NATS_TLS_*)"
+              + " need tls:// NATS URLs, as Dynamo requires; --nats-server is "
+              + this);
+    }
+  }
+
+  /** The URLs without any user or password written in them, for logs and errors. */
   @Override
   public String toString() {
-    int scheme = url.indexOf("://");
-    int at = url.lastIndexOf('@');
-    return scheme < 0 || at < scheme ? url : url.substring(0, scheme + 3) + url.substring(at + 1);
+    return redact(url);
   }
+
+  /** {@code text} with every {@code //USER:PASSWORD@} of a URL in it cut to {@code //}. */
+  public static String redact(String text) {
+    return text == null ? null : CREDENTIALS.matcher(text).replaceAll("//");
+  }
+
+  private static final Pattern CREDENTIALS = Pattern.compile("//[^/@,\\s\\]\\[]*@");
 }

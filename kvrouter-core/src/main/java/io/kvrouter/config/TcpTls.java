@@ -23,7 +23,7 @@ import java.util.Objects;
  * </ul>
  *
  * A server certificate alone leaves the client role in plain text, as in Dynamo: set both sides on
- * every process (the router logs a warning otherwise).
+ * every process (each logs a warning otherwise).
  *
  * @param handshakeTimeout how long a TLS handshake may take ({@code
  *     DYN_TCP_TLS_HANDSHAKE_TIMEOUT_SECS}, 3 s)

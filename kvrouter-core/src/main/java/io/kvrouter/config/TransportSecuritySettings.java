@@ -3,7 +3,6 @@ package io.kvrouter.config;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -83,8 +82,9 @@ public final class TransportSecuritySettings {
           "tcp-tls-client-cert-path",
           "DYN_TCP_TLS_CLIENT_CERT_PATH",
           "TCP request plane, client side: the certificate presented to servers that require"
-              + " one (mutual TLS), with --tcp-tls-client-key-path. Needs --tcp-tls-ca-cert-path"
-              + " or --tcp-tls-insecure.");
+              + " one (mutual TLS), with --tcp-tls-client-key-path. It turns client TLS on by"
+              + " itself, as in Dynamo: servers are then checked against --tcp-tls-ca-cert-path,"
+              + " or the JVM's trusted CAs without it.");
 
   public static final Setting<Path> TCP_TLS_CLIENT_KEY_PATH =
       pem(
@@ -265,25 +265,11 @@ public final class TransportSecuritySettings {
               + TCP_TLS_CERT_PATH.flag()
               + ": only a TLS listener can ask for client certificates");
     }
+    // as in Dynamo: a CA, insecure or a client certificate turns client TLS on (a client
+    // certificate alone trusts the JVM's CAs); a server name without client TLS is unused
     Path ca = readable(values, TCP_TLS_CA_CERT_PATH);
     boolean insecure = values.value(TCP_TLS_INSECURE);
-    if (clientCert != null && ca == null && !insecure) {
-      throw new ConfigException(
-          TCP_TLS_CLIENT_CERT_PATH.flag()
-              + " needs "
-              + TCP_TLS_CA_CERT_PATH.flag()
-              + " (or "
-              + TCP_TLS_INSECURE.flag()
-              + "): a client certificate is sent over TLS, which checks the server first");
-    }
     String serverName = values.value(TCP_TLS_SERVER_NAME);
-    if (serverName != null && ca == null && !insecure && clientCert == null) {
-      throw new ConfigException(
-          TCP_TLS_SERVER_NAME.flag()
-              + " is for TLS connections: give "
-              + TCP_TLS_CA_CERT_PATH.flag()
-              + " too");
-    }
     return new TcpTls(
         cert,
         key,
@@ -304,32 +290,22 @@ public final class TransportSecuritySettings {
     return new EngineTls(readable(values, HTTP_WORKER_CA_CERT_PATH), clientCert, clientKey);
   }
 
-  /** The NATS server at {@code url} with its credentials and TLS settings, checked. */
+  /**
+   * The NATS server at {@code url} with its credentials and TLS settings. Only the pairs are
+   * checked here; the files and the {@code tls://} rule are checked when a connection is made
+   * ({@code events.nats.NatsOptions}), so a process that uses no NATS is not stopped by them.
+   */
   static NatsServer nats(SettingValues values, String url) {
-    Path ca = readable(values, NATS_TLS_CA_CERT_PATH);
-    boolean insecure = values.value(NATS_TLS_INSECURE);
-    Path clientCert = readable(values, NATS_TLS_CLIENT_CERT_PATH);
-    Path clientKey = readable(values, NATS_TLS_CLIENT_KEY_PATH);
+    Path clientCert = values.value(NATS_TLS_CLIENT_CERT_PATH);
+    Path clientKey = values.value(NATS_TLS_CLIENT_KEY_PATH);
     pair(NATS_TLS_CLIENT_CERT_PATH, clientCert, NATS_TLS_CLIENT_KEY_PATH, clientKey);
-    NatsServer server = new NatsServer(url, auth(values), ca, insecure, clientCert, clientKey);
-    if (!server.tls() && (ca != null || insecure || clientCert != null)) {
-      List<String> given = new ArrayList<>();
-      if (ca != null) {
-        given.add(NATS_TLS_CA_CERT_PATH.flag());
-      }
-      if (insecure) {
-        given.add(NATS_TLS_INSECURE.flag());
-      }
-      if (clientCert != null) {
-        given.add(NATS_TLS_CLIENT_CERT_PATH.flag());
-      }
-      throw new ConfigException(
-          String.join(", ", given)
-              + " need a tls:// NATS server URL (--nats-server "
-              + server
-              + " is plain text), as Dynamo requires");
-    }
-    return server;
+    return new NatsServer(
+        url,
+        auth(values),
+        values.value(NATS_TLS_CA_CERT_PATH),
+        values.value(NATS_TLS_INSECURE),
+        clientCert,
+        clientKey);
   }
 
   private static NatsAuth auth(SettingValues values) {
@@ -353,7 +329,7 @@ public final class TransportSecuritySettings {
     if (seed != null) {
       return NatsAuth.nkey(seed);
     }
-    Path credentials = readable(values, NATS_AUTH_CREDENTIALS_FILE);
+    Path credentials = values.value(NATS_AUTH_CREDENTIALS_FILE);
     return credentials == null ? NatsAuth.NONE : NatsAuth.credentialsFile(credentials);
   }
 

@@ -2,6 +2,7 @@ package io.kvrouter.config;
 
 import static io.kvrouter.config.WorkerSettings.*;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.List;
@@ -108,9 +109,10 @@ public final class WorkerConfigLoader {
     if (reqs > 0 && ca == null) {
       fail(SSL_CERT_REQS.flag() + " " + reqs + " needs " + SSL_CA_CERTS.flag());
     }
-    for (Path file : java.util.Arrays.asList(cert, key, ca)) {
-      if (file != null && !java.nio.file.Files.isReadable(file)) {
-        fail(file + " cannot be read");
+    for (Setting<Path> setting : List.of(SSL_CERTFILE, SSL_KEYFILE, SSL_CA_CERTS)) {
+      Path file = values.value(setting);
+      if (file != null && !Files.isReadable(file)) {
+        fail(setting.flag() + " " + file + " cannot be read");
       }
     }
     return Optional.of(new EngineServerTls(cert, key, ca, reqs));

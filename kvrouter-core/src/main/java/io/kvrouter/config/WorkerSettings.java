@@ -1,5 +1,6 @@
 package io.kvrouter.config;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -169,8 +170,7 @@ public final class WorkerSettings {
 
   public static final Setting<String> KAFKA_TOPIC_PREFIX = Settings.KAFKA_TOPIC_PREFIX;
 
-  public static final Setting<java.nio.file.Path> KAFKA_CLIENT_CONFIG =
-      Settings.KAFKA_CLIENT_CONFIG;
+  public static final Setting<Path> KAFKA_CLIENT_CONFIG = Settings.KAFKA_CLIENT_CONFIG;
 
   public static final Setting<String> NAMESPACE =
       Settings.NAMESPACE.describedAs("Dynamo namespace of this worker's NATS subjects.");
@@ -234,7 +234,7 @@ public final class WorkerSettings {
 
   public static final Setting<Integer> TCP_MAX_MESSAGE_SIZE = Settings.TCP_MAX_MESSAGE_SIZE;
 
-  public static final Setting<java.nio.file.Path> SSL_CERTFILE =
+  public static final Setting<Path> SSL_CERTFILE =
       new Setting<>(
           "ssl-certfile",
           null,
@@ -246,7 +246,7 @@ public final class WorkerSettings {
           false,
           Parsers::path);
 
-  public static final Setting<java.nio.file.Path> SSL_KEYFILE =
+  public static final Setting<Path> SSL_KEYFILE =
       new Setting<>(
           "ssl-keyfile",
           null,
@@ -257,7 +257,7 @@ public final class WorkerSettings {
           false,
           Parsers::path);
 
-  public static final Setting<java.nio.file.Path> SSL_CA_CERTS =
+  public static final Setting<Path> SSL_CA_CERTS =
       new Setting<>(
           "ssl-ca-certs",
           null,

@@ -523,10 +523,15 @@ class ConfigLoaderTest {
     refused(
         Map.of("DYN_TCP_TLS_CLIENT_CA_CERT_PATH", pem),
         "--tcp-tls-client-ca-cert-path needs --tcp-tls-cert-path");
-    refused(
-        Map.of("DYN_TCP_TLS_CLIENT_CERT_PATH", pem, "DYN_TCP_TLS_CLIENT_KEY_PATH", pem),
-        "--tcp-tls-client-cert-path needs --tcp-tls-ca-cert-path");
-    refused(Map.of("DYN_TCP_TLS_SERVER_NAME", "w"), "--tcp-tls-server-name is for TLS connections");
+    // as in Dynamo, a client certificate alone turns client TLS on (the JVM's CAs), and a server
+    // name alone is unused (the plane warns)
+    TcpTls certificateOnly =
+        withEnv(Map.of("DYN_TCP_TLS_CLIENT_CERT_PATH", pem, "DYN_TCP_TLS_CLIENT_KEY_PATH", pem))
+            .tcp()
+            .tls();
+    assertThat(certificateOnly.client()).isTrue();
+    assertThat(certificateOnly.caCertPath()).isNull();
+    assertThat(withEnv(Map.of("DYN_TCP_TLS_SERVER_NAME", "w")).tcp().tls().client()).isFalse();
     refused(
         Map.of("DYN_TCP_TLS_CA_CERT_PATH", dir.resolve("missing.pem").toString()),
         "--tcp-tls-ca-cert-path",
@@ -577,10 +582,19 @@ class ConfigLoaderTest {
     assertThat(tls.tls()).isTrue();
     assertThat(tls.clientCertPath()).isEqualTo(Path.of(pem));
 
-    refused(
-        Map.of("NATS_TLS_CA_CERT_PATH", pem),
-        "--nats-tls-ca-cert-path need a tls:// NATS server URL");
-    refused(Map.of("NATS_TLS_INSECURE", "true"), "--nats-tls-insecure need a tls://");
+    // TLS settings with a plain URL stop only a connection (a router without NATS starts) ...
+    NatsServer plainWithTls =
+        withEnv(Map.of("NATS_TLS_CA_CERT_PATH", pem)).eventPlane().natsServer();
+    assertThatThrownBy(plainWithTls::checkTls)
+        .hasMessageContaining("need tls:// NATS URLs, as Dynamo requires");
+    assertThatThrownBy(
+            withEnv(Map.of("NATS_TLS_INSECURE", "true")).eventPlane().natsServer()::checkTls)
+        .hasMessageContaining("need tls:// NATS URLs");
+    // ... as does a list that mixes schemes
+    assertThatThrownBy(NatsServer.plain("tls://a:4222,nats://b:4222")::checkTls)
+        .hasMessageContaining("mix tls:// with plain ones");
+    assertThat(NatsServer.plain("tls://a:4222, tls://b:4222").tls()).isTrue();
+    assertThat(NatsServer.plain("opentls://a:4222").tls()).isFalse();
     refused(
         Map.of("NATS_AUTH_USERNAME", "u"),
         "--nats-auth-username and --nats-auth-password must be given together");
@@ -592,7 +606,10 @@ class ConfigLoaderTest {
     assertThatThrownBy(() -> withEnv(Map.of("NATS_AUTH_NKEY", "SUnot-a-seed-hunter2")))
         .hasMessageNotContaining("hunter2");
     // credentials written in the URL stay out of what is shown
-    assertThat(NatsServer.plain("nats://me:pw@nats:4222").toString()).isEqualTo("nats://nats:4222");
+    assertThat(NatsServer.plain("nats://me:pw@nats:4222,nats://me:pw@other:4222").toString())
+        .isEqualTo("nats://nats:4222,nats://other:4222");
+    assertThat(NatsServer.redact("Unable to connect to NATS servers: [nats://u:p@h:4222]"))
+        .doesNotContain("u:p");
   }
 
   @Test

@@ -38,7 +38,7 @@ final class Connector implements AutoCloseable {
     void disconnected();
   }
 
-  private final NatsServer url;
+  private final NatsServer server;
   private final Options options;
   private final Events events;
   private final Thread thread;
@@ -48,18 +48,18 @@ final class Connector implements AutoCloseable {
   private volatile boolean connected;
   private volatile Connection connection;
 
-  Connector(NatsServer url, String name, long reconnectBufferBytes, Events events) {
-    this.url = Objects.requireNonNull(url, "url");
+  Connector(NatsServer server, String name, long reconnectBufferBytes, Events events) {
+    this.server = Objects.requireNonNull(server, "server");
     this.events = Objects.requireNonNull(events, "events");
     this.options =
-        NatsOptions.builder(url)
+        NatsOptions.builder(server)
             .connectionName(name)
             .maxReconnects(-1)
             .reconnectWait(RECONNECT_WAIT)
             .connectionTimeout(CONNECT_TIMEOUT)
             .reconnectBufferSize(reconnectBufferBytes)
             .connectionListener(this::onEvent)
-            .errorListener(new QuietErrors(url.toString()))
+            .errorListener(new QuietErrors(server.toString()))
             // requests (the NATS request plane's) fail as what happened: a timeout, or no
             // subscriber on the subject at all, instead of both cancelling the future
             .useTimeoutException()
@@ -108,8 +108,8 @@ final class Connector implements AutoCloseable {
         if (!warned) {
           log.warn(
               "cannot reach NATS at {} ({}); retrying every {} ms",
-              url,
-              e.getMessage(),
+              server,
+              NatsServer.redact(e.getMessage()), // jnats names the URLs as given
               RECONNECT_WAIT.toMillis());
           warned = true;
         }
@@ -117,7 +117,7 @@ final class Connector implements AutoCloseable {
       } catch (InterruptedException e) {
         return;
       } catch (RuntimeException e) {
-        log.error("NATS connection to {} failed", url, e);
+        log.error("NATS connection to {} failed: {}", server, NatsServer.redact(e.toString()));
         sleep(RECONNECT_WAIT);
       }
     }
@@ -129,14 +129,14 @@ final class Connector implements AutoCloseable {
         if (connected) {
           connected = false;
           disconnects.incrementAndGet();
-          log.info("lost NATS at {}; reconnecting", url);
+          log.info("lost NATS at {}; reconnecting", server);
           events.disconnected();
         }
       }
       case RECONNECTED -> {
         connected = true;
         reconnects.incrementAndGet();
-        log.info("reconnected to NATS at {}", url);
+        log.info("reconnected to NATS at {}", server);
         events.connected(c, true);
       }
       default -> {
@@ -173,15 +173,15 @@ final class Connector implements AutoCloseable {
   }
 
   /** jnats's default error listener logs every failed reconnect attempt; one line is enough. */
-  private record QuietErrors(String url) implements ErrorListener {
+  private record QuietErrors(String server) implements ErrorListener {
     @Override
     public void errorOccurred(Connection conn, String error) {
-      log.warn("NATS {}: {}", url, error);
+      log.warn("NATS {}: {}", server, error);
     }
 
     @Override
     public void exceptionOccurred(Connection conn, Exception exp) {
-      log.debug("NATS {}: {}", url, exp.toString());
+      log.debug("NATS {}: {}", server, NatsServer.redact(exp.toString()));
     }
   }
 }

@@ -23,12 +23,12 @@ public final class NatsConnection implements AutoCloseable {
     this.first = first;
   }
 
-  /** Starts connecting to {@code url}; {@code name} names the connection on the server. */
-  public static NatsConnection start(NatsServer url, String name) {
+  /** Starts connecting to {@code server}; {@code name} names the connection on the server. */
+  public static NatsConnection start(NatsServer server, String name) {
     CompletableFuture<Connection> first = new CompletableFuture<>();
     Connector connector =
         new Connector(
-            url,
+            server,
             name,
             0,
             new Connector.Events() {

@@ -67,10 +67,10 @@ public final class NatsEventPublisher implements AutoCloseable {
   private final AtomicLong dropped = new AtomicLong();
   private volatile boolean closed;
 
-  private NatsEventPublisher(NatsServer url, String name, long reconnectBufferBytes) {
+  private NatsEventPublisher(NatsServer server, String name, long reconnectBufferBytes) {
     this.connector =
         new Connector(
-            url,
+            server,
             name,
             reconnectBufferBytes,
             new Connector.Events() {
@@ -84,9 +84,9 @@ public final class NatsEventPublisher implements AutoCloseable {
             });
   }
 
-  /** Starts connecting to {@code url} (retried until it succeeds) and returns at once. */
-  public static NatsEventPublisher start(NatsServer url) {
-    return start(url, "kv-events-publisher", DEFAULT_RECONNECT_BUFFER_BYTES);
+  /** Starts connecting to {@code server} (retried until it succeeds) and returns at once. */
+  public static NatsEventPublisher start(NatsServer server) {
+    return start(server, "kv-events-publisher", DEFAULT_RECONNECT_BUFFER_BYTES);
   }
 
   /**
@@ -94,12 +94,13 @@ public final class NatsEventPublisher implements AutoCloseable {
    * @param reconnectBufferBytes what may be held while disconnected; 0 drops every publish made
    *     while disconnected
    */
-  public static NatsEventPublisher start(NatsServer url, String name, long reconnectBufferBytes) {
-    Objects.requireNonNull(url, "url");
+  public static NatsEventPublisher start(
+      NatsServer server, String name, long reconnectBufferBytes) {
+    Objects.requireNonNull(server, "server");
     if (reconnectBufferBytes < 0) {
       throw new IllegalArgumentException("reconnectBufferBytes must be >= 0");
     }
-    NatsEventPublisher publisher = new NatsEventPublisher(url, name, reconnectBufferBytes);
+    NatsEventPublisher publisher = new NatsEventPublisher(server, name, reconnectBufferBytes);
     publisher.connector.start();
     return publisher;
   }

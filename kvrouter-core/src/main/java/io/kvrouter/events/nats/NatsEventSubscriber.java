@@ -84,18 +84,22 @@ public final class NatsEventSubscriber implements AutoCloseable {
   }
 
   /**
-   * @param url e.g. {@code nats://localhost:4222} (Dynamo's {@code NATS_SERVER})
+   * @param server e.g. {@code nats://localhost:4222} (Dynamo's {@code NATS_SERVER})
    * @param subject e.g. {@link NatsSubjects#kvEvents}
    * @param durable the JetStream durable consumer name (one per router), or null for core NATS
    * @param streamMaxAge retention of a stream this subscriber creates (durable mode)
    * @param maxMessageBytes the largest payload handed to the listener; larger ones are dropped
    */
   public record Options(
-      NatsServer url, String subject, String durable, Duration streamMaxAge, long maxMessageBytes) {
+      NatsServer server,
+      String subject,
+      String durable,
+      Duration streamMaxAge,
+      long maxMessageBytes) {
     public static final Duration DEFAULT_STREAM_MAX_AGE = Duration.ofHours(1);
 
     public Options {
-      Objects.requireNonNull(url, "url");
+      Objects.requireNonNull(server, "server");
       Objects.requireNonNull(subject, "subject");
       Objects.requireNonNull(streamMaxAge, "streamMaxAge");
       if (subject.isBlank()) {
@@ -120,15 +124,19 @@ public final class NatsEventSubscriber implements AutoCloseable {
     }
 
     /** A core NATS subscription. */
-    public static Options core(NatsServer url, String subject) {
+    public static Options core(NatsServer server, String subject) {
       return new Options(
-          url, subject, null, DEFAULT_STREAM_MAX_AGE, EventPlaneConfig.DEFAULT_MAX_MESSAGE_BYTES);
+          server,
+          subject,
+          null,
+          DEFAULT_STREAM_MAX_AGE,
+          EventPlaneConfig.DEFAULT_MAX_MESSAGE_BYTES);
     }
 
     /** A JetStream durable consumer named {@code durable}. */
-    public static Options durable(NatsServer url, String subject, String durable) {
+    public static Options durable(NatsServer server, String subject, String durable) {
       return new Options(
-          url,
+          server,
           subject,
           Objects.requireNonNull(durable, "durable"),
           DEFAULT_STREAM_MAX_AGE,
@@ -137,7 +145,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
 
     /** These options, with payloads above {@code bytes} dropped. */
     public Options withMaxMessageBytes(long bytes) {
-      return new Options(url, subject, durable, streamMaxAge, bytes);
+      return new Options(server, subject, durable, streamMaxAge, bytes);
     }
 
     public boolean isDurable() {
@@ -207,7 +215,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
             log, "oversized messages on " + options.subject(), FaultLog.DEFAULT_INTERVAL, ticker);
     this.connector =
         new Connector(
-            options.url(),
+            options.server(),
             "kv-events-" + (options.isDurable() ? options.durable() : "subscriber"),
             0,
             new Connector.Events() {
@@ -293,7 +301,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
           log.error(
               "cannot subscribe to {} on {} (retried on the next reconnect)",
               options.subject(),
-              options.url(),
+              options.server(),
               e);
         }
       }
@@ -312,7 +320,7 @@ public final class NatsEventSubscriber implements AutoCloseable {
     try {
       connection.flush(SUBSCRIBE_ROUND_TRIP);
     } catch (TimeoutException e) {
-      log.debug("no round trip to {} after subscribing", options.url(), e);
+      log.debug("no round trip to {} after subscribing", options.server(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -68,6 +68,7 @@ public final class HttpRequestPlane implements RequestPlane {
    */
   public static HttpRequestPlane create(
       Vertx vertx, TcpConfig config, int maxStreams, EngineTls tls) {
+    EngineTlsOptions.load(vertx, tls);
     HttpClient client =
         vertx
             .httpClientBuilder()

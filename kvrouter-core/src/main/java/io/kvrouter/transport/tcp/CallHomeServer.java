@@ -39,7 +39,8 @@ public final class CallHomeServer {
       Map<String, InferenceEngine> engines,
       Map<String, JsonEndpoint> endpoints,
       TcpConfig config) {
-    PlaneClient client = TcpWorkerServer.callHomeClient(vertx, config);
+    TcpTlsOptions.load(vertx, config);
+    PlaneClient client = PlaneClient.create(vertx, config);
     MuxClientPool muxPool =
         new MuxClientPool(
             vertx, client, config.maxMessageSize(), MuxClientPool.POOL_SIZE, Ticker.SYSTEM);

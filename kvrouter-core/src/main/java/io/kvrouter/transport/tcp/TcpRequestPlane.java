@@ -46,8 +46,9 @@ final class TcpRequestPlane implements RequestPlane {
     this.vertx = vertx;
     this.config = config;
     this.context = vertx.getOrCreateContext();
-    this.client = PlaneClient.create(vertx, config);
     TcpTlsOptions.warnIfOneSided(config.tls());
+    TcpTlsOptions.load(vertx, config);
+    this.client = PlaneClient.create(vertx, config);
     this.callHome = new CallHomeListener(vertx, config, Runtime.getRuntime().availableProcessors());
   }
 

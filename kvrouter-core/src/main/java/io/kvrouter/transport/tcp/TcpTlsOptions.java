@@ -2,12 +2,14 @@ package io.kvrouter.transport.tcp;
 
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.config.TcpTls;
+import io.vertx.core.Vertx;
 import io.vertx.core.http.ClientAuth;
 import io.vertx.core.net.ConnectOptions;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
+import io.vertx.core.net.SocketAddress;
 import io.vertx.core.net.TCPSSLOptions;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +35,11 @@ final class TcpTlsOptions {
       log.warn(
           "the TCP request plane's listener speaks TLS (--tcp-tls-cert-path) but its connections"
               + " go out in plain text: give --tcp-tls-ca-cert-path (or --tcp-tls-insecure) too");
+    }
+    if (tls.serverName() != null && !tls.client()) {
+      log.warn(
+          "--tcp-tls-server-name is unused: connections go out in plain text without"
+              + " --tcp-tls-ca-cert-path (or --tcp-tls-insecure)");
     }
   }
 
@@ -68,9 +75,10 @@ final class TcpTlsOptions {
       if (tls.insecure()) {
         options.setTrustAll(true).setHostnameVerificationAlgorithm("");
       } else {
-        options
-            .setHostnameVerificationAlgorithm("HTTPS")
-            .setTrustOptions(new PemTrustOptions().addCertPath(tls.caCertPath().toString()));
+        options.setHostnameVerificationAlgorithm("HTTPS");
+        if (tls.caCertPath() != null) { // else the JVM's trusted CAs
+          options.setTrustOptions(new PemTrustOptions().addCertPath(tls.caCertPath().toString()));
+        }
       }
       if (tls.clientCertPath() != null) {
         options.setKeyCertOptions(keyCert(tls.clientCertPath(), tls.clientKeyPath()));
@@ -80,18 +88,52 @@ final class TcpTlsOptions {
   }
 
   /**
-   * Where to connect: {@code host:port}, with {@code --tcp-tls-server-name} as the name sent in SNI
-   * and looked for in the server's certificate when set.
+   * Where to connect: {@code host:port}. With {@code --tcp-tls-server-name} the socket still goes
+   * to {@code host:port}, but the TLS peer is that name: it is sent in SNI and it alone is looked
+   * for in the server's certificate (the host dialled no longer counts).
    */
   static ConnectOptions connect(TcpConfig config, String host, int port) {
     // a connect's own options decide TLS, whatever the client's say
-    ConnectOptions options =
-        new ConnectOptions().setHost(host).setPort(port).setSsl(config.tls().client());
+    ConnectOptions options = new ConnectOptions().setPort(port).setSsl(config.tls().client());
     String serverName = config.tls().serverName();
     if (serverName != null && config.tls().client()) {
-      options.setSniServerName(serverName);
+      return options
+          .setHost(serverName)
+          .setSniServerName(serverName)
+          .setRemoteAddress(SocketAddress.inetSocketAddress(port, host));
     }
-    return options;
+    return options.setHost(host);
+  }
+
+  /**
+   * Reads every certificate and key the plane's TLS names, now: Vert.x would read them only at the
+   * first connection, so a broken file would start a router whose every worker then fails.
+   *
+   * @throws IllegalArgumentException naming what does not load
+   */
+  static void load(Vertx vertx, TcpConfig config) {
+    TcpTls tls = config.tls();
+    try {
+      if (tls.server()) {
+        NetServerOptions server = server(config);
+        server.getKeyCertOptions().getKeyManagerFactory(vertx);
+        if (tls.mutual()) {
+          server.getTrustOptions().getTrustManagerFactory(vertx);
+        }
+      }
+      if (tls.client()) {
+        NetClientOptions client = client(config);
+        if (client.getKeyCertOptions() != null) {
+          client.getKeyCertOptions().getKeyManagerFactory(vertx);
+        }
+        if (client.getTrustOptions() != null) {
+          client.getTrustOptions().getTrustManagerFactory(vertx);
+        }
+      }
+    } catch (Exception e) {
+      throw new IllegalArgumentException(
+          "the TCP request plane's TLS files (--tcp-tls-*) do not load: " + e.getMessage(), e);
+    }
   }
 
   private static <T extends TCPSSLOptions> T handshake(T options, TcpTls tls) {

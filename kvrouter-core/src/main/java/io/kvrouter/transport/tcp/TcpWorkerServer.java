@@ -55,7 +55,8 @@ final class TcpWorkerServer implements WorkerServer {
       Set<ResponseStreamKind> accepted,
       int muxPoolSize) {
     TcpTlsOptions.warnIfOneSided(config.tls());
-    PlaneClient callHomeClient = callHomeClient(vertx, config);
+    TcpTlsOptions.load(vertx, config);
+    PlaneClient callHomeClient = PlaneClient.create(vertx, config);
     MuxClientPool muxPool =
         new MuxClientPool(
             vertx, callHomeClient, config.maxMessageSize(), muxPoolSize, Ticker.SYSTEM);
@@ -78,11 +79,6 @@ final class TcpWorkerServer implements WorkerServer {
         .listen(port, host)
         .<WorkerServer>map(bound -> worker)
         .onFailure(failure -> callHomeClient.close());
-  }
-
-  /** The client a worker calls frontends back with. */
-  static PlaneClient callHomeClient(Vertx vertx, TcpConfig config) {
-    return PlaneClient.create(vertx, config);
   }
 
   @Override

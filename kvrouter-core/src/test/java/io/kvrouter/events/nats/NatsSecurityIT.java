@@ -44,8 +44,9 @@ class NatsSecurityIT {
     }
   }
 
+  /** The connection is refused (jnats gives up with an IOException), or its TLS is. */
   private static void refused(NatsServer server) {
-    assertThatThrownBy(() -> roundTrip(server)).isInstanceOf(Exception.class);
+    assertThatThrownBy(() -> roundTrip(server)).isInstanceOf(java.io.IOException.class);
   }
 
   @Test
@@ -75,7 +76,7 @@ class NatsSecurityIT {
               ca.clientKey());
       roundTrip(good);
 
-      refused(good.withUrl(nats.url())); // plain text to a TLS server
+      refused(nats.server().withAuth(good.auth())); // plain text to a TLS server
       refused(
           new NatsServer(tlsUrl, good.auth(), ca.ca(), false, null, null)); // no client certificate
       refused(
@@ -94,6 +95,21 @@ class NatsSecurityIT {
           new NatsServer(tlsUrl, good.auth(), rogue.ca(), false, ca.clientCert(), ca.clientKey()));
       // insecure checks no server certificate, but still presents the client's
       roundTrip(new NatsServer(tlsUrl, good.auth(), null, true, ca.clientCert(), ca.clientKey()));
+    }
+  }
+
+  @Test
+  void aServerCertificateForAnotherName_isRefused() throws Exception {
+    TestCertificates ca = TestCertificates.generate(dir);
+    TestCertificates.Issued other = ca.issueServer(dir, "other", "DNS:other.internal");
+    String config =
+        "tls {\n  cert_file: \"" + other.cert() + "\"\n  key_file: \"" + other.key() + "\"\n}\n";
+    try (NatsServerProcess nats = NatsServerProcess.startWithConfig(config, false)) {
+      NatsServer byIp =
+          new NatsServer(
+              "tls://127.0.0.1:" + nats.port(), NatsAuth.NONE, ca.ca(), false, null, null);
+      refused(byIp); // signed by the trusted CA, but for another name
+      roundTrip(byIp.withInsecure()); // insecure checks neither
     }
   }
 

@@ -189,15 +189,39 @@ class TcpTlsTest {
             null,
             null);
     assertThat(generate(plane(config(byName)), worker, 3)).hasSize(3);
+    // with the override, the name dialled no longer counts: a certificate for 127.0.0.1 alone fails
+    WorkerEndpoint byIpOnly =
+        worker(tls(ca.serverCert(), ca.serverKey(), null, ca.ca(), false, null, null, null));
+    assertThat(Await.failure(plane(config(byName)).send(byIpOnly, "r2", request(2))))
+        .isInstanceOf(WorkerUnavailableException.class);
   }
 
   @Test
   void insecure_checksNothingButStillSpeaksTls() throws Exception {
-    TcpTls oneWay = tls(ca.serverCert(), ca.serverKey(), null, ca.ca(), false, null, null, null);
-    WorkerEndpoint worker = worker(oneWay);
+    // a certificate from a CA the router does not know, and one for another name than the host
+    WorkerEndpoint foreign =
+        worker(tls(rogue.serverCert(), rogue.serverKey(), null, ca.ca(), false, null, null, null));
+    WorkerEndpoint otherName =
+        worker(tls(named.cert(), named.key(), null, ca.ca(), false, null, null, null));
     TcpTls insecure = tls(ca.serverCert(), ca.serverKey(), null, null, true, null, null, null);
+    TcpTls checking = tls(ca.serverCert(), ca.serverKey(), null, ca.ca(), false, null, null, null);
 
-    assertThat(generate(plane(config(insecure)), worker, 4)).hasSize(3);
+    for (WorkerEndpoint worker : List.of(foreign, otherName)) {
+      assertThat(generate(plane(config(insecure)), worker, 4)).hasSize(3);
+      assertThat(Await.failure(plane(config(checking)).send(worker, "r5", request(5))))
+          .isInstanceOf(WorkerUnavailableException.class);
+    }
+  }
+
+  @Test
+  void tlsFilesThatDoNotLoad_stopThePlaneAtOnce() throws Exception {
+    Path garbage = java.nio.file.Files.writeString(dir.resolve("garbage.pem"), "not a PEM");
+    TcpTls broken = tls(null, null, null, garbage, false, null, null, null);
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> TcpTransport.client(vertx, config(broken)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--tcp-tls-");
   }
 
   private List<EngineOutput> generate(RequestPlane plane, WorkerEndpoint worker, int token)
