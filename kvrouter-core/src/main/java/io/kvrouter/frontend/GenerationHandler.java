@@ -14,8 +14,9 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Serves one OpenAI generation endpoint: parses and validates the body (a large one on a worker
@@ -24,6 +25,8 @@ import java.util.function.Function;
  * is refused the request fails as a whole and the generations already started are stopped.
  */
 final class GenerationHandler implements Handler<RoutingContext> {
+  private static final Logger log = LoggerFactory.getLogger(GenerationHandler.class);
+
   private final ServedModels models;
   private final String endpoint;
   private final ResponseFormat format;
@@ -57,7 +60,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
         .onComplete(
             ar -> {
               if (ar.failed()) {
-                ErrorResponses.send(ctx.response(), errors.of(ar.cause()));
+                ErrorResponses.send(ctx.response(), errors.of(ar.cause(), RequestIds.of(ctx)));
               } else {
                 serve(ctx, ar.result());
               }
@@ -67,13 +70,20 @@ final class GenerationHandler implements Handler<RoutingContext> {
   private void serve(RoutingContext ctx, Parsed parsed) {
     OpenAiRequest request = parsed.request();
     Preprocessor preprocessor = parsed.model().preprocessor();
-    String requestId = UUID.randomUUID().toString();
+    RequestIds.RequestId id = RequestIds.of(ctx);
+    String requestId = id.internal();
+    log.debug(
+        "Request {} started: model {}, {} prompt(s), {}",
+        id,
+        request.model(),
+        request.prompts().size(),
+        request.stream() ? "streamed" : "unary");
     FrontendMetrics.RequestTracker tracker =
         parsed.model().metrics().start(endpoint, request.stream());
     ResponseFormat.Header header =
         format.header(requestId, System.currentTimeMillis() / 1000, request.model());
     List<Future<Generation>> started = new ArrayList<>();
-    for (GenerationRequest generation : request.toGenerations(requestId)) {
+    for (GenerationRequest generation : request.toGenerations(requestId, id.client())) {
       try {
         started.add(preprocessor.generate(generation));
       } catch (RuntimeException e) {
@@ -86,7 +96,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
               if (ar.failed()) {
                 started.stream().filter(Future::succeeded).forEach(f -> discard(f.result()));
                 tracker.finish(false);
-                ErrorResponses.send(ctx.response(), errors.of(firstFailure(started)));
+                ErrorResponses.send(ctx.response(), errors.of(firstFailure(started), id));
                 return;
               }
               List<Generation> choices = started.stream().map(Future::result).toList();
@@ -101,9 +111,10 @@ final class GenerationHandler implements Handler<RoutingContext> {
                           choices,
                           tracker,
                           errors,
-                          inFlight)
+                          inFlight,
+                          id)
                       : new UnaryResponder(
-                          ctx.response(), format, header, choices, tracker, errors, inFlight);
+                          ctx.response(), format, header, choices, tracker, errors, inFlight, id);
               responder.start();
             });
   }
