@@ -50,7 +50,8 @@ public final class ConfigLoader {
                 value(HTTP_HEADER_TIMEOUT),
                 value(HTTP_BODY_TIMEOUT),
                 value(HTTP_MAX_CONNECTIONS)),
-            tls());
+            tls(),
+            cors());
     String responseStreamHost = value(TCP_RESPONSE_STREAM_HOST);
     TcpConfig tcp =
         new TcpConfig(
@@ -348,6 +349,16 @@ public final class ConfigLoader {
   }
 
   /** {@code --tls-cert-path} and {@code --tls-key-path}, given together, both readable. */
+  /** The origins of every {@code --allowed-origins}; '*' only alone. */
+  private CorsOrigins cors() {
+    List<String> origins = values(ALLOWED_ORIGINS).stream().flatMap(List::stream).toList();
+    try {
+      return new CorsOrigins(origins);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(ALLOWED_ORIGINS.flag() + ": " + e.getMessage());
+    }
+  }
+
   private TlsFiles tls() {
     java.nio.file.Path cert = value(TLS_CERT_PATH);
     java.nio.file.Path key = value(TLS_KEY_PATH);

@@ -10,6 +10,7 @@ import java.util.Objects;
  *
  * @param tls the server's certificate and key: HTTPS only (HTTP/1.1 and HTTP/2 by ALPN); null for
  *     plain HTTP
+ * @param cors the browser origins allowed to call the OpenAI routes ({@code --allowed-origins})
  */
 public record HttpConfig(
     String host,
@@ -18,7 +19,8 @@ public record HttpConfig(
     Duration gracefulShutdownTimeout,
     int busyStatusCode,
     ConnectionLimits connections,
-    TlsFiles tls) {
+    TlsFiles tls,
+    CorsOrigins cors) {
 
   /** The status answered when every worker is busy, unless configured. */
   public static final int DEFAULT_BUSY_STATUS_CODE = 503;
@@ -27,6 +29,7 @@ public record HttpConfig(
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(gracefulShutdownTimeout, "gracefulShutdownTimeout");
     Objects.requireNonNull(connections, "connections");
+    cors = cors == null ? CorsOrigins.NONE : cors;
     if (bodyLimitBytes < 1) {
       throw new IllegalArgumentException("bodyLimitBytes must be positive");
     }
@@ -46,9 +49,36 @@ public record HttpConfig(
     this(host, port, bodyLimitBytes, gracefulShutdownTimeout, busyStatusCode, connections, null);
   }
 
+  /** Without cross-origin access. */
+  public HttpConfig(
+      String host,
+      int port,
+      long bodyLimitBytes,
+      Duration gracefulShutdownTimeout,
+      int busyStatusCode,
+      ConnectionLimits connections,
+      TlsFiles tls) {
+    this(
+        host,
+        port,
+        bodyLimitBytes,
+        gracefulShutdownTimeout,
+        busyStatusCode,
+        connections,
+        tls,
+        CorsOrigins.NONE);
+  }
+
   /** The same settings on another port. */
   public HttpConfig withPort(int newPort) {
     return new HttpConfig(
-        host, newPort, bodyLimitBytes, gracefulShutdownTimeout, busyStatusCode, connections, tls);
+        host,
+        newPort,
+        bodyLimitBytes,
+        gracefulShutdownTimeout,
+        busyStatusCode,
+        connections,
+        tls,
+        cors);
   }
 }

@@ -353,6 +353,22 @@ public final class Settings {
           false,
           Parsers::bool);
 
+  public static final Setting<List<String>> ALLOWED_ORIGINS =
+      new Setting<>(
+          "allowed-origins",
+          null,
+          "ORIGIN",
+          "Repeatable (or comma-separated): a browser origin (scheme://host[:port], as vLLM's"
+              + " --allowed-origins) whose pages may call the OpenAI routes (/v1/...) cross-origin,"
+              + " or '*' for any. Off by default: no CORS headers are sent and a preflight gets no"
+              + " permissive answer. Credentials (cookies) are never allowed; keys travel in"
+              + " 'Authorization: Bearer'. /metrics, /router/... and the probes never answer"
+              + " cross-origin.",
+          null,
+          "'*' alone, or origins such as http://localhost:5173",
+          true,
+          CorsOrigins::parseList);
+
   public static final Setting<String> API_KEY =
       new Setting<>(
               "api-key",
@@ -870,6 +886,7 @@ public final class Settings {
               HTTP_MAX_CONNECTIONS,
               TLS_CERT_PATH,
               TLS_KEY_PATH,
+              ALLOWED_ORIGINS,
               API_KEY,
               API_KEYS_FILE,
               ADMIN_API_KEY,

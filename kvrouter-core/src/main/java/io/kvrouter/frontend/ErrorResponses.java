@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The one place failures become HTTP: an OpenAI error body {@code
  * {"error":{"message","type","param","code"}}} that every OpenAI SDK parses, with the status the
- * failure deserves ({@code --busy-status-code} when every worker is busy).
+ * failure deserves ({@code --busy-status-code} when every worker is busy). No stack trace, class
+ * name, file path or worker address reaches the client: see {@link #of}.
  */
 final class ErrorResponses {
   private static final Logger log = LoggerFactory.getLogger(ErrorResponses.class);
@@ -61,7 +62,15 @@ final class ErrorResponses {
     }
   }
 
-  ApiError of(Throwable failure) {
+  /**
+   * The client's answer to {@code failure} of request {@code id}. What helps the client stays: its
+   * own mistakes (validation, an unknown model), a busy fleet, a shutdown, an engine's message that
+   * carries no internal detail ({@link EngineMessages}). Everything else, a worker that cannot be
+   * reached or refused, a broken or stalled stream, the router's own bugs, is answered with a fixed
+   * message naming the request id, and its detail (worker, address, exception) is logged with both
+   * of the request's ids, for the operator.
+   */
+  ApiError of(Throwable failure, RequestIds.RequestId id) {
     if (failure instanceof InvalidRequestException e) {
       return new ApiError(400, "invalid_request_error", null, e.getMessage(), e.param());
     }
@@ -72,32 +81,58 @@ final class ErrorResponses {
       return new ApiError(
           busyStatus, "service_unavailable", "all_workers_busy", failure.getMessage(), null);
     }
-    if (failure instanceof NoWorkerAvailableException
-        || failure instanceof WorkerUnavailableException) {
-      return new ApiError(503, "service_unavailable", null, failure.getMessage(), null);
-    }
-    if (failure instanceof WorkerStreamException e && e.stalled()) {
-      return new ApiError(504, "server_error", "worker_timeout", e.getMessage(), null);
-    }
-    if (failure instanceof WorkerStreamException e && e.disconnected()) {
-      return new ApiError(502, "server_error", "worker_error", e.getMessage(), null);
-    }
-    if (failure instanceof WorkerStreamException e) {
-      // The engine reported an error (an error item or an error finish reason): Dynamo's frontend
-      // answers it with 500 and the engine's message.
-      return new ApiError(500, "server_error", "worker_error", e.getMessage(), null);
-    }
     if (failure instanceof RouterShuttingDownException e) {
       return new ApiError(503, "service_unavailable", "router_shutting_down", e.getMessage(), null);
     }
     if (failure instanceof RateLimitedException e) {
       return rateLimited(e);
     }
-    if (failure instanceof RequestCancelledException e) {
-      return new ApiError(499, "cancelled", null, e.getMessage(), null);
+    if (failure instanceof RequestCancelledException) {
+      return new ApiError(499, "cancelled", null, "The request was cancelled", null);
     }
-    log.error("unexpected failure", failure);
-    return new ApiError(500, "server_error", null, "Internal server error", null);
+    if (failure instanceof NoWorkerAvailableException
+        || failure instanceof WorkerUnavailableException) {
+      log.warn("Request {} found no worker: {}", id, failure.getMessage());
+      return new ApiError(
+          503,
+          "service_unavailable",
+          null,
+          "No worker can serve this request now; try again later" + seeLog(id),
+          null);
+    }
+    if (failure instanceof WorkerStreamException e) {
+      log.warn("Request {} failed at its worker: {}", id, e.getMessage());
+      if (e.stalled()) {
+        return new ApiError(
+            504,
+            "server_error",
+            "worker_timeout",
+            "The worker serving this request stopped sending" + seeLog(id),
+            null);
+      }
+      if (e.disconnected()) {
+        return new ApiError(
+            502,
+            "server_error",
+            "worker_error",
+            "The worker serving this request failed" + seeLog(id),
+            null);
+      }
+      // The engine reported an error: Dynamo's frontend answers it with 500 and the engine's
+      // message, which is kept when it says nothing internal.
+      String message =
+          EngineMessages.clientSafe(e.engineMessage())
+              ? e.engineMessage()
+              : "The engine failed to generate a response" + seeLog(id);
+      return new ApiError(500, "server_error", "worker_error", message, null);
+    }
+    log.error("Request {} failed unexpectedly", id, failure);
+    return new ApiError(500, "server_error", null, "Internal server error" + seeLog(id), null);
+  }
+
+  /** The end of a message whose detail only the log has. */
+  private static String seeLog(RequestIds.RequestId id) {
+    return " (request id " + id.shown() + ")";
   }
 
   /**

@@ -15,8 +15,9 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Serves one OpenAI generation endpoint: parses and validates the body (a large one on a worker
@@ -25,6 +26,8 @@ import java.util.function.Function;
  * is refused the request fails as a whole and the generations already started are stopped.
  */
 final class GenerationHandler implements Handler<RoutingContext> {
+  private static final Logger log = LoggerFactory.getLogger(GenerationHandler.class);
+
   private final ServedModels models;
   private final String endpoint;
   private final ResponseFormat format;
@@ -61,7 +64,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
         .onComplete(
             ar -> {
               if (ar.failed()) {
-                ErrorResponses.send(ctx.response(), errors.of(ar.cause()));
+                ErrorResponses.send(ctx.response(), errors.of(ar.cause(), RequestIds.of(ctx)));
               } else {
                 serve(ctx, ar.result());
               }
@@ -84,13 +87,20 @@ final class GenerationHandler implements Handler<RoutingContext> {
     ctx.addEndHandler(v -> ticket.release());
     OpenAiRequest request = parsed.request();
     Preprocessor preprocessor = parsed.model().preprocessor();
-    String requestId = UUID.randomUUID().toString();
+    RequestIds.RequestId id = RequestIds.of(ctx);
+    String requestId = id.internal();
+    log.debug(
+        "Request {} started: model {}, {} prompt(s), {}",
+        id,
+        request.model(),
+        request.prompts().size(),
+        request.stream() ? "streamed" : "unary");
     FrontendMetrics.RequestTracker tracker =
         parsed.model().metrics().start(endpoint, request.stream());
     ResponseFormat.Header header =
         format.header(requestId, System.currentTimeMillis() / 1000, request.model());
     List<Future<Generation>> started = new ArrayList<>();
-    for (GenerationRequest generation : request.toGenerations(requestId)) {
+    for (GenerationRequest generation : request.toGenerations(requestId, id.client())) {
       try {
         started.add(preprocessor.generate(generation, ticket));
       } catch (RuntimeException e) {
@@ -103,7 +113,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
               if (ar.failed()) {
                 started.stream().filter(Future::succeeded).forEach(f -> discard(f.result()));
                 tracker.finish(false);
-                ErrorResponses.send(ctx.response(), errors.of(firstFailure(started)));
+                ErrorResponses.send(ctx.response(), errors.of(firstFailure(started), id));
                 return;
               }
               List<Generation> choices = started.stream().map(Future::result).toList();
@@ -119,9 +129,10 @@ final class GenerationHandler implements Handler<RoutingContext> {
                           choices,
                           tracker,
                           errors,
-                          inFlight)
+                          inFlight,
+                          id)
                       : new UnaryResponder(
-                          ctx.response(), format, header, choices, tracker, errors, inFlight);
+                          ctx.response(), format, header, choices, tracker, errors, inFlight, id);
               responder.start();
             });
   }

@@ -80,6 +80,8 @@ public final class HttpFrontend {
   /** A request router for one HTTP server; call once per server (one per event loop). */
   private Router router(Vertx vertx) {
     Router router = Router.router(vertx);
+    router.route().handler(new RequestIds()); // on every answer, a 401 included
+    router.route().handler(new CorsPolicy(config.cors())); // a preflight has no key to check
     router.route().handler(auth); // before a body is read or a route is told apart
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.bodyLimitBytes());
     JsonContentType json = new JsonContentType();

@@ -1,7 +1,9 @@
 package io.kvrouter.frontend;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import io.kvrouter.protocol.InvalidRequestException;
 import io.vertx.core.Context;
@@ -65,9 +67,19 @@ final class JsonBodies {
     Object json;
     try (JsonParser parser = factory.createParser(body.getBytes())) {
       json = CompactJsonReader.read(parser);
-    } catch (IOException e) {
+    } catch (JsonProcessingException e) {
+      // the parser's own words and where, without its location's source description (which names
+      // the parser's classes)
+      JsonLocation at = e.getLocation();
       throw new InvalidRequestException(
-          "The request body is not valid JSON: " + e.getMessage(), null);
+          "The request body is not valid JSON: "
+              + e.getOriginalMessage()
+              + (at == null
+                  ? ""
+                  : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"),
+          null);
+    } catch (IOException e) {
+      throw new InvalidRequestException("The request body is not valid JSON", null);
     }
     if (!(json instanceof JsonObject object)) {
       throw new InvalidRequestException("The request body must be a JSON object", null);

@@ -27,22 +27,29 @@ final class ProtocolErrors {
     if (cause instanceof InvalidLineSeparatorException) {
       return error(400, "invalid_line_ending", "Every line of the request head must end in CR LF");
     }
-    String detail = cause == null ? null : cause.getMessage();
-    return error(
-        400,
-        "malformed_request",
-        "Malformed HTTP request"
-            + (detail == null ? "" : ": " + detail)
-            + (cause == null ? "" : " (" + cause.getClass().getSimpleName() + ")"));
+    return error(400, "malformed_request", "Malformed HTTP request" + inputFault(cause));
   }
 
   /** The answer to a request whose chunked body is malformed. */
   static ErrorResponses.ApiError malformedBody(Throwable cause) {
-    return error(
-        400,
-        "malformed_body",
-        "Malformed chunked request body: "
-            + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage()));
+    return error(400, "malformed_body", "Malformed chunked request body" + inputFault(cause));
+  }
+
+  /**
+   * What Netty's decoder found wrong with the client's bytes, as {@code ": message"}: the message
+   * of the innermost cause when it is an {@link IllegalArgumentException} (a bad header name or
+   * value, a bad number: what the decoder says of its input); nothing otherwise, since any other
+   * exception's message may say more of the router than of the request. A wrapping exception's
+   * message names its cause's class, so only the innermost is read.
+   */
+  static String inputFault(Throwable cause) {
+    Throwable root = cause;
+    while (root != null && root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root instanceof IllegalArgumentException && root.getMessage() != null
+        ? ": " + root.getMessage()
+        : "";
   }
 
   private static ErrorResponses.ApiError error(int status, String code, String message) {

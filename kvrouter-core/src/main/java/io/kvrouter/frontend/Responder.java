@@ -23,6 +23,7 @@ abstract class Responder {
   final FrontendMetrics.RequestTracker tracker;
   private final ErrorResponses errors;
   private final InFlightResponses inFlight;
+  private final RequestIds.RequestId id;
   private final AtomicBoolean ended = new AtomicBoolean();
 
   /** The request's event loop: every choice's callbacks run there, one at a time. */
@@ -35,8 +36,10 @@ abstract class Responder {
       List<Generation> choices,
       FrontendMetrics.RequestTracker tracker,
       ErrorResponses errors,
-      InFlightResponses inFlight) {
+      InFlightResponses inFlight,
+      RequestIds.RequestId id) {
     this.response = response;
+    this.id = id;
     this.choices = List.copyOf(choices);
     this.tracker = tracker;
     this.errors = errors;
@@ -122,7 +125,7 @@ abstract class Responder {
     if (end()) {
       tracker.finish(false);
       choices.forEach(Generation::cancel);
-      writeError(errors.of(error));
+      writeError(errors.of(error, id));
     }
   }
 

@@ -43,7 +43,11 @@ final class RouteErrors {
         ctx ->
             ErrorResponses.send(
                 ctx.response(),
-                errors.of(ctx.failure() == null ? new IllegalStateException() : ctx.failure())));
+                errors.of(
+                    ctx.failure() == null
+                        ? new IllegalStateException("failed without a cause")
+                        : ctx.failure(),
+                    RequestIds.of(ctx))));
   }
 
   private void clientFault(RoutingContext ctx, int status) {
@@ -81,12 +85,10 @@ final class RouteErrors {
     };
   }
 
+  /** What was wrong with the client's input, when the failure says it ({@link ProtocolErrors}). */
   private static String reason(RoutingContext ctx) {
-    Throwable failure = ctx.failure();
-    if (failure == null) {
-      return "malformed request";
-    }
-    return failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
+    String fault = ProtocolErrors.inputFault(ctx.failure());
+    return fault.isEmpty() ? "malformed request" : fault.substring(2);
   }
 
   private static ErrorResponses.ApiError invalid(int status, String code, String message) {

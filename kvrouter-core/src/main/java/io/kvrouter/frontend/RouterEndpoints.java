@@ -7,7 +7,6 @@ import io.kvrouter.protocol.WorkerStatus;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import java.util.UUID;
 
 /**
  * The router's own endpoints, for operators:
@@ -46,7 +45,7 @@ final class RouterEndpoints {
         .onComplete(
             ar -> {
               if (ar.failed()) {
-                ErrorResponses.send(ctx.response(), errors.of(ar.cause()));
+                ErrorResponses.send(ctx.response(), errors.of(ar.cause(), RequestIds.of(ctx)));
               } else {
                 explain(ctx, ar.result());
               }
@@ -57,11 +56,11 @@ final class RouterEndpoints {
     parsed
         .model()
         .preprocessor()
-        .explain(parsed.request().toGeneration(UUID.randomUUID().toString()))
+        .explain(parsed.request().toGeneration(RequestIds.of(ctx).internal()))
         .onComplete(
             ar -> {
               if (ar.failed()) {
-                ErrorResponses.send(ctx.response(), errors.of(ar.cause()));
+                ErrorResponses.send(ctx.response(), errors.of(ar.cause(), RequestIds.of(ctx)));
               } else if (ar.result().isEmpty()) {
                 ErrorResponses.send(
                     ctx.response(),

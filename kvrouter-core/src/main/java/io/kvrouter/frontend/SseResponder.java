@@ -67,8 +67,9 @@ final class SseResponder extends Responder {
       List<Generation> choices,
       FrontendMetrics.RequestTracker tracker,
       ErrorResponses errors,
-      InFlightResponses inFlight) {
-    super(response, choices, tracker, errors, inFlight);
+      InFlightResponses inFlight,
+      RequestIds.RequestId id) {
+    super(response, choices, tracker, errors, inFlight, id);
     this.format = format;
     this.header = header;
     this.includeUsage = request.includeUsage();

@@ -39,8 +39,9 @@ final class UnaryResponder extends Responder {
       List<Generation> choices,
       FrontendMetrics.RequestTracker tracker,
       ErrorResponses errors,
-      InFlightResponses inFlight) {
-    super(response, choices, tracker, errors, inFlight);
+      InFlightResponses inFlight,
+      RequestIds.RequestId id) {
+    super(response, choices, tracker, errors, inFlight, id);
     this.format = format;
     this.header = header;
     choices.forEach(g -> collected.add(new Collected(g.echo())));

@@ -207,7 +207,9 @@ public final class Preprocessor {
             ? null
             : new PreprocessedRequest.OutputOptions(request.output().logprobs(), null),
         assets.eosTokenIds(),
-        null);
+        null,
+        null,
+        request.clientRequestId());
   }
 
   private PreparedPrompt prepare(Prompt prompt, boolean echo) {

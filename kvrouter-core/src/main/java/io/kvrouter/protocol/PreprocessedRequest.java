@@ -1,5 +1,6 @@
 package io.kvrouter.protocol;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
@@ -13,6 +14,11 @@ import java.util.Objects;
  * exactly as Dynamo writes it ({@link PreprocessedRequestSerializer}, docs/interop.md §10.4): the
  * fields Dynamo always writes are present, as {@code null} when unset, even those kvrouter does not
  * carry; the rest only when set. Reading accepts nulls and ignores fields kvrouter does not carry.
+ *
+ * <p>{@code clientRequestId} is not part of the body: it is the client's {@code X-Request-Id},
+ * which Dynamo's frontend keeps beside the request in its context rather than in it, and which each
+ * request plane sends in its own headers ({@code x-request-id}). It is left out of {@link #equals}
+ * too: two requests that differ only by it ask the worker for the same thing.
  */
 @JsonSerialize(using = PreprocessedRequestSerializer.Request.class)
 @JsonIgnoreProperties(ignoreUnknown = true)
@@ -24,7 +30,8 @@ public record PreprocessedRequest(
     @JsonProperty("output_options") OutputOptions outputOptions,
     @JsonProperty("eos_token_ids") List<Integer> eosTokenIds,
     @JsonProperty("annotations") List<String> annotations,
-    @JsonProperty("routing") Routing routing) {
+    @JsonProperty("routing") Routing routing,
+    @JsonIgnore String clientRequestId) {
 
   public PreprocessedRequest {
     Objects.requireNonNull(model, "model");
@@ -34,6 +41,28 @@ public record PreprocessedRequest(
     outputOptions = outputOptions == null ? OutputOptions.DEFAULT : outputOptions;
     eosTokenIds = eosTokenIds == null ? List.of() : List.copyOf(eosTokenIds);
     annotations = annotations == null ? List.of() : List.copyOf(annotations);
+  }
+
+  /** A request without a client's id. */
+  public PreprocessedRequest(
+      String model,
+      int[] tokenIds,
+      StopConditions stopConditions,
+      SamplingOptions samplingOptions,
+      OutputOptions outputOptions,
+      List<Integer> eosTokenIds,
+      List<String> annotations,
+      Routing routing) {
+    this(
+        model,
+        tokenIds,
+        stopConditions,
+        samplingOptions,
+        outputOptions,
+        eosTokenIds,
+        annotations,
+        routing,
+        null);
   }
 
   /** A request without routing hints. */
@@ -74,7 +103,8 @@ public record PreprocessedRequest(
         outputOptions,
         eosTokenIds,
         annotations,
-        new Routing(dpRank));
+        new Routing(dpRank),
+        clientRequestId);
   }
 
   /** The data-parallel rank the router chose, if it chose one. */

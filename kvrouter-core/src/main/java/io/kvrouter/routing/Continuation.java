@@ -82,7 +82,8 @@ final class Continuation {
         original.outputOptions(),
         original.eosTokenIds(),
         original.annotations(),
-        original.routing());
+        original.routing(),
+        original.clientRequestId());
   }
 
   private Integer lowered(Integer limit) {

@@ -112,6 +112,52 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void allowedOrigins_areOffByDefault_andComeFromRepeatedOrCommaSeparatedFlags() {
+    assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).http().cors().enabled()).isFalse();
+    Map<String, List<String>> flags =
+        Map.of(
+            "mock-workers",
+            List.of("1"),
+            "allowed-origins",
+            List.of("HTTP://LocalHost:5173, https://chat.corp.test", "http://127.0.0.1:8080"));
+    CorsOrigins cors = ConfigLoader.load(flags, Map.of(), null).http().cors();
+    assertThat(cors.origins())
+        .containsExactly(
+            "http://localhost:5173", "https://chat.corp.test", "http://127.0.0.1:8080");
+    assertThat(cors.allows("https://chat.corp.test")).isTrue();
+    assertThat(cors.allows("https://other.corp.test")).isFalse();
+    assertThat(cors.allows(null)).isFalse();
+    CorsOrigins any =
+        ConfigLoader.load(
+                Map.of("mock-workers", List.of("1"), "allowed-origins", List.of("*")),
+                Map.of(),
+                null)
+            .http()
+            .cors();
+    assertThat(any.anyOrigin()).isTrue();
+    assertThat(any.allows("https://anything.test")).isTrue();
+  }
+
+  @Test
+  void anOriginWithAPath_aBadScheme_orStarAmongOthers_isRefusedByName() {
+    for (String bad :
+        new String[] {
+          "https://chat.corp.test/",
+          "ftp://chat.corp.test",
+          "chat.corp.test",
+          "*,https://a.test",
+          ""
+        }) {
+      Map<String, List<String>> flags =
+          Map.of("mock-workers", List.of("1"), "allowed-origins", List.of(bad));
+      assertThatThrownBy(() -> ConfigLoader.load(flags, Map.of(), null))
+          .as(bad)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("--allowed-origins");
+    }
+  }
+
+  @Test
   void connectionCapOfZero_isRefusedByName() {
     Map<String, List<String>> flags =
         Map.of("mock-workers", List.of("1"), "http-max-connections", List.of("0"));

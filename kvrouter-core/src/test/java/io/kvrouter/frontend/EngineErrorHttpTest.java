@@ -81,7 +81,7 @@ class EngineErrorHttpTest {
         new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
     // the first event has reached the client: the stream has started
     assertThat(body.readLine()).startsWith("data: ");
-    held.fail(WorkerStreamException.reported("worker w1 failed: boom"));
+    held.fail(WorkerStreamException.fromEngine("w1", "boom"));
 
     assertThat(response.statusCode()).isEqualTo(200);
     List<String> events = body.lines().filter(line -> !line.isBlank()).map(String::strip).toList();

@@ -249,7 +249,7 @@ class PushRouterTest {
 
     assertThat(result.done.get())
         .isInstanceOf(WorkerStreamException.class)
-        .hasMessage("prompt too long");
+        .hasMessage("worker w1 failed: prompt too long");
     assertThat(plane.sends).containsExactly("w1");
     assertThat(router.workers()).extracting(WorkerStatus::healthy).containsExactly(true, true);
   }

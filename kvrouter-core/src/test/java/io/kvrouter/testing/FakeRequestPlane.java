@@ -271,7 +271,8 @@ public final class FakeRequestPlane implements RequestPlane {
       switch (behaviour) {
         case DIE_BEFORE_OUTPUT ->
             subscriber.onError(WorkerStreamException.disconnected("died", null));
-        case REPORT_ERROR -> subscriber.onError(WorkerStreamException.reported("prompt too long"));
+        case REPORT_ERROR ->
+            subscriber.onError(WorkerStreamException.fromEngine("w1", "prompt too long"));
         case DIE_AFTER_OUTPUT -> {
           subscriber.onOutput(EngineOutput.tokens(token));
           subscriber.onError(WorkerStreamException.disconnected("died mid-stream", null));

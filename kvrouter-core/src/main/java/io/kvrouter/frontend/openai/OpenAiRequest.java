@@ -44,7 +44,7 @@ public record OpenAiRequest(
 
   /** The generation of the first prompt, under {@code requestId}. */
   public GenerationRequest toGeneration(String requestId) {
-    return toGeneration(requestId, prompt());
+    return toGeneration(requestId, prompt(), null);
   }
 
   /**
@@ -52,17 +52,25 @@ public record OpenAiRequest(
    * prompt's index ({@code id-0}, {@code id-1}, ...).
    */
   public List<GenerationRequest> toGenerations(String requestId) {
+    return toGenerations(requestId, null);
+  }
+
+  /**
+   * As {@link #toGenerations(String)}, each carrying {@code clientRequestId}, the client's {@code
+   * X-Request-Id} (null when it sent none), for the workers.
+   */
+  public List<GenerationRequest> toGenerations(String requestId, String clientRequestId) {
     if (prompts.size() == 1) {
-      return List.of(toGeneration(requestId));
+      return List.of(toGeneration(requestId, prompt(), clientRequestId));
     }
     List<GenerationRequest> generations = new ArrayList<>(prompts.size());
     for (int i = 0; i < prompts.size(); i++) {
-      generations.add(toGeneration(requestId + "-" + i, prompts.get(i)));
+      generations.add(toGeneration(requestId + "-" + i, prompts.get(i), clientRequestId));
     }
     return generations;
   }
 
-  private GenerationRequest toGeneration(String requestId, Prompt prompt) {
+  private GenerationRequest toGeneration(String requestId, Prompt prompt, String clientRequestId) {
     return new GenerationRequest(
         requestId,
         prompt,
@@ -73,6 +81,7 @@ public record OpenAiRequest(
         minTokens,
         ignoreEos,
         sampling,
-        output);
+        output,
+        clientRequestId);
   }
 }

@@ -8,6 +8,7 @@ import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.sglang.SglangGenerate;
 import io.kvrouter.protocol.vllm.VllmChunkJson;
 import io.kvrouter.protocol.vllm.VllmCompletions;
+import io.kvrouter.transport.RequestIdHeaders;
 import io.vertx.core.http.RequestOptions;
 import java.io.IOException;
 import java.util.Optional;
@@ -69,7 +70,8 @@ sealed interface EngineApi {
 
     @Override
     public void headers(RequestOptions options, PreprocessedRequest request, String requestId) {
-      options.putHeader(HttpRequestPlane.REQUEST_ID, requestId);
+      options.putHeader(
+          HttpRequestPlane.REQUEST_ID, RequestIdHeaders.forEngine(requestId, request));
       request
           .dpRank()
           .ifPresent(rank -> options.putHeader(HttpRequestPlane.DP_RANK, String.valueOf(rank)));
@@ -108,7 +110,8 @@ sealed interface EngineApi {
 
     @Override
     public void headers(RequestOptions options, PreprocessedRequest request, String requestId) {
-      options.putHeader(HttpRequestPlane.REQUEST_ID, requestId);
+      options.putHeader(
+          HttpRequestPlane.REQUEST_ID, RequestIdHeaders.forEngine(requestId, request));
     }
 
     @Override

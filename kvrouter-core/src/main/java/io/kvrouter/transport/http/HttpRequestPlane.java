@@ -27,9 +27,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The request plane to plain engines' HTTP servers ({@code vllm serve}): each request is a streamed
  * token-in {@code POST /v1/completions} ({@link VllmCompletions}) on a pooled keep-alive connection
- * (HTTPS for an {@code https://} URL, checked by {@link EngineTlsOptions}), with the router's
- * request id in {@code X-Request-Id} and, for a data-parallel rank, {@code X-data-parallel-rank};
- * the answer's server-sent events are the response stream ({@link SseResponseStream}).
+ * (HTTPS for an {@code https://} URL, checked by {@link EngineTlsOptions}), with the client's and
+ * the router's request ids in {@code X-Request-Id} ({@link
+ * io.kvrouter.transport.RequestIdHeaders#forEngine}) and, for a data-parallel rank, {@code
+ * X-data-parallel-rank}; the answer's server-sent events are the response stream ({@link
+ * SseResponseStream}).
  *
  * <p>The same promises as the TCP plane: the send future fails with {@link
  * WorkerUnavailableException} when the server cannot be reached (connect timeout), answers no

@@ -207,9 +207,7 @@ final class SseResponseStream implements ResponseStream {
   }
 
   private void onEngineError(EngineErrorEvent e) {
-    end(
-        WorkerStreamException.reported(
-            "worker " + worker.workerId() + " failed: " + e.getMessage()));
+    end(WorkerStreamException.fromEngine(worker.workerId(), e.getMessage()));
   }
 
   private static boolean isSpace(byte b) {
@@ -232,11 +230,8 @@ final class SseResponseStream implements ResponseStream {
     if (output.isPresent()) {
       if (output.get().finishReason() != null && output.get().finishReason().isError()) {
         end(
-            WorkerStreamException.reported(
-                "worker "
-                    + worker.workerId()
-                    + " failed: "
-                    + output.get().finishReason().errorMessage()));
+            WorkerStreamException.fromEngine(
+                worker.workerId(), output.get().finishReason().errorMessage()));
         return;
       }
       if (output.get().finishReason() != null) {

@@ -7,6 +7,7 @@ import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerUnavailableException;
+import io.kvrouter.transport.RequestIdHeaders;
 import io.kvrouter.transport.RequestPlane;
 import io.kvrouter.transport.tcp.CallHomeRequests;
 import io.nats.client.Connection;
@@ -19,6 +20,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -38,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * NATS request   subject  dynamo_backend.generate-7587
- *                headers  request-id: {id}
+ *                headers  request-id: {id}, x-request-id: {client's id} (RequestIdHeaders)
  *                payload  TwoPart envelope, byte for byte as in a TCP request frame's payload:
  *                         u64 BE header length | u64 BE body length | u64 BE checksum (0, as
  *                         Dynamo's release builds write it) | header: RequestControlMessage
@@ -124,7 +126,12 @@ final class NatsRequestPlane implements RequestPlane {
   @Override
   public Future<ResponseStream> send(
       WorkerEndpoint worker, String requestId, PreprocessedRequest request) {
-    return callHome.send(worker, requestId, request, callHomeHost, this::deliver);
+    return callHome.send(
+        worker,
+        requestId,
+        request,
+        callHomeHost,
+        (w, id, envelope) -> request(w, RequestIdHeaders.forDynamo(id, request), envelope));
   }
 
   @Override
@@ -145,11 +152,14 @@ final class NatsRequestPlane implements RequestPlane {
   }
 
   private Future<Void> deliver(WorkerEndpoint worker, String requestId, byte[] envelope) {
-    return request(worker, requestId, envelope);
+    return request(worker, Map.of(RequestIdHeaders.REQUEST_ID, requestId), envelope);
   }
 
-  /** One NATS request to the worker's subject; succeeds on any reply. */
-  private Future<Void> request(WorkerEndpoint worker, String requestId, byte[] payload) {
+  /**
+   * One NATS request to the worker's subject with {@code ids} as its headers (none when null);
+   * succeeds on any reply.
+   */
+  private Future<Void> request(WorkerEndpoint worker, Map<String, String> ids, byte[] payload) {
     String subject = worker.natsSubject();
     if (subject == null) {
       return Future.failedFuture(
@@ -173,7 +183,13 @@ final class NatsRequestPlane implements RequestPlane {
                   + " bytes",
               null));
     }
-    Headers headers = requestId == null ? null : new Headers().add("request-id", requestId);
+    Headers headers = null;
+    if (ids != null) {
+      headers = new Headers();
+      for (Map.Entry<String, String> id : ids.entrySet()) {
+        headers.add(id.getKey(), id.getValue());
+      }
+    }
     Duration timeout = config.requestTimeout();
     Promise<Void> replied = Promise.promise();
     Context caller = vertx.getOrCreateContext();

@@ -157,9 +157,7 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
     }
     StreamItem item = envelope.data();
     if (item != null && item.isError()) {
-      end(
-          WorkerStreamException.reported(
-              "worker " + worker.workerId() + " failed: " + item.errorMessage()));
+      end(WorkerStreamException.fromEngine(worker.workerId(), item.errorMessage()));
     } else if (item != null
         && item.data() != null
         && item.data().finishReason() != null
@@ -169,11 +167,8 @@ final class CallHomeStream implements ResponseStream, CallHomeReader {
       // 07d143452937c8b36dfd7fbb53bb989aca852181; docs/interop.md §11): the request fails with the
       // engine's message and the output it came with is dropped.
       end(
-          WorkerStreamException.reported(
-              "worker "
-                  + worker.workerId()
-                  + " failed: "
-                  + item.data().finishReason().errorMessage()));
+          WorkerStreamException.fromEngine(
+              worker.workerId(), item.data().finishReason().errorMessage()));
     } else if (item != null && item.data() != null) {
       if (!ended) {
         events.add(item.data());

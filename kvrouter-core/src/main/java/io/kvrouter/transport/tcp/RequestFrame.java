@@ -23,7 +23,8 @@ import java.util.Map;
  *
  * @param path the routing path the worker registered, or {@code null} when the bytes on the wire
  *     were not valid UTF-8 (the worker answers {@code Invalid endpoint path})
- * @param headers tracing and request-id headers; never {@code null}
+ * @param headers tracing and request-id headers ({@code request-id}, {@code x-request-id}: {@link
+ *     io.kvrouter.transport.RequestIdHeaders}); never {@code null}
  * @param payload the TwoPart envelope, opaque at this layer
  */
 record RequestFrame(String path, Map<String, String> headers, Buffer payload) {

@@ -8,6 +8,7 @@ import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
 import io.kvrouter.protocol.WorkerUnavailableException;
+import io.kvrouter.transport.RequestIdHeaders;
 import io.kvrouter.transport.RequestPlane;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -82,7 +83,9 @@ final class TcpRequestPlane implements RequestPlane {
               if (encoded.failed()) {
                 call.fail(encoded.cause());
               } else {
-                afterBind(() -> dispatch(call, encoded.result()), failure -> call.fail(failure));
+                Map<String, String> headers = RequestIdHeaders.forDynamo(requestId, request);
+                afterBind(
+                    () -> dispatch(call, encoded.result(), headers), failure -> call.fail(failure));
               }
             });
     return call.future().map(stream -> stream);
@@ -130,7 +133,8 @@ final class TcpRequestPlane implements RequestPlane {
     } catch (TcpCodecException e) {
       return Future.failedFuture(new IllegalArgumentException(e.getMessage(), e));
     }
-    afterBind(() -> dispatch(call, payload), failure -> call.fail(failure));
+    Map<String, String> headers = RequestIdHeaders.forDynamo(requestId, null);
+    afterBind(() -> dispatch(call, payload, headers), failure -> call.fail(failure));
     return CallHomeAnswer.within(vertx, call, timeout);
   }
 
@@ -157,25 +161,25 @@ final class TcpRequestPlane implements RequestPlane {
     return done.future();
   }
 
-  private void dispatch(PendingCall<?> call, Buffer body) {
+  private void dispatch(PendingCall<?> call, Buffer body, Map<String, String> headers) {
     if (closed) {
       call.fail("request plane closed", null);
       return;
     }
     WorkerEndpoint worker = call.worker();
-    pool(worker).pick().submit(call, localHost -> frame(call, body, localHost));
+    pool(worker).pick().submit(call, localHost -> frame(call, body, headers, localHost));
   }
 
   /**
    * The request frame for {@code call}, telling the worker where to send the response: a call-home
    * or a stream on its pooled mux connections, as configured for that worker.
    */
-  private Buffer frame(PendingCall<?> call, Buffer body, String localHost) {
+  private Buffer frame(
+      PendingCall<?> call, Buffer body, Map<String, String> headers, String localHost) {
     Buffer payload =
         CallHomeRequests.envelope(call, body, callHomeHost(localHost), callHome, config);
     return RequestFrameEncoder.encode(
-        new RequestFrame(call.worker().path(), Map.of("request-id", call.requestId()), payload),
-        config.maxMessageSize());
+        new RequestFrame(call.worker().path(), headers, payload), config.maxMessageSize());
   }
 
   /**
