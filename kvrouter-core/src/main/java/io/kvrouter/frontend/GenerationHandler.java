@@ -81,7 +81,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
     try {
       ticket = limiter.admit(ApiKeyAuth.keyName(ctx));
     } catch (RateLimitedException e) {
-      ErrorResponses.send(ctx.response(), errors.of(e));
+      ErrorResponses.send(ctx.response(), errors.of(e, RequestIds.of(ctx)));
       return;
     }
     ctx.addEndHandler(v -> ticket.release());

@@ -95,7 +95,11 @@ class RequestIdHeadersWireTest {
                     })
                 .listen(0, "127.0.0.1"));
     RequestPlane plane =
-        HttpRequestPlane.create(vertx, TcpConfig.defaults("127.0.0.1", 1 << 20), 8);
+        HttpRequestPlane.create(
+            vertx,
+            TcpConfig.defaults("127.0.0.1", 1 << 20),
+            8,
+            io.kvrouter.config.EngineTls.DEFAULTS);
     WorkerEndpoint endpoint =
         WorkerEndpoint.http(
             "v1", URI.create("http://127.0.0.1:" + engine.actualPort()), PlainEngine.VLLM);
