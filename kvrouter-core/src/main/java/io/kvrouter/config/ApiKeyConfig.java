@@ -14,15 +14,29 @@ import java.util.Objects;
  * @param fileKeys the keys the file held when the configuration was read
  * @param adminKey {@code --admin-api-key}: the key that opens {@code /metrics} and {@code
  *     /router/...}; null leaves them open
+ * @param cacheSaltPerKey {@code --cache-salt-per-key}: every key is its own tenant of the KV cache
+ *     (its name goes into each request's cache namespace); needs client keys
  */
 public record ApiKeyConfig(
-    List<ApiKey> keys, Path keysFile, List<ApiKey> fileKeys, String adminKey) {
+    List<ApiKey> keys,
+    Path keysFile,
+    List<ApiKey> fileKeys,
+    String adminKey,
+    boolean cacheSaltPerKey) {
   /** No keys: every route is open. */
   public static final ApiKeyConfig NONE = new ApiKeyConfig(List.of(), null, List.of(), null);
 
   public ApiKeyConfig {
     keys = List.copyOf(Objects.requireNonNull(keys, "keys"));
     fileKeys = List.copyOf(Objects.requireNonNull(fileKeys, "fileKeys"));
+    if (cacheSaltPerKey && keys.isEmpty() && keysFile == null) {
+      throw new IllegalArgumentException("a cache salt per key needs client keys");
+    }
+  }
+
+  /** Keys without a cache salt per key. */
+  public ApiKeyConfig(List<ApiKey> keys, Path keysFile, List<ApiKey> fileKeys, String adminKey) {
+    this(keys, keysFile, fileKeys, adminKey, false);
   }
 
   /**
@@ -58,6 +72,8 @@ public record ApiKeyConfig(
         + fileKeys
         + ", adminKey="
         + (adminKey == null ? "none" : "set")
+        + ", cacheSaltPerKey="
+        + cacheSaltPerKey
         + "]";
   }
 }

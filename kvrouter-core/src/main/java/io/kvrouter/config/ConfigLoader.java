@@ -384,7 +384,16 @@ public final class ConfigLoader {
         throw new ConfigException(API_KEYS_FILE.flag() + ": " + e.getMessage());
       }
     }
-    ApiKeyConfig config = new ApiKeyConfig(keys, file, fileKeys, admin);
+    boolean perKey = value(CACHE_SALT_PER_KEY);
+    if (perKey && keys.isEmpty() && file == null) {
+      throw new ConfigException(
+          CACHE_SALT_PER_KEY.flag()
+              + " makes every API key its own cache tenant, so it needs keys: give "
+              + API_KEY.flag()
+              + " or "
+              + API_KEYS_FILE.flag());
+    }
+    ApiKeyConfig config = new ApiKeyConfig(keys, file, fileKeys, admin, perKey);
     try {
       config.clientKeys(fileKeys);
     } catch (IllegalArgumentException e) {

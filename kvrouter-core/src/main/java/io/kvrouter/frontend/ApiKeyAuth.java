@@ -102,6 +102,11 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
     return Optional.ofNullable(ctx.get(KEY_NAME));
   }
 
+  /** Whether every key is its own tenant of the KV cache ({@code --cache-salt-per-key}). */
+  public boolean cacheSaltPerKey() {
+    return config.cacheSaltPerKey();
+  }
+
   /** Whether the OpenAI routes need a key. */
   public boolean clientKeysRequired() {
     return config.clientKeysRequired();

@@ -31,12 +31,14 @@ final class GenerationHandler implements Handler<RoutingContext> {
   private final ErrorResponses errors;
   private final InFlightResponses inFlight;
   private final JsonBodies bodies;
+  private final CacheNamespaces namespaces;
 
   GenerationHandler(
       ServedModels models,
       ErrorResponses errors,
       InFlightResponses inFlight,
       JsonBodies bodies,
+      CacheNamespaces namespaces,
       String endpoint,
       ResponseFormat format,
       Function<JsonObject, OpenAiRequest> parser) {
@@ -44,6 +46,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
     this.errors = errors;
     this.inFlight = inFlight;
     this.bodies = bodies;
+    this.namespaces = namespaces;
     this.endpoint = endpoint;
     this.format = format;
     this.parser = parser;
@@ -65,7 +68,13 @@ final class GenerationHandler implements Handler<RoutingContext> {
   }
 
   private void serve(RoutingContext ctx, Parsed parsed) {
-    OpenAiRequest request = parsed.request();
+    OpenAiRequest request;
+    try {
+      request = namespaces.resolve(ctx, parsed.request());
+    } catch (RuntimeException e) {
+      ErrorResponses.send(ctx.response(), errors.of(e));
+      return;
+    }
     Preprocessor preprocessor = parsed.model().preprocessor();
     String requestId = UUID.randomUUID().toString();
     FrontendMetrics.RequestTracker tracker =

@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param stop strings that end generation; the matched string is not returned
  * @param stopTokenIds token ids that end generation
  * @param output what the text holds besides the decoded tokens
+ * @param cacheSalt the cache namespace the prompt is cached and matched under, forwarded to the
+ *     worker as {@code routing.cache_salt}; null for none
  */
 public record GenerationRequest(
     String requestId,
@@ -25,7 +27,8 @@ public record GenerationRequest(
     Integer minTokens,
     boolean ignoreEos,
     SamplingOptions sampling,
-    OutputOptions output) {
+    OutputOptions output,
+    String cacheSalt) {
 
   public GenerationRequest {
     Objects.requireNonNull(requestId, "requestId");
@@ -35,5 +38,32 @@ public record GenerationRequest(
     stopTokenIds = stopTokenIds == null ? List.of() : List.copyOf(stopTokenIds);
     sampling = sampling == null ? SamplingOptions.DEFAULT : sampling;
     output = output == null ? OutputOptions.TEXT : output;
+    cacheSalt = cacheSalt == null || cacheSalt.isEmpty() ? null : cacheSalt;
+  }
+
+  /** A request without a cache salt. */
+  public GenerationRequest(
+      String requestId,
+      Prompt prompt,
+      Integer maxTokens,
+      String maxTokensParam,
+      List<String> stop,
+      List<Integer> stopTokenIds,
+      Integer minTokens,
+      boolean ignoreEos,
+      SamplingOptions sampling,
+      OutputOptions output) {
+    this(
+        requestId,
+        prompt,
+        maxTokens,
+        maxTokensParam,
+        stop,
+        stopTokenIds,
+        minTokens,
+        ignoreEos,
+        sampling,
+        output,
+        null);
   }
 }
