@@ -243,6 +243,31 @@ fixture("map_lora_hybrid.msgpack",
         lora_hybrid(as_map=True))
 
 
+# 7. A salted request as the simulated worker publishes it (block size 16): the engine salt is
+#    vLLM's cache_salt as Dynamo's handler passes a namespace ("dynamo-cache-salt:" + namespace);
+#    vLLM lists it in the extra_keys of the sequence's first block only, so the store of the
+#    block filled later names its parent and no extra keys. The block hashes are vLLM's sha256_cbor
+#    of these tokens with that salt (vllm_block_hashes.py), as the events carry them.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vllm_block_hashes import block_hashes  # noqa: E402
+
+SALT = "dynamo-cache-salt:tenant-a"
+SALTED = [int.from_bytes(d[-8:], "big") for d in block_hashes(tokens(0, 48), 16, SALT)]
+fixture("map_cache_salt.msgpack",
+        "current generation as Encoding.MAP writes it (byte-compared, and what the simulated "
+        "worker publishes): a store salted with dynamo-cache-salt:tenant-a in its first block's "
+        "extra_keys, then the store of the sequence's next block under its parent, without "
+        "extra_keys",
+        [1767225610.0,
+         [{"type": "BlockStored", "block_hashes": SALTED[:2], "parent_block_hash": None,
+           "token_ids": tokens(0, 32), "block_size": 16, "lora_id": None, "medium": "GPU",
+           "lora_name": None, "extra_keys": [[SALT], None]},
+          {"type": "BlockStored", "block_hashes": SALTED[2:], "parent_block_hash": SALTED[1],
+           "token_ids": tokens(32, 16), "block_size": 16, "lora_id": None, "medium": "GPU",
+           "lora_name": None}],
+         0])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     lines = ["# vLLM KV event payloads (golden)", "",

@@ -410,4 +410,28 @@ class VllmEventTranslatorTest {
     assertThat(overlapIn("tenant-a", tokens(0, 4))).isZero();
     assertThat(dropped("extra_keys")).isEqualTo(1);
   }
+
+  @Test
+  void goldenSaltedEvents_fromTheWire_matchOnlyTheirTenantsPrompts() throws Exception {
+    byte[] payload;
+    try (var in = getClass().getResourceAsStream("/golden/vllm/map_cache_salt.msgpack")) {
+      payload = in.readAllBytes();
+    }
+    VllmEventTranslator bs16 = new VllmEventTranslator(index, 16, meters);
+    bs16.apply(RANK, io.kvrouter.protocol.vllm.VllmEventCodec.decode(payload));
+    index.flush().toCompletableFuture().get();
+
+    int[] prompt = tokens(0, 48);
+    assertThat(
+            index
+                .findMatches(BlockHasher.of(16, null, "tenant-a").localHashes(prompt))
+                .overlap(RANK))
+        .isEqualTo(3);
+    assertThat(index.findMatches(BlockHasher.of(16).localHashes(prompt)).overlap(RANK)).isZero();
+    assertThat(
+            index
+                .findMatches(BlockHasher.of(16, null, "tenant-b").localHashes(prompt))
+                .overlap(RANK))
+        .isZero();
+  }
 }

@@ -134,6 +134,28 @@ class WorkerKvEventLogTest {
     assertThat(tokensHashes(late)).isEqualTo(tokensHashes(log));
   }
 
+  @Test
+  void aSaltedRequestsEvents_areByteForByteTheGoldenVllmPayload() throws Exception {
+    BlockPool pool = new BlockPool(16, 16);
+    TokenRequests kv = new TokenRequests(pool);
+    List<VllmEvent> vllm = new ArrayList<>();
+    pool.subscribe(new VllmEvents(vllm::addAll));
+
+    kv.allocate("a", range(0, 32), "dynamo-cache-salt:tenant-a");
+    kv.extend("a", range(0, 48));
+
+    byte[] golden;
+    try (var in = getClass().getResourceAsStream("/golden/vllm/map_cache_salt.msgpack")) {
+      golden = in.readAllBytes();
+    }
+    byte[] published =
+        io.kvrouter.protocol.vllm.VllmEventCodec.encode(
+            new io.kvrouter.protocol.vllm.VllmEventBatch(1767225610.0, vllm, 0),
+            io.kvrouter.protocol.vllm.VllmEventCodec.Encoding.MAP);
+    assertThat(java.util.HexFormat.of().formatHex(published))
+        .isEqualTo(java.util.HexFormat.of().formatHex(golden));
+  }
+
   private static java.util.Set<Long> tokensHashes(WorkerKvEventLog log) {
     java.util.Set<Long> hashes = new java.util.HashSet<>();
     for (DynamoRouterEvent event : ((TreeDump) log.query(null, null)).events()) {
