@@ -54,7 +54,8 @@ public record KvCacheSnapshot(
           && hash == other.hash
           && Objects.equals(parentHash, other.parentHash)
           && Arrays.equals(tokens, other.tokens)
-          && references == other.references;
+          && references == other.references
+          && Objects.equals(cacheSalt, other.cacheSalt);
     }
 
     @Override
