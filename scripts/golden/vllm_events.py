@@ -268,6 +268,23 @@ fixture("map_cache_salt.msgpack",
          0])
 
 
+# 8. A producer that names the namespace in a top-level "cache_salt" field, as Dynamo's ZMQ
+#    decoder accepts it (lib/kv-router/src/zmq_wire/types.rs: RawKvEvent::BlockStored's
+#    cache_namespace, serde-renamed cache_salt), here with the raw salt also in the first block's
+#    extra_keys; then a store that names it without extra keys.
+fixture("map_top_level_cache_salt.msgpack",
+        "map BlockStored events with a top-level cache_salt (Dynamo's decoder reads it; not "
+        "vLLM's field), the first also with the raw salt in its first block's extra_keys "
+        "(Encoding.MAP writes it back byte for byte)",
+        [1767225611.0,
+         [{"type": "BlockStored", "block_hashes": [H_SMALL, H_BIG], "parent_block_hash": None,
+           "token_ids": tokens(0, 32), "block_size": 16, "lora_id": None, "medium": "GPU",
+           "lora_name": None, "extra_keys": [["tenant-a"], None], "cache_salt": "tenant-a"},
+          {"type": "BlockStored", "block_hashes": [H_TINY], "parent_block_hash": None,
+           "token_ids": tokens(100, 16), "block_size": 16, "lora_id": None, "medium": "GPU",
+           "lora_name": None, "cache_salt": "tenant-b"}],
+         0])
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     lines = ["# vLLM KV event payloads (golden)", "",

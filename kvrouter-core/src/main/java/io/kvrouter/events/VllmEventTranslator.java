@@ -180,12 +180,8 @@ public final class VllmEventTranslator {
     if (lora == null && stored.loraId() != null && stored.loraId() != 0) {
       return drop(DropReason.UNNAMED_LORA);
     }
-    List<Object> firstKeys =
-        stored.extraKeys() == null || stored.extraKeys().isEmpty()
-            ? null
-            : stored.extraKeys().get(0);
-    String named = VllmCacheSalt.namespaceIn(firstKeys, lora);
-    int usable = hashableBlocks(stored.extraKeys(), hashes.size(), lora, named);
+    String named = VllmCacheSalt.namedBy(stored);
+    int usable = hashableBlocks(stored, hashes.size(), lora, named);
     if (usable < hashes.size()) {
       drop(DropReason.EXTRA_KEYS);
       if (usable == 0) {
@@ -239,25 +235,27 @@ public final class VllmEventTranslator {
 
   /**
    * How many leading blocks have no extra keys but the LoRA name (vLLM lists it first, in every
-   * block) and, in the first block, the tagged salt {@code namespace}: the hasher's seed stands for
-   * both. An absent entry counts as no keys, as in Dynamo.
+   * block) and, in the first block, the salt of the {@code namespace} the store names ({@link
+   * VllmCacheSalt#isSaltOf}): the hasher's seed stands for both. An absent entry counts as no keys,
+   * as in Dynamo.
    */
   private static int hashableBlocks(
-      List<List<Object>> extraKeys, int blocks, String lora, String namespace) {
+      VllmEvent.BlockStored stored, int blocks, String lora, String namespace) {
+    List<List<Object>> extraKeys = stored.extraKeys();
     if (extraKeys == null) {
       return blocks;
     }
     for (int i = 0; i < blocks && i < extraKeys.size(); i++) {
       List<Object> keys = extraKeys.get(i);
-      int covered = 0;
-      if (keys != null && lora != null && !keys.isEmpty() && lora.equals(keys.get(0))) {
-        covered++;
+      if (keys == null) {
+        continue;
       }
-      if (i == 0 && namespace != null) {
-        covered++;
-      }
-      if (keys != null && keys.size() > covered) {
-        return i;
+      int from = lora != null && !keys.isEmpty() && lora.equals(keys.get(0)) ? 1 : 0;
+      for (int k = from; k < keys.size(); k++) {
+        Object key = keys.get(k);
+        if (i != 0 || key == null || !VllmCacheSalt.isSaltOf(key, namespace, stored)) {
+          return i;
+        }
       }
     }
     return blocks;

@@ -434,4 +434,41 @@ class VllmEventTranslatorTest {
                 .overlap(RANK))
         .isZero();
   }
+
+  @Test
+  void aTopLevelCacheSalt_namesTheNamespace_andItsRawCopyInExtraKeysIsNoForeignKey()
+      throws Exception {
+    apply(
+        new BlockStored(
+            List.of(E0, E1),
+            null,
+            tokens(0, 8),
+            BLOCK_SIZE,
+            null,
+            "GPU",
+            null,
+            null,
+            null,
+            Arrays.asList(List.of("tenant-a"), null),
+            "tenant-a"),
+        new BlockStored(
+            List.of(E2),
+            null,
+            tokens(50, 4),
+            BLOCK_SIZE,
+            null,
+            "GPU",
+            null,
+            null,
+            null,
+            null,
+            "tenant-b"));
+    apply(BlockStored.of(List.of(-5L), E1, tokens(8, 4), BLOCK_SIZE));
+
+    assertThat(overlapIn("tenant-a", tokens(0, 12))).isEqualTo(3);
+    assertThat(overlapIn("tenant-b", tokens(50, 4))).isEqualTo(1);
+    assertThat(overlap(tokens(0, 12))).isZero();
+    assertThat(overlap(tokens(50, 4))).isZero();
+    assertThat(dropped("extra_keys")).isZero();
+  }
 }

@@ -41,6 +41,30 @@ public final class VllmCacheSalt {
   }
 
   /**
+   * The namespace a store names for itself, as Dynamo's decoder finds it: its top-level {@code
+   * cache_salt} when not empty, else the tagged salt in its first block's {@code extra_keys}
+   * ({@link #namespaceIn}); null when it names none (a store that continues a salted sequence names
+   * none: see {@link SaltedChains}).
+   */
+  public static String namedBy(VllmEvent.BlockStored stored) {
+    if (stored.cacheSalt() != null && !stored.cacheSalt().isEmpty()) {
+      return stored.cacheSalt();
+    }
+    List<List<Object>> keys = stored.extraKeys();
+    return keys == null || keys.isEmpty() ? null : namespaceIn(keys.get(0), stored.loraName());
+  }
+
+  /**
+   * Whether {@code key}, in the first block's extra keys of a store that names {@code namespace},
+   * is that namespace's salt: tagged, or, beside a top-level {@code cache_salt}, as it is.
+   */
+  public static boolean isSaltOf(Object key, String namespace, VllmEvent.BlockStored stored) {
+    return namespace != null
+        && (key.equals(TAG + namespace)
+            || (namespace.equals(stored.cacheSalt()) && key.equals(namespace)));
+  }
+
+  /**
    * The namespace in one block's {@code extra_keys}, as Dynamo reads it: the first string key that
    * starts with the tag and has text after it, skipping the first key equal to {@code loraName} (so
    * a namespace spelled like the adapter still counts); null when there is none.

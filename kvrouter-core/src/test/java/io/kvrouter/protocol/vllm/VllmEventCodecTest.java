@@ -210,7 +210,48 @@ class VllmEventCodecTest {
                 null)),
         Arguments.of("array_lora_hybrid.msgpack", loraHybrid()),
         Arguments.of("map_lora_hybrid.msgpack", loraHybrid()),
-        Arguments.of("map_cache_salt.msgpack", cacheSalt()));
+        Arguments.of("map_cache_salt.msgpack", cacheSalt()),
+        Arguments.of("map_top_level_cache_salt.msgpack", topLevelCacheSalt()));
+  }
+
+  /** Stores naming their namespace in a top-level {@code cache_salt}, as Dynamo's decoder reads. */
+  static VllmEventBatch topLevelCacheSalt() {
+    return new VllmEventBatch(
+        1767225611.0,
+        List.of(
+            new BlockStored(
+                List.of(H_SMALL, H_BIG),
+                null,
+                tokens(0, 32),
+                16,
+                null,
+                "GPU",
+                null,
+                null,
+                null,
+                Arrays.asList(List.of("tenant-a"), null),
+                "tenant-a"),
+            new BlockStored(
+                List.of(H_TINY),
+                null,
+                tokens(100, 16),
+                16,
+                null,
+                "GPU",
+                null,
+                null,
+                null,
+                null,
+                "tenant-b")),
+        0);
+  }
+
+  @Test
+  void golden_topLevelCacheSalt_isReadAndWrittenBackByteForByte() {
+    byte[] golden = golden("map_top_level_cache_salt.msgpack");
+    assertThat(VllmEventCodec.decode(golden)).isEqualTo(topLevelCacheSalt());
+    assertThat(hex(VllmEventCodec.encode(topLevelCacheSalt(), Encoding.MAP)))
+        .isEqualTo(hex(golden));
   }
 
   /** vLLM's sha256_cbor hashes of tokens 0..47 (block 16) salted "dynamo-cache-salt:tenant-a". */

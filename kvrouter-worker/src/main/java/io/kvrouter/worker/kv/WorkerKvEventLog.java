@@ -278,13 +278,8 @@ public final class WorkerKvEventLog implements KvEventListener, AutoCloseable {
     if (complete == 0) {
       return null;
     }
-    List<Object> firstKeys =
-        stored.extraKeys() == null || stored.extraKeys().isEmpty()
-            ? null
-            : stored.extraKeys().get(0);
     String namespace =
-        saltedChains.namespaceOf(
-            stored.parentBlockHash(), VllmCacheSalt.namespaceIn(firstKeys, stored.loraName()));
+        saltedChains.namespaceOf(stored.parentBlockHash(), VllmCacheSalt.namedBy(stored));
     saltedChains.stored(hashes.subList(0, complete), namespace);
     BlockHasher local = hasherFor(stored.loraName(), namespace);
     List<StoredBlock> blocks = new ArrayList<>(complete);
