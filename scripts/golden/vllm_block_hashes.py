@@ -5,7 +5,11 @@ Reproduces vLLM's prefix-caching block hash with --prefix-caching-hash-algo sha2
 PYTHONHASHSEED=0, using only the standard library:
 
   NONE_HASH = sha256(cbor("0"))                          (the seed string, CBOR text)
-  h_i       = sha256(cbor([h_{i-1} or NONE_HASH, [tokens of block i], None]))
+  h_i       = sha256(cbor([h_{i-1} or NONE_HASH, [tokens of block i], extra_i]))
+  extra_0   = (cache_salt,) for a salted request, else None; extra_i = None for i > 0
+
+vLLM's generate_block_hash_extra_keys (vllm/v1/core/kv_cache_utils.py) adds the request's
+cache_salt to the extra keys of the block starting at token 0 only; the tuple is a CBOR array.
 
 cbor() is cbor2.dumps(obj, canonical=True) for exactly these shapes: a text string, and an
 array of (32-byte bstr, array of unsigned ints, null). Only full blocks are hashed. The value vLLM
@@ -34,24 +38,29 @@ def cbor_text(s):
     return _head(3, len(data)) + data
 
 
-def cbor_block(parent, tokens):
+def cbor_block(parent, tokens, salt=None):
     out = _head(4, 3)  # array(3)
     out += _head(2, len(parent)) + parent  # bstr parent digest
     out += _head(4, len(tokens))  # array of token ids
     for t in tokens:
         out += _head(0, t)  # unsigned int, shortest form
-    out += b"\xf6"  # null: no extra keys
+    if salt is None:
+        out += b"\xf6"  # null: no extra keys
+    else:
+        out += _head(4, 1) + cbor_text(salt)  # the one-element tuple (cache_salt,)
     return out
 
 
 NONE_HASH = hashlib.sha256(cbor_text("0")).digest()
 
 
-def block_hashes(tokens, block_size):
+def block_hashes(tokens, block_size, salt=None):
     parent = NONE_HASH
     result = []
     for start in range(0, len(tokens) - block_size + 1, block_size):
-        parent = hashlib.sha256(cbor_block(parent, tokens[start:start + block_size])).digest()
+        extra = salt if start == 0 else None
+        parent = hashlib.sha256(
+            cbor_block(parent, tokens[start:start + block_size], extra)).digest()
         result.append(parent)
     return result
 
@@ -71,12 +80,23 @@ CASES = [
     ("vocabulary-sized ids, block 3", [151643, 151644, 872, 198, 9707, 11, 1879], 3),
 ]
 
+SALTED_CASES = [
+    # cache_salt as Dynamo's vLLM handler passes a namespace: tagged "dynamo-cache-salt:"
+    ("0..31, block 16, salt dynamo-cache-salt:tenant-a", list(range(32)), 16,
+     "dynamo-cache-salt:tenant-a"),
+]
+
 
 def main():
     print("NONE_HASH", NONE_HASH.hex())
     for name, tokens, block_size in CASES:
         print("#", name)
         for i, digest in enumerate(block_hashes(tokens, block_size)):
+            value = int.from_bytes(digest[-8:], "big")
+            print("block %d %s %d %dL" % (i, digest.hex(), value, signed64(value)))
+    for name, tokens, block_size, salt in SALTED_CASES:
+        print("#", name)
+        for i, digest in enumerate(block_hashes(tokens, block_size, salt)):
             value = int.from_bytes(digest[-8:], "big")
             print("block %d %s %d %dL" % (i, digest.hex(), value, signed64(value)))
 

@@ -243,6 +243,48 @@ fixture("map_lora_hybrid.msgpack",
         lora_hybrid(as_map=True))
 
 
+# 7. A salted request as the simulated worker publishes it (block size 16): the engine salt is
+#    vLLM's cache_salt as Dynamo's handler passes a namespace ("dynamo-cache-salt:" + namespace);
+#    vLLM lists it in the extra_keys of the sequence's first block only, so the store of the
+#    block filled later names its parent and no extra keys. The block hashes are vLLM's sha256_cbor
+#    of these tokens with that salt (vllm_block_hashes.py), as the events carry them.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vllm_block_hashes import block_hashes  # noqa: E402
+
+SALT = "dynamo-cache-salt:tenant-a"
+SALTED = [int.from_bytes(d[-8:], "big") for d in block_hashes(tokens(0, 48), 16, SALT)]
+fixture("map_cache_salt.msgpack",
+        "current generation as Encoding.MAP writes it (byte-compared, and what the simulated "
+        "worker publishes): a store salted with dynamo-cache-salt:tenant-a in its first block's "
+        "extra_keys, then the store of the sequence's next block under its parent, without "
+        "extra_keys",
+        [1767225610.0,
+         [{"type": "BlockStored", "block_hashes": SALTED[:2], "parent_block_hash": None,
+           "token_ids": tokens(0, 32), "block_size": 16, "lora_id": None, "medium": "GPU",
+           "lora_name": None, "extra_keys": [[SALT], None]},
+          {"type": "BlockStored", "block_hashes": SALTED[2:], "parent_block_hash": SALTED[1],
+           "token_ids": tokens(32, 16), "block_size": 16, "lora_id": None, "medium": "GPU",
+           "lora_name": None}],
+         0])
+
+
+# 8. A producer that names the namespace in a top-level "cache_salt" field, as Dynamo's ZMQ
+#    decoder accepts it (lib/kv-router/src/zmq_wire/types.rs: RawKvEvent::BlockStored's
+#    cache_namespace, serde-renamed cache_salt), here with the raw salt also in the first block's
+#    extra_keys; then a store that names it without extra keys.
+fixture("map_top_level_cache_salt.msgpack",
+        "map BlockStored events with a top-level cache_salt (Dynamo's decoder reads it; not "
+        "vLLM's field), the first also with the raw salt in its first block's extra_keys "
+        "(Encoding.MAP writes it back byte for byte)",
+        [1767225611.0,
+         [{"type": "BlockStored", "block_hashes": [H_SMALL, H_BIG], "parent_block_hash": None,
+           "token_ids": tokens(0, 32), "block_size": 16, "lora_id": None, "medium": "GPU",
+           "lora_name": None, "extra_keys": [["tenant-a"], None], "cache_salt": "tenant-a"},
+          {"type": "BlockStored", "block_hashes": [H_TINY], "parent_block_hash": None,
+           "token_ids": tokens(100, 16), "block_size": 16, "lora_id": None, "medium": "GPU",
+           "lora_name": None, "cache_salt": "tenant-b"}],
+         0])
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     lines = ["# vLLM KV event payloads (golden)", "",

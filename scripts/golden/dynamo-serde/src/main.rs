@@ -204,6 +204,8 @@ struct OutputOptions {
 }
 
 // lib/llm/src/protocols/common/preprocessor.rs @000a36a7: RoutingHints, every field skipped when None
+// (the fields after dp_rank as docs/interop.md §10.4 lists them; the cache namespace is written
+// under its serde rename cache_salt, ai-dynamo/dynamo PR #8197)
 #[derive(Serialize, Default)]
 struct RoutingHints {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -214,6 +216,14 @@ struct RoutingHints {
     decode_worker_id: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     dp_rank: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prefill_dp_rank: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expected_output_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lora_name: Option<String>,
+    #[serde(rename = "cache_salt", skip_serializing_if = "Option::is_none")]
+    cache_namespace: Option<String>,
 }
 
 // ---- response items: lib/runtime/src/pipeline/network.rs (NetworkStreamWrapper),
@@ -655,7 +665,7 @@ fn main() {
         &serde_json::to_string(&query).unwrap(),
     );
 
-    let request = PreprocessedRequest {
+    let plain = || PreprocessedRequest {
         model: "mock-model".to_string(),
         token_ids: vec![1, 2, 3],
         generate_request: None,
@@ -685,9 +695,24 @@ fn main() {
         request_timestamp_ms: None,
         is_probe: false,
     };
+    let request = plain();
     write_text(
         "preprocessed_request_plain.json",
         &serde_json::to_string(&request).unwrap(),
+    );
+
+    // a request in a cache namespace, routed to data-parallel rank 1
+    let salted = PreprocessedRequest {
+        routing: Some(RoutingHints {
+            dp_rank: Some(1),
+            cache_namespace: Some("key/alice/tenant-a".to_string()),
+            ..Default::default()
+        }),
+        ..plain()
+    };
+    write_text(
+        "preprocessed_request_cache_salt.json",
+        &serde_json::to_string(&salted).unwrap(),
     );
 
     // payload_codec "msgpack": the body and every response item through rmp_serde (§10.9)

@@ -16,17 +16,27 @@ import java.util.Objects;
  *     /router/...}; null leaves them open
  * @param limits the rate limits of every client key whose line in the keys file does not set its
  *     own; without keys, of all requests together
+ * @param cacheSaltPerKey {@code --cache-salt-per-key}: every key is its own tenant of the KV cache
+ *     (its name goes into each request's cache namespace); needs client keys
  */
 public record ApiKeyConfig(
-    List<ApiKey> keys, Path keysFile, List<ApiKey> fileKeys, String adminKey, RateLimits limits) {
+    List<ApiKey> keys,
+    Path keysFile,
+    List<ApiKey> fileKeys,
+    String adminKey,
+    RateLimits limits,
+    boolean cacheSaltPerKey) {
   /** No keys, no limits: every route is open. */
   public static final ApiKeyConfig NONE =
-      new ApiKeyConfig(List.of(), null, List.of(), null, RateLimits.NONE);
+      new ApiKeyConfig(List.of(), null, List.of(), null, RateLimits.NONE, false);
 
   public ApiKeyConfig {
     keys = List.copyOf(Objects.requireNonNull(keys, "keys"));
     fileKeys = List.copyOf(Objects.requireNonNull(fileKeys, "fileKeys"));
     Objects.requireNonNull(limits, "limits");
+    if (cacheSaltPerKey && keys.isEmpty() && keysFile == null) {
+      throw new IllegalArgumentException("a cache salt per key needs client keys");
+    }
   }
 
   /**
@@ -64,6 +74,8 @@ public record ApiKeyConfig(
         + (adminKey == null ? "none" : "set")
         + ", limits="
         + limits
+        + ", cacheSaltPerKey="
+        + cacheSaltPerKey
         + "]";
   }
 }

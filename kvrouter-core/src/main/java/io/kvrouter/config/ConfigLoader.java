@@ -402,7 +402,16 @@ public final class ConfigLoader {
             value(RATE_LIMIT_REQUESTS_PER_MINUTE),
             value(RATE_LIMIT_TOKENS_PER_MINUTE),
             value(MAX_CONCURRENT_REQUESTS_PER_KEY));
-    ApiKeyConfig config = new ApiKeyConfig(keys, file, fileKeys, admin, limits);
+    boolean perKey = value(CACHE_SALT_PER_KEY);
+    if (perKey && keys.isEmpty() && file == null) {
+      throw new ConfigException(
+          CACHE_SALT_PER_KEY.flag()
+              + " makes every API key its own cache tenant, so it needs keys: give "
+              + API_KEY.flag()
+              + " or "
+              + API_KEYS_FILE.flag());
+    }
+    ApiKeyConfig config = new ApiKeyConfig(keys, file, fileKeys, admin, limits, perKey);
     try {
       config.clientKeys(fileKeys);
     } catch (IllegalArgumentException e) {

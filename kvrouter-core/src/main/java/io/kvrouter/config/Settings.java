@@ -459,6 +459,21 @@ public final class Settings {
           false,
           Parsers.longs(0, RateLimits.MAX));
 
+  public static final Setting<Boolean> CACHE_SALT_PER_KEY =
+      new Setting<>(
+          "cache-salt-per-key",
+          null,
+          null,
+          "Make every API key its own tenant of the KV cache: each request's cache namespace is"
+              + " its key's name, combined with any salt the client sends (x-tenant-id,"
+              + " nvext.cache_salt or cache_salt), so requests of different keys never share"
+              + " cached prefixes, in the router's index or in the engine, whatever salts their"
+              + " clients pick. Needs --api-key or --api-keys-file.",
+          "false",
+          "true or false",
+          false,
+          Parsers::bool);
+
   public static final Setting<Boolean> ROUTER_INDEX_SNAPSHOTS =
       new Setting<>(
           "router-index-snapshots",
@@ -893,6 +908,7 @@ public final class Settings {
               RATE_LIMIT_REQUESTS_PER_MINUTE,
               RATE_LIMIT_TOKENS_PER_MINUTE,
               MAX_CONCURRENT_REQUESTS_PER_KEY,
+              CACHE_SALT_PER_KEY,
               ROUTER_MODE,
               KV_OVERLAP_SCORE_WEIGHT,
               KV_EVENTS,

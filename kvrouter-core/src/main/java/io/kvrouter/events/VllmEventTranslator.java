@@ -5,6 +5,8 @@ import io.kvrouter.protocol.KvCacheEvent;
 import io.kvrouter.protocol.KvCacheEvent.StoredBlock;
 import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.hash.BlockHasher;
+import io.kvrouter.protocol.vllm.SaltedChains;
+import io.kvrouter.protocol.vllm.VllmCacheSalt;
 import io.kvrouter.protocol.vllm.VllmEvent;
 import io.kvrouter.protocol.vllm.VllmEventBatch;
 import io.kvrouter.routing.index.KvEventSink;
@@ -28,6 +30,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link BlockHasher#of(int, String)}), as Dynamo does, so they match only prompts hashed for the
  * same adapter, never the base model's.
  *
+ * <p>Blocks stored under a cache namespace are hashed with it ({@link BlockHasher#of(int, String,
+ * String)}), so they match only prompts of the same namespace: the namespace is read, as Dynamo
+ * reads it, from the tagged salt in the first block's {@code extra_keys} ({@link
+ * VllmCacheSalt#namespaceIn}); a store that continues a salted sequence (no salt of its own, a
+ * salted parent) gets its parent's ({@link SaltedChains}).
+ *
  * <p>Events the router cannot use are dropped and counted by {@link DropReason}:
  *
  * <ul>
@@ -45,14 +53,14 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>a block size other than the router's, or token ids that do not fill the stored blocks;
  *   <li>a LoRA id without a LoRA name (vLLM before {@code lora_name}): the blocks depend on an
  *       adapter the router cannot name, so hashing them as the base model's would be wrong;
- *   <li>extra keys that token ids cannot reproduce: a multimodal item, a cache salt, prompt
- *       embeddings (anything but the LoRA name, which the seed covers). Image placeholder tokens
- *       are the same for every image, so hashing such blocks from tokens alone would match prompts
- *       the engine cannot reuse them for. Dynamo folds multimodal hashes and its own tagged salt
- *       into the block hash instead, which needs the same hashing on the request side; the router
- *       does neither yet. A store is cut before its first such block (the text before an image
- *       still matches) and counted once; later stores under the cut blocks name a parent the rank
- *       does not hold and are rejected by the index.
+ *   <li>extra keys that token ids cannot reproduce: a multimodal item, an untagged cache salt,
+ *       prompt embeddings (anything but the LoRA name and a tagged salt, which the seed covers).
+ *       Image placeholder tokens are the same for every image, so hashing such blocks from tokens
+ *       alone would match prompts the engine cannot reuse them for. Dynamo folds multimodal hashes
+ *       and its own tagged salt into the block hash instead, which needs the same hashing on the
+ *       request side; the router does the salt only. A store is cut before its first such block
+ *       (the text before an image still matches) and counted once; later stores under the cut
+ *       blocks name a parent the rank does not hold and are rejected by the index.
  * </ul>
  *
  * A store whose parent the rank does not hold is rejected by the index itself, never re-rooted.
@@ -91,6 +99,9 @@ public final class VllmEventTranslator {
 
   /** Per rank, the KV cache groups its stores said are full attention. */
   private final Map<WorkerRank, Set<Integer>> fullAttentionGroups = new ConcurrentHashMap<>();
+
+  /** Per rank, the namespaces of its salted blocks. */
+  private final Map<WorkerRank, SaltedChains> saltedChains = new ConcurrentHashMap<>();
 
   /**
    * @param blockSize the router's KV block size; stores of another size are dropped
@@ -132,7 +143,15 @@ public final class VllmEventTranslator {
       if (!fullAttentionRemoval(rank, removed.groupIdx())) {
         return drop(DropReason.OTHER_KV_GROUP);
       }
+      SaltedChains chains = saltedChains.get(rank);
+      if (chains != null) {
+        chains.removed(removed.blockHashes());
+      }
       return new KvCacheEvent.Removed(removed.blockHashes());
+    }
+    SaltedChains chains = saltedChains.get(rank);
+    if (chains != null) {
+      chains.cleared();
     }
     return KvCacheEvent.cleared();
   }
@@ -161,19 +180,24 @@ public final class VllmEventTranslator {
     if (lora == null && stored.loraId() != null && stored.loraId() != 0) {
       return drop(DropReason.UNNAMED_LORA);
     }
-    int usable = hashableBlocks(stored.extraKeys(), hashes.size(), lora);
+    String named = VllmCacheSalt.namedBy(stored);
+    int usable = hashableBlocks(stored, hashes.size(), lora, named);
     if (usable < hashes.size()) {
       drop(DropReason.EXTRA_KEYS);
       if (usable == 0) {
         return null;
       }
     }
-    BlockHasher blockHasher = lora == null ? hasher : BlockHasher.of(bs, lora);
+    SaltedChains chains = saltedChains.computeIfAbsent(rank, r -> new SaltedChains());
+    String namespace = chains.namespaceOf(stored.parentBlockHash(), named);
+    BlockHasher blockHasher =
+        lora == null && namespace == null ? hasher : BlockHasher.of(bs, lora, namespace);
     long[] local = stored.localHashes(blockHasher, usable);
     List<StoredBlock> blocks = new ArrayList<>(usable);
     for (int i = 0; i < usable; i++) {
       blocks.add(new StoredBlock(hashes.get(i), local[i]));
     }
+    chains.stored(hashes.subList(0, usable), namespace);
     return new KvCacheEvent.Stored(stored.parentBlockHash(), blocks);
   }
 
@@ -183,6 +207,7 @@ public final class VllmEventTranslator {
    */
   public void forget(String workerId) {
     fullAttentionGroups.keySet().removeIf(rank -> rank.workerId().equals(workerId));
+    saltedChains.keySet().removeIf(rank -> rank.workerId().equals(workerId));
   }
 
   /** Whether {@code stored} is from a full-attention group; remembers the group if it says so. */
@@ -209,21 +234,28 @@ public final class VllmEventTranslator {
   }
 
   /**
-   * How many leading blocks have no extra keys but the LoRA name, which the hasher's seed stands
-   * for (vLLM lists it first, in every block). An absent entry counts as no keys, as in Dynamo.
+   * How many leading blocks have no extra keys but the LoRA name (vLLM lists it first, in every
+   * block) and, in the first block, the salt of the {@code namespace} the store names ({@link
+   * VllmCacheSalt#isSaltOf}): the hasher's seed stands for both. An absent entry counts as no keys,
+   * as in Dynamo.
    */
-  private static int hashableBlocks(List<List<Object>> extraKeys, int blocks, String lora) {
+  private static int hashableBlocks(
+      VllmEvent.BlockStored stored, int blocks, String lora, String namespace) {
+    List<List<Object>> extraKeys = stored.extraKeys();
     if (extraKeys == null) {
       return blocks;
     }
     for (int i = 0; i < blocks && i < extraKeys.size(); i++) {
       List<Object> keys = extraKeys.get(i);
-      boolean plain =
-          keys == null
-              || keys.isEmpty()
-              || (lora != null && keys.size() == 1 && lora.equals(keys.get(0)));
-      if (!plain) {
-        return i;
+      if (keys == null) {
+        continue;
+      }
+      int from = lora != null && !keys.isEmpty() && lora.equals(keys.get(0)) ? 1 : 0;
+      for (int k = from; k < keys.size(); k++) {
+        Object key = keys.get(k);
+        if (i != 0 || key == null || !VllmCacheSalt.isSaltOf(key, namespace, stored)) {
+          return i;
+        }
       }
     }
     return blocks;

@@ -140,6 +140,11 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
     return limiter;
   }
 
+  /** Whether every key is its own tenant of the KV cache ({@code --cache-salt-per-key}). */
+  public boolean cacheSaltPerKey() {
+    return config.cacheSaltPerKey();
+  }
+
   /** Whether the OpenAI routes need a key. */
   public boolean clientKeysRequired() {
     return config.clientKeysRequired();

@@ -36,6 +36,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
   private final InFlightResponses inFlight;
   private final JsonBodies bodies;
   private final RateLimiter limiter;
+  private final CacheNamespaces namespaces;
 
   GenerationHandler(
       ServedModels models,
@@ -43,6 +44,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
       InFlightResponses inFlight,
       JsonBodies bodies,
       RateLimiter limiter,
+      CacheNamespaces namespaces,
       String endpoint,
       ResponseFormat format,
       Function<JsonObject, OpenAiRequest> parser) {
@@ -51,6 +53,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
     this.inFlight = inFlight;
     this.bodies = bodies;
     this.limiter = limiter;
+    this.namespaces = namespaces;
     this.endpoint = endpoint;
     this.format = format;
     this.parser = parser;
@@ -85,7 +88,13 @@ final class GenerationHandler implements Handler<RoutingContext> {
       return;
     }
     ctx.addEndHandler(v -> ticket.release());
-    OpenAiRequest request = parsed.request();
+    OpenAiRequest request;
+    try {
+      request = namespaces.resolve(ctx, parsed.request());
+    } catch (RuntimeException e) {
+      ErrorResponses.send(ctx.response(), errors.of(e, RequestIds.of(ctx)));
+      return;
+    }
     Preprocessor preprocessor = parsed.model().preprocessor();
     RequestIds.RequestId id = RequestIds.of(ctx);
     String requestId = id.internal();

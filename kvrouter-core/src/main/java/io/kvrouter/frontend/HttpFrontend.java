@@ -36,6 +36,7 @@ public final class HttpFrontend {
   private final HttpConfig config;
   private final ErrorResponses errors;
   private final JsonBodies bodies;
+  private final CacheNamespaces namespaces;
   private final RouterEndpoints routerEndpoints;
   private final InFlightResponses inFlight = new InFlightResponses();
   private final ClientFaults faults;
@@ -63,7 +64,8 @@ public final class HttpFrontend {
     this.config = config;
     this.errors = new ErrorResponses(config.busyStatusCode());
     this.bodies = new JsonBodies(config.bodyLimitBytes());
-    this.routerEndpoints = new RouterEndpoints(models, errors, bodies);
+    this.namespaces = new CacheNamespaces(auth.cacheSaltPerKey());
+    this.routerEndpoints = new RouterEndpoints(models, errors, bodies, namespaces);
     this.faults = ClientFaults.of(metrics.registry());
     this.frontDoor = new FrontDoor(config.connections(), config.tls(), metrics.registry(), faults);
   }
@@ -96,6 +98,7 @@ public final class HttpFrontend {
                 inFlight,
                 bodies,
                 auth.rateLimiter(),
+                namespaces,
                 "chat_completions",
                 ResponseFormat.CHAT,
                 OpenAiRequests::chat));
@@ -110,6 +113,7 @@ public final class HttpFrontend {
                 inFlight,
                 bodies,
                 auth.rateLimiter(),
+                namespaces,
                 "completions",
                 ResponseFormat.COMPLETION,
                 OpenAiRequests::completion));

@@ -23,11 +23,18 @@ final class RouterEndpoints {
   private final ServedModels models;
   private final ErrorResponses errors;
   private final JsonBodies bodies;
+  private final CacheNamespaces namespaces;
 
-  RouterEndpoints(ServedModels models, ErrorResponses errors, JsonBodies bodies) {
+  /**
+   * @param namespaces the cache namespace an explained request is hashed under: its own, as if it
+   *     were sent, so explaining cannot look into another tenant's namespace
+   */
+  RouterEndpoints(
+      ServedModels models, ErrorResponses errors, JsonBodies bodies, CacheNamespaces namespaces) {
     this.models = models;
     this.errors = errors;
     this.bodies = bodies;
+    this.namespaces = namespaces;
   }
 
   void explain(RoutingContext ctx) {
@@ -53,10 +60,17 @@ final class RouterEndpoints {
   }
 
   private void explain(RoutingContext ctx, GenerationHandler.Parsed parsed) {
+    io.kvrouter.frontend.openai.OpenAiRequest request;
+    try {
+      request = namespaces.resolve(ctx, parsed.request());
+    } catch (RuntimeException e) {
+      ErrorResponses.send(ctx.response(), errors.of(e, RequestIds.of(ctx)));
+      return;
+    }
     parsed
         .model()
         .preprocessor()
-        .explain(parsed.request().toGeneration(RequestIds.of(ctx).internal()))
+        .explain(request.toGeneration(RequestIds.of(ctx).internal()))
         .onComplete(
             ar -> {
               if (ar.failed()) {

@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param stop strings that end generation; the matched string is not returned
  * @param stopTokenIds token ids that end generation
  * @param output what the text holds besides the decoded tokens
+ * @param cacheSalt the cache namespace the prompt is cached and matched under, forwarded to the
+ *     worker as {@code routing.cache_salt}; null for none
  * @param clientRequestId the client's {@code X-Request-Id}, passed on to the worker; null when the
  *     client sent none. Never a key: two requests may carry the same
  */
@@ -28,6 +30,7 @@ public record GenerationRequest(
     boolean ignoreEos,
     SamplingOptions sampling,
     OutputOptions output,
+    String cacheSalt,
     String clientRequestId) {
 
   public GenerationRequest {
@@ -38,9 +41,10 @@ public record GenerationRequest(
     stopTokenIds = stopTokenIds == null ? List.of() : List.copyOf(stopTokenIds);
     sampling = sampling == null ? SamplingOptions.DEFAULT : sampling;
     output = output == null ? OutputOptions.TEXT : output;
+    cacheSalt = cacheSalt == null || cacheSalt.isEmpty() ? null : cacheSalt;
   }
 
-  /** A request without a client's id. */
+  /** A request without a cache salt or a client's id. */
   public GenerationRequest(
       String requestId,
       Prompt prompt,
@@ -63,6 +67,7 @@ public record GenerationRequest(
         ignoreEos,
         sampling,
         output,
+        null,
         null);
   }
 }

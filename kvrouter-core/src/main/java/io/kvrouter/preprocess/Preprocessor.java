@@ -193,23 +193,25 @@ public final class Preprocessor {
   }
 
   private PreprocessedRequest preprocessed(GenerationRequest request, int[] promptIds) {
-    return new PreprocessedRequest(
-        modelName,
-        promptIds,
-        new StopConditions(
-            request.maxTokens(),
-            request.stop().isEmpty() ? null : request.stop(),
-            request.stopTokenIds().isEmpty() ? null : request.stopTokenIds(),
-            request.minTokens(),
-            request.ignoreEos() ? Boolean.TRUE : null),
-        request.sampling(),
-        request.output().logprobs() == null
-            ? null
-            : new PreprocessedRequest.OutputOptions(request.output().logprobs(), null),
-        assets.eosTokenIds(),
-        null,
-        null,
-        request.clientRequestId());
+    PreprocessedRequest plain =
+        new PreprocessedRequest(
+            modelName,
+            promptIds,
+            new StopConditions(
+                request.maxTokens(),
+                request.stop().isEmpty() ? null : request.stop(),
+                request.stopTokenIds().isEmpty() ? null : request.stopTokenIds(),
+                request.minTokens(),
+                request.ignoreEos() ? Boolean.TRUE : null),
+            request.sampling(),
+            request.output().logprobs() == null
+                ? null
+                : new PreprocessedRequest.OutputOptions(request.output().logprobs(), null),
+            assets.eosTokenIds(),
+            null,
+            null,
+            request.clientRequestId());
+    return plain.withCacheSalt(request.cacheSalt());
   }
 
   private PreparedPrompt prepare(Prompt prompt, boolean echo) {

@@ -86,15 +86,49 @@ public record PreprocessedRequest(
   }
 
   /**
-   * What the router decided, for the worker: {@code dp_rank} is the data-parallel rank that must
-   * serve the request (absent: the worker chooses).
+   * What the router decided, for the worker, as Dynamo's {@code RoutingHints} (docs/interop.md
+   * §10.4; every field left out when unset): {@code dp_rank} is the data-parallel rank that must
+   * serve the request (absent: the worker chooses); {@code cache_salt} is the request's cache
+   * namespace (Rust field {@code cache_namespace}, written as {@code cache_salt}): the engine
+   * caches and reuses the request's KV blocks only among requests of the same namespace, and its KV
+   * events hash them under it ({@code protocol.hash.BlockHasher#of(int, String, String)}). Dynamo's
+   * vLLM handler passes it to vLLM as {@code cache_salt} tagged {@value
+   * io.kvrouter.protocol.vllm.VllmCacheSalt#TAG}.
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record Routing(@JsonProperty("dp_rank") Integer dpRank) {}
+  public record Routing(
+      @JsonProperty("dp_rank") Integer dpRank, @JsonProperty("cache_salt") String cacheSalt) {
 
-  /** This request for data-parallel rank {@code dpRank} of the worker. */
+    public Routing {
+      cacheSalt = cacheSalt == null || cacheSalt.isEmpty() ? null : cacheSalt;
+    }
+
+    /** Routing to data-parallel rank {@code dpRank} only. */
+    public Routing(Integer dpRank) {
+      this(dpRank, null);
+    }
+
+    boolean isEmpty() {
+      return dpRank == null && cacheSalt == null;
+    }
+  }
+
+  /** This request for data-parallel rank {@code dpRank} of the worker (its cache salt kept). */
   public PreprocessedRequest withDpRank(int dpRank) {
+    return withRouting(new Routing(dpRank, cacheSalt().orElse(null)));
+  }
+
+  /**
+   * This request in cache namespace {@code cacheSalt} ({@code null} or empty: none), its
+   * data-parallel rank kept.
+   */
+  public PreprocessedRequest withCacheSalt(String cacheSalt) {
+    Routing next = new Routing(routing == null ? null : routing.dpRank(), cacheSalt);
+    return withRouting(next.isEmpty() ? null : next);
+  }
+
+  private PreprocessedRequest withRouting(Routing next) {
     return new PreprocessedRequest(
         model,
         tokenIds,
@@ -103,8 +137,15 @@ public record PreprocessedRequest(
         outputOptions,
         eosTokenIds,
         annotations,
-        new Routing(dpRank),
+        next,
         clientRequestId);
+  }
+
+  /** The request's cache namespace ({@code routing.cache_salt}), if it has one. */
+  public java.util.Optional<String> cacheSalt() {
+    return routing == null
+        ? java.util.Optional.empty()
+        : java.util.Optional.ofNullable(routing.cacheSalt());
   }
 
   /** The data-parallel rank the router chose, if it chose one. */

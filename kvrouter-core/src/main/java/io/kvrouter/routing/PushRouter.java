@@ -112,9 +112,25 @@ final class PushRouter implements Router {
         .register(meters);
   }
 
+  /**
+   * {@code request}'s prompt for the policy, hashed under the request's cache namespace when it has
+   * one ({@link BlockHasher#of(int, String, String)}): a salted prompt matches only blocks stored
+   * under the same salt, and an unsalted one never matches salted blocks. Every policy sees the
+   * prompt only through this, so overlap scores, approximate-mode predictions, bookings and {@code
+   * explain} all hash alike.
+   */
+  private Prompt promptOf(PreprocessedRequest request) {
+    BlockHasher salted =
+        request
+            .cacheSalt()
+            .map(salt -> BlockHasher.of(hasher.blockSize(), null, salt))
+            .orElse(hasher);
+    return Prompt.ofTokens(request.tokenIds(), salted);
+  }
+
   @Override
   public Future<ResponseStream> generate(String requestId, PreprocessedRequest request) {
-    Routing routing = new Routing(requestId, request, Prompt.ofTokens(request.tokenIds(), hasher));
+    Routing routing = new Routing(requestId, request, promptOf(request));
     Set<String> tried = new HashSet<>();
     return dispatch(routing, tried, null)
         .map(
@@ -132,7 +148,7 @@ final class PushRouter implements Router {
    * books for the longer prompt, which the next worker has to prefill.
    */
   Routing continued(Routing routing, PreprocessedRequest request) {
-    return new Routing(routing.requestId(), request, Prompt.ofTokens(request.tokenIds(), hasher));
+    return new Routing(routing.requestId(), request, promptOf(request));
   }
 
   /**
@@ -280,7 +296,7 @@ final class PushRouter implements Router {
   @Override
   public Optional<RouteExplanation> explain(PreprocessedRequest request) {
     List<WorkerState> healthy = workers.stream().filter(w -> w.health.healthy()).toList();
-    return policy.explain(Prompt.ofTokens(request.tokenIds(), hasher), healthy);
+    return policy.explain(promptOf(request), healthy);
   }
 
   /** Hands the policy the events of workers in the set; drops those of any other worker. */

@@ -499,6 +499,48 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void cacheSaltPerKey_isOffByDefault_needsClientKeys_andIsReadFromFlagOrFile() throws IOException {
+    assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).apiKeys().cacheSaltPerKey()).isFalse();
+    Map<String, List<String>> withKey =
+        Map.of(
+            "mock-workers", List.of("1"),
+            "api-key", List.of("sk-flag-1-0123456789"),
+            "cache-salt-per-key", List.of("true"));
+    assertThat(ConfigLoader.load(withKey, Map.of(), null).apiKeys().cacheSaltPerKey()).isTrue();
+    Path keys = Files.writeString(dir.resolve("salt-keys"), "team-a sk-aaaaaaaa-0123456789\n");
+    assertThat(
+            ConfigLoader.load(
+                    Map.of(),
+                    Map.of(),
+                    write(
+                        "mock-workers: 1\napi-keys-file: " + keys + "\ncache-salt-per-key: true\n"))
+                .apiKeys()
+                .cacheSaltPerKey())
+        .isTrue();
+
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of("mock-workers", List.of("1"), "cache-salt-per-key", List.of("true")),
+                    Map.of(),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--cache-salt-per-key")
+        .hasMessageContaining("needs keys: give --api-key or --api-keys-file");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of(
+                        "mock-workers", List.of("1"),
+                        "api-key", List.of("sk-flag-1-0123456789"),
+                        "cache-salt-per-key", List.of("yes please")),
+                    Map.of(),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("cache-salt-per-key");
+  }
+
+  @Test
   void tlsFiles_comeTogether_byDynamosNamesOrVariables_andMustBeReadable() throws IOException {
     Path cert = Files.writeString(dir.resolve("c.pem"), "");
     Path key = Files.writeString(dir.resolve("k.pem"), "");

@@ -295,7 +295,7 @@ class VllmEventTranslatorTest {
   }
 
   @Test
-  void aCacheSaltOrPromptEmbeddings_dropTheWholeStore() throws Exception {
+  void anUntaggedCacheSaltOrPromptEmbeddings_dropTheWholeStore() throws Exception {
     ByteBuffer embeds = ByteBuffer.wrap(new byte[] {1, 2, 3});
     apply(
         withExtraKeys(List.of(E0, E1), null, tokens(0, 8), Arrays.asList(List.of("salt"), null)),
@@ -331,6 +331,144 @@ class VllmEventTranslatorTest {
         withExtraKeys(List.of(E2), E1, tokens(8, 4), List.of()));
 
     assertThat(overlap(tokens(0, 12))).isEqualTo(3);
+    assertThat(dropped("extra_keys")).isZero();
+  }
+
+  // ---------------------------------------------------------------- cache salts
+
+  private static final String TAGGED_A = "dynamo-cache-salt:tenant-a";
+
+  private int overlapIn(String namespace, int[] prompt) {
+    return index
+        .findMatches(BlockHasher.of(BLOCK_SIZE, null, namespace).localHashes(prompt))
+        .overlap(RANK);
+  }
+
+  @Test
+  void aTaggedSaltInTheFirstBlocksExtraKeys_hashesTheStoreUnderItsNamespace() throws Exception {
+    apply(
+        withExtraKeys(List.of(E0, E1), null, tokens(0, 8), Arrays.asList(List.of(TAGGED_A), null)));
+
+    assertThat(overlapIn("tenant-a", tokens(0, 12))).isEqualTo(2);
+    assertThat(overlap(tokens(0, 12))).as("an unsalted prompt").isZero();
+    assertThat(overlapIn("tenant-b", tokens(0, 12))).as("another tenant").isZero();
+    assertThat(dropped("extra_keys")).isZero();
+  }
+
+  @Test
+  void aStoreContinuingASaltedSequence_isHashedUnderItsParentsNamespace() throws Exception {
+    apply(withExtraKeys(List.of(E0), null, tokens(0, 4), List.of(List.of(TAGGED_A))));
+    // vLLM names the salt in block 0 only: the next stores carry a parent and no extra keys
+    apply(BlockStored.of(List.of(E1), E0, tokens(4, 4), BLOCK_SIZE));
+    apply(BlockStored.of(List.of(E2), E1, tokens(8, 4), BLOCK_SIZE));
+
+    assertThat(overlapIn("tenant-a", tokens(0, 12))).isEqualTo(3);
+    assertThat(overlap(tokens(0, 12))).isZero();
+  }
+
+  @Test
+  void removedOrClearedSaltedBlocks_areForgotten() throws Exception {
+    apply(withExtraKeys(List.of(E0), null, tokens(0, 4), List.of(List.of(TAGGED_A))));
+    apply(new BlockRemoved(List.of(E0), "GPU", null));
+    // the same engine hash stored again without a salt is an unsalted block now
+    apply(BlockStored.of(List.of(E0), null, tokens(0, 4), BLOCK_SIZE));
+    apply(BlockStored.of(List.of(E1), E0, tokens(4, 4), BLOCK_SIZE));
+    assertThat(overlap(tokens(0, 8))).isEqualTo(2);
+
+    apply(withExtraKeys(List.of(E2), null, tokens(50, 4), List.of(List.of(TAGGED_A))));
+    assertThat(overlapIn("tenant-a", tokens(50, 4))).isEqualTo(1);
+    apply(new AllBlocksCleared());
+    apply(BlockStored.of(List.of(E2), null, tokens(50, 4), BLOCK_SIZE));
+    assertThat(overlap(tokens(50, 4))).isEqualTo(1);
+  }
+
+  @Test
+  void aSaltBesideALoraName_seedsWithBoth_evenWhenSpelledLikeTheAdapter() throws Exception {
+    apply(
+        new BlockStored(
+            List.of(E0),
+            null,
+            tokens(0, 4),
+            BLOCK_SIZE,
+            1,
+            "GPU",
+            "adapter-a",
+            null,
+            null,
+            List.of(List.of("adapter-a", "dynamo-cache-salt:adapter-a"))));
+
+    long[] both = BlockHasher.of(BLOCK_SIZE, "adapter-a", "adapter-a").localHashes(tokens(0, 4));
+    assertThat(index.findMatches(both).overlap(RANK)).isEqualTo(1);
+    long[] loraOnly = BlockHasher.of(BLOCK_SIZE, "adapter-a").localHashes(tokens(0, 4));
+    assertThat(index.findMatches(loraOnly).overlap(RANK)).isZero();
+  }
+
+  @Test
+  void aSaltedBlockWithAnotherForeignKey_isStillCut() throws Exception {
+    apply(withExtraKeys(List.of(E0), null, tokens(0, 4), List.of(List.of("untagged", TAGGED_A))));
+
+    assertThat(overlapIn("tenant-a", tokens(0, 4))).isZero();
+    assertThat(dropped("extra_keys")).isEqualTo(1);
+  }
+
+  @Test
+  void goldenSaltedEvents_fromTheWire_matchOnlyTheirTenantsPrompts() throws Exception {
+    byte[] payload;
+    try (var in = getClass().getResourceAsStream("/golden/vllm/map_cache_salt.msgpack")) {
+      payload = in.readAllBytes();
+    }
+    VllmEventTranslator bs16 = new VllmEventTranslator(index, 16, meters);
+    bs16.apply(RANK, io.kvrouter.protocol.vllm.VllmEventCodec.decode(payload));
+    index.flush().toCompletableFuture().get();
+
+    int[] prompt = tokens(0, 48);
+    assertThat(
+            index
+                .findMatches(BlockHasher.of(16, null, "tenant-a").localHashes(prompt))
+                .overlap(RANK))
+        .isEqualTo(3);
+    assertThat(index.findMatches(BlockHasher.of(16).localHashes(prompt)).overlap(RANK)).isZero();
+    assertThat(
+            index
+                .findMatches(BlockHasher.of(16, null, "tenant-b").localHashes(prompt))
+                .overlap(RANK))
+        .isZero();
+  }
+
+  @Test
+  void aTopLevelCacheSalt_namesTheNamespace_andItsRawCopyInExtraKeysIsNoForeignKey()
+      throws Exception {
+    apply(
+        new BlockStored(
+            List.of(E0, E1),
+            null,
+            tokens(0, 8),
+            BLOCK_SIZE,
+            null,
+            "GPU",
+            null,
+            null,
+            null,
+            Arrays.asList(List.of("tenant-a"), null),
+            "tenant-a"),
+        new BlockStored(
+            List.of(E2),
+            null,
+            tokens(50, 4),
+            BLOCK_SIZE,
+            null,
+            "GPU",
+            null,
+            null,
+            null,
+            null,
+            "tenant-b"));
+    apply(BlockStored.of(List.of(-5L), E1, tokens(8, 4), BLOCK_SIZE));
+
+    assertThat(overlapIn("tenant-a", tokens(0, 12))).isEqualTo(3);
+    assertThat(overlapIn("tenant-b", tokens(50, 4))).isEqualTo(1);
+    assertThat(overlap(tokens(0, 12))).isZero();
+    assertThat(overlap(tokens(50, 4))).isZero();
     assertThat(dropped("extra_keys")).isZero();
   }
 }

@@ -24,7 +24,7 @@ class ApiKeyAuthLimitsTest {
   @Test
   void withoutKeys_theLimitsHoldForAllRequestsTogether() {
     new ApiKeyAuth(
-        new ApiKeyConfig(List.of(), null, List.of(), null, new RateLimits(2, 0, 0)),
+        new ApiKeyConfig(List.of(), null, List.of(), null, new RateLimits(2, 0, 0), false),
         meters,
         limiter);
     limiter.admit(Optional.empty());
@@ -39,7 +39,8 @@ class ApiKeyAuthLimitsTest {
     ApiKey own =
         new ApiKey("team-a", "sk-team-a-0123456789", new RateLimitOverrides(1L, null, null));
     new ApiKeyAuth(
-        new ApiKeyConfig(List.of(flagKey), null, List.of(own), null, new RateLimits(2, 0, 0)),
+        new ApiKeyConfig(
+            List.of(flagKey), null, List.of(own), null, new RateLimits(2, 0, 0), false),
         meters,
         limiter);
     limiter.admit(Optional.of(flagKey.name()));

@@ -401,6 +401,37 @@ class KvRouterTest {
   }
 
   @Test
+  void approxMode_predictsOverlapOnlyWithinACacheNamespace_andForwardsIt() throws Exception {
+    kvRouter(RouterMode.APPROX, 2, KvRouterConfig.DEFAULTS, 1000, 1);
+    int[] prompt = tokens(6, 160);
+    PreprocessedRequest tenantA = request(prompt).withCacheSalt("tenant-a");
+    assertThat(drain(result(router.generate("a1", tenantA))).done.get()).isNull();
+    String worker = plane.workerOf.get("a1");
+    assertThat(plane.requestOf.get("a1").cacheSalt()).as("forwarded").contains("tenant-a");
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> overlapOf(router.explain(tenantA).orElseThrow(), worker) == 10);
+
+    assertThat(overlapOf(router.explain(request(prompt)).orElseThrow(), worker))
+        .as("unsalted")
+        .isZero();
+    assertThat(
+            overlapOf(
+                router.explain(request(prompt).withCacheSalt("tenant-b")).orElseThrow(), worker))
+        .as("another tenant")
+        .isZero();
+    // the learned blocks are the salted hashes of the prompt
+    long[] salted = BlockHasher.of(BLOCK_SIZE, null, "tenant-a").localHashes(prompt);
+    assertThat(router.dumpKvIndex().orElseThrow().toCompletableFuture().get())
+        .flatExtracting(
+            e ->
+                e.event() instanceof KvCacheEvent.Stored stored
+                    ? stored.blocks().stream().map(KvCacheEvent.StoredBlock::tokensHash).toList()
+                    : List.of())
+        .contains(salted[0], salted[9]);
+  }
+
+  @Test
   void kvModeWithKvEvents_routesByTheEventsTheSinkIsGiven() throws Exception {
     kvRouter(2, KvRouterConfig.DEFAULTS);
     int[] prompt = tokens(5, 64);

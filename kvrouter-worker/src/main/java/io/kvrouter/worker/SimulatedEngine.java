@@ -6,6 +6,7 @@ import io.kvrouter.protocol.InferenceEngine;
 import io.kvrouter.protocol.KvCapacityRefusal;
 import io.kvrouter.protocol.PreprocessedRequest;
 import io.kvrouter.protocol.ResponseStream;
+import io.kvrouter.protocol.vllm.VllmCacheSalt;
 import io.kvrouter.worker.engine.EngineSettings;
 import io.kvrouter.worker.engine.RequestTooLargeException;
 import io.kvrouter.worker.kv.BlockPool;
@@ -166,7 +167,12 @@ public final class SimulatedEngine implements InferenceEngine {
       checkSchedulable(request, maxTokens);
     }
     String kvKey = requestId + "#" + serial.incrementAndGet();
-    VllmSequence blocks = new VllmSequence(options.blockSize(), request.tokenIds());
+    // as Dynamo's vLLM handler passes a namespace on: the tagged salt vLLM hashes into block 0
+    VllmSequence blocks =
+        new VllmSequence(
+            options.blockSize(),
+            request.tokenIds(),
+            request.cacheSalt().map(VllmCacheSalt::engineSalt).orElse(null));
     if (driver == null) {
       if (blocks.fullBlocks() > options.kvBlocks()) {
         throw new RequestTooLargeException(

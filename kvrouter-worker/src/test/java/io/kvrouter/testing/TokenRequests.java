@@ -26,7 +26,12 @@ public final class TokenRequests {
 
   /** Holds the full blocks of a new request's prompt. */
   public KvAllocation allocate(String id, int[] prompt) {
-    VllmSequence sequence = new VllmSequence(pool.blockSize(), prompt);
+    return allocate(id, prompt, null);
+  }
+
+  /** Holds the full blocks of a new request's prompt, salted with vLLM's {@code salt}. */
+  public KvAllocation allocate(String id, int[] prompt, String salt) {
+    VllmSequence sequence = new VllmSequence(pool.blockSize(), prompt, salt);
     KvAllocation result = pool.allocate(id, sequence, sequence.fullBlocks());
     if (result.allocated()) {
       sequences.put(id, sequence);

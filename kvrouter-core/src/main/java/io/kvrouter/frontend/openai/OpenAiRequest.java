@@ -15,6 +15,9 @@ import java.util.List;
  * @param maxTokensParam the field {@code maxTokens} came from: {@code max_tokens} or {@code
  *     max_completion_tokens}
  * @param output what the response text holds besides the decoded tokens (echo, parsing, ...)
+ * @param cacheSalt the cache namespace the prompts are cached and matched under ({@link
+ *     CacheSalts}); null for none. The frontend replaces the body's salt by the request's effective
+ *     one ({@link #withCacheSalt}) before generating.
  */
 public record OpenAiRequest(
     String model,
@@ -28,13 +31,32 @@ public record OpenAiRequest(
     Integer minTokens,
     boolean ignoreEos,
     SamplingOptions sampling,
-    OutputOptions output) {
+    OutputOptions output,
+    String cacheSalt) {
 
   public OpenAiRequest {
     prompts = List.copyOf(prompts);
     if (prompts.isEmpty()) {
       throw new IllegalArgumentException("no prompt");
     }
+  }
+
+  /** This request under cache namespace {@code salt} (null: none). */
+  public OpenAiRequest withCacheSalt(String salt) {
+    return new OpenAiRequest(
+        model,
+        stream,
+        includeUsage,
+        prompts,
+        maxTokens,
+        maxTokensParam,
+        stop,
+        stopTokenIds,
+        minTokens,
+        ignoreEos,
+        sampling,
+        output,
+        salt);
   }
 
   /** The first prompt (a chat request's only one). */
@@ -82,6 +104,7 @@ public record OpenAiRequest(
         ignoreEos,
         sampling,
         output,
+        cacheSalt,
         clientRequestId);
   }
 }

@@ -44,7 +44,9 @@ public final class OpenAiRequests {
           "logit_bias",
           "logprobs",
           "skip_special_tokens",
-          "include_stop_str_in_output");
+          "include_stop_str_in_output",
+          CacheSalts.FIELD,
+          CacheSalts.NVEXT);
 
   private static final Set<String> CHAT =
       union(
@@ -243,7 +245,8 @@ public final class OpenAiRequests {
             echo,
             parseReasoning,
             parseToolCalls,
-            logprobs));
+            logprobs),
+        CacheSalts.fromBody(f));
   }
 
   static InvalidRequestException unsupported(String param) {

@@ -42,6 +42,11 @@ import java.util.Optional;
  * with {@code --incremental-streaming-output} only the new ones. A {@link Reader} tells the two
  * apart by {@code meta_info.completion_tokens}, always the running total: ids as many as the total
  * are the whole output so far, fewer are the new ones.
+ *
+ * <p>A request in a cache namespace carries it as {@code cache_salt}, untagged: SGLang keeps it
+ * apart from its own {@code extra_key} and namespaces its radix cache by it (sgl-project/sglang PR
+ * #30827, which also seeds salted KV events' hashes with it; SGLang releases before it do not know
+ * the field, and may ignore it).
  */
 public final class SglangGenerate {
   /** The route. */
@@ -94,6 +99,7 @@ public final class SglangGenerate {
       body.put("return_logprob", true).put("top_logprobs_num", output.logprobs());
     }
     request.dpRank().ifPresent(rank -> body.put("routed_dp_rank", rank));
+    request.cacheSalt().ifPresent(ns -> body.put("cache_salt", ns));
     return body;
   }
 
@@ -244,6 +250,13 @@ public final class SglangGenerate {
                 bool(p, "skip_special_tokens")),
             eosTokenIds,
             List.of());
+    JsonNode salt = body.get("cache_salt");
+    if (salt != null && !salt.isNull()) {
+      if (!salt.isTextual() || salt.textValue().isEmpty()) {
+        throw new IllegalArgumentException("cache_salt must be a non-empty string");
+      }
+      request = request.withCacheSalt(salt.textValue());
+    }
     return body.hasNonNull("routed_dp_rank")
         ? request.withDpRank(body.get("routed_dp_rank").asInt())
         : request;

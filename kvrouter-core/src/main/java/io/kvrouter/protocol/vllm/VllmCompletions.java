@@ -35,7 +35,9 @@ import java.util.Optional;
  * with {@code stream_options.include_usage}, and {@code return_token_ids: true}, so that each
  * chunk's {@code choices[0].token_ids} holds the ids generated since the last chunk: the router
  * detokenizes them itself, as it does for a Dynamo worker. With logprobs asked for, {@code
- * return_tokens_as_token_ids} makes the top alternatives' keys {@code token_id:N}.
+ * return_tokens_as_token_ids} makes the top alternatives' keys {@code token_id:N}. A request in a
+ * cache namespace carries it as vLLM's {@code cache_salt}, tagged as Dynamo tags it ({@link
+ * VllmCacheSalt}), so that vLLM caches its blocks apart and its KV events name the namespace.
  *
  * <pre>
  * data: {"id":"cmpl-…","object":"text_completion","created":…,"model":"m",
@@ -100,12 +102,14 @@ public final class VllmCompletions {
       body.put("logprobs", output.logprobs()).put("return_tokens_as_token_ids", true);
     }
     putIfSet(body, "skip_special_tokens", output.skipSpecialTokens());
+    request.cacheSalt().ifPresent(ns -> body.put("cache_salt", VllmCacheSalt.engineSalt(ns)));
     return body;
   }
 
   /**
    * The request a {@code /v1/completions} body asks for, as a simulated vLLM reads it: the prompt
-   * must be token ids; {@code max_tokens} defaults to vLLM's 16.
+   * must be token ids; {@code max_tokens} defaults to vLLM's 16; a {@code cache_salt} names the
+   * request's namespace ({@link VllmCacheSalt#namespaceOf}).
    *
    * @param eosTokenIds the model's end-of-sequence ids (the engine's own, as vLLM's are)
    * @param dpRank the {@code X-data-parallel-rank} header's rank, if any
@@ -161,6 +165,13 @@ public final class VllmCompletions {
             new OutputOptions(integer(body, "logprobs"), bool(body, "skip_special_tokens")),
             eosTokenIds,
             List.of());
+    JsonNode salt = body.get("cache_salt");
+    if (salt != null && !salt.isNull()) {
+      if (!salt.isTextual() || salt.textValue().isEmpty()) {
+        throw new IllegalArgumentException("cache_salt must be a non-empty string");
+      }
+      request = request.withCacheSalt(VllmCacheSalt.namespaceOf(salt.textValue()));
+    }
     return dpRank.map(request::withDpRank).orElse(request);
   }
 

@@ -36,6 +36,10 @@ public sealed interface VllmEvent
    *     java.math.BigInteger} above {@link Long#MAX_VALUE}), {@link Double}, {@link String}, a
    *     read-only {@link ByteBuffer} for bin, or a {@code List} of those. {@code null} when the
    *     publisher sent none
+   * @param cacheSalt the cache namespace the blocks were stored under, as a top-level {@code
+   *     cache_salt} field of a map-encoded store (Dynamo's ZMQ decoder reads it, {@code
+   *     lib/kv-router/src/zmq_wire/types.rs}, for producers that send it; vLLM names its salt in
+   *     {@code extraKeys} instead); {@code null} when absent. Not part of the array encoding.
    */
   record BlockStored(
       List<Long> blockHashes,
@@ -47,7 +51,8 @@ public sealed interface VllmEvent
       String loraName,
       Integer groupIdx,
       String kvCacheSpecKind,
-      List<List<Object>> extraKeys)
+      List<List<Object>> extraKeys,
+      String cacheSalt)
       implements VllmEvent {
 
     public BlockStored {
@@ -58,6 +63,32 @@ public sealed interface VllmEvent
         List<List<Object>> copy = (List<List<Object>>) immutable(extraKeys);
         extraKeys = copy;
       }
+    }
+
+    /** A store without a top-level cache salt (every vLLM store). */
+    public BlockStored(
+        List<Long> blockHashes,
+        Long parentBlockHash,
+        int[] tokenIds,
+        int blockSize,
+        Integer loraId,
+        String medium,
+        String loraName,
+        Integer groupIdx,
+        String kvCacheSpecKind,
+        List<List<Object>> extraKeys) {
+      this(
+          blockHashes,
+          parentBlockHash,
+          tokenIds,
+          blockSize,
+          loraId,
+          medium,
+          loraName,
+          groupIdx,
+          kvCacheSpecKind,
+          extraKeys,
+          null);
     }
 
     /** A store without extra keys. */
@@ -81,7 +112,7 @@ public sealed interface VllmEvent
           loraName,
           groupIdx,
           kvCacheSpecKind,
-          null);
+          (List<List<Object>>) null);
     }
 
     /** A GPU-tier store without LoRA, group or spec kind, as a plain vLLM engine publishes it. */
@@ -126,7 +157,8 @@ public sealed interface VllmEvent
           && Objects.equals(loraName, other.loraName)
           && Objects.equals(groupIdx, other.groupIdx)
           && Objects.equals(kvCacheSpecKind, other.kvCacheSpecKind)
-          && Objects.equals(extraKeys, other.extraKeys);
+          && Objects.equals(extraKeys, other.extraKeys)
+          && Objects.equals(cacheSalt, other.cacheSalt);
     }
 
     @Override
@@ -154,6 +186,8 @@ public sealed interface VllmEvent
           + kvCacheSpecKind
           + ", extraKeys="
           + (extraKeys != null)
+          + ", cacheSalt="
+          + (cacheSalt != null)
           + "]";
     }
 

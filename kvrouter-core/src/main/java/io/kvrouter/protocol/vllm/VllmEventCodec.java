@@ -60,7 +60,10 @@ import org.msgpack.core.MessagePacker;
  *            "lora_id": int|nil, "medium": str|nil, "lora_name": str|nil,
  *            "extra_keys": [...],          only when not None
  *            "group_idx": int,             only when not None
- *            "kv_cache_spec_kind": str }   only when not None
+ *            "kv_cache_spec_kind": str,    only when not None
+ *            "cache_salt": str }           not vLLM's: a cache namespace some producers send
+ *                                          (read as Dynamo's decoder reads it; vLLM names its
+ *                                          salt in extra_keys, docs/interop.md §16)
  *          { "type": "BlockRemoved", "block_hashes": [...], "medium": str|nil, "group_idx": int }
  *          { "type": "AllBlocksCleared" }
  * </pre>
@@ -177,7 +180,8 @@ public final class VllmEventCodec {
           8
               + (e.extraKeys() != null ? 1 : 0)
               + (e.groupIdx() != null ? 1 : 0)
-              + (e.kvCacheSpecKind() != null ? 1 : 0));
+              + (e.kvCacheSpecKind() != null ? 1 : 0)
+              + (e.cacheSalt() != null ? 1 : 0));
       packString(out, "type");
       packString(out, "BlockStored");
       packString(out, "block_hashes");
@@ -205,6 +209,10 @@ public final class VllmEventCodec {
       if (e.kvCacheSpecKind() != null) {
         packString(out, "kv_cache_spec_kind");
         packString(out, e.kvCacheSpecKind());
+      }
+      if (e.cacheSalt() != null) {
+        packString(out, "cache_salt");
+        packString(out, e.cacheSalt());
       }
     } else if (event instanceof VllmEvent.BlockRemoved e) {
       out.packMapHeader(3 + (e.groupIdx() != null ? 1 : 0));

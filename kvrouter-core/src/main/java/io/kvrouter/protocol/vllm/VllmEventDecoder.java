@@ -299,6 +299,12 @@ final class VllmEventDecoder {
         }
         e.extraKeys = extraKeys();
       }
+      case "cache_salt" -> {
+        if (!stored) {
+          return false;
+        }
+        e.cacheSalt = optString();
+      }
       default -> {
         return false;
       }
@@ -320,6 +326,7 @@ final class VllmEventDecoder {
     Integer groupIdx;
     String kind;
     List<List<Object>> extraKeys;
+    String cacheSalt;
 
     Fields(String at, String tag) {
       this.at = at;
@@ -342,7 +349,7 @@ final class VllmEventDecoder {
           require(blockSize != null, "block_size");
           yield new VllmEvent.BlockStored(
               hashes, parent, tokens, blockSize, loraId, medium, loraName, groupIdx, kind,
-              extraKeys);
+              extraKeys, cacheSalt);
         }
         case REMOVED -> {
           require(hashes != null, "block_hashes");

@@ -145,10 +145,14 @@ class OpenAiRequestsTest {
             "guided_regex",
             "guided_choice",
             "guided_grammar",
-            "structured_outputs",
-            "nvext")) {
+            "structured_outputs")) {
       rejected("\"" + name + "\":{}", name, "Unrecognized request argument supplied: " + name);
     }
+    // nvext holds only cache_salt here (CacheSaltsTest): Dynamo's guided decoding in it is refused
+    rejected(
+        "\"nvext\":{\"guided_json\":{}}",
+        "nvext.guided_json",
+        "Unrecognized request argument supplied: nvext.guided_json");
   }
 
   @Test

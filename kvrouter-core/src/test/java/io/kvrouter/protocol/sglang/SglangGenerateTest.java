@@ -70,6 +70,22 @@ class SglangGenerateTest {
   }
 
   @Test
+  void aNamespace_travelsAsSglangsCacheSalt_untagged_andIsReadBack() throws Exception {
+    PreprocessedRequest salted = REQUEST.withCacheSalt("key/alice/t");
+    JsonNode body = JSON.valueToTree(SglangGenerate.requestBody(salted, "r1"));
+    assertThat(body.get("cache_salt").textValue()).isEqualTo("key/alice/t");
+    assertThat(SglangGenerate.requestBody(REQUEST, "r1").has("cache_salt")).isFalse();
+    PreprocessedRequest read = SglangGenerate.readRequest(body, List.of(151645));
+    assertThat(read.cacheSalt()).contains("key/alice/t");
+    assertThat(read.dpRank()).hasValue(1);
+    assertThatThrownBy(
+            () ->
+                SglangGenerate.readRequest(
+                    JSON.readTree("{\"input_ids\":[1],\"cache_salt\":5}"), List.of()))
+        .hasMessageContaining("cache_salt");
+  }
+
+  @Test
   void cumulativeOutputs_handOnOnlyTheNewIds() throws Exception {
     SglangGenerate.Reader reader = new SglangGenerate.Reader();
     assertThat(reader.read(chunk("[5]", 1, "null"))).contains(EngineOutput.tokens(5));

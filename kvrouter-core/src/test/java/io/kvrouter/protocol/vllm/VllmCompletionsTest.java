@@ -64,6 +64,31 @@ class VllmCompletionsTest {
   }
 
   @Test
+  void aNamespace_travelsAsVllmsCacheSalt_taggedAsDynamoTagsIt_andIsReadBack() throws Exception {
+    PreprocessedRequest salted = REQUEST.withCacheSalt("key/alice/t");
+    JsonNode body = JSON.valueToTree(VllmCompletions.requestBody(salted));
+    assertThat(body.get("cache_salt").textValue()).isEqualTo("dynamo-cache-salt:key/alice/t");
+    assertThat(VllmCompletions.requestBody(REQUEST).has("cache_salt")).isFalse();
+    assertThat(VllmCompletions.readRequest(body, List.of(151645), Optional.of(1)))
+        .isEqualTo(salted);
+    // a client salting the engine itself, untagged, names its own namespace
+    assertThat(
+            VllmCompletions.readRequest(
+                    JSON.readTree("{\"prompt\":[1],\"cache_salt\":\"plain\"}"),
+                    List.of(),
+                    Optional.empty())
+                .cacheSalt())
+        .contains("plain");
+    assertThatThrownBy(
+            () ->
+                VllmCompletions.readRequest(
+                    JSON.readTree("{\"prompt\":[1],\"cache_salt\":\"\"}"),
+                    List.of(),
+                    Optional.empty()))
+        .hasMessageContaining("cache_salt");
+  }
+
+  @Test
   void aRequestWithoutMaxTokens_getsVllmsDefaultOf16() throws Exception {
     PreprocessedRequest read =
         VllmCompletions.readRequest(

@@ -209,7 +209,82 @@ class VllmEventCodecTest {
                     new AllBlocksCleared()),
                 null)),
         Arguments.of("array_lora_hybrid.msgpack", loraHybrid()),
-        Arguments.of("map_lora_hybrid.msgpack", loraHybrid()));
+        Arguments.of("map_lora_hybrid.msgpack", loraHybrid()),
+        Arguments.of("map_cache_salt.msgpack", cacheSalt()),
+        Arguments.of("map_top_level_cache_salt.msgpack", topLevelCacheSalt()));
+  }
+
+  /** Stores naming their namespace in a top-level {@code cache_salt}, as Dynamo's decoder reads. */
+  static VllmEventBatch topLevelCacheSalt() {
+    return new VllmEventBatch(
+        1767225611.0,
+        List.of(
+            new BlockStored(
+                List.of(H_SMALL, H_BIG),
+                null,
+                tokens(0, 32),
+                16,
+                null,
+                "GPU",
+                null,
+                null,
+                null,
+                Arrays.asList(List.of("tenant-a"), null),
+                "tenant-a"),
+            new BlockStored(
+                List.of(H_TINY),
+                null,
+                tokens(100, 16),
+                16,
+                null,
+                "GPU",
+                null,
+                null,
+                null,
+                null,
+                "tenant-b")),
+        0);
+  }
+
+  @Test
+  void golden_topLevelCacheSalt_isReadAndWrittenBackByteForByte() {
+    byte[] golden = golden("map_top_level_cache_salt.msgpack");
+    assertThat(VllmEventCodec.decode(golden)).isEqualTo(topLevelCacheSalt());
+    assertThat(hex(VllmEventCodec.encode(topLevelCacheSalt(), Encoding.MAP)))
+        .isEqualTo(hex(golden));
+  }
+
+  /** vLLM's sha256_cbor hashes of tokens 0..47 (block 16) salted "dynamo-cache-salt:tenant-a". */
+  static final long[] SALTED = {
+    BlockHasherVectors.u64("10886210798873897012"),
+    BlockHasherVectors.u64("12234057048873729429"),
+    BlockHasherVectors.u64("12401735944253060766")
+  };
+
+  /** A salted store (the salt in its first block's extra keys), then its continuation. */
+  static VllmEventBatch cacheSalt() {
+    return new VllmEventBatch(
+        1767225610.0,
+        List.of(
+            new BlockStored(
+                List.of(SALTED[0], SALTED[1]),
+                null,
+                tokens(0, 32),
+                16,
+                null,
+                "GPU",
+                null,
+                null,
+                null,
+                Arrays.asList(List.of("dynamo-cache-salt:tenant-a"), null)),
+            BlockStored.of(List.of(SALTED[2]), SALTED[1], tokens(32, 16), 16)),
+        0);
+  }
+
+  @Test
+  void golden_cacheSalt_isByteForBytePythonMsgpack() {
+    assertThat(hex(VllmEventCodec.encode(cacheSalt(), Encoding.MAP)))
+        .isEqualTo(hex(golden("map_cache_salt.msgpack")));
   }
 
   private static VllmEventBatch loraHybrid() {
@@ -1271,6 +1346,13 @@ class VllmEventCodecTest {
 
   private static long lastEight(byte[] digest) {
     return ByteBuffer.wrap(digest, digest.length - 8, 8).getLong();
+  }
+
+  /** Unsigned decimal u64 values as Java holds them. */
+  private static final class BlockHasherVectors {
+    static long u64(String decimal) {
+      return Long.parseUnsignedLong(decimal);
+    }
   }
 
   private static byte[] golden(String name) {

@@ -25,6 +25,31 @@ class PreprocessedRequestJsonTest {
   }
 
   @Test
+  void aRequestInACacheNamespaceIsWhatSerdeJsonWritesOfDynamosRoutingHints() throws Exception {
+    // routing.cache_salt: RoutingHints' cache_namespace under its serde rename, after dp_rank
+    PreprocessedRequest salted =
+        WireSamples.request().withCacheSalt("key/alice/tenant-a").withDpRank(1);
+    try (var in =
+        getClass()
+            .getResourceAsStream("/golden/dynamo-serde/preprocessed_request_cache_salt.json")) {
+      String serde = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(WireJson.string(salted)).isEqualTo(serde);
+      PreprocessedRequest read = WireJson.MAPPER.readValue(serde, PreprocessedRequest.class);
+      assertThat(read.cacheSalt()).contains("key/alice/tenant-a");
+      assertThat(read.dpRank()).hasValue(1);
+      assertThat(read).isEqualTo(salted);
+    }
+  }
+
+  @Test
+  void withoutASaltOrARankNoRoutingHintsAreWritten() throws Exception {
+    PreprocessedRequest unsalted = WireSamples.request().withCacheSalt("a").withCacheSalt(null);
+    assertThat(unsalted.routing()).isNull();
+    assertThat(WireJson.string(unsalted)).isEqualTo(WireSamples.BODY_JSON);
+    assertThat(WireSamples.request().withCacheSalt("").cacheSalt()).isEmpty();
+  }
+
+  @Test
   void aPlainRequestIsWrittenWithDynamosKeysInOrderAndNullsForUnsetValues() throws Exception {
     String json = WireJson.string(WireSamples.request());
 

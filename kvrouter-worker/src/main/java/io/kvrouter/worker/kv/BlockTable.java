@@ -167,10 +167,14 @@ final class BlockTable {
   KvCacheSnapshot snapshot(int blockSize) {
     List<KvCacheSnapshot.CachedBlock> blocks = new ArrayList<>(cached.size());
     for (Entry entry : cached.values()) {
-      int[] tokens = entry.block instanceof KvBlock.Vllm vllm ? vllm.tokens() : new int[0];
+      KvBlock.Vllm vllm = entry.block instanceof KvBlock.Vllm v ? v : null;
       blocks.add(
           new KvCacheSnapshot.CachedBlock(
-              entry.block.hash(), entry.parent, tokens, entry.references));
+              entry.block.hash(),
+              entry.parent,
+              vllm == null ? new int[0] : vllm.tokens(),
+              entry.references,
+              vllm == null ? null : vllm.cacheSalt()));
     }
     return new KvCacheSnapshot(capacity, blockSize, blocks, List.copyOf(inactive.keySet()));
   }

@@ -5,9 +5,11 @@ import java.util.Arrays;
 /**
  * The canonical CBOR (RFC 8949 §4.2.1, what Python's {@code cbor2.dumps(obj, canonical=True)}
  * writes) of the one shape vLLM hashes per block: {@code [bstr parent_digest, [uint token...],
- * null]}, and of the seed text the root hash is made from. Hand-written because this is all of CBOR
- * the simulator needs; every head takes its shortest form, which is what makes the bytes, and so
- * the hashes, reproducible. Not thread-safe: one instance per hashing thread.
+ * extra_keys]} with {@code extra_keys} null, or the one-element tuple {@code (cache_salt,)} (an
+ * array of one text string) that vLLM hashes into a salted sequence's first block, and of the seed
+ * text the root hash is made from. Hand-written because this is all of CBOR the simulator needs;
+ * every head takes its shortest form, which is what makes the bytes, and so the hashes,
+ * reproducible. Not thread-safe: one instance per hashing thread.
  */
 final class CanonicalCbor {
   private static final int UNSIGNED = 0;
@@ -33,6 +35,14 @@ final class CanonicalCbor {
    * Token ids are never negative (they are vocabulary indices).
    */
   CanonicalCbor block(byte[] parent, int[] tokens, int from, int count) {
+    return block(parent, tokens, from, count, null);
+  }
+
+  /**
+   * Encodes {@code [parent, tokens[from..from+count), extra]}: {@code extra} is null without a
+   * salt, else {@code [salt]}, replacing what was encoded before.
+   */
+  CanonicalCbor block(byte[] parent, int[] tokens, int from, int count, String salt) {
     size = 0;
     head(ARRAY, 3);
     head(BYTES, parent.length);
@@ -44,8 +54,15 @@ final class CanonicalCbor {
       }
       head(UNSIGNED, tokens[i]);
     }
-    ensure(1);
-    buffer[size++] = NULL;
+    if (salt == null) {
+      ensure(1);
+      buffer[size++] = NULL;
+    } else {
+      byte[] utf8 = salt.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      head(ARRAY, 1);
+      head(TEXT, utf8.length);
+      append(utf8, 0, utf8.length);
+    }
     return this;
   }
 

@@ -16,8 +16,16 @@ public sealed interface KvBlock {
    * {@code BlockStored} carries the tokens.
    *
    * @param tokens its block-size tokens, not copied: nobody writes them
+   * @param cacheSalt the salt vLLM hashed into it and lists in its {@code extra_keys}: the engine
+   *     salt ({@code cache_salt}) of a salted sequence's first block; null for every other block
    */
-  record Vllm(long hash, int[] tokens) implements KvBlock {}
+  record Vllm(long hash, int[] tokens, String cacheSalt) implements KvBlock {
+
+    /** A block without a salt of its own. */
+    public Vllm(long hash, int[] tokens) {
+      this(hash, tokens, null);
+    }
+  }
 
   /**
    * A block named by Dynamo's XXH3 hashes ({@link DynamoSequence}): its sequence hash, and the

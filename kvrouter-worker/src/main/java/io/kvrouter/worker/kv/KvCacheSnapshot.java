@@ -30,10 +30,17 @@ public record KvCacheSnapshot(
    * @param tokens its {@code blockSize} tokens; none for a block known by its hashes only ({@link
    *     KvBlock.Dynamo}, the simulator's)
    * @param references requests holding it; 0 means inactive (cached, reusable, evictable)
+   * @param cacheSalt the vLLM salt hashed into it (a salted sequence's first block), or null
    */
-  public record CachedBlock(long hash, Long parentHash, int[] tokens, int references) {
+  public record CachedBlock(
+      long hash, Long parentHash, int[] tokens, int references, String cacheSalt) {
     public CachedBlock {
       tokens = tokens.clone();
+    }
+
+    /** A block without a salt of its own. */
+    public CachedBlock(long hash, Long parentHash, int[] tokens, int references) {
+      this(hash, parentHash, tokens, references, null);
     }
 
     @Override
@@ -47,7 +54,8 @@ public record KvCacheSnapshot(
           && hash == other.hash
           && Objects.equals(parentHash, other.parentHash)
           && Arrays.equals(tokens, other.tokens)
-          && references == other.references;
+          && references == other.references
+          && Objects.equals(cacheSalt, other.cacheSalt);
     }
 
     @Override

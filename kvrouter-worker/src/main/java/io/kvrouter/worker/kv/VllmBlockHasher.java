@@ -13,12 +13,17 @@ import java.util.List;
  *
  * <pre>
  * NONE_HASH = SHA-256(cbor("0"))                                  (bytes 0x61 0x30)
- * h_i       = SHA-256(cbor([h_(i-1) or NONE_HASH, [tokens of block i], null]))
+ * h_i       = SHA-256(cbor([h_(i-1) or NONE_HASH, [tokens of block i], extra_i]))
+ * extra_0   = [cache_salt] for a salted sequence, else null;  extra_i = null for i &gt; 0
  * </pre>
  *
- * Only full blocks are hashed; a trailing partial block has no hash (vLLM caches only full blocks).
- * The simulated worker uses these hashes as its engine block hashes so its events carry exactly
- * what a real vLLM worker would send for the same tokens. Golden values come from {@code
+ * (vLLM's {@code generate_block_hash_extra_keys} in {@code vllm/v1/core/kv_cache_utils.py} adds the
+ * request's {@code cache_salt} to the extra keys of the block that starts at token 0 only; a LoRA
+ * adapter or multimodal input would add more keys, which the simulated worker does not have.)
+ *
+ * <p>Only full blocks are hashed; a trailing partial block has no hash (vLLM caches only full
+ * blocks). The simulated worker uses these hashes as its engine block hashes so its events carry
+ * exactly what a real vLLM worker would send for the same tokens. Golden values come from {@code
  * scripts/golden/vllm_block_hashes.py}.
  *
  * <p>Not thread-safe (it reuses its digest and encoding buffers); cheap to create, so make one per
@@ -60,7 +65,24 @@ public final class VllmBlockHasher {
 
   /** The hashes of every full block of {@code tokens}, chained from the root. */
   public List<VllmBlockHash> hashBlocks(int[] tokens) {
-    return hashBlocks(null, tokens, 0, tokens.length / blockSize);
+    return hashBlocks(tokens, null);
+  }
+
+  /**
+   * The hashes of every full block of {@code tokens}, chained from the root, the first one salted
+   * with vLLM's {@code cache_salt} {@code salt} (null: none).
+   */
+  public List<VllmBlockHash> hashBlocks(int[] tokens, String salt) {
+    List<VllmBlockHash> hashes = new ArrayList<>(tokens.length / blockSize);
+    if (tokens.length < blockSize) {
+      return hashes;
+    }
+    cbor.block(NONE_HASH, tokens, 0, blockSize, salt);
+    sha256.update(cbor.buffer(), 0, cbor.size());
+    VllmBlockHash first = new VllmBlockHash(sha256.digest());
+    hashes.add(first);
+    hashes.addAll(hashBlocks(first, tokens, 1, tokens.length / blockSize - 1));
+    return hashes;
   }
 
   /**

@@ -9,7 +9,9 @@ import java.util.List;
  * {@link WorkerKvEventLog}): each operation becomes one batch, a {@code BlockRemoved} per evicted
  * block, a {@code BlockStored} per stored run with its parent and its blocks' tokens, {@code
  * AllBlocksCleared} for a reset, as a vLLM engine publishes them. The blocks must be named by vLLM
- * ({@link VllmSequence}): the tokens are part of the event.
+ * ({@link VllmSequence}): the tokens are part of the event. A store that begins with a salted
+ * sequence's first block lists the salt in that block's {@code extra_keys} ({@code [[salt], null,
+ * ...]}), as vLLM does; every other store has no {@code extra_keys}.
  */
 public final class VllmEvents implements BlockPoolListener {
   private final KvEventListener listener;
@@ -42,7 +44,26 @@ public final class VllmEvents implements BlockPoolListener {
       hashes.add(block.hash());
       System.arraycopy(tokensOf(block), 0, tokens, i * blockSize, blockSize);
     }
-    return VllmEvent.BlockStored.of(hashes, stored.parent(), tokens, blockSize);
+    String salt = ((KvBlock.Vllm) stored.blocks().get(0)).cacheSalt();
+    if (salt == null) {
+      return VllmEvent.BlockStored.of(hashes, stored.parent(), tokens, blockSize);
+    }
+    List<List<Object>> extraKeys = new ArrayList<>(hashes.size());
+    extraKeys.add(List.of(salt));
+    while (extraKeys.size() < hashes.size()) {
+      extraKeys.add(null);
+    }
+    return new VllmEvent.BlockStored(
+        hashes,
+        stored.parent(),
+        tokens,
+        blockSize,
+        null,
+        VllmEvent.MEDIUM_GPU,
+        null,
+        null,
+        null,
+        extraKeys);
   }
 
   private static int[] tokensOf(KvBlock block) {

@@ -17,6 +17,7 @@ public final class VllmSequence implements SequenceBlocks {
   private final int blockSize;
   private final VllmBlockHasher hasher;
   private final List<VllmBlockHash> hashes = new ArrayList<>();
+  private final String salt;
 
   /** The tokens in {@code tokens[0..length)}; the prompt array until the first append. */
   private int[] tokens;
@@ -27,11 +28,22 @@ public final class VllmSequence implements SequenceBlocks {
    * @param prompt not copied, never written
    */
   public VllmSequence(int blockSize, int[] prompt) {
+    this(blockSize, prompt, null);
+  }
+
+  /**
+   * A sequence salted with vLLM's {@code cache_salt} {@code salt} (null: none): its first block's
+   * hash, and so every later one, differs from an unsalted or otherwise salted sequence's.
+   *
+   * @param prompt not copied, never written
+   */
+  public VllmSequence(int blockSize, int[] prompt, String salt) {
     this.blockSize = blockSize;
     this.hasher = new VllmBlockHasher(blockSize);
     this.tokens = prompt;
     this.length = prompt.length;
-    hashes.addAll(hasher.hashBlocks(prompt));
+    this.salt = salt;
+    hashes.addAll(hasher.hashBlocks(prompt, salt));
   }
 
   /** Appends one token; if it fills a block, names that block. */
@@ -41,8 +53,11 @@ public final class VllmSequence implements SequenceBlocks {
     }
     tokens[length++] = token;
     if (length % blockSize == 0) {
-      VllmBlockHash parent = hashes.isEmpty() ? null : hashes.get(hashes.size() - 1);
-      hashes.addAll(hasher.hashBlocks(parent, tokens, hashes.size(), 1));
+      if (hashes.isEmpty()) {
+        hashes.addAll(hasher.hashBlocks(Arrays.copyOf(tokens, blockSize), salt));
+      } else {
+        hashes.addAll(hasher.hashBlocks(hashes.get(hashes.size() - 1), tokens, hashes.size(), 1));
+      }
     }
   }
 
@@ -64,6 +79,9 @@ public final class VllmSequence implements SequenceBlocks {
   @Override
   public KvBlock block(int index) {
     int start = index * blockSize;
-    return new KvBlock.Vllm(hash(index), Arrays.copyOfRange(tokens, start, start + blockSize));
+    return new KvBlock.Vllm(
+        hash(index),
+        Arrays.copyOfRange(tokens, start, start + blockSize),
+        index == 0 ? salt : null);
   }
 }

@@ -7,6 +7,8 @@ import io.kvrouter.protocol.WorkerRank;
 import io.kvrouter.protocol.dynamo.DynamoRouterEvent;
 import io.kvrouter.protocol.dynamo.WorkerKvQueryResult;
 import io.kvrouter.protocol.hash.BlockHasher;
+import io.kvrouter.protocol.vllm.SaltedChains;
+import io.kvrouter.protocol.vllm.VllmCacheSalt;
 import io.kvrouter.protocol.vllm.VllmEvent;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -33,9 +35,12 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code BlockStored} → {@code Stored}: {@code parent_hash} = the engine's parent hash,
  *       {@code block_hash} = the engine's hash, {@code tokens_hash} = the router's {@link
- *       BlockHasher} local hash of the block's tokens (seeded by the event's LoRA name, if any).
- *       Only complete blocks are published: the event is cut at the first block whose tokens are
- *       not all there. Stores of another block size than the pool's are not published.
+ *       BlockHasher} local hash of the block's tokens, seeded by the event's LoRA name, if any, and
+ *       by its cache namespace, if any: the tagged salt in the first block's {@code extra_keys}
+ *       ({@code VllmCacheSalt#namespaceIn}), else, for a store that continues a salted sequence,
+ *       its parent's ({@code SaltedChains}). Only complete blocks are published: the event is cut
+ *       at the first block whose tokens are not all there. Stores of another block size than the
+ *       pool's are not published.
  *   <li>{@code BlockRemoved} → {@code Removed}; {@code AllBlocksCleared} → {@code Cleared}.
  *   <li>Events of another tier than the GPU are not published (the router indexes GPU blocks).
  * </ul>
@@ -70,6 +75,7 @@ public final class WorkerKvEventLog implements KvEventListener, AutoCloseable {
   private final Object lock = new Object();
   private final ArrayDeque<DynamoRouterEvent> buffer; // guarded by lock, consecutive ids
   private final WorkerBlockState state = new WorkerBlockState(); // guarded by lock
+  private final SaltedChains saltedChains = new SaltedChains(); // written in event order
   private final OrderedDelivery delivery = new OrderedDelivery();
   private List<DynamoEventListener> listeners = List.of(); // guarded by lock
   private long nextId; // guarded by lock
@@ -111,10 +117,15 @@ public final class WorkerKvEventLog implements KvEventListener, AutoCloseable {
     synchronized (log.lock) {
       KvCacheSnapshot start = pool.subscribe(following);
       for (KvCacheSnapshot.CachedBlock block : start.blocks()) { // parents before children
+        String namespace =
+            log.saltedChains.namespaceOf(
+                block.parentHash(), VllmCacheSalt.namespaceOf(block.cacheSalt()));
+        log.saltedChains.stored(List.of(block.hash()), namespace);
         log.state.apply(
             KvCacheEvent.stored(
                 block.parentHash(),
-                new StoredBlock(block.hash(), log.hasher.localHash(block.tokens(), 0))));
+                new StoredBlock(
+                    block.hash(), log.hasherFor(null, namespace).localHash(block.tokens(), 0))));
       }
       log.followed = pool;
       log.following = following;
@@ -246,8 +257,13 @@ public final class WorkerKvEventLog implements KvEventListener, AutoCloseable {
       return stored(stored);
     }
     if (event instanceof VllmEvent.BlockRemoved removed) {
-      return onGpu(removed.medium()) ? new KvCacheEvent.Removed(removed.blockHashes()) : null;
+      if (!onGpu(removed.medium())) {
+        return null;
+      }
+      saltedChains.removed(removed.blockHashes());
+      return new KvCacheEvent.Removed(removed.blockHashes());
     }
+    saltedChains.cleared();
     return KvCacheEvent.cleared();
   }
 
@@ -262,12 +278,22 @@ public final class WorkerKvEventLog implements KvEventListener, AutoCloseable {
     if (complete == 0) {
       return null;
     }
-    BlockHasher local = stored.loraName() == null ? hasher : BlockHasher.of(bs, stored.loraName());
+    String namespace =
+        saltedChains.namespaceOf(stored.parentBlockHash(), VllmCacheSalt.namedBy(stored));
+    saltedChains.stored(hashes.subList(0, complete), namespace);
+    BlockHasher local = hasherFor(stored.loraName(), namespace);
     List<StoredBlock> blocks = new ArrayList<>(complete);
     for (int i = 0; i < complete; i++) {
       blocks.add(new StoredBlock(hashes.get(i), local.localHash(tokens, i * bs)));
     }
     return new KvCacheEvent.Stored(stored.parentBlockHash(), blocks);
+  }
+
+  /** The hasher for blocks of adapter {@code lora} in {@code namespace} (either null: none). */
+  private BlockHasher hasherFor(String lora, String namespace) {
+    return lora == null && namespace == null
+        ? hasher
+        : BlockHasher.of(hasher.blockSize(), lora, namespace);
   }
 
   /** Publishers that predate the medium field only ever sent GPU blocks. */

@@ -127,8 +127,47 @@ class VllmBlockHasherTest {
     assertThatThrownBy(() -> new VllmBlockHasher(0)).isInstanceOf(IllegalArgumentException.class);
   }
 
+  @Test
+  void golden_salted_zeroTo31_blockSize16_onlyTheFirstBlockCarriesTheSalt() {
+    assertSaltedHashes(
+        IntStream.range(0, 32).toArray(),
+        16,
+        "dynamo-cache-salt:tenant-a",
+        "b66eeb6f28b404a8c96ee6f04e6ac0e3076fd831d74848f69713970b40e66834",
+        -7560533274835654604L,
+        "782c4f43d4c090922d077b98f808e5777ebe14fab183d481a9c81a112ffb7d95",
+        -6212687024835822187L);
+  }
+
+  @Test
+  void aSaltedSequence_growsTheSameChainAsItsPromptWould() {
+    int[] tokens = IntStream.range(0, 48).toArray();
+    VllmSequence grown =
+        new VllmSequence(16, java.util.Arrays.copyOf(tokens, 8), "dynamo-cache-salt:t");
+    for (int i = 8; i < 48; i++) {
+      grown.append(tokens[i]);
+    }
+    List<VllmBlockHash> whole = new VllmBlockHasher(16).hashBlocks(tokens, "dynamo-cache-salt:t");
+    assertThat(grown.fullBlocks()).isEqualTo(3);
+    for (int i = 0; i < 3; i++) {
+      assertThat(grown.hash(i)).isEqualTo(whole.get(i).value());
+    }
+    assertThat(((KvBlock.Vllm) grown.block(0)).cacheSalt()).isEqualTo("dynamo-cache-salt:t");
+    assertThat(((KvBlock.Vllm) grown.block(1)).cacheSalt()).isNull();
+    assertThat(grown.hash(0))
+        .isNotEqualTo(new VllmBlockHasher(16).hashBlocks(tokens).get(0).value());
+  }
+
+  private static void assertSaltedHashes(
+      int[] tokens, int blockSize, String salt, Object... expected) {
+    check(new VllmBlockHasher(blockSize).hashBlocks(tokens, salt), expected);
+  }
+
   private static void assertHashes(int[] tokens, int blockSize, Object... expected) {
-    List<VllmBlockHash> hashes = new VllmBlockHasher(blockSize).hashBlocks(tokens);
+    check(new VllmBlockHasher(blockSize).hashBlocks(tokens), expected);
+  }
+
+  private static void check(List<VllmBlockHash> hashes, Object... expected) {
     assertThat(hashes).hasSize(expected.length / 2);
     for (int i = 0; i < hashes.size(); i++) {
       assertThat(hashes.get(i).hex()).as("block %d digest", i).isEqualTo(expected[2 * i]);

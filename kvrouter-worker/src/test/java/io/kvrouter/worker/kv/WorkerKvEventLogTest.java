@@ -86,6 +86,87 @@ class WorkerKvEventLogTest {
   }
 
   @Test
+  void saltedRequests_areCachedApart_andTheirEventsCarryTheSaltAsVllmAndDynamoDo() {
+    BlockPool pool = new BlockPool(16, BS);
+    TokenRequests kv = new TokenRequests(pool);
+    List<VllmEvent> vllm = new ArrayList<>();
+    pool.subscribe(new VllmEvents(vllm::addAll));
+    WorkerKvEventLog log = WorkerKvEventLog.attach(pool, RANK);
+    List<DynamoRouterEvent> published = new ArrayList<>();
+    log.subscribe(published::add);
+    String salt = "dynamo-cache-salt:tenant-a";
+
+    int[] prompt = range(0, 8);
+    assertThat(kv.allocate("a", prompt, salt).cachedBlocks()).isZero();
+    assertThat(kv.allocate("b", prompt).cachedBlocks()).as("unsalted: no reuse").isZero();
+    assertThat(kv.allocate("c", prompt, "dynamo-cache-salt:tenant-b").cachedBlocks())
+        .as("another salt: no reuse")
+        .isZero();
+    assertThat(kv.allocate("d", prompt, salt).cachedBlocks()).as("same salt").isEqualTo(2);
+    // the salted sequence grows one block, stored under its parent without a salt of its own
+    kv.extend("a", range(0, 12));
+
+    // vLLM's form: the salt in the first block's extra keys only, and nowhere in a continuation
+    BlockStored first = (BlockStored) vllm.get(0);
+    assertThat(first.extraKeys()).containsExactly(List.of(salt), null);
+    BlockStored unsalted = (BlockStored) vllm.get(1);
+    assertThat(unsalted.extraKeys()).isNull();
+    BlockStored continued = (BlockStored) vllm.get(vllm.size() - 1);
+    assertThat(continued.parentBlockHash()).isEqualTo(first.blockHashes().get(1));
+    assertThat(continued.extraKeys()).isNull();
+
+    // Dynamo's form: tokens_hash under the namespace, the continuation's too
+    BlockHasher tenantA = BlockHasher.of(BS, null, "tenant-a");
+    KvCacheEvent.Stored a = (KvCacheEvent.Stored) published.get(0).event().event();
+    assertThat(a.blocks().get(0).tokensHash()).isEqualTo(tenantA.localHash(prompt, 0));
+    assertThat(a.blocks().get(1).tokensHash()).isEqualTo(tenantA.localHash(prompt, BS));
+    KvCacheEvent.Stored b = (KvCacheEvent.Stored) published.get(1).event().event();
+    assertThat(b.blocks().get(0).tokensHash()).isEqualTo(HASHER.localHash(prompt, 0));
+    KvCacheEvent.Stored c = (KvCacheEvent.Stored) published.get(2).event().event();
+    assertThat(c.blocks().get(0).tokensHash())
+        .isEqualTo(BlockHasher.of(BS, null, "tenant-b").localHash(prompt, 0));
+    KvCacheEvent.Stored more =
+        (KvCacheEvent.Stored) published.get(published.size() - 1).event().event();
+    assertThat(more.blocks().get(0).tokensHash()).isEqualTo(tenantA.localHash(range(0, 12), 8));
+
+    // a log attached to the cache as it is now seeds the same hashes from the snapshot
+    WorkerKvEventLog late = WorkerKvEventLog.attach(pool, RANK);
+    assertThat(tokensHashes(late)).isEqualTo(tokensHashes(log));
+  }
+
+  @Test
+  void aSaltedRequestsEvents_areByteForByteTheGoldenVllmPayload() throws Exception {
+    BlockPool pool = new BlockPool(16, 16);
+    TokenRequests kv = new TokenRequests(pool);
+    List<VllmEvent> vllm = new ArrayList<>();
+    pool.subscribe(new VllmEvents(vllm::addAll));
+
+    kv.allocate("a", range(0, 32), "dynamo-cache-salt:tenant-a");
+    kv.extend("a", range(0, 48));
+
+    byte[] golden;
+    try (var in = getClass().getResourceAsStream("/golden/vllm/map_cache_salt.msgpack")) {
+      golden = in.readAllBytes();
+    }
+    byte[] published =
+        io.kvrouter.protocol.vllm.VllmEventCodec.encode(
+            new io.kvrouter.protocol.vllm.VllmEventBatch(1767225610.0, vllm, 0),
+            io.kvrouter.protocol.vllm.VllmEventCodec.Encoding.MAP);
+    assertThat(java.util.HexFormat.of().formatHex(published))
+        .isEqualTo(java.util.HexFormat.of().formatHex(golden));
+  }
+
+  private static java.util.Set<Long> tokensHashes(WorkerKvEventLog log) {
+    java.util.Set<Long> hashes = new java.util.HashSet<>();
+    for (DynamoRouterEvent event : ((TreeDump) log.query(null, null)).events()) {
+      if (event.event().event() instanceof KvCacheEvent.Stored stored) {
+        stored.blocks().forEach(block -> hashes.add(block.tokensHash()));
+      }
+    }
+    return hashes;
+  }
+
+  @Test
   void conversion_cutsIncompleteBlocks_andSkipsOtherTiersAndBlockSizes() {
     WorkerKvEventLog log = new WorkerKvEventLog(RANK, BS, 8);
     assertThat(log.convert(BlockStored.of(List.of(1L, 2L, 3L), 9L, range(0, 6), BS)))
