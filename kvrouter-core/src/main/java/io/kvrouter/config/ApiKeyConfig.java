@@ -44,7 +44,9 @@ public record ApiKeyConfig(
    * file's, as read at start or again since).
    *
    * @throws IllegalArgumentException when one of them is the admin key, which must be one of its
-   *     own (the message names neither)
+   *     own (the message names neither); when two of them share a name (a name is what limits,
+   *     cache namespaces and metrics count by); when one is named {@value #ADMIN_NAME}, the admin
+   *     key's name
    */
   public List<ApiKey> clientKeys(List<ApiKey> fromFile) {
     List<ApiKey> all = new ArrayList<>(keys);
@@ -53,8 +55,22 @@ public record ApiKeyConfig(
       throw new IllegalArgumentException(
           "the admin key is also a client key: it must be one of its own");
     }
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (ApiKey key : all) {
+      if (key.name().equals(ADMIN_NAME)) {
+        throw new IllegalArgumentException(
+            "the name " + ADMIN_NAME + " is the admin key's: give the client key another");
+      }
+      if (!names.add(key.name())) {
+        throw new IllegalArgumentException(
+            "two client keys are named " + key.name() + " (--api-key and the keys file)");
+      }
+    }
     return List.copyOf(all);
   }
+
+  /** The name the admin key counts under, kept from client keys. */
+  public static final String ADMIN_NAME = "admin";
 
   /** Whether the OpenAI routes need a key. */
   public boolean clientKeysRequired() {

@@ -415,7 +415,14 @@ public final class ConfigLoader {
     try {
       config.clientKeys(fileKeys);
     } catch (IllegalArgumentException e) {
-      throw new ConfigException(ADMIN_API_KEY.flag() + ": " + e.getMessage());
+      throw new ConfigException(
+          API_KEY.flag()
+              + ", "
+              + API_KEYS_FILE.flag()
+              + ", "
+              + ADMIN_API_KEY.flag()
+              + ": "
+              + e.getMessage());
     }
     return config;
   }

@@ -54,7 +54,7 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
   private static final Duration REFUSED_BODY_WAIT = Duration.ofSeconds(2);
 
   /** The key name counted for requests the admin key opened. */
-  private static final String ADMIN = "admin";
+  private static final String ADMIN = ApiKeyConfig.ADMIN_NAME;
 
   /** The routing-context entry holding the name of the key a request came with. */
   private static final String KEY_NAME = "kvrouter.api-key-name";

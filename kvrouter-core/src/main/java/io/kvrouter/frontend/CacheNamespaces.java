@@ -11,9 +11,10 @@ import io.vertx.ext.web.RoutingContext;
  * <h2>The client's salt</h2>
  *
  * As Dynamo resolves it (ai-dynamo/dynamo PR #8197): the {@value #TENANT_HEADER} header when it is
- * not empty (a gateway sets it, so the client cannot forge it), else the body's {@code
- * nvext.cache_salt}, else its {@code cache_salt} ({@link CacheSalts}). An empty header counts as
- * absent, as in Dynamo; a header that is too long is refused with a 400 naming it.
+ * not empty (meant to be set by a gateway, which must then replace any a client sent: the router
+ * cannot tell who wrote it), else the body's {@code nvext.cache_salt}, else its {@code cache_salt}
+ * ({@link CacheSalts}). An empty header counts as absent, as in Dynamo; a header that is too long
+ * is refused with a 400 naming it.
  *
  * <h2>A namespace per API key ({@code --cache-salt-per-key})</h2>
  *

@@ -80,6 +80,17 @@ final class GenerationHandler implements Handler<RoutingContext> {
    * prompt books its tokens once tokenized, before it is routed.
    */
   private void serve(RoutingContext ctx, Parsed parsed) {
+    if (ctx.response().closed()) {
+      return; // the client left while its body was parsed: nothing to admit or answer
+    }
+    // the cache namespace first: a request refused for its salt takes nothing from its limits
+    OpenAiRequest request;
+    try {
+      request = namespaces.resolve(ctx, parsed.request());
+    } catch (RuntimeException e) {
+      ErrorResponses.send(ctx.response(), errors.of(e, RequestIds.of(ctx)));
+      return;
+    }
     RateLimitTicket ticket;
     try {
       ticket = limiter.admit(ApiKeyAuth.keyName(ctx));
@@ -88,11 +99,8 @@ final class GenerationHandler implements Handler<RoutingContext> {
       return;
     }
     ctx.addEndHandler(v -> ticket.release());
-    OpenAiRequest request;
-    try {
-      request = namespaces.resolve(ctx, parsed.request());
-    } catch (RuntimeException e) {
-      ErrorResponses.send(ctx.response(), errors.of(e, RequestIds.of(ctx)));
+    if (ctx.response().closed()) {
+      ticket.release(); // closed meanwhile: the end handler came too late to hear it
       return;
     }
     Preprocessor preprocessor = parsed.model().preprocessor();

@@ -100,6 +100,11 @@ final class KeyLimiter {
     }
   }
 
+  /** The requests in flight. */
+  long inFlight() {
+    return inFlight.get();
+  }
+
   /** One request in flight ended. */
   void exit() {
     inFlight.decrementAndGet();

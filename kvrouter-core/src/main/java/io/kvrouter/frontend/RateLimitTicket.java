@@ -96,14 +96,17 @@ class RateLimitTicket implements AdmissionGate {
           RateLimiter.headers(key, now));
     }
     key.booked(booking);
-    return used -> settle(booking, used);
+    return used -> settle(booking, take.until(), used);
   }
 
-  /** Corrects a booking to what was used: gives back the rest, or charges what went over. */
-  private void settle(long booked, long used) {
+  /**
+   * Corrects a booking to what was used: gives back the rest (as much of it as the time since has
+   * not refilled already), or charges what went over.
+   */
+  private void settle(long booked, long bookedUntil, long used) {
     long now = ticker.nanos();
     if (used < booked) {
-      key.tokens().giveBack(booked - used, now);
+      key.tokens().giveBack(booked - used, now, bookedUntil);
     } else if (used > booked) {
       key.tokens().charge(used - booked, now);
     }

@@ -38,22 +38,21 @@ public final class RateLimiter {
 
   /**
    * The limits of each key name from now on: a name already known keeps what it used and what it
-   * has in flight under its new limits, a new one starts with full buckets, a name no longer given
-   * drops its state. A name whose limits are all off is not tracked.
+   * has in flight under its new limits (all off included, so that turning them on again later still
+   * counts the requests in flight), a new one starts with full buckets, and a name no longer given
+   * drops its state once it has nothing in flight (else at a later call). A new name whose limits
+   * are all off is not tracked.
    */
   public synchronized void limits(Map<String, RateLimits> byName) {
     long now = ticker.nanos();
-    keys.keySet().removeIf(name -> !byName.containsKey(name) || !byName.get(name).any());
+    keys.entrySet().removeIf(e -> !byName.containsKey(e.getKey()) && e.getValue().inFlight() == 0);
     byName.forEach(
         (name, limits) -> {
-          if (!limits.any()) {
-            return;
-          }
           KeyLimiter existing = keys.get(name);
-          if (existing == null) {
-            keys.put(name, new KeyLimiter(name, limits, meters, now));
-          } else {
+          if (existing != null) {
             existing.limits(limits, now);
+          } else if (limits.any()) {
+            keys.put(name, new KeyLimiter(name, limits, meters, now));
           }
         });
   }

@@ -32,8 +32,10 @@ final class TokenBucket {
    *
    * @param taken whether the units were taken
    * @param waitNanos when refused, how long until they could be taken (0 when taken)
+   * @param until when taken, the instant the bucket's time for them runs out: what a later {@link
+   *     #giveBack(long, long, long)} of them may still return
    */
-  record Take(boolean taken, long waitNanos) {}
+  record Take(boolean taken, long waitNanos, long until) {}
 
   /**
    * The bucket as it is.
@@ -67,22 +69,37 @@ final class TokenBucket {
     while (true) {
       State s = state.get();
       if (s.capacity() == 0) {
-        return new Take(true, 0);
+        return new Take(true, 0, now);
       }
       long next = Math.max(s.tat(), now) + cost(units, s.capacity());
       long over = next - now - WINDOW_NANOS;
       if (over > 0) {
-        return new Take(false, over);
+        return new Take(false, over, now);
       }
       if (state.compareAndSet(s, new State(s.capacity(), next))) {
-        return new Take(true, 0);
+        return new Take(true, 0, next);
       }
     }
   }
 
   /** Gives back {@code units} taken before and not used; the bucket fills no further than full. */
   void giveBack(long units, long now) {
-    update(s -> new State(s.capacity(), Math.max(now, s.tat() - cost(units, s.capacity()))));
+    giveBack(units, now, Long.MAX_VALUE);
+  }
+
+  /**
+   * Gives back {@code units} of a take whose time ran until {@code until} ({@link Take#until}),
+   * only as much of it as has not run out by {@code now}: {@code tat} moves back by {@code min(n ×
+   * I, max(0, until − now))}. A booking that has already been paid for by the passing time (a long
+   * stream) returns nothing, so a key cannot book again what time has already refilled.
+   */
+  void giveBack(long units, long now, long until) {
+    update(
+        s ->
+            new State(
+                s.capacity(),
+                Math.max(
+                    now, s.tat() - Math.min(cost(units, s.capacity()), Math.max(0, until - now)))));
   }
 
   /** Charges {@code units} used beyond what was taken: the bucket may owe them. */

@@ -499,6 +499,31 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void clientKeyNames_areUnique_andAdminIsTheAdminKeys() throws IOException {
+    Path file = Files.writeString(dir.resolve("admin-keys"), "admin sk-admin-like-0123456789\n");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of("mock-workers", List.of("1"), "api-keys-file", List.of(file.toString())),
+                    Map.of(),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("the name admin is the admin key's")
+        .hasMessageNotContaining("sk-admin-like");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of(
+                        "mock-workers", List.of("1"),
+                        "api-key", List.of("sk-twice-0123456789", "sk-twice-0123456789")),
+                    Map.of(),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("two client keys are named key-")
+        .hasMessageNotContaining("sk-twice");
+  }
+
+  @Test
   void cacheSaltPerKey_isOffByDefault_needsClientKeys_andIsReadFromFlagOrFile() throws IOException {
     assertThat(ConfigLoader.load(ONE_MOCK, Map.of(), null).apiKeys().cacheSaltPerKey()).isFalse();
     Map<String, List<String>> withKey =

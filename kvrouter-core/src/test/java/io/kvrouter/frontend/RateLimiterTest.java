@@ -162,7 +162,23 @@ class RateLimiterTest {
     limiter.limits(Map.of("team-a", RateLimits.NONE, "team-b", new RateLimits(1, 0, 0)));
     assertThat(limiter.active()).isTrue();
     limiter.admit(Optional.of("team-b")); // back with a full bucket
-    assertThat(limiter.admit(TEAM_A)).isSameAs(RateLimitTicket.UNLIMITED);
+    for (int i = 0; i < 10; i++) {
+      limiter.admit(TEAM_A); // its limits are off now
+    }
+  }
+
+  @Test
+  void requestsInFlight_stayCounted_whenLimitsGoOffOrTheKeyGoesAndComesBack() {
+    limiter.limits(Map.of("team-a", new RateLimits(0, 0, 1)));
+    RateLimitTicket inFlight = limiter.admit(TEAM_A);
+    limiter.limits(Map.of("team-a", RateLimits.NONE));
+    limiter.limits(Map.of("team-a", new RateLimits(0, 0, 1)));
+    refusal(() -> limiter.admit(TEAM_A));
+    limiter.limits(Map.of()); // gone from the file while its request runs
+    limiter.limits(Map.of("team-a", new RateLimits(0, 0, 1)));
+    refusal(() -> limiter.admit(TEAM_A));
+    inFlight.release();
+    limiter.admit(TEAM_A);
   }
 
   @Test

@@ -33,6 +33,23 @@ class TokenBucketTest {
   }
 
   @Test
+  void aLateGiveBack_returnsOnlyWhatTimeHasNotRefilledAlready() {
+    TokenBucket bucket = new TokenBucket(1000, 0);
+    TokenBucket.Take first = bucket.take(1000, 0); // a long stream books the whole minute
+    assertThat(first.until()).isEqualTo(60 * SECOND);
+    assertThat(bucket.take(1000, 60 * SECOND).taken()).isTrue(); // refilled: a second booking
+    // the first ends at 90 s having used 100: its time ran out at 60 s, so nothing comes back,
+    // and a third booking of the whole minute must wait (else 2,100 tokens in 30 s)
+    bucket.giveBack(900, 90 * SECOND, first.until());
+    assertThat(bucket.take(1000, 90 * SECOND).taken()).isFalse();
+    // a booking given back before its time ran out returns that much
+    TokenBucket fresh = new TokenBucket(1000, 0);
+    TokenBucket.Take early = fresh.take(1000, 0);
+    fresh.giveBack(900, 6 * SECOND, early.until()); // 54 s of time left, 54 s given back
+    assertThat(fresh.level(6 * SECOND).remaining()).isEqualTo(1000);
+  }
+
+  @Test
   void anUnevenCapacity_stillPassesExactlyItsCapacity() {
     TokenBucket bucket = new TokenBucket(7, 5);
     int passed = 0;
