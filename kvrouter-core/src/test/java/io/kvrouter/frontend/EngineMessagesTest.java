@@ -24,6 +24,8 @@ class EngineMessagesTest {
         "The decoder prompt (length 5000) is longer than the maximum model length of 4096.",
         "Error in the request: stop strings must be at most 8",
         "the request was aborted at 12:30:45",
+        "The model `Qwen/Qwen2.5-0.5B-Instruct` does not exist.",
+        "Error code 400: bad request",
       })
   void whatAnEngineSaysAboutTheRequest_isShown(String message) {
     assertThat(EngineMessages.clientSafe(message)).as(message).isTrue();
