@@ -82,12 +82,34 @@ class HardeningIT {
 
   private HttpResponse<String> preflight(RouterFixture router, String path, String origin)
       throws Exception {
+    return preflight(router, path, origin, "authorization, content-type");
+  }
+
+  private HttpResponse<String> preflight(
+      RouterFixture router, String path, String origin, String requestHeaders) throws Exception {
     return send(
         request(router, path)
             .method("OPTIONS", HttpRequest.BodyPublishers.noBody())
             .header("Origin", origin)
             .header("Access-Control-Request-Method", "POST")
-            .header("Access-Control-Request-Headers", "authorization, content-type"));
+            .header("Access-Control-Request-Headers", requestHeaders));
+  }
+
+  /** The names of {@code Access-Control-Expose-Headers}, in lower case. */
+  private static List<String> exposed(HttpResponse<?> response) {
+    return Stream.of(
+            response.headers().firstValue("access-control-expose-headers").orElse("").split(","))
+        .map(name -> name.trim().toLowerCase())
+        .filter(name -> !name.isEmpty())
+        .toList();
+  }
+
+  /** The names of the response's rate-limit headers, in lower case. */
+  private static List<String> rateLimitHeaders(HttpResponse<?> response) {
+    return response.headers().map().keySet().stream()
+        .map(String::toLowerCase)
+        .filter(name -> name.startsWith("x-ratelimit-") || name.startsWith("retry-after"))
+        .toList();
   }
 
   private HttpResponse<String> postChat(RouterFixture router, String origin, String key)
@@ -146,8 +168,7 @@ class HardeningIT {
     HttpResponse<String> keyed = postChat(router, PAGE, KEY);
     assertThat(keyed.statusCode()).isEqualTo(200);
     assertThat(keyed.headers().firstValue("access-control-allow-origin")).contains(PAGE);
-    assertThat(keyed.headers().firstValue("access-control-expose-headers"))
-        .contains("X-Request-Id");
+    assertThat(exposed(keyed)).contains("x-request-id");
     HttpResponse<String> keyless = postChat(router, PAGE, null);
     assertThat(keyless.statusCode()).isEqualTo(401);
     assertThat(keyless.headers().firstValue("access-control-allow-origin")).contains(PAGE);
@@ -170,6 +191,62 @@ class HardeningIT {
       HttpResponse<String> get = send(request(router, path).header("Origin", PAGE).GET());
       assertThat(corsHeaders(get)).as(path).isEmpty();
     }
+  }
+
+  @Test
+  void cors_grantsTheHeadersAnOpenAiSdkSends_andExposesTheRateLimitHeaders() throws Exception {
+    Map<String, List<String>> flags = new HashMap<>();
+    flags.put("mock-workers", List.of("1"));
+    flags.put("allowed-origins", List.of(PAGE));
+    flags.put("api-key", List.of(KEY));
+    flags.put("rate-limit-requests-per-minute", List.of("1"));
+    flags.put("rate-limit-tokens-per-minute", List.of("100000"));
+    RouterFixture router = router(flags);
+
+    // the OpenAI JS SDK's own headers: a fixed list without them fails the browser's preflight
+    HttpResponse<String> preflight =
+        preflight(
+            router,
+            "/v1/chat/completions",
+            PAGE,
+            "authorization, content-type, x-stainless-os, x-stainless-retry-count");
+    assertThat(preflight.statusCode()).isEqualTo(204);
+    assertThat(
+            Stream.of(
+                    preflight
+                        .headers()
+                        .firstValue("access-control-allow-headers")
+                        .orElse("")
+                        .split(","))
+                .map(name -> name.trim().toLowerCase()))
+        .contains("authorization", "content-type", "x-stainless-os", "x-stainless-retry-count");
+    assertThat(preflight.headers().allValues("vary"))
+        .contains("Origin", "Access-Control-Request-Headers");
+    assertThat(preflight.headers().firstValue("access-control-allow-credentials")).isEmpty();
+    // a name that is no header name is not echoed
+    HttpResponse<String> odd =
+        preflight(router, "/v1/chat/completions", PAGE, "authorization, x-a b");
+    assertThat(odd.headers().firstValue("access-control-allow-headers"))
+        .contains("Authorization, Content-Type, X-Request-Id");
+
+    // an admitted answer's rate-limit headers and a refusal's wait are readable by the page
+    HttpResponse<String> admitted = postChat(router, PAGE, KEY);
+    assertThat(admitted.statusCode()).isEqualTo(200);
+    assertThat(rateLimitHeaders(admitted))
+        .containsExactlyInAnyOrder(
+            "x-ratelimit-limit-requests",
+            "x-ratelimit-remaining-requests",
+            "x-ratelimit-reset-requests",
+            "x-ratelimit-limit-tokens",
+            "x-ratelimit-remaining-tokens",
+            "x-ratelimit-reset-tokens");
+    assertThat(exposed(admitted)).contains("x-request-id").containsAll(rateLimitHeaders(admitted));
+    HttpResponse<String> refused = postChat(router, PAGE, KEY);
+    assertThat(refused.statusCode()).isEqualTo(429);
+    assertThat(refused.headers().firstValue("access-control-allow-origin")).contains(PAGE);
+    assertThat(rateLimitHeaders(refused)).contains("retry-after", "retry-after-ms");
+    assertThat(exposed(refused)).contains("x-request-id").containsAll(rateLimitHeaders(refused));
+    assertThat(refused.headers().firstValue("access-control-allow-credentials")).isEmpty();
   }
 
   @Test

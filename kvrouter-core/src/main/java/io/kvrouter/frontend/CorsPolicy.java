@@ -16,12 +16,16 @@ import io.vertx.ext.web.handler.SecurityPolicyHandler;
  * <p>With origins configured, it runs before the API-key check: a preflight ({@code OPTIONS} with
  * {@code Origin} and {@code Access-Control-Request-Method}) carries no {@code Authorization}
  * header, so one from an allowed origin is answered here, 204, with the methods ({@code GET,
- * POST}), the headers a client sends ({@code Authorization, Content-Type, X-Request-Id}) and how
- * long the browser may keep the answer. Every other request goes on to the key check, an actual
- * request from an allowed origin carrying {@code Access-Control-Allow-Origin} (so its 401 is
- * readable too) and {@code Access-Control-Expose-Headers: X-Request-Id}. A request from any other
+ * POST}), the headers it asked to send ({@link CorsRequestHeaders}: {@code Authorization} and the
+ * SDK's own) and how long the browser may keep the answer. Every other request goes on to the key
+ * check, an actual request from an allowed origin carrying {@code Access-Control-Allow-Origin} (so
+ * its 401 is readable too) and {@code Access-Control-Expose-Headers} with {@link #EXPOSED_HEADERS}:
+ * the request id and what a client needs to pace itself, {@code Retry-After} and {@code
+ * retry-after-ms} of a 429 ({@link ErrorResponses}) and the {@code x-ratelimit-*} headers of the
+ * per-key limits ({@link RateLimitHeaders}), which the OpenAI SDKs read. A request from any other
  * origin, a preflight included, gets no CORS header: the browser then refuses the page the answer.
- * Responses say {@code Vary: Origin}, as they differ by it.
+ * Responses say {@code Vary: Origin}, as they differ by it; a preflight's also {@code
+ * Access-Control-Request-Headers}.
  *
  * <p>Credentials (cookies, HTTP authentication kept by the browser) are never allowed, whatever the
  * origins: the keys travel in {@code Authorization}, which a page sets itself, and a browser never
@@ -29,7 +33,20 @@ import io.vertx.ext.web.handler.SecurityPolicyHandler;
  */
 final class CorsPolicy implements SecurityPolicyHandler {
   static final String ALLOWED_METHODS = "GET, POST";
-  static final String ALLOWED_HEADERS = "Authorization, Content-Type, X-Request-Id";
+
+  /** The response headers a page may read, besides the ones every browser lets it read. */
+  static final String EXPOSED_HEADERS =
+      String.join(
+          ", ",
+          RequestIds.HEADER,
+          "Retry-After",
+          "retry-after-ms",
+          "x-ratelimit-limit-requests",
+          "x-ratelimit-remaining-requests",
+          "x-ratelimit-reset-requests",
+          "x-ratelimit-limit-tokens",
+          "x-ratelimit-remaining-tokens",
+          "x-ratelimit-reset-tokens");
 
   /** How long a browser may keep a preflight's answer, in seconds. */
   static final String MAX_AGE_SECONDS = "600";
@@ -58,15 +75,19 @@ final class CorsPolicy implements SecurityPolicyHandler {
         HttpHeaders.ACCESS_CONTROL_ALLOW_ORIGIN, origins.anyOrigin() ? CorsOrigins.ANY : origin);
     if (request.method() == HttpMethod.OPTIONS
         && request.getHeader(HttpHeaders.ACCESS_CONTROL_REQUEST_METHOD) != null) {
+      response.headers().add(HttpHeaders.VARY, "Access-Control-Request-Headers");
       response
           .putHeader(HttpHeaders.ACCESS_CONTROL_ALLOW_METHODS, ALLOWED_METHODS)
-          .putHeader(HttpHeaders.ACCESS_CONTROL_ALLOW_HEADERS, ALLOWED_HEADERS)
+          .putHeader(
+              HttpHeaders.ACCESS_CONTROL_ALLOW_HEADERS,
+              CorsRequestHeaders.allowed(
+                  request.getHeader(HttpHeaders.ACCESS_CONTROL_REQUEST_HEADERS)))
           .putHeader(HttpHeaders.ACCESS_CONTROL_MAX_AGE, MAX_AGE_SECONDS)
           .setStatusCode(204)
           .end();
       return;
     }
-    response.putHeader(HttpHeaders.ACCESS_CONTROL_EXPOSE_HEADERS, RequestIds.HEADER);
+    response.putHeader(HttpHeaders.ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED_HEADERS);
     ctx.next();
   }
 }

@@ -3,6 +3,7 @@ package io.kvrouter.preprocess;
 import io.kvrouter.preprocess.parse.OutputParser;
 import io.kvrouter.preprocess.parse.ReasoningParserName;
 import io.kvrouter.preprocess.parse.ToolCallParserName;
+import io.kvrouter.preprocess.template.ChatTemplateException;
 import io.kvrouter.preprocess.tokenizer.Tokenizer;
 import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.PreprocessedRequest;
@@ -251,16 +252,26 @@ public final class Preprocessor {
     return ids;
   }
 
-  /** The chat prompt as text: the template rendered with the request's tools and variables. */
+  /**
+   * The chat prompt as text: the template rendered with the request's tools and variables. The
+   * template's own errors ({@link ChatTemplateException}: its {@code raise_exception}, a Jinja
+   * error and its line, a missing template) reach the client as a 400 with their message, as vLLM
+   * answers them. Any other failure is the router's (a renderer bug, a JDK exception whose message
+   * names Java classes): it goes on as an unexpected failure, which the client sees as a fixed 500
+   * naming the request id and the operator finds in the log with its cause.
+   */
   private String renderChat(Prompt.Chat chat) {
     try {
       return ChatRendering.text(assets.chatTemplate(), chat);
     } catch (InvalidRequestException e) {
       throw e;
-    } catch (RuntimeException e) {
+    } catch (ChatTemplateException e) {
       throw new InvalidRequestException(
           "The chat template of " + modelName + " cannot render these messages: " + e.getMessage(),
           "messages");
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "The chat template of " + modelName + " failed unexpectedly", e);
     }
   }
 }

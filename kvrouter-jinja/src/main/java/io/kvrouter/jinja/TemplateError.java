@@ -10,6 +10,8 @@ package io.kvrouter.jinja;
  * message Python would carry; {@link #getMessage()} adds the kind and the template line.
  */
 public final class TemplateError extends RuntimeException {
+  private static final String INTERNAL_ERROR = "InternalError";
+
   private final String kind;
   private final String pythonMessage;
   private final boolean raisedByTemplate;
@@ -51,7 +53,7 @@ public final class TemplateError extends RuntimeException {
 
   /** A Java exception the renderer did not expect: reported, with its cause, as a TemplateError. */
   static TemplateError internal(RuntimeException e) {
-    return new TemplateError("InternalError", "unexpected " + e, 0, false, e);
+    return new TemplateError(INTERNAL_ERROR, "unexpected " + e, 0, false, e);
   }
 
   /** {@code e} itself if it is a TemplateError, else {@link #internal}. */
@@ -87,6 +89,14 @@ public final class TemplateError extends RuntimeException {
   /** True when the template itself rejected the input through {@code raise_exception(...)}. */
   public boolean raisedByTemplate() {
     return raisedByTemplate;
+  }
+
+  /**
+   * True for {@code InternalError}: a Java exception the renderer did not expect, whose message
+   * names Java classes and so is for a log, not for whoever sent the template's input.
+   */
+  public boolean unexpected() {
+    return kind.equals(INTERNAL_ERROR);
   }
 
   /** The 1-based template line, 0 when unknown. */

@@ -288,6 +288,7 @@ class JinjaTemplateTest {
             TemplateError.class,
             e -> {
               assertThat(e.kind()).isEqualTo("SecurityError");
+              assertThat(e.unexpected()).isFalse();
               assertThat(e.pythonMessage())
                   .isEqualTo("access to attribute 'append' of 'list' object is unsafe.");
             });
@@ -321,6 +322,7 @@ class JinjaTemplateTest {
                 TemplateError.class,
                 e -> {
                   assertThat(e.kind()).isEqualTo("InternalError");
+                  assertThat(e.unexpected()).isTrue();
                   assertThat(e.pythonMessage())
                       .contains(thrown.getClass().getSimpleName())
                       .contains(thrown.getMessage());

@@ -86,6 +86,11 @@ final class JinjaChatTemplate implements ChatTemplate {
         throw new ChatTemplateException(
             e.pythonMessage(), ChatTemplateException.Reason.REJECTED, e);
       }
+      if (e.unexpected()) {
+        // a Java exception inside the renderer, not the template's error: its message may name
+        // Java classes, so it is not a ChatTemplateException, whose message a client may read
+        throw new IllegalStateException("the chat template renderer failed unexpectedly", e);
+      }
       throw failure("chat template failed to render", e);
     }
   }
