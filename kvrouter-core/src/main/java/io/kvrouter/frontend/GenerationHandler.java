@@ -99,6 +99,7 @@ final class GenerationHandler implements Handler<RoutingContext> {
       return;
     }
     ctx.addEndHandler(v -> ticket.release());
+    ticket.prompts(request.prompts().size());
     if (ctx.response().closed()) {
       ticket.release(); // closed meanwhile: the end handler came too late to hear it
       return;

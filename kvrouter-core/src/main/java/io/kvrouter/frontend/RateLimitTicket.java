@@ -20,6 +20,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * could never pass: it gets 400, not 429, since waiting does not help it and the OpenAI SDKs would
  * retry a 429 for nothing. A prompt refused for want of tokens gives the request it was counted as
  * back to its key.
+ *
+ * <p>A completions request of several prompts ({@link #prompts}) books what each prompt needs at
+ * least (its prompt and {@code max_tokens}, or its prompt alone without one): what those needs add
+ * up to must fit the minute, else the request is a 400 too, and a full bucket then admits every
+ * prompt, so a retried request cannot be refused for ever. A completion that goes past its booking
+ * is charged at the end.
  */
 class RateLimitTicket implements AdmissionGate {
   /** The ticket of a key without limits. */
@@ -29,10 +35,20 @@ class RateLimitTicket implements AdmissionGate {
   private final Ticker ticker;
   private final AtomicBoolean released = new AtomicBoolean();
   private final AtomicBoolean requestGivenBack = new AtomicBoolean();
+  private final java.util.concurrent.atomic.AtomicLong needs =
+      new java.util.concurrent.atomic.AtomicLong();
+  private volatile int prompts = 1;
 
   RateLimitTicket(KeyLimiter key, Ticker ticker) {
     this.key = key;
     this.ticker = ticker;
+  }
+
+  /** How many prompts the request has, each booked through this ticket (1 unless told). */
+  void prompts(int count) {
+    if (key != null) {
+      prompts = Math.max(1, count);
+    }
   }
 
   @Override
@@ -73,7 +89,24 @@ class RateLimitTicket implements AdmissionGate {
                   : promptTokens + " in the prompt alone. Shorten the prompt."),
           param);
     }
-    long booking = Math.min(wanted, capacity);
+    long need = bounded ? wanted : promptTokens;
+    if (prompts > 1 && needs.addAndGet(need) > capacity) {
+      refuse();
+      throw new InvalidRequestException(
+          "Request too large for "
+              + RateLimiter.who(key)
+              + " on tokens per min (TPM): Limit "
+              + capacity
+              + ", Requested at least "
+              + needs.get()
+              + " for its "
+              + prompts
+              + " prompts together. Send fewer prompts, lower '"
+              + request.maxTokensParam()
+              + "' or shorten them.",
+          "prompt");
+    }
+    long booking = prompts > 1 ? need : Math.min(wanted, capacity);
     long now = ticker.nanos();
     TokenBucket.Take take = bucket.take(booking, now);
     if (!take.taken()) {

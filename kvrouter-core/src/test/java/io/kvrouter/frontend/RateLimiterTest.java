@@ -120,6 +120,29 @@ class RateLimiterTest {
   }
 
   @Test
+  void severalPrompts_bookWhatEachNeeds_andTogetherMustFitTheMinute() {
+    limiter.limits(Map.of("team-a", new RateLimits(0, 100, 0)));
+    // two prompts without max_tokens: each books its prompt alone, so both fit a full bucket,
+    // where each booking what the context leaves would refuse the second on every try
+    RateLimitTicket unbounded = limiter.admit(TEAM_A);
+    unbounded.prompts(2);
+    AdmissionGate.Booking a = unbounded.admit(request(null), 10, 1000);
+    AdmissionGate.Booking b = unbounded.admit(request(null), 10, 1000);
+    a.settle(40);
+    b.settle(40);
+    assertThat(counter(MetricNames.RATE_LIMIT_BOOKED_TOKENS, "key", "team-a")).isEqualTo(20);
+
+    clock.advance(Duration.ofMinutes(2));
+    // prompts that each fit the minute but not together can never pass: 400, not 429
+    RateLimitTicket tooMuch = limiter.admit(TEAM_A);
+    tooMuch.prompts(2);
+    tooMuch.admit(request(30), 20, 30);
+    assertThatThrownBy(() -> tooMuch.admit(request(40), 20, 40))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("Requested at least 110 for its 2 prompts together");
+  }
+
+  @Test
   void aRequestOverTheTokensPerMinute_is400_andWithoutMaxTokensBooksAtMostTheMinute() {
     limiter.limits(Map.of("team-a", new RateLimits(0, 100, 0)));
     assertThatThrownBy(() -> limiter.admit(TEAM_A).admit(request(90), 20, 90))
