@@ -15,6 +15,7 @@ import io.kvrouter.protocol.sglang.SglangGenerate;
 import io.kvrouter.protocol.sglang.SglangMetrics;
 import io.kvrouter.protocol.vllm.VllmCompletions;
 import io.kvrouter.protocol.vllm.VllmMetrics;
+import io.kvrouter.transport.PemFiles;
 import io.kvrouter.worker.SimulatedEngine;
 import io.kvrouter.worker.kv.BlockPool;
 import io.micrometer.core.instrument.Counter;
@@ -27,8 +28,6 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.net.PemKeyCertOptions;
-import io.vertx.core.net.PemTrustOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -104,16 +103,11 @@ final class WorkerEngineApi {
     HttpServerOptions options = new HttpServerOptions();
     tls.ifPresent(
         t -> {
-          options
-              .setSsl(true)
-              .setKeyCertOptions(
-                  new PemKeyCertOptions()
-                      .setCertPath(t.certFile().toString())
-                      .setKeyPath(t.keyFile().toString()));
+          options.setSsl(true).setKeyCertOptions(PemFiles.keyCert(t.certFile(), t.keyFile()));
           if (t.certReqs() > 0) {
             options
                 .setClientAuth(t.certReqs() == 2 ? ClientAuth.REQUIRED : ClientAuth.REQUEST)
-                .setTrustOptions(new PemTrustOptions().addCertPath(t.caCerts().toString()));
+                .setTrustOptions(PemFiles.trust(t.caCerts()));
           }
         });
     return vertx.createHttpServer(options).requestHandler(server::handle).listen(port, host);

@@ -365,17 +365,10 @@ public final class ConfigLoader {
     if (cert == null && key == null) {
       return null;
     }
-    if (cert == null || key == null) {
-      throw new ConfigException(
-          TLS_CERT_PATH.flag() + " and " + TLS_KEY_PATH.flag() + " must be given together");
-    }
-    for (java.nio.file.Path file : List.of(cert, key)) {
-      if (!java.nio.file.Files.isReadable(file)) {
-        throw new ConfigException(
-            (file == cert ? TLS_CERT_PATH : TLS_KEY_PATH).flag() + " " + file + " cannot be read");
-      }
-    }
-    return new TlsFiles(cert, key);
+    TransportSecuritySettings.pair(TLS_CERT_PATH, cert, TLS_KEY_PATH, key);
+    return new TlsFiles(
+        TransportSecuritySettings.readable(sources, TLS_CERT_PATH),
+        TransportSecuritySettings.readable(sources, TLS_KEY_PATH));
   }
 
   /**

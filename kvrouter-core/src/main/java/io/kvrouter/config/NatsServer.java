@@ -44,16 +44,6 @@ public record NatsServer(
     return new NatsServer(otherUrl, auth, caCertPath, insecure, clientCertPath, clientKeyPath);
   }
 
-  /** The same server, its certificate unchecked ({@code --nats-tls-insecure}). */
-  public NatsServer withInsecure() {
-    return new NatsServer(url, auth, caCertPath, true, clientCertPath, clientKeyPath);
-  }
-
-  /** The same server reached with other credentials. */
-  public NatsServer withAuth(NatsAuth otherAuth) {
-    return new NatsServer(url, otherAuth, caCertPath, insecure, clientCertPath, clientKeyPath);
-  }
-
   /** The URLs of the list, trimmed. */
   public List<String> urls() {
     return Arrays.stream(url.split(",")).map(String::trim).filter(u -> !u.isEmpty()).toList();

@@ -333,7 +333,8 @@ public final class TransportSecuritySettings {
     return credentials == null ? NatsAuth.NONE : NatsAuth.credentialsFile(credentials);
   }
 
-  private static Path readable(SettingValues values, Setting<Path> setting) {
+  /** The file {@code setting} names, checked readable; null when not given. */
+  static Path readable(SettingValues values, Setting<Path> setting) {
     Path path = values.value(setting);
     if (path != null && !Files.isReadable(path)) {
       throw new ConfigException(setting.flag() + " " + path + " cannot be read");
@@ -341,7 +342,8 @@ public final class TransportSecuritySettings {
     return path;
   }
 
-  private static void pair(Setting<Path> first, Path a, Setting<Path> second, Path b) {
+  /** Refuses one of two files that go together without the other. */
+  static void pair(Setting<Path> first, Path a, Setting<Path> second, Path b) {
     if ((a == null) != (b == null)) {
       throw new ConfigException(first.flag() + " and " + second.flag() + " must be given together");
     }

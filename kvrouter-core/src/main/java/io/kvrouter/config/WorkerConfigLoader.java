@@ -2,7 +2,6 @@ package io.kvrouter.config;
 
 import static io.kvrouter.config.WorkerSettings.*;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.List;
@@ -97,9 +96,7 @@ public final class WorkerConfigLoader {
       }
       return Optional.empty();
     }
-    if (cert == null || key == null) {
-      fail(SSL_CERTFILE.flag() + " and " + SSL_KEYFILE.flag() + " must be given together");
-    }
+    TransportSecuritySettings.pair(SSL_CERTFILE, cert, SSL_KEYFILE, key);
     if (values.value(API) == WorkerApi.DYNAMO) {
       fail(
           SSL_CERTFILE.flag()
@@ -109,13 +106,12 @@ public final class WorkerConfigLoader {
     if (reqs > 0 && ca == null) {
       fail(SSL_CERT_REQS.flag() + " " + reqs + " needs " + SSL_CA_CERTS.flag());
     }
-    for (Setting<Path> setting : List.of(SSL_CERTFILE, SSL_KEYFILE, SSL_CA_CERTS)) {
-      Path file = values.value(setting);
-      if (file != null && !Files.isReadable(file)) {
-        fail(setting.flag() + " " + file + " cannot be read");
-      }
-    }
-    return Optional.of(new EngineServerTls(cert, key, ca, reqs));
+    return Optional.of(
+        new EngineServerTls(
+            TransportSecuritySettings.readable(values, SSL_CERTFILE),
+            TransportSecuritySettings.readable(values, SSL_KEYFILE),
+            TransportSecuritySettings.readable(values, SSL_CA_CERTS),
+            reqs));
   }
 
   /**

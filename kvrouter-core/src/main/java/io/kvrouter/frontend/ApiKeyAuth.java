@@ -172,7 +172,7 @@ public final class ApiKeyAuth implements Handler<RoutingContext> {
     if (path.length() > 1 && path.endsWith("/")) {
       path = path.substring(0, path.length() - 1);
     }
-    if (path.equals("/v1") || path.startsWith("/v1/")) {
+    if (OpenAiRoutes.contains(ctx)) {
       if (config.clientKeysRequired()) {
         check(ctx, clients, clientRejections);
         return;

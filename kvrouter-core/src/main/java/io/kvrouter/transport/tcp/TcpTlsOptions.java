@@ -2,16 +2,16 @@ package io.kvrouter.transport.tcp;
 
 import io.kvrouter.config.TcpConfig;
 import io.kvrouter.config.TcpTls;
+import io.kvrouter.transport.PemFiles;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.ClientAuth;
 import io.vertx.core.net.ConnectOptions;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetServerOptions;
-import io.vertx.core.net.PemKeyCertOptions;
-import io.vertx.core.net.PemTrustOptions;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.core.net.TCPSSLOptions;
-import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,11 +49,11 @@ final class TcpTlsOptions {
     NetServerOptions options = new NetServerOptions().setTcpNoDelay(true);
     if (tls.server()) {
       handshake(options.setSsl(true), tls)
-          .setKeyCertOptions(keyCert(tls.certPath(), tls.keyPath()));
+          .setKeyCertOptions(PemFiles.keyCert(tls.certPath(), tls.keyPath()));
       if (tls.mutual()) {
         options
             .setClientAuth(ClientAuth.REQUIRED)
-            .setTrustOptions(new PemTrustOptions().addCertPath(tls.clientCaCertPath().toString()));
+            .setTrustOptions(PemFiles.trust(tls.clientCaCertPath()));
       }
     }
     return options;
@@ -77,11 +77,11 @@ final class TcpTlsOptions {
       } else {
         options.setHostnameVerificationAlgorithm("HTTPS");
         if (tls.caCertPath() != null) { // else the JVM's trusted CAs
-          options.setTrustOptions(new PemTrustOptions().addCertPath(tls.caCertPath().toString()));
+          options.setTrustOptions(PemFiles.trust(tls.caCertPath()));
         }
       }
       if (tls.clientCertPath() != null) {
-        options.setKeyCertOptions(keyCert(tls.clientCertPath(), tls.clientKeyPath()));
+        options.setKeyCertOptions(PemFiles.keyCert(tls.clientCertPath(), tls.clientKeyPath()));
       }
     }
     return options;
@@ -112,28 +112,14 @@ final class TcpTlsOptions {
    * @throws IllegalArgumentException naming what does not load
    */
   static void load(Vertx vertx, TcpConfig config) {
-    TcpTls tls = config.tls();
-    try {
-      if (tls.server()) {
-        NetServerOptions server = server(config);
-        server.getKeyCertOptions().getKeyManagerFactory(vertx);
-        if (tls.mutual()) {
-          server.getTrustOptions().getTrustManagerFactory(vertx);
-        }
-      }
-      if (tls.client()) {
-        NetClientOptions client = client(config);
-        if (client.getKeyCertOptions() != null) {
-          client.getKeyCertOptions().getKeyManagerFactory(vertx);
-        }
-        if (client.getTrustOptions() != null) {
-          client.getTrustOptions().getTrustManagerFactory(vertx);
-        }
-      }
-    } catch (Exception e) {
-      throw new IllegalArgumentException(
-          "the TCP request plane's TLS files (--tcp-tls-*) do not load: " + e.getMessage(), e);
+    List<TCPSSLOptions> options = new ArrayList<>();
+    if (config.tls().server()) {
+      options.add(server(config));
     }
+    if (config.tls().client()) {
+      options.add(client(config));
+    }
+    PemFiles.loadNow(vertx, "--tcp-tls-*", options.toArray(new TCPSSLOptions[0]));
   }
 
   private static <T extends TCPSSLOptions> T handshake(T options, TcpTls tls) {
@@ -141,9 +127,5 @@ final class TcpTlsOptions {
         .setSslHandshakeTimeout(tls.handshakeTimeout().toMillis())
         .setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS);
     return options;
-  }
-
-  private static PemKeyCertOptions keyCert(Path cert, Path key) {
-    return new PemKeyCertOptions().setCertPath(cert.toString()).setKeyPath(key.toString());
   }
 }
