@@ -81,7 +81,9 @@ final class GenerationHandler implements Handler<RoutingContext> {
    */
   private void serve(RoutingContext ctx, Parsed parsed) {
     if (ctx.response().closed()) {
-      return; // the client left while its body was parsed: nothing to admit or answer
+      // the client left while its body was parsed: nothing to admit or answer, and an end handler
+      // added now would never be called
+      return;
     }
     // the cache namespace first: a request refused for its salt takes nothing from its limits
     OpenAiRequest request;
@@ -98,12 +100,9 @@ final class GenerationHandler implements Handler<RoutingContext> {
       ErrorResponses.send(ctx.response(), errors.of(e, RequestIds.of(ctx)));
       return;
     }
+    // the response was open above, on this same event loop, so its end will be heard
     ctx.addEndHandler(v -> ticket.release());
     ticket.prompts(request.prompts().size());
-    if (ctx.response().closed()) {
-      ticket.release(); // closed meanwhile: the end handler came too late to hear it
-      return;
-    }
     Preprocessor preprocessor = parsed.model().preprocessor();
     RequestIds.RequestId id = RequestIds.of(ctx);
     String requestId = id.internal();
