@@ -136,22 +136,26 @@ final class EngineMetrics implements WorkerEventSources {
                 .setMethod(HttpMethod.GET)
                 .setAbsoluteURI(metrics)
                 .setIdleTimeout(TIMEOUT.toMillis()))
-        .compose(request -> request.send())
+        // the body is read in the callback that delivers the answer (see HttpRequestPlane#send)
         .compose(
-            response ->
-                response
-                    .body()
-                    .map(
-                        body -> {
-                          if (response.statusCode() != 200) {
-                            throw new IllegalStateException(
-                                metrics + " answered HTTP " + response.statusCode());
-                          }
-                          String text = body.toString();
-                          return worker.engine() == PlainEngine.SGLANG
-                              ? SglangMetrics.parse(text)
-                              : VllmMetrics.parse(text);
-                        }));
+            request ->
+                request
+                    .send()
+                    .compose(
+                        response ->
+                            response
+                                .body()
+                                .map(
+                                    body -> {
+                                      if (response.statusCode() != 200) {
+                                        throw new IllegalStateException(
+                                            metrics + " answered HTTP " + response.statusCode());
+                                      }
+                                      String text = body.toString();
+                                      return worker.engine() == PlainEngine.SGLANG
+                                          ? SglangMetrics.parse(text)
+                                          : VllmMetrics.parse(text);
+                                    })));
   }
 
   /** Why the engine's cache cannot be indexed with the model's block size, or null. */

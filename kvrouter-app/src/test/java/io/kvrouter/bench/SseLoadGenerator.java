@@ -240,15 +240,20 @@ public final class SseLoadGenerator {
   private io.vertx.core.Future<Void> send(long startNanos) {
     return client
         .request(target)
-        .compose(request -> request.send(body))
+        // the body is read in the callback that delivers the answer: a later stage may run on
+        // another context, after the body has gone by
         .compose(
-            response ->
-                response
-                    .body()
-                    .map(
-                        b ->
-                            response.statusCode() == 200
-                                && b.toString().endsWith("data: [DONE]\n\n")))
+            request ->
+                request
+                    .send(body)
+                    .compose(
+                        response ->
+                            response
+                                .body()
+                                .map(
+                                    b ->
+                                        response.statusCode() == 200
+                                            && b.toString().endsWith("data: [DONE]\n\n"))))
         .andThen(
             ar -> {
               if (!measuring) {

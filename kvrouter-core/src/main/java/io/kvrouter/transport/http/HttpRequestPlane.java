@@ -121,25 +121,29 @@ public final class HttpRequestPlane implements RequestPlane {
                               0,
                               new java.util.concurrent.TimeoutException(
                                   "no answer within " + timeouts.prologueTimeout())));
+              // the answer is read in the callback that delivers it: a later stage of the outer
+              // chain may run on another context, after its body has already gone by
               return outgoing
                   .send(body)
                   .andThen(ar -> vertx.cancelTimer(timer))
-                  .recover(failure -> Future.failedFuture(unreachable(worker, failure)));
-            })
-        .compose(
-            response -> {
-              if (response.statusCode() != 200) {
-                return refusal(worker, response);
-              }
-              return Future.succeededFuture(
-                  (ResponseStream)
-                      new SseResponseStream(
-                          vertx.getOrCreateContext(),
-                          response,
-                          worker,
-                          requestId,
-                          api.reader(),
-                          () -> api.abort(requestId).ifPresent(abort -> post(worker, abort))));
+                  .recover(failure -> Future.failedFuture(unreachable(worker, failure)))
+                  .compose(
+                      response -> {
+                        if (response.statusCode() != 200) {
+                          return refusal(worker, response);
+                        }
+                        return Future.succeededFuture(
+                            (ResponseStream)
+                                new SseResponseStream(
+                                    vertx.getOrCreateContext(),
+                                    response,
+                                    worker,
+                                    requestId,
+                                    api.reader(),
+                                    () ->
+                                        api.abort(requestId)
+                                            .ifPresent(abort -> post(worker, abort))));
+                      });
             });
   }
 
@@ -152,8 +156,7 @@ public final class HttpRequestPlane implements RequestPlane {
               options(worker, HttpMethod.POST, abort.path())
                   .putHeader("content-type", "application/json")
                   .setIdleTimeout(timeouts.requestTimeout().toMillis()))
-          .compose(request -> request.send(body))
-          .compose(HttpClientResponse::body)
+          .compose(request -> request.send(body).compose(HttpClientResponse::body))
           .onFailure(
               e ->
                   log.debug(
@@ -226,19 +229,23 @@ public final class HttpRequestPlane implements RequestPlane {
         .request(
             options(worker, HttpMethod.GET, "/health")
                 .setIdleTimeout(timeouts.requestTimeout().toMillis()))
-        .compose(request -> request.send())
         .compose(
-            response ->
-                response
-                    .body()
+            request ->
+                request
+                    .send()
                     .compose(
-                        body ->
-                            response.statusCode() == 200
-                                ? Future.<Void>succeededFuture()
-                                : Future.failedFuture(
-                                    WorkerUnavailableException.refused(
-                                        worker.workerId(),
-                                        "GET /health answered HTTP " + response.statusCode()))))
+                        response ->
+                            response
+                                .body()
+                                .compose(
+                                    body ->
+                                        response.statusCode() == 200
+                                            ? Future.<Void>succeededFuture()
+                                            : Future.failedFuture(
+                                                WorkerUnavailableException.refused(
+                                                    worker.workerId(),
+                                                    "GET /health answered HTTP "
+                                                        + response.statusCode())))))
         .recover(
             failure ->
                 failure instanceof WorkerUnavailableException
