@@ -9,6 +9,7 @@ import io.kvrouter.discovery.RuntimeConfig;
 import io.kvrouter.discovery.Transport;
 import io.kvrouter.protocol.PayloadCodec;
 import io.kvrouter.protocol.WorkerEndpoint;
+import java.net.URI;
 import java.util.Optional;
 
 /**
@@ -18,7 +19,8 @@ import java.util.Optional;
  * <p>The id is the instance id in decimal, the form Dynamo's KV events carry it in ({@code
  * worker_id}). The address is the record's transport: TCP {@code host:port/PATH} (the path is what
  * the worker's shared TCP server routes by: {@code {id:x}/generate} in current Dynamo, {@code
- * generate} before), or on the NATS request plane the subject as written.
+ * generate} before), on the NATS request plane the subject as written, and on Dynamo's HTTP request
+ * plane the URL as written. A router on {@code --request-plane http} takes TCP workers too.
  */
 record DiscoveredWorker(WorkerSpec spec, WorkerEndpoint endpoint) {
 
@@ -36,11 +38,9 @@ record DiscoveredWorker(WorkerSpec spec, WorkerEndpoint endpoint) {
         switch (transport.kind()) {
           case TCP -> RequestPlaneKind.TCP;
           case NATS -> RequestPlaneKind.NATS;
-          case HTTP ->
-              throw new IllegalArgumentException(
-                  "it serves Dynamo's HTTP request plane, which kvrouter does not speak");
+          case HTTP -> RequestPlaneKind.HTTP;
         };
-    if (needs != plane) {
+    if (needs != plane && !(needs == RequestPlaneKind.TCP && plane == RequestPlaneKind.HTTP)) {
       throw new IllegalArgumentException(
           "it serves the "
               + needs.configName()
@@ -69,6 +69,9 @@ record DiscoveredWorker(WorkerSpec spec, WorkerEndpoint endpoint) {
       return new DiscoveredWorker(
           spec, new WorkerEndpoint(id, "", 0, instance.endpoint(), payloads, transport.address()));
     }
+    if (needs == RequestPlaneKind.HTTP) {
+      return overHttp(id, instance, transport, kvBlocks, dpSize, codec, payloads);
+    }
     String hostPort = transport.tcpHostPort().orElseThrow();
     String address = transport.address();
     String path =
@@ -95,5 +98,35 @@ record DiscoveredWorker(WorkerSpec spec, WorkerEndpoint endpoint) {
     WorkerSpec spec =
         new WorkerSpec(id, host, port, path, kvBlocks, Optional.empty(), dpSize, codec, null);
     return new DiscoveredWorker(spec, new WorkerEndpoint(id, host, port, path, payloads, null));
+  }
+
+  /** A worker on Dynamo's HTTP request plane: its endpoint's URL, used verbatim. */
+  private static DiscoveredWorker overHttp(
+      String id,
+      InstanceRecord instance,
+      Transport transport,
+      long kvBlocks,
+      int dpSize,
+      RequestPlaneCodec codec,
+      PayloadCodec payloads) {
+    WorkerEndpoint endpoint;
+    try {
+      endpoint = WorkerEndpoint.dynamoHttp(id, URI.create(transport.address()), payloads);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "its HTTP address " + transport.address() + " is not an http://HOST:PORT/PATH URL");
+    }
+    WorkerSpec spec =
+        new WorkerSpec(
+            id,
+            endpoint.host(),
+            endpoint.port(),
+            instance.endpoint(),
+            kvBlocks,
+            Optional.empty(),
+            dpSize,
+            codec,
+            null);
+    return new DiscoveredWorker(spec, endpoint);
   }
 }

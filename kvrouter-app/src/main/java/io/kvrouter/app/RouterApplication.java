@@ -28,6 +28,7 @@ import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.transport.RequestPlane;
 import io.kvrouter.transport.SplitRequestPlane;
 import io.kvrouter.transport.http.HttpRequestPlane;
+import io.kvrouter.transport.httprpc.HttpRpcClient;
 import io.kvrouter.transport.nats.NatsTransport;
 import io.kvrouter.transport.tcp.TcpTransport;
 import io.kvrouter.transport.tcp.WorkerServer;
@@ -415,8 +416,9 @@ public final class RouterApplication {
   }
 
   /**
-   * The request plane {@code --request-plane} names for Dynamo workers, and HTTP for plain engines.
-   * A worker that called back but sends no prologue is given up after as long as a silent stream.
+   * The request plane {@code --request-plane} names for Dynamo workers (with {@code http}, TCP
+   * beside it for the workers that advertise a TCP address), and HTTP for plain engines. A worker
+   * that called back but sends no prologue is given up after as long as a silent stream.
    */
   private static RequestPlane requestPlane(Vertx vertx, RouterConfig config, StartedParts parts) {
     TcpConfig tcp = config.tcp().withPrologueTimeout(config.workerStreamIdleTimeout());
@@ -426,6 +428,9 @@ public final class RouterApplication {
           NatsConnection.start(config.eventPlane().natsServer(), "kvrouter-request-plane");
       parts.add("NATS request-plane connection", nats);
       dynamo = NatsTransport.client(vertx, tcp, nats::current);
+    } else if (config.requestPlane() == RequestPlaneKind.HTTP) {
+      // workers that advertise a URL get a POST, the others their TCP frame: one call-home listener
+      dynamo = TcpTransport.client(vertx, tcp, HttpRpcClient.create(vertx, config.httpRpc(), tcp));
     } else {
       dynamo = TcpTransport.client(vertx, tcp);
     }

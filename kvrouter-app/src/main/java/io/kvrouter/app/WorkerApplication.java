@@ -10,6 +10,7 @@ import io.kvrouter.config.WorkerConfig;
 import io.kvrouter.config.WorkerEventsConfig;
 import io.kvrouter.discovery.DiscoveryRecord;
 import io.kvrouter.discovery.DynamoIds;
+import io.kvrouter.discovery.Transport;
 import io.kvrouter.events.zmq.ZmqEventPublisher;
 import io.kvrouter.metrics.Metrics;
 import io.kvrouter.preprocess.ModelAssets;
@@ -18,6 +19,8 @@ import io.kvrouter.protocol.sglang.SglangGenerate;
 import io.kvrouter.protocol.vllm.VllmCompletions;
 import io.kvrouter.protocol.vllm.VllmEventCodec;
 import io.kvrouter.transport.JsonEndpoint;
+import io.kvrouter.transport.httprpc.HttpRpcServer;
+import io.kvrouter.transport.tcp.CallHomeServer;
 import io.kvrouter.transport.tcp.TcpTransport;
 import io.kvrouter.transport.tcp.WorkerServer;
 import io.kvrouter.worker.DataParallelEngine;
@@ -131,21 +134,41 @@ final class WorkerApplication {
     try {
       WorkerServer started = startedWith(server, system);
       countResponseConnections(metrics, started);
-      Map<String, String> natsSubjects = Map.of();
+      Map<String, Transport> planeAddresses = new LinkedHashMap<>();
       if (config.requestPlane() == RequestPlaneKind.NATS) {
         WorkerNatsRequests nats =
             WorkerNatsRequests.start(
                 vertx, config, Map.of(WorkerEndpoint.DEFAULT_PATH, engine), queryEndpoints);
         closers.add(nats);
-        natsSubjects = nats.subjects();
         nats.subjects()
             .forEach(
-                (endpoint, subject) ->
-                    out.printf(
-                        "kvrouter worker NATS request plane: %s on %s%n", endpoint, subject));
+                (endpoint, subject) -> {
+                  planeAddresses.put(endpoint, new Transport(Transport.Kind.NATS, subject));
+                  out.printf("kvrouter worker NATS request plane: %s on %s%n", endpoint, subject);
+                });
+      } else if (config.requestPlane() == RequestPlaneKind.HTTP) {
+        HttpRpcServer http =
+            startedWith(
+                HttpRpcServer.start(
+                    vertx,
+                    config.httpRpc(),
+                    CallHomeServer.create(
+                        vertx,
+                        Map.of(WorkerEndpoint.DEFAULT_PATH, engine),
+                        queryEndpoints,
+                        config.tcp()),
+                    config.tcp().maxMessageSize()),
+                Future.succeededFuture());
+        closers.add(() -> http.close());
+        http.urlsByEndpoint()
+            .forEach(
+                (endpoint, url) -> {
+                  planeAddresses.put(endpoint, new Transport(Transport.Kind.HTTP, url));
+                  out.printf("kvrouter worker HTTP request plane: %s on %s%n", endpoint, url);
+                });
       }
       if (registration != null) {
-        register(assets, started.port(), queryEndpoints, natsSubjects, sink);
+        register(assets, started.port(), queryEndpoints, planeAddresses, sink);
         closers.add(0, registration); // first at shutdown: routers drop the worker at once
       }
       SignalShutdown.install(
@@ -249,7 +272,7 @@ final class WorkerApplication {
       ModelAssets assets,
       int tcpPort,
       Map<String, JsonEndpoint> queryEndpoints,
-      Map<String, String> natsSubjects,
+      Map<String, Transport> planeAddresses,
       DynamoEventSink sink)
       throws java.io.IOException {
     Set<String> endpoints = new LinkedHashSet<>();
@@ -262,7 +285,7 @@ final class WorkerApplication {
             advertisedHost(),
             tcpPort,
             endpoints,
-            natsSubjects,
+            planeAddresses,
             WorkerRecords.card(config, assets),
             sink);
     registration.register(records);

@@ -1,7 +1,6 @@
 package io.kvrouter.app;
 
 import io.kvrouter.config.KvEventsFormat;
-import io.kvrouter.config.RequestPlaneKind;
 import io.kvrouter.config.SimulatedEngineConfig;
 import io.kvrouter.config.WorkerConfig;
 import io.kvrouter.config.WorkerEventsConfig;
@@ -65,7 +64,9 @@ final class WorkerRecords {
    * @param host how routers reach the worker's TCP server
    * @param tcpPort the TCP request plane's port
    * @param endpoints the endpoints it serves, {@code generate} first
-   * @param natsSubjects each endpoint's NATS subject with {@code --request-plane nats}
+   * @param planeAddresses each endpoint's address on the request plane other than TCP: its NATS
+   *     subject with {@code --request-plane nats}, its URL with {@code http}; empty with {@code
+   *     tcp}
    * @param sink its Dynamo event sink, or null when its events are vLLM's
    */
   static List<DiscoveryRecord> of(
@@ -74,16 +75,14 @@ final class WorkerRecords {
       String host,
       int tcpPort,
       Set<String> endpoints,
-      Map<String, String> natsSubjects,
+      Map<String, Transport> planeAddresses,
       ModelCard card,
       DynamoEventSink sink) {
     WorkerEventsConfig events = config.events();
     List<DiscoveryRecord> records = new ArrayList<>();
     for (String endpoint : endpoints) {
       Transport transport =
-          config.requestPlane() == RequestPlaneKind.NATS
-              ? new Transport(Transport.Kind.NATS, natsSubjects.get(endpoint))
-              : Transport.tcp(host, tcpPort, instanceId, endpoint);
+          planeAddresses.getOrDefault(endpoint, Transport.tcp(host, tcpPort, instanceId, endpoint));
       records.add(
           new InstanceRecord(
               events.namespace(),

@@ -142,7 +142,8 @@ public final class ConfigLoader {
         mock,
         model,
         discovery,
-        TransportSecuritySettings.engineTls(sources));
+        TransportSecuritySettings.engineTls(sources),
+        new HttpRpcClientConfig(value(HTTP_REQUEST_TIMEOUT), value(HTTP2_PRIOR_KNOWLEDGE)));
   }
 
   /**
@@ -281,12 +282,14 @@ public final class ConfigLoader {
                 + worker.path()
                 + ": on --request-plane nats the endpoint is one name (generate, or endpoint=NAME)");
       }
-      if (kind == RequestPlaneKind.TCP && !worker.hasAddress()) {
+      if (kind != RequestPlaneKind.NATS && !worker.hasAddress()) {
         throw new ConfigException(
             "Worker '"
                 + worker.id()
-                + "' has no address=: --request-plane tcp reaches workers at HOST:PORT (use"
-                + " --request-plane nats for instance= alone)");
+                + "' has no address=: --request-plane "
+                + kind.configName()
+                + " reaches --worker entries over TCP at HOST:PORT (use --request-plane nats for"
+                + " instance= alone)");
       }
     }
     if (kind == RequestPlaneKind.NATS && mock.count() > 0) {

@@ -21,6 +21,7 @@ import java.util.Objects;
  *     mockWorkers} are none and {@code model} holds only the settings every model shares (parsers,
  *     {@code --context-length})
  * @param engineTls how plain engines' HTTPS servers are checked ({@code --http-worker-*})
+ * @param httpRpc how requests are posted to workers on Dynamo's HTTP request plane
  */
 public record RouterConfig(
     HttpConfig http,
@@ -38,7 +39,8 @@ public record RouterConfig(
     MockWorkerConfig mockWorkers,
     ModelConfig model,
     RouterDiscovery discovery,
-    EngineTls engineTls) {
+    EngineTls engineTls,
+    HttpRpcClientConfig httpRpc) {
 
   public RouterConfig {
     Objects.requireNonNull(http, "http");
@@ -47,6 +49,7 @@ public record RouterConfig(
     Objects.requireNonNull(kv, "kv");
     Objects.requireNonNull(eventPlane, "eventPlane");
     Objects.requireNonNull(requestPlane, "requestPlane");
+    Objects.requireNonNull(httpRpc, "httpRpc");
     Objects.requireNonNull(tcp, "tcp");
     Objects.requireNonNull(workerStreamIdleTimeout, "workerStreamIdleTimeout");
     Objects.requireNonNull(indexSnapshots, "indexSnapshots");

@@ -626,12 +626,40 @@ public final class Settings {
           "Transport that carries requests to workers. tcp: Dynamo's TCP request plane (each"
               + " --worker's address=). nats: Dynamo's NATS request plane, requests on each"
               + " worker's subject NS_COMPONENT.ENDPOINT-INSTANCE (--nats-server, --namespace,"
-              + " --component, the --worker's instance= and endpoint=); responses come back over"
-              + " TCP to the response-stream listener on both.",
+              + " --component, the --worker's instance= and endpoint=). http: Dynamo's HTTP"
+              + " request plane (Dynamo builds of December 2025 to May 2026; removed since), a POST"
+              + " to the URL a discovered worker advertises, beside TCP for workers that advertise"
+              + " a TCP address (--worker entries included). Responses come back over TCP to the"
+              + " response-stream listener on all three.",
           "tcp",
           Parsers.oneOf(RequestPlaneKind.class),
           false,
           Parsers.named(RequestPlaneKind.class));
+
+  public static final Setting<Duration> HTTP_REQUEST_TIMEOUT =
+      new Setting<>(
+          "http-request-timeout",
+          "DYN_HTTP_REQUEST_TIMEOUT",
+          "SECONDS",
+          "--request-plane http: how long posting a request to a worker may take, from"
+              + " connecting to its acknowledgement; a health probe's limit too.",
+          "5",
+          "a number of seconds from 0.001 to 86400",
+          false,
+          Parsers::seconds);
+
+  public static final Setting<Boolean> HTTP2_PRIOR_KNOWLEDGE =
+      new Setting<>(
+          "http2-prior-knowledge",
+          "DYN_HTTP2_PRIOR_KNOWLEDGE",
+          null,
+          "--request-plane http: speak HTTP/2 to workers without negotiation (h2c with prior"
+              + " knowledge), many requests on one connection; HTTP/1.1 on pooled keep-alive"
+              + " connections otherwise, as Dynamo's frontend by default.",
+          "false",
+          "true or false (also 1/0, yes/no, on/off)",
+          false,
+          Parsers::bool);
 
   public static final Setting<WorkerSpec> WORKER =
       new Setting<>(
@@ -936,7 +964,9 @@ public final class Settings {
               ROUTER_TTL,
               ROUTER_MAX_TREE_SIZE,
               ROUTER_PRUNE_TARGET_RATIO,
-              REQUEST_PLANE),
+              REQUEST_PLANE,
+              HTTP_REQUEST_TIMEOUT,
+              HTTP2_PRIOR_KNOWLEDGE),
           DiscoverySettings.ROUTER,
           List.of(
               WORKER,

@@ -20,7 +20,9 @@ import java.util.Set;
  *     none
  * @param tcp its request plane's settings
  * @param requestPlane where requests arrive besides TCP: with {@link RequestPlaneKind#NATS} also on
- *     the NATS subjects of {@code events}' namespace, component and worker id
+ *     the NATS subjects of {@code events}' namespace, component and worker id; with {@link
+ *     RequestPlaneKind#HTTP} also on {@code httpRpc}'s HTTP server
+ * @param httpRpc where it serves Dynamo's HTTP request plane with {@code --request-plane http}
  * @param acceptedResponseStreams the response transports it answers on ({@code
  *     --accept-response-stream})
  * @param etcdDiscovery where it registers itself with {@code --discovery-backend etcd}; empty
@@ -39,6 +41,7 @@ public record WorkerConfig(
     OptionalInt systemPort,
     TcpConfig tcp,
     RequestPlaneKind requestPlane,
+    HttpRpcServerConfig httpRpc,
     Set<ResponseStreamKind> acceptedResponseStreams,
     Optional<EtcdConfig> etcdDiscovery,
     Optional<KubeWorkerIdentity> kubeDiscovery,
@@ -53,6 +56,7 @@ public record WorkerConfig(
     Objects.requireNonNull(systemPort, "systemPort");
     Objects.requireNonNull(tcp, "tcp");
     Objects.requireNonNull(requestPlane, "requestPlane");
+    Objects.requireNonNull(httpRpc, "httpRpc");
     Objects.requireNonNull(etcdDiscovery, "etcdDiscovery");
     Objects.requireNonNull(kubeDiscovery, "kubeDiscovery");
     Objects.requireNonNull(api, "api");
@@ -80,6 +84,7 @@ public record WorkerConfig(
         systemPort,
         tcp,
         requestPlane,
+        httpRpc,
         acceptedResponseStreams,
         etcdDiscovery,
         kubeDiscovery,

@@ -50,11 +50,21 @@ public final class WorkerConfigLoader {
         TcpConfig.defaults("127.0.0.1", values.value(TCP_MAX_MESSAGE_SIZE))
             .withTls(TransportSecuritySettings.tcpTls(values)),
         values.value(REQUEST_PLANE),
+        httpRpc(),
         values.value(ACCEPT_RESPONSE_STREAM),
         etcdDiscovery(),
         kubeDiscovery(),
         api(),
         apiTls());
+  }
+
+  /** Where Dynamo's HTTP request plane is served: {@code --http-rpc-*}, read with it only. */
+  private HttpRpcServerConfig httpRpc() {
+    if (values.value(REQUEST_PLANE) != RequestPlaneKind.HTTP) {
+      return HttpRpcServerConfig.DEFAULTS;
+    }
+    return new HttpRpcServerConfig(
+        values.value(HTTP_RPC_HOST), values.value(HTTP_RPC_PORT), values.value(HTTP_RPC_ROOT_PATH));
   }
 
   /**

@@ -195,9 +195,46 @@ public final class WorkerSettings {
       Settings.REQUEST_PLANE.describedAs(
           "Where requests arrive. tcp: Dynamo's TCP request plane on --port. nats: also Dynamo's"
               + " NATS request plane, on the subject NS_COMPONENT.ENDPOINT-ID (--nats-server,"
-              + " --namespace, --component; ID is --worker-id in hex, printed at start); responses"
-              + " go back over TCP to the frontend either way. Both take JSON and msgpack"
-              + " payloads.");
+              + " --namespace, --component; ID is --worker-id in hex, printed at start). http:"
+              + " also Dynamo's HTTP request plane (Dynamo builds of December 2025 to May 2026), a"
+              + " POST to http://HOST:PORT/ROOT/ENDPOINT (--http-rpc-host, --http-rpc-port,"
+              + " --http-rpc-root-path), advertised so in discovery. Responses go back over TCP"
+              + " to the frontend on all three. All take JSON and msgpack payloads.");
+
+  public static final Setting<String> HTTP_RPC_HOST =
+      new Setting<>(
+          "http-rpc-host",
+          "DYN_HTTP_RPC_HOST",
+          "HOST",
+          "--request-plane http: the address the HTTP request plane binds and advertises"
+              + " (this machine's address when not set, as Dynamo resolves it).",
+          null,
+          "a host name or IP address",
+          false,
+          Parsers::nonEmpty);
+
+  public static final Setting<Integer> HTTP_RPC_PORT =
+      new Setting<>(
+          "http-rpc-port",
+          "DYN_HTTP_RPC_PORT",
+          "PORT",
+          "--request-plane http: the HTTP request plane's port (0 picks a free one, advertised as"
+              + " bound).",
+          String.valueOf(HttpRpcServerConfig.DEFAULT_PORT),
+          "an integer from 0 to 65535",
+          false,
+          Parsers.ints(0, 65535));
+
+  public static final Setting<String> HTTP_RPC_ROOT_PATH =
+      new Setting<>(
+          "http-rpc-root-path",
+          "DYN_HTTP_RPC_ROOT_PATH",
+          "PATH",
+          "--request-plane http: the path the endpoints are served under: POST" + " ROOT/generate.",
+          HttpRpcServerConfig.DEFAULT_ROOT_PATH,
+          "a path starting with / and not ending with one",
+          false,
+          WorkerSettings::rootPath);
 
   public static final Setting<String> WORKER_ID =
       new Setting<>(
@@ -320,6 +357,13 @@ public final class WorkerSettings {
     return Set.of(Parsers.named(ResponseStreamKind.class).apply(raw));
   }
 
+  private static String rootPath(String raw) {
+    if (!raw.startsWith("/") || raw.endsWith("/") || raw.contains("?") || raw.contains("#")) {
+      throw new IllegalArgumentException("not a path starting with / and not ending with one");
+    }
+    return raw;
+  }
+
   /** All settings, in help order. */
   public static final List<Setting<?>> ALL = all();
 
@@ -357,6 +401,9 @@ public final class WorkerSettings {
             ENDPOINT,
             NATS_EVENT_FORMAT,
             REQUEST_PLANE,
+            HTTP_RPC_HOST,
+            HTTP_RPC_PORT,
+            HTTP_RPC_ROOT_PATH,
             WORKER_ID,
             DURABLE_KV_EVENTS,
             SYSTEM_PORT,

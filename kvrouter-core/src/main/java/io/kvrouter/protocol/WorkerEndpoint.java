@@ -10,14 +10,17 @@ import java.util.Objects;
  * <p>On TCP: {@code host:port} plus the opaque routing path that Dynamo puts after the first {@code
  * /} of an instance's TCP address. On NATS: the subject its endpoint listens on ({@code
  * natsSubject}, Dynamo's {@code {slug(ns_component)}.{endpoint}-{instance:x}}); host and port are
- * then only set when the worker also has a TCP address ({@code ""} and 0 otherwise).
+ * then only set when the worker also has a TCP address ({@code ""} and 0 otherwise). On Dynamo's
+ * HTTP request plane: the URL it advertises ({@code http://HOST:PORT/v1/rpc/ENDPOINT}); host, port
+ * and path are the URL's.
  *
  * @param codec the payload codec the worker advertises (Dynamo's {@code request_plane_codec}); JSON
  *     for a worker that advertises none, as Dynamo's frontend does
  * @param natsSubject the worker endpoint's NATS subject, or {@code null} when it is reached over
  *     TCP
- * @param url for a plain engine's HTTP server (a {@code vllm serve}), its base URL; host and port
- *     are then the URL's, the path its path. {@code null} for a Dynamo worker
+ * @param url for a plain engine's HTTP server (a {@code vllm serve}), its base URL; for a Dynamo
+ *     worker on the HTTP request plane, its endpoint's URL; host and port are then the URL's, the
+ *     path its path. {@code null} for a Dynamo worker on TCP or NATS
  * @param engine the plain engine's API; {@code null} for a Dynamo worker
  */
 public record WorkerEndpoint(
@@ -38,9 +41,8 @@ public record WorkerEndpoint(
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(codec, "codec");
-    if ((url == null) != (engine == null)) {
-      throw new IllegalArgumentException(
-          "a plain engine has a URL and an API, a Dynamo worker none");
+    if (engine != null && url == null) {
+      throw new IllegalArgumentException("a plain engine has a URL");
     }
     boolean noAddress = host.isEmpty() && port == 0;
     if (!(noAddress && natsSubject != null) && (port < 1 || port > 65535)) {
@@ -65,9 +67,27 @@ public record WorkerEndpoint(
         workerId, url.getHost(), port, path, PayloadCodec.JSON, null, url, engine);
   }
 
+  /**
+   * A Dynamo worker's endpoint on Dynamo's HTTP request plane, at the URL it advertises ({@code
+   * http://HOST:PORT/v1/rpc/generate}).
+   */
+  public static WorkerEndpoint dynamoHttp(String workerId, URI url, PayloadCodec codec) {
+    if (!"http".equals(url.getScheme()) || url.getHost() == null) {
+      throw new IllegalArgumentException("not an http://HOST[:PORT]/PATH URL: " + url);
+    }
+    int port = url.getPort() > 0 ? url.getPort() : 80;
+    String path = url.getRawPath() == null ? "" : url.getRawPath();
+    return new WorkerEndpoint(workerId, url.getHost(), port, path, codec, null, url, null);
+  }
+
   /** Whether it is a plain engine reached over HTTP. */
   public boolean isHttp() {
-    return url != null;
+    return engine != null;
+  }
+
+  /** Whether it is a Dynamo worker reached over Dynamo's HTTP request plane. */
+  public boolean isDynamoHttp() {
+    return url != null && engine == null;
   }
 
   /** A worker reached over TCP at {@code host:port/path}, taking JSON. */
@@ -99,8 +119,13 @@ public record WorkerEndpoint(
       int dash = natsSubject.lastIndexOf('-');
       subject = natsSubject.substring(0, dot + 1) + name + natsSubject.substring(dash);
     }
+    String siblingPath = path.substring(0, slash + 1) + name;
+    URI siblingUrl = url;
+    if (isDynamoHttp()) {
+      siblingUrl = URI.create(url.getScheme() + "://" + url.getRawAuthority() + siblingPath);
+    }
     return new WorkerEndpoint(
-        workerId, host, port, path.substring(0, slash + 1) + name, codec, subject, url, engine);
+        workerId, host, port, siblingPath, codec, subject, siblingUrl, engine);
   }
 
   /**

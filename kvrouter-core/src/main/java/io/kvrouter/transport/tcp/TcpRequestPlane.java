@@ -36,6 +36,7 @@ final class TcpRequestPlane implements RequestPlane {
   private final Context context;
   private final PlaneClient client;
   private final CallHomeListener callHome;
+  private final UrlDelivery urls; // null: no worker is reached by URL
 
   /** Requests with prompts up to this many tokens are encoded on the event loop (under 1 ms). */
   static final int INLINE_ENCODE_TOKENS = 64 * 1024;
@@ -43,9 +44,10 @@ final class TcpRequestPlane implements RequestPlane {
   private final Map<HostAndPort, ConnectionPool> pools = new HashMap<>();
   private boolean closed;
 
-  TcpRequestPlane(Vertx vertx, TcpConfig config) {
+  TcpRequestPlane(Vertx vertx, TcpConfig config, UrlDelivery urls) {
     this.vertx = vertx;
     this.config = config;
+    this.urls = urls;
     this.context = vertx.getOrCreateContext();
     TcpTlsOptions.warnIfOneSided(config.tls());
     TcpTlsOptions.load(vertx, config);
@@ -145,6 +147,9 @@ final class TcpRequestPlane implements RequestPlane {
       return Future.failedFuture(
           WorkerUnavailableException.unreachable(worker.workerId(), "request plane closed", null));
     }
+    if (worker.isDynamoHttp()) {
+      return urls == null ? Future.failedFuture(noUrls(worker)) : urls.probe(worker);
+    }
     return HealthProbe.run(vertx, client, config, worker);
   }
 
@@ -156,7 +161,12 @@ final class TcpRequestPlane implements RequestPlane {
           closed = true;
           List.copyOf(pools.values()).forEach(ConnectionPool::close);
           pools.clear();
-          Future.join(callHome.close(), client.close()).<Void>mapEmpty().onComplete(done);
+          Future.join(
+                  callHome.close(),
+                  client.close(),
+                  urls == null ? Future.succeededFuture() : urls.close())
+              .<Void>mapEmpty()
+              .onComplete(done);
         });
     return done.future();
   }
@@ -167,7 +177,50 @@ final class TcpRequestPlane implements RequestPlane {
       return;
     }
     WorkerEndpoint worker = call.worker();
+    if (worker.isDynamoHttp()) {
+      post(call, body, headers);
+      return;
+    }
     pool(worker).pick().submit(call, localHost -> frame(call, body, headers, localHost));
+  }
+
+  /**
+   * Posts {@code call}'s envelope to its worker's URL; once the worker accepted it, the call-home
+   * limits start, as after a TCP acknowledgement.
+   */
+  private void post(PendingCall<?> call, Buffer body, Map<String, String> headers) {
+    if (urls == null) {
+      call.fail(noUrls(call.worker()));
+      return;
+    }
+    urls.deliver(call.worker(), headers, localHost -> envelope(call, body, localHost))
+        .onComplete(
+            delivered ->
+                onContext(
+                    () -> {
+                      if (delivered.succeeded()) {
+                        CallHomeDeadlines.arm(vertx, config, call);
+                      } else {
+                        call.fail(delivered.cause());
+                      }
+                    }));
+  }
+
+  /** The envelope of a posted request; one too large for the wire is the client's request. */
+  private Buffer envelope(PendingCall<?> call, Buffer body, String localHost) {
+    try {
+      return CallHomeRequests.envelope(call, body, callHomeHost(localHost), callHome, config);
+    } catch (TcpCodecException e) {
+      throw new InvalidRequestException(e.getMessage(), null);
+    }
+  }
+
+  private static WorkerUnavailableException noUrls(WorkerEndpoint worker) {
+    return WorkerUnavailableException.unreachable(
+        worker.workerId(),
+        "it serves Dynamo's HTTP request plane, and this router was not started with"
+            + " --request-plane http",
+        null);
   }
 
   /**

@@ -25,7 +25,16 @@ public final class TcpTransport {
    * fails with an {@link IllegalStateException} that says why.
    */
   public static RequestPlane client(Vertx vertx, TcpConfig config) {
-    return new TcpRequestPlane(vertx, config);
+    return new TcpRequestPlane(vertx, config, null);
+  }
+
+  /**
+   * The same plane, which also reaches Dynamo workers that advertise a URL ({@link
+   * io.kvrouter.protocol.WorkerEndpoint#isDynamoHttp()}) through {@code urls}, on the same
+   * call-home listener.
+   */
+  public static RequestPlane client(Vertx vertx, TcpConfig config, UrlDelivery urls) {
+    return new TcpRequestPlane(vertx, config, urls);
   }
 
   /**

@@ -1,0 +1,171 @@
+package io.kvrouter.transport.httprpc;
+
+import io.kvrouter.config.HttpRpcClientConfig;
+import io.kvrouter.config.TcpConfig;
+import io.kvrouter.protocol.InvalidRequestException;
+import io.kvrouter.protocol.WorkerEndpoint;
+import io.kvrouter.protocol.WorkerUnavailableException;
+import io.kvrouter.transport.tcp.UrlDelivery;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The frontend side of Dynamo's HTTP request plane, as Dynamo's {@code HttpRequestClient} and
+ * {@code AddressedPushRouter} send it (lib/runtime/src/pipeline/network/egress/http_router.rs and
+ * addressed_router.rs before their removal; docs/interop.md §10.10):
+ *
+ * <pre>
+ * POST /v1/rpc/generate HTTP/1.1            the URL the worker advertises, verbatim
+ * content-type: application/octet-stream
+ * request-id: {router's id}                  x-request-id: {client's id} (RequestIdHeaders)
+ * x-frontend-send-ts-ns: {Unix time in ns}
+ *
+ * u64 BE header length | u64 BE body length | u64 BE checksum (0) | header | body
+ *     the TwoPart envelope of a TCP request frame's payload: header = RequestControlMessage
+ *     JSON whose connection_info names the call-home listener, body = the request
+ *
+ * HTTP/1.1 202 Accepted                      sent before the worker decodes the envelope
+ * </pre>
+ *
+ * <p>Any 2xx is the acknowledgement; the response stream then comes over TCP call-home. Another
+ * status refuses the request with the worker's text (404 "Endpoint not found": the endpoint is not
+ * registered there, or no longer); no answer within {@code DYN_HTTP_REQUEST_TIMEOUT}, or no
+ * connection, makes the worker unreachable. HTTP/1.1 on pooled keep-alive connections by default,
+ * as Dynamo's client; with {@code DYN_HTTP2_PRIOR_KNOWLEDGE} HTTP/2 without negotiation (h2c), many
+ * requests on one connection. A probe is an empty POST, which a live worker acknowledges and drops.
+ */
+public final class HttpRpcClient implements UrlDelivery {
+  static final String CONTENT_TYPE = "application/octet-stream";
+  static final String SEND_TIME = "x-frontend-send-ts-ns";
+
+  /** Idle connections kept per worker, and how long (Dynamo's pool defaults). */
+  static final int MAX_CONNECTIONS_PER_WORKER = 100;
+
+  static final int IDLE_SECONDS = 90;
+
+  private final HttpClient client;
+  private final long timeoutMillis;
+  private final long connectMillis;
+
+  private HttpRpcClient(HttpClient client, long timeoutMillis, long connectMillis) {
+    this.client = client;
+    this.timeoutMillis = timeoutMillis;
+    this.connectMillis = connectMillis;
+  }
+
+  /** A client with {@code config}'s limits, connecting within {@code tcp}'s connect timeout. */
+  public static HttpRpcClient create(Vertx vertx, HttpRpcClientConfig config, TcpConfig tcp) {
+    HttpClientOptions options =
+        new HttpClientOptions()
+            .setKeepAlive(true)
+            .setKeepAliveTimeout(IDLE_SECONDS)
+            .setHttp2KeepAliveTimeout(IDLE_SECONDS)
+            .setConnectTimeout((int) tcp.connectTimeout().toMillis());
+    if (config.priorKnowledge()) {
+      options.setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false);
+    }
+    HttpClient client =
+        vertx
+            .httpClientBuilder()
+            .with(options)
+            .with(new PoolOptions().setHttp1MaxSize(MAX_CONNECTIONS_PER_WORKER))
+            .build();
+    return new HttpRpcClient(
+        client, config.requestTimeout().toMillis(), tcp.connectTimeout().toMillis());
+  }
+
+  @Override
+  public Future<Void> deliver(
+      WorkerEndpoint worker, Map<String, String> headers, Function<String, Buffer> envelope) {
+    return client
+        .request(options(worker))
+        .compose(
+            request -> {
+              Buffer body;
+              try {
+                body = envelope.apply(request.connection().localAddress().hostAddress());
+              } catch (RuntimeException e) {
+                request.reset();
+                return Future.failedFuture(e);
+              }
+              headers.forEach(request::putHeader);
+              request.putHeader(SEND_TIME, Long.toString(unixNanos()));
+              return acknowledged(worker, request, body);
+            })
+        .recover(failure -> Future.failedFuture(classified(worker, failure)));
+  }
+
+  @Override
+  public Future<Void> probe(WorkerEndpoint worker) {
+    return client
+        .request(options(worker))
+        .compose(request -> acknowledged(worker, request, Buffer.buffer()))
+        .recover(failure -> Future.failedFuture(classified(worker, failure)));
+  }
+
+  @Override
+  public Future<Void> close() {
+    return client.close();
+  }
+
+  private RequestOptions options(WorkerEndpoint worker) {
+    return new RequestOptions()
+        .setMethod(HttpMethod.POST)
+        .setAbsoluteURI(worker.url().toString())
+        .putHeader("content-type", CONTENT_TYPE)
+        .setConnectTimeout(connectMillis)
+        .setIdleTimeout(timeoutMillis);
+  }
+
+  /**
+   * Sends {@code body}; succeeds on a 2xx. The answer is read in the callback that delivers it (a
+   * later stage could run on another context, after its body has gone by).
+   */
+  private static Future<Void> acknowledged(
+      WorkerEndpoint worker, HttpClientRequest request, Buffer body) {
+    return request
+        .send(body)
+        .compose(
+            response ->
+                response
+                    .body()
+                    .compose(
+                        text ->
+                            response.statusCode() / 100 == 2
+                                ? Future.<Void>succeededFuture()
+                                : Future.failedFuture(refused(worker, response, text))));
+  }
+
+  private static WorkerUnavailableException refused(
+      WorkerEndpoint worker, HttpClientResponse response, Buffer text) {
+    String said = text.length() > 200 ? text.getString(0, 200) + "…" : text.toString();
+    return WorkerUnavailableException.refused(
+        worker.workerId(),
+        "HTTP request failed with status " + response.statusCode() + ": " + said);
+  }
+
+  private static Throwable classified(WorkerEndpoint worker, Throwable failure) {
+    if (failure instanceof WorkerUnavailableException
+        || failure instanceof InvalidRequestException) {
+      return failure;
+    }
+    return WorkerUnavailableException.unreachable(
+        worker.workerId(), "cannot post to " + worker.url() + ": " + failure.getMessage(), failure);
+  }
+
+  private static long unixNanos() {
+    java.time.Instant now = java.time.Instant.now();
+    return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+  }
+}
