@@ -470,6 +470,15 @@ fn write_discovery() {
         )))
         .unwrap(),
     );
+    // Dynamo's HTTP request plane (December 2025 to May 2026): the endpoint's URL under
+    // DYN_HTTP_RPC_ROOT_PATH, as lib/runtime/src/component/endpoint.rs wrote it then
+    write_text(
+        "discovery_instance_http.json",
+        &serde_json::to_string(&endpoint(TransportType::Http(
+            "http://10.0.0.5:8888/v1/rpc/generate".to_string(),
+        )))
+        .unwrap(),
+    );
     let card = ModelDeploymentCard {
         display_name: "Qwen/Qwen3-0.6B".to_string(),
         slug: "qwen_qwen3_0_6b_8ee6210e".to_string(),

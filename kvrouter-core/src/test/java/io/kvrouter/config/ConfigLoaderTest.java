@@ -1450,6 +1450,52 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void httpRequestPlane_readsDynamosClientSettings_andReachesWorkerEntriesOverTcp() {
+    RouterConfig defaults =
+        ConfigLoader.load(
+            Map.of("worker", List.of("id=a,address=h:1")),
+            Map.of("DYN_REQUEST_PLANE", "http"),
+            null);
+    assertThat(defaults.requestPlane()).isEqualTo(RequestPlaneKind.HTTP);
+    assertThat(defaults.httpRpc()).isEqualTo(HttpRpcClientConfig.DEFAULTS);
+    assertThat(defaults.httpRpc().requestTimeout()).isEqualTo(java.time.Duration.ofSeconds(5));
+
+    RouterConfig set =
+        ConfigLoader.load(
+            Map.of("request-plane", List.of("http"), "mock-workers", List.of("1")),
+            Map.of("DYN_HTTP_REQUEST_TIMEOUT", "2.5", "DYN_HTTP2_PRIOR_KNOWLEDGE", "true"),
+            null);
+    assertThat(set.httpRpc())
+        .isEqualTo(new HttpRpcClientConfig(java.time.Duration.ofMillis(2500), true));
+    assertThat(
+            ConfigLoader.load(
+                    Map.of("mock-workers", List.of("1"), "http2-prior-knowledge", List.of("yes")),
+                    Map.of("DYN_HTTP2_PRIOR_KNOWLEDGE", "false"),
+                    null)
+                .httpRpc()
+                .priorKnowledge())
+        .isTrue();
+
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of("request-plane", List.of("http"), "worker", List.of("id=a,instance=1")),
+                    Map.of(),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "Worker 'a' has no address=: --request-plane http reaches --worker entries over TCP");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.load(
+                    Map.of("mock-workers", List.of("1")),
+                    Map.of("DYN_HTTP_REQUEST_TIMEOUT", "soon"),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("DYN_HTTP_REQUEST_TIMEOUT");
+  }
+
+  @Test
   void badWorkerCodecOrInstance_isRefusedSayingWhy() {
     Map<String, String> bad =
         Map.of(

@@ -73,7 +73,46 @@ class WorkerConfigLoaderTest {
     assertThatThrownBy(() -> load(flags))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("request-plane")
-        .hasMessageContaining("tcp, nats");
+        .hasMessageContaining("tcp, nats, http");
+  }
+
+  @Test
+  void httpRequestPlane_readsDynamosServerSettings() {
+    WorkerConfig defaults =
+        WorkerConfigLoader.load(MINIMAL, Map.of("DYN_REQUEST_PLANE", "http"), null);
+    assertThat(defaults.requestPlane()).isEqualTo(RequestPlaneKind.HTTP);
+    assertThat(defaults.httpRpc()).isEqualTo(new HttpRpcServerConfig(null, 8888, "/v1/rpc"));
+
+    WorkerConfig set =
+        WorkerConfigLoader.load(
+            MINIMAL,
+            Map.of(
+                "DYN_REQUEST_PLANE", "http",
+                "DYN_HTTP_RPC_HOST", "10.1.2.3",
+                "DYN_HTTP_RPC_PORT", "9001",
+                "DYN_HTTP_RPC_ROOT_PATH", "/rpc/v2"),
+            null);
+    assertThat(set.httpRpc()).isEqualTo(new HttpRpcServerConfig("10.1.2.3", 9001, "/rpc/v2"));
+
+    for (String bad : new String[] {"v1/rpc", "/v1/rpc/", "/v1?x"}) {
+      assertThatThrownBy(
+              () ->
+                  WorkerConfigLoader.load(
+                      MINIMAL,
+                      Map.of("DYN_REQUEST_PLANE", "http", "DYN_HTTP_RPC_ROOT_PATH", bad),
+                      null))
+          .as(bad)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("DYN_HTTP_RPC_ROOT_PATH");
+    }
+    assertThatThrownBy(
+            () ->
+                WorkerConfigLoader.load(
+                    MINIMAL,
+                    Map.of("DYN_REQUEST_PLANE", "http", "DYN_HTTP_RPC_PORT", "70000"),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("DYN_HTTP_RPC_PORT");
   }
 
   @Test

@@ -62,6 +62,16 @@ class DiscoveryCodecTest {
   }
 
   @Test
+  void httpInstance_readsAndWritesSerdesBytes() throws IOException {
+    byte[] bytes = golden("discovery_instance_http.json");
+    InstanceRecord instance = (InstanceRecord) DiscoveryCodec.decode(INSTANCE_KEY, bytes);
+    assertThat(instance.transport())
+        .isEqualTo(new Transport(Transport.Kind.HTTP, "http://10.0.0.5:8888/v1/rpc/generate"));
+    assertThat(instance.transport().tcpHostPort()).isEmpty();
+    assertThat(DiscoveryCodec.encode(instance)).isEqualTo(bytes);
+  }
+
+  @Test
   void modelCard_readsTheFieldsARouterNeeds() throws IOException {
     ModelCardRecord record =
         (ModelCardRecord) DiscoveryCodec.decode(CARD_KEY, golden("discovery_model_card.json"));
