@@ -30,7 +30,7 @@ import org.HdrHistogram.Recorder;
  * <pre>
  * java -cp ... io.kvrouter.bench.SseLoadGenerator --url http://127.0.0.1:8000 \
  *     --concurrency 32 --duration 20 --warmup 5 [--rate 1000] [--prompt-chars 80] [--max-tokens 32]
- *     [--api completions]
+ *     [--api completions] [--model NAME, default mock-model]
  * </pre>
  *
  * With {@code --api completions} it speaks a plain engine's API instead: {@code POST
@@ -55,7 +55,12 @@ public final class SseLoadGenerator {
   private volatile boolean stopped;
 
   private SseLoadGenerator(
-      String url, int concurrency, int promptChars, int maxTokens, boolean completions) {
+      String url,
+      String model,
+      int concurrency,
+      int promptChars,
+      int maxTokens,
+      boolean completions) {
     this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
     this.client =
         vertx.createHttpClient(
@@ -74,7 +79,7 @@ public final class SseLoadGenerator {
       }
       this.body =
           new JsonObject()
-              .put("model", "mock-model")
+              .put("model", model)
               .put("stream", true)
               .put("max_tokens", maxTokens)
               .put("ignore_eos", true)
@@ -84,7 +89,7 @@ public final class SseLoadGenerator {
     }
     this.body =
         new JsonObject()
-            .put("model", "mock-model")
+            .put("model", model)
             .put("stream", true)
             .put("max_tokens", maxTokens)
             .put(
@@ -98,6 +103,7 @@ public final class SseLoadGenerator {
     SseLoadGenerator load =
         new SseLoadGenerator(
             a.string("--url"),
+            a.string("--model", "mock-model"),
             a.integer("--concurrency", 32),
             a.integer("--prompt-chars", 80),
             a.integer("--max-tokens", 32),

@@ -23,7 +23,7 @@ import java.util.function.Function;
 /**
  * The frontend side of Dynamo's HTTP request plane, as Dynamo's {@code HttpRequestClient} and
  * {@code AddressedPushRouter} send it (lib/runtime/src/pipeline/network/egress/http_router.rs and
- * addressed_router.rs before their removal; docs/interop.md §10.10):
+ * addressed_router.rs before their removal; docs/interop.md §10.12):
  *
  * <pre>
  * POST /v1/rpc/generate HTTP/1.1            the URL the worker advertises, verbatim
