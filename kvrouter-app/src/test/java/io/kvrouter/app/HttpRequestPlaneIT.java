@@ -4,13 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
-import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletion;
-import com.openai.models.chat.completions.ChatCompletionChunk;
-import com.openai.models.chat.completions.ChatCompletionCreateParams;
-import com.openai.models.completions.Completion;
-import com.openai.models.completions.CompletionCreateParams;
 import io.kvrouter.testing.EtcdProcess;
 import io.kvrouter.testing.Http;
 import io.kvrouter.testing.WorkerProcess;
@@ -69,14 +63,6 @@ class HttpRequestPlaneIT {
     return worker.metric("dynamo_component_requests_total");
   }
 
-  private static ChatCompletionCreateParams chat(long maxTokens) {
-    return ChatCompletionCreateParams.builder()
-        .model(MODEL)
-        .addUserMessage("Hello there")
-        .maxCompletionTokens(maxTokens)
-        .build();
-  }
-
   @ParameterizedTest(name = "prior knowledge {0}")
   @ValueSource(booleans = {false, true})
   void httpAndTcpWorkers_serveChatAndCompletions_andTheTcpOneServesOnWhenTheHttpOneDies(
@@ -114,37 +100,12 @@ class HttpRequestPlaneIT {
               return workers.size() == 2;
             });
 
-    OpenAIClient client =
-        OpenAIOkHttpClient.builder()
-            .baseUrl(router.baseUrl + "/v1")
-            .apiKey("not-used")
-            .maxRetries(0)
-            .build();
+    OpenAIClient client = OpenAiRounds.client(router);
     double httpBefore = served(overHttp);
     double tcpBefore = served(overTcp);
     // round robin: each worker gets two of every four requests
     for (int round = 0; round < 2; round++) {
-      ChatCompletion unary = client.chat().completions().create(chat(12));
-      assertThat(unary.choices().get(0).message().content().orElseThrow()).hasSize(12);
-      StringBuilder streamed = new StringBuilder();
-      try (StreamResponse<ChatCompletionChunk> stream =
-          client.chat().completions().createStreaming(chat(12))) {
-        stream.stream()
-            .forEach(
-                c ->
-                    c.choices()
-                        .forEach(choice -> choice.delta().content().ifPresent(streamed::append)));
-      }
-      assertThat(streamed).hasSize(12);
-      CompletionCreateParams text =
-          CompletionCreateParams.builder().model(MODEL).prompt("Once").maxTokens(7).build();
-      Completion completion = client.completions().create(text);
-      assertThat(completion.choices().get(0).text()).hasSize(7);
-      StringBuilder streamedText = new StringBuilder();
-      try (StreamResponse<Completion> stream = client.completions().createStreaming(text)) {
-        stream.stream().forEach(c -> c.choices().forEach(ch -> streamedText.append(ch.text())));
-      }
-      assertThat(streamedText).hasSize(7);
+      OpenAiRounds.chatAndCompletions(client, MODEL);
     }
     assertThat(served(overHttp) - httpBefore).isEqualTo(4);
     assertThat(served(overTcp) - tcpBefore).isEqualTo(4);
@@ -153,7 +114,7 @@ class HttpRequestPlaneIT {
     // sends its requests to the TCP worker
     overHttp.kill();
     for (int i = 0; i < 6; i++) {
-      ChatCompletion unary = client.chat().completions().create(chat(5));
+      ChatCompletion unary = client.chat().completions().create(OpenAiRounds.chat(MODEL, 5));
       assertThat(unary.choices().get(0).message().content().orElseThrow()).hasSize(5);
     }
     assertThat(served(overTcp) - tcpBefore).isEqualTo(10);

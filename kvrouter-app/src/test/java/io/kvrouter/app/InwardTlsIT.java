@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.http.StreamResponse;
 import com.openai.errors.OpenAIServiceException;
 import com.openai.models.chat.completions.ChatCompletionChunk;
@@ -63,14 +62,6 @@ class InwardTlsIT {
     }
   }
 
-  private static OpenAIClient client(RouterFixture router) {
-    return OpenAIOkHttpClient.builder()
-        .baseUrl(router.baseUrl + "/v1")
-        .apiKey("not-used")
-        .maxRetries(0)
-        .build();
-  }
-
   private static ChatCompletionCreateParams chat() {
     return ChatCompletionCreateParams.builder()
         .model(MODEL)
@@ -110,21 +101,21 @@ class InwardTlsIT {
       Map<String, List<String>> good = RouterFixture.workers(spec);
       putFlags(good, tcpTls(ca));
       try (RouterFixture router = RouterFixture.start(good)) {
-        unaryAndStreamed(client(router));
+        unaryAndStreamed(OpenAiRounds.client(router));
         assertThat(router.detector.blockedThreads()).isEmpty();
       }
 
       Map<String, List<String>> foreign = RouterFixture.workers(spec);
       putFlags(foreign, tcpTls(rogue));
       try (RouterFixture router = RouterFixture.start(foreign)) {
-        assertThatThrownBy(() -> client(router).chat().completions().create(chat()))
+        assertThatThrownBy(() -> OpenAiRounds.client(router).chat().completions().create(chat()))
             .isInstanceOf(OpenAIServiceException.class)
             .satisfies(e -> assertThat(((OpenAIServiceException) e).statusCode()).isIn(500, 503));
       }
 
       Map<String, List<String>> plain = RouterFixture.workers(spec);
       try (RouterFixture router = RouterFixture.start(plain)) {
-        assertThatThrownBy(() -> client(router).chat().completions().create(chat()))
+        assertThatThrownBy(() -> OpenAiRounds.client(router).chat().completions().create(chat()))
             .isInstanceOf(OpenAIServiceException.class)
             .satisfies(e -> assertThat(((OpenAIServiceException) e).statusCode()).isIn(500, 503));
       }
@@ -165,7 +156,7 @@ class InwardTlsIT {
               "--http-worker-client-key-path",
               ca.clientKey().toString()));
       try (RouterFixture router = RouterFixture.start(flags)) {
-        unaryAndStreamed(client(router));
+        unaryAndStreamed(OpenAiRounds.client(router));
       }
 
       // the engine's CA is not one the JVM trusts, and an engine requiring a certificate refuses
@@ -186,7 +177,7 @@ class InwardTlsIT {
         refused.put("served-model-name", new ArrayList<>(List.of(MODEL)));
         putFlags(refused, partial);
         try (RouterFixture router = RouterFixture.start(refused)) {
-          assertThatThrownBy(() -> client(router).chat().completions().create(chat()))
+          assertThatThrownBy(() -> OpenAiRounds.client(router).chat().completions().create(chat()))
               .as("%s", partial)
               .isInstanceOf(OpenAIServiceException.class);
         }
@@ -232,7 +223,7 @@ class InwardTlsIT {
         putFlags(flags, natsArgs);
         putFlags(flags, tcpTls(ca));
         try (RouterFixture router = RouterFixture.start(flags)) {
-          unaryAndStreamed(client(router));
+          unaryAndStreamed(OpenAiRounds.client(router));
         }
       }
     }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.errors.OpenAIServiceException;
 import com.openai.models.completions.Completion;
 import com.openai.models.completions.CompletionCreateParams;
@@ -41,14 +40,6 @@ class KvRoutingIT {
     flags.put("mock-itl-ms", List.of("0"));
     flags.put("kv-cache-block-size", List.of(String.valueOf(BLOCK_SIZE)));
     return flags;
-  }
-
-  private static OpenAIClient client(RouterFixture router) {
-    return OpenAIOkHttpClient.builder()
-        .baseUrl(router.baseUrl + "/v1")
-        .apiKey("not-used")
-        .maxRetries(0)
-        .build();
   }
 
   /** {@code length} random lowercase letters: with the demo tokenizer, one token each. */
@@ -133,7 +124,7 @@ class KvRoutingIT {
   @Test
   void sharedPrefixesLandOnOneWorker_unrelatedPromptsSpreadOverAll() throws Exception {
     try (RouterFixture router = RouterFixture.start(kvRouter(4))) {
-      OpenAIClient client = client(router);
+      OpenAIClient client = OpenAiRounds.client(router);
       Random random = new Random(42);
 
       Set<String> unrelated = new HashSet<>();
@@ -211,7 +202,7 @@ class KvRoutingIT {
     flags.put("active-prefill-tokens-threshold", List.of("100"));
     flags.put("busy-status-code", List.of("529"));
     try (RouterFixture router = RouterFixture.start(flags)) {
-      OpenAIClient client = client(router);
+      OpenAIClient client = OpenAiRounds.client(router);
       Random random = new Random(7);
       // 200 prompt tokens in prefill, over the threshold: the only worker is busy
       Socket first =

@@ -3,14 +3,11 @@ package io.kvrouter.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.openai.client.OpenAIClient;
-import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.http.StreamResponse;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.chat.completions.ChatCompletionTokenLogprob;
-import com.openai.models.completions.Completion;
-import com.openai.models.completions.CompletionCreateParams;
 import io.kvrouter.protocol.WorkerStatus;
 import io.kvrouter.testing.NatsServerProcess;
 import io.kvrouter.testing.WorkerProcess;
@@ -59,14 +56,6 @@ class NatsRequestPlaneIT {
     flags.put("request-plane", List.of("nats"));
     flags.put("nats-server", List.of(nats.url()));
     return RouterFixture.start(flags);
-  }
-
-  private static OpenAIClient client(RouterFixture router) {
-    return OpenAIOkHttpClient.builder()
-        .baseUrl(router.baseUrl + "/v1")
-        .apiKey("not-used")
-        .maxRetries(0)
-        .build();
   }
 
   private static ChatCompletionCreateParams chat(long maxTokens) {
@@ -136,35 +125,10 @@ class NatsRequestPlaneIT {
         Tap tap = new Tap(nats, "dynamo_backend.generate-7587", "dynamo_backend.generate-7588");
         RouterFixture router =
             natsRouter(nats, "id=json,instance=7587", "id=msgpack,instance=7588,codec=msgpack")) {
-      OpenAIClient client = client(router);
+      OpenAIClient client = OpenAiRounds.client(router);
       // round robin: each of the two workers gets two of every four requests
       for (int round = 0; round < 2; round++) {
-        ChatCompletion unary = client.chat().completions().create(chat(12));
-        String content = unary.choices().get(0).message().content().orElseThrow();
-        assertThat(content).hasSize(12);
-        assertThat(unary.choices().get(0).finishReason().asString()).isEqualTo("length");
-
-        StringBuilder streamed = new StringBuilder();
-        try (StreamResponse<ChatCompletionChunk> stream =
-            client.chat().completions().createStreaming(chat(12))) {
-          stream.stream()
-              .forEach(
-                  c ->
-                      c.choices()
-                          .forEach(choice -> choice.delta().content().ifPresent(streamed::append)));
-        }
-        assertThat(streamed).hasSize(12);
-
-        CompletionCreateParams text =
-            CompletionCreateParams.builder().model(MODEL).prompt("Once").maxTokens(7).build();
-        Completion completion = client.completions().create(text);
-        assertThat(completion.choices().get(0).text()).hasSize(7);
-        StringBuilder streamedText = new StringBuilder();
-        try (StreamResponse<Completion> stream = client.completions().createStreaming(text)) {
-          stream.stream()
-              .forEach(c -> c.choices().forEach(choice -> streamedText.append(choice.text())));
-        }
-        assertThat(streamedText).hasSize(7);
+        OpenAiRounds.chatAndCompletions(client, MODEL);
       }
       // log probabilities are f64 on the wire: exact through msgpack too
       for (int i = 0; i < 2; i++) {
@@ -208,7 +172,7 @@ class NatsRequestPlaneIT {
         WorkerProcess victim = natsWorker(nats, "102");
         RouterFixture router =
             natsRouter(nats, "id=victim,instance=66", "id=survivor,instance=65,codec=msgpack")) {
-      OpenAIClient client = client(router);
+      OpenAIClient client = OpenAiRounds.client(router);
       assertThat(client.chat().completions().create(chat(4)).choices()).hasSize(1);
       victim.close();
 
@@ -232,7 +196,7 @@ class NatsRequestPlaneIT {
                 RouterFixture.workers(
                     w1.workerSpec("w1") + ",codec=msgpack",
                     w2.workerSpec("w2") + ",codec=msgpack"))) {
-      OpenAIClient client = client(router);
+      OpenAIClient client = OpenAiRounds.client(router);
       for (int i = 0; i < 2; i++) {
         ChatCompletion unary =
             client.chat().completions().create(chat(6).toBuilder().logprobs(true).build());
