@@ -116,12 +116,13 @@ record DiscoveredWorker(WorkerSpec spec, WorkerEndpoint endpoint) {
       throw new IllegalArgumentException(
           "its HTTP address " + transport.address() + " is not an http://HOST:PORT/PATH URL");
     }
+    // the URL's path in the spec: a worker that comes back under another root is a changed one
     WorkerSpec spec =
         new WorkerSpec(
             id,
             endpoint.host(),
             endpoint.port(),
-            instance.endpoint(),
+            endpoint.path(),
             kvBlocks,
             Optional.empty(),
             dpSize,

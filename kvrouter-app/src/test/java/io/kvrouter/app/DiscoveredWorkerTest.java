@@ -45,6 +45,8 @@ class DiscoveredWorkerTest {
         .isEqualTo(URI.create("http://10.0.0.5:8888/v1/rpc/worker_kv_indexer_query_dp0"));
     assertThat(worker.spec().host()).isEqualTo("10.0.0.5");
     assertThat(worker.spec().port()).isEqualTo(8888);
+    // a worker back under another root is a changed worker
+    assertThat(worker.spec().path()).isEqualTo("/v1/rpc/generate");
   }
 
   @Test
@@ -75,7 +77,15 @@ class DiscoveredWorkerTest {
 
   @Test
   void anHttpAddressThatIsNoHttpUrl_isRefusedSayingSo() {
-    for (String bad : new String[] {"10.0.0.5:8888/v1/rpc/generate", "https://h:1/x", "http:/x"}) {
+    for (String bad :
+        new String[] {
+          "10.0.0.5:8888/v1/rpc/generate",
+          "https://h:1/x",
+          "http:/x",
+          "http://h:8888",
+          "http://h:8888/v1/rpc/",
+          "http://h:8888/v1/rpc/generate?x=1"
+        }) {
       assertThatThrownBy(
               () ->
                   DiscoveredWorker.of(

@@ -88,7 +88,7 @@ class HttpRequestPlaneIT {
     flags.put("etcd-endpoints", List.of(etcd.url()));
     flags.put("router-mode", List.of("round-robin"));
     flags.put("request-plane", List.of("http"));
-    flags.put("http2-prior-knowledge", List.of(String.valueOf(priorKnowledge)));
+    flags.put("http-rpc-prior-knowledge", List.of(String.valueOf(priorKnowledge)));
     RouterFixture router = RouterFixture.start(flags);
     closers.add(0, router);
     await()

@@ -143,7 +143,7 @@ public final class ConfigLoader {
         model,
         discovery,
         TransportSecuritySettings.engineTls(sources),
-        new HttpRpcClientConfig(value(HTTP_REQUEST_TIMEOUT), value(HTTP2_PRIOR_KNOWLEDGE)));
+        new HttpRpcClientConfig(value(HTTP_RPC_REQUEST_TIMEOUT), value(HTTP_RPC_PRIOR_KNOWLEDGE)));
   }
 
   /**

@@ -636,9 +636,9 @@ public final class Settings {
           false,
           Parsers.named(RequestPlaneKind.class));
 
-  public static final Setting<Duration> HTTP_REQUEST_TIMEOUT =
+  public static final Setting<Duration> HTTP_RPC_REQUEST_TIMEOUT =
       new Setting<>(
-          "http-request-timeout",
+          "http-rpc-request-timeout",
           "DYN_HTTP_REQUEST_TIMEOUT",
           "SECONDS",
           "--request-plane http: how long posting a request to a worker may take, from"
@@ -648,9 +648,9 @@ public final class Settings {
           false,
           Parsers::seconds);
 
-  public static final Setting<Boolean> HTTP2_PRIOR_KNOWLEDGE =
+  public static final Setting<Boolean> HTTP_RPC_PRIOR_KNOWLEDGE =
       new Setting<>(
-          "http2-prior-knowledge",
+          "http-rpc-prior-knowledge",
           "DYN_HTTP2_PRIOR_KNOWLEDGE",
           null,
           "--request-plane http: speak HTTP/2 to workers without negotiation (h2c with prior"
@@ -965,8 +965,8 @@ public final class Settings {
               ROUTER_MAX_TREE_SIZE,
               ROUTER_PRUNE_TARGET_RATIO,
               REQUEST_PLANE,
-              HTTP_REQUEST_TIMEOUT,
-              HTTP2_PRIOR_KNOWLEDGE),
+              HTTP_RPC_REQUEST_TIMEOUT,
+              HTTP_RPC_PRIOR_KNOWLEDGE),
           DiscoverySettings.ROUTER,
           List.of(
               WORKER,

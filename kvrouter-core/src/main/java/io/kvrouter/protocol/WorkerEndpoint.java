@@ -72,11 +72,16 @@ public record WorkerEndpoint(
    * http://HOST:PORT/v1/rpc/generate}).
    */
   public static WorkerEndpoint dynamoHttp(String workerId, URI url, PayloadCodec codec) {
-    if (!"http".equals(url.getScheme()) || url.getHost() == null) {
-      throw new IllegalArgumentException("not an http://HOST[:PORT]/PATH URL: " + url);
+    String path = url.getRawPath() == null ? "" : url.getRawPath();
+    if (!"http".equals(url.getScheme())
+        || url.getHost() == null
+        || !path.startsWith("/")
+        || path.endsWith("/")
+        || url.getRawQuery() != null
+        || url.getRawFragment() != null) {
+      throw new IllegalArgumentException("not an http://HOST[:PORT]/PATH/ENDPOINT URL: " + url);
     }
     int port = url.getPort() > 0 ? url.getPort() : 80;
-    String path = url.getRawPath() == null ? "" : url.getRawPath();
     return new WorkerEndpoint(workerId, url.getHost(), port, path, codec, null, url, null);
   }
 

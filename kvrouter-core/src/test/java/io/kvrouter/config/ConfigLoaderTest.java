@@ -1469,7 +1469,8 @@ class ConfigLoaderTest {
         .isEqualTo(new HttpRpcClientConfig(java.time.Duration.ofMillis(2500), true));
     assertThat(
             ConfigLoader.load(
-                    Map.of("mock-workers", List.of("1"), "http2-prior-knowledge", List.of("yes")),
+                    Map.of(
+                        "mock-workers", List.of("1"), "http-rpc-prior-knowledge", List.of("yes")),
                     Map.of("DYN_HTTP2_PRIOR_KNOWLEDGE", "false"),
                     null)
                 .httpRpc()

@@ -18,6 +18,7 @@ import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -38,12 +39,15 @@ import java.util.function.Function;
  * HTTP/1.1 202 Accepted                      sent before the worker decodes the envelope
  * </pre>
  *
- * <p>Any 2xx is the acknowledgement; the response stream then comes over TCP call-home. Another
- * status refuses the request with the worker's text (404 "Endpoint not found": the endpoint is not
- * registered there, or no longer); no answer within {@code DYN_HTTP_REQUEST_TIMEOUT}, or no
- * connection, makes the worker unreachable. HTTP/1.1 on pooled keep-alive connections by default,
- * as Dynamo's client; with {@code DYN_HTTP2_PRIOR_KNOWLEDGE} HTTP/2 without negotiation (h2c), many
- * requests on one connection. A probe is an empty POST, which a live worker acknowledges and drops.
+ * <p>Any 2xx is the acknowledgement; the response stream then comes over TCP call-home. 413 (the
+ * envelope is over the worker's body limit) is the client's request at fault, as an envelope over
+ * the TCP plane's largest message is; another status refuses the request with the worker's text
+ * (404 "Endpoint not found": the endpoint is not registered there, or no longer). No connection, or
+ * no answer within {@code DYN_HTTP_REQUEST_TIMEOUT} from the start of the POST (connecting
+ * included, as reqwest's timeout), makes the worker unreachable. HTTP/1.1 on pooled keep-alive
+ * connections by default, as Dynamo's client; with {@code DYN_HTTP2_PRIOR_KNOWLEDGE} HTTP/2 without
+ * negotiation (h2c), many requests on one connection. A probe is an empty POST, which a live worker
+ * acknowledges and drops.
  */
 public final class HttpRpcClient implements UrlDelivery {
   static final String CONTENT_TYPE = "application/octet-stream";
@@ -54,11 +58,13 @@ public final class HttpRpcClient implements UrlDelivery {
 
   static final int IDLE_SECONDS = 90;
 
+  private final Vertx vertx;
   private final HttpClient client;
   private final long timeoutMillis;
   private final long connectMillis;
 
-  private HttpRpcClient(HttpClient client, long timeoutMillis, long connectMillis) {
+  private HttpRpcClient(Vertx vertx, HttpClient client, long timeoutMillis, long connectMillis) {
+    this.vertx = vertx;
     this.client = client;
     this.timeoutMillis = timeoutMillis;
     this.connectMillis = connectMillis;
@@ -82,12 +88,16 @@ public final class HttpRpcClient implements UrlDelivery {
             .with(new PoolOptions().setHttp1MaxSize(MAX_CONNECTIONS_PER_WORKER))
             .build();
     return new HttpRpcClient(
-        client, config.requestTimeout().toMillis(), tcp.connectTimeout().toMillis());
+        vertx,
+        client,
+        config.requestTimeout().toMillis(),
+        Math.min(tcp.connectTimeout().toMillis(), config.requestTimeout().toMillis()));
   }
 
   @Override
   public Future<Void> deliver(
       WorkerEndpoint worker, Map<String, String> headers, Function<String, Buffer> envelope) {
+    long start = System.nanoTime();
     return client
         .request(options(worker))
         .compose(
@@ -96,21 +106,24 @@ public final class HttpRpcClient implements UrlDelivery {
               try {
                 body = envelope.apply(request.connection().localAddress().hostAddress());
               } catch (RuntimeException e) {
-                request.reset();
+                // an unsent request holds its connection (its HTTP/2 stream): sent empty, it is
+                // given back, and a worker takes an empty body for a probe
+                request.end();
                 return Future.failedFuture(e);
               }
               headers.forEach(request::putHeader);
               request.putHeader(SEND_TIME, Long.toString(unixNanos()));
-              return acknowledged(worker, request, body);
+              return acknowledged(worker, request, body, start);
             })
         .recover(failure -> Future.failedFuture(classified(worker, failure)));
   }
 
   @Override
   public Future<Void> probe(WorkerEndpoint worker) {
+    long start = System.nanoTime();
     return client
         .request(options(worker))
-        .compose(request -> acknowledged(worker, request, Buffer.buffer()))
+        .compose(request -> acknowledged(worker, request, Buffer.buffer(), start))
         .recover(failure -> Future.failedFuture(classified(worker, failure)));
   }
 
@@ -124,16 +137,26 @@ public final class HttpRpcClient implements UrlDelivery {
         .setMethod(HttpMethod.POST)
         .setAbsoluteURI(worker.url().toString())
         .putHeader("content-type", CONTENT_TYPE)
-        .setConnectTimeout(connectMillis)
-        .setIdleTimeout(timeoutMillis);
+        .setConnectTimeout(connectMillis);
   }
 
   /**
-   * Sends {@code body}; succeeds on a 2xx. The answer is read in the callback that delivers it (a
-   * later stage could run on another context, after its body has gone by).
+   * Sends {@code body}; succeeds on a 2xx. The POST begun at {@code start} (System.nanoTime) is
+   * reset when its answer has not come within the request timeout. The answer is read in the
+   * callback that delivers it (a later stage could run on another context, after its body has gone
+   * by).
    */
-  private static Future<Void> acknowledged(
-      WorkerEndpoint worker, HttpClientRequest request, Buffer body) {
+  private Future<Void> acknowledged(
+      WorkerEndpoint worker, HttpClientRequest request, Buffer body, long start) {
+    long left = Math.max(1, timeoutMillis - (System.nanoTime() - start) / 1_000_000);
+    boolean[] late = {false};
+    long timer =
+        vertx.setTimer(
+            left,
+            id -> {
+              late[0] = true;
+              request.reset();
+            });
     return request
         .send(body)
         .compose(
@@ -141,10 +164,30 @@ public final class HttpRpcClient implements UrlDelivery {
                 response
                     .body()
                     .compose(
-                        text ->
-                            response.statusCode() / 100 == 2
-                                ? Future.<Void>succeededFuture()
-                                : Future.failedFuture(refused(worker, response, text))));
+                        text -> {
+                          if (response.statusCode() / 100 == 2) {
+                            return Future.<Void>succeededFuture();
+                          }
+                          return Future.failedFuture(
+                              response.statusCode() == 413
+                                  ? tooLarge(body)
+                                  : refused(worker, response, text));
+                        }))
+        .recover(
+            failure ->
+                Future.failedFuture(
+                    late[0]
+                        ? new TimeoutException("no answer within " + timeoutMillis + " ms")
+                        : failure))
+        .andThen(ar -> vertx.cancelTimer(timer));
+  }
+
+  private static InvalidRequestException tooLarge(Buffer body) {
+    return new InvalidRequestException(
+        "The request's "
+            + body.length()
+            + " bytes exceed what the worker takes in one request (it answered HTTP 413)",
+        null);
   }
 
   private static WorkerUnavailableException refused(

@@ -11,6 +11,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -27,7 +28,8 @@ import org.slf4j.LoggerFactory;
  *                                                      back over TCP call-home (CallHomeServer)
  * POST {root}/{unknown}                              -> 404 "Endpoint not found"
  * another method on an endpoint                      -> 405
- * a body over the largest message                    -> 413
+ * a body over the largest message                    -> 413 (on HTTP/1.1 the connection then closes;
+ *                                                      on HTTP/2 only the stream ends)
  * </pre>
  *
  * <p>As in Dynamo, the acknowledgement comes before the envelope is decoded: an empty body (a
@@ -56,7 +58,10 @@ public final class HttpRpcServer {
    */
   public static Future<HttpRpcServer> start(
       Vertx vertx, HttpRpcServerConfig config, CallHomeServer server, int maxMessageSize) {
+    // bound to the configured address (this machine's when none, as Dynamo's default), advertised
+    // as routers reach it: a wildcard stands for this machine's address
     String host = config.host() != null ? config.host() : MachineAddress.firstIpv4();
+    String advertised = MachineAddress.advertised(host);
     String prefix = config.rootPath() + "/";
     HttpServer http =
         vertx
@@ -66,7 +71,7 @@ public final class HttpRpcServer {
         .map(
             bound -> {
               Map<String, String> urls = new LinkedHashMap<>();
-              String base = "http://" + bracketed(host) + ":" + bound.actualPort() + prefix;
+              String base = "http://" + bracketed(advertised) + ":" + bound.actualPort() + prefix;
               server.paths().forEach(path -> urls.put(path, base + path));
               return new HttpRpcServer(bound, server, Map.copyOf(urls));
             });
@@ -86,15 +91,17 @@ public final class HttpRpcServer {
     }
     String length = request.getHeader("content-length");
     if (length != null && tooLong(length, maxMessageSize)) {
-      request.response().setStatusCode(413).putHeader("connection", "close").end();
+      refuseAsTooLarge(request);
       return;
     }
     Buffer body = Buffer.buffer();
     request.handler(
         chunk -> {
+          if (request.response().ended()) {
+            return; // refused: the rest of the body is dropped
+          }
           if (body.length() + chunk.length() > maxMessageSize) {
-            request.response().setStatusCode(413).putHeader("connection", "close").end();
-            request.connection().close();
+            refuseAsTooLarge(request);
             return;
           }
           body.appendBuffer(chunk);
@@ -113,6 +120,24 @@ public final class HttpRpcServer {
             FAULTS.fault(path + ": " + refused);
           }
         });
+  }
+
+  /**
+   * 413. On HTTP/1.1 the connection closes after it, since the rest of the body would otherwise be
+   * read as the next request; on HTTP/2 the stream ends alone (a {@code connection} header is not
+   * allowed there, and the connection carries other requests).
+   */
+  private static void refuseAsTooLarge(HttpServerRequest request) {
+    if (request.version() == HttpVersion.HTTP_2) {
+      request.response().setStatusCode(413).end();
+      return;
+    }
+    request
+        .response()
+        .setStatusCode(413)
+        .putHeader("connection", "close")
+        .end()
+        .onComplete(sent -> request.connection().close());
   }
 
   private static boolean tooLong(String length, int maxMessageSize) {

@@ -184,9 +184,10 @@ public final class CallHomeRequests {
    * A request's TwoPart envelope: the control message (JSON, naming the worker's payload codec and
    * where to send the response) and the body. The response goes to {@code listener} on a call-home
    * connection, or as a {@code tcp_response_mux_v1} stream (whose id is the call's subject) when
-   * {@code config} says so for the worker; a mux call is told then that it waits for no call back
-   * ({@link PendingCall#expectNoCallBack()}). Throws {@link TcpCodecException} when the envelope
-   * exceeds the largest message.
+   * {@code config} says so for the worker (never for a worker on Dynamo's HTTP request plane, whose
+   * builds predate the mux); a mux call is told then that it waits for no call back ({@link
+   * PendingCall#expectNoCallBack()}). Throws {@link TcpCodecException} when the envelope exceeds
+   * the largest message.
    */
   static Buffer envelope(
       PendingCall<?> call,
@@ -194,9 +195,18 @@ public final class CallHomeRequests {
       String callHomeHost,
       CallHomeListener listener,
       TcpConfig config) {
+    return TwoPartEncoder.encode(
+        new TwoPartMessage(header(call, callHomeHost, listener, config), body),
+        config.maxMessageSize());
+  }
+
+  /** The envelope's header: {@code call}'s control message, JSON. */
+  static Buffer header(
+      PendingCall<?> call, String callHomeHost, CallHomeListener listener, TcpConfig config) {
     String address = new HostAndPort(callHomeHost, listener.port()).toString();
     RequestControlMessage.ConnectionInfo response;
-    if (config.responseStreams().forWorker(call.worker().workerId()) == ResponseStreamKind.MUX) {
+    if (!call.worker().isDynamoHttp()
+        && config.responseStreams().forWorker(call.worker().workerId()) == ResponseStreamKind.MUX) {
       call.expectNoCallBack();
       response =
           new ResponseMuxInfo(
@@ -212,10 +222,7 @@ public final class CallHomeRequests {
                   address, call.subject(), call.requestId(), ResponseStreamInfo.RESPONSE)
               .connectionInfo();
     }
-    Buffer header =
-        WireJson.write(
-            RequestControlMessage.singleInManyOut(
-                call.requestId(), response, call.worker().codec()));
-    return TwoPartEncoder.encode(new TwoPartMessage(header, body), config.maxMessageSize());
+    return WireJson.write(
+        RequestControlMessage.singleInManyOut(call.requestId(), response, call.worker().codec()));
   }
 }

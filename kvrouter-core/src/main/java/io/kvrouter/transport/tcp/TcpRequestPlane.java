@@ -193,17 +193,43 @@ final class TcpRequestPlane implements RequestPlane {
       call.fail(noUrls(call.worker()));
       return;
     }
-    urls.deliver(call.worker(), headers, localHost -> envelope(call, body, localHost))
-        .onComplete(
-            delivered ->
-                onContext(
-                    () -> {
-                      if (delivered.succeeded()) {
-                        CallHomeDeadlines.arm(vertx, config, call);
-                      } else {
-                        call.fail(delivered.cause());
-                      }
-                    }));
+    Future<Void> delivered;
+    try {
+      // too large for the wire is the client's request, found before any connection is taken:
+      // the envelope differs from the one posted only by the call-home host, here the longest
+      checkSize(call, body);
+      delivered =
+          urls.deliver(call.worker(), headers, localHost -> envelope(call, body, localHost));
+    } catch (RuntimeException e) {
+      delivered = Future.failedFuture(e);
+    }
+    delivered.onComplete(
+        ar ->
+            onContext(
+                () -> {
+                  if (ar.succeeded()) {
+                    CallHomeDeadlines.arm(vertx, config, call);
+                  } else if (ar.cause() instanceof WorkerUnavailableException w
+                      && w.workerFault()) {
+                    call.fail(w.reason(), w.getCause()); // out of descriptors is not the worker
+                  } else {
+                    call.fail(ar.cause());
+                  }
+                }));
+  }
+
+  /** The longest host a worker can be told to call back (an IPv4-mapped IPv6 address). */
+  private static final String LONGEST_HOST = "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255";
+
+  private void checkSize(PendingCall<?> call, Buffer body) {
+    try {
+      TwoPartEncoder.checkSize(
+          CallHomeRequests.header(call, LONGEST_HOST, callHome, config).length(),
+          body.length(),
+          config.maxMessageSize());
+    } catch (TcpCodecException e) {
+      throw new InvalidRequestException(e.getMessage(), null);
+    }
   }
 
   /** The envelope of a posted request; one too large for the wire is the client's request. */

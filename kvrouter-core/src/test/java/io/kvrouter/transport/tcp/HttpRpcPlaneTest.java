@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kvrouter.config.HttpRpcClientConfig;
 import io.kvrouter.config.HttpRpcServerConfig;
+import io.kvrouter.config.TcpConfig;
 import io.kvrouter.protocol.EngineOutput;
+import io.kvrouter.protocol.InvalidRequestException;
 import io.kvrouter.protocol.PayloadCodec;
 import io.kvrouter.protocol.ResponseStream;
 import io.kvrouter.protocol.WorkerEndpoint;
@@ -17,8 +19,14 @@ import io.kvrouter.transport.httprpc.HttpRpcClient;
 import io.kvrouter.transport.httprpc.HttpRpcServer;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.NetServer;
 import io.vertx.junit5.VertxExtension;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -73,14 +81,15 @@ class HttpRpcPlaneTest {
   }
 
   private RequestPlane plane(boolean priorKnowledge) {
+    return plane(priorKnowledge, TcpEndToEndTest.config(4), Duration.ofSeconds(5));
+  }
+
+  private RequestPlane plane(boolean priorKnowledge, TcpConfig config, Duration timeout) {
     RequestPlane plane =
         TcpTransport.client(
             vertx,
-            TcpEndToEndTest.config(4),
-            HttpRpcClient.create(
-                vertx,
-                new HttpRpcClientConfig(Duration.ofSeconds(5), priorKnowledge),
-                TcpEndToEndTest.config(4)));
+            config,
+            HttpRpcClient.create(vertx, new HttpRpcClientConfig(timeout, priorKnowledge), config));
     planes.add(plane);
     return plane;
   }
@@ -89,14 +98,36 @@ class HttpRpcPlaneTest {
       Map<String, io.kvrouter.protocol.InferenceEngine> engines,
       Map<String, JsonEndpoint> endpoints)
       throws Exception {
+    return worker(engines, endpoints, MAX);
+  }
+
+  private HttpRpcServer worker(
+      Map<String, io.kvrouter.protocol.InferenceEngine> engines,
+      Map<String, JsonEndpoint> endpoints,
+      int maxBody)
+      throws Exception {
     CallHomeServer callHome =
         CallHomeServer.create(vertx, engines, endpoints, TcpEndToEndTest.config(4));
     HttpRpcServer server =
         Await.result(
             HttpRpcServer.start(
-                vertx, new HttpRpcServerConfig("127.0.0.1", 0, "/v1/rpc"), callHome, MAX));
+                vertx, new HttpRpcServerConfig("127.0.0.1", 0, "/v1/rpc"), callHome, maxBody));
     servers.add(server);
     return server;
+  }
+
+  private HttpRpcServer generateWorker(int outputs, int maxBody) throws Exception {
+    return worker(
+        Map.of("generate", new ScriptedEngine(vertx, outputs, 0, ScriptedEngine.Failure.NONE)),
+        Map.of(),
+        maxBody);
+  }
+
+  /** A request of {@code count} large token ids: about 7 JSON bytes each. */
+  private static io.kvrouter.protocol.PreprocessedRequest longPrompt(int count) {
+    int[] tokens = new int[count];
+    java.util.Arrays.fill(tokens, 100_000);
+    return TcpEndToEndTest.request(100_000, tokens);
   }
 
   private static WorkerEndpoint endpoint(String id, String url) {
@@ -197,6 +228,7 @@ class HttpRpcPlaneTest {
                                       .headers()
                                       .forEach(
                                           h -> headers.put(h.getKey().toLowerCase(), h.getValue()));
+                                  headers.put(":peer", request.remoteAddress().hostAddress());
                                   seen.add(
                                       new Seen(
                                           request.method().name(),
@@ -208,7 +240,9 @@ class HttpRpcPlaneTest {
                                 }))
                 .listen(0, "127.0.0.1"));
     try {
-      RequestPlane plane = plane(priorKnowledge);
+      // a listener on every address: the worker is told the local address the POST left from
+      RequestPlane plane =
+          plane(priorKnowledge, TcpConfig.defaults("0.0.0.0"), Duration.ofSeconds(5));
       WorkerEndpoint worker =
           endpoint("w1", "http://127.0.0.1:" + server.actualPort() + "/v1/rpc/generate");
       long before = System.currentTimeMillis() * 1_000_000L;
@@ -241,7 +275,7 @@ class HttpRpcPlaneTest {
           .isEqualTo("tcp_server");
       JsonNode info = JSON.readTree(control.path("connection_info").path("info").asText());
       // told to call back on the address the POST left from
-      assertThat(info.path("address").asText()).startsWith("127.0.0.1:");
+      assertThat(info.path("address").asText()).startsWith(post.headers().get(":peer") + ":");
       assertThat(info.path("context").asText()).isEqualTo("router-1");
       assertThat(post.body().getBuffer(24 + headerLength, post.body().length()))
           .isEqualTo(Payloads.request(TcpEndToEndTest.request(7), PayloadCodec.JSON));
@@ -253,6 +287,117 @@ class HttpRpcPlaneTest {
       assertThat(probe.path()).isEqualTo("/v1/rpc/generate");
     } finally {
       Await.result(server.close());
+    }
+  }
+
+  @ParameterizedTest(name = "prior knowledge {0}")
+  @ValueSource(booleans = {false, true})
+  void aBodyOverTheWorkersLimit_isTheClientsRequest_andTheNextRequestIsServed(
+      boolean priorKnowledge) throws Exception {
+    HttpRpcServer server = generateWorker(2, 4096);
+    RequestPlane plane = plane(priorKnowledge);
+    WorkerEndpoint worker = endpoint("w1", server.urlsByEndpoint().get("generate"));
+
+    for (int i = 0; i < 3; i++) {
+      assertThat(Await.failure(plane.send(worker, "big-" + i, longPrompt(1000))))
+          .isInstanceOf(InvalidRequestException.class)
+          .hasMessageContaining("it answered HTTP 413");
+      assertThat(Collector.tokens(collect(Await.result(plane.send(worker, "r" + i, req(3))))))
+          .containsExactly(ScriptedEngine.expectedTokens(3, 2));
+    }
+  }
+
+  @ParameterizedTest(name = "HTTP/2 {0}")
+  @ValueSource(booleans = {false, true})
+  void aChunkedBodyOverTheLimit_gets413_andOnHttp2TheConnectionServesOn(boolean http2)
+      throws Exception {
+    HttpRpcServer server = generateWorker(1, 4096);
+    HttpClientOptions options = new HttpClientOptions();
+    if (http2) {
+      options.setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false);
+    }
+    HttpClient client =
+        vertx.httpClientBuilder().with(options).with(new PoolOptions().setHttp2MaxSize(1)).build();
+    try {
+      RequestOptions post =
+          new RequestOptions()
+              .setMethod(HttpMethod.POST)
+              .setAbsoluteURI(server.urlsByEndpoint().get("generate"));
+      int status =
+          Await.result(
+              client
+                  .request(post)
+                  .compose(
+                      request -> {
+                        request.setChunked(true); // no length: the body comes in pieces
+                        for (int i = 0; i < 4; i++) {
+                          request.write(Buffer.buffer(new byte[1500]));
+                        }
+                        return request
+                            .end()
+                            .compose(v -> request.response())
+                            .compose(r -> r.body().map(b -> r.statusCode()));
+                      }));
+      assertThat(status).isEqualTo(413);
+      // an empty POST (a probe) answered afterwards: on HTTP/2 over the same connection
+      int next =
+          Await.result(
+              client
+                  .request(post)
+                  .compose(
+                      request -> request.send().compose(r -> r.body().map(b -> r.statusCode()))));
+      assertThat(next).isEqualTo(202);
+      // another method on an endpoint
+      int get =
+          Await.result(
+              client
+                  .request(new RequestOptions(post).setMethod(HttpMethod.GET))
+                  .compose(
+                      request -> request.send().compose(r -> r.body().map(b -> r.statusCode()))));
+      assertThat(get).isEqualTo(405);
+    } finally {
+      Await.result(client.close());
+    }
+  }
+
+  @Test
+  void anEnvelopeOverTheRoutersLimit_isRefusedBeforeAnyConnection_andTakesNoStream()
+      throws Exception {
+    HttpRpcServer server = generateWorker(2, MAX);
+    // 2 bytes a token pass the first check, 7 do not fit
+    RequestPlane plane = plane(true, TcpConfig.defaults("127.0.0.1", 4096), Duration.ofSeconds(5));
+    WorkerEndpoint worker = endpoint("w1", server.urlsByEndpoint().get("generate"));
+
+    // more than the HTTP/2 streams a connection allows at once (100)
+    for (int i = 0; i < 150; i++) {
+      assertThat(Await.failure(plane.send(worker, "big-" + i, longPrompt(1000))))
+          .isInstanceOf(InvalidRequestException.class)
+          .hasMessageContaining("exceeds the limit of 4096 bytes");
+    }
+    assertThat(Collector.tokens(collect(Await.result(plane.send(worker, "r", req(4))))))
+        .containsExactly(ScriptedEngine.expectedTokens(4, 2));
+    Await.result(plane.probe(worker));
+  }
+
+  @Test
+  void aWorkerThatNeverAnswers_isUnreachableAfterTheRequestTimeout() throws Exception {
+    NetServer silent =
+        Await.result(vertx.createNetServer().connectHandler(socket -> {}).listen(0, "127.0.0.1"));
+    try {
+      RequestPlane plane = plane(false, TcpEndToEndTest.config(4), Duration.ofMillis(300));
+      WorkerEndpoint worker =
+          endpoint("w1", "http://127.0.0.1:" + silent.actualPort() + "/v1/rpc/generate");
+
+      Throwable failure = Await.failure(plane.send(worker, "r1", req(1)));
+      assertThat(failure)
+          .isInstanceOf(WorkerUnavailableException.class)
+          .hasMessageContaining("no answer within 300 ms");
+      assertThat(((WorkerUnavailableException) failure).workerFault()).isTrue();
+      assertThat(Await.failure(plane.probe(worker)))
+          .isInstanceOf(WorkerUnavailableException.class)
+          .hasMessageContaining("no answer within 300 ms");
+    } finally {
+      Await.result(silent.close());
     }
   }
 
