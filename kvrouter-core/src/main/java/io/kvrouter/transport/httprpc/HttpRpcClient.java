@@ -106,10 +106,10 @@ public final class HttpRpcClient implements UrlDelivery {
               try {
                 body = envelope.apply(request.connection().localAddress().hostAddress());
               } catch (RuntimeException e) {
-                // an unsent request holds its connection (its HTTP/2 stream): sent empty, it is
-                // given back, and a worker takes an empty body for a probe
-                request.end();
-                return Future.failedFuture(e);
+                // an unsent request holds its connection (its HTTP/2 stream): sent empty, within
+                // the timeout, it is given back, and a worker takes an empty body for a probe
+                return acknowledged(worker, request, Buffer.buffer(), start)
+                    .transform(ar -> Future.failedFuture(e));
               }
               headers.forEach(request::putHeader);
               request.putHeader(SEND_TIME, Long.toString(unixNanos()));
@@ -177,7 +177,7 @@ public final class HttpRpcClient implements UrlDelivery {
             failure ->
                 Future.failedFuture(
                     late[0]
-                        ? new TimeoutException("no answer within " + timeoutMillis + " ms")
+                        ? new TimeoutException("reset after " + timeoutMillis + " ms")
                         : failure))
         .andThen(ar -> vertx.cancelTimer(timer));
   }
@@ -198,10 +198,17 @@ public final class HttpRpcClient implements UrlDelivery {
         "HTTP request failed with status " + response.statusCode() + ": " + said);
   }
 
-  private static Throwable classified(WorkerEndpoint worker, Throwable failure) {
+  private Throwable classified(WorkerEndpoint worker, Throwable failure) {
     if (failure instanceof WorkerUnavailableException
         || failure instanceof InvalidRequestException) {
       return failure;
+    }
+    if (failure instanceof TimeoutException) {
+      // the answer's timer, or Vert.x's for getting a connection: both within the request timeout
+      return WorkerUnavailableException.unreachable(
+          worker.workerId(),
+          "no answer from " + worker.url() + " within " + timeoutMillis + " ms",
+          failure);
     }
     return WorkerUnavailableException.unreachable(
         worker.workerId(), "cannot post to " + worker.url() + ": " + failure.getMessage(), failure);

@@ -11,7 +11,6 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpVersion;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -28,8 +27,7 @@ import org.slf4j.LoggerFactory;
  *                                                      back over TCP call-home (CallHomeServer)
  * POST {root}/{unknown}                              -> 404 "Endpoint not found"
  * another method on an endpoint                      -> 405
- * a body over the largest message                    -> 413 (on HTTP/1.1 the connection then closes;
- *                                                      on HTTP/2 only the stream ends)
+ * a body over the largest message                    -> 413, the rest of the body read and dropped
  * </pre>
  *
  * <p>As in Dynamo, the acknowledgement comes before the envelope is decoded: an empty body (a
@@ -94,6 +92,9 @@ public final class HttpRpcServer {
       refuseAsTooLarge(request);
       return;
     }
+    if ("100-continue".equalsIgnoreCase(request.getHeader("expect"))) {
+      request.response().writeContinue();
+    }
     Buffer body = Buffer.buffer();
     request.handler(
         chunk -> {
@@ -123,21 +124,12 @@ public final class HttpRpcServer {
   }
 
   /**
-   * 413. On HTTP/1.1 the connection closes after it, since the rest of the body would otherwise be
-   * read as the next request; on HTTP/2 the stream ends alone (a {@code connection} header is not
-   * allowed there, and the connection carries other requests).
+   * 413, the connection kept: the rest of the body is read (by its length, or its chunks) and
+   * dropped. Closing it instead would reset the connection under a client still sending, which then
+   * sees a lost connection rather than the 413; on HTTP/2 it would end other requests too.
    */
   private static void refuseAsTooLarge(HttpServerRequest request) {
-    if (request.version() == HttpVersion.HTTP_2) {
-      request.response().setStatusCode(413).end();
-      return;
-    }
-    request
-        .response()
-        .setStatusCode(413)
-        .putHeader("connection", "close")
-        .end()
-        .onComplete(sent -> request.connection().close());
+    request.response().setStatusCode(413).end();
   }
 
   private static boolean tooLong(String length, int maxMessageSize) {

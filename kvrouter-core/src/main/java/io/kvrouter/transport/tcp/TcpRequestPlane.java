@@ -218,13 +218,19 @@ final class TcpRequestPlane implements RequestPlane {
                 }));
   }
 
-  /** The longest host a worker can be told to call back (an IPv4-mapped IPv6 address). */
-  private static final String LONGEST_HOST = "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255";
+  /**
+   * Longer than any local address a worker can be told to call back when none is configured (an
+   * IPv6 address with a scope such as {@code fe80:0:0:0:…%eth0} included).
+   */
+  private static final String LONGEST_HOST = "f".repeat(64);
 
   private void checkSize(PendingCall<?> call, Buffer body) {
+    String configured = CallHomeRequests.configuredCallHomeHost(config);
     try {
       TwoPartEncoder.checkSize(
-          CallHomeRequests.header(call, LONGEST_HOST, callHome, config).length(),
+          CallHomeRequests.header(
+                  call, configured != null ? configured : LONGEST_HOST, callHome, config)
+              .length(),
           body.length(),
           config.maxMessageSize());
     } catch (TcpCodecException e) {

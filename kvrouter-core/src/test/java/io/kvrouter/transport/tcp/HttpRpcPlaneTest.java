@@ -298,8 +298,10 @@ class HttpRpcPlaneTest {
     RequestPlane plane = plane(priorKnowledge);
     WorkerEndpoint worker = endpoint("w1", server.urlsByEndpoint().get("generate"));
 
-    for (int i = 0; i < 3; i++) {
-      assertThat(Await.failure(plane.send(worker, "big-" + i, longPrompt(1000))))
+    // about 7 kB, then about 8 MB: far more than the socket buffers hold while the worker answers
+    for (int i = 0; i < 4; i++) {
+      assertThat(
+              Await.failure(plane.send(worker, "big-" + i, longPrompt(i < 2 ? 1000 : 1_200_000))))
           .isInstanceOf(InvalidRequestException.class)
           .hasMessageContaining("it answered HTTP 413");
       assertThat(Collector.tokens(collect(Await.result(plane.send(worker, "r" + i, req(3))))))
@@ -309,26 +311,31 @@ class HttpRpcPlaneTest {
 
   @ParameterizedTest(name = "HTTP/2 {0}")
   @ValueSource(booleans = {false, true})
-  void aChunkedBodyOverTheLimit_gets413_andOnHttp2TheConnectionServesOn(boolean http2)
-      throws Exception {
+  void aChunkedBodyOverTheLimit_gets413_andTheConnectionServesOn(boolean http2) throws Exception {
     HttpRpcServer server = generateWorker(1, 4096);
     HttpClientOptions options = new HttpClientOptions();
     if (http2) {
       options.setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false);
     }
     HttpClient client =
-        vertx.httpClientBuilder().with(options).with(new PoolOptions().setHttp2MaxSize(1)).build();
+        vertx
+            .httpClientBuilder()
+            .with(options)
+            .with(new PoolOptions().setHttp1MaxSize(1).setHttp2MaxSize(1))
+            .build();
     try {
       RequestOptions post =
           new RequestOptions()
               .setMethod(HttpMethod.POST)
               .setAbsoluteURI(server.urlsByEndpoint().get("generate"));
+      List<io.vertx.core.http.HttpConnection> connections = new ArrayList<>();
       int status =
           Await.result(
               client
                   .request(post)
                   .compose(
                       request -> {
+                        connections.add(request.connection());
                         request.setChunked(true); // no length: the body comes in pieces
                         for (int i = 0; i < 4; i++) {
                           request.write(Buffer.buffer(new byte[1500]));
@@ -339,14 +346,18 @@ class HttpRpcPlaneTest {
                             .compose(r -> r.body().map(b -> r.statusCode()));
                       }));
       assertThat(status).isEqualTo(413);
-      // an empty POST (a probe) answered afterwards: on HTTP/2 over the same connection
+      // an empty POST (a probe) answered afterwards, over the same connection
       int next =
           Await.result(
               client
                   .request(post)
                   .compose(
-                      request -> request.send().compose(r -> r.body().map(b -> r.statusCode()))));
+                      request -> {
+                        connections.add(request.connection());
+                        return request.send().compose(r -> r.body().map(b -> r.statusCode()));
+                      }));
       assertThat(next).isEqualTo(202);
+      assertThat(connections.get(1)).isSameAs(connections.get(0));
       // another method on an endpoint
       int get =
           Await.result(
@@ -361,8 +372,39 @@ class HttpRpcPlaneTest {
   }
 
   @Test
-  void anEnvelopeOverTheRoutersLimit_isRefusedBeforeAnyConnection_andTakesNoStream()
-      throws Exception {
+  void anEnvelopeOverTheRoutersLimit_isRefusedBeforeAnyConnection() throws Exception {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      port = socket.getLocalPort();
+    }
+    WorkerEndpoint nobody = endpoint("w1", "http://127.0.0.1:" + port + "/v1/rpc/generate");
+    RequestPlane plane = plane(true, TcpConfig.defaults("127.0.0.1", 4096), Duration.ofSeconds(5));
+    assertThat(Await.failure(plane.send(nobody, "big", longPrompt(1000))))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("exceeds the limit of 4096 bytes");
+
+    // a configured call-home host counts as it is: this prompt fits the 4096 bytes with a short
+    // host, not with 2,000 characters of it
+    TcpConfig advertised =
+        new TcpConfig(
+            4096,
+            Duration.ofSeconds(5),
+            4,
+            Duration.ofSeconds(5),
+            "127.0.0.1",
+            0,
+            "h".repeat(2000));
+    RequestPlane longHost = plane(true, advertised, Duration.ofSeconds(5));
+    assertThat(Await.failure(longHost.send(nobody, "near", longPrompt(300))))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("exceeds the limit of 4096 bytes");
+    assertThat(Await.failure(plane.send(nobody, "near", longPrompt(300))))
+        .as("the same prompt with the host the POST leaves from")
+        .isInstanceOf(WorkerUnavailableException.class);
+  }
+
+  @Test
+  void manyEnvelopesOverTheRoutersLimit_takeNoStream() throws Exception {
     HttpRpcServer server = generateWorker(2, MAX);
     // 2 bytes a token pass the first check, 7 do not fit
     RequestPlane plane = plane(true, TcpConfig.defaults("127.0.0.1", 4096), Duration.ofSeconds(5));
@@ -391,11 +433,12 @@ class HttpRpcPlaneTest {
       Throwable failure = Await.failure(plane.send(worker, "r1", req(1)));
       assertThat(failure)
           .isInstanceOf(WorkerUnavailableException.class)
-          .hasMessageContaining("no answer within 300 ms");
+          .hasMessageContaining("no answer from http://127.0.0.1:")
+          .hasMessageContaining("within 300 ms");
       assertThat(((WorkerUnavailableException) failure).workerFault()).isTrue();
       assertThat(Await.failure(plane.probe(worker)))
           .isInstanceOf(WorkerUnavailableException.class)
-          .hasMessageContaining("no answer within 300 ms");
+          .hasMessageContaining("within 300 ms");
     } finally {
       Await.result(silent.close());
     }
