@@ -148,7 +148,7 @@ final class WorkerApplication {
                 });
       } else if (config.requestPlane() == RequestPlaneKind.HTTP) {
         HttpRpcServer http =
-            startedWith(
+            started(
                 HttpRpcServer.start(
                     vertx,
                     config.httpRpc(),
@@ -157,8 +157,7 @@ final class WorkerApplication {
                         Map.of(WorkerEndpoint.DEFAULT_PATH, engine),
                         queryEndpoints,
                         config.tcp()),
-                    config.tcp().maxMessageSize()),
-                Future.succeededFuture());
+                    config.tcp().maxMessageSize()));
         closers.add(() -> http.close());
         http.urlsByEndpoint()
             .forEach(
@@ -260,11 +259,12 @@ final class WorkerApplication {
 
   /** {@code server} once it and the system port listen; blocks up to 30 s (start-up thread). */
   private static <S> S startedWith(Future<S> server, Future<?> system) throws Exception {
-    return Future.all(server, system)
-        .map(v -> server.result())
-        .toCompletionStage()
-        .toCompletableFuture()
-        .get(30, TimeUnit.SECONDS);
+    return started(Future.all(server, system).map(v -> server.result()));
+  }
+
+  /** {@code server} once it listens; blocks up to 30 s (start-up thread). */
+  private static <S> S started(Future<S> server) throws Exception {
+    return server.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
   }
 
   /** Registers the worker's records (in etcd under its lease, or in Kubernetes) and says so. */

@@ -1,5 +1,6 @@
 package io.kvrouter.config;
 
+import io.kvrouter.common.Hosts;
 import java.util.Objects;
 import java.util.OptionalInt;
 
@@ -24,7 +25,7 @@ public record PodWorkers(
 
   /** The worker spec of the pod {@code name} ready at {@code ip}. */
   public WorkerSpec worker(String name, String ip) {
-    String host = ip.contains(":") ? "[" + ip + "]" : ip;
+    String host = Hosts.bracketed(ip);
     StringBuilder spec =
         new StringBuilder("id=")
             .append(name)

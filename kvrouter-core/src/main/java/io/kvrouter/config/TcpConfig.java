@@ -71,33 +71,7 @@ public record TcpConfig(
     }
   }
 
-  /** Settings in plain text. */
-  public TcpConfig(
-      int maxMessageSize,
-      Duration requestTimeout,
-      int poolSize,
-      Duration connectTimeout,
-      String responseStreamHost,
-      int responseStreamPort,
-      String responseStreamAdvertiseHost,
-      Duration callHomeTimeout,
-      Duration prologueTimeout,
-      ResponseStreams responseStreams) {
-    this(
-        maxMessageSize,
-        requestTimeout,
-        poolSize,
-        connectTimeout,
-        responseStreamHost,
-        responseStreamPort,
-        responseStreamAdvertiseHost,
-        callHomeTimeout,
-        prologueTimeout,
-        responseStreams,
-        TcpTls.NONE);
-  }
-
-  /** Settings whose workers all answer on call-home connections. */
+  /** Settings in plain text, whose workers all answer on call-home connections. */
   public TcpConfig(
       int maxMessageSize,
       Duration requestTimeout,
@@ -118,7 +92,8 @@ public record TcpConfig(
         responseStreamAdvertiseHost,
         callHomeTimeout,
         prologueTimeout,
-        ResponseStreams.CALL_HOME);
+        ResponseStreams.CALL_HOME,
+        TcpTls.NONE);
   }
 
   /** Settings with Dynamo's 10 s call-home timeout and the default prologue timeout. */

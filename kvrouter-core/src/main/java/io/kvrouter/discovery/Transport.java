@@ -1,5 +1,6 @@
 package io.kvrouter.discovery;
 
+import io.kvrouter.common.Hosts;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -49,9 +50,9 @@ public record Transport(Kind kind, String address) {
    * host:port/{instance_id:x}/{endpoint}}.
    */
   public static Transport tcp(String host, int port, long instanceId, String endpoint) {
-    String h = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
     return new Transport(
-        Kind.TCP, h + ":" + port + "/" + DynamoIds.hex(instanceId) + "/" + endpoint);
+        Kind.TCP,
+        Hosts.bracketed(host) + ":" + port + "/" + DynamoIds.hex(instanceId) + "/" + endpoint);
   }
 
   /**

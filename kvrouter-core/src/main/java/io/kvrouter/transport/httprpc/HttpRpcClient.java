@@ -70,14 +70,16 @@ public final class HttpRpcClient implements UrlDelivery {
     this.connectMillis = connectMillis;
   }
 
-  /** A client with {@code config}'s limits, connecting within {@code tcp}'s connect timeout. */
+  /**
+   * A client with {@code config}'s limits, connecting within {@code tcp}'s connect timeout (set on
+   * each request, at most the request timeout).
+   */
   public static HttpRpcClient create(Vertx vertx, HttpRpcClientConfig config, TcpConfig tcp) {
     HttpClientOptions options =
         new HttpClientOptions()
             .setKeepAlive(true)
             .setKeepAliveTimeout(IDLE_SECONDS)
-            .setHttp2KeepAliveTimeout(IDLE_SECONDS)
-            .setConnectTimeout((int) tcp.connectTimeout().toMillis());
+            .setHttp2KeepAliveTimeout(IDLE_SECONDS);
     if (config.priorKnowledge()) {
       options.setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false);
     }

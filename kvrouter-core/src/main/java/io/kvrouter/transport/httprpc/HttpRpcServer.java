@@ -1,6 +1,7 @@
 package io.kvrouter.transport.httprpc;
 
 import io.kvrouter.common.FaultLog;
+import io.kvrouter.common.Hosts;
 import io.kvrouter.common.MachineAddress;
 import io.kvrouter.config.HttpRpcServerConfig;
 import io.kvrouter.transport.tcp.CallHomeServer;
@@ -66,10 +67,12 @@ public final class HttpRpcServer {
             .createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(true))
             .requestHandler(request -> handle(request, prefix, server, maxMessageSize));
     return http.listen(config.port(), host)
+        .onFailure(e -> server.close())
         .map(
             bound -> {
               Map<String, String> urls = new LinkedHashMap<>();
-              String base = "http://" + bracketed(advertised) + ":" + bound.actualPort() + prefix;
+              String base =
+                  "http://" + Hosts.bracketed(advertised) + ":" + bound.actualPort() + prefix;
               server.paths().forEach(path -> urls.put(path, base + path));
               return new HttpRpcServer(bound, server, Map.copyOf(urls));
             });
@@ -116,7 +119,7 @@ public final class HttpRpcServer {
           if (body.length() == 0) {
             return; // a health probe: the acknowledgement was the answer
           }
-          String refused = server.serve(endpoint, body.getBytes());
+          String refused = server.serve(endpoint, body);
           if (refused != null) {
             FAULTS.fault(path + ": " + refused);
           }
@@ -138,10 +141,6 @@ public final class HttpRpcServer {
     } catch (NumberFormatException e) {
       return true;
     }
-  }
-
-  private static String bracketed(String host) {
-    return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
   }
 
   /** The URL of each served endpoint, by endpoint name, as the worker advertises it. */

@@ -73,9 +73,14 @@ public final class CallHomeServer {
    * (unknown path, malformed envelope, unsupported control message). Safe from any thread.
    */
   public String serve(String path, byte[] envelope) {
+    return serve(path, Buffer.buffer(envelope));
+  }
+
+  /** {@link #serve(String, byte[])} for an envelope already in a buffer. */
+  public String serve(String path, Buffer envelope) {
     ServedCalls.Accepted call;
     try {
-      call = served.accept(path, Buffer.buffer(envelope));
+      call = served.accept(path, envelope);
     } catch (ServedCalls.Refused refused) {
       return refused.getMessage();
     }

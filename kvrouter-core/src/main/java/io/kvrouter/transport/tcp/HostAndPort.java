@@ -1,5 +1,7 @@
 package io.kvrouter.transport.tcp;
 
+import io.kvrouter.common.Hosts;
+
 /** A TCP address as Dynamo writes it: {@code host:port}, with IPv6 literals in brackets. */
 record HostAndPort(String host, int port) {
 
@@ -26,6 +28,6 @@ record HostAndPort(String host, int port) {
 
   @Override
   public String toString() {
-    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+    return Hosts.bracketed(host) + ":" + port;
   }
 }

@@ -225,12 +225,9 @@ final class TcpRequestPlane implements RequestPlane {
   private static final String LONGEST_HOST = "f".repeat(64);
 
   private void checkSize(PendingCall<?> call, Buffer body) {
-    String configured = CallHomeRequests.configuredCallHomeHost(config);
     try {
       TwoPartEncoder.checkSize(
-          CallHomeRequests.header(
-                  call, configured != null ? configured : LONGEST_HOST, callHome, config)
-              .length(),
+          CallHomeRequests.header(call, callHomeHost(LONGEST_HOST), callHome, config).length(),
           body.length(),
           config.maxMessageSize());
     } catch (TcpCodecException e) {
